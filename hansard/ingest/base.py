@@ -1,0 +1,204 @@
+"""The provider interface and the small helpers every provider parser shares.
+
+A provider is one module that knows one agent's on-disk format. It answers two questions:
+``sniff`` (is this file mine? decided from content, never from the file name) and
+``new_parser`` (a stateful parser that turns raw records into items, see hansard.models).
+
+A parser must never raise on input: every record it cannot use becomes a ``Skip`` with a
+reason. Its ``state()`` is small and JSON-serialisable, so the scanner can stop after any
+record and resume at the next byte offset in a later run, doing work in proportion to the
+new bytes only.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Protocol
+
+import orjson
+
+from hansard.models import Hunk, Item, RawRecord, Skip
+
+
+class Parser(Protocol):
+    def feed(self, record: RawRecord) -> list[Item]:
+        """Items for one record. Never raises; unusable input yields a Skip."""
+
+    def finish(self) -> list[Item]:
+        """Called when the readable data ends for now (not necessarily the session)."""
+
+    def state(self) -> dict[str, Any]:
+        """JSON-serialisable state from which ``new_parser`` resumes at the next record."""
+
+
+class Provider(Protocol):
+    name: str  # "claude_code", "codex", "gemini"
+    # True when the file is one JSON document rewritten in place: the scanner then hands the
+    # whole file as one record and re-parses it from scratch whenever it changes.
+    whole_file: bool
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        """Decide from the first bytes (up to 64 KiB) whether this provider reads the file."""
+
+    def new_parser(self, path: str, state: dict[str, Any] | None = None) -> Parser: ...
+
+
+def load_json(record: RawRecord) -> tuple[Any, Skip | None]:
+    """Decode one record. Bad UTF-8 and bad JSON become Skips, never exceptions."""
+    data = record.data
+    try:
+        return orjson.loads(data), None
+    except orjson.JSONDecodeError as exc:
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None, Skip("invalid_utf8", record.offset)
+        if not data.strip():
+            return None, Skip("blank_line", record.offset)
+        return None, Skip("malformed_json", record.offset, str(exc)[:200])
+
+
+def record_key(record: RawRecord) -> str:
+    """A stable id for a record whose provider gives none: the hash of its exact bytes.
+    Identical lines copied into another file (a continued rollout) get the same key."""
+    return "h:" + hashlib.blake2b(record.data, digest_size=12).hexdigest()
+
+
+def first_json_lines(head: bytes, limit: int = 5) -> list[dict[str, Any]]:
+    """The first few complete JSON-object lines of a file head, for sniffing."""
+    out: list[dict[str, Any]] = []
+    for line in head.split(b"\n")[:-1] if b"\n" in head else [head]:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+        if len(out) >= limit:
+            break
+    return out
+
+
+def as_text(value: Any) -> str:
+    """Flatten tool output or message content (str, list of blocks, dict) into text."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        parts = []
+        for block in value:
+            if isinstance(block, dict):
+                if "text" in block and isinstance(block["text"], str):
+                    parts.append(block["text"])
+                elif block.get("type") == "image" or block.get("type") == "input_image":
+                    parts.append("[image]")
+                elif "content" in block:
+                    parts.append(as_text(block["content"]))
+            elif isinstance(block, str):
+                parts.append(block)
+        return "\n".join(p for p in parts if p)
+    if isinstance(value, dict):
+        for k in ("text", "output", "content", "message"):
+            if isinstance(value.get(k), str):
+                return value[k]
+        return orjson.dumps(value).decode()
+    return str(value)
+
+
+def lines_of(text: str | None) -> list[str]:
+    if not text:
+        return []
+    out = text.split("\n")
+    if out[-1] == "":
+        out.pop()
+    return out
+
+
+def diff_texts(before: str | None, after: str | None) -> tuple[tuple[str, ...], tuple[str, ...], tuple[Hunk, ...]]:
+    """Added lines, removed lines and zero-context hunks (with post-edit numbers) between two
+    whole-file texts. Used where a transcript has full before/after text but no patch."""
+    a, b = lines_of(before), lines_of(after)
+    added: list[str] = []
+    removed: list[str] = []
+    hunks: list[Hunk] = []
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            continue
+        rem, add = a[i1:i2], b[j1:j2]
+        removed += rem
+        added += add
+        hunks.append(
+            Hunk(
+                old_start=i1 + 1, old_lines=i2 - i1, new_start=j1 + 1, new_lines=j2 - j1,
+                lines=tuple("-" + x for x in rem) + tuple("+" + x for x in add),
+            )
+        )
+    return tuple(added), tuple(removed), tuple(hunks)
+
+
+_HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def parse_unified_diff(diff: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[Hunk, ...]]:
+    """Added lines, removed lines and hunks of a unified diff (file headers ignored)."""
+    added: list[str] = []
+    removed: list[str] = []
+    hunks: list[Hunk] = []
+    cur: list[str] | None = None
+    header: tuple[int, int, int, int] | None = None
+
+    def close() -> None:
+        if cur is not None and header is not None:
+            hunks.append(Hunk(header[0], header[1], header[2], header[3], tuple(cur)))
+
+    for line in diff.split("\n"):
+        m = _HUNK_HEADER.match(line)
+        if m:
+            close()
+            header = (int(m[1]), int(m[2] or 1), int(m[3]), int(m[4] or 1))
+            cur = []
+            continue
+        if cur is None or line.startswith(("--- ", "+++ ", "\\")):
+            continue
+        if line.startswith("+"):
+            added.append(line[1:])
+        elif line.startswith("-"):
+            removed.append(line[1:])
+        elif not line.startswith(" ") and line != "":
+            continue
+        cur.append(line)
+    close()
+    return tuple(added), tuple(removed), tuple(hunks)
+
+
+def hunks_from_structured_patch(patch: Iterable[Any]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[Hunk, ...]]:
+    """Claude Code's jsdiff ``structuredPatch`` (list of {oldStart, oldLines, newStart, newLines, lines})."""
+    added: list[str] = []
+    removed: list[str] = []
+    hunks: list[Hunk] = []
+    for h in patch or ():
+        if not isinstance(h, dict):
+            continue
+        lines = [ln for ln in h.get("lines") or () if isinstance(ln, str) and not ln.startswith("\\")]
+        for ln in lines:
+            if ln.startswith("+"):
+                added.append(ln[1:])
+            elif ln.startswith("-"):
+                removed.append(ln[1:])
+        hunks.append(
+            Hunk(_int(h.get("oldStart")), _int(h.get("oldLines")), _int(h.get("newStart")), _int(h.get("newLines")), tuple(lines))
+        )
+    return tuple(added), tuple(removed), tuple(hunks)
+
+
+def _int(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None

@@ -1,0 +1,73 @@
+"""Reading source files as raw records.
+
+A JSONL file is read from a byte offset in large blocks and split on ``\\n``; a record is
+the exact bytes of one line. A last line without its newline is *not* returned: the agent
+may still be writing it, and the next scan reads it once it is complete. Lines of any
+length are accepted (multi-MB tool results are common).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from hansard.models import RawRecord
+
+BLOCK = 1 << 20
+
+
+@dataclass
+class ReadResult:
+    """Where reading stopped: ``end`` is the offset just past the last complete line."""
+
+    end: int
+    partial_tail: int = 0  # bytes after ``end`` that form an unfinished line
+
+
+def iter_jsonl(path: str, start: int = 0, result: ReadResult | None = None, stop_at: int | None = None) -> Iterator[RawRecord]:
+    """Complete lines of ``path`` from byte ``start``. ``result.end`` is updated as lines are
+    yielded, so a caller can persist the resume offset even if it stops early."""
+    res = result if result is not None else ReadResult(start)
+    res.end = start
+    with open(path, "rb") as fh:
+        fh.seek(start)
+        pos = start
+        pending = bytearray()
+        pending_start = start
+        while True:
+            want = BLOCK if stop_at is None else min(BLOCK, stop_at - pos)
+            if want <= 0:
+                break
+            block = fh.read(want)
+            if not block:
+                break
+            pos += len(block)
+            pending += block
+            cut = 0
+            while True:
+                nl = pending.find(b"\n", cut)
+                if nl < 0:
+                    break
+                line = bytes(pending[cut:nl])
+                offset = pending_start + cut
+                cut = nl + 1
+                res.end = pending_start + cut
+                if line.endswith(b"\r"):
+                    line = line[:-1]
+                if line.strip():
+                    yield RawRecord(path, offset, line)
+            del pending[:cut]
+            pending_start += cut
+        res.partial_tail = len(pending)
+
+
+def read_whole(path: str) -> RawRecord:
+    with open(path, "rb") as fh:
+        return RawRecord(path, 0, fh.read())
+
+
+def file_identity(path: str) -> tuple[int, int, int]:
+    """(inode, size, mtime_ns): what the scanner compares to decide if a file changed."""
+    st = os.stat(path)
+    return st.st_ino, st.st_size, st.st_mtime_ns

@@ -1,0 +1,51 @@
+"""Line normalisation shared by ingest and attribution.
+
+A line's *normal form* ignores whitespace entirely (runs collapsed, ends stripped), so an
+agent's line still matches after a formatter re-indents or reflows spacing. The hash of the
+normal form is what edits and commits are matched on. A *trivial* line carries too little
+text to be evidence on its own (``}``, ``return None``, blank lines).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+_WS = re.compile(r"\s+")
+_PUNCT_ONLY = re.compile(r"^[\W_]*$")
+# Minimum count of non-whitespace characters for a line to count as evidence by itself.
+MIN_SIGNIFICANT = 10
+
+
+def normalise(line: str) -> str:
+    return _WS.sub(" ", line).strip()
+
+
+def squash(line: str) -> str:
+    """All whitespace removed: the form that survives formatters that add or drop spaces
+    inside a line (``f(a,b)`` vs ``f(a, b)``)."""
+    return _WS.sub("", line)
+
+
+def line_hash(line: str) -> int:
+    """64-bit signed hash of the whitespace-free form, fit for an SQLite INTEGER column."""
+    digest = hashlib.blake2b(squash(line).encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def is_trivial(line: str) -> bool:
+    s = squash(line)
+    if len(s) < MIN_SIGNIFICANT:
+        return True
+    return bool(_PUNCT_ONLY.match(s))
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines of a file's text without their terminators; CRLF and a final newline are
+    handled the way git counts lines."""
+    if not text:
+        return []
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return [ln[:-1] if ln.endswith("\r") else ln for ln in lines]

@@ -1,0 +1,45 @@
+"""Test isolation: every agent home and the store point into a temporary folder, so no test
+ever reads or writes the real home folders. Git runs with fixed identities and dates."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = Path(os.environ.get("HANSARD_SAMPLES", REPO_ROOT.parent / "shared" / "samples"))
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path_factory.mktemp("home")
+    for var, sub in {
+        "HOME": "",
+        "HANSARD_HOME": "hansard",
+        "XDG_DATA_HOME": ".local/share",
+        "XDG_CONFIG_HOME": ".config",
+        "CLAUDE_CONFIG_DIR": ".claude",
+        "CODEX_HOME": ".codex",
+        "GEMINI_CLI_HOME": ".gemini-home",
+    }.items():
+        monkeypatch.setenv(var, str(home / sub) if sub else str(home))
+    for var, val in {
+        "GIT_AUTHOR_NAME": "Test Author",
+        "GIT_AUTHOR_EMAIL": "author@example.com",
+        "GIT_COMMITTER_NAME": "Test Committer",
+        "GIT_COMMITTER_EMAIL": "committer@example.com",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "TZ": "UTC",
+    }.items():
+        monkeypatch.setenv(var, val)
+    return home
+
+
+@pytest.fixture
+def samples() -> Path:
+    if not SAMPLES.is_dir():
+        pytest.fail(f"shared samples not found at {SAMPLES}; set HANSARD_SAMPLES")
+    return SAMPLES
