@@ -33,6 +33,13 @@ def line_hash(line: str) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
+def exact_hash(line: str) -> int:
+    """Hash of the line as written (a trailing CR ignored): equal exact hashes mean no
+    formatter touched it."""
+    digest = hashlib.blake2b(line.rstrip("\r").encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
 def is_trivial(line: str) -> bool:
     s = squash(line)
     if len(s) < MIN_SIGNIFICANT:

@@ -1,0 +1,3 @@
+from hansard.cli import entry
+
+entry()

@@ -1,0 +1,48 @@
+"""Where things live. Every location can be moved by an environment variable, so tests and
+odd setups never touch the real home folders. Nothing here reads or writes files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+STORE_NAME = "hansard.db"
+
+
+def _home() -> Path:
+    return Path(os.environ.get("HOME") or Path.home())
+
+
+def hansard_home() -> Path:
+    if v := os.environ.get("HANSARD_HOME"):
+        return Path(v).expanduser()
+    xdg = os.environ.get("XDG_DATA_HOME") or str(_home() / ".local" / "share")
+    return Path(xdg).expanduser() / "hansard"
+
+
+def store_path() -> Path:
+    return hansard_home() / STORE_NAME
+
+
+def claude_home() -> Path:
+    return Path(os.environ.get("CLAUDE_CONFIG_DIR") or _home() / ".claude").expanduser()
+
+
+def codex_home() -> Path:
+    return Path(os.environ.get("CODEX_HOME") or _home() / ".codex").expanduser()
+
+
+def gemini_home() -> Path:
+    """Gemini keeps its data in ``<GEMINI_CLI_HOME or ~>/.gemini``."""
+    base = os.environ.get("GEMINI_CLI_HOME")
+    return (Path(base).expanduser() if base else _home()) / ".gemini"
+
+
+def default_sources() -> list[tuple[str, Path]]:
+    """(agent, folder) pairs scanned by a bare ``hansard index``."""
+    return [
+        ("claude_code", claude_home() / "projects"),
+        ("codex", codex_home() / "sessions"),
+        ("codex", codex_home() / "archived_sessions"),
+        ("gemini", gemini_home() / "tmp"),
+    ]

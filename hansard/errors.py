@@ -1,0 +1,114 @@
+"""Every error hansard reports on purpose. Each has a stable ``code`` (used in JSON and MCP
+results), a message for people, ``retryable`` (would the same call succeed later?) and the
+process ``exit_code`` the CLI uses. Anything else escaping is a bug."""
+
+from __future__ import annotations
+
+
+class HansardError(Exception):
+    code = "internal"
+    exit_code = 1
+    retryable = False
+
+    def __init__(self, message: str, **details: object) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"code": self.code, "message": self.message, "retryable": self.retryable}
+        if self.details:
+            out["details"] = self.details
+        return out
+
+
+class InvalidArgument(HansardError):
+    code = "invalid_argument"
+    exit_code = 2
+
+
+class BadLineRange(InvalidArgument):
+    code = "bad_line_range"
+    exit_code = 3
+
+
+class LineOutOfRange(InvalidArgument):
+    code = "line_out_of_range"
+    exit_code = 4
+
+
+class NotARepository(HansardError):
+    code = "not_a_repository"
+    exit_code = 5
+
+
+class PathOutsideRepository(InvalidArgument):
+    code = "path_outside_repository"
+    exit_code = 6
+
+
+class NotAFile(InvalidArgument):
+    code = "not_a_file"
+    exit_code = 7
+
+
+class NotTracked(HansardError):
+    code = "not_tracked"
+    exit_code = 8
+
+
+class BinaryFile(HansardError):
+    code = "binary_file"
+    exit_code = 9
+
+
+class NotFound(HansardError):
+    code = "not_found"
+    exit_code = 10
+
+
+class UntilNotAllowed(InvalidArgument):
+    code = "until_not_allowed"
+    exit_code = 11
+
+
+class ScopeNotGranted(HansardError):
+    code = "scope_not_granted"
+    exit_code = 12
+
+
+class StoreBusy(HansardError):
+    code = "store_busy"
+    exit_code = 13
+    retryable = True
+
+
+class StoreReadOnly(HansardError):
+    code = "store_read_only"
+    exit_code = 14
+
+
+class StoreTooNew(HansardError):
+    code = "store_too_new"
+    exit_code = 15
+
+
+class StoreCorrupt(HansardError):
+    code = "store_corrupt"
+    exit_code = 16
+
+
+class DiskFull(HansardError):
+    code = "disk_full"
+    exit_code = 17
+    retryable = True
+
+
+class GitError(HansardError):
+    code = "git_error"
+    exit_code = 18
+
+
+class ToolTimeout(HansardError):
+    code = "tool_timeout"
+    exit_code = 19

@@ -1,0 +1,73 @@
+"""Per-file history facts from git: the names a file had (renames followed) and what one
+commit changed in one file. Both are pure functions of commit ids, so they are cached."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from hansard.errors import GitError
+from hansard.git.run import git_text
+from hansard.ingest.base import parse_unified_diff
+from hansard.models import Hunk
+
+
+def path_names(top: str, path: str, rev: str = "HEAD") -> set[str]:
+    """Every path this file had in the history of ``rev`` (git log --follow)."""
+    try:
+        out = git_text(["log", "--follow", "-M", "--name-status", "--format=", rev, "--", path], top)
+    except GitError:
+        return {path}
+    names = {path}
+    for line in out.splitlines():
+        parts = line.split("\t")
+        if len(parts) >= 2:
+            names.update(p for p in parts[1:] if p)
+    return names
+
+
+@dataclass(frozen=True)
+class FileDiff:
+    old_path: str | None
+    new_path: str
+    hunks: tuple[Hunk, ...]
+
+
+@lru_cache(maxsize=256)
+def commit_file_diff(top: str, sha: str, path: str) -> FileDiff | None:
+    """What commit ``sha`` changed in ``path`` (as named in that commit), against its first
+    parent, zero context lines, renames followed."""
+    try:
+        out = git_text(
+            ["show", "--format=", "-M", "-U0", "--no-ext-diff", "--no-color", "--first-parent", "--diff-merges=first-parent",
+             sha, "--", path], top,
+        )
+    except GitError:
+        return None
+    if not out.strip():
+        # A rename: the path filter hides the old name, so ask for the whole commit.
+        try:
+            out = git_text(["show", "--format=", "-M", "-U0", "--no-ext-diff", "--no-color", "--diff-merges=first-parent", sha], top)
+        except GitError:
+            return None
+        out = _section_for(out, path)
+        if out is None:
+            return None
+    old_path = None
+    for line in out.splitlines():
+        if line.startswith("rename from "):
+            old_path = line[len("rename from "):]
+        elif line.startswith("--- a/") and old_path is None:
+            old_path = line[len("--- a/"):]
+    _, _, hunks = parse_unified_diff(out)
+    return FileDiff(old_path, path, hunks)
+
+
+def _section_for(out: str, path: str) -> str | None:
+    sections = out.split("\ndiff --git ")
+    for i, sec in enumerate(sections):
+        sec = sec if i == 0 else "diff --git " + sec
+        first = sec.splitlines()[0] if sec else ""
+        if first.endswith(" b/" + path):
+            return sec
+    return None

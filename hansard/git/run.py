@@ -1,0 +1,54 @@
+"""Running the git CLI with a controlled environment.
+
+User and system config can change what git prints (diff prefixes, colours, blame and diff
+algorithms, pagers). Every call here ignores them, so what we parse is what we expect.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Sequence
+
+from hansard.errors import GitError
+
+_SAFE_ENV = {
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_PAGER": "cat",
+    "PAGER": "cat",
+    "LC_ALL": "C",
+    "GIT_OPTIONAL_LOCKS": "0",  # readers must not take index.lock from under the user
+}
+# Repository-level config can still set these; force them off on the command line.
+_FORCED = ("-c", "color.ui=false", "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
+           "-c", "core.quotePath=false", "-c", "blame.coloring=none", "-c", "blame.date=iso-strict",
+           "-c", "blame.showEmail=false", "-c", "blame.blankBoundary=false", "-c", "diff.algorithm=myers",
+           "-c", "log.showSignature=false", "-c", "i18n.logOutputEncoding=UTF-8")
+
+
+def git_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in ("GIT_DIR_SAFE",)}
+    env.update(_SAFE_ENV)
+    return env
+
+
+def git(args: Sequence[str], cwd: str | os.PathLike[str], *, input: bytes | None = None, check: bool = True,
+        timeout: float = 120.0) -> bytes:
+    try:
+        proc = subprocess.run(
+            ["git", *_FORCED, *args], cwd=cwd, input=input, capture_output=True, env=git_env(), timeout=timeout,
+        )
+    except FileNotFoundError as exc:
+        raise GitError("git is not installed or not on PATH") from exc
+    except subprocess.TimeoutExpired as exc:
+        raise GitError(f"git {args[0]} took longer than {timeout:.0f}s") from exc
+    if check and proc.returncode != 0:
+        raise GitError(f"git {' '.join(args[:3])} failed: {proc.stderr.decode(errors='replace').strip()[:500]}",
+                       returncode=proc.returncode)
+    return proc.stdout
+
+
+def git_text(args: Sequence[str], cwd: str | os.PathLike[str], **kw: object) -> str:
+    return git(args, cwd, **kw).decode("utf-8", "surrogateescape")  # type: ignore[arg-type]

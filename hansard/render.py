@@ -1,0 +1,162 @@
+"""Text renderers shared by the CLI (and, for text content, the MCP server). They take the
+plain dicts the core returns and never query anything themselves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def short(text: str | None, n: int = 80) -> str:
+    t = " ".join((text or "").split())
+    return t if len(t) <= n else t[: n - 1] + "…"
+
+
+def index_summary(s: dict[str, Any], verb: str = "Indexed") -> str:
+    lines = [
+        f"{verb} {s['files']} files ({s.get('changed', s['files'])} changed, {s['records']} new records,"
+        f" {s['bytes'] / 1e6:.1f} MB): {s['sessions']} sessions touched, {s['messages']} messages,"
+        f" {s['edits']} edits"
+    ]
+    if s["skipped"]:
+        total = sum(s["skipped"].values())
+        reasons = ", ".join(f"{k} {v}" for k, v in sorted(s["skipped"].items(), key=lambda kv: -kv[1]))
+        lines.append(f"skipped {total}: {reasons}")
+    return "\n".join(lines)
+
+
+def status(d: dict[str, Any]) -> str:
+    c = d["counts"]
+    out = [f"store        {d['store']}"]
+    for s in d["sources"]:
+        missing = f" ({s['missing']} no longer on disk, kept in the archive)" if s["missing"] else ""
+        out.append(f"source       {s['provider']}: {s['files']} files{missing}")
+    out.append(
+        f"indexed      {c['sessions']} sessions, {c['messages']} messages, {c['tool_calls']} tool calls,"
+        f" {c['edits']} edits ({c['applied_edits']} applied), {c['repos']} repositories"
+    )
+    out.append(f"covers       {d['indexed_from'] or '-'} .. {d['indexed_through'] or '-'}")
+    if d["skipped"]:
+        out.append("skipped      " + ", ".join(f"{k} {v}" for k, v in d["skipped"].items()))
+    if d["last_run"]:
+        r = d["last_run"]
+        out.append(f"last run     {r['finished_at']} ({r['files']} files, {r['records']} records)")
+    return "\n".join(out)
+
+
+def sessions(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "no sessions"
+    out = []
+    for r in rows:
+        title = r["title"] or short(r["first_prompt"], 60) or "(untitled)"
+        where = r["repo"] or r["cwd"] or ""
+        out.append(
+            f"{(r['last_at'] or '')[:16]:16}  {r['provider']:11}  {r['session_id'][:13]:13}  {r['message_count']:>4} msgs"
+            f"  {short(title, 50):50}  {where}"
+        )
+    return "\n".join(out)
+
+
+def session(d: dict[str, Any], raw: bool = False) -> str:
+    s = d["session"]
+    head = [f"{s['provider']} session {s['session_id']}  {s['title'] or ''}".rstrip(),
+            f"  started {s['started_at']}  in {s['cwd']}  ({s['message_count']} messages)"]
+    if s.get("parent_session_id"):
+        head.append(f"  subagent of {s['parent_session_id']}")
+    if s.get("resumed_from"):
+        head.append(f"  continues {s['resumed_from']}")
+    if s.get("subagents"):
+        head.append(f"  subagents: {', '.join(s['subagents'])}")
+    out = head + [""]
+    for m in d["messages"]:
+        label = m["role"] if m["kind"] == "text" else f"{m['role']}/{m['kind']}"
+        text = m["text"] if len(m["text"]) <= 1500 else m["text"][:1500] + f"… [{len(m['text'])} chars]"
+        out.append(f"[{m['message_index']}] {label}  {m['timestamp'] or ''}")
+        out.extend("    " + ln for ln in text.splitlines() or [""])
+        for c in m.get("tool_calls", []):
+            status = c["status"] or "no result"
+            out.append(f"    ↳ {c['name']} ({c['call_id']}): {status}")
+        if raw and m.get("raw"):
+            out.append("    raw: " + m["raw"][:2000])
+    return "\n".join(out)
+
+
+PROVIDER_NAMES = {"claude_code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
+
+
+def _when(ts: int, tz: str) -> str:
+    import datetime as dt
+
+    sign = -1 if tz.startswith("-") else 1
+    off = dt.timedelta(hours=int(tz[1:3]), minutes=int(tz[3:5])) * sign
+    return dt.datetime.fromtimestamp(ts, dt.timezone(off)).strftime("%Y-%m-%d")
+
+
+def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
+    """The full explanation of one line, readable at a glance."""
+    out = [f"{ans['path']}:{ln['line']}  {ln['content'].strip()}"]
+    commit = ans["commits"].get(ln["commit"] or "", None)
+    committed = (
+        f"{ln['commit'][:7]} \"{short(commit['summary'], 60)}\" ({commit['author']}, "
+        f"{_when(commit['author_time'], commit['author_tz'])})" if commit else None
+    )
+    sid = ln.get("session_id")
+    if sid:
+        s = ans["sessions"][sid]
+        who = PROVIDER_NAMES.get(s["provider"] or "", s["provider"] or "agent")
+        title = f" \"{short(s['title'], 50)}\"" if s.get("title") else ""
+        label = {"agent": "written by", "uncommitted": "written by", "agent_modified": "written by"}[ln["kind"]]
+        out.append(f"  {label:12} {who} session {sid[:13]}{title} ({(s['started_at'] or '')[:16].replace('T', ' ')})")
+        if s.get("parent_session_id"):
+            out.append(f"  {'subagent of':12} {s['parent_session_id']}")
+        tool = ln.get("tool") or "edit"
+        out.append(f"  {'message ' + str(ln['message_index']):12} {tool} {ans['path']} (tool call {ln['tool_call_id']})")
+        prompt = None
+        for idx, text in s.get("prompts", {}).items():
+            if ln["message_index"] is not None and int(idx) <= ln["message_index"]:
+                prompt = text
+        if prompt:
+            out.append(f"  {'asked':12} \"{short(prompt, 100)}\"")
+    if committed:
+        out.append(f"  {'committed':12} {committed}")
+    elif ln["kind"] == "uncommitted":
+        out.append(f"  {'committed':12} not yet (working tree)")
+    out.append(f"  {'evidence':12} {why_evidence(ln)}")
+    if ln.get("later_sessions"):
+        out.append(f"  {'later':12} also touched by " + ", ".join(x[:13] for x in ln["later_sessions"]))
+    return "\n".join(out)
+
+
+def why_evidence(ln: dict[str, Any]) -> str:
+    rule, kind = ln.get("rule"), ln["kind"]
+    landed = f"; it landed in {ln['commit'][:7]}" if ln.get("commit") else ""
+    if kind in ("agent", "uncommitted") and ln.get("session_id"):
+        return {
+            "wrote": "wrote: the session's edit added this exact line",
+            "formatted": "formatted: the session's edit added this line; whitespace changed since (a formatter?)",
+            "inherited": "inherited: a trivial line inside a block the same edit wrote",
+        }.get(rule or "", rule or "") + landed
+    if kind == "agent_modified":
+        return (f"modified: an agent's edit wrote this line and it was changed later "
+                f"(similarity {ln.get('similarity', 0):.2f}){landed}")
+    if kind == "human":
+        return "no archived session wrote this line" + landed
+    if kind == "uncommitted":
+        return "not committed, and no live session wrote it"
+    return {
+        "other_path": "unknown: an agent wrote this text, but into another file",
+        "trivial": "unknown: too short to be evidence on its own",
+        "shell_command": "unknown: a session ran shell commands on this file (invisible to edit records)",
+    }.get(rule or "", "unknown: no usable evidence")
+
+
+def why_file(ans: dict[str, Any]) -> str:
+    """One row per line: kind, session and message, then the code."""
+    rows = []
+    width = len(str(ans["lines"][-1]["line"])) if ans["lines"] else 1
+    for ln in ans["lines"]:
+        who = ""
+        if ln.get("session_id"):
+            who = f"{ln['session_id'][:8]}#{ln['message_index']}"
+        rows.append(f"{ln['line']:>{width}} {ln['kind'][:14]:14} {who:14} {ln['content']}")
+    return "\n".join(rows)

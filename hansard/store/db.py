@@ -1,0 +1,105 @@
+"""Opening the store: one SQLite file under HANSARD_HOME, WAL, readable by its owner only.
+
+A connection opened here has every migration applied. A store written by a newer hansard
+(it has migrations this version does not know) is refused rather than half-understood.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from hansard import config
+from hansard.errors import DiskFull, StoreBusy, StoreCorrupt, StoreReadOnly, StoreTooNew
+from hansard.store.migrations import MIGRATIONS
+
+BUSY_TIMEOUT_S = 10.0
+
+
+def connect(path: Path | None = None, *, readonly: bool = False) -> sqlite3.Connection:
+    path = Path(path or config.store_path())
+    if not readonly:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.chmod(path.parent, 0o700)
+        except OSError:
+            pass
+        if not path.exists():
+            # Create the file with owner-only permissions before SQLite writes a byte.
+            fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+            os.close(fd)
+    elif not path.exists():
+        raise StoreCorrupt(f"no store at {path}; run `hansard index` first")
+    uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
+    try:
+        db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+        db.row_factory = sqlite3.Row
+        db.execute("PRAGMA foreign_keys=OFF")
+        if not readonly:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+        migrate(db, readonly=readonly)
+    except sqlite3.DatabaseError as exc:
+        raise translate(exc, path) from exc
+    for suffix in ("", "-wal", "-shm"):
+        p = Path(str(path) + suffix)
+        if p.exists():
+            try:
+                os.chmod(p, 0o600)
+            except OSError:
+                pass
+    return db
+
+
+def translate(exc: sqlite3.Error, path: Path | str = "") -> Exception:
+    msg = str(exc).lower()
+    if "locked" in msg or "busy" in msg:
+        return StoreBusy(f"the store is busy ({exc}); try again")
+    if "readonly" in msg or "read-only" in msg:
+        return StoreReadOnly(f"the store at {path} is read-only: {exc}")
+    if "disk is full" in msg or "database or disk is full" in msg:
+        return DiskFull(f"no space left for the store at {path}")
+    if "malformed" in msg or "not a database" in msg or "corrupt" in msg:
+        return StoreCorrupt(f"the store at {path} is damaged ({exc}); run `hansard doctor`")
+    return exc
+
+
+def migrate(db: sqlite3.Connection, *, readonly: bool = False) -> None:
+    known = {fn.__name__ for fn in MIGRATIONS}
+    has_table = db.execute("SELECT 1 FROM sqlite_master WHERE name='_migrations'").fetchone()
+    applied = {r[0] for r in db.execute("SELECT name FROM _migrations")} if has_table else set()
+    if applied - known:
+        raise StoreTooNew(
+            "this store was written by a newer hansard (unknown migrations: "
+            + ", ".join(sorted(applied - known)) + "); upgrade hansard"
+        )
+    todo = [fn for fn in MIGRATIONS if fn.__name__ not in applied]
+    if not todo or readonly:
+        return
+    db.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at REAL)")
+    for fn in todo:
+        script = f"BEGIN IMMEDIATE;\n{fn()}\nINSERT INTO _migrations VALUES ('{fn.__name__}', {time.time()});\nCOMMIT;"
+        try:
+            db.executescript(script)
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+
+
+@contextmanager
+def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """BEGIN IMMEDIATE ... COMMIT: writers take the lock up front, so readers in WAL mode
+    never see half a session."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    else:
+        db.execute("COMMIT")

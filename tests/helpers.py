@@ -1,0 +1,83 @@
+"""Shared test helpers: run the CLI in-process, dump derived tables for comparisons."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import sqlite3
+from typing import Any
+
+from hansard.cli import main
+
+# Columns that are bookkeeping, not content: row ids and scan times differ between runs.
+_VOLATILE = {"id", "last_scanned", "first_seen", "source_id", "session_id", "message_id", "edit_id"}
+
+
+def run_cli(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+
+    class _Buf(io.StringIO):
+        @property
+        def buffer(self) -> io.BytesIO:  # the CLI writes JSON as bytes
+            return self._b
+
+    stdout = _Buf()
+    stdout._b = io.BytesIO()  # type: ignore[attr-defined]
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(err):
+        import sys
+
+        old_stdin = sys.stdin
+        if stdin is not None:
+            sys.stdin = io.TextIOWrapper(io.BytesIO(stdin))
+        try:
+            code = main(list(args))
+        finally:
+            sys.stdin = old_stdin
+    text = stdout.getvalue() + stdout._b.getvalue().decode()  # type: ignore[attr-defined]
+    del out
+    return code, text, err.getvalue()
+
+
+def cli_json(*args: str, stdin: bytes | None = None) -> Any:
+    code, out, err = run_cli(*args, "--json", stdin=stdin)
+    assert code == 0, (code, out, err)
+    return json.loads(out)
+
+
+def dump(db: sqlite3.Connection) -> dict[str, list[tuple]]:
+    """Every derived table as sorted content tuples, with row ids replaced by natural keys."""
+    out: dict[str, list[tuple]] = {}
+    raw = _dump(db)
+    # None sorts before everything: compare as JSON text.
+    return {k: sorted(v, key=lambda t: json.dumps(t, default=str)) for k, v in raw.items()}
+
+
+def _dump(db: sqlite3.Connection) -> dict[str, list[tuple]]:
+    out: dict[str, list[tuple]] = {}
+    out["sessions"] = list(
+        tuple(v for k, v in dict(r).items() if k not in _VOLATILE)
+        for r in db.execute("SELECT * FROM sessions")
+    )
+    out["messages"] = list(
+        (r["sid"], r["message_index"], r["key"], r["role"], r["kind"], r["text"], r["timestamp"])
+        for r in db.execute("SELECT m.*, s.session_id AS sid FROM messages m JOIN sessions s ON s.id=m.session_id")
+    )
+    out["tool_calls"] = list(
+        (r["sid"], r["call_id"], r["name"], r["input"], r["status"], r["output"], r["exit_code"])
+        for r in db.execute("SELECT t.*, s.session_id AS sid FROM tool_calls t JOIN sessions s ON s.id=t.session_id")
+    )
+    out["edits"] = list(
+        (r["sid"], r["call_id"], r["seq"], r["tool"], r["kind"], r["status"], r["path"], r["hunks"], r["rel_path"])
+        for r in db.execute("SELECT e.*, s.session_id AS sid FROM edits e JOIN sessions s ON s.id=e.session_id")
+    )
+    out["edit_lines"] = list(
+        (r["call_id"], r["seq"], r["side"], r["ordinal"], r["new_lineno"], r["hash"])
+        for r in db.execute("SELECT el.*, e.call_id, e.seq FROM edit_lines el JOIN edits e ON e.id=el.edit_id")
+    )
+    out["steps"] = list(
+        (r["sid"], r["call_id"], r["snapshot"], r["steps"])
+        for r in db.execute("SELECT st.*, s.session_id AS sid FROM steps st JOIN sessions s ON s.id=st.session_id")
+    )
+    out["skips"] = sorted((r["reason"], r["offset"]) for r in db.execute("SELECT * FROM skips"))
+    return out
