@@ -1,8 +1,9 @@
 """Reading source files as raw records.
 
 A JSONL file is read from a byte offset in large blocks and split on ``\\n``; a record is
-the exact bytes of one line. A last line without its newline is *not* returned: the agent
-may still be writing it, and the next scan reads it once it is complete. Lines of any
+the exact bytes of one line. A last line without its newline is *not* returned unless it is
+already a whole JSON object: the agent may still be writing it, and the next scan reads it
+once it is complete. Lines of any
 length are accepted (multi-MB tool results are common).
 """
 
@@ -11,6 +12,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+import orjson
 
 from hansard.models import RawRecord
 
@@ -59,7 +62,24 @@ def iter_jsonl(path: str, start: int = 0, result: ReadResult | None = None, stop
                     yield RawRecord(path, offset, line)
             del pending[:cut]
             pending_start += cut
+        if pending and _complete_object(bytes(pending)):
+            # The last line has no newline but is a whole JSON object: a finished file
+            # (Entire's copies end this way), not a line still being written.
+            line = bytes(pending).rstrip(b"\r")
+            res.end = pending_start + len(pending)
+            yield RawRecord(path, pending_start, line)
+            pending.clear()
         res.partial_tail = len(pending)
+
+
+def _complete_object(data: bytes) -> bool:
+    s = data.strip()
+    if not s.startswith(b"{") or not s.endswith(b"}"):
+        return False
+    try:
+        return isinstance(orjson.loads(s), dict)
+    except orjson.JSONDecodeError:
+        return False
 
 
 def read_whole(path: str) -> RawRecord:

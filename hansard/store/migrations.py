@@ -201,3 +201,21 @@ def m002_sessions() -> str:
         CREATE INDEX skips_source ON skips(source_id);
         """
     )
+
+
+@migration
+def m003_commit_cache() -> str:
+    return (
+        """
+        -- What a commit changed in a file never changes: cache it by commit id, so `why`
+        -- asks git once per (commit, path) across runs. A rewrite makes new ids; old rows
+        -- are simply never asked for again.
+        CREATE TABLE commit_diffs (
+            sha TEXT NOT NULL,
+            path TEXT NOT NULL,
+            old_path TEXT,
+            hunks TEXT NOT NULL,           -- JSON, as edits.hunks
+            PRIMARY KEY (sha, path)
+        ) WITHOUT ROWID;
+        """
+    )
