@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
 from hansard import __version__
 from hansard.errors import HansardError, InvalidArgument
@@ -24,15 +26,20 @@ def _db():
 
 
 def _print_json(obj: Any) -> None:
-    import orjson
+    # stdlib json, not orjson: orjson's import pulls in dataclasses and uuid (~18 ms), and
+    # this runs on every editor call of `hansard why`.
+    import json
 
-    sys.stdout.buffer.write(orjson.dumps(obj, option=orjson.OPT_INDENT_2 | orjson.OPT_NON_STR_KEYS, default=str) + b"\n")
+    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False, default=str))
+    sys.stdout.write("\n")
 
 
 # -- commands -------------------------------------------------------------------------
 
 
 def cmd_index(a: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from hansard import render
     from hansard.ingest.run import index
     from hansard.ingest.scanner import stderr_progress
@@ -90,6 +97,8 @@ def cmd_sessions(a: argparse.Namespace) -> int:
 
 
 def _repo_id(db, repo: str) -> int:
+    from pathlib import Path
+
     from hansard.errors import NotARepository
     from hansard.git.identity import find_toplevel
     from hansard.store.resolve import Resolver
@@ -128,12 +137,13 @@ def cmd_config(a: argparse.Namespace) -> int:
 
 
 def cmd_why(a: argparse.Namespace) -> int:
-    from hansard import render
     from hansard.attribution.why import explain
 
     db = _db()
     if not a.no_sync:
         _quick_sync(db)
+    from pathlib import Path
+
     contents = None
     if a.contents == "-":
         contents = sys.stdin.buffer.read()
@@ -143,6 +153,8 @@ def cmd_why(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(ans)
         return 0
+    from hansard import render
+
     if len(ans["lines"]) == 1 or (len(ans["lines"]) <= 5 and ":" in a.target):
         print("\n\n".join(render.why_line(ans, ln) for ln in ans["lines"]))
     else:
@@ -152,6 +164,11 @@ def cmd_why(a: argparse.Namespace) -> int:
 
 def _quick_sync(db) -> None:
     """The cheap incremental index before answering; skipped if another indexer runs."""
+    from hansard.config import default_source_dirs
+    from hansard.ingest.quickcheck import anything_changed
+
+    if not anything_changed(db, default_source_dirs()):
+        return
     from hansard.ingest.run import index
 
     index(db, wait=False)

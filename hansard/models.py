@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from hansard.diffs import Hunk
+
 Role = Literal["user", "assistant", "tool", "system"]
 EditKind = Literal["create", "update", "delete", "move"]
 # applied: the tool reported success and the change reached the file.
@@ -103,18 +105,6 @@ class ToolResultItem:
     exit_code: int | None = None
     message_key: str | None = None
     timestamp: str | None = None
-
-
-@dataclass(frozen=True)
-class Hunk:
-    """A unified-diff hunk. ``lines`` keep their one-character prefix (' ', '-', '+').
-    ``new_start`` is the post-edit line number of the hunk's first line, when known."""
-
-    old_start: int | None
-    old_lines: int | None
-    new_start: int | None
-    new_lines: int | None
-    lines: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -9,40 +9,43 @@ of the same commit. Uncommitted lines come back with the all-zero commit id.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from collections import namedtuple
 
 from hansard.git.run import git
 
 ZERO = "0" * 40
 
 
-@dataclass
+# Plain slotted classes rather than dataclasses: this module is on the `why` start-up path.
+
+
 class CommitInfo:
-    sha: str
-    author: str = ""
-    author_mail: str = ""
-    author_time: int = 0
-    author_tz: str = "+0000"
-    committer_time: int = 0
-    committer_tz: str = "+0000"
-    summary: str = ""
-    boundary: bool = False
-    previous: tuple[str, str] | None = None  # (parent sha, path there)
+    __slots__ = ("sha", "author", "author_mail", "author_time", "author_tz", "committer_time", "committer_tz",
+                 "summary", "boundary", "previous")
+
+    def __init__(self, sha: str) -> None:
+        self.sha = sha
+        self.author = ""
+        self.author_mail = ""
+        self.author_time = 0
+        self.author_tz = "+0000"
+        self.committer_time = 0
+        self.committer_tz = "+0000"
+        self.summary = ""
+        self.boundary = False
+        self.previous: tuple[str, str] | None = None  # (parent sha, path there)
 
 
-@dataclass
-class BlameLine:
-    final_line: int
-    orig_line: int
-    sha: str
-    orig_path: str  # the file's path in that commit (renames and copies followed)
-    content: str
+# orig_path is the file's path in that commit (renames and copies followed).
+BlameLine = namedtuple("BlameLine", "final_line orig_line sha orig_path content")
 
 
-@dataclass
 class Blame:
-    lines: list[BlameLine] = field(default_factory=list)
-    commits: dict[str, CommitInfo] = field(default_factory=dict)
+    __slots__ = ("lines", "commits")
+
+    def __init__(self) -> None:
+        self.lines: list[BlameLine] = []
+        self.commits: dict[str, CommitInfo] = {}
 
 
 def blame(top: str, path: str, *, rev: str | None = None, start: int | None = None, end: int | None = None,

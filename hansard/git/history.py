@@ -3,13 +3,12 @@ commit changed in one file. Both are pure functions of commit ids, so they are c
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import namedtuple
 from functools import lru_cache
 
+from hansard.diffs import parse_unified_diff
 from hansard.errors import GitError
 from hansard.git.run import git_text
-from hansard.ingest.base import parse_unified_diff
-from hansard.models import Hunk
 
 
 def path_names(top: str, path: str, rev: str = "HEAD") -> set[str]:
@@ -26,11 +25,8 @@ def path_names(top: str, path: str, rev: str = "HEAD") -> set[str]:
     return names
 
 
-@dataclass(frozen=True)
-class FileDiff:
-    old_path: str | None
-    new_path: str
-    hunks: tuple[Hunk, ...]
+# old_path: str | None; new_path: str; hunks: tuple[Hunk, ...]
+FileDiff = namedtuple("FileDiff", "old_path new_path hunks")
 
 
 @lru_cache(maxsize=256)

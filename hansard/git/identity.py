@@ -11,18 +11,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from pathlib import Path
+from collections import namedtuple
 
 from hansard.errors import GitError
 from hansard.git.run import git_text
 
-
-@dataclass(frozen=True)
-class RepoIdentity:
-    path: str  # the main working tree (a worktree maps to it)
-    root_commit: str | None
-    remote: str | None
+# path: the main working tree (a worktree maps to it); root_commit, remote: str | None.
+RepoIdentity = namedtuple("RepoIdentity", "path root_commit remote")
 
 
 def find_toplevel(path: str) -> tuple[str, str] | None:
@@ -100,4 +95,4 @@ def relpath_in(top: str, path: str) -> str | None:
     rel = os.path.relpath(os.path.abspath(path), top)
     if rel.startswith(".."):
         return None
-    return Path(rel).as_posix()
+    return rel.replace(os.sep, "/")

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
 import orjson
 
+from hansard.diffs import parse_unified_diff  # noqa: F401 - re-exported for providers
 from hansard.models import Hunk, Item, RawRecord, Skip
 
 
@@ -142,41 +142,6 @@ def diff_texts(before: str | None, after: str | None) -> tuple[tuple[str, ...], 
                 lines=tuple("-" + x for x in rem) + tuple("+" + x for x in add),
             )
         )
-    return tuple(added), tuple(removed), tuple(hunks)
-
-
-_HUNK_HEADER = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
-
-
-def parse_unified_diff(diff: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[Hunk, ...]]:
-    """Added lines, removed lines and hunks of a unified diff (file headers ignored)."""
-    added: list[str] = []
-    removed: list[str] = []
-    hunks: list[Hunk] = []
-    cur: list[str] | None = None
-    header: tuple[int, int, int, int] | None = None
-
-    def close() -> None:
-        if cur is not None and header is not None:
-            hunks.append(Hunk(header[0], header[1], header[2], header[3], tuple(cur)))
-
-    for line in diff.split("\n"):
-        m = _HUNK_HEADER.match(line)
-        if m:
-            close()
-            header = (int(m[1]), int(m[2] or 1), int(m[3]), int(m[4] or 1))
-            cur = []
-            continue
-        if cur is None or line.startswith(("--- ", "+++ ", "\\")):
-            continue
-        if line.startswith("+"):
-            added.append(line[1:])
-        elif line.startswith("-"):
-            removed.append(line[1:])
-        elif not line.startswith(" ") and line != "":
-            continue
-        cur.append(line)
-    close()
     return tuple(added), tuple(removed), tuple(hunks)
 
 

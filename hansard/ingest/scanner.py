@@ -28,12 +28,12 @@ from hansard import config
 from hansard.errors import StoreBusy
 from hansard.ingest import reader, registry
 from hansard.ingest.base import Provider
+from hansard.ingest.quickcheck import candidate_files
 from hansard.models import RawRecord, Skip
 from hansard.store.db import transaction
 from hansard.store.writer import Writer
 
 HEAD_HASH_BYTES = 4096
-TRANSCRIPT_SUFFIXES = (".jsonl", ".json")
 
 
 @dataclass
@@ -60,19 +60,8 @@ class ScanSummary:
 
 def discover(paths: Iterable[Path] | None = None) -> Iterator[Path]:
     """Transcript candidates, sorted so that every scan (and reindex) sees the same order."""
-    roots = [Path(p) for p in paths] if paths else [d for _, d in config.default_sources()]
-    found: set[str] = set()
-    for root in roots:
-        if root.is_file():
-            found.add(str(root.resolve()))
-            continue
-        if not root.is_dir():
-            continue
-        for dirpath, _dirs, files in os.walk(root):
-            for name in files:
-                if name.endswith(TRANSCRIPT_SUFFIXES) and not name.endswith(".meta.json"):
-                    found.add(os.path.join(os.path.abspath(dirpath), name))
-    yield from (Path(p) for p in sorted(found))
+    roots = [str(p) for p in paths] if paths else config.default_source_dirs()
+    yield from (Path(p) for p in sorted(set(candidate_files(roots))))
 
 
 # -- locking --------------------------------------------------------------------------

@@ -11,7 +11,6 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from hansard import config
 from hansard.errors import DiskFull, StoreBusy, StoreCorrupt, StoreReadOnly, StoreTooNew
@@ -20,19 +19,20 @@ from hansard.store.migrations import MIGRATIONS
 BUSY_TIMEOUT_S = 10.0
 
 
-def connect(path: Path | None = None, *, readonly: bool = False) -> sqlite3.Connection:
-    path = Path(path or config.store_path())
+def connect(path: str | os.PathLike[str] | None = None, *, readonly: bool = False) -> sqlite3.Connection:
+    path = os.fspath(path or config.store_path_str())
     if not readonly:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        parent = os.path.dirname(path)
+        os.makedirs(parent, exist_ok=True)
         try:
-            os.chmod(path.parent, 0o700)
+            os.chmod(parent, 0o700)
         except OSError:
             pass
-        if not path.exists():
+        if not os.path.exists(path):
             # Create the file with owner-only permissions before SQLite writes a byte.
             fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
             os.close(fd)
-    elif not path.exists():
+    elif not os.path.exists(path):
         raise StoreCorrupt(f"no store at {path}; run `hansard index` first")
     uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
     try:
@@ -46,8 +46,8 @@ def connect(path: Path | None = None, *, readonly: bool = False) -> sqlite3.Conn
     except sqlite3.DatabaseError as exc:
         raise translate(exc, path) from exc
     for suffix in ("", "-wal", "-shm"):
-        p = Path(str(path) + suffix)
-        if p.exists():
+        p = path + suffix
+        if os.path.exists(p):
             try:
                 os.chmod(p, 0o600)
             except OSError:
@@ -55,7 +55,7 @@ def connect(path: Path | None = None, *, readonly: bool = False) -> sqlite3.Conn
     return db
 
 
-def translate(exc: sqlite3.Error, path: Path | str = "") -> Exception:
+def translate(exc: sqlite3.Error, path: str = "") -> Exception:
     msg = str(exc).lower()
     if "locked" in msg or "busy" in msg:
         return StoreBusy(f"the store is busy ({exc}); try again")

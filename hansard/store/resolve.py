@@ -10,7 +10,6 @@ marked ``resolved`` once looked at; a new path map marks them for another look.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import sqlite3
 
@@ -119,6 +118,8 @@ def _gemini_project_roots(db: sqlite3.Connection, r: Resolver) -> None:
     ).fetchall()
     if not rows:
         return
+    import hashlib
+
     known = {hashlib.sha256(p.encode()).hexdigest(): p for (p,) in db.execute("SELECT path FROM repos")}
     known.update({hashlib.sha256(p.encode()).hexdigest(): p for (p,) in db.execute(
         "SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL")})

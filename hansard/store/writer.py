@@ -10,16 +10,25 @@ order, from ``sessions.message_count``.
 from __future__ import annotations
 
 import sqlite3
-import zlib
 from typing import Any
 
 import orjson
 
 from hansard import textnorm
+from hansard.diffs import hunks_to_json
 from hansard.models import (
-    EditItem, Hunk, Item, LeafTitle, MessageItem, Rewind, SessionInfo, Skip, StepsItem,
-    ToolCallItem, ToolResultItem,
+    EditItem,
+    Item,
+    LeafTitle,
+    MessageItem,
+    Rewind,
+    SessionInfo,
+    Skip,
+    StepsItem,
+    ToolCallItem,
+    ToolResultItem,
 )
+from hansard.store.codec import pack
 
 # Title ranks: a summary record names the session it points into.
 SUMMARY_RANK = 2
@@ -29,14 +38,6 @@ PROMPT_CHARS = 2000
 _KEEP_FIRST = ("cwd", "started_at", "parent_session_id", "agent_id", "spawn_call_id", "git_commit",
                "git_remote", "resumed_from")
 _KEEP_LAST = ("git_branch", "version")
-
-
-def pack(text: str | None) -> bytes | None:
-    return None if text is None else zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
-
-
-def unpack(blob: bytes | None) -> str | None:
-    return None if blob is None else zlib.decompress(blob).decode("utf-8", "surrogatepass")
 
 
 class Writer:
@@ -174,7 +175,7 @@ class Writer:
 
     def _edit(self, it: EditItem) -> None:
         sid = self._session_row(it.session_id)
-        hunks = [[h.old_start, h.old_lines, h.new_start, h.new_lines, list(h.lines)] for h in it.hunks]
+        hunks = hunks_to_json(it.hunks)
         cur = self.db.execute(
             "INSERT OR IGNORE INTO edits (session_id, message_id, provider, call_id, seq, tool, kind, status, path, cwd,"
             " move_to, timestamp, user_modified, hunks, before_text, after_text, source_id)"
@@ -288,9 +289,3 @@ def edit_line_rows(it: EditItem) -> list[tuple[str, int, int | None, str]]:
     rows += [("+", i, None, t) for i, t in enumerate(it.added)]
     rows += [("-", i, None, t) for i, t in enumerate(it.removed)]
     return rows
-
-
-def hunks_from_json(text: str | None) -> list[Hunk]:
-    if not text:
-        return []
-    return [Hunk(h[0], h[1], h[2], h[3], tuple(h[4])) for h in orjson.loads(text)]

@@ -1,0 +1,135 @@
+"""The edit side of the evidence: which archived edits added (or removed) a line, by hash.
+
+Only applied edits are ever loaded. Candidates are limited to one repository, so a session
+in another repository that wrote the same text at the same relative path is never seen.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from datetime import datetime
+
+from hansard.store.codec import unpack
+from hansard.textnorm import split_lines
+
+CHUNK = 500
+
+
+def parse_ts(ts: str | None) -> float | None:
+    if not ts:
+        return None
+    try:
+        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+class EditRef:
+    """One applied edit seen as evidence. ``added`` maps a line's normal-form hash to the
+    exact hashes of the lines this edit added with that form. (A plain class: dataclasses
+    cost ~10 ms of import on the `why` path.)"""
+
+    __slots__ = ("edit_id", "session_id", "provider", "call_id", "message_index", "rel_path", "ts", "timestamp",
+                 "user_modified", "tool", "added", "trivial")
+
+    def __init__(self, edit_id: int, session_id: str, provider: str, call_id: str, message_index: int | None,
+                 rel_path: str, ts: float, timestamp: str, user_modified: bool, tool: str | None) -> None:
+        self.edit_id = edit_id
+        self.session_id = session_id
+        self.provider = provider
+        self.call_id = call_id
+        self.message_index = message_index
+        self.rel_path = rel_path
+        self.ts = ts
+        self.timestamp = timestamp
+        self.user_modified = user_modified
+        self.tool = tool
+        self.added: dict[int, set[int]] = {}
+        self.trivial: set[int] = set()
+
+
+def load_candidates(db: sqlite3.Connection, repo_id: int, hashes: set[int], side: str = "+"
+                    ) -> tuple[dict[int, EditRef], dict[int, list[int]]]:
+    """(edits by id, edit ids by line hash) for applied edits in ``repo_id`` that added
+    (side '+') or removed (side '-') any of ``hashes``."""
+    edits: dict[int, EditRef] = {}
+    by_hash: dict[int, list[int]] = {}
+    hl = list(hashes)
+    for i in range(0, len(hl), CHUNK):
+        part = hl[i:i + CHUNK]
+        rows = db.execute(
+            "SELECT el.hash, el.exact, el.trivial, e.id, e.rel_path, e.timestamp, e.call_id, e.provider,"
+            " e.user_modified, e.tool, s.session_id, m.message_index"
+            " FROM edit_lines el JOIN edits e ON e.id=el.edit_id JOIN sessions s ON s.id=e.session_id"
+            " LEFT JOIN messages m ON m.id=e.message_id"
+            f" WHERE el.side=? AND el.hash IN ({','.join('?' * len(part))}) AND e.repo_id=? AND e.status='applied'",
+            (side, *part, repo_id),
+        ).fetchall()
+        for r in rows:
+            ts = parse_ts(r["timestamp"])
+            if ts is None:
+                continue  # an edit with no time can never be placed before a commit
+            ref = edits.get(r["id"])
+            if ref is None:
+                ref = edits[r["id"]] = EditRef(
+                    r["id"], r["session_id"], r["provider"], r["call_id"], r["message_index"], r["rel_path"], ts,
+                    r["timestamp"], bool(r["user_modified"]), r["tool"],
+                )
+            ref.added.setdefault(r["hash"], set()).add(r["exact"])
+            if r["trivial"]:
+                ref.trivial.add(r["hash"])
+            lst = by_hash.setdefault(r["hash"], [])
+            if not lst or lst[-1] != r["id"]:
+                lst.append(r["id"])
+    return edits, by_hash
+
+
+def added_texts(db: sqlite3.Connection, edit_id: int) -> list[str]:
+    """The text of the lines an edit added: from its hunks, else its whole-file result."""
+    row = db.execute("SELECT hunks, after_text, kind FROM edits WHERE id=?", (edit_id,)).fetchone()
+    if row is None:
+        return []
+    hunks = json.loads(row["hunks"]) if row["hunks"] else []
+    out = [ln[1:] for h in hunks for ln in h[4] if ln.startswith("+")]
+    if not out and row["after_text"] is not None:
+        out = split_lines(unpack(row["after_text"]) or "")
+    return out
+
+
+def repo_has_edits(db: sqlite3.Connection, repo_id: int, paths: set[str]) -> bool:
+    marks = ",".join("?" * len(paths))
+    return db.execute(
+        f"SELECT 1 FROM edits WHERE repo_id=? AND rel_path IN ({marks}) AND status='applied' LIMIT 1",
+        (repo_id, *paths),
+    ).fetchone() is not None
+
+
+def prompt_for(db: sqlite3.Connection, session_id: str, message_index: int | None) -> tuple[int, str] | None:
+    """The user's request that led to a message: the newest typed prompt at or before it."""
+    if message_index is None:
+        return None
+    row = db.execute(
+        "SELECT m.message_index, m.text FROM messages m JOIN sessions s ON s.id=m.session_id"
+        " WHERE s.session_id=? AND m.message_index<=? AND m.role='user' AND m.kind='text'"
+        " ORDER BY m.message_index DESC LIMIT 1",
+        (session_id, message_index),
+    ).fetchone()
+    return (row[0], row[1]) if row else None
+
+
+def shell_touches(db: sqlite3.Connection, repo_id: int, basename: str, before: float | None) -> bool:
+    """Did a session in this repository run a shell command naming this file (sed -i,
+    cat >, a formatter...)? Such edits are invisible to structured patches, so a line we
+    cannot match may still be an agent's: answer unknown, not human."""
+    rows = db.execute(
+        "SELECT t.timestamp FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
+        " WHERE s.repo_id=? AND t.name IN ('Bash','shell','shell_command','exec_command','local_shell_call',"
+        " 'run_shell_command') AND instr(t.input, ?) > 0",
+        (repo_id, basename),
+    ).fetchall()
+    for (ts,) in rows:
+        t = parse_ts(ts)
+        if t is not None and (before is None or t < before + 1):
+            return True
+    return False
