@@ -1,0 +1,83 @@
+"""`hansard why` at the command line: the demo end to end, errors and their exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import run_cli
+
+
+def _git(repo: Path, *args: str) -> None:
+    env = dict(os.environ, GIT_AUTHOR_DATE="2026-03-01T10:00:00+00:00", GIT_COMMITTER_DATE="2026-03-01T10:00:00+00:00")
+    subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    r = tmp_path / "repo"
+    r.mkdir()
+    _git(r, "init", "-q", "-b", "main")
+    (r / "a.py").write_text("x = 1\ny = 2\n")
+    (r / "bin.dat").write_bytes(b"\x00\x01\x02binary")
+    (r / "sub").mkdir()
+    (r / "sub" / "b.py").write_text("z = 3\n")
+    _git(r, "add", ".")
+    _git(r, "commit", "-q", "-m", "init")
+    (r / "untracked.py").write_text("nope = 1\n")
+    return r
+
+
+def test_demo_runs_end_to_end() -> None:
+    out = subprocess.run([sys.executable, "-m", "hansard", "demo"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "written by   Claude Code session 4f0f2c6e" in out.stdout
+    assert 'asked        "uploads fail on the first 502' in out.stdout
+    assert "agent_modified" in out.stdout
+
+
+@pytest.mark.parametrize(
+    "target, code, err",
+    [
+        ("a.py:0", 3, "bad_line_range"),
+        ("a.py:3", 4, "line_out_of_range"),
+        ("a.py:2-1", 3, "bad_line_range"),
+        ("sub", 7, "not_a_file"),
+        ("untracked.py", 8, "not_tracked"),
+        ("bin.dat", 9, "binary_file"),
+        ("missing.py", 7, "not_a_file"),
+    ],
+)
+def test_errors_have_their_own_codes(repo: Path, target: str, code: int, err: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo)
+    rc, out, stderr = run_cli("why", target, "--no-sync", "--json")
+    assert rc == code, (rc, out, stderr)
+    assert json.loads(out)["error"]["code"] == err
+
+
+def test_outside_repository(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    outside = tmp_path / "plain"
+    outside.mkdir()
+    (outside / "f.py").write_text("a = 1\n")
+    monkeypatch.chdir(outside)
+    rc, _, stderr = run_cli("why", "f.py:1", "--no-sync")
+    assert rc == 5 and "not_a_repository" in stderr
+    monkeypatch.chdir(repo)
+    rc, _, stderr = run_cli("why", str(outside / "f.py"), "--no-sync")
+    assert rc in (5, 6)
+
+
+def test_human_lines_and_contents_buffer(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(repo)
+    rc, out, _ = run_cli("why", "a.py", "--no-sync", "--json")
+    assert rc == 0
+    ans = json.loads(out)
+    assert [ln["kind"] for ln in ans["lines"]] == ["human", "human"]
+    rc, out, _ = run_cli("why", "a.py", "--no-sync", "--json", "--contents", "-", stdin=b"x = 1\nnew = 5\ny = 2\n")
+    kinds = [ln["kind"] for ln in json.loads(out)["lines"]]
+    assert kinds == ["human", "uncommitted", "human"]
