@@ -39,7 +39,9 @@ from hansard.git import identity
 from hansard.git.blame import ZERO, Blame, BlameLine, blame
 
 WINDOW = 3  # lines either side that count as the same block
-SIMILAR = 0.6  # difflib ratio above which a changed line is "the same line, modified"
+# difflib ratio from which a changed line counts as "the same line, modified". Below ~0.7,
+# unrelated lines of the same shape (`a_1 = f(x, 1)` vs `b_2 = g(y, 9)`) start to pass.
+SIMILAR = 0.7
 # A commit's time has whole seconds; an edit in the same second may still precede it.
 CLOCK_SLACK_S = 1.0
 
@@ -163,6 +165,8 @@ class Attributor:
             self.names |= path_names(t.top, t.rel)
         self._texts: dict[int, list[str]] = {}
         self._shell: bool | None = None
+        self._has_edits: bool | None = None
+        self._hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]] = {}
 
     # -- rules ----------------------------------------------------------------------
 
@@ -303,7 +307,7 @@ class Attributor:
             for text in self._added_texts(e.edit_id):
                 if textnorm.line_hash(text) in present or textnorm.is_trivial(text):
                     continue
-                sim = similarity(text, self.lines[i].content)
+                sim = similarity(text, self.lines[i].content, SIMILAR)
                 if sim >= SIMILAR and (best is None or sim > best[0]):
                     best = (sim, e)
         return (best[1], best[0], "modified") if best else None
@@ -312,25 +316,42 @@ class Attributor:
         """The line's commit replaced a similar line that an agent's edit had written."""
         b = self.lines[i]
         bound = self.commit_time(b.sha)
-        if bound is None or not evidence.repo_has_edits(self.db, self.repo_id, self.names):
+        if bound is None or not self._path_has_edits():
             return None
-        diff = cached_diff(self.db, self.t.top, b.sha, b.orig_path)
-        if diff is None:
-            return None
-        for h in diff.hunks:
-            if h.new_start is None or not (h.new_start <= b.orig_line < h.new_start + max(h.new_lines or 0, 1)):
+        for lo, hi, removed, old_path in self._commit_hunks(b.sha, b.orig_path):
+            if not lo <= b.orig_line < hi:
                 continue
-            removed = [ln[1:] for ln in h.lines if ln.startswith("-")]
-            scored = sorted(((similarity(r, b.content), r) for r in removed if not textnorm.is_trivial(r)), reverse=True)
+            scored = sorted(((similarity(r, b.content, SIMILAR), r) for r in removed), reverse=True)
             for sim, r in scored:
                 if sim < SIMILAR:
                     break
-                edits, by_hash = evidence.load_candidates(self.db, self.repo_id, {textnorm.line_hash(r)})
-                names = self.names | ({diff.old_path} if diff.old_path else set())
+                edits, _ = evidence.load_candidates(self.db, self.repo_id, {textnorm.line_hash(r)})
+                names = self.names | ({old_path} if old_path else set())
                 quals = [e for e in edits.values() if e.rel_path in names and e.ts <= bound + CLOCK_SLACK_S]
                 if quals:
                     return max(quals, key=lambda e: (e.ts, e.edit_id)), sim, "modified"
         return None
+
+    def _path_has_edits(self) -> bool:
+        if self._has_edits is None:
+            self._has_edits = evidence.repo_has_edits(self.db, self.repo_id, self.names)
+        return self._has_edits
+
+    def _commit_hunks(self, sha: str, path: str) -> list[tuple[int, int, list[str], str | None]]:
+        """(first new line, end, non-trivial removed lines, old path) per hunk of one commit's
+        change to this file; computed once per commit."""
+        key = (sha, path)
+        if key not in self._hunks:
+            diff = cached_diff(self.db, self.t.top, sha, path)
+            out = []
+            for h in diff.hunks if diff is not None else ():
+                if h.new_start is None:
+                    continue
+                removed = [ln[1:] for ln in h.lines if ln.startswith("-") and not textnorm.is_trivial(ln[1:])]
+                if removed:
+                    out.append((h.new_start, h.new_start + max(h.new_lines or 0, 1), removed, diff.old_path))
+            self._hunks[key] = out
+        return self._hunks[key]
 
     def _shell_touched(self, sha: str) -> bool:
         if self._shell is None:
@@ -359,10 +380,12 @@ def cached_diff(db: sqlite3.Connection, top: str, sha: str, path: str):
     return diff
 
 
-def similarity(a: str, b: str) -> float:
-    import difflib
+def similarity(a: str, b: str, floor: float = 0.0) -> float:
+    """Indel similarity (difflib's ratio, computed by rapidfuzz in C) of the normal forms;
+    0.0 when below ``floor``."""
+    from rapidfuzz.distance.Indel import normalized_similarity
 
-    return difflib.SequenceMatcher(None, textnorm.normalise(a), textnorm.normalise(b), autojunk=False).ratio()
+    return normalized_similarity(textnorm.normalise(a), textnorm.normalise(b), score_cutoff=floor or None)
 
 
 def explain(db: sqlite3.Connection, spec: str, *, rev: str | None = None, contents: bytes | None = None,
