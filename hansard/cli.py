@@ -174,6 +174,20 @@ def _quick_sync(db) -> None:
     index(db, wait=False)
 
 
+def cmd_log(a: argparse.Namespace) -> int:
+    from hansard.history.code_history import code_history
+
+    db = _db()
+    if not a.no_sync:
+        _quick_sync(db)
+    result = code_history(db, a.target, symbol=a.symbol, repo=a.repo, until=a.until, token_budget=a.budget)
+    if a.json:
+        _print_json(result)
+    else:
+        print(result["tree"])
+    return 0
+
+
 def cmd_demo(a: argparse.Namespace) -> int:
     from hansard.demo import run_demo
 
@@ -233,6 +247,15 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--rev", help="answer for the file at this revision instead of the working tree")
     sp.add_argument("--contents", metavar="FILE|-", help="blame these contents (an unsaved editor buffer; - for stdin)")
     sp.add_argument("--json", action="store_true", help="the stable JSON contract, for editors")
+    sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
+
+    sp = add("log", cmd_log, "code_history: the conversations that changed a file, a line or a symbol, newest first")
+    sp.add_argument("target", help="PATH or PATH:LINE (relative to the repository)")
+    sp.add_argument("--symbol", help="narrow to one function, class or method (e.g. Class.method)")
+    sp.add_argument("--repo", help="the repository (a path inside it); default: the current folder")
+    sp.add_argument("--until", help="hide evidence newer than this ISO date or date-time")
+    sp.add_argument("--budget", type=int, default=4000, help="token budget of the answer (4 characters a token)")
+    sp.add_argument("--json", action="store_true")
     sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
 
     sp = add("demo", cmd_demo, "Build a small repository and transcripts in a temporary folder, index them, explain")
