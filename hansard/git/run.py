@@ -6,8 +6,10 @@ algorithms, pagers). Every call here ignores them, so what we parse is what we e
 
 from __future__ import annotations
 
+import contextvars
 import os
 import subprocess
+import time
 from collections.abc import Sequence
 
 from hansard.errors import GitError
@@ -28,6 +30,11 @@ _FORCED = ("-c", "color.ui=false", "-c", "diff.noprefix=false", "-c", "diff.mnem
            "-c", "log.showSignature=false", "-c", "i18n.logOutputEncoding=UTF-8")
 
 
+# A monotonic-clock deadline for the current call (MCP tools set it): git commands get no
+# more time than the call has left, so a timed-out call leaves no git process running.
+DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("hansard_git_deadline", default=None)
+
+
 def git_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in ("GIT_DIR_SAFE",)}
     env.update(_SAFE_ENV)
@@ -36,6 +43,9 @@ def git_env() -> dict[str, str]:
 
 def git(args: Sequence[str], cwd: str | os.PathLike[str], *, input: bytes | None = None, check: bool = True,
         timeout: float = 120.0) -> bytes:
+    deadline = DEADLINE.get()
+    if deadline is not None:
+        timeout = max(0.1, min(timeout, deadline - time.monotonic()))
     try:
         proc = subprocess.run(
             ["git", *_FORCED, *args], cwd=cwd, input=input, capture_output=True, env=git_env(), timeout=timeout,

@@ -63,10 +63,10 @@ def shell_calls(db: sqlite3.Connection, session_row: int, until: float | None = 
 
 def session_tests(db: sqlite3.Connection, session_row: int, until: float | None = None) -> dict[str, Any]:
     """Test runs of a session: which tests failed and were fixed later, which still fail."""
-    from hansard.history.tests_runs import test_history
+    from hansard.history.tests_runs import analyze_test_runs
 
     calls = shell_calls(db, session_row, until)
-    hist = test_history(
+    hist = analyze_test_runs(
         (c["timestamp"], c["call_id"], c["message_index"], c["command"], c["output"],
          c["exit_code"] if c["exit_code"] is not None else _status_code(c["status"]))
         for c in calls

@@ -17,6 +17,7 @@ PROVIDERS = (
     ("hansard.ingest.codex", "PROVIDER"),
     ("hansard.ingest.gemini", "PROVIDER"),
     ("hansard.ingest.gemini", "PROVIDER_JSON"),
+    ("hansard.ingest.capture", "PROVIDER"),  # never sniffs: written by capture_subagent_messages
 )
 HEAD_BYTES = 64 * 1024
 

@@ -132,7 +132,7 @@ class Scanner:
             except IsADirectoryError:
                 continue
         if not paths:
-            gone = [p for p, r in known.items() if p not in seen and not r["missing"]]
+            gone = [p for p, r in known.items() if p not in seen and not r["missing"] and "://" not in p]
             for p in gone:
                 # The transcript was deleted (Claude cleans up after 30 days): the archive keeps it.
                 if not os.path.exists(p):

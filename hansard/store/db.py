@@ -16,6 +16,8 @@ from hansard import config
 from hansard.errors import DiskFull, StoreBusy, StoreCorrupt, StoreReadOnly, StoreTooNew
 from hansard.store.migrations import MIGRATIONS
 
+# How long a writer waits for another writer before `store_busy`. HANSARD_BUSY_TIMEOUT
+# shortens it (tests of the busy path).
 BUSY_TIMEOUT_S = 10.0
 
 
@@ -36,7 +38,8 @@ def connect(path: str | os.PathLike[str] | None = None, *, readonly: bool = Fals
         raise StoreCorrupt(f"no store at {path}; run `hansard index` first")
     uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
     try:
-        db = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+        busy = float(os.environ.get("HANSARD_BUSY_TIMEOUT") or BUSY_TIMEOUT_S)
+        db = sqlite3.connect(uri, uri=True, timeout=busy, isolation_level=None, check_same_thread=False)
         db.row_factory = sqlite3.Row
         db.execute("PRAGMA foreign_keys=OFF")
         if not readonly:
