@@ -25,6 +25,13 @@ def _db():
     return connect()
 
 
+def _reader_db():
+    """A store to read from, even on a read-only disk (then without a sync first)."""
+    from hansard.store.db import connect_for_reading
+
+    return connect_for_reading()
+
+
 def _print_json(obj: Any) -> None:
     # stdlib json, not orjson: orjson's import pulls in dataclasses and uuid (~18 ms), and
     # this runs on every editor call of `hansard why`.
@@ -73,7 +80,7 @@ def cmd_status(a: argparse.Namespace) -> int:
     from hansard.config import store_path
     from hansard.store.queries import status
 
-    data = status(_db())
+    data = status(_reader_db())
     data["store"] = str(store_path())
     if a.json:
         _print_json(data)
@@ -86,7 +93,7 @@ def cmd_sessions(a: argparse.Namespace) -> int:
     from hansard import render
     from hansard.store.queries import list_sessions
 
-    db = _db()
+    db = _reader_db()
     repo_id = _repo_id(db, a.repo) if a.repo else None
     rows = list_sessions(db, repo_id=repo_id, provider=a.provider, since=a.since, limit=a.limit)
     if a.json:
@@ -110,14 +117,121 @@ def _repo_id(db, repo: str) -> int:
 
 
 def cmd_show(a: argparse.Namespace) -> int:
-    from hansard import render
-    from hansard.store.queries import session_messages
+    from hansard.search.render import transcript
+    from hansard.search.transcript import get_past_session
 
-    data = session_messages(_db(), a.session, around=a.around, limit=a.limit, raw=a.raw)
+    db = _db()
+    kw = dict(around=a.around, roles=a.roles, limit=a.limit, next=a.next, group_revisions=a.group_revisions,
+              max_message_chars=a.max_message_chars, content_offset=a.content_offset, max_chars=a.max_chars, raw=a.raw)
+    data = get_past_session(db, a.session, **kw)
+    if a.all:
+        # Every page, following the cursor: the whole (filtered) session.
+        pages = [data]
+        while pages[-1]["next"]:
+            pages.append(get_past_session(db, a.session, **{**kw, "around": None, "content_offset": None,
+                                                           "next": pages[-1]["next"]}))
+        data = {**data, "messages": [m for p in pages for m in p["messages"]], "next": None,
+                "returned": sum(p["returned"] for p in pages)}
     if a.json:
         _print_json(data)
     else:
-        print(render.session(data, raw=a.raw))
+        print(transcript(data, raw=a.raw))
+    return 0
+
+
+def _caller_session(a: argparse.Namespace) -> str | None:
+    """The conversation running this command, left out of search results. --exclude-session
+    wins; else HANSARD_SESSION_ID, then the agents' own variables where they set one."""
+    import os
+
+    if getattr(a, "include_current", False):
+        return None
+    if a.exclude_session:
+        return a.exclude_session
+    for var in ("HANSARD_SESSION_ID", "CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CODEX_SESSION_ID",
+                "GEMINI_SESSION_ID"):
+        if os.environ.get(var):
+            return os.environ[var]
+    return None
+
+
+def cmd_history(a: argparse.Namespace) -> int:
+    from hansard.search.render import history
+    from hansard.search.sessions import search_past_sessions
+
+    db = _db()
+    if not a.no_sync:
+        _quick_sync(db)
+    data = search_past_sessions(
+        db, " ".join(a.query), repo=a.repo, provider=a.provider, since=a.since, until=a.until, roles=a.roles,
+        tool=a.tool, command=a.command_filter, file=a.file, commit=a.commit, include_subagents=a.include_subagents,
+        include_web_chats=a.include_web_chats, include_team_sessions=a.include_team_sessions, team=a.team,
+        hits_per_session=a.hits_per_session, group_revisions=not a.no_group_revisions, mode=a.mode, limit=a.limit,
+        exclude_session_id=_caller_session(a),
+    )
+    if a.json:
+        _print_json(data)
+    else:
+        print(history(data))
+    return 0
+
+
+def cmd_memory(a: argparse.Namespace) -> int:
+    import os
+
+    from hansard.search import memories
+    from hansard.search.render import memory, memory_hits
+
+    db = _db()
+    if a.memory_cmd == "show":
+        data = memories.get_memory(db, a.memory_id, line=a.line, offset=a.offset)
+        if a.json:
+            _print_json(data)
+        else:
+            print(memory(data))
+        return 0
+    memories.scan_memories(db, cwd=os.getcwd(), force=a.memory_cmd == "scan")
+    if a.memory_cmd == "scan":
+        n = db.execute("SELECT COUNT(*) FROM memories WHERE missing=0").fetchone()[0]
+        print(f"{n} memory files indexed")
+        return 0
+    data = memories.search_memories(db, " ".join(a.query), repo=a.repo, provider=a.provider, source=a.source)
+    if a.json:
+        _print_json(data)
+    else:
+        print(memory_hits(data))
+    return 0
+
+
+def cmd_embed(a: argparse.Namespace) -> int:
+    """Build meaning-search vectors for new messages (what the background builder runs)."""
+    import fcntl
+    import os
+
+    from hansard.config import hansard_home
+    from hansard.search import meaning
+
+    emb, why = meaning.load_embedder()
+    if emb is None:
+        print(f"hansard: {why}", file=sys.stderr)
+        return 1
+    home = hansard_home()
+    home.mkdir(parents=True, exist_ok=True)
+    fd = os.open(home / "embed.lock", os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        if not a.quiet:
+            print("another `hansard embed` is running", file=sys.stderr)
+        return 0
+    try:
+        counts = meaning.build_vectors(_db(), emb, max_seconds=a.max_seconds)
+    finally:
+        os.close(fd)
+    if a.json:
+        _print_json(counts)
+    elif not a.quiet:
+        print(f"embedded {counts['embedded']} texts for {counts['messages']} messages ({counts['reused']} reused)")
     return 0
 
 
@@ -139,7 +253,7 @@ def cmd_config(a: argparse.Namespace) -> int:
 def cmd_why(a: argparse.Namespace) -> int:
     from hansard.attribution.why import explain
 
-    db = _db()
+    db = _reader_db()
     if not a.no_sync:
         _quick_sync(db)
     from pathlib import Path
@@ -163,7 +277,9 @@ def cmd_why(a: argparse.Namespace) -> int:
 
 
 def _quick_sync(db) -> None:
-    """The cheap incremental index before answering; skipped if another indexer runs."""
+    """The cheap incremental index before answering; skipped if another indexer runs or
+    the store is read-only."""
+    from hansard.errors import StoreReadOnly
     from hansard.config import default_source_dirs
     from hansard.ingest.quickcheck import anything_changed
 
@@ -171,7 +287,20 @@ def _quick_sync(db) -> None:
         return
     from hansard.ingest.run import index
 
-    index(db, wait=False)
+    try:
+        index(db, wait=False)
+    except StoreReadOnly:
+        pass  # answer from what is indexed
+    except OSError as exc:
+        import errno
+
+        if exc.errno not in (errno.EROFS, errno.EACCES):
+            raise
+    except Exception as exc:
+        import sqlite3
+
+        if not (isinstance(exc, sqlite3.OperationalError) and "readonly" in str(exc)):
+            raise
 
 
 def cmd_log(a: argparse.Namespace) -> int:
@@ -186,6 +315,77 @@ def cmd_log(a: argparse.Namespace) -> int:
     else:
         print(result["tree"])
     return 0
+
+
+def cmd_context(a: argparse.Namespace) -> int:
+    from hansard.history.work_context import work_context
+
+    db = _db()
+    if not a.no_sync:
+        _quick_sync(db)
+    result = work_context(db, a.session, repo=a.repo, until=a.until, token_budget=a.budget)
+    if a.json:
+        _print_json(result)
+    else:
+        print(result["tree"])
+    return 0
+
+
+def cmd_mcp(a: argparse.Namespace) -> int:
+    if a.mcp_cmd == "install":
+        from hansard.mcp_install import install
+
+        out = install(a.agent, a.write)
+        if a.json:
+            _print_json(out)
+        elif out["written"]:
+            print(f"added hansard to {out['config_file']}" + (f" (backup: {out['backup']})" if out["backup"] else ""))
+        elif out.get("already_installed"):
+            print(f"hansard is already configured in {out['config_file']}")
+        else:
+            print(f"# add to {out['config_file']} (or run with --write):\n{out['snippet']}", end="")
+        return 0
+    import os
+
+    from hansard.mcp_server import ServeOptions
+
+    opts = ServeOptions(scope=a.scope, caller_session=a.session or os.environ.get("HANSARD_SESSION_ID"),
+                        memories=not a.no_memories, audit_queries=a.audit_queries)
+    if a.status:
+        from hansard.mcp_server import status
+
+        _print_json(status(opts))
+        return 0
+    from hansard.mcp_server import serve
+
+    serve(opts)
+    return 0
+
+
+def cmd_audit(a: argparse.Namespace) -> int:
+    rows = [dict(r) for r in _db().execute("SELECT * FROM audit ORDER BY id DESC LIMIT ?", (a.limit,))]
+    if a.json:
+        _print_json({"calls": rows})
+        return 0
+    for r in rows:
+        err = f" {r['error_code']}" if r["error_code"] else ""
+        print(f"{r['at']}  {r['tool']:26} {r['outcome']}{err}  {r['duration_ms']:.0f} ms  "
+              f"{r['result_count'] if r['result_count'] is not None else '-'} results  {r['caller'] or ''}")
+    return 0
+
+
+def cmd_doctor(a: argparse.Namespace) -> int:
+    from hansard.store.doctor import check, rebuild
+
+    report = rebuild() if a.rebuild else check()
+    if a.json:
+        _print_json(report)
+    else:
+        for item in report["checks"]:
+            print(f"{'ok ' if item['ok'] else 'BAD'}  {item['name']}: {item['detail']}")
+        if report.get("advice"):
+            print("\n" + report["advice"])
+    return 0 if report["ok"] else 16
 
 
 def cmd_demo(a: argparse.Namespace) -> int:
@@ -228,11 +428,63 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--limit", type=int, default=20)
     sp.add_argument("--json", action="store_true")
 
-    sp = add("show", cmd_show, "Show one session's messages")
+    sp = add("show", cmd_show, "Show one session's messages, a window at a time")
     sp.add_argument("session", help="session id or a unique prefix")
     sp.add_argument("--around", type=int, help="centre the window on this message_index")
-    sp.add_argument("--limit", type=int)
+    sp.add_argument("--roles", help="only these roles, comma-separated (user,assistant,tool,system)")
+    sp.add_argument("--limit", type=int, help="messages per page (default 20)")
+    sp.add_argument("--next", help="continue a read from the cursor a previous page printed")
+    sp.add_argument("--group-revisions", action="store_true", help="fold earlier near-copies into their latest revision")
+    sp.add_argument("--max-message-chars", type=int, help="cut tool output at this many characters (default 1500)")
+    sp.add_argument("--content-offset", type=int, help="start the first message (or --around's) at this character")
+    sp.add_argument("--max-chars", type=int, help="character budget of the page (default 24000)")
+    sp.add_argument("--all", action="store_true", help="follow the cursor to the end of the session")
     sp.add_argument("--raw", action="store_true", help="include the archived raw record (may contain secrets)")
+    sp.add_argument("--json", action="store_true")
+
+    sp = add("history", cmd_history, "Search past sessions by keyword, meaning, or both")
+    sp.add_argument("query", nargs="*", help='words, "a phrase", a or b, -excluded')
+    sp.add_argument("--repo", help="a path inside the repository, or its folder name")
+    sp.add_argument("--provider", help="claude_code, codex or gemini")
+    sp.add_argument("--since", help="YYYY-MM-DD (whole local day) or a date-time with a UTC offset")
+    sp.add_argument("--until", help="YYYY-MM-DD (whole local day) or a date-time with a UTC offset")
+    sp.add_argument("--roles", help="only these roles, comma-separated (user = the person's own messages)")
+    sp.add_argument("--tool", help="only messages of this tool's calls (or shell, edit, read, search, web)")
+    sp.add_argument("--command", dest="command_filter", help="only shell calls whose command contains this text")
+    sp.add_argument("--file", help="only sessions that edited or read this path")
+    sp.add_argument("--commit", help="only sessions tied to this commit")
+    sp.add_argument("--include-subagents", action="store_true")
+    sp.add_argument("--include-web-chats", action="store_true")
+    sp.add_argument("--include-team-sessions", action="store_true")
+    sp.add_argument("--team")
+    sp.add_argument("--hits-per-session", type=int, help="1-5 (default 1); the rest go to more_hits")
+    sp.add_argument("--no-group-revisions", action="store_true", help="do not fold near-identical copies")
+    sp.add_argument("--mode", choices=["keyword", "meaning", "hybrid"], default="keyword")
+    sp.add_argument("--limit", type=int, help="hits, default 5, at most 20")
+    sp.add_argument("--exclude-session", help="leave this session out (default: the calling agent's, from the environment)")
+    sp.add_argument("--include-current", action="store_true", help="do not leave the calling session out")
+    sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
+    sp.add_argument("--json", action="store_true")
+
+    sp = add("memory", cmd_memory, "Search and read agent memory files (CLAUDE.md, AGENTS.md, GEMINI.md)")
+    msub = sp.add_subparsers(dest="memory_cmd", required=True)
+    m = msub.add_parser("search", help="memories matching a query")
+    m.add_argument("query", nargs="*")
+    m.add_argument("--repo", help="rank this project's guidance with global and unkeyed memories")
+    m.add_argument("--provider", help="claude_code, codex or gemini")
+    m.add_argument("--source", help="a provider or a kind (claude_md, claude_auto_memory, agents_md, ...)")
+    m.add_argument("--json", action="store_true")
+    m = msub.add_parser("show", help="a window of one memory")
+    m.add_argument("memory_id")
+    m.add_argument("--line", type=int, help="centre the window on this line")
+    m.add_argument("--offset", type=int, help="start at this character (wins over --line)")
+    m.add_argument("--json", action="store_true")
+    m = msub.add_parser("scan", help="look for memory files now")
+    m.add_argument("--json", action="store_true")
+
+    sp = add("embed", cmd_embed, "Build meaning-search vectors for new messages (needs hansard[semantic])")
+    sp.add_argument("--max-seconds", type=float, help="stop after about this long; the next run goes on")
+    sp.add_argument("--quiet", action="store_true")
     sp.add_argument("--json", action="store_true")
 
     sp = add("config", cmd_config, "Settings: path prefix maps for sessions recorded elsewhere")
@@ -258,6 +510,35 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true")
     sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
 
+    sp = add("context", cmd_context, "work_context: a task's conversations, steps, tests and commits")
+    sp.add_argument("session", nargs="?", help="session id or prefix (default: the live session in this repository)")
+    sp.add_argument("--repo", help="the repository (a path inside it); default: the current folder")
+    sp.add_argument("--until", help="hide evidence newer than this ISO date or date-time")
+    sp.add_argument("--budget", type=int, default=4000, help="token budget of the answer (4 characters a token)")
+    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
+
+    sp = add("mcp", cmd_mcp, "The MCP server for agents: serve it over stdio, or install it into an agent")
+    msub = sp.add_subparsers(dest="mcp_cmd", required=True)
+    m = msub.add_parser("serve", help="run the stdio MCP server")
+    m.add_argument("--scope", choices=["all", "repo"], default="all", help="repo: only the current repository")
+    m.add_argument("--no-memories", action="store_true", help="leave out search_memories and get_memory")
+    m.add_argument("--session", help="the calling session's id (default: $HANSARD_SESSION_ID)")
+    m.add_argument("--audit-queries", action="store_true", help="keep query text in the audit rows")
+    m.add_argument("--status", action="store_true", help="print what the server would offer, then exit")
+    m = msub.add_parser("install", help="print (or --write) the agent's MCP configuration for hansard")
+    m.add_argument("agent", choices=["claude-code", "codex", "gemini"])
+    m.add_argument("--write", action="store_true", help="add it to the agent's config file (after a backup)")
+    m.add_argument("--json", action="store_true")
+
+    sp = add("audit", cmd_audit, "MCP calls: tool, caller, outcome, duration, result count")
+    sp.add_argument("--limit", type=int, default=50)
+    sp.add_argument("--json", action="store_true")
+
+    sp = add("doctor", cmd_doctor, "Check the store; with --rebuild, rebuild a damaged store from its archive")
+    sp.add_argument("--rebuild", action="store_true", help="salvage the archive into a new store and reindex it")
+    sp.add_argument("--json", action="store_true")
+
     sp = add("demo", cmd_demo, "Build a small repository and transcripts in a temporary folder, index them, explain")
     sp.add_argument("--keep", action="store_true", help="keep the temporary folder and print where it is")
     return p
@@ -273,14 +554,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return ns.fn(ns)
     except HansardError as exc:
-        if getattr(ns, "json", False):
-            _print_json({"error": exc.to_dict()})
-        print(f"hansard: {exc.message} [{exc.code}]", file=sys.stderr)
-        return exc.exit_code
+        return _fail(ns, exc)
+    except Exception as exc:
+        import sqlite3
+
+        if not isinstance(exc, sqlite3.Error):
+            raise
+        from hansard.store.db import translate
+
+        err = translate(exc)
+        if not isinstance(err, HansardError):
+            raise
+        return _fail(ns, err)
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         return 130
+
+
+def _fail(ns: argparse.Namespace, exc: HansardError) -> int:
+    if getattr(ns, "json", False):
+        _print_json({"error": exc.to_dict()})
+    print(f"hansard: {exc.message} [{exc.code}]", file=sys.stderr)
+    return exc.exit_code
 
 
 def entry() -> None:

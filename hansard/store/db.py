@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from hansard import config
-from hansard.errors import DiskFull, StoreBusy, StoreCorrupt, StoreReadOnly, StoreTooNew
+from hansard.errors import DiskFull, HansardError, StoreBusy, StoreCorrupt, StoreReadOnly, StoreTooNew
 from hansard.store.migrations import MIGRATIONS
 
 # How long a writer waits for another writer before `store_busy`. HANSARD_BUSY_TIMEOUT
@@ -22,21 +22,26 @@ BUSY_TIMEOUT_S = 10.0
 
 
 def connect(path: str | os.PathLike[str] | None = None, *, readonly: bool = False) -> sqlite3.Connection:
+    """The store, migrated. ``readonly`` opens it immutable (a read-only disk or a copy):
+    nothing is written, not even the WAL index."""
     path = os.fspath(path or config.store_path_str())
     if not readonly:
         parent = os.path.dirname(path)
-        os.makedirs(parent, exist_ok=True)
         try:
-            os.chmod(parent, 0o700)
-        except OSError:
-            pass
-        if not os.path.exists(path):
-            # Create the file with owner-only permissions before SQLite writes a byte.
-            fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
-            os.close(fd)
+            os.makedirs(parent, exist_ok=True)
+            try:
+                os.chmod(parent, 0o700)
+            except OSError:
+                pass
+            if not os.path.exists(path):
+                # Create the file with owner-only permissions before SQLite writes a byte.
+                fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+                os.close(fd)
+        except OSError as exc:
+            raise _os_error(exc, path) from exc
     elif not os.path.exists(path):
         raise StoreCorrupt(f"no store at {path}; run `hansard index` first")
-    uri = f"file:{path}?mode=ro" if readonly else f"file:{path}"
+    uri = f"file:{path}?mode=ro&immutable=1" if readonly else f"file:{path}"
     try:
         busy = float(os.environ.get("HANSARD_BUSY_TIMEOUT") or BUSY_TIMEOUT_S)
         db = sqlite3.connect(uri, uri=True, timeout=busy, isolation_level=None, check_same_thread=False)
@@ -58,11 +63,30 @@ def connect(path: str | os.PathLike[str] | None = None, *, readonly: bool = Fals
     return db
 
 
+def _os_error(exc: OSError, path: str) -> Exception:
+    import errno
+
+    if exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+        return StoreReadOnly(f"the store at {path} cannot be written ({exc.strerror})")
+    if exc.errno == errno.ENOSPC:
+        return DiskFull(f"no space left for the store at {path}")
+    return exc
+
+
+def connect_for_reading(path: str | None = None) -> sqlite3.Connection:
+    """For commands that only read: the store as usual, or, when it cannot be written (a
+    read-only disk), the same store opened immutable."""
+    try:
+        return connect(path)
+    except StoreReadOnly:
+        return connect(path, readonly=True)
+
+
 def translate(exc: sqlite3.Error, path: str = "") -> Exception:
     msg = str(exc).lower()
     if "locked" in msg or "busy" in msg:
         return StoreBusy(f"the store is busy ({exc}); try again")
-    if "readonly" in msg or "read-only" in msg:
+    if "readonly" in msg or "read-only" in msg or "unable to open" in msg:
         return StoreReadOnly(f"the store at {path} is read-only: {exc}")
     if "disk is full" in msg or "database or disk is full" in msg:
         return DiskFull(f"no space left for the store at {path}")
@@ -97,12 +121,29 @@ def migrate(db: sqlite3.Connection, *, readonly: bool = False) -> None:
 @contextmanager
 def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """BEGIN IMMEDIATE ... COMMIT: writers take the lock up front, so readers in WAL mode
-    never see half a session."""
-    db.execute("BEGIN IMMEDIATE")
+    never see half a session. SQLite errors leave as typed errors (disk full, busy, ...)."""
+    try:
+        db.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:
+        raise _typed(exc) from exc
     try:
         yield db
-    except BaseException:
-        db.execute("ROLLBACK")
+    except BaseException as exc:
+        # SQLite may already have rolled back (a full disk does that itself).
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.Error):
+            raise _typed(exc) from exc
         raise
     else:
-        db.execute("COMMIT")
+        try:
+            db.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise _typed(exc) from exc
+
+
+def _typed(exc: sqlite3.Error) -> Exception:
+    err = translate(exc)
+    return err if isinstance(err, HansardError) else exc
