@@ -555,6 +555,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return ns.fn(ns)
     except HansardError as exc:
         return _fail(ns, exc)
+    except BrokenPipeError:
+        # The reader (`| head`) went away: stop quietly, as other CLI tools do.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
     except Exception as exc:
         import sqlite3
 
@@ -566,10 +574,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not isinstance(err, HansardError):
             raise
         return _fail(ns, err)
-    except BrokenPipeError:
-        return 0
-    except KeyboardInterrupt:
-        return 130
 
 
 def _fail(ns: argparse.Namespace, exc: HansardError) -> int:

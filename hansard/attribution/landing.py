@@ -65,15 +65,34 @@ def file_commits(db: sqlite3.Connection, top: str, path: str, rev: str = "HEAD",
     return commits
 
 
-def landed_in(edit_ts: float, added: set[int], commits: list[FileCommit]) -> list[str]:
-    """The commits an edit's non-trivial lines first arrived in (oldest first)."""
+def landed_in(edit_ts: float, added: set[int], commits: list[FileCommit], *, removed: bool = False) -> list[str]:
+    """The commits an edit's non-trivial lines first arrived in (oldest first). With
+    ``removed``, ``added`` holds the lines a deleting edit removed, found on the commits'
+    removed side."""
     left = set(added)
     out: list[str] = []
     for c in sorted(commits, key=lambda c: c.committer_time):
         if c.committer_time + CLOCK_SLACK_S < edit_ts or not left:
             continue
-        hit = left & c.added
+        hit = left & (c.removed if removed else c.added)
         if hit:
             out.append(c.sha)
             left -= hit
     return out
+
+
+def edit_hashes(db: sqlite3.Connection, edit_id: int) -> tuple[set[int], set[int]]:
+    """(added, removed) normal-form hashes of an edit's non-trivial lines."""
+    added: set[int] = set()
+    removed: set[int] = set()
+    for side, h in db.execute("SELECT side, hash FROM edit_lines WHERE edit_id=? AND trivial=0", (edit_id,)):
+        (added if side == "+" else removed).add(h)
+    return added, removed
+
+
+def edit_landed_in(edit_ts: float, added: set[int], removed: set[int], commits: list[FileCommit]) -> list[str]:
+    """Where an edit landed: by the lines it added, or, for an edit that only deleted, by the
+    lines it removed."""
+    if added:
+        return landed_in(edit_ts, added, commits)
+    return landed_in(edit_ts, removed, commits, removed=True)

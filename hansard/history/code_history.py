@@ -9,14 +9,16 @@ engine, exactly as `hansard why` does.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import time
+from datetime import UTC
 from typing import Any
 
 from hansard import textnorm
 from hansard.attribution import evidence
-from hansard.attribution.landing import FileCommit, file_commits, landed_in
+from hansard.attribution.landing import FileCommit, edit_hashes, edit_landed_in, file_commits
 from hansard.attribution.why import explain, parse_target, resolve_target
 from hansard.errors import InvalidArgument, NotFound, UntilNotAllowed
 from hansard.git.history import path_names
@@ -33,12 +35,12 @@ def parse_until(until: str | None) -> float | None:
     """A time bound: an ISO date-time with offset, or a date (end of that day, UTC)."""
     if until is None:
         return None
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     s = until.strip().replace("Z", "+00:00")
     try:
         if len(s) == 10:
-            return datetime.fromisoformat(s).replace(tzinfo=timezone.utc).timestamp() + 86399
+            return datetime.fromisoformat(s).replace(tzinfo=UTC).timestamp() + 86399
         t = datetime.fromisoformat(s)
     except ValueError:
         raise InvalidArgument(f"until={until!r} is not an ISO date or date-time") from None
@@ -69,10 +71,17 @@ def code_history(db: sqlite3.Connection, path: str, *, symbol: str | None = None
         span_filter = SymbolSpans(db, t.top, symbol, t.rel)
         if not span_filter.exists_now():
             raise NotFound(f"no symbol {symbol!r} in {t.rel}")
+        span_filter.trace(commits)
         commits = [c for c in commits if span_filter.commit_touches(c)]
         edits = [e for e in edits if span_filter.edit_touches(e, commits)]
     entries = _session_entries(db, t.top, edits, commits, bound)
-    entries += _revert_entries(commits, entries)
+    reverts = _revert_entries(commits, entries)
+    for r in reverts:
+        for u in r["undoes"]:
+            for s in entries:
+                if any(c["sha"] == u["commit"] for c in s["commits"]):
+                    s.setdefault("reverted_by", []).append(r["commit"])
+    entries += reverts
     entries.sort(key=lambda e: e["sort_time"], reverse=True)
     importers = imported_by(db, t.top, t.rel)
     result = {
@@ -82,6 +91,8 @@ def code_history(db: sqlite3.Connection, path: str, *, symbol: str | None = None
         "imported_by": importers,
         "commit_count": len(commits),
     }
+    if span_filter is not None and len(span_filter.aliases) > 1:
+        result["target"]["formerly"] = [name for name, _ in span_filter.aliases[1:]]
     return fit_budget(result, token_budget, render_tree)
 
 
@@ -102,10 +113,7 @@ def _edits(db: sqlite3.Connection, repo_id: int, names: set[str], bound: float |
         ts = evidence.parse_ts(r["timestamp"])
         if ts is None or (bound is not None and ts > bound):
             continue
-        added = {h for (h,) in db.execute(
-            "SELECT hash FROM edit_lines WHERE edit_id=? AND side='+' AND trivial=0", (r["id"],))}
-        removed = {h for (h,) in db.execute(
-            "SELECT hash FROM edit_lines WHERE edit_id=? AND side='-' AND trivial=0", (r["id"],))}
+        added, removed = edit_hashes(db, r["id"])
         d = dict(r)
         d.update(ts=ts, added=added, removed=removed)
         out.append(d)
@@ -126,7 +134,7 @@ def _session_entries(db: sqlite3.Connection, top: str, edits: list[dict[str, Any
                 "last_at": e["last_at"], "parent_session_id": e["parent_session_id"],
                 "live": e["session_id"] in live, "edits": [], "commits": [], "undoes": [], "srow": e["srow"],
             }
-        shas = landed_in(e["ts"], e["added"], commits)
+        shas = edit_landed_in(e["ts"], e["added"], e["removed"], commits)
         s["edits"].append({"message_index": e["message_index"], "tool_call_id": e["call_id"], "tool": e["tool"],
                            "path": e["rel_path"], "timestamp": e["timestamp"], "commits": shas})
         for sha in shas:
@@ -176,43 +184,95 @@ def _revert_entries(commits: list[FileCommit], sessions: list[dict[str, Any]]) -
 
 class SymbolSpans:
     """Where a symbol was, in each version of the file, so history can be narrowed to the
-    edits and commits whose changed lines fell inside it at that time."""
+    edits and commits whose changed lines fell inside it at that time. The symbol is followed
+    as it moves within the file (its span is looked up by name in every version) and through
+    renames: when a commit introduces the name and its parent has no such symbol, the parent's
+    symbol of the same kind with the most similar body is the same symbol under its old name."""
+
+    RENAME_SIMILARITY = 0.6
 
     def __init__(self, db: sqlite3.Connection, top: str, name: str, rel: str) -> None:
         from hansard.history import symbols as sym
 
         self.db, self.top, self.name, self.rel, self.sym = db, top, name, rel, sym
-        self._cache: dict[tuple[str, str], tuple[int, int] | None] = {}
+        self._cache: dict[tuple[str, str], bytes | None] = {}
+        # (name, valid until this commit time): the newest name is valid for ever.
+        self.aliases: list[tuple[str, float]] = [(name, float("inf"))]
 
-    def span_in(self, source: bytes, path: str) -> tuple[int, int] | None:
-        lang = self.sym.language_for(path)
-        if lang is None:
-            return None
-        found = self.sym.find(self.sym.cached_symbols(self.db, self.sym.blob_id(source), lang, source), self.name)
-        return (found[0].start_line, found[0].end_line) if found else None
-
-    def exists_now(self) -> bool:
-        p = os.path.join(self.top, self.rel)
-        try:
-            with open(p, "rb") as fh:
-                return self.span_in(fh.read(), self.rel) is not None
-        except OSError:
-            return False
-
-    def span_at(self, sha: str, path: str) -> tuple[int, int] | None:
+    def _source(self, sha: str, path: str) -> bytes | None:
         key = (sha, path)
         if key not in self._cache:
             try:
-                src = git(["show", f"{sha}:{path}"], self.top)
+                self._cache[key] = git(["show", f"{sha}:{path}"], self.top)
             except Exception:  # noqa: BLE001 - a missing blob just means no span
-                src = None
-            self._cache[key] = self.span_in(src, path) if src is not None else None
+                self._cache[key] = None
         return self._cache[key]
+
+    def _symbols(self, source: bytes, path: str) -> list[Any]:
+        lang = self.sym.language_for(path)
+        if lang is None:
+            return []
+        return self.sym.cached_symbols(self.db, self.sym.blob_id(source), lang, source)
+
+    def span_in(self, source: bytes, path: str, name: str) -> tuple[int, int] | None:
+        found = self.sym.find(self._symbols(source, path), name)
+        return (found[0].start_line, found[0].end_line) if found else None
+
+    def name_at(self, t: float) -> str:
+        for name, until in reversed(self.aliases):
+            if t <= until:
+                return name
+        return self.name
+
+    def exists_now(self) -> bool:
+        try:
+            with open(os.path.join(self.top, self.rel), "rb") as fh:
+                return self.span_in(fh.read(), self.rel, self.name) is not None
+        except OSError:
+            return False
+
+    def trace(self, commits: list[FileCommit]) -> None:
+        """Walk the file's history newest first and record renames of the symbol."""
+        name = self.name
+        ordered = sorted(commits, key=lambda c: c.committer_time, reverse=True)
+        for i, c in enumerate(ordered):
+            src = self._source(c.sha, c.path)
+            if src is None:
+                continue
+            found = self.sym.find(self._symbols(src, c.path), name)
+            if not found:
+                continue
+            parent = ordered[i + 1] if i + 1 < len(ordered) else None
+            if parent is None:
+                break
+            psrc = self._source(parent.sha, parent.path)
+            if psrc is None or self.sym.find(self._symbols(psrc, parent.path), name):
+                continue
+            old = self._renamed_from(found[0], src, psrc, parent.path)
+            if old is None:
+                break  # the symbol was born in this commit
+            self.aliases.append((old, float(c.committer_time) - 1))
+            name = old
+
+    def _renamed_from(self, now: Any, src: bytes, psrc: bytes, ppath: str) -> str | None:
+        from hansard.attribution.why import similarity
+
+        body = "\n".join(textnorm.split_lines(src.decode("utf-8", "replace"))[now.start_line: now.end_line])
+        plines = textnorm.split_lines(psrc.decode("utf-8", "replace"))
+        best: tuple[float, str] | None = None
+        for cand in self._symbols(psrc, ppath):
+            if cand.kind != now.kind:
+                continue
+            sim = similarity(body, "\n".join(plines[cand.start_line: cand.end_line]), self.RENAME_SIMILARITY)
+            if sim >= self.RENAME_SIMILARITY and (best is None or sim > best[0]):
+                best = (sim, cand.name)
+        return best[1] if best else None
 
     def commit_touches(self, c: FileCommit) -> bool:
         from hansard.attribution.why import cached_diff
 
-        span = self.span_at(c.sha, c.path)
+        src = self._source(c.sha, c.path)
+        span = self.span_in(src, c.path, self.name_at(c.committer_time)) if src is not None else None
         if span is None:
             return False
         diff = cached_diff(self.db, self.top, c.sha, c.path)
@@ -227,24 +287,46 @@ class SymbolSpans:
     def edit_touches(self, e: dict[str, Any], commits: list[FileCommit]) -> bool:
         from hansard.store.codec import unpack
 
-        row = self.db.execute("SELECT after_text FROM edits WHERE id=?", (e["id"],)).fetchone()
+        # The edit may itself be the rename: any name the symbol had at its time or later.
+        names = [n for n, until in self.aliases if until >= e["ts"]]
+        row = self.db.execute("SELECT after_text, hunks FROM edits WHERE id=?", (e["id"],)).fetchone()
         after = unpack(row["after_text"]) if row and row["after_text"] else None
-        numbers = [n for (n,) in self.db.execute(
-            "SELECT new_lineno FROM edit_lines WHERE edit_id=? AND side='+' AND new_lineno IS NOT NULL", (e["id"],))]
+        numbers = touched_lines(json.loads(row["hunks"] or "[]")) if row else []
         if after is not None and numbers:
-            span = self.span_in(after.encode("utf-8", "surrogatepass"), e["rel_path"])
-            return span is not None and any(span[0] <= n <= span[1] for n in numbers)
-        # No text of the file after the edit: use the version it landed in.
-        for sha in landed_in(e["ts"], e["added"], commits):
+            data = after.encode("utf-8", "surrogatepass")
+            spans = [sp for n in names if (sp := self.span_in(data, e["rel_path"], n)) is not None]
+            return any(sp[0] <= n <= sp[1] for sp in spans for n in numbers)
+        # No text of the file after the edit: look for its lines in the version it landed in.
+        for sha in edit_landed_in(e["ts"], e["added"], e["removed"], commits):
             c = next(c for c in commits if c.sha == sha)
-            span = self.span_at(sha, c.path)
+            src = self._source(sha, c.path)
+            span = self.span_in(src, c.path, self.name_at(c.committer_time)) if src is not None else None
             if span is None:
                 continue
-            src = git(["show", f"{sha}:{c.path}"], self.top).decode("utf-8", "replace")
-            lines = textnorm.split_lines(src)[span[0] - 1: span[1]]
+            lines = textnorm.split_lines(src.decode("utf-8", "replace"))[span[0] - 1: span[1]]
             if {textnorm.line_hash(x) for x in lines} & e["added"]:
                 return True
         return False
+
+
+def touched_lines(hunks: list[list[Any]]) -> list[int]:
+    """Post-edit line numbers an edit changed: its added lines, and for removed lines the
+    lines on either side of where they were."""
+    out: list[int] = []
+    for old_start, old_lines, new_start, new_lines, lines in hunks:
+        if new_start is None:
+            continue
+        ln = new_start
+        for raw in lines:
+            tag = raw[:1]
+            if tag == "+":
+                out.append(ln)
+                ln += 1
+            elif tag == "-":
+                out.extend((max(ln - 1, 1), ln))
+            else:
+                ln += 1
+    return out
 
 
 def imported_by(db: sqlite3.Connection, top: str, rel: str) -> list[dict[str, Any]]:
@@ -289,6 +371,8 @@ def _line_answer(ans: dict[str, Any], token_budget: int) -> dict[str, Any]:
 def render_tree(result: dict[str, Any]) -> str:
     t = result["target"]
     head = t["path"] + (f":{t['line']}" if t.get("line") else "") + (f" ({t['symbol']})" if t.get("symbol") else "")
+    if t.get("formerly"):
+        head += " formerly " + ", ".join(t["formerly"])
     lines = [head]
     entries = result["entries"]
     for i, e in enumerate(entries):
@@ -304,6 +388,8 @@ def render_tree(result: dict[str, Any]) -> str:
                 lines.append(f"{cont}commit {c['sha'][:7]} \"{c['summary'][:60]}\"")
             for u in e.get("undoes", []):
                 lines.append(f"{cont}undoes {u['session_id'][:13]} message {u['message_index']}")
+            for sha in e.get("reverted_by", []):
+                lines.append(f"{cont}reverted by {sha[:7]}")
             tests = e.get("tests")
             if tests:
                 for f in tests["failed_then_fixed"]:

@@ -16,7 +16,7 @@ import sqlite3
 from typing import Any
 
 from hansard.attribution.evidence import parse_ts
-from hansard.attribution.landing import file_commits, landed_in
+from hansard.attribution.landing import edit_hashes, edit_landed_in, file_commits
 from hansard.errors import GitError, NotFound
 from hansard.git import identity
 from hansard.git.run import git_text
@@ -160,9 +160,7 @@ def _landed(db: sqlite3.Connection, session_row: int, top: str, bound: float | N
             ts = parse_ts(e["timestamp"])
             if ts is None:
                 continue
-            added = {h for (h,) in db.execute("SELECT hash FROM edit_lines WHERE edit_id=? AND side='+' AND trivial=0",
-                                                (e["id"],))}
-            out.update(landed_in(ts, added, commits))
+            out.update(edit_landed_in(ts, *edit_hashes(db, e["id"]), commits))
     return out
 
 
@@ -193,14 +191,15 @@ def _commits(db: sqlite3.Connection, s: sqlite3.Row, top: str | None, bound: flo
             key = full or short_sha
             out.setdefault(key, {"sha": key, "summary": m.group(3), "branch": m.group(1), "how": "made_by_session",
                                  "message_index": c["message_index"], "tool_call_id": c["call_id"],
-                                 "in_repository": full is not None})
+                                 "in_repository": full is not None,
+                                 "reachable": full is not None and _reachable(top, full)})
     if top is not None:
         for sha in sorted(_landed(db, s["id"], top, bound)):
             if sha in out:
                 out[sha]["how"] = "made_by_session+edits_landed"
                 continue
             summary = git_text(["log", "-1", "--format=%s", sha], top).strip()
-            out[sha] = {"sha": sha, "summary": summary, "how": "edits_landed", "in_repository": True}
+            out[sha] = {"sha": sha, "summary": summary, "how": "edits_landed", "in_repository": True, "reachable": True}
     return list(out.values())
 
 
@@ -213,6 +212,17 @@ def _verify(top: str | None, sha: str) -> str | None:
         return git_text(["rev-parse", "--verify", "--quiet", f"{sha}^{{commit}}"], top).strip() or None
     except GitError:
         return None
+
+
+def _reachable(top: str | None, sha: str) -> bool:
+    """Is the commit on any branch or tag? An amended or rebased commit still exists as an
+    object for a while, but nothing points at it."""
+    if top is None:
+        return False
+    try:
+        return bool(git_text(["for-each-ref", "--contains", sha, "--count=1", "--format=%(refname)"], top).strip())
+    except GitError:
+        return False
 
 
 def render_tree(result: dict[str, Any]) -> str:
@@ -235,7 +245,8 @@ def render_tree(result: dict[str, Any]) -> str:
     if result["commits"]:
         lines.append("commits")
         for c in result["commits"]:
-            gone = "" if c["in_repository"] else " (no longer in the repository)"
+            gone = "" if c["reachable"] else (" (rewritten: on no branch)" if c["in_repository"]
+                                              else " (not in this repository)")
             lines.append(f"  {c['sha'][:7]} \"{c['summary'][:60]}\" {c['how']}{gone}")
     if result.get("truncated"):
         lines.append(f"({result['truncated']} conversations left out to fit the token budget)")
