@@ -81,3 +81,49 @@ def test_human_lines_and_contents_buffer(repo: Path, monkeypatch: pytest.MonkeyP
     rc, out, _ = run_cli("why", "a.py", "--no-sync", "--json", "--contents", "-", stdin=b"x = 1\nnew = 5\ny = 2\n")
     kinds = [ln["kind"] for ln in json.loads(out)["lines"]]
     assert kinds == ["human", "uncommitted", "human"]
+
+
+def test_sessions_from_another_machine_are_linked_by_a_path_map(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A transcript recorded at /Users/alice/src/upload-service explains lines of the checkout
+    here once `hansard config map` names the new place; before that, nothing is attributed."""
+    from importlib import resources
+
+    from hansard.demo import Story
+
+    story = json.loads(resources.files("hansard").joinpath("demo_data/story.json").read_text())
+    s = Story(tmp_path / "demo")
+    s.run(story["steps"])
+    claude = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    old = "/Users/alice/src/upload-service"
+    for f in claude.rglob("*.jsonl"):
+        f.write_text(f.read_text().replace(str(s.repo), old))
+    codex = Path(os.environ["CODEX_HOME"])
+    for f in codex.rglob("*.jsonl"):
+        f.unlink()
+    monkeypatch.chdir(s.repo)
+    rc, out, _ = run_cli("why", "app/retry.py:10", "--json")
+    assert rc == 0 and json.loads(out)["lines"][0]["kind"] == "human"
+    rc, _, _ = run_cli("config", "map", old, str(s.repo))
+    assert rc == 0
+    run_cli("index")
+    rc, out, _ = run_cli("why", "app/retry.py:10", "--json")
+    line = json.loads(out)["lines"][0]
+    assert line["kind"] == "agent" and line["session_id"] == "4f0f2c6e-9d1b-4c7a-a35e-0c8f5b2d7e11"
+
+
+def test_a_second_clone_is_the_same_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Identity is the root commit: sessions recorded in one clone explain lines in another."""
+    from importlib import resources
+
+    from hansard.demo import Story
+
+    story = json.loads(resources.files("hansard").joinpath("demo_data/story.json").read_text())
+    s = Story(tmp_path / "demo")
+    s.run(story["steps"])
+    run_cli("index")
+    clone = tmp_path / "elsewhere" / "clone"
+    subprocess.run(["git", "clone", "-q", str(s.repo), str(clone)], check=True)
+    monkeypatch.chdir(clone)
+    rc, out, _ = run_cli("why", "app/retry.py:10", "--json")
+    line = json.loads(out)["lines"][0]
+    assert rc == 0 and line["kind"] == "agent" and line["tool_call_id"].startswith("toolu_")
