@@ -218,7 +218,15 @@ class Attributor:
             def support(e: EditRef) -> int:
                 return sum(1 for j in window if self.hashes[j] in e.added)
 
-            chosen[i] = max(quals[i], key=lambda e: (support(e), e.ts, e.edit_id))
+            best = max(support(e) for e in quals[i])
+            tied = [e for e in quals[i] if support(e) == best]
+            if len(tied) > 1:
+                # replaced, as supporting evidence only: an edit that also removed what this
+                # commit removed beats one that merely wrote the same text.
+                replaced = self._replaced_support(self.lines[i], tied)
+                chosen[i] = max(tied, key=lambda e: (replaced.get(e.edit_id, 0), e.ts, e.edit_id))
+            else:
+                chosen[i] = tied[0]
         # 2. trivial lines inherit from the nearest matched line of the same block, if that
         #    same edit also added them.
         inherited: dict[int, EditRef] = {}
@@ -244,6 +252,23 @@ class Attributor:
                 answers[i] = self._agent(b, base_kind, commit, e, rule, conf)
                 continue
             answers[i] = self._unmatched(g, pos, i, chosen, commit, group_has_agent)
+
+    def _replaced_support(self, b: BlameLine, edits: list[EditRef]) -> dict[int, int]:
+        """For each edit: how many non-trivial lines it removed that the line's commit removed."""
+        if b.sha == ZERO:
+            return {}
+        removed_by_commit = {textnorm.line_hash(r) for _, _, rem, _ in self._commit_hunks(b.sha, b.orig_path) for r in rem}
+        if not removed_by_commit:
+            return {}
+        ids = [e.edit_id for e in edits]
+        out: dict[int, int] = {}
+        for eid, h in self.db.execute(
+            f"SELECT edit_id, hash FROM edit_lines WHERE side='-' AND trivial=0 AND edit_id IN ({','.join('?' * len(ids))})",
+            ids,
+        ):
+            if h in removed_by_commit:
+                out[eid] = out.get(eid, 0) + 1
+        return out
 
     def _nearest_matches(self, g: list[int], pos: int, chosen: dict[int, EditRef]) -> list[EditRef]:
         """Matched edits of the closest non-trivial lines above and below, nearest first,
