@@ -1079,9 +1079,11 @@ class CodexWriter:
             transcript=str(self.path)))
 
     def exec(self, cmd: str, *, output: str = "", exit_code: int = 0, workdir: str | None = None,
-             run: Callable[[], None] | None = None) -> str:
+             run: Callable[[], None] | None = None, parsed_cmd: list[dict[str, Any]] | None = None) -> str:
         """``exec_command`` function call + ``exec_command_end`` + output. ``run`` performs the
-        command's side effects on the tree (invisible to patch records)."""
+        command's side effects on the tree (invisible to patch records). ``parsed_cmd`` is what
+        Codex's command parser recorded (e.g. ``[{"type": "read", "cmd": ..., "name": "f.py",
+        "path": "src/f.py"}]`` for ``sed -n '1,80p' src/f.py``); by default ``unknown``."""
         call_id = "call_" + self.ids.b62(24)
         wd = workdir or self.cwd
         self._emit("response_item", {"type": "function_call", "name": "exec_command", "arguments": _dumps(
@@ -1091,7 +1093,7 @@ class CodexWriter:
         ts = self._ts()
         self._emit("event_msg", {"type": "exec_command_end", "call_id": call_id, "process_id": str(self.ids.rng.randint(1000, 99999)),
                                  "turn_id": self.turn_id, "command": ["/bin/bash", "-lc", cmd], "cwd": wd,
-                                 "parsed_cmd": [{"type": "unknown", "cmd": cmd}], "source": "unified_exec_startup",
+                                 "parsed_cmd": parsed_cmd or [{"type": "unknown", "cmd": cmd}], "source": "unified_exec_startup",
                                  "stdout": output, "stderr": "", "aggregated_output": output, "exit_code": exit_code,
                                  "duration": {"secs": 0, "nanos": self.ids.rng.randint(1000, 999999)},
                                  "formatted_output": output, "status": "completed" if exit_code == 0 else "failed"}, ts)
