@@ -119,17 +119,25 @@ def prompt_for(db: sqlite3.Connection, session_id: str, message_index: int | Non
 
 
 def shell_touches(db: sqlite3.Connection, repo_id: int, basename: str, before: float | None) -> bool:
-    """Did a session in this repository run a shell command naming this file (sed -i,
-    cat >, a formatter...)? Such edits are invisible to structured patches, so a line we
-    cannot match may still be an agent's: answer unknown, not human."""
+    """Did a session in this repository run, before ``before``, a shell command that could
+    have written this file (sed -i, cat >, a script naming it)? Such edits are invisible to
+    structured patches, so a line we cannot match may still be an agent's: unknown, not human."""
+    from hansard.shell import SHELL_TOOLS, may_write, shell_command
+
     rows = db.execute(
-        "SELECT t.timestamp FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
-        " WHERE s.repo_id=? AND t.name IN ('Bash','shell','shell_command','exec_command','local_shell_call',"
-        " 'run_shell_command') AND instr(t.input, ?) > 0",
-        (repo_id, basename),
+        "SELECT t.timestamp, t.input FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
+        f" WHERE s.repo_id=? AND t.name IN ({','.join('?' * len(SHELL_TOOLS))}) AND instr(t.input, ?) > 0",
+        (repo_id, *SHELL_TOOLS, basename),
     ).fetchall()
-    for (ts,) in rows:
+    for ts, raw in rows:
         t = parse_ts(ts)
-        if t is not None and (before is None or t < before + 1):
+        if t is None or (before is not None and t >= before + 1):
+            continue
+        try:
+            inp = json.loads(raw or "{}")
+        except ValueError:
+            return True
+        cmd = shell_command(inp) if isinstance(inp, dict) else None
+        if cmd is None or may_write(cmd, basename):
             return True
     return False

@@ -164,7 +164,7 @@ class Attributor:
 
             self.names |= path_names(t.top, t.rel)
         self._texts: dict[int, list[str]] = {}
-        self._shell: bool | None = None
+        self._shell: dict[str, bool] = {}
         self._has_edits: bool | None = None
         self._hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]] = {}
 
@@ -227,16 +227,21 @@ class Attributor:
                 chosen[i] = max(tied, key=lambda e: (replaced.get(e.edit_id, 0), e.ts, e.edit_id))
             else:
                 chosen[i] = tied[0]
-        # 2. trivial lines inherit from the nearest matched line of the same block, if that
-        #    same edit also added them.
+        # 2. trivial lines inherit from the nearest matched line above or below in the same
+        #    block, if that edit also added them. Between two edits' blocks (one appended
+        #    after the other) the separating lines came with the newer edit.
         inherited: dict[int, EditRef] = {}
         for pos, i in enumerate(g):
             if not self.trivial[i] or not quals[i]:
                 continue
-            for e in self._nearest_matches(g, pos, chosen):
-                if any(q.edit_id == e.edit_id for q in quals[i]):
-                    inherited[i] = e
-                    break
+            ids = {q.edit_id for q in quals[i]}
+            near = [e for e in self._nearest_matches(g, pos, chosen) if e.edit_id in ids]
+            if near:
+                inherited[i] = max(near, key=lambda e: (e.ts, e.edit_id))
+        # 3. lines a person changed before committing: similar to a line the edit matched
+        #    around them added. A modified line counts as a neighbour for the next one, so
+        #    a rename across a whole block is followed line by line.
+        modified = self._modified_block(g, chosen)
         group_has_agent = bool(chosen)
         for pos, i in enumerate(g):
             b = self.lines[i]
@@ -251,7 +256,7 @@ class Attributor:
                     conf -= 0.1
                 answers[i] = self._agent(b, base_kind, commit, e, rule, conf)
                 continue
-            answers[i] = self._unmatched(g, pos, i, chosen, commit, group_has_agent)
+            answers[i] = self._unmatched(i, modified.get(i), commit, group_has_agent)
 
     def _replaced_support(self, b: BlameLine, edits: list[EditRef]) -> dict[int, int]:
         """For each edit: how many non-trivial lines it removed that the line's commit removed."""
@@ -297,13 +302,13 @@ class Attributor:
             similarity, later, e.edit_id, e.tool,
         )
 
-    def _unmatched(self, g: list[int], pos: int, i: int, chosen: dict[int, EditRef], commit: str | None,
+    def _unmatched(self, i: int, in_commit: tuple[EditRef, float, str] | None, commit: str | None,
                    group_has_agent: bool) -> LineAnswer:
         b = self.lines[i]
         if b.sha == ZERO:
             return LineAnswer(b.final_line, b.content, "uncommitted", None, rule=None, confidence=0.0)
         if not self.trivial[i]:
-            mod = self._modified_in_commit(g, pos, chosen) or self._modified_later(i)
+            mod = in_commit or self._modified_later(i)
             if mod is not None:
                 e, sim, rule = mod
                 return self._agent(b, "agent_modified", commit, e, rule, round(0.8 * sim, 2), sim)
@@ -319,6 +324,23 @@ class Attributor:
         if edit_id not in self._texts:
             self._texts[edit_id] = evidence.added_texts(self.db, edit_id)
         return self._texts[edit_id]
+
+    def _modified_block(self, g: list[int], chosen: dict[int, EditRef]) -> dict[int, tuple[EditRef, float, str]]:
+        if not chosen:
+            return {}
+        found: dict[int, tuple[EditRef, float, str]] = {}
+        todo = [pos for pos, i in enumerate(g) if i not in chosen and not self.trivial[i]]
+        changed = True
+        while changed and todo:
+            changed = False
+            anchors = {**chosen, **{j: m[0] for j, m in found.items()}}
+            for pos in list(todo):
+                hit = self._modified_in_commit(g, pos, anchors)
+                if hit is not None:
+                    found[g[pos]] = hit
+                    todo.remove(pos)
+                    changed = True
+        return found
 
     def _modified_in_commit(self, g: list[int], pos: int, chosen: dict[int, EditRef]
                             ) -> tuple[EditRef, float, str] | None:
@@ -379,11 +401,12 @@ class Attributor:
         return self._hunks[key]
 
     def _shell_touched(self, sha: str) -> bool:
-        if self._shell is None:
-            self._shell = evidence.shell_touches(
+        """Per commit: only shell commands run before that commit could have written its lines."""
+        if sha not in self._shell:
+            self._shell[sha] = evidence.shell_touches(
                 self.db, self.repo_id, os.path.basename(self.t.rel), self.commit_time(sha)
             )
-        return self._shell
+        return self._shell[sha]
 
 
 def cached_diff(db: sqlite3.Connection, top: str, sha: str, path: str):
@@ -416,16 +439,31 @@ def similarity(a: str, b: str, floor: float = 0.0) -> float:
 def explain(db: sqlite3.Connection, spec: str, *, rev: str | None = None, contents: bytes | None = None,
             cwd: str | None = None) -> dict[str, Any]:
     """The `why` answer for ``PATH[:LINE[-END]]`` as the JSON contract of shared/DESIGN.md."""
-    from hansard.store.resolve import Resolver
-
     path, start, end = parse_target(spec)
     t = resolve_target(path, start, end, cwd=cwd, check_exists=contents is None and rev is None)
     data = file_text(t, rev, contents)
     check_range(t, data)
     bl = run_blame(t, rev, contents)
-    repo_id = Resolver(db).repo_id(t.main_top)
+    repo_id = repo_id_for(db, t.main_top)
     answers = Attributor(db, t, repo_id, bl).answer()
     return render_contract(db, t, rev, bl, answers)
+
+
+def repo_id_for(db: sqlite3.Connection, main_top: str) -> int:
+    """The repository's id, registering it (and linking sessions waiting for it, such as
+    Gemini's, which record only a hash of their project root). A read-only store answers
+    with what it has: an unknown repository has no evidence."""
+    from hansard.store.resolve import Resolver, resolve_pending
+
+    r = Resolver(db)
+    try:
+        rid = r.repo_id(main_top)
+        if r.created:
+            resolve_pending(db)
+        return rid
+    except sqlite3.OperationalError:
+        row = db.execute("SELECT id FROM repos WHERE path=?", (main_top,)).fetchone()
+        return row[0] if row else -1
 
 
 def render_contract(db: sqlite3.Connection, t: Target, rev: str | None, bl: Blame, answers: list[LineAnswer]

@@ -19,13 +19,12 @@ from typing import Any
 from hansard import textnorm
 from hansard.attribution import evidence
 from hansard.attribution.landing import FileCommit, edit_hashes, edit_landed_in, file_commits
-from hansard.attribution.why import explain, parse_target, resolve_target
+from hansard.attribution.why import explain, parse_target, repo_id_for, resolve_target
 from hansard.errors import InvalidArgument, NotFound, UntilNotAllowed
 from hansard.git.history import path_names
 from hansard.git.run import git, git_text
 from hansard.history.budget import fit_budget
 from hansard.history.sessions import live_sessions, session_tests
-from hansard.store.resolve import Resolver
 
 # Share of an earlier change's lines that a later one must remove to count as undoing it.
 UNDO_SHARE = 0.6
@@ -62,7 +61,7 @@ def code_history(db: sqlite3.Connection, path: str, *, symbol: str | None = None
         raise UntilNotAllowed("until cannot be combined with symbol, which reads the current code")
     bound = parse_until(until)
     t = resolve_target(file, None, None, cwd=base, check_exists=False)
-    repo_id = Resolver(db).repo_id(t.main_top)
+    repo_id = repo_id_for(db, t.main_top)
     names = path_names(t.top, t.rel)
     commits = file_commits(db, t.top, t.rel, until=bound)
     edits = _edits(db, repo_id, names, bound)

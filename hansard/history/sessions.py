@@ -15,24 +15,10 @@ import time
 from typing import Any
 
 from hansard.attribution.evidence import parse_ts
+from hansard.shell import SHELL_TOOLS, shell_command
 
-SHELL_TOOLS = ("Bash", "shell", "shell_command", "exec_command", "local_shell_call", "run_shell_command")
 # A transcript appended within this many seconds, with no end marker, is a live session.
 LIVE_WINDOW_S = 300
-
-
-def shell_command(name: str, inp: dict[str, Any]) -> str | None:
-    """The command line of a shell-like tool call, whatever the provider's argument shape."""
-    for key in ("command", "cmd"):
-        v = inp.get(key)
-        if isinstance(v, str):
-            return v
-        if isinstance(v, list) and all(isinstance(x, str) for x in v):
-            # ["bash", "-lc", "pytest -q"] runs its last argument.
-            if len(v) >= 3 and v[1] in ("-c", "-lc", "-ic"):
-                return v[2]
-            return " ".join(v)
-    return None
 
 
 def shell_calls(db: sqlite3.Connection, session_row: int, until: float | None = None) -> list[dict[str, Any]]:
@@ -52,7 +38,7 @@ def shell_calls(db: sqlite3.Connection, session_row: int, until: float | None = 
             inp = json.loads(r["input"] or "{}")
         except ValueError:
             inp = {}
-        cmd = shell_command(r["name"], inp if isinstance(inp, dict) else {})
+        cmd = shell_command(inp if isinstance(inp, dict) else {})
         if cmd is None:
             continue
         out.append({"call_id": r["call_id"], "command": cmd, "output": r["output"], "exit_code": r["exit_code"],

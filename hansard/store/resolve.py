@@ -25,6 +25,7 @@ class Resolver:
         )
         self._tops: dict[str, tuple[str, str] | None] = {}
         self._repo_ids: dict[str, int] = {}
+        self.created = False  # a repository was registered: unresolved sessions deserve another look
 
     def map_path(self, path: str) -> str:
         for old, new in self.maps:
@@ -57,6 +58,16 @@ class Resolver:
                     (ident.root_commit, ident.remote, main_top),
                 )
                 rid = int(cur.lastrowid or 0)
+                self.created = True
+                # Gemini sessions with only a project hash may belong here: look again.
+                self.db.execute(
+                    "UPDATE sessions SET resolved=0 WHERE repo_id IS NULL AND cwd IS NULL"
+                    " AND json_extract(extra, '$.projectHash') IS NOT NULL"
+                )
+                self.db.execute(
+                    "UPDATE edits SET resolved=0 WHERE repo_id IS NULL"
+                    " AND session_id IN (SELECT id FROM sessions WHERE resolved=0)"
+                )
             else:
                 rid = row[0]
         else:
@@ -120,9 +131,13 @@ def _gemini_project_roots(db: sqlite3.Connection, r: Resolver) -> None:
         return
     import hashlib
 
-    known = {hashlib.sha256(p.encode()).hexdigest(): p for (p,) in db.execute("SELECT path FROM repos")}
-    known.update({hashlib.sha256(p.encode()).hexdigest(): p for (p,) in db.execute(
-        "SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL")})
+    paths = [p for (p,) in db.execute("SELECT path FROM repos")]
+    paths += [p for (p,) in db.execute("SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL")]
+    known: dict[str, str] = {}
+    for p in paths:
+        # Gemini hashes the project root as it saw it, which may be through a symlink.
+        for form in {p, os.path.realpath(p)}:
+            known[hashlib.sha256(form.encode()).hexdigest()] = p
     for row in rows:
         if row["h"] in known:
             db.execute("UPDATE sessions SET cwd=? WHERE id=?", (known[row["h"]], row["id"]))

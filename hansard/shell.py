@@ -1,0 +1,70 @@
+"""Shell commands in transcripts: their text, whatever the provider's argument shape, and
+whether a command could have written a given file.
+
+Edits made through the shell (``sed -i``, ``cat >``, formatters) leave no structured patch, so
+`why` answers ``unknown`` rather than ``human`` for a file a session's shell may have written.
+Reading a file (``cat``, ``sed -n``, ``rg``) is not writing it: commands made only of known
+read-only programs, without redirections into the file, never count.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Any
+
+SHELL_TOOLS = ("Bash", "shell", "shell_command", "exec_command", "local_shell_call", "run_shell_command")
+
+READ_ONLY = frozenset({
+    "cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag", "ack", "ls", "wc", "nl", "file",
+    "stat", "diff", "cmp", "jq", "yq", "bat", "echo", "printf", "pwd", "cd", "tree", "du", "sort", "uniq", "cut", "tr",
+    "which", "type", "true", "false", "test", "[", "realpath", "dirname", "basename", "xxd", "od", "hexdump", "column",
+})
+READ_ONLY_GIT = frozenset({"show", "log", "diff", "status", "blame", "grep", "ls-files", "rev-parse", "branch", "remote"})
+_SEPARATORS = re.compile(r"&&|\|\||[;|\n]")
+
+
+def shell_command(inp: dict[str, Any]) -> str | None:
+    """The command line of a shell-like tool call: Claude ``command``, Codex ``cmd`` or a
+    ``command`` argv list, Gemini ``command``."""
+    for key in ("command", "cmd"):
+        v = inp.get(key)
+        if isinstance(v, str):
+            return v
+        if isinstance(v, list) and all(isinstance(x, str) for x in v):
+            # ["bash", "-lc", "pytest -q"] runs its last argument.
+            if len(v) >= 3 and v[1] in ("-c", "-lc", "-ic"):
+                return v[2]
+            return " ".join(v)
+    return None
+
+
+def may_write(command: str, name: str) -> bool:
+    """Could this command have written a file called ``name``? Conservative: anything that
+    names the file and is not plainly a read is a possible write."""
+    if name not in command:
+        return False
+    for segment in _SEPARATORS.split(command):
+        if name not in segment:
+            continue
+        if ">" in segment.replace("2>&1", "").replace(">&2", "") or "tee " in segment:
+            return True
+        try:
+            words = shlex.split(segment, posix=True)
+        except ValueError:
+            return True
+        while words and "=" in words[0] and not words[0].startswith("-"):
+            words = words[1:]  # FOO=bar cmd ...
+        if not words:
+            continue
+        prog = words[0].rsplit("/", 1)[-1]
+        if prog == "sed" and not any(w.startswith(("-i", "--in-place")) for w in words[1:]):
+            continue
+        if prog == "find" and not any(w in ("-delete", "-exec", "-execdir", "-fprint") for w in words[1:]):
+            continue
+        if prog == "git" and len(words) > 1 and words[1] in READ_ONLY_GIT:
+            continue
+        if prog in READ_ONLY:
+            continue
+        return True
+    return False
