@@ -147,6 +147,8 @@ def why_evidence(ln: dict[str, Any]) -> str:
         "other_path": "unknown: an agent wrote this text, but into another file",
         "trivial": "unknown: too short to be evidence on its own",
         "shell_command": "unknown: a session ran shell commands on this file (invisible to edit records)",
+        "unlinked_session": "unknown: a session wrote this line into a file of this name whose repository is not known"
+                            " here (a removed worktree, or another machine: see `hansard config map`)",
     }.get(rule or "", "unknown: no usable evidence")
 
 

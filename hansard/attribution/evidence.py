@@ -141,3 +141,21 @@ def shell_touches(db: sqlite3.Connection, repo_id: int, basename: str, before: f
         if cmd is None or may_write(cmd, basename):
             return True
     return False
+
+
+def unlinked_hashes(db: sqlite3.Connection, hashes: set[int], basename: str) -> set[int]:
+    """Hashes among ``hashes`` that an applied edit of a file with this name added, where the
+    edit could not be placed in any repository (a deleted worktree, a path from another
+    machine with no `config map`). Such a line may be an agent's: unknown, not human."""
+    out: set[int] = set()
+    hl = list(hashes)
+    for i in range(0, len(hl), CHUNK):
+        part = hl[i:i + CHUNK]
+        for (h,) in db.execute(
+            "SELECT DISTINCT el.hash FROM edit_lines el JOIN edits e ON e.id=el.edit_id"
+            f" WHERE el.side='+' AND el.hash IN ({','.join('?' * len(part))}) AND e.repo_id IS NULL"
+            " AND e.status='applied' AND (e.path=? OR e.path LIKE ?)",
+            (*part, basename, "%/" + basename),
+        ):
+            out.add(h)
+    return out

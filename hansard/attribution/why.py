@@ -163,6 +163,7 @@ class Attributor:
             from hansard.git.history import path_names
 
             self.names |= path_names(t.top, t.rel)
+        self.unlinked = evidence.unlinked_hashes(db, set(self.hashes), os.path.basename(t.rel))
         self._texts: dict[int, list[str]] = {}
         self._shell: dict[str, bool] = {}
         self._has_edits: bool | None = None
@@ -314,6 +315,8 @@ class Attributor:
                 return self._agent(b, "agent_modified", commit, e, rule, round(0.8 * sim, 2), sim)
             if any(self.edits[eid].rel_path not in self.names for eid in self.by_hash.get(self.hashes[i], ())):
                 return LineAnswer(b.final_line, b.content, "unknown", commit, rule="other_path")
+            if self.hashes[i] in self.unlinked:
+                return LineAnswer(b.final_line, b.content, "unknown", commit, rule="unlinked_session")
         elif group_has_agent:
             return LineAnswer(b.final_line, b.content, "unknown", commit, rule="trivial")
         if self._shell_touched(b.sha):
