@@ -118,29 +118,30 @@ def prompt_for(db: sqlite3.Connection, session_id: str, message_index: int | Non
     return (row[0], row[1]) if row else None
 
 
-def shell_touches(db: sqlite3.Connection, repo_id: int, basename: str, before: float | None) -> bool:
-    """Did a session in this repository run, before ``before``, a shell command that could
-    have written this file (sed -i, cat >, a script naming it)? Such edits are invisible to
-    structured patches, so a line we cannot match may still be an agent's: unknown, not human."""
+def first_shell_write(db: sqlite3.Connection, repo_id: int, basename: str) -> float | None:
+    """When a session in this repository first ran a shell command that could have written
+    this file (sed -i, cat >, a script naming it), or None. Such edits are invisible to
+    structured patches, so a line committed after that may still be an agent's: unknown, not
+    human."""
     from hansard.shell import SHELL_TOOLS, may_write, shell_command
 
-    rows = db.execute(
+    first: float | None = None
+    for ts, raw in db.execute(
         "SELECT t.timestamp, t.input FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
         f" WHERE s.repo_id=? AND t.name IN ({','.join('?' * len(SHELL_TOOLS))}) AND instr(t.input, ?) > 0",
         (repo_id, *SHELL_TOOLS, basename),
-    ).fetchall()
-    for ts, raw in rows:
+    ):
         t = parse_ts(ts)
-        if t is None or (before is not None and t >= before + 1):
+        if t is None or (first is not None and t >= first):
             continue
         try:
             inp = json.loads(raw or "{}")
         except ValueError:
-            return True
+            inp = None
         cmd = shell_command(inp) if isinstance(inp, dict) else None
         if cmd is None or may_write(cmd, basename):
-            return True
-    return False
+            first = t
+    return first
 
 
 def unlinked_hashes(db: sqlite3.Connection, hashes: set[int], basename: str) -> set[int]:

@@ -165,7 +165,7 @@ class Attributor:
             self.names |= path_names(t.top, t.rel)
         self.unlinked = evidence.unlinked_hashes(db, set(self.hashes), os.path.basename(t.rel))
         self._texts: dict[int, list[str]] = {}
-        self._shell: dict[str, bool] = {}
+        self._shell: float | None | bool = False  # False: not looked up yet
         self._has_edits: bool | None = None
         self._hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]] = {}
 
@@ -404,12 +404,13 @@ class Attributor:
         return self._hunks[key]
 
     def _shell_touched(self, sha: str) -> bool:
-        """Per commit: only shell commands run before that commit could have written its lines."""
-        if sha not in self._shell:
-            self._shell[sha] = evidence.shell_touches(
-                self.db, self.repo_id, os.path.basename(self.t.rel), self.commit_time(sha)
-            )
-        return self._shell[sha]
+        """Only shell commands run before a commit could have written its lines."""
+        if self._shell is False:
+            self._shell = evidence.first_shell_write(self.db, self.repo_id, os.path.basename(self.t.rel))
+        if self._shell is None:
+            return False
+        bound = self.commit_time(sha)
+        return bound is None or self._shell < bound + CLOCK_SLACK_S
 
 
 def cached_diff(db: sqlite3.Connection, top: str, sha: str, path: str):
