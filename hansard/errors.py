@@ -112,3 +112,22 @@ class GitError(HansardError):
 class ToolTimeout(HansardError):
     code = "tool_timeout"
     exit_code = 19
+
+
+class NaiveDateTime(InvalidArgument):
+    """A date-time without a UTC offset: its zone would have to be guessed."""
+
+    code = "naive_datetime"
+    exit_code = 20
+
+
+class InvalidDate(InvalidArgument):
+    code = "invalid_date"
+    exit_code = 21
+
+
+class InvalidCursor(InvalidArgument):
+    """A `next` cursor that this store did not hand out, or for another session."""
+
+    code = "invalid_cursor"
+    exit_code = 22

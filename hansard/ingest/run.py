@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from hansard.ingest.scanner import Scanner, ScanSummary, index_lock
+from hansard.search.memories import refresh_memories
 from hansard.store.db import transaction
 from hansard.store.resolve import resolve_pending
 
@@ -23,16 +24,23 @@ def index(db: sqlite3.Connection, paths: Iterable[Path] | None = None, *, wait: 
         if not got:
             return None
         started = _now()
+        if db.execute("SELECT 1 FROM sources WHERE redactions < 0 LIMIT 1").fetchone():
+            # Derived rows written before secret redaction existed (migration m021): rebuild
+            # them from the archive once, so that no command serves what they hold.
+            from hansard.ingest.scanner import reindex
+
+            reindex(db)
         summary = Scanner(db, progress).scan(list(paths) if paths else None)
         with transaction(db):
             resolve_pending(db)
             if summary.changed or not db.execute("SELECT 1 FROM runs LIMIT 1").fetchone():
                 db.execute(
                     "INSERT INTO runs (started_at, finished_at, files, records, bytes, skipped, sessions, messages,"
-                    " edits, kind) VALUES (?,?,?,?,?,?,?,?,?,?)",
+                    " edits, kind, redactions) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                     (started, _now(), summary.files, summary.records, summary.bytes, sum(summary.skipped.values()),
-                     summary.sessions, summary.messages, summary.edits, "index"),
+                     summary.sessions, summary.messages, summary.edits, "index", summary.redactions),
                 )
+        refresh_memories(db)  # memory files (CLAUDE.md, AGENTS.md, ...): hansard/search/memories.py
         return summary
 
 

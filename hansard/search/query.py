@@ -1,0 +1,215 @@
+"""User query text -> safe FTS5 expressions. Never raises, whatever the text.
+
+Syntax, kept small on purpose:
+
+- words are terms: ``retry backoff``;
+- ``"a quoted phrase"`` stays a phrase (an unterminated quote runs to the end);
+- ``or`` between two terms makes them alternatives: ``retry or backoff timeout`` is
+  (retry | backoff) and timeout;
+- a leading ``-`` excludes: ``-flaky``, ``-"skip this"``;
+- a trailing ``*`` is a prefix: ``fetch*``.
+
+Every term reaches FTS5 as a quoted string, so no user text is ever FTS5 syntax. A term is
+an *identifier* when it holds ``_ . / : -`` or mixes case or digits inside a word
+(``fetch_data``, ``src/net.py``, ``getUser``): those are also looked up as substrings in
+the trigram index, because unicode61 cuts them into words.
+
+Very common English words are dropped from the terms when anything else is left: they say
+little about which message is meant, and their huge posting lists make OR queries slow.
+Inside a quoted phrase they stay.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+# Words a message "covers" by accident. Kept short: only words that are in most messages.
+STOPWORDS = frozenset(
+    """a an and are as at be but by did do does for from had has have how i if in into is it its
+    me my of on or our so that the their them then there these this to was we were what when
+    where which who why will with you your can could should would""".split()
+)
+
+_TRIM = "()[]{}<>,;!?'`\u201c\u201d\u2018\u2019"
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # what unicode61 keeps as a token (roughly)
+_IDENT_PUNCT = re.compile(r"[_./:\\#@$-]")
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Za-z]\d|\d[A-Za-z]")
+
+
+@dataclass(frozen=True)
+class Term:
+    text: str               # as the user wrote it, trimmed
+    phrase: bool = False    # came from quotes
+    prefix: bool = False    # trailing *
+    identifier: bool = False
+
+    @property
+    def words(self) -> list[str]:
+        return _WORD.findall(self.text)
+
+    def fts(self) -> str | None:
+        """The FTS5 string for this term, or None when unicode61 would see no token."""
+        if not self.words:
+            return None
+        q = '"' + self.text.replace('"', '""') + '"'
+        return q + "*" if self.prefix else q
+
+    def like(self) -> str | None:
+        """A LIKE pattern for the trigram index (substring, case-insensitive), or None
+        when the term is too short for trigrams. ``%`` and ``_`` in the text act as
+        wildcards there; callers re-check hits with :meth:`occurs_in`."""
+        t = self.text.replace("%", "_")
+        if len(t.replace("_", "")) < 3:
+            return None
+        return f"%{t}%"
+
+    def occurs_in(self, text: str) -> bool:
+        return self.text.casefold() in text.casefold()
+
+
+@dataclass
+class Query:
+    raw: str
+    groups: list[list[Term]] = field(default_factory=list)  # AND of ORs
+    exclude: list[Term] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)        # stopwords left out
+
+    @property
+    def empty(self) -> bool:
+        return not self.groups
+
+    def terms(self) -> list[Term]:
+        return [t for g in self.groups for t in g]
+
+    # -- FTS5 expressions ------------------------------------------------------------
+
+    def group_expr(self, i: int) -> str | None:
+        parts = [f for f in (t.fts() for t in self.groups[i]) if f]
+        if not parts:
+            return None
+        return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
+
+    def _not(self) -> str:
+        neg = [f for f in (t.fts() for t in self.exclude) if f]
+        return "".join(f" NOT {n}" for n in neg)
+
+    def fts_all(self) -> str | None:
+        """Every group must match (the 'covers all terms' tier)."""
+        exprs = [e for e in (self.group_expr(i) for i in range(len(self.groups))) if e]
+        if not exprs:
+            return None
+        core = exprs[0] if len(exprs) == 1 else "(" + " AND ".join(exprs) + ")"
+        return core + self._not()
+
+    def fts_any(self) -> str | None:
+        """Any group may match (partial coverage)."""
+        exprs = [e for e in (self.group_expr(i) for i in range(len(self.groups))) if e]
+        if not exprs:
+            return None
+        core = exprs[0] if len(exprs) == 1 else "(" + " OR ".join(exprs) + ")"
+        return core + self._not()
+
+    def fts_exclude(self) -> str | None:
+        neg = [f for f in (t.fts() for t in self.exclude) if f]
+        return " OR ".join(neg) if neg else None
+
+    def identifiers(self) -> list[tuple[int, Term]]:
+        """(group index, term) for every term worth a trigram substring look-up."""
+        return [(i, t) for i, g in enumerate(self.groups) for t in g if t.identifier and t.like()]
+
+    def highlight_words(self) -> list[str]:
+        """Lower-cased words to mark in excerpts."""
+        out: list[str] = []
+        for t in self.terms():
+            if t.identifier:
+                out.append(t.text.casefold())
+            out.extend(w.casefold() for w in t.words)
+        return sorted(set(out), key=len, reverse=True)
+
+
+def _is_identifier(text: str) -> bool:
+    inner = text.strip(".-:")
+    return bool(_IDENT_PUNCT.search(inner) or _CAMEL.search(inner))
+
+
+def _clean(s: str) -> str:
+    s = unicodedata.normalize("NFC", s)
+    # Control characters and NUL would only confuse SQLite's text handling.
+    return "".join(ch if ch.isprintable() or ch in "\t " else " " for ch in s)
+
+
+def _tokens(s: str) -> list[tuple[str, bool, bool]]:
+    """(text, quoted, negated) in order; ``or`` comes back as ("or", False, False) marker."""
+    out: list[tuple[str, bool, bool]] = []
+    i, n = 0, len(s)
+    while i < n:
+        ch = s[i]
+        if ch.isspace():
+            i += 1
+            continue
+        neg = False
+        if ch == "-" and i + 1 < n and not s[i + 1].isspace():
+            neg = True
+            i += 1
+            ch = s[i]
+        if ch == '"':
+            j = s.find('"', i + 1)
+            if j < 0:
+                j = n
+            out.append((s[i + 1:j], True, neg))
+            i = j + 1
+            continue
+        j = i
+        while j < n and not s[j].isspace() and not (s[j] == '"' and j > i):
+            j += 1
+        out.append((s[i:j], False, neg))
+        i = j
+    return out
+
+
+def parse(raw: str | None) -> Query:
+    q = Query(raw or "")
+    text = _clean(raw or "")
+    pending_or = False
+    for tok, quoted, neg in _tokens(text):
+        if not quoted and not neg and tok.lower() == "or":
+            pending_or = bool(q.groups)
+            continue
+        prefix = False
+        if not quoted:
+            tok = tok.strip(_TRIM)
+            while tok.endswith((".", ":")) and len(tok) > 1:
+                tok = tok[:-1]
+            if tok.endswith("*"):
+                tok = tok.rstrip("*")
+                prefix = True
+        tok = " ".join(tok.split())
+        if not tok:
+            continue
+        term = Term(tok, phrase=quoted, prefix=prefix, identifier=_is_identifier(tok) and not quoted or
+                    (quoted and _is_identifier(tok) and " " not in tok))
+        if not term.words and not term.like():
+            continue  # nothing any index could match
+        if neg:
+            q.exclude.append(term)
+            pending_or = False
+            continue
+        if pending_or and q.groups:
+            q.groups[-1].append(term)
+        else:
+            q.groups.append([term])
+        pending_or = False
+    _drop_stopwords(q)
+    return q
+
+
+def _drop_stopwords(q: Query) -> None:
+    def stop(t: Term) -> bool:
+        return not t.phrase and not t.prefix and not t.identifier and t.text.lower() in STOPWORDS
+
+    keep = [g for g in q.groups if not all(stop(t) for t in g)]
+    if keep and len(keep) < len(q.groups):
+        q.dropped = [t.text for g in q.groups if all(stop(t) for t in g) for t in g]
+        q.groups = keep

@@ -1,0 +1,381 @@
+"""search_past_sessions / `hansard history`: keyword search, filters, fields, modes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hansard.errors import InvalidArgument, NaiveDateTime
+from hansard.ingest.run import index, rebuild
+from hansard.search import query as qmod
+from hansard.search.hybrid import rrf
+from hansard.search.keyword import Candidate
+from hansard.search.sessions import cap_answer, search_past_sessions
+from hansard.search.synth import Transcript
+from hansard.store.db import connect
+from tests.helpers import cli_json, run_cli
+
+HIT_FIELDS = {"session_id", "title", "provider", "message_index", "role", "kind", "excerpt", "score", "matched_by",
+              "started_at_local", "timestamp_local"}
+ANSWER_FIELDS = {"query", "mode", "results", "total", "total_exact", "returned", "truncated", "results_omitted",
+                 "indexed_from", "indexed_through", "backfill_complete", "index_built_at", "indexing_paused"}
+
+
+@pytest.fixture(autouse=True)
+def _no_background(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HANSARD_NO_BACKGROUND", "1")
+    for var in ("HANSARD_SESSION_ID", "CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CODEX_SESSION_ID",
+                "GEMINI_SESSION_ID"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def _corpus(folder: Path) -> Path:
+    a = Transcript("sess-alpha", cwd="/work/app", start="2026-03-01T10:00:00")
+    a.user("please add retry with backoff to fetch_data in src/net.py")
+    a.assistant("I will add a capped exponential backoff around the upload call.")
+    a.tool("Bash", {"command": "pytest tests/test_net.py -q"}, "3 passed, 1 failed: test_timeout_zebra")
+    a.tool("Read", {"file_path": "/work/app/src/net.py"}, "def fetch_data(url):\n    return get(url)\n")
+    a.assistant("Committed as [main 4be1c0ffee] Add capped backoff to the upload retry.")
+    a.write(folder)
+    b = Transcript("sess-beta", cwd="/work/other", start="2026-03-05T22:30:00")
+    b.user("why does the kiwi parser crash on empty input")
+    b.assistant("kiwi kiwi kiwi: the kiwi parser reads past the end of the buffer.")
+    b.assistant("the kiwi parser and the mango lexer share the buffer; empty input crashes both.")
+    b.tool("Bash", {"command": "cargo test --package kiwi"}, "test result: ok. 12 passed")
+    b.write(folder)
+    c = Transcript("sess-gamma", cwd="/work/app", start="2026-03-08T09:00:00")
+    c.user("rename the mango helper and update the changelog entry for the release")
+    c.assistant("Done: the helper is renamed.")
+    c.user("rename the mango helper and update the changelog entry for the release")  # a re-sent prompt
+    c.assistant("Renamed again and updated the changelog entry for release 2.")
+    c.write(folder)
+    return folder
+
+
+@pytest.fixture
+def db(tmp_path: Path):
+    d = connect()
+    index(d, [_corpus(tmp_path / "t")])
+    return d
+
+
+def _ids(ans: dict) -> list[tuple[str, int]]:
+    return [(h["session_id"], h["message_index"]) for h in ans["results"]]
+
+
+# -- fields -------------------------------------------------------------------------
+
+
+def test_every_answer_and_hit_field(db) -> None:
+    ans = search_past_sessions(db, "backoff retry fetch_data", limit=5)
+    assert ANSWER_FIELDS <= set(ans)
+    assert ans["mode"] == "keyword" and "mode_notice" not in ans
+    assert ans["returned"] == len(ans["results"]) >= 1
+    h = ans["results"][0]
+    assert HIT_FIELDS <= set(h)
+    assert (h["session_id"], h["message_index"]) == ("sess-alpha", 0)
+    assert h["matched_by"] == "keyword" and h["provider"] == "claude_code" and h["role"] == "user"
+    assert "«retry»" in h["excerpt"] and "«backoff»" in h["excerpt"]
+    assert h["started_at_local"] == "2026-03-01T10:00:07+00:00"  # TZ=UTC in tests: offset still shown
+    assert ans["indexed_through"] and ans["indexed_from"] and ans["backfill_complete"] is True
+    assert ans["index_built_at"] and ans["indexing_paused"] is False
+
+
+def test_started_at_local_carries_the_local_offset(db, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TZ", "Asia/Kolkata")
+    time.tzset()
+    try:
+        h = search_past_sessions(db, "kiwi crash empty input")["results"][0]
+        assert h["started_at_local"].endswith("+05:30")
+        assert h["started_at_local"].startswith("2026-03-06T04:00")  # 22:30:07Z + 5:30
+    finally:
+        monkeypatch.setenv("TZ", "UTC")
+        time.tzset()
+
+
+def test_indexed_through_on_an_empty_answer(db, tmp_path: Path) -> None:
+    ans = search_past_sessions(db, "nothingmatchesthisword")
+    assert ans["results"] == [] and ans["total"] == 0 and ans["returned"] == 0
+    assert ans["indexed_through"].startswith("2026-03-08") and ans["backfill_complete"] is True
+    # A store with nothing indexed yet says so.
+    import os
+
+    os.environ["HANSARD_HOME"] = str(tmp_path / "fresh")
+    empty = search_past_sessions(connect(), "anything")
+    assert empty["indexed_through"] is None and empty["backfill_complete"] is False and empty["results"] == []
+
+
+# -- query syntax and ranking ---------------------------------------------------------
+
+
+def test_all_terms_rank_above_some(db) -> None:
+    # sess-beta #1 repeats "kiwi" four times (high bm25 for kiwi alone); #2 covers both terms.
+    ans = search_past_sessions(db, "kiwi mango", hits_per_session=3, limit=10)
+    ranked = _ids(ans)
+    assert ranked.index(("sess-beta", 2)) < ranked.index(("sess-beta", 1))
+    top = ans["results"][0]
+    assert (top["session_id"], top["message_index"]) == ("sess-beta", 2)
+
+
+def test_phrase_or_and_exclusion(db) -> None:
+    assert ("sess-beta", 2) in _ids(search_past_sessions(db, '"mango lexer"', hits_per_session=5))
+    assert _ids(search_past_sessions(db, '"lexer mango"')) == []
+    either = {s for s, _ in _ids(search_past_sessions(db, "zebra or lexer", limit=10))}
+    assert either == {"sess-alpha", "sess-beta"}
+    no_kiwi = _ids(search_past_sessions(db, "buffer -kiwi", hits_per_session=5))
+    assert ("sess-beta", 1) not in no_kiwi and ("sess-beta", 2) not in no_kiwi
+
+
+def test_identifiers_and_paths_are_found(db) -> None:
+    for q in ("fetch_data", "src/net.py", "etch_dat", "test_net.py", "4be1c0ffee"):
+        ans = search_past_sessions(db, q, hits_per_session=5)
+        assert any(h["session_id"] == "sess-alpha" for h in ans["results"]), q
+
+
+def test_tool_inputs_and_outputs_are_searchable(db) -> None:
+    out = search_past_sessions(db, "test_timeout_zebra")["results"]
+    assert out and out[0]["role"] == "tool"
+    cmd = search_past_sessions(db, "cargo package", roles=["assistant"])["results"]
+    assert cmd and cmd[0]["kind"] == "tool_use" and cmd[0]["session_id"] == "sess-beta"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(max_size=60))
+def test_raw_user_text_never_raises(db, text: str) -> None:
+    ans = search_past_sessions(db, text, limit=3)
+    assert isinstance(ans["results"], list)
+    q = qmod.parse(text)
+    for expr in (q.fts_all(), q.fts_any(), q.fts_exclude()):
+        if expr:
+            db.execute("SELECT COUNT(*) FROM messages_fts WHERE messages_fts MATCH ?", (expr,)).fetchone()
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.sampled_from(['"', "-", "*", "or", "OR", "AND", "NOT", "NEAR(", ")", "(", ":", "^", "fetch_data",
+                                 "a.b/c", "-\"x", "{", "}", "é", "\x00", "--", "**"]), max_size=8))
+def test_fts_operators_in_user_text_never_raise(db, parts: list[str]) -> None:
+    search_past_sessions(db, " ".join(parts))
+    search_past_sessions(db, "".join(parts))
+
+
+# -- filters --------------------------------------------------------------------------
+
+
+def test_roles_provider_tool_command_file_commit(db) -> None:
+    users = search_past_sessions(db, "mango", roles="user", limit=10)["results"]
+    assert users and all(h["role"] == "user" for h in users)
+    assert search_past_sessions(db, "mango", provider="codex")["results"] == []
+    assert search_past_sessions(db, "mango", provider="claude")["results"]
+    shell = search_past_sessions(db, "passed", tool="Bash", hits_per_session=5, limit=10)["results"]
+    assert shell and all(h["kind"] in ("tool_use", "tool_result") for h in shell)
+    assert search_past_sessions(db, "passed", tool="shell", limit=10)["results"]  # alias
+    cargo = search_past_sessions(db, "passed", command="cargo test", limit=10)["results"]
+    assert {h["session_id"] for h in cargo} == {"sess-beta"}
+    by_file = search_past_sessions(db, "backoff", file="src/net.py", limit=10)["results"]
+    assert {h["session_id"] for h in by_file} == {"sess-alpha"}
+    assert search_past_sessions(db, "kiwi", file="src/net.py")["results"] == []
+    by_commit = search_past_sessions(db, "backoff", commit="4be1c0f")["results"]
+    assert {h["session_id"] for h in by_commit} == {"sess-alpha"}
+    with pytest.raises(InvalidArgument):
+        search_past_sessions(db, "x", commit="not-a-sha")
+    with pytest.raises(InvalidArgument):
+        search_past_sessions(db, "x", roles="robot")
+
+
+def test_since_until_dates_cover_the_local_day(db, monkeypatch: pytest.MonkeyPatch) -> None:
+    # sess-beta runs at 2026-03-05T22:30Z: on the 5th in UTC, on the 6th in Tokyo (+09:00).
+    assert search_past_sessions(db, "kiwi", since="2026-03-05", until="2026-03-05")["results"]
+    monkeypatch.setenv("TZ", "Asia/Tokyo")
+    time.tzset()
+    try:
+        assert search_past_sessions(db, "kiwi", since="2026-03-05", until="2026-03-05")["results"] == []
+        assert search_past_sessions(db, "kiwi", since="2026-03-06", until="2026-03-06")["results"]
+    finally:
+        monkeypatch.setenv("TZ", "UTC")
+        time.tzset()
+    assert search_past_sessions(db, "kiwi", since="2026-03-05T23:30:00+01:00")["results"]
+    assert search_past_sessions(db, "kiwi", until="2026-03-05T23:00:00+01:00")["results"] == []
+    assert search_past_sessions(db, "kiwi", until="2026-03-05T22:30:07Z")["results"]  # until is inclusive
+
+
+def test_naive_datetime_is_refused(db) -> None:
+    with pytest.raises(NaiveDateTime) as exc:
+        search_past_sessions(db, "kiwi", since="2026-03-05T10:00:00")
+    assert exc.value.code == "naive_datetime" and "UTC offset" in exc.value.message
+    code, out, err = run_cli("history", "kiwi", "--until", "2026-03-05 10:00", "--no-sync", "--json")
+    assert code == 20 and json.loads(out)["error"]["code"] == "naive_datetime"
+    code, _, err = run_cli("history", "kiwi", "--since", "yesterday", "--no-sync")
+    assert code == 21 and "invalid_date" in err
+
+
+def test_calling_conversation_is_excluded(db, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert {h["session_id"] for h in search_past_sessions(db, "mango", limit=10)["results"]} == {"sess-beta", "sess-gamma"}
+    ans = search_past_sessions(db, "mango", limit=10, exclude_session_id="sess-gamma")
+    assert {h["session_id"] for h in ans["results"]} == {"sess-beta"} and ans["excluded_session_id"] == "sess-gamma"
+    monkeypatch.setenv("CLAUDE_SESSION_ID", "sess-beta")
+    out = cli_json("history", "mango", "--no-sync")
+    assert {h["session_id"] for h in out["results"]} == {"sess-gamma"}
+    out = cli_json("history", "mango", "--no-sync", "--include-current")
+    assert {h["session_id"] for h in out["results"]} == {"sess-beta", "sess-gamma"}
+
+
+def test_subagents_web_and_team_flags_are_accepted(samples: Path) -> None:
+    db = connect()
+    index(db, [samples / "claude-code"])
+    sub = db.execute("SELECT session_id FROM sessions WHERE parent_session_id IS NOT NULL LIMIT 1").fetchone()[0]
+    q = db.execute("SELECT text FROM messages m JOIN sessions s ON s.id=m.session_id WHERE s.session_id=?"
+                   " AND m.role='assistant' AND length(text) > 20 LIMIT 1", (sub,)).fetchone()[0]
+    words = " ".join(q.split()[:4])
+    without = {h["session_id"] for h in search_past_sessions(db, words, limit=20)["results"]}
+    with_sub = {h["session_id"] for h in search_past_sessions(db, words, include_subagents=True, limit=20)["results"]}
+    assert sub not in without and sub in with_sub
+    ans = search_past_sessions(db, words, include_web_chats=True, include_team_sessions=True, team="core")
+    assert ans["results"] == []  # no team sessions exist yet
+
+
+# -- grouping, limits, size ------------------------------------------------------------
+
+
+def test_hits_per_session_and_more_hits(db) -> None:
+    one = search_past_sessions(db, "kiwi", limit=10)
+    beta = [h for h in one["results"] if h["session_id"] == "sess-beta"]
+    assert len(beta) == 1 and beta[0]["more_hits"]
+    assert all(set(m) == {"message_index", "role"} for m in beta[0]["more_hits"])
+    three = search_past_sessions(db, "kiwi", hits_per_session=3, limit=10)
+    assert len([h for h in three["results"] if h["session_id"] == "sess-beta"]) == 3
+    assert search_past_sessions(db, "kiwi", hits_per_session=99)["results"]  # clamped to 5
+    assert len(search_past_sessions(db, "the", limit=50)["results"]) <= 20
+    with pytest.raises(InvalidArgument):
+        search_past_sessions(db, "kiwi", limit=0)
+
+
+def test_group_revisions(db) -> None:
+    grouped = search_past_sessions(db, "rename mango helper changelog", hits_per_session=5)
+    g = [h for h in grouped["results"] if h["role"] == "user"]
+    assert len(g) == 1 and g[0]["revisions"] == [0, 2] and g[0]["latest_revision"] == 2
+    flat = search_past_sessions(db, "rename mango helper changelog", hits_per_session=5, group_revisions=False)
+    assert sorted(h["message_index"] for h in flat["results"] if h["role"] == "user") == [0, 2]
+    assert all("revisions" not in h for h in flat["results"])
+
+
+def test_size_cap_drops_hits_and_counts_them(db) -> None:
+    ans = search_past_sessions(db, "kiwi or mango or backoff", limit=10)
+    n = ans["returned"]
+    capped = cap_answer(json.loads(json.dumps(ans)), 1500)
+    assert capped["results_omitted"] >= 1 and capped["returned"] == n - capped["results_omitted"]
+    assert capped["truncated"] is True and len(json.dumps(capped)) < len(json.dumps(ans))
+    assert capped["results"] == ans["results"][: capped["returned"]]
+
+
+def test_empty_query_lists_recent_messages(db) -> None:
+    ans = search_past_sessions(db, "", limit=3)
+    assert [h["session_id"] for h in ans["results"]] == ["sess-gamma", "sess-beta", "sess-alpha"]
+    assert all(h["matched_by"] == "filter" for h in ans["results"])
+    assert search_past_sessions(db, "   ***  ")["notice"]
+
+
+# -- index upkeep -------------------------------------------------------------------------
+
+
+def test_fts_follows_rereads_and_reindex(db, tmp_path: Path) -> None:
+    f = tmp_path / "t" / "sess-beta.jsonl"
+    lines = f.read_bytes().splitlines(keepends=True)
+    f.write_bytes(b"".join(lines[:1]))  # shrunk: re-read, derived rows replaced
+    index(db, [tmp_path / "t"])
+    assert all(h["session_id"] != "sess-beta" for h in search_past_sessions(db, "mango lexer")["results"])
+    assert search_past_sessions(db, "kiwi parser crash")["results"]
+    rebuild(db)
+    assert search_past_sessions(db, "kiwi parser crash")["results"]
+    assert db.execute("INSERT INTO messages_fts(messages_fts) VALUES ('integrity-check')") is not None
+
+
+# -- modes ---------------------------------------------------------------------------------
+
+
+class HashEmbedder:
+    """A tiny stand-in embedder: bag of hashed words."""
+
+    id = "test-hash-64"
+    dim = 64
+
+    def embed(self, texts: list[str]):
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), np.float32)
+        for i, t in enumerate(texts):
+            for w in t.lower().split():
+                out[i, hash(w.strip(".,:;!?")) % self.dim] += 1.0
+        n = np.linalg.norm(out, axis=1, keepdims=True)
+        n[n == 0] = 1
+        return out / n
+
+
+def test_meaning_without_a_model_falls_back_to_keyword(db, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HANSARD_EMBEDDER", "none")
+    from hansard.search import meaning
+
+    meaning._EMBEDDER.clear()
+    for mode in ("meaning", "hybrid"):
+        ans = search_past_sessions(db, "kiwi parser", mode=mode)
+        assert ans["mode"] == "keyword" and ans["requested_mode"] == mode
+        assert "meaning search skipped" in ans["mode_notice"] and ans["results"]
+    meaning._EMBEDDER.clear()
+
+
+def test_meaning_and_hybrid_with_an_embedder(db) -> None:
+    pytest.importorskip("numpy")
+    from hansard.search.meaning import build_vectors, pending
+
+    emb = HashEmbedder()
+    ans = search_past_sessions(db, "kiwi parser", mode="meaning", embedder=emb)
+    assert ans["mode"] == "keyword" and "not built yet" in ans["mode_notice"]
+    counts = build_vectors(db, emb, batch=3)
+    assert counts["messages"] >= 8 and counts["reused"] >= 1  # the re-sent prompt is embedded once
+    done, total = pending(db, emb.id)
+    assert done == total
+    m = search_past_sessions(db, "kiwi parser empty input", mode="meaning", embedder=emb)
+    assert m["mode"] == "meaning" and "mode_notice" not in m
+    assert m["results"][0]["matched_by"] == "meaning" and 0 < m["results"][0]["similarity"] <= 1
+    h = search_past_sessions(db, "kiwi parser", mode="hybrid", embedder=emb, limit=10)
+    assert h["mode"] == "hybrid" and {x["matched_by"] for x in h["results"]} >= {"both"}
+    assert all("similarity" in x for x in h["results"] if x["matched_by"] in ("both", "meaning"))
+    # filters apply to meaning hits too
+    assert all(x["session_id"] != "sess-beta" for x in search_past_sessions(
+        db, "kiwi parser", mode="meaning", embedder=emb, exclude_session_id="sess-beta")["results"])
+
+
+def test_rrf_prefers_agreement() -> None:
+    kw = [Candidate(1), Candidate(2), Candidate(3)]
+    fused = rrf(kw, [(3, 0.9), (4, 0.8)])
+    order = [c.id for c, _, _ in fused]
+    assert order[0] == 3 and dict((c.id, how) for c, how, _ in fused) == {1: "keyword", 2: "keyword", 3: "both",
+                                                                           4: "meaning"}
+
+
+# -- CLI --------------------------------------------------------------------------------
+
+
+def test_cli_history_text_and_json(db) -> None:
+    out = cli_json("history", "kiwi", "parser", "--no-sync", "--hits-per-session", "2")
+    assert out["results"][0]["session_id"] == "sess-beta"
+    code, text, _ = run_cli("history", "kiwi", "--no-sync")
+    assert code == 0 and "sess-beta" in text and "«kiwi»" in text and "matches [keyword]" in text
+    code, text, _ = run_cli("history", "nothingmatches", "--no-sync")
+    assert code == 0 and "no matching messages" in text and "index holds" in text
+
+
+def test_real_samples_are_searchable(samples: Path, tmp_path: Path) -> None:
+    db = connect()
+    index(db, [samples])
+    ans = search_past_sessions(db, "goconst constant", limit=3)
+    assert ans["results"][0]["session_id"] == "9515e689-053a-429c-b970-137413d99b44"
+    assert search_past_sessions(db, "compactContentTypeText", provider="claude_code")["results"]
+    gem = search_past_sessions(db, "hello bob", provider="gemini", limit=5)["results"]
+    assert gem and all(h["provider"] == "gemini" for h in gem)
+    shutil.rmtree(tmp_path, ignore_errors=True)
