@@ -67,3 +67,39 @@ def _section_for(out: str, path: str) -> str | None:
         if first.endswith(" b/" + path):
             return sec
     return None
+
+
+def read_blobs(top: str, blob_ids: list[str]) -> dict[str, bytes]:
+    """Many blobs in one `git cat-file --batch` process instead of one `git show` each."""
+    import subprocess
+
+    from hansard.git.run import _FORCED, git_env
+
+    if not blob_ids:
+        return {}
+    proc = subprocess.run(["git", *_FORCED, "cat-file", "--batch"], cwd=top, input=("\n".join(blob_ids) + "\n").encode(),
+                          capture_output=True, env=git_env(), timeout=300)
+    out: dict[str, bytes] = {}
+    data, pos = proc.stdout, 0
+    for bid in blob_ids:
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            break
+        header = data[pos:nl].split()
+        pos = nl + 1
+        if len(header) < 3 or header[1] == b"missing":
+            continue
+        size = int(header[2])
+        out[bid] = data[pos:pos + size]
+        pos += size + 1
+    return out
+
+
+def file_log(top: str, path: str, rev: str = "HEAD", *, patches: bool = False) -> str:
+    """`git log --follow` of one file, one record per commit starting with NUL: header fields
+    separated by US, then `--raw` lines (blob ids, status, names) and, with ``patches``, the
+    zero-context diff."""
+    args = ["log", "--follow", "-M", "--raw", "--no-abbrev", "--format=%x00%H%x1f%P%x1f%ct%x1f%an%x1f%s"]
+    if patches:
+        args += ["-p", "-U0", "--no-ext-diff"]
+    return git_text([*args, rev, "--", path], top)

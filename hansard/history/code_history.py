@@ -21,8 +21,7 @@ from hansard.attribution import evidence
 from hansard.attribution.landing import FileCommit, edit_hashes, edit_landed_in, file_commits
 from hansard.attribution.why import explain, parse_target, repo_id_for, resolve_target
 from hansard.errors import InvalidArgument, NotFound, UntilNotAllowed
-from hansard.git.history import path_names
-from hansard.git.run import git, git_text
+from hansard.git.run import git_text
 from hansard.history.budget import fit_budget
 from hansard.history.sessions import live_sessions, session_tests
 
@@ -62,8 +61,9 @@ def code_history(db: sqlite3.Connection, path: str, *, symbol: str | None = None
     bound = parse_until(until)
     t = resolve_target(file, None, None, cwd=base, check_exists=False)
     repo_id = repo_id_for(db, t.main_top)
-    names = path_names(t.top, t.rel)
-    commits = file_commits(db, t.top, t.rel, until=bound)
+    all_commits = file_commits(db, t.top, t.rel)
+    names = {t.rel} | {c.path for c in all_commits} | {c.old_path for c in all_commits if c.old_path}
+    commits = [c for c in all_commits if bound is None or c.committer_time <= bound]
     edits = _edits(db, repo_id, names, bound)
     span_filter = None
     if symbol:
@@ -92,7 +92,15 @@ def code_history(db: sqlite3.Connection, path: str, *, symbol: str | None = None
     }
     if span_filter is not None and len(span_filter.aliases) > 1:
         result["target"]["formerly"] = [name for name, _ in span_filter.aliases[1:]]
-    return fit_budget(result, token_budget, render_tree)
+
+    def add_tests(entry: dict[str, Any]) -> None:
+        srow = entry.pop("srow", None)
+        if srow is not None:
+            tests = session_tests(db, srow, bound)
+            if tests["failed_then_fixed"] or tests["still_failing"]:
+                entry["tests"] = {"failed_then_fixed": tests["failed_then_fixed"], "still_failing": tests["still_failing"]}
+
+    return fit_budget(result, token_budget, render_tree, enrich=add_tests)
 
 
 # -- evidence gathering ------------------------------------------------------------------
@@ -140,20 +148,19 @@ def _session_entries(db: sqlite3.Connection, top: str, edits: list[dict[str, Any
             if sha not in [c["sha"] for c in s["commits"]]:
                 c = by_sha[sha]
                 s["commits"].append({"sha": sha, "summary": c.summary, "committed_at": _iso(c.committer_time)})
-    # Edits that undo an earlier session's edit (they remove most of what it added).
+    # Edits that undo an earlier session's edit: they take out most of what it added and put
+    # back what it removed (for a pure addition: add next to nothing). A follow-up that
+    # rewrites the same lines differently is not an undo.
     ordered = sorted(edits, key=lambda e: e["ts"])
     for i, later in enumerate(ordered):
         for earlier in ordered[:i]:
-            if earlier["added"] and len(later["removed"] & earlier["added"]) >= UNDO_SHARE * len(earlier["added"]):
+            if undoes(later["added"], later["removed"], earlier["added"], earlier["removed"]):
                 sessions[later["session_id"]]["undoes"].append({
                     "session_id": earlier["session_id"], "message_index": earlier["message_index"],
                     "tool_call_id": earlier["call_id"], "by_message_index": later["message_index"],
                 })
     out = []
     for s in sessions.values():
-        tests = session_tests(db, s.pop("srow"), bound)
-        if tests["failed_then_fixed"] or tests["still_failing"]:
-            s["tests"] = tests
         if not s["undoes"]:
             s.pop("undoes")
         s["last_edit_at"] = max(e["timestamp"] or "" for e in s["edits"])
@@ -168,10 +175,7 @@ def _revert_entries(commits: list[FileCommit], sessions: list[dict[str, Any]]) -
     out = []
     ordered = sorted(commits, key=lambda c: c.committer_time)
     for i, c in enumerate(ordered):
-        undone = [
-            p for p in ordered[:i]
-            if p.sha in linked and p.added and len(c.removed & p.added) >= UNDO_SHARE * len(p.added)
-        ]
+        undone = [p for p in ordered[:i] if p.sha in linked and undoes(c.added, c.removed, p.added, p.removed)]
         if not c.is_revert and not undone:
             continue
         entry = {"kind": "revert", "commit": c.sha, "summary": c.summary, "committed_at": _iso(c.committer_time),
@@ -181,12 +185,25 @@ def _revert_entries(commits: list[FileCommit], sessions: list[dict[str, Any]]) -
     return out
 
 
+def undoes(added: set[int], removed: set[int], earlier_added: set[int], earlier_removed: set[int]) -> bool:
+    """Does a change (added, removed) undo an earlier one? It removes most of what the earlier
+    change added, and what it adds is mostly what the earlier change removed."""
+    if not earlier_added or len(removed & earlier_added) < UNDO_SHARE * len(earlier_added):
+        return False
+    if not earlier_removed:
+        return len(added) <= 1
+    return len(added & earlier_removed) >= UNDO_SHARE * max(len(added), 1)
+
+
 class SymbolSpans:
     """Where a symbol was, in each version of the file, so history can be narrowed to the
     edits and commits whose changed lines fell inside it at that time. The symbol is followed
     as it moves within the file (its span is looked up by name in every version) and through
     renames: when a commit introduces the name and its parent has no such symbol, the parent's
-    symbol of the same kind with the most similar body is the same symbol under its old name."""
+    symbol of the same kind with the most similar body is the same symbol under its old name.
+
+    Versions are read by blob id: symbols come from the cache keyed by blob id, and the blobs
+    the cache lacks are read in one `git cat-file --batch`."""
 
     RENAME_SIMILARITY = 0.6
 
@@ -194,27 +211,44 @@ class SymbolSpans:
         from hansard.history import symbols as sym
 
         self.db, self.top, self.name, self.rel, self.sym = db, top, name, rel, sym
-        self._cache: dict[tuple[str, str], bytes | None] = {}
+        self._blobs: dict[str, bytes] = {}
         # (name, valid until this commit time): the newest name is valid for ever.
         self.aliases: list[tuple[str, float]] = [(name, float("inf"))]
 
-    def _source(self, sha: str, path: str) -> bytes | None:
-        key = (sha, path)
-        if key not in self._cache:
-            try:
-                self._cache[key] = git(["show", f"{sha}:{path}"], self.top)
-            except Exception:  # noqa: BLE001 - a missing blob just means no span
-                self._cache[key] = None
-        return self._cache[key]
+    def prefetch(self, commits: list[FileCommit]) -> None:
+        from hansard.git.history import read_blobs
+        from hansard.store import symbol_cache
 
-    def _symbols(self, source: bytes, path: str) -> list[Any]:
+        want = []
+        for c in commits:
+            lang = self.sym.language_for(c.path)
+            if c.blob and lang and c.blob not in self._blobs and symbol_cache.get(
+                    self.db, c.blob, lang, self.sym.ANALYZER_VERSION) is None:
+                want.append(c.blob)
+        self._blobs.update(read_blobs(self.top, sorted(set(want))))
+
+    def _text(self, blob: str) -> bytes | None:
+        if blob not in self._blobs:
+            from hansard.git.history import read_blobs
+
+            self._blobs.update(read_blobs(self.top, [blob]))
+        return self._blobs.get(blob)
+
+    def _symbols(self, blob: str | None, path: str) -> list[Any]:
         lang = self.sym.language_for(path)
-        if lang is None:
+        if lang is None or not blob:
             return []
-        return self.sym.cached_symbols(self.db, self.sym.blob_id(source), lang, source)
+        return self.sym.cached_symbols(self.db, blob, lang, lambda: self._text(blob))
+
+    def _span(self, blob: str | None, path: str, name: str) -> tuple[int, int] | None:
+        found = self.sym.find(self._symbols(blob, path), name)
+        return (found[0].start_line, found[0].end_line) if found else None
 
     def span_in(self, source: bytes, path: str, name: str) -> tuple[int, int] | None:
-        found = self.sym.find(self._symbols(source, path), name)
+        lang = self.sym.language_for(path)
+        if lang is None:
+            return None
+        found = self.sym.find(self.sym.cached_symbols(self.db, self.sym.blob_id(source), lang, source), name)
         return (found[0].start_line, found[0].end_line) if found else None
 
     def name_at(self, t: float) -> str:
@@ -232,34 +266,33 @@ class SymbolSpans:
 
     def trace(self, commits: list[FileCommit]) -> None:
         """Walk the file's history newest first and record renames of the symbol."""
+        self.prefetch(commits)
         name = self.name
-        ordered = sorted(commits, key=lambda c: c.committer_time, reverse=True)
-        for i, c in enumerate(ordered):
-            src = self._source(c.sha, c.path)
-            if src is None:
-                continue
-            found = self.sym.find(self._symbols(src, c.path), name)
+        for i, c in enumerate(commits):
+            found = self.sym.find(self._symbols(c.blob, c.path), name)
             if not found:
                 continue
-            parent = ordered[i + 1] if i + 1 < len(ordered) else None
+            parent = commits[i + 1] if i + 1 < len(commits) else None
             if parent is None:
                 break
-            psrc = self._source(parent.sha, parent.path)
-            if psrc is None or self.sym.find(self._symbols(psrc, parent.path), name):
+            if self.sym.find(self._symbols(parent.blob, parent.path), name):
                 continue
-            old = self._renamed_from(found[0], src, psrc, parent.path)
+            old = self._renamed_from(found[0], c, parent)
             if old is None:
                 break  # the symbol was born in this commit
             self.aliases.append((old, float(c.committer_time) - 1))
             name = old
 
-    def _renamed_from(self, now: Any, src: bytes, psrc: bytes, ppath: str) -> str | None:
+    def _renamed_from(self, now: Any, c: FileCommit, parent: FileCommit) -> str | None:
         from hansard.attribution.why import similarity
 
+        src, psrc = self._text(c.blob or ""), self._text(parent.blob or "")
+        if src is None or psrc is None:
+            return None
         body = "\n".join(textnorm.split_lines(src.decode("utf-8", "replace"))[now.start_line: now.end_line])
         plines = textnorm.split_lines(psrc.decode("utf-8", "replace"))
         best: tuple[float, str] | None = None
-        for cand in self._symbols(psrc, ppath):
+        for cand in self._symbols(parent.blob, parent.path):
             if cand.kind != now.kind:
                 continue
             sim = similarity(body, "\n".join(plines[cand.start_line: cand.end_line]), self.RENAME_SIMILARITY)
@@ -270,8 +303,7 @@ class SymbolSpans:
     def commit_touches(self, c: FileCommit) -> bool:
         from hansard.attribution.why import cached_diff
 
-        src = self._source(c.sha, c.path)
-        span = self.span_in(src, c.path, self.name_at(c.committer_time)) if src is not None else None
+        span = self._span(c.blob, c.path, self.name_at(c.committer_time))
         if span is None:
             return False
         diff = cached_diff(self.db, self.top, c.sha, c.path)
@@ -296,11 +328,12 @@ class SymbolSpans:
             spans = [sp for n in names if (sp := self.span_in(data, e["rel_path"], n)) is not None]
             return any(sp[0] <= n <= sp[1] for sp in spans for n in numbers)
         # No text of the file after the edit: look for its lines in the version it landed in.
+        by_sha = {c.sha: c for c in commits}
         for sha in edit_landed_in(e["ts"], e["added"], e["removed"], commits):
-            c = next(c for c in commits if c.sha == sha)
-            src = self._source(sha, c.path)
-            span = self.span_in(src, c.path, self.name_at(c.committer_time)) if src is not None else None
-            if span is None:
+            c = by_sha[sha]
+            span = self._span(c.blob, c.path, self.name_at(c.committer_time))
+            src = self._text(c.blob) if span is not None and c.blob else None
+            if span is None or src is None:
                 continue
             lines = textnorm.split_lines(src.decode("utf-8", "replace"))[span[0] - 1: span[1]]
             if {textnorm.line_hash(x) for x in lines} & e["added"]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from hansard.history import treesitter
@@ -220,7 +220,8 @@ def find(syms: Iterable[Symbol], name: str) -> list[Symbol]:
 # -- cache -----------------------------------------------------------------------------
 
 
-def cached_analysis(db: sqlite3.Connection, blob_id: str, lang: str | None, source: bytes) -> Analysis:
+def cached_analysis(db: sqlite3.Connection, blob_id: str, lang: str | None,
+                    source: bytes | Callable[[], bytes | None]) -> Analysis:
     """``analyze`` through the ``symbol_cache`` table, keyed by (blob id, language,
     ANALYZER_VERSION). Never raises for analysis problems: an unsupported language or a
     broken query gives an empty Analysis with ``reason``. A read-only or older store just
@@ -237,6 +238,10 @@ def cached_analysis(db: sqlite3.Connection, blob_id: str, lang: str | None, sour
             tuple(Import(i[0], i[1], tuple(i[2]), i[3]) for i in imps),
             reason,
         )
+    if callable(source):  # read the blob only on a cache miss
+        source = source()
+        if source is None:
+            return Analysis((), (), "unreadable")
     try:
         result = analyze(source, lang)
     except AnalyzerError as exc:
@@ -251,7 +256,8 @@ def cached_analysis(db: sqlite3.Connection, blob_id: str, lang: str | None, sour
     return result
 
 
-def cached_symbols(db: sqlite3.Connection, blob_id: str, lang: str | None, source: bytes) -> list[Symbol]:
+def cached_symbols(db: sqlite3.Connection, blob_id: str, lang: str | None,
+                   source: bytes | Callable[[], bytes | None]) -> list[Symbol]:
     """``symbols`` through the cache (see ``cached_analysis``)."""
     return list(cached_analysis(db, blob_id, lang, source).symbols)
 
