@@ -417,9 +417,17 @@ def status(opts: ServeOptions) -> dict[str, Any]:
     }
 
 
+# The refresh starts after the client's first requests have been answered: indexing competes
+# for the GIL and both cores, and would otherwise slow the handshake and `tools/list`.
+INDEX_DELAY_S = 3.0
+
+
 def serve(opts: ServeOptions) -> None:
     """Run over stdio. The index is refreshed in a background thread so that no call waits on it."""
-    threading.Thread(target=_background_index, name="hansard-index", daemon=True).start()
+    timer = threading.Timer(INDEX_DELAY_S, _background_index)
+    timer.daemon = True
+    timer.name = "hansard-index"
+    timer.start()
     build_server(opts).run()
 
 
