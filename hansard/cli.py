@@ -397,8 +397,44 @@ def cmd_demo(a: argparse.Namespace) -> int:
 # -- parser ---------------------------------------------------------------------------
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, given a width so that it does not import shutil (~15 ms) just to
+    ask for the terminal size on every run."""
+
+    def __init__(self, prog: str) -> None:
+        import os
+
+        try:
+            width = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns
+        except (ValueError, OSError):
+            width = 80
+        super().__init__(prog, width=max(width - 2, 40))
+
+
+class _Parser(argparse.ArgumentParser):
+    """Every parser and subparser uses ``_Formatter`` (subparsers are built with the root's class)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
+
+class _Skipped:
+    """Stands in for the parser of a command that is not being run: adding its arguments
+    costs nothing (editors call `hansard why` once per file; every millisecond counts)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *a, **k: self
+
+
+_COMMANDS = frozenset({"index", "reindex", "status", "sessions", "show", "config", "why", "log", "context", "history",
+                       "memory", "embed", "mcp", "audit", "doctor", "demo"})
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole CLI, or, with ``only``, just the command about to run (same behaviour, less
+    start-up work)."""
+    p = _Parser(
         prog="hansard",
         description="Code history and blame for code that coding agents write.",
     )
@@ -406,6 +442,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     def add(name: str, fn: Callable[[argparse.Namespace], int], help: str) -> argparse.ArgumentParser:
+        if only is not None and name != only:
+            return _Skipped()  # type: ignore[return-value]
         sp = sub.add_parser(name, help=help, description=help)
         sp.set_defaults(fn=fn)
         return sp
@@ -546,7 +584,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    first = next((a for a in args if not a.startswith("-")), None)
+    parser = build_parser(first if first in _COMMANDS else None)
     ns = parser.parse_args(args)
     if not getattr(ns, "fn", None):
         parser.print_help()
