@@ -219,3 +219,226 @@ def m003_commit_cache() -> str:
         ) WITHOUT ROWID;
         """
     )
+
+
+@migration
+def m004_search() -> str:
+    return (
+        """
+        -- Keyword search over every message: prose, tool-call summaries and tool output
+        -- (tool results are messages). External content: the text is stored once, in
+        -- messages, and the triggers below keep the index in step with every insert,
+        -- update and delete the writer makes (a re-read deletes and re-inserts rows).
+        CREATE VIRTUAL TABLE messages_fts USING fts5(
+            text, content='messages', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+        );
+        -- unicode61 splits identifiers and paths into words (`fetch_data` -> fetch, data)
+        -- and cannot find part of a word (`ch_da`, `UserName` in `getUserNameById`). A
+        -- trigram index answers `LIKE '%fetch_data%'` for those. detail=none keeps it
+        -- small: SQLite re-checks each LIKE candidate against the stored text. Messages
+        -- over 32 KiB (whole-file reads, long logs) stay out of it; unicode61 still has them.
+        CREATE VIRTUAL TABLE messages_tri USING fts5(
+            text, content='messages', content_rowid='id', tokenize='trigram', detail='none'
+        );
+        -- Tool inputs in full (every command-line argument, edit strings, paths), which the
+        -- tool_use message only summarises. Outputs are searched through their tool_result
+        -- messages, so they are not indexed twice.
+        CREATE VIRTUAL TABLE tool_calls_fts USING fts5(
+            name, input, content='tool_calls', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+        );
+
+        CREATE TRIGGER messages_fts_ai AFTER INSERT ON messages BEGIN
+            INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+            INSERT INTO messages_tri(rowid, text) SELECT new.id, new.text WHERE length(new.text) <= 32768;
+        END;
+        CREATE TRIGGER messages_fts_ad AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO messages_tri(messages_tri, rowid, text)
+                SELECT 'delete', old.id, old.text WHERE length(old.text) <= 32768;
+        END;
+        CREATE TRIGGER messages_fts_au AFTER UPDATE OF text ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO messages_tri(messages_tri, rowid, text)
+                SELECT 'delete', old.id, old.text WHERE length(old.text) <= 32768;
+            INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+            INSERT INTO messages_tri(rowid, text) SELECT new.id, new.text WHERE length(new.text) <= 32768;
+        END;
+        CREATE TRIGGER tool_calls_fts_ai AFTER INSERT ON tool_calls BEGIN
+            INSERT INTO tool_calls_fts(rowid, name, input) VALUES (new.id, new.name, new.input);
+        END;
+        CREATE TRIGGER tool_calls_fts_ad AFTER DELETE ON tool_calls BEGIN
+            INSERT INTO tool_calls_fts(tool_calls_fts, rowid, name, input) VALUES ('delete', old.id, old.name, old.input);
+        END;
+        CREATE TRIGGER tool_calls_fts_au AFTER UPDATE OF name, input ON tool_calls BEGIN
+            INSERT INTO tool_calls_fts(tool_calls_fts, rowid, name, input) VALUES ('delete', old.id, old.name, old.input);
+            INSERT INTO tool_calls_fts(rowid, name, input) VALUES (new.id, new.name, new.input);
+        END;
+
+        -- A store indexed before this migration: index what it already holds.
+        INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+        INSERT INTO messages_tri(rowid, text) SELECT id, text FROM messages WHERE length(text) <= 32768;
+        INSERT INTO tool_calls_fts(tool_calls_fts) VALUES ('rebuild');
+
+        -- `tool` and `command` filters look up a session's calls by name; ranking finds the
+        -- calls of a candidate message.
+        CREATE INDEX tool_calls_session_name ON tool_calls(session_id, name);
+        CREATE INDEX tool_calls_message ON tool_calls(message_id);
+        -- The `file` filter: sessions that edited a path, by its repo-relative form.
+        CREATE INDEX edits_rel_path ON edits(rel_path);
+        """
+    )
+
+
+@migration
+def m005_memories() -> str:
+    return (
+        """
+        -- One row per guidance file agents read (CLAUDE.md, AGENTS.md, GEMINI.md, Claude's
+        -- auto memory). Read-only mirror: hansard never edits, merges or deletes them.
+        CREATE TABLE memories (
+            id INTEGER PRIMARY KEY,
+            memory_id TEXT NOT NULL UNIQUE,   -- public id: stable hash of the path
+            path TEXT NOT NULL UNIQUE,        -- absolute path of the file
+            kind TEXT NOT NULL,               -- claude_md|claude_local|claude_rules|claude_auto_memory|agents_md|agents_override|gemini_md
+            source TEXT NOT NULL,             -- the provider that reads it: claude_code|codex|gemini
+            scope TEXT NOT NULL,              -- global | project | unkeyed (auto memory of an unknown project)
+            repo_id INTEGER REFERENCES repos(id),  -- project scope: whose guidance it is, when known
+            root TEXT,                        -- project scope: the checkout's top folder
+            rel_path TEXT,                    -- path inside that folder
+            title TEXT,
+            version_id INTEGER,               -- the current text: memory_versions.id
+            mtime_ns INTEGER, size INTEGER,   -- cheap change check before re-reading
+            missing INTEGER NOT NULL DEFAULT 0,  -- the file is gone; its versions stay
+            first_seen TEXT, last_seen TEXT
+        );
+        CREATE INDEX memories_repo ON memories(repo_id);
+        -- Every text a memory file ever had: files change, and earlier guidance explains
+        -- earlier sessions.
+        CREATE TABLE memory_versions (
+            id INTEGER PRIMARY KEY,
+            memory INTEGER NOT NULL REFERENCES memories(id),
+            sha256 TEXT NOT NULL,
+            text TEXT NOT NULL,
+            seen_at TEXT NOT NULL,
+            UNIQUE (memory, sha256)
+        );
+        -- Search reads the current version only (joined through memories.version_id);
+        -- the index holds all, which is small.
+        CREATE VIRTUAL TABLE memory_fts USING fts5(
+            text, content='memory_versions', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER memory_fts_ai AFTER INSERT ON memory_versions BEGIN
+            INSERT INTO memory_fts(rowid, text) VALUES (new.id, new.text);
+        END;
+        CREATE TRIGGER memory_fts_ad AFTER DELETE ON memory_versions BEGIN
+            INSERT INTO memory_fts(memory_fts, rowid, text) VALUES ('delete', old.id, old.text);
+        END;
+        -- Project folders looked through for memory files, so the full walk (git ls-files)
+        -- runs now and then, not on every `index`.
+        CREATE TABLE memory_roots (
+            path TEXT PRIMARY KEY,
+            repo_id INTEGER,
+            scanned_at REAL NOT NULL          -- unix time of the last full look
+        );
+        """
+    )
+
+
+@migration
+def m006_vectors() -> str:
+    return (
+        """
+        -- Meaning search (optional extra). One embedding per distinct text and model, keyed
+        -- by a hash of the text: a re-read message or a reindex (new row ids) costs no new
+        -- embedding. float16, L2-normalised. Built in the background, in batches; keyword
+        -- search never waits for it.
+        CREATE TABLE vectors (
+            model TEXT NOT NULL,              -- embedder id, including its weights' hash
+            text_hash BLOB NOT NULL,          -- blake2b-16 of the embedded text
+            vector BLOB NOT NULL,
+            PRIMARY KEY (model, text_hash)
+        ) WITHOUT ROWID;
+        -- Which text each message was embedded as. Deleted with its message.
+        CREATE TABLE message_vectors (
+            message_id INTEGER PRIMARY KEY,   -- messages.id
+            text_hash BLOB NOT NULL
+        );
+        CREATE TRIGGER message_vectors_ad AFTER DELETE ON messages BEGIN
+            DELETE FROM message_vectors WHERE message_id = old.id;
+        END;
+        -- A message whose text changed (Gemini re-appends) is embedded again: the builder
+        -- steps back to it.
+        CREATE TRIGGER message_vectors_au AFTER UPDATE OF text ON messages BEGIN
+            DELETE FROM message_vectors WHERE message_id = old.id;
+            UPDATE vector_progress SET through_id = old.id - 1 WHERE through_id >= old.id;
+        END;
+        -- How far the background builder got, per model: every eligible message with
+        -- messages.id <= through_id has a vector. Rows above it are waiting.
+        CREATE TABLE vector_progress (
+            model TEXT PRIMARY KEY,
+            through_id INTEGER NOT NULL DEFAULT 0,
+            updated_at TEXT
+        );
+        """
+    )
+
+
+@migration
+def m010_symbol_cache() -> str:
+    return (
+        """
+        -- What the tree-sitter analyzers found in one blob (hansard/history/symbols.py).
+        -- A blob id names content exactly, so a row never goes stale; bumping
+        -- ANALYZER_VERSION makes new rows and old ones are never read again. Derived, but
+        -- not from the archive: reindex need not touch it.
+        CREATE TABLE symbol_cache (
+            blob_id TEXT NOT NULL,            -- git blob id (what `git hash-object` prints)
+            lang TEXT NOT NULL,               -- analyzer language: python, typescript, tsx, go, ...
+            analyzer_version INTEGER NOT NULL,
+            symbols TEXT NOT NULL,            -- JSON [[name, kind, start, end, short_name, parent]]
+            imports TEXT NOT NULL,            -- JSON [[module, line, [names], kind]]
+            reason TEXT,                      -- why nothing was found (too_large), else NULL
+            PRIMARY KEY (blob_id, lang, analyzer_version)
+        ) WITHOUT ROWID;
+        """
+    )
+
+
+@migration
+def m020_audit() -> str:
+    return (
+        """
+        -- One row per MCP tool call: who asked, what happened, how long it took. The query
+        -- text is kept only when the user opted in (`hansard mcp serve --audit-queries`).
+        CREATE TABLE audit (
+            id INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            caller TEXT,                   -- the calling session, when known
+            outcome TEXT NOT NULL,         -- answered | refused | failed
+            error_code TEXT,
+            duration_ms REAL NOT NULL,
+            result_count INTEGER,
+            query TEXT
+        );
+        CREATE INDEX audit_at ON audit(at DESC);
+        """
+    )
+
+
+@migration
+def m021_redactions() -> str:
+    return (
+        """
+        -- Secrets withheld from the derived tables (hansard/redact.py), per source file (for
+        -- its current generation) and per index run; `status` reports the total. The archive
+        -- keeps the original bytes. -1: the source was indexed before redaction existed, so
+        -- its derived rows may hold secrets; the next `hansard index` rebuilds them from the
+        -- archive (ingest/run.py).
+        ALTER TABLE sources ADD COLUMN redactions INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE runs ADD COLUMN redactions INTEGER;
+        UPDATE sources SET redactions = -1
+            WHERE id IN (SELECT source_id FROM messages UNION SELECT source_id FROM tool_calls
+                         UNION SELECT source_id FROM edits UNION SELECT source_id FROM sessions);
+        """
+    )
