@@ -55,9 +55,10 @@ def capture(db: sqlite3.Connection, session_id: str | None, message_type: str, s
             archive(db, source_id, generation, raw)
             state_row = db.execute("SELECT parser_state FROM sources WHERE id=?", (source_id,)).fetchone()
             parser = PROVIDER.new_parser(path, json.loads(state_row[0]) if state_row[0] else None)
-            Writer(db, source_id, "capture").apply(parser.feed(raw), offset)
-            db.execute("UPDATE sources SET \"offset\"=?, parser_state=? WHERE id=?",
-                       (offset + len(raw.data) + 1, json.dumps(parser.state()), source_id))
+            writer = Writer(db, source_id, "capture")
+            writer.apply(parser.feed(raw), offset)
+            db.execute("UPDATE sources SET \"offset\"=?, parser_state=?, redactions=redactions+? WHERE id=?",
+                       (offset + len(raw.data) + 1, json.dumps(parser.state()), writer.counts["redactions"], source_id))
             idx = db.execute("SELECT message_index FROM messages WHERE provider='capture' AND key=?", (cap_id,)).fetchone()[0]
         else:
             idx = dup[0]

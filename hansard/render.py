@@ -17,6 +17,8 @@ def index_summary(s: dict[str, Any], verb: str = "Indexed") -> str:
         f" {s['bytes'] / 1e6:.1f} MB): {s['sessions']} sessions touched, {s['messages']} messages,"
         f" {s['edits']} edits"
     ]
+    if s.get("redactions"):
+        lines.append(f"redacted {s['redactions']} secrets (kept only in the raw archive)")
     if s["skipped"]:
         total = sum(s["skipped"].values())
         reasons = ", ".join(f"{k} {v}" for k, v in sorted(s["skipped"].items(), key=lambda kv: -kv[1]))
@@ -35,6 +37,8 @@ def status(d: dict[str, Any]) -> str:
         f" {c['edits']} edits ({c['applied_edits']} applied), {c['repos']} repositories"
     )
     out.append(f"covers       {d['indexed_from'] or '-'} .. {d['indexed_through'] or '-'}")
+    if c.get("redactions"):
+        out.append(f"redacted     {c['redactions']} secrets withheld (the raw archive keeps them: `hansard show --raw`)")
     if d["skipped"]:
         out.append("skipped      " + ", ".join(f"{k} {v}" for k, v in d["skipped"].items()))
     if d["last_run"]:

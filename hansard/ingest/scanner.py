@@ -46,6 +46,7 @@ class ScanSummary:
     messages: int = 0
     edits: int = 0
     tool_calls: int = 0
+    redactions: int = 0  # secrets withheld from the derived tables (hansard/redact.py)
     skipped: dict[str, int] = field(default_factory=dict)
 
     def skip(self, reason: str, n: int = 1) -> None:
@@ -228,8 +229,12 @@ class Scanner:
             (inode, seen_size, mtime, end, generation, orjson.dumps(parser.state()).decode(),
              _head_hash(path, end) if end else None, _now(), source_id),
         )
+        # -1 (indexed before redaction existed) stays until `index` rebuilds the source.
+        self.db.execute("UPDATE sources SET redactions=CASE WHEN redactions < 0 THEN redactions ELSE redactions + ? END"
+                        " WHERE id=?", (writer.counts["redactions"], source_id))
         s = self.summary
         s.bytes += nbytes
+        s.redactions += writer.counts["redactions"]
         s.messages += writer.counts["messages"]
         s.edits += writer.counts["edits"]
         s.tool_calls += writer.counts["tool_calls"]
@@ -260,6 +265,7 @@ def clear_source(db: sqlite3.Connection, source_id: int) -> None:
     db.execute("DELETE FROM edit_lines WHERE edit_id IN (SELECT id FROM edits WHERE source_id=?)", (source_id,))
     for table in ("edits", "tool_calls", "steps", "messages", "leaf_titles", "skips"):
         db.execute(f"DELETE FROM {table} WHERE source_id=?", (source_id,))
+    db.execute("UPDATE sources SET redactions=0 WHERE id=?", (source_id,))
     for sid in sessions:
         left = db.execute("SELECT MAX(message_index) FROM messages WHERE session_id=?", (sid,)).fetchone()[0]
         if left is None:
@@ -292,8 +298,10 @@ def reindex(db: sqlite3.Connection) -> ScanSummary:
                 summary.records += 1
                 last = rec.offset
             writer.apply(parser.finish(), last)
-            db.execute("UPDATE sources SET parser_state=? WHERE id=?", (orjson.dumps(parser.state()).decode(), src["id"]))
+            db.execute("UPDATE sources SET parser_state=?, redactions=? WHERE id=?",
+                       (orjson.dumps(parser.state()).decode(), writer.counts["redactions"], src["id"]))
             summary.files += 1
+            summary.redactions += writer.counts["redactions"]
             summary.messages += writer.counts["messages"]
             summary.edits += writer.counts["edits"]
             summary.sessions += len(writer.touched_sessions)

@@ -112,9 +112,13 @@ def migrate(db: sqlite3.Connection, *, readonly: bool = False) -> None:
         script = f"BEGIN IMMEDIATE;\n{fn()}\nINSERT INTO _migrations VALUES ('{fn.__name__}', {time.time()});\nCOMMIT;"
         try:
             db.executescript(script)
-        except BaseException:
+        except BaseException as exc:
             if db.in_transaction:
                 db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.OperationalError) and db.execute(
+                "SELECT 1 FROM _migrations WHERE name=?", (fn.__name__,)
+            ).fetchone():
+                continue  # another process (a second indexer, the MCP server) applied it while we waited
             raise
 
 

@@ -33,6 +33,8 @@ def status(db: sqlite3.Connection) -> dict[str, Any]:
             "edits": one("SELECT COUNT(*) FROM edits"),
             "applied_edits": one("SELECT COUNT(*) FROM edits WHERE status='applied'"),
             "raw_records": one("SELECT COUNT(*) FROM raw_records"),
+            # Secrets withheld from everything above (the archive keeps them): hansard/redact.py
+            "redactions": one("SELECT COALESCE(SUM(MAX(redactions, 0)), 0) FROM sources"),
             "repos": one("SELECT COUNT(*) FROM repos"),
         },
         "skipped": skips,

@@ -1,6 +1,9 @@
 """Applying parser items to the derived tables.
 
-Always true after ``apply``: a fact read twice is stored once. Messages are unique per
+Always true after ``apply``: a fact read twice is stored once. Every text stored here has
+passed through ``hansard.redact`` (secrets become ``[REDACTED:<rule>]``; the raw archive keeps
+the original), except the line hashes in ``edit_lines``, which are computed from the original
+lines so that matching agent edits to committed code still works. Messages are unique per
 (provider, key), tool calls per (provider, call_id), edits per (provider, call_id, seq). A
 message that already belongs to another session is a replayed prefix: it is not copied, and
 the replaying session records ``resumed_from``. message_index is assigned here, in arrival
@@ -28,6 +31,7 @@ from hansard.models import (
     ToolCallItem,
     ToolResultItem,
 )
+from hansard.redact import redact, redact_lines, redact_value, remember_clean, unchanged_lines_only
 from hansard.store.codec import pack
 
 # Title ranks: a summary record names the session it points into.
@@ -38,6 +42,28 @@ PROMPT_CHARS = 2000
 _KEEP_FIRST = ("cwd", "started_at", "parent_session_id", "agent_id", "spawn_call_id", "git_commit",
                "git_remote", "resumed_from")
 _KEEP_LAST = ("git_branch", "version")
+_INT64 = 1 << 63
+
+
+def _int64(v: int | None) -> int | None:
+    """An integer SQLite can store, else None: a transcript can state any number (an exit
+    code of 20 digits, a u64 line number), and one bad value must not fail the whole file."""
+    return v if v is None or -_INT64 <= v < _INT64 else None
+
+
+def _json(value: Any) -> str:
+    """JSON text for a tool input, steps or hunks. orjson refuses nesting deeper than 255 and
+    integers over 64 bits, both legal in a transcript: the stdlib writes those, and a value
+    nested deeper than Python can recurse becomes a marker (the archive keeps the bytes)."""
+    try:
+        return orjson.dumps(value, default=str).decode()
+    except TypeError:
+        import json
+
+        try:
+            return json.dumps(value, default=str, ensure_ascii=False)
+        except (RecursionError, ValueError) as exc:
+            return orjson.dumps({"_unserialisable": type(exc).__name__}).decode()
 
 
 class Writer:
@@ -48,9 +74,18 @@ class Writer:
         self.source_id = source_id
         self.provider = provider
         self._sessions: dict[str, int] = {}
-        self.counts = {"messages": 0, "edits": 0, "tool_calls": 0, "skipped": 0}
+        self.counts = {"messages": 0, "edits": 0, "tool_calls": 0, "skipped": 0, "redactions": 0}
         self.skip_reasons: dict[str, int] = {}
         self.touched_sessions: set[int] = set()
+
+    # -- redaction ------------------------------------------------------------------
+
+    def _clean(self, text: str | None) -> tuple[str | None, int]:
+        """``text`` with its secrets withheld, and how many."""
+        return redact(text) if text and isinstance(text, str) else (text, 0)
+
+    def _clean_value(self, value: Any) -> tuple[Any, int]:
+        return redact_value(value)
 
     # -- sessions -------------------------------------------------------------------
 
@@ -79,8 +114,12 @@ class Writer:
             (sid,),
         ).fetchone()
         sets: dict[str, Any] = {}
+        red = 0
         for f in _KEEP_FIRST:
             v = getattr(it, f)
+            if f == "git_remote" and v is not None and cur[f] is None:
+                v, n = self._clean(v)  # https://user:token@host/...
+                red += n
             if v is not None and cur[f] is None and not (f == "resumed_from" and v == it.session_id):
                 sets[f] = v
         for f in _KEEP_LAST:
@@ -88,14 +127,19 @@ class Writer:
             if v is not None and v != cur[f]:
                 sets[f] = v
         if it.title and (it.title_rank >= (cur["title_rank"] or 0) or cur["title"] is None):
-            if it.title != cur["title"]:
-                sets["title"] = it.title
+            title, n = self._clean(it.title)
+            if title != cur["title"]:
+                sets["title"] = title
                 sets["title_rank"] = it.title_rank
+                red += n
         if it.extra:
             merged = orjson.loads(cur["extra"]) if cur["extra"] else {}
-            new = {**merged, **it.extra}
+            extra, n = self._clean_value(it.extra)
+            new = {**merged, **extra}
             if new != merged:
                 sets["extra"] = orjson.dumps(new).decode()
+                red += n
+        self.counts["redactions"] += red
         if sets:
             cols = ", ".join(f"{k}=?" for k in sets)
             self.db.execute(f"UPDATE sessions SET {cols} WHERE id=?", (*sets.values(), sid))
@@ -110,25 +154,28 @@ class Writer:
         if row is not None:
             if row["session_id"] == sid:
                 if it.replace:
+                    text, red = self._clean(it.text)
                     self.db.execute(
                         "UPDATE messages SET text=?, role=?, kind=?, timestamp=COALESCE(?, timestamp), model=COALESCE(?, model)"
                         " WHERE id=?",
-                        (it.text, it.role, it.kind, it.timestamp, it.model, row["id"]),
+                        (text, it.role, it.kind, it.timestamp, it.model, row["id"]),
                     )
+                    self.counts["redactions"] += red
             else:
                 other = self.db.execute("SELECT session_id FROM sessions WHERE id=?", (row["session_id"],)).fetchone()
                 self.db.execute(
                     "UPDATE sessions SET resumed_from=? WHERE id=? AND resumed_from IS NULL", (other[0], sid)
                 )
             return
+        text, red = self._clean(it.text)  # only what is stored: a replayed prefix is not
         idx = self.db.execute("SELECT message_count FROM sessions WHERE id=?", (sid,)).fetchone()[0]
         self.db.execute(
             "INSERT INTO messages (session_id, message_index, provider, key, role, kind, text, timestamp, cwd, model,"
             " source_id, \"offset\") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (sid, idx, self.provider, it.key, it.role, it.kind, it.text, it.timestamp, it.cwd, it.model,
+            (sid, idx, self.provider, it.key, it.role, it.kind, text, it.timestamp, it.cwd, it.model,
              self.source_id, offset),
         )
-        first_prompt = it.text[:PROMPT_CHARS] if it.role == "user" and it.kind == "text" and it.text.strip() else None
+        first_prompt = text[:PROMPT_CHARS] if it.role == "user" and it.kind == "text" and text.strip() else None
         self.db.execute(
             "UPDATE sessions SET message_count=message_count+1,"
             " last_at=CASE WHEN ? IS NOT NULL AND (last_at IS NULL OR ? > last_at) THEN ? ELSE last_at END,"
@@ -137,6 +184,7 @@ class Writer:
             (it.timestamp, it.timestamp, it.timestamp, it.timestamp, first_prompt, sid),
         )
         self.counts["messages"] += 1
+        self.counts["redactions"] += red
         title = self.db.execute("SELECT title FROM leaf_titles WHERE leaf_uuid=? LIMIT 1", (it.key,)).fetchone()
         if title is not None:
             self._title(sid, title[0], SUMMARY_RANK)
@@ -157,62 +205,87 @@ class Writer:
 
     def _tool_call(self, it: ToolCallItem) -> None:
         sid = self._session_row(it.session_id)
+        tool_input, red = self._clean_value(it.input)
         cur = self.db.execute(
             "INSERT OR IGNORE INTO tool_calls (session_id, message_id, provider, call_id, name, input, timestamp, cwd,"
             " source_id) VALUES (?,?,?,?,?,?,?,?,?)",
             (sid, self._message_id(it.message_key), self.provider, it.call_id, it.name,
-             orjson.dumps(it.input, default=str).decode(), it.timestamp, it.cwd, self.source_id),
+             _json(tool_input), it.timestamp, it.cwd, self.source_id),
         )
         self.counts["tool_calls"] += cur.rowcount
+        self.counts["redactions"] += red * cur.rowcount
 
     def _tool_result(self, it: ToolResultItem) -> None:
+        output, red = self._clean(it.output)
         cur = self.db.execute(
             "UPDATE tool_calls SET status=?, output=?, exit_code=?, result_timestamp=? WHERE provider=? AND call_id=?",
-            (it.status, it.output, it.exit_code, it.timestamp, self.provider, it.call_id),
+            (it.status, output, _int64(it.exit_code), it.timestamp, self.provider, it.call_id),
         )
+        self.counts["redactions"] += red if cur.rowcount else 0
         if cur.rowcount == 0:
             self._skip(Skip("orphan_tool_result", 0, it.call_id), 0)
 
     def _edit(self, it: EditItem) -> None:
         sid = self._session_row(it.session_id)
+        # Stored for display: redacted. The line hashes below come from ``it``, unredacted.
         hunks = hunks_to_json(it.hunks)
+        red = 0
+        for h in hunks:
+            h[4], n = redact_lines(h[4], prefix=1)
+            red += n
+        before, n = self._clean(it.before)
+        red += n
+        if red == 0 and isinstance(it.after, str) and unchanged_lines_only(it.after, it.before, it.hunks):
+            # Every line of the new text is a line of the old one or an added line, none of
+            # which held a secret: no secret can be in it (no rule spans lines without one of
+            # them matching). Saves scanning each version of a file again.
+            after = it.after
+            remember_clean(after)
+        else:
+            after, n = self._clean(it.after)
+            red += n
         cur = self.db.execute(
             "INSERT OR IGNORE INTO edits (session_id, message_id, provider, call_id, seq, tool, kind, status, path, cwd,"
             " move_to, timestamp, user_modified, hunks, before_text, after_text, source_id)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (sid, self._message_id(it.message_key), self.provider, it.call_id, it.seq, it.tool, it.kind, it.status,
-             it.path, it.cwd, it.move_to, it.timestamp, int(it.user_modified), orjson.dumps(hunks).decode(),
-             pack(it.before), pack(it.after), self.source_id),
+             it.path, it.cwd, it.move_to, it.timestamp, int(it.user_modified), _json(hunks),
+             pack(before), pack(after), self.source_id),
         )
         if cur.rowcount == 0:
             return
         edit_id = cur.lastrowid
         self.counts["edits"] += 1
+        self.counts["redactions"] += red
         self.db.executemany(
             "INSERT OR IGNORE INTO edit_lines (edit_id, side, ordinal, new_lineno, hash, exact, trivial)"
             " VALUES (?,?,?,?,?,?,?)",
-            [(edit_id, side, i, ln, textnorm.line_hash(text), textnorm.exact_hash(text), int(textnorm.is_trivial(text)))
-             for side, i, ln, text in edit_line_rows(it)],
+            [(edit_id, side, i, _int64(ln), textnorm.line_hash(text), textnorm.exact_hash(text),
+              int(textnorm.is_trivial(text))) for side, i, ln, text in edit_line_rows(it)],
         )
 
     def _steps(self, it: StepsItem) -> None:
         sid = self._session_row(it.session_id)
+        steps, red = self._clean_value(list(it.steps))
+        self.counts["redactions"] += red
         self.db.execute(
             "INSERT INTO steps (session_id, call_id, snapshot, steps, timestamp, source_id) VALUES (?,?,?,?,?,?)",
-            (sid, it.call_id, int(it.snapshot), orjson.dumps(list(it.steps), default=str).decode(), it.timestamp,
+            (sid, it.call_id, int(it.snapshot), _json(steps), it.timestamp,
              self.source_id),
         )
 
     def _leaf_title(self, it: LeafTitle) -> None:
-        self.db.execute(
+        title, red = self._clean(it.title)
+        cur = self.db.execute(
             "INSERT OR IGNORE INTO leaf_titles (leaf_uuid, title, from_session, source_id) VALUES (?,?,?,?)",
-            (it.leaf_uuid, it.title, it.session_id, self.source_id),
+            (it.leaf_uuid, title, it.session_id, self.source_id),
         )
+        self.counts["redactions"] += red * cur.rowcount
         row = self.db.execute(
             "SELECT session_id FROM messages WHERE provider=? AND key=?", (self.provider, it.leaf_uuid)
         ).fetchone()
         if row is not None:
-            self._title(row[0], it.title, SUMMARY_RANK)
+            self._title(row[0], title, SUMMARY_RANK)
 
     def _rewind(self, it: Rewind) -> None:
         sid = self._session_row(it.session_id)
@@ -234,7 +307,7 @@ class Writer:
     def _skip(self, it: Skip, offset: int) -> None:
         self.db.execute(
             "INSERT INTO skips (source_id, \"offset\", reason, detail) VALUES (?,?,?,?)",
-            (self.source_id, it.offset or offset, it.reason, it.detail[:500]),
+            (self.source_id, it.offset or offset, it.reason, redact(it.detail[:4000])[0][:500]),
         )
         self.counts["skipped"] += 1
         self.skip_reasons[it.reason] = self.skip_reasons.get(it.reason, 0) + 1

@@ -1,0 +1,674 @@
+"""Secret redaction (issue 7, item 5): hansard/redact.py and every surface that shows text.
+
+Unit tests per rule (true positives in each provider's real key format, false positives that
+must stay), then a planted-secret corpus: Claude Code and Codex transcripts whose prompts,
+Bash output (env dumps), Read results (.env files), Edit/Write/apply_patch contents, tool
+inputs, plans, titles and git remote carry secrets of every kind are indexed, and every CLI
+command and MCP tool that shows text must return none of them, while `show --raw` still
+returns the original bytes and raw_records holds them unchanged.
+
+Every key below is generated at run time from a seeded RNG in the provider's format: none is
+real, and no key-shaped literal is checked in.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import random
+import sqlite3
+import string
+import zlib
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hansard import redact as R
+from hansard.redact import redact, redact_lines, redact_value, withheld_note
+from tests.helpers import run_cli
+
+RNG = random.Random(7)
+ALNUM = string.ascii_letters + string.digits
+LOWER_HEX = "0123456789abcdef"
+B64 = ALNUM + "+/"
+URLSAFE = ALNUM + "-_"
+
+
+def rand(n: int, alphabet: str = ALNUM) -> str:
+    while True:
+        s = "".join(RNG.choice(alphabet) for _ in range(n))
+        # Random keys have digits and letters mixed; a draw without would be an odd test.
+        if alphabet in (LOWER_HEX, "0123456789") or (any(c.isdigit() for c in s[1:-1]) and any(c.isalpha() for c in s)):
+            return s
+
+
+def b64url(obj: dict[str, Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
+
+
+def pem_body(lines: int = 6) -> list[str]:
+    return [rand(64, B64) for _ in range(lines)] + [rand(20, B64) + "=="]
+
+
+RSA_BODY = pem_body()
+SA_BODY = pem_body(4)
+OPENSSH_BODY = pem_body(3)
+JWT = ".".join([b64url({"alg": "HS256", "typ": "JWT"}), b64url({"sub": "1234567890", "name": "Ada", "iat": 1516239022}),
+               rand(43, URLSAFE)])
+
+# name -> the secret value (what must never come back)
+S: dict[str, str] = {
+    "aws_access_key": "AKIA" + rand(16, string.ascii_uppercase + string.digits),
+    "aws_secret_key": rand(40, B64),
+    "github_token": "ghp_" + rand(36),
+    "github_pat": "github_pat_" + rand(22) + "_" + rand(59),
+    "gitlab_token": "glpat-" + rand(20, URLSAFE),
+    "slack_token": "xoxb-" + rand(12, "0123456789") + "-" + rand(13, "0123456789") + "-" + rand(24),
+    "slack_webhook": rand(24),
+    "stripe_live": "sk_live_" + rand(24),
+    "stripe_test": "sk_test_" + rand(99),
+    "openai_api_key": "sk-proj-" + rand(74, URLSAFE) + "T3BlbkFJ" + rand(74, URLSAFE),
+    "openai_legacy": "sk-" + rand(20) + "T3BlbkFJ" + rand(20),
+    "anthropic_api_key": "sk-ant-api03-" + rand(93, URLSAFE) + "AA",
+    "gcp_api_key": "AIza" + rand(35, URLSAFE),
+    "azure_storage_key": rand(86, B64) + "==",
+    "azure_sas_key": rand(43, B64) + "=",
+    "azure_client_secret": rand(3) + "8Q~" + rand(34, ALNUM + "_~.-"),
+    "jwt": JWT,
+    "discord_bot_token": "M" + rand(23, URLSAFE) + "." + rand(6, URLSAFE) + "." + rand(27, URLSAFE),
+    "twilio_key": "AC" + rand(32, LOWER_HEX),
+    "sendgrid_api_key": "SG." + rand(22, URLSAFE) + "." + rand(43, URLSAFE),
+    "square_oauth_secret": "sq0csp-" + rand(43, URLSAFE),
+    "pypi_token": "pypi-AgEIcHlwaS5vcmc" + rand(80, URLSAFE),
+    "npm_token": "npm_" + rand(36),
+    "mailchimp_api_key": rand(32, LOWER_HEX) + "-us14",
+    "telegram_bot_token": "1234567890:" + rand(35, URLSAFE),
+    "artifactory_token": "AKCp8" + rand(68),
+    "url_password": "Sup3r-" + rand(10) + "-pw",
+    "redis_password": "r3dis" + rand(12),
+    "bearer_token": rand(40, URLSAFE),
+    "env_service_token": rand(32),
+    "dotenv_django_secret": rand(50, ALNUM + "!@#%^*(-_=+)"),
+    "json_refresh_token": rand(40),
+    "yaml_password": "Xk9#" + rand(8) + "$q",
+    "client_secret_camel": rand(32, LOWER_HEX),
+    "rsa_key_line": RSA_BODY[2],
+    "sa_key_line": SA_BODY[1],
+    "openssh_key_line": OPENSSH_BODY[1],
+}
+# Where a secret's own text is not the secret (it is in a longer construct), the parts to look for.
+PEM = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(RSA_BODY) + "\n-----END RSA PRIVATE KEY-----\n"
+OPENSSH = "-----BEGIN OPENSSH PRIVATE KEY-----\n" + "\n".join(OPENSSH_BODY) + "\n-----END OPENSSH PRIVATE KEY-----\n"
+SA_JSON = json.dumps({
+    "type": "service_account", "project_id": "demo-project", "private_key_id": rand(40, LOWER_HEX),
+    "private_key": "-----BEGIN PRIVATE KEY-----\n" + "\n".join(SA_BODY) + "\n-----END PRIVATE KEY-----\n",
+    "client_email": "deployer@demo-project.iam.gserviceaccount.com", "client_id": "1234567890",
+}, indent=2)
+
+
+def fragments(secret: str) -> list[str]:
+    """The secret and pieces of it that would show a partial leak (a tail a fixed-length
+    pattern left behind)."""
+    out = [secret]
+    if len(secret) >= 28:
+        mid = len(secret) // 2
+        out += [secret[mid - 8: mid + 8], secret[-12:]]
+    return out
+
+
+# -- unit tests: true positives ----------------------------------------------------------------
+
+TRUE_POSITIVES: list[tuple[str, str, str]] = [
+    # (rule, text, secret)
+    ("aws_access_key", f"export AWS_ACCESS_KEY_ID={S['aws_access_key']}", S["aws_access_key"]),
+    ("aws_secret_key", f'aws_secret_access_key = "{S["aws_secret_key"]}"', S["aws_secret_key"]),
+    ("secret_assignment", f"AWS_SECRET_ACCESS_KEY={S['aws_secret_key']}", S["aws_secret_key"]),
+    ("github_token", f"git remote set-url origin https://{S['github_token']}@github.com/o/r", S["github_token"]),
+    ("github_token", f"GH_TOKEN={S['github_pat']}", S["github_pat"]),
+    ("gitlab_token", f"token: {S['gitlab_token']}", S["gitlab_token"]),
+    ("slack_token", f"SLACK_BOT_TOKEN={S['slack_token']}", S["slack_token"]),
+    ("slack_webhook", f"curl https://hooks.slack.com/services/T0ABCDEFG/B0HIJKLMN/{S['slack_webhook']}", S["slack_webhook"]),
+    ("stripe_key", f"Stripe.api_key = '{S['stripe_live']}'", S["stripe_live"]),
+    ("stripe_key", f"STRIPE_KEY={S['stripe_test']}", S["stripe_test"]),
+    ("openai_api_key", f"OPENAI_API_KEY={S['openai_api_key']}", S["openai_api_key"]),
+    ("openai_api_key", f"openai.api_key = \"{S['openai_legacy']}\"", S["openai_legacy"]),
+    ("anthropic_api_key", f"my key is {S['anthropic_api_key']} please use it", S["anthropic_api_key"]),
+    ("gcp_api_key", f"https://maps.googleapis.com/maps/api/geocode/json?key={S['gcp_api_key']}", S["gcp_api_key"]),
+    ("azure_storage_key",
+     f"DefaultEndpointsProtocol=https;AccountName=acct;AccountKey={S['azure_storage_key']};EndpointSuffix=core.windows.net",
+     S["azure_storage_key"]),
+    ("azure_key", "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=Root;"
+                  f"SharedAccessKey={S['azure_sas_key']}", S["azure_sas_key"]),
+    ("azure_client_secret", f"client secret value: {S['azure_client_secret']} (expires 2027)", S["azure_client_secret"]),
+    ("jwt", f"Set-Cookie: session={S['jwt']}; HttpOnly", S["jwt"]),
+    ("discord_bot_token", f"bot.run('{S['discord_bot_token']}')", S["discord_bot_token"]),
+    ("twilio_key", f"account sid {S['twilio_key']} for the SMS sender", S["twilio_key"]),
+    ("sendgrid_api_key", f"SENDGRID_API_KEY={S['sendgrid_api_key']}", S["sendgrid_api_key"]),
+    ("square_oauth_secret", f"square secret {S['square_oauth_secret']}", S["square_oauth_secret"]),
+    ("pypi_token", f"password = {S['pypi_token']}", S["pypi_token"]),
+    ("npm_token", f"//registry.npmjs.org/:_authToken={S['npm_token']}", S["npm_token"]),
+    ("npm_token", f"here is the publish token: {S['npm_token']}", S["npm_token"]),
+    ("mailchimp_api_key", f"mailchimp key {S['mailchimp_api_key']}", S["mailchimp_api_key"]),
+    ("telegram_bot_token", f"https://api.telegram.org/bot{S['telegram_bot_token']}/getMe", S["telegram_bot_token"]),
+    ("artifactory_token", f"X-JFrog-Art-Api: {S['artifactory_token']}", S["artifactory_token"]),
+    ("url_password", f"DATABASE_URL=postgres://app:{S['url_password']}@db.internal:5432/app", S["url_password"]),
+    ("url_password", f"redis://:{S['redis_password']}@cache:6379/0", S["redis_password"]),
+    ("authorization_header", f"curl -H 'Authorization: Bearer {S['bearer_token']}' https://api.example.com",
+     S["bearer_token"]),
+    ("secret_assignment", f"MY_SERVICE_TOKEN={S['env_service_token']}", S["env_service_token"]),
+    ("secret_assignment", f"DJANGO_SECRET_KEY='{S['dotenv_django_secret']}'", S["dotenv_django_secret"]),
+    ("secret_assignment", f'{{"refresh_token": "{S["json_refresh_token"]}", "expires_in": 3600}}',
+     S["json_refresh_token"]),
+    ("secret_assignment", f"database:\n  user: app\n  password: {S['yaml_password']}\n", S["yaml_password"]),
+    ("secret_assignment", f'const cfg = {{ clientSecret: "{S["client_secret_camel"]}" }};', S["client_secret_camel"]),
+    ("private_key", PEM, S["rsa_key_line"]),
+    ("private_key", OPENSSH, S["openssh_key_line"]),
+    ("gcp_service_account_key", json.dumps(json.loads(SA_JSON)), S["sa_key_line"]),
+    ("gcp_service_account_key", SA_JSON.replace("\\n", "\n"), S["sa_key_line"]),
+]
+
+
+@pytest.mark.parametrize(("rule", "text", "secret"), TRUE_POSITIVES,
+                         ids=[f"{r}-{i}" for i, (r, _, _) in enumerate(TRUE_POSITIVES)])
+def test_true_positive(rule: str, text: str, secret: str) -> None:
+    out, n = redact(text)
+    assert n >= 1
+    for frag in fragments(secret):
+        assert frag not in out, (rule, out)
+    assert f"[REDACTED:{rule}]" in out, out
+    assert out.count("\n") == text.count("\n")  # line numbers survive
+    assert redact(out) == (out, 0)  # idempotent
+
+
+def test_every_rule_has_a_true_positive() -> None:
+    tested = {r for r, _, _ in TRUE_POSITIVES}
+    niche = {"cloudant_key", "ibm_cos_key", "softlayer_key"}  # detect-secrets' name-prefixed assignments
+    assert set(R.rule_names()) - tested - niche == set()
+
+
+def test_detect_secrets_patterns_are_all_gated() -> None:
+    """Each reused pattern has an anchor or gate, else it would scan every text."""
+    for module, cls, _, _ in R.DS_PLUGINS:
+        import importlib
+
+        plugin = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), cls)
+        for i in range(len(plugin.denylist)):
+            assert (module, i) in R.DS_GATES, (module, i)
+    assert all(r.anchors or r.gate for r in R.rules())
+
+
+def test_name_prefixed_detect_secrets_rules() -> None:
+    for text in (f"cloudant_password = '{rand(64, LOWER_HEX)}'", f"ibm_cos_secret_access_key: {rand(48, LOWER_HEX)}",
+                 f"softlayer_api_key = {rand(64, string.ascii_lowercase + string.digits)}"):
+        out, n = redact(text)
+        assert n == 1 and "[REDACTED:" in out, out
+
+
+def test_pem_keeps_its_lines_and_cut_short_key_is_taken() -> None:
+    out, n = redact("before\n" + PEM + "after")
+    assert out == "before\n[REDACTED:private_key]" + "\n" * (PEM.count("\n")) + "after"
+    cut = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(RSA_BODY[:3])  # a truncated tool output
+    out, n = redact(cut)
+    assert n == 1 and not any(line in out for line in RSA_BODY[:3])
+
+
+# -- unit tests: false positives ---------------------------------------------------------------
+
+FALSE_POSITIVES = [
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b (HEAD -> main)",
+    "git checkout 3f78685 && git log --oneline a94a8fe5ccb19ba61c4c0873d391e987982fbbd3",
+    "session 123e4567-e89b-12d3-a456-426614174000 resumed from 0198c2b4-7d3e-7c1a-9f00-5a6b7c8d9e0f",
+    "echo SGVsbG8gd29ybGQsIHRoaXMgaXMganVzdCBhIHRlc3Qgc3RyaW5nLg== | base64 -d",
+    "The quick brown fox jumps over the lazy dog; the password reset flow sends a token by email.",
+    "/home/alice/.ssh/id_ed25519 src/auth/token_store.py tests/test_secret_manager.py ~/.aws/credentials",
+    "TOKEN_LIMIT=4096\nMAX_TOKENS=8192\nPASSWORD_MIN_LENGTH=12\nKEY_PATH=/etc/ssl/private/server.key",
+    'api_key = os.environ["OPENAI_API_KEY"]\ntoken = get_token(user)\nsecret = settings.SECRET_KEY',
+    "  secretAccessKey: process.env.R2_SECRET_ACCESS_KEY!,\n  accessKeyId: process.env.R2_ACCESS_KEY_ID!,",
+    "--- PASS: TestLifecycle_DetectAndEnable/pi (0.64s)\nPASS\nok  \tgithub.com/x/y\t1.2s",
+    '{"input_tokens": 1234, "output_tokens": 56, "cache_read_input_tokens": 78910}',
+    "key: value\nprimary_key=True\nsort_key: created_at\npublic_key: ssh-ed25519",
+    '"integrity": "sha512-abc123DEF456ghi789JKL012mno345PQR678stu901VWX234yz==", "resolved": "https://registry.npmjs.org/x"',
+    "Use bearer token authentication; see RFC 6750. Authorization: Bearer <token>",
+    "https://github.com/anthropics/claude-code.git and git@github.com:org/repo.git, ssh://git@host:22/repo",
+    "server 10.0.0.12:8080 and 93.184.216.34, user alice@example.com, v1.2.3-beta.4, 2026-11-12T13:02:41.000Z",
+    "DB_PASSWORD=${DB_PASSWORD}\nAPI_KEY=<your-api-key>\nSECRET_KEY=changeme\nTOKEN=xxxxxxxxxxxxxxxx",
+    "password: password\npasswd: hunter\nPASS: Test",
+    "def check_api_key(key: str) -> bool:\n    return key in self.keys",
+]
+
+
+@pytest.mark.parametrize("text", FALSE_POSITIVES)
+def test_false_positive(text: str) -> None:
+    assert redact(text) == (text, 0), R.find_secrets(text)
+
+
+# -- unit tests: the structured and line variants ------------------------------------------------
+
+
+def test_redact_value_walks_json_and_judges_keys() -> None:
+    value = {"command": f"export GITHUB_TOKEN={S['github_token']} && gh pr list",
+             "headers": {"X-Api-Key": S["env_service_token"], "Accept": "application/json"},
+             "items": [{"api_secret": S["json_refresh_token"]}, ("tuple", S["jwt"])],
+             "timeout": 30, "path": "/srv/app"}
+    out, n = redact_value(value)
+    dumped = json.dumps(out)
+    assert n == 4
+    for name in ("github_token", "env_service_token", "json_refresh_token", "jwt"):
+        assert S[name] not in dumped
+    assert out["headers"]["Accept"] == "application/json" and out["timeout"] == 30
+    assert value["headers"]["X-Api-Key"] == S["env_service_token"]  # the input is not changed
+    assert redact_value({"a": 1, "b": ["x"]}) == ({"a": 1, "b": ["x"]}, 0)
+
+
+def test_redact_value_survives_deep_nesting() -> None:
+    deep: Any = f"token={S['github_token']}"
+    for _ in range(5000):
+        deep = [deep]
+    out, n = redact_value(deep)
+    while isinstance(out, list):
+        out = out[0]
+    assert n == 1 and out == "token=[REDACTED:github_token]"
+
+
+def test_redact_lines_keeps_tags_and_count() -> None:
+    lines = [" def connect():", "-    key = None", *("+" + ln for ln in PEM.splitlines()), "+    return key"]
+    out, n = redact_lines(lines, prefix=1)
+    assert n == 1 and len(out) == len(lines)
+    assert [ln[:1] for ln in out] == [ln[:1] for ln in lines]
+    assert not any(S["rsa_key_line"] in ln for ln in out)
+
+
+def test_non_ascii_and_surrogates_around_a_secret() -> None:
+    text = f"café → clé: {S['github_token']} ✓ \udc80 fin"
+    out, n = redact(text)
+    assert n == 1 and out == "café → clé: [REDACTED:github_token] ✓ \udc80 fin"
+
+
+def test_withheld_note() -> None:
+    assert withheld_note("no secrets here") is None
+    note = withheld_note("…export «KEY»=[REDACTED:aws_access_key] and [«REDACTED»:jwt]…")
+    assert note is not None and "aws_access_key" in note and "jwt" in note
+
+
+# -- the planted-secret corpus ---------------------------------------------------------------------
+
+
+def _iso(t: datetime) -> str:
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+
+ENV_DUMP = "\n".join([
+    "HOME=/home/dev", "PATH=/usr/local/bin:/usr/bin", "TOKEN_LIMIT=4096",
+    f"AWS_ACCESS_KEY_ID={S['aws_access_key']}", f"AWS_SECRET_ACCESS_KEY={S['aws_secret_key']}",
+    f"GITHUB_TOKEN={S['github_token']}", f"OPENAI_API_KEY={S['openai_api_key']}",
+    f"SLACK_BOT_TOKEN={S['slack_token']}", f"MY_SERVICE_TOKEN={S['env_service_token']}",
+    f"DATABASE_URL=postgres://app:{S['url_password']}@db.internal:5432/app",
+    f"STRIPE_SECRET_KEY={S['stripe_live']}", f"TWILIO_ACCOUNT_SID={S['twilio_key']}",
+    f"DISCORD_TOKEN={S['discord_bot_token']}", "EDITOR=vim",
+])
+DOTENV = "\n".join([
+    f"DJANGO_SECRET_KEY='{S['dotenv_django_secret']}'", f"SENDGRID_API_KEY={S['sendgrid_api_key']}",
+    f"STRIPE_TEST_KEY={S['stripe_test']}", f"MAILCHIMP_KEY={S['mailchimp_api_key']}",
+    f"AZURE_STORAGE=DefaultEndpointsProtocol=https;AccountName=a;AccountKey={S['azure_storage_key']};",
+    "DEBUG=true",
+])
+
+
+class ClaudeWriter:
+    """Claude Code records, shaped like shared/samples (and hansard.demo)."""
+
+    def __init__(self, sid: str, cwd: str, start: datetime) -> None:
+        self.sid, self.cwd, self.t = sid, cwd, start
+        self.recs: list[dict[str, Any]] = []
+        self.parent: str | None = None
+        self.calls = 0
+
+    def add(self, rec: dict[str, Any]) -> str:
+        self.t += timedelta(seconds=3)
+        uuid = f"{self.sid[:8]}-0000-4000-8000-{len(self.recs):012d}"
+        self.recs.append({"parentUuid": self.parent, "isSidechain": False, "userType": "external", "cwd": self.cwd,
+                          "sessionId": self.sid, "version": "2.1.119", "gitBranch": "main", **rec, "uuid": uuid,
+                          "timestamp": _iso(self.t)})
+        self.parent = uuid
+        return uuid
+
+    def user(self, text: str) -> str:
+        return self.add({"type": "user", "message": {"role": "user", "content": text}})
+
+    def say(self, text: str) -> str:
+        return self.add({"type": "assistant", "message": {"id": f"msg_{len(self.recs)}", "type": "message",
+                         "role": "assistant", "model": "claude-opus-4-5", "content": [{"type": "text", "text": text}]}})
+
+    def tool(self, name: str, inp: dict[str, Any], result: str, tur: Any) -> None:
+        self.calls += 1
+        call = f"toolu_01{self.sid[:6]}{self.calls:04d}Plant"
+        self.add({"type": "assistant", "message": {"id": f"msg_{len(self.recs)}", "type": "message", "role": "assistant",
+                  "model": "claude-opus-4-5", "content": [{"type": "tool_use", "id": call, "name": name, "input": inp}]}})
+        self.add({"type": "user", "message": {"role": "user", "content": [
+            {"tool_use_id": call, "type": "tool_result", "content": result}]}, "toolUseResult": tur})
+
+    def write(self, home: Path) -> Path:
+        folder = home / "projects" / self.cwd.replace("/", "-").replace(".", "-")
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{self.sid}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in self.recs))
+        return path
+
+
+def _claude_session(repo: Path, sid: str) -> ClaudeWriter:
+    from hansard.demo import structured_patch
+
+    w = ClaudeWriter(sid, str(repo), datetime(2026, 11, 20, 9, 0, 0))
+    w.user(f"deploys fail with 401. My Anthropic key is {S['anthropic_api_key']} and the PAT {S['github_pat']}; "
+           "please check the environment")
+    w.tool("Bash", {"command": "env | sort", "description": "Show the environment"}, ENV_DUMP,
+           {"stdout": ENV_DUMP, "stderr": "", "interrupted": False, "isImage": False})
+    numbered = "\n".join(f"{i:>6}\t{ln}" for i, ln in enumerate(DOTENV.splitlines(), 1))
+    w.tool("Read", {"file_path": str(repo / ".env")}, numbered,
+           {"type": "text", "file": {"filePath": str(repo / ".env"), "content": DOTENV, "numLines": DOTENV.count("\n") + 1,
+                                     "startLine": 1, "totalLines": DOTENV.count("\n") + 1}})
+    cmd = f"curl -s -H 'Authorization: Bearer {S['bearer_token']}' https://api.example.com/v1/me"
+    out = json.dumps({"user": "dev", "session": S["jwt"], "refresh_token": S["json_refresh_token"]})
+    w.tool("Bash", {"command": cmd, "description": "Call the API"}, out, {"stdout": out, "stderr": "", "interrupted": False})
+    # An edit that puts keys into a file (the transcript holds them in old/new strings and the patch).
+    path = repo / "app" / "settings.py"
+    before = path.read_text()
+    new = (f'GCP_API_KEY = "{S["gcp_api_key"]}"\nGITLAB_TOKEN = "{S["gitlab_token"]}"\n'
+           f'TELEGRAM = "{S["telegram_bot_token"]}"\nAPI_KEY = None\n')
+    after = before.replace("API_KEY = None\n", new, 1)
+    path.write_text(after)
+    w.tool("Edit", {"file_path": str(path), "old_string": "API_KEY = None\n", "new_string": new, "replace_all": False},
+           f"The file {path} has been updated successfully.",
+           {"filePath": str(path), "oldString": "API_KEY = None\n", "newString": new, "originalFile": before,
+            "structuredPatch": structured_patch(before, after), "userModified": False, "replaceAll": False})
+    for rel, content in (("deploy/sa.json", SA_JSON + "\n"), ("deploy/id_rsa", PEM), ("deploy/id_ed25519", OPENSSH)):
+        target = repo / rel
+        w.tool("Write", {"file_path": str(target), "content": content}, f"File created successfully at: {target}",
+               {"type": "create", "filePath": str(target), "content": content, "structuredPatch": [], "originalFile": None})
+    todos = [{"content": f"Rotate {S['aws_access_key']} and the Square secret {S['square_oauth_secret']}",
+              "status": "pending", "activeForm": "Rotating keys"},
+             {"content": "Move keys to the vault", "status": "in_progress", "activeForm": "Moving keys"}]
+    w.tool("TodoWrite", {"todos": todos}, "Todos have been modified successfully.", {"oldTodos": [], "newTodos": todos})
+    last = w.say(f"The token {S['jwt']} is expired and the PyPI token {S['pypi_token']} was printed by the build.")
+    w.recs.append({"type": "summary", "summary": f"Rotate leaked key {S['aws_access_key']}", "leafUuid": last})
+    w.recs.append({"type": "custom-title", "customTitle": f"deploy 401 {S['npm_token']}", "sessionId": sid})
+    return w
+
+
+def _codex_session(repo: Path, sid: str) -> list[dict[str, Any]]:
+    t = datetime(2026, 11, 21, 10, 0, 0)
+    lines: list[dict[str, Any]] = []
+
+    def add(kind: str, payload: dict[str, Any]) -> None:
+        nonlocal t
+        t += timedelta(seconds=2)
+        lines.append({"timestamp": _iso(t), "type": kind, "payload": payload})
+
+    cwd = str(repo)
+    prompt = f"publish with this npm token {S['npm_token']} and post to the webhook " \
+             f"https://hooks.slack.com/services/T0ABCDEFG/B0HIJKLMN/{S['slack_webhook']}"
+    add("session_meta", {"id": sid, "timestamp": _iso(t), "cwd": cwd, "originator": "codex-tui", "cli_version": "0.125.0",
+                         "source": "cli", "model_provider": "openai",
+                         "git": {"branch": "main",
+                                 "repository_url": f"https://x-access-token:{S['github_token']}@github.com/o/r.git"}})
+    add("turn_context", {"turn_id": "turn-1", "cwd": cwd, "approval_policy": "on-request", "model": "gpt-5.4"})
+    add("response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt}]})
+    add("event_msg", {"type": "user_message", "message": prompt, "images": []})
+    cmd = f"export TWILIO_AUTH_TOKEN={S['env_service_token']} REDIS_URL=redis://:{S['redis_password']}@cache:6379 && env"
+    add("response_item", {"type": "function_call", "name": "exec_command", "call_id": "call_plant0001",
+                          "arguments": json.dumps({"cmd": cmd, "workdir": cwd})})
+    add("event_msg", {"type": "exec_command_end", "call_id": "call_plant0001", "turn_id": "turn-1",
+                      "command": ["/bin/bash", "-lc", cmd], "cwd": cwd, "stdout": ENV_DUMP, "stderr": "",
+                      "aggregated_output": ENV_DUMP, "exit_code": 0, "status": "completed"})
+    add("response_item", {"type": "function_call_output", "call_id": "call_plant0001",
+                          "output": "Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\n" + ENV_DUMP})
+    plan = [{"step": f"Revoke {S['anthropic_api_key']}", "status": "in_progress"},
+            {"step": "Add a vault client", "status": "pending"}]
+    add("response_item", {"type": "function_call", "name": "update_plan", "call_id": "call_plant0002",
+                          "arguments": json.dumps({"plan": plan})})
+    add("response_item", {"type": "function_call_output", "call_id": "call_plant0002", "output": "Plan updated"})
+    path = repo / "app" / "notify.py"
+    text = (f'SENDGRID = "{S["sendgrid_api_key"]}"\nAZURE_CLIENT_SECRET = "{S["azure_client_secret"]}"\n'
+            f'AZURE_BUS = "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKey={S["azure_sas_key"]}"\n'
+            f'ARTIFACTORY = "{S["artifactory_token"]}"\n')
+    patch = f"*** Begin Patch\n*** Add File: {path}\n" + "".join("+" + ln + "\n" for ln in text.splitlines()) + "*** End Patch\n"
+    add("response_item", {"type": "custom_tool_call", "status": "completed", "call_id": "call_plant0003",
+                          "name": "apply_patch", "input": patch})
+    add("event_msg", {"type": "patch_apply_begin", "call_id": "call_plant0003", "auto_approved": True,
+                      "changes": {str(path): {"add": {"content": text}}}})
+    path.write_text(text)
+    add("event_msg", {"type": "patch_apply_end", "call_id": "call_plant0003", "turn_id": "turn-1",
+                      "stdout": f"Success. Updated the following files:\nA {path}\n", "stderr": "", "success": True,
+                      "changes": {str(path): {"type": "add", "content": text}}})
+    add("response_item", {"type": "custom_tool_call_output", "call_id": "call_plant0003",
+                          "output": json.dumps({"output": f"Success. Updated the following files:\nA {path}\n",
+                                                "metadata": {"exit_code": 0, "duration_seconds": 0.1}})})
+    add("response_item", {"type": "message", "role": "assistant", "content": [
+        {"type": "output_text", "text": f"Done. The yaml had `password: {S['yaml_password']}` and the JS had "
+                                        f"clientSecret: \"{S['client_secret_camel']}\"; move both to the vault."}]})
+    return lines
+
+
+CC_SID = "7a1c9e52-3b4d-4e6f-8a9b-0c1d2e3f4a5b"
+CX_SID = "019e8b55-6c31-7d42-9e3f-4a7b0c2d1e53"
+
+
+@pytest.fixture
+def planted(tmp_path: Path) -> dict[str, Any]:
+    from hansard.demo import Story
+    from hansard.ingest.run import index
+    from hansard.store.db import connect
+
+    story = {"steps": [
+        {"do": "write", "path": "app/settings.py", "text": "DEBUG = False\nAPI_KEY = None\n"},
+        {"do": "write", "path": "app/retry.py", "text": "def upload(send, payload):\n    return send(payload)\n"},
+        {"do": "commit", "message": "Initial settings", "author": "Alice Example <alice@example.com>",
+         "date": "2026-11-10T09:30:00+01:00"},
+        # The demo's own shapes: a prompt and a reply that carry keys, and a clean edit, so
+        # that `why` on that file shows the (redacted) prompt beside lines of the file itself.
+        {"do": "claude", "session": "4f0f2c6e-9d1b-4c7a-a35e-0c8f5b2d7e11", "start": "2026-11-12T13:02:41.000Z",
+         "prompt": f"add retries; the staging token is {S['gitlab_token']}",
+         "reply": f"Added retries. Note: {S['openai_legacy']} is hard-coded in your shell history.",
+         "edits": [{"path": "app/retry.py", "old": "def upload(send, payload):\n",
+                    "new": "def upload(send, payload, attempts=3):\n"}]},
+        {"do": "commit", "message": "Retry", "author": "Alice Example <alice@example.com>",
+         "date": "2026-11-12T14:09:00+01:00"},
+    ]}
+    s = Story(tmp_path / "w")
+    s.run(story["steps"])
+    repo = s.repo
+    (repo / "deploy").mkdir()
+    claude_home = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    files = [_claude_session(repo, CC_SID).write(claude_home)]
+    day = Path(os.environ["CODEX_HOME"]) / "sessions" / "2026" / "11" / "21"
+    day.mkdir(parents=True, exist_ok=True)
+    cx = day / f"rollout-2026-11-21T10-00-00-{CX_SID}.jsonl"
+    cx.write_text("".join(json.dumps(x) + "\n" for x in _codex_session(repo, CX_SID)))
+    files.append(cx)
+    s.git("add", "-A")
+    s.git("commit", "-q", "-m", "Deploy files")
+    db = connect()
+    summary = index(db)
+    assert summary is not None
+    db.close()
+    return {"repo": repo, "files": files, "summary": summary}
+
+
+def _secrets_in(text: str) -> list[str]:
+    return [name for name, secret in S.items() for frag in fragments(secret) if frag in text]
+
+
+def _cli_outputs(repo: Path) -> dict[str, str]:
+    sids = [CC_SID, CX_SID, "4f0f2c6e-9d1b-4c7a-a35e-0c8f5b2d7e11"]
+    cmds: list[tuple[str, ...]] = [("status",), ("sessions", "--limit", "50")]
+    for sid in sids:
+        cmds.append(("show", sid, "--all", "--max-message-chars", "200000"))
+        cmds.append(("show", sid, "--all", "--group-revisions"))
+        cmds.append(("context", sid, "--repo", str(repo), "--no-sync", "--budget", "20000"))
+    queries = ["env", "token", "key", "deploy", "Bearer", "vault", "REDACTED", "settings", "password",
+               "AKIA", "sk-ant", "ghp", "BEGIN PRIVATE KEY", "client_email", "npm", "webhook"]
+    queries += [S["github_token"], S["aws_access_key"], S["anthropic_api_key"][:30], S["env_service_token"]]
+    for q in queries:
+        cmds.append(("history", q, "--no-sync", "--include-current", "--include-subagents", "--limit", "20",
+                     "--hits-per-session", "5"))
+    cmds.append(("history", "--no-sync", "--include-current", "--limit", "20"))  # recent, no query
+    for rel in ("app/settings.py", "app/retry.py", "app/notify.py", "deploy/sa.json", "deploy/id_rsa"):
+        cmds.append(("log", rel, "--repo", str(repo), "--no-sync", "--budget", "20000"))
+    cmds.append(("memory", "search", "key"))
+    cmds.append(("why", str(repo / "app" / "retry.py"), "--no-sync"))
+    out: dict[str, str] = {}
+    for cmd in cmds:
+        for extra in ((), ("--json",)):
+            code, text, err = run_cli(*cmd, *extra)
+            assert code == 0, (cmd, extra, text, err)
+            for arg in cmd:  # a query that is itself a secret is echoed back: the caller's own text
+                if arg in S.values() or arg == S["anthropic_api_key"][:30]:
+                    text = text.replace(arg, "<query>")
+            out[" ".join(cmd + extra)] = text + err
+    return out
+
+
+def test_no_planted_secret_comes_back_from_the_cli(planted: dict[str, Any]) -> None:
+    outputs = _cli_outputs(planted["repo"])
+    leaks = {cmd: _secrets_in(text) for cmd, text in outputs.items() if _secrets_in(text)}
+    print(f"\nplanted {len(S)} secrets ({len(set(R.rule_names()))} rules); {len(outputs)} CLI outputs checked; "
+          f"leaked {len(leaks)}; redactions counted {planted['summary'].redactions}")
+    assert leaks == {}
+    everything = "\n".join(outputs.values())
+    assert "[REDACTED:" in everything
+    # A search hit whose excerpt lost a secret says so.
+    hits = json.loads(outputs["history env --no-sync --include-current --include-subagents --limit 20 "
+                              "--hits-per-session 5 --json"])["results"]
+    assert any("[REDACTED:" in h["excerpt"] and "withheld" in h.get("match_reason", "") for h in hits)
+    assert all("match_reason" not in h for h in hits if "[REDACTED:" not in h["excerpt"])
+    # Counted: in the index summary, per source, and in status.
+    st = json.loads(outputs["status --json"])
+    assert st["counts"]["redactions"] == planted["summary"].redactions > 40
+    assert st["last_run"]["redactions"] == planted["summary"].redactions
+
+
+def test_planted_secrets_stay_in_the_archive_and_show_raw(planted: dict[str, Any]) -> None:
+    from hansard.config import store_path_str
+
+    db = sqlite3.connect(store_path_str())
+    # raw_records holds every line of each transcript byte for byte.
+    for path in planted["files"]:
+        src = db.execute("SELECT id FROM sources WHERE path=?", (str(path),)).fetchone()[0]
+        stored = [zlib.decompress(r[0]) for r in db.execute(
+            "SELECT data FROM raw_records WHERE source_id=? ORDER BY \"offset\"", (src,))]
+        assert stored == path.read_bytes().rstrip(b"\n").split(b"\n")
+    # No derived table holds a planted secret; every one is in the archive.
+    for table, cols in {"messages": ["text"], "tool_calls": ["input", "output"], "sessions": ["title", "first_prompt",
+                        "git_remote", "extra"], "steps": ["steps"], "edits": ["hunks"], "leaf_titles": ["title"],
+                        "skips": ["detail"]}.items():
+        for col in cols:
+            for (v,) in db.execute(f"SELECT {col} FROM {table}"):
+                assert not _secrets_in(str(v or "")), (table, col)
+    from hansard.store.codec import unpack
+
+    for b, a in db.execute("SELECT before_text, after_text FROM edits"):
+        assert not _secrets_in((unpack(b) or "") + (unpack(a) or ""))
+    db.close()
+    code, text, _ = run_cli("show", CC_SID, "--all", "--raw", "--json")
+    assert code == 0
+    raw = "\n".join(m["raw"] or "" for m in json.loads(text)["messages"])
+    assert S["anthropic_api_key"] in raw and S["aws_secret_key"] in raw and S["sendgrid_api_key"] in raw
+    code, text, _ = run_cli("show", CX_SID, "--all", "--raw")
+    assert code == 0 and S["npm_token"] in text and S["redis_password"] in text
+
+
+def test_edit_attribution_uses_the_original_lines(planted: dict[str, Any]) -> None:
+    """edit_lines hashes come from the unredacted lines: the committed line that holds a key
+    is still attributed to the session that wrote it."""
+    from hansard import textnorm
+    from hansard.config import store_path_str
+
+    db = sqlite3.connect(store_path_str())
+    line = f'GCP_API_KEY = "{S["gcp_api_key"]}"'
+    hit = db.execute("SELECT COUNT(*) FROM edit_lines WHERE hash=? AND side='+'", (textnorm.line_hash(line),)).fetchone()[0]
+    db.close()
+    assert hit == 1
+    code, text, _ = run_cli("why", f"{planted['repo'] / 'app' / 'settings.py'}:2", "--no-sync", "--json")
+    assert code == 0
+    ans = json.loads(text)
+    assert ans["lines"][0]["session_id"] == CC_SID
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_no_planted_secret_comes_back_from_mcp(planted: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcp import Client
+
+    from hansard.mcp_server import ServeOptions, build_server
+
+    repo = planted["repo"]
+    monkeypatch.chdir(repo)
+    texts: list[str] = []
+    async with Client(build_server(ServeOptions(cwd=str(repo), caller_session=None))) as c:
+        async def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+            r = await c.call_tool(tool, args)
+            body = "".join(getattr(x, "text", "") for x in r.content) + json.dumps(r.structured_content)
+            if args.get("query") in S.values():
+                body = body.replace(args["query"], "<query>")  # the caller's own query, echoed
+            texts.append(body)
+            assert not r.is_error, body
+            return r.structured_content or {}
+
+        for q in ("env", "token", "deploy key", "Bearer", "password", "vault", S["github_token"], "REDACTED"):
+            await call("search_past_sessions", {"query": q, "limit": 20, "hits_per_session": 5, "include_subagents": True})
+        for sid in (CC_SID, CX_SID, "4f0f2c6e-9d1b-4c7a-a35e-0c8f5b2d7e11"):
+            page = await call("get_past_session", {"session_id": sid, "max_message_chars": 200000})
+            while page.get("next"):
+                page = await call("get_past_session", {"session_id": sid, "next": page["next"]})
+            await call("work_context", {"session_id": sid, "token_budget": 20000})
+        for rel in ("app/settings.py", "app/notify.py", "deploy/sa.json"):
+            await call("code_history", {"path": rel, "token_budget": 20000})
+        # A delivery captured through MCP is redacted like a transcript.
+        await call("capture_subagent_messages", {"message_type": "result", "sender": "sub", "recipient_path": "main",
+                                                 "text": f"found {S['stripe_live']} in the logs"})
+        await call("search_past_sessions", {"query": "found logs", "include_subagents": True})
+        await call("search_memories", {"query": "key"})
+    leaks = [t[:200] for t in texts if _secrets_in(t)]
+    assert leaks == []
+    assert any("[REDACTED:" in t for t in texts)
+
+
+def test_store_indexed_before_redaction_is_rebuilt(tmp_path: Path) -> None:
+    """Migration m021 marks sources whose derived rows predate redaction (redactions = -1);
+    the next index rebuilds them from the archive."""
+    from hansard.ingest.run import index
+    from hansard.store.db import connect
+
+    home = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    w = ClaudeWriter("5d2e8f10-1a2b-4c3d-8e4f-5a6b7c8d9e0f", str(tmp_path), datetime(2026, 11, 22, 8, 0, 0))
+    w.user(f"use {S['github_token']} for the release")
+    w.write(home)
+    db = connect()
+    index(db)
+    # What an older hansard stored: the text as it was, and the mark m021 leaves.
+    db.execute("UPDATE messages SET text=?", (f"use {S['github_token']} for the release",))
+    db.execute("UPDATE sources SET redactions=-1")
+    assert index(db) is not None
+    texts = [r[0] for r in db.execute("SELECT text FROM messages")]
+    assert texts == ["use [REDACTED:github_token] for the release"]
+    assert db.execute("SELECT redactions FROM sources WHERE provider IS NOT NULL").fetchone()[0] == 1
+    db.close()
+
+
+def test_unchanged_lines_only() -> None:
+    """The writer skips scanning an edit's new text only when every line of it is known clean."""
+    from hansard.diffs import Hunk
+    from hansard.redact import unchanged_lines_only
+
+    before = "a = 1\nb = 2\n"
+    added = (Hunk(2, 1, 2, 2, ("-b = 2", "+b = 3", "+c = 4")),)
+    assert unchanged_lines_only("a = 1\nb = 3\nc = 4\n", before, added)
+    assert not unchanged_lines_only(f"a = 1\nTOKEN = '{S['github_token']}'\n", before, added)
+    assert unchanged_lines_only("x\ny\n", None, (Hunk(0, 0, 1, 2, ("+x", "+y")),))
