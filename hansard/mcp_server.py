@@ -160,12 +160,18 @@ class Runner:
                     "INSERT INTO audit (at, tool, caller, outcome, error_code, duration_ms, result_count, query)"
                     " VALUES (?,?,?,?,?,?,?,?)",
                     (time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), tool, self.opts.caller_session, outcome, code,
-                     round(ms, 1), count, query if self.opts.audit_queries else None),
+                     round(ms, 1), count, _redacted(query) if self.opts.audit_queries else None),
                 )
             finally:
                 db.close()
         except (sqlite3.Error, HansardError):
             pass  # an audit row must never turn an answer into a failure
+
+
+def _redacted(text: str | None) -> str | None:
+    from hansard.redact import redact
+
+    return None if text is None else redact(text)[0]
 
 
 def _test_delay(tool: str, cancelled: threading.Event) -> None:

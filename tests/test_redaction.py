@@ -672,3 +672,24 @@ def test_unchanged_lines_only() -> None:
     assert unchanged_lines_only("a = 1\nb = 3\nc = 4\n", before, added)
     assert not unchanged_lines_only(f"a = 1\nTOKEN = '{S['github_token']}'\n", before, added)
     assert unchanged_lines_only("x\ny\n", None, (Hunk(0, 0, 1, 2, ("+x", "+y")),))
+
+
+def test_memory_files_are_redacted(tmp_path, monkeypatch) -> None:
+    """A key pasted into CLAUDE.md is not served by memory search or get_memory."""
+    import os
+
+    from hansard.search.memories import get_memory, scan_memories, search_memories
+    from hansard.store.db import connect
+
+    key = "sk-ant-api03-" + "Q" * 20 + "x7Kd9LmP2rT5vW8yZ3bN6cF1hJ4" + "AA"
+    claude = os.environ["CLAUDE_CONFIG_DIR"]
+    os.makedirs(claude, exist_ok=True)
+    with open(os.path.join(claude, "CLAUDE.md"), "w") as fh:
+        fh.write(f"# House rules\n\nUse the staging key ANTHROPIC_API_KEY={key} for tests.\n")
+    db = connect()
+    scan_memories(db, force=True)
+    hits = search_memories(db, "staging key")
+    assert hits["results"], hits
+    mem = get_memory(db, hits["results"][0]["memory_id"])
+    blob = repr(hits) + repr(mem)
+    assert key not in blob and "[REDACTED" in blob

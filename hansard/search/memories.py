@@ -199,7 +199,11 @@ def _sync_file(db: sqlite3.Connection, row: sqlite3.Row | None, path: str, kind:
             data = fh.read(MAX_FILE_BYTES)
     except OSError:
         return
-    text = data.decode("utf-8", "replace")
+    from hansard.redact import redact
+
+    # Memory files hold keys too (a pasted token in CLAUDE.md): the stored, searchable and
+    # served text is redacted; the hash is of the file as it is, to notice changes.
+    text, _ = redact(data.decode("utf-8", "replace"))
     sha = hashlib.sha256(data).hexdigest()
     if row is None:
         cur = db.execute(
