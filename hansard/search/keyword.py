@@ -201,9 +201,10 @@ def keyword_candidates(db: sqlite3.Connection, q: Query, f: Filters, k: int) -> 
             # The trigram look-up runs first, on its own (a join lets the planner scan
             # messages and LIKE every row); the filters then apply to its newest matches.
             "SELECT m.id FROM messages m JOIN sessions s ON s.id=m.session_id WHERE m.id IN"
-            " (SELECT rowid FROM messages_tri WHERE text LIKE ? ORDER BY rowid DESC LIMIT ?)"
+            " (SELECT rowid FROM messages_tri WHERE text LIKE ? AND instr(lower(text), ?) > 0"
+            " ORDER BY rowid DESC LIMIT ?)"
             f" AND {where} ORDER BY m.id DESC LIMIT ?",
-            (term.like(), k * 10, *wargs, k),
+            (term.like(), term.text.lower(), k * 10, *wargs, k),
         )
         add(rows, "trigram", False)
     if not cands:

@@ -253,12 +253,12 @@ class VectorIndex:
 
 def meaning_candidates(db: sqlite3.Connection, query: str, f: Any, k: int, embedder: Embedder | None = None
                        ) -> MeaningResult:
-    import numpy as np
-
     if embedder is None:
         embedder, why = load_embedder()
         if embedder is None:
             return MeaningResult(notice=f"meaning search skipped: {why}; ran keyword search")
+    import numpy as np  # only with an embedder: the optional `semantic` extra brings it
+
     ids, mat = VectorIndex.get(db, embedder.id)
     if len(ids) == 0:
         started = start_background_build()

@@ -58,12 +58,14 @@ class Term:
 
     def like(self) -> str | None:
         """A LIKE pattern for the trigram index (substring, case-insensitive), or None
-        when the term is too short for trigrams. ``%`` and ``_`` in the text act as
-        wildcards there; callers re-check hits with :meth:`occurs_in`."""
-        t = self.text.replace("%", "_")
-        if len(t.replace("_", "")) < 3:
+        when the term has no stretch long enough for trigrams. The pattern is the longest
+        stretch of the term without ``%`` or ``_``: SQLite 3.40's trigram index crashes on a
+        LIKE wildcard inside non-ASCII text, and an ESCAPE clause would bypass the index.
+        Callers keep only rows that contain the whole term (``instr``, :meth:`occurs_in`)."""
+        pieces = [p for p in self.text.replace("%", "_").split("_") if len(p) >= 3]
+        if not pieces:
             return None
-        return f"%{t}%"
+        return f"%{max(pieces, key=len)}%"
 
     def occurs_in(self, text: str) -> bool:
         return self.text.casefold() in text.casefold()
