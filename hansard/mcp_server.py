@@ -155,6 +155,9 @@ class Runner:
 
         try:
             db = connect()
+            # An index run may hold the write lock for a while: never make the caller wait
+            # for the audit row (it is dropped then, and the server says so on stderr).
+            db.execute("PRAGMA busy_timeout=500")
             try:
                 db.execute(
                     "INSERT INTO audit (at, tool, caller, outcome, error_code, duration_ms, result_count, query)"
@@ -164,8 +167,11 @@ class Runner:
                 )
             finally:
                 db.close()
-        except (sqlite3.Error, HansardError):
-            pass  # an audit row must never turn an answer into a failure
+        except (sqlite3.Error, HansardError) as exc:
+            import sys
+
+            # An audit row must never turn an answer into a failure.
+            print(f"hansard: audit row for {tool} not written: {exc}", file=sys.stderr)
 
 
 def _redacted(text: str | None) -> str | None:

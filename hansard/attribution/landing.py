@@ -87,8 +87,12 @@ def file_commits(db: sqlite3.Connection, top: str, path: str, rev: str = "HEAD",
             rows = hunks_to_json(hunks)
             cached[(c.sha, c.path)] = rows
             fresh.append((c.sha, c.path, c.old_path, json.dumps(rows)))
+        from hansard.store.db import impatient
+
         try:
-            db.executemany("INSERT OR REPLACE INTO commit_diffs (sha, path, old_path, hunks) VALUES (?,?,?,?)", fresh)
+            with impatient(db):
+                db.executemany("INSERT OR REPLACE INTO commit_diffs (sha, path, old_path, hunks) VALUES (?,?,?,?)",
+                               fresh)
         except sqlite3.OperationalError:
             pass  # a read-only store: the answer does not depend on the cache
     out = []

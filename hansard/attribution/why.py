@@ -424,9 +424,12 @@ def cached_diff(db: sqlite3.Connection, top: str, sha: str, path: str):
     diff = commit_file_diff(top, sha, path)
     if diff is not None:
         hunks = hunks_to_json(diff.hunks)
+        from hansard.store.db import impatient
+
         try:
-            db.execute("INSERT OR REPLACE INTO commit_diffs (sha, path, old_path, hunks) VALUES (?,?,?,?)",
-                       (sha, path, diff.old_path, json.dumps(hunks)))
+            with impatient(db):
+                db.execute("INSERT OR REPLACE INTO commit_diffs (sha, path, old_path, hunks) VALUES (?,?,?,?)",
+                           (sha, path, diff.old_path, json.dumps(hunks)))
         except sqlite3.OperationalError:
             pass  # a read-only or busy store: the answer does not depend on the cache
     return diff

@@ -151,3 +151,15 @@ def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 def _typed(exc: sqlite3.Error) -> Exception:
     err = translate(exc)
     return err if isinstance(err, HansardError) else exc
+
+
+@contextmanager
+def impatient(db: sqlite3.Connection, ms: int = 100) -> Iterator[sqlite3.Connection]:
+    """For writes that are only worth it if cheap (caches, audit rows): wait at most ``ms``
+    for another writer, such as an index run holding a long transaction."""
+    old = db.execute("PRAGMA busy_timeout").fetchone()[0]
+    db.execute(f"PRAGMA busy_timeout={int(ms)}")
+    try:
+        yield db
+    finally:
+        db.execute(f"PRAGMA busy_timeout={int(old)}")
