@@ -31,7 +31,7 @@ from hansard.models import (
     ToolCallItem,
     ToolResultItem,
 )
-from hansard.redact import redact, redact_lines, redact_value, remember_clean, unchanged_lines_only
+from hansard.redact import redact, redact_lines, redact_value
 from hansard.store.codec import pack
 
 # Title ranks: a summary record names the session it points into.
@@ -233,15 +233,13 @@ class Writer:
         for h in hunks:
             h[4], n = redact_lines(h[4], prefix=1)
             red += n
-        before, n = self._clean(it.before)
-        red += n
-        if red == 0 and isinstance(it.after, str) and unchanged_lines_only(it.after, it.before, it.hunks):
-            # Every line of the new text is a line of the old one or an added line, none of
-            # which held a secret: no secret can be in it (no rule spans lines without one of
-            # them matching). Saves scanning each version of a file again.
-            after = it.after
-            remember_clean(after)
-        else:
+        # Whole-file texts are kept only where nothing else says what the edit added (a Write
+        # of a new file, an edit without a patch): a multi-MB `originalFile` repeated on every
+        # edit would otherwise be redacted and compressed twice per edit. The archive keeps
+        # them all, verbatim.
+        before = None
+        after = None
+        if it.after is not None and not any(ln.startswith("+") for h in it.hunks for ln in h.lines):
             after, n = self._clean(it.after)
             red += n
         cur = self.db.execute(
