@@ -61,30 +61,6 @@ def sessions(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-def session(d: dict[str, Any], raw: bool = False) -> str:
-    s = d["session"]
-    head = [f"{s['provider']} session {s['session_id']}  {s['title'] or ''}".rstrip(),
-            f"  started {s['started_at']}  in {s['cwd']}  ({s['message_count']} messages)"]
-    if s.get("parent_session_id"):
-        head.append(f"  subagent of {s['parent_session_id']}")
-    if s.get("resumed_from"):
-        head.append(f"  continues {s['resumed_from']}")
-    if s.get("subagents"):
-        head.append(f"  subagents: {', '.join(s['subagents'])}")
-    out = head + [""]
-    for m in d["messages"]:
-        label = m["role"] if m["kind"] == "text" else f"{m['role']}/{m['kind']}"
-        text = m["text"] if len(m["text"]) <= 1500 else m["text"][:1500] + f"… [{len(m['text'])} chars]"
-        out.append(f"[{m['message_index']}] {label}  {m['timestamp'] or ''}")
-        out.extend("    " + ln for ln in text.splitlines() or [""])
-        for c in m.get("tool_calls", []):
-            status = c["status"] or "no result"
-            out.append(f"    ↳ {c['name']} ({c['call_id']}): {status}")
-        if raw and m.get("raw"):
-            out.append("    raw: " + m["raw"][:2000])
-    return "\n".join(out)
-
-
 PROVIDER_NAMES = {"claude_code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
 
 

@@ -6,10 +6,8 @@ Results are plain dicts ready for JSON. Message numbering is always ``message_in
 from __future__ import annotations
 
 import sqlite3
-import zlib
 from typing import Any
 
-import orjson
 
 from hansard.errors import NotFound
 
@@ -78,48 +76,3 @@ def find_session(db: sqlite3.Connection, ref: str) -> sqlite3.Row:
     if row is None:
         raise NotFound(f"no session {ref!r}")
     return row
-
-
-def session_messages(db: sqlite3.Connection, ref: str, *, around: int | None = None, limit: int | None = None,
-                     raw: bool = False) -> dict[str, Any]:
-    s = find_session(db, ref)
-    lo, hi = 0, s["message_count"]
-    if around is not None:
-        half = (limit or 11) // 2
-        lo, hi = max(0, around - half), around + half + 1
-    elif limit is not None:
-        hi = limit
-    msgs = []
-    for m in db.execute(
-        "SELECT m.*, src.path AS source_path FROM messages m JOIN sources src ON src.id=m.source_id"
-        " WHERE m.session_id=? AND m.message_index>=? AND m.message_index<? ORDER BY m.message_index",
-        (s["id"], lo, hi),
-    ):
-        d = {k: m[k] for k in ("message_index", "role", "kind", "text", "timestamp", "cwd", "model")}
-        d["source"] = {"path": m["source_path"], "offset": m["offset"]}
-        if raw:
-            rec = db.execute(
-                "SELECT data FROM raw_records WHERE source_id=? AND \"offset\"=? ORDER BY generation DESC LIMIT 1",
-                (m["source_id"], m["offset"]),
-            ).fetchone()
-            d["raw"] = zlib.decompress(rec[0]).decode("utf-8", "replace") if rec else None
-        msgs.append(d)
-    calls = {}
-    for c in db.execute(
-        "SELECT t.call_id, t.name, t.status, t.exit_code, m.message_index FROM tool_calls t"
-        " JOIN messages m ON m.id=t.message_id WHERE t.session_id=? AND m.message_index>=? AND m.message_index<?",
-        (s["id"], lo, hi),
-    ):
-        calls.setdefault(c["message_index"], []).append(
-            {"call_id": c["call_id"], "name": c["name"], "status": c["status"], "exit_code": c["exit_code"]}
-        )
-    for d in msgs:
-        if d["message_index"] in calls:
-            d["tool_calls"] = calls[d["message_index"]]
-    info = {k: s[k] for k in ("session_id", "provider", "title", "cwd", "started_at", "last_at", "parent_session_id",
-                              "git_branch", "version", "resumed_from", "message_count")}
-    info["extra"] = orjson.loads(s["extra"]) if s["extra"] else {}
-    subagents = [r[0] for r in db.execute("SELECT session_id FROM sessions WHERE parent_session_id=?", (s["session_id"],))]
-    if subagents:
-        info["subagents"] = subagents
-    return {"session": info, "messages": msgs}
