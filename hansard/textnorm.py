@@ -40,6 +40,17 @@ def exact_hash(line: str) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
+def line_facts(line: str) -> tuple[int, int, bool]:
+    """(line_hash, exact_hash, is_trivial) at once: the writer needs all three for every
+    line an edit adds or removes, and this squashes the line only once."""
+    sq = "".join(line.split())
+    h = int.from_bytes(blake2b(sq.encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big", signed=True)
+    e = int.from_bytes(blake2b(line.rstrip("\r").encode("utf-8", "surrogatepass"), digest_size=8).digest(), "big",
+                       signed=True)
+    trivial = len(sq) < MIN_SIGNIFICANT or not any(c.isalnum() for c in sq)
+    return h, e, trivial
+
+
 def is_trivial(line: str) -> bool:
     s = squash(line)
     if len(s) < MIN_SIGNIFICANT:

@@ -442,3 +442,38 @@ def m021_redactions() -> str:
                          UNION SELECT source_id FROM edits UNION SELECT source_id FROM sessions);
         """
     )
+
+
+@migration
+def m022_trigram_prose_only() -> str:
+    return (
+        """
+        -- The trigram index was most of the indexing time (it writes ~3 index entries per
+        -- character). Tool output (logs, file reads) leaves it: its words are still in
+        -- messages_fts, which finds `fetch_data` as the phrase "fetch data"; only part-of-a-
+        -- word look-ups (`ch_da`) are limited to prompts, replies and tool-call summaries.
+        DROP TRIGGER messages_fts_ai;
+        DROP TRIGGER messages_fts_ad;
+        DROP TRIGGER messages_fts_au;
+        CREATE TRIGGER messages_fts_ai AFTER INSERT ON messages BEGIN
+            INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+            INSERT INTO messages_tri(rowid, text) SELECT new.id, new.text
+                WHERE length(new.text) <= 32768 AND new.role <> 'tool';
+        END;
+        CREATE TRIGGER messages_fts_ad AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO messages_tri(messages_tri, rowid, text)
+                SELECT 'delete', old.id, old.text WHERE length(old.text) <= 32768 AND old.role <> 'tool';
+        END;
+        CREATE TRIGGER messages_fts_au AFTER UPDATE OF text, role ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO messages_tri(messages_tri, rowid, text)
+                SELECT 'delete', old.id, old.text WHERE length(old.text) <= 32768 AND old.role <> 'tool';
+            INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+            INSERT INTO messages_tri(rowid, text) SELECT new.id, new.text
+                WHERE length(new.text) <= 32768 AND new.role <> 'tool';
+        END;
+        DELETE FROM messages_tri;
+        INSERT INTO messages_tri(rowid, text) SELECT id, text FROM messages WHERE length(text) <= 32768 AND role <> 'tool';
+        """
+    )

@@ -258,8 +258,7 @@ class Writer:
         self.db.executemany(
             "INSERT OR IGNORE INTO edit_lines (edit_id, side, ordinal, new_lineno, hash, exact, trivial)"
             " VALUES (?,?,?,?,?,?,?)",
-            [(edit_id, side, i, _int64(ln), textnorm.line_hash(text), textnorm.exact_hash(text),
-              int(textnorm.is_trivial(text))) for side, i, ln, text in edit_line_rows(it)],
+            [(edit_id, side, i, _int64(ln), *_facts(text)) for side, i, ln, text in edit_line_rows(it)],
         )
 
     def _steps(self, it: StepsItem) -> None:
@@ -332,6 +331,11 @@ class Writer:
                 self._rewind(it)
             elif isinstance(it, Skip):
                 self._skip(it, offset)
+
+
+def _facts(text: str) -> tuple[int, int, int]:
+    h, e, trivial = textnorm.line_facts(text)
+    return h, e, int(trivial)
 
 
 def edit_line_rows(it: EditItem) -> list[tuple[str, int, int | None, str]]:
