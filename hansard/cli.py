@@ -256,13 +256,12 @@ def cmd_why(a: argparse.Namespace) -> int:
     db = _reader_db()
     if not a.no_sync:
         _quick_sync(db)
-    from pathlib import Path
-
     contents = None
     if a.contents == "-":
         contents = sys.stdin.buffer.read()
     elif a.contents:
-        contents = Path(a.contents).read_bytes()
+        with open(a.contents, "rb") as fh:
+            contents = fh.read()
     ans = explain(db, a.target, rev=a.rev, contents=contents)
     if a.json:
         _print_json(ans)
