@@ -115,7 +115,7 @@ def migrate(db: sqlite3.Connection, *, readonly: bool = False) -> None:
         except BaseException as exc:
             if db.in_transaction:
                 db.execute("ROLLBACK")
-            if isinstance(exc, sqlite3.OperationalError) and db.execute(
+            if isinstance(exc, sqlite3.Error) and db.execute(
                 "SELECT 1 FROM _migrations WHERE name=?", (fn.__name__,)
             ).fetchone():
                 continue  # another process (a second indexer, the MCP server) applied it while we waited
