@@ -23,7 +23,6 @@ import argparse
 import os
 import random
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile

@@ -15,7 +15,7 @@ _VOLATILE = {"id", "last_scanned", "first_seen", "source_id", "session_id", "mes
 
 
 def run_cli(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
+    err = io.StringIO()
 
     class _Buf(io.StringIO):
         @property
@@ -35,7 +35,6 @@ def run_cli(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
         finally:
             sys.stdin = old_stdin
     text = stdout.getvalue() + stdout._b.getvalue().decode()  # type: ignore[attr-defined]
-    del out
     return code, text, err.getvalue()
 
 
@@ -47,7 +46,6 @@ def cli_json(*args: str, stdin: bytes | None = None) -> Any:
 
 def dump(db: sqlite3.Connection) -> dict[str, list[tuple]]:
     """Every derived table as sorted content tuples, with row ids replaced by natural keys."""
-    out: dict[str, list[tuple]] = {}
     raw = _dump(db)
     # None sorts before everything: compare as JSON text.
     return {k: sorted(v, key=lambda t: json.dumps(t, default=str)) for k, v in raw.items()}

@@ -216,7 +216,7 @@ class Attributor:
                 continue
             window = g[max(0, pos - WINDOW): pos + WINDOW + 1]
 
-            def support(e: EditRef) -> int:
+            def support(e: EditRef, window: list[int] = window) -> int:
                 return sum(1 for j in window if self.hashes[j] in e.added)
 
             best = max(support(e) for e in quals[i])

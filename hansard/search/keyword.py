@@ -209,7 +209,6 @@ def keyword_candidates(db: sqlite3.Connection, q: Query, f: Filters, k: int) -> 
         add(rows, "trigram", False)
     if not cands:
         return [], 0, True
-    ids = list(cands)
     _check_coverage(db, q, cands, [c.id for c in cands.values() if c.coverage < G])
     _apply_exclusions(db, q, cands)
     if estimate is not None:
