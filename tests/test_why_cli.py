@@ -129,3 +129,20 @@ def test_a_second_clone_is_the_same_repository(tmp_path: Path, monkeypatch: pyte
     rc, out, _ = run_cli("why", "app/retry.py:10", "--json")
     line = json.loads(out)["lines"][0]
     assert rc == 0 and line["kind"] == "agent" and line["tool_call_id"].startswith("toolu_")
+
+
+def test_blame_ignore_revs_skips_a_reformat_commit(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A commit listed in .git-blame-ignore-revs (a mass reformat) is looked through."""
+    first = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
+    (repo / "a.py").write_text("x=1\ny=2\n")
+    _git(repo, "commit", "-qam", "reformat")
+    fmt = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
+    monkeypatch.chdir(repo)
+    rc, out, _ = run_cli("why", "a.py:1", "--no-sync", "--json")
+    assert json.loads(out)["lines"][0]["commit"] in (first, fmt)  # -w already sees through spacing
+    (repo / "a.py").write_text("x = 1  # one\ny=2\n")
+    _git(repo, "commit", "-qam", "comment everything")
+    third = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True).stdout.strip()
+    (repo / ".git-blame-ignore-revs").write_text(third + "\n")
+    rc, out, _ = run_cli("why", "a.py:1", "--no-sync", "--json")
+    assert rc == 0 and json.loads(out)["lines"][0]["commit"] != third
