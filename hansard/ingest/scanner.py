@@ -116,7 +116,10 @@ class Scanner:
 
     def scan(self, paths: Iterable[Path] | None = None) -> ScanSummary:
         files = list(discover(paths))
-        known = {r["path"]: r for r in self.db.execute("SELECT * FROM sources")}
+        # Only what the stat comparison needs: parser states (which can be large) are read
+        # for the files that changed.
+        known = {r["path"]: r for r in self.db.execute(
+            "SELECT id, path, provider, inode, size, mtime_ns, \"offset\", generation, head_hash, missing FROM sources")}
         seen: set[str] = set()
         for i, path in enumerate(files):
             spath = str(path)
@@ -201,7 +204,8 @@ class Scanner:
             and row["head_hash"] == _head_hash(path, offset)
         )
         if appended:
-            state = orjson.loads(row["parser_state"]) if row["parser_state"] else None
+            raw = self.db.execute("SELECT parser_state FROM sources WHERE id=?", (source_id,)).fetchone()[0]
+            state = orjson.loads(raw) if raw else None
             return source_id, offset, row["generation"], state
         generation = row["generation"] + 1 if offset > 0 or row["provider"] else row["generation"]
         clear_source(self.db, source_id)
