@@ -18,6 +18,7 @@ from hansard.errors import InvalidArgument
 from hansard.ingest.capture import ROLES, SCHEME, PROVIDER, companion_id
 from hansard.ingest.scanner import archive
 from hansard.models import RawRecord
+from hansard.store import fts
 from hansard.store.db import transaction
 from hansard.store.writer import Writer
 
@@ -57,6 +58,7 @@ def capture(db: sqlite3.Connection, session_id: str | None, message_type: str, s
             parser = PROVIDER.new_parser(path, json.loads(state_row[0]) if state_row[0] else None)
             writer = Writer(db, source_id, "capture")
             writer.apply(parser.feed(raw), offset)
+            fts.catch_up(db)
             db.execute("UPDATE sources SET \"offset\"=?, parser_state=?, redactions=redactions+? WHERE id=?",
                        (offset + len(raw.data) + 1, json.dumps(parser.state()), writer.counts["redactions"], source_id))
             idx = db.execute("SELECT message_index FROM messages WHERE provider='capture' AND key=?", (cap_id,)).fetchone()[0]

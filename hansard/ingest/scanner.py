@@ -30,6 +30,7 @@ from hansard.ingest import reader, registry
 from hansard.ingest.base import Provider
 from hansard.ingest.quickcheck import candidate_files
 from hansard.models import RawRecord, Skip
+from hansard.store import fts
 from hansard.store.db import transaction
 from hansard.store.writer import Writer
 
@@ -225,6 +226,7 @@ class Scanner:
             self.summary.records += 1
         end = size if pre is not None else res.end
         writer.apply(parser.finish(), end)
+        fts.catch_up(self.db)  # this file's rows, indexed in bulk inside its transaction
         # A partial last line: remember a size that cannot match, so the next scan looks again.
         seen_size = -1 if res.partial_tail else size
         self.db.execute(
@@ -311,6 +313,7 @@ def reindex(db: sqlite3.Connection) -> ScanSummary:
             summary.sessions += len(writer.touched_sessions)
             for reason, n in writer.skip_reasons.items():
                 summary.skip(reason, n)
+        fts.catch_up(db)
     return summary
 
 

@@ -477,3 +477,59 @@ def m022_trigram_prose_only() -> str:
         INSERT INTO messages_tri(rowid, text) SELECT id, text FROM messages WHERE length(text) <= 32768 AND role <> 'tool';
         """
     )
+
+
+@migration
+def m023_fts_in_bulk() -> str:
+    return (
+        """
+        -- Row-by-row FTS triggers made FTS5 flush a tiny segment per message; indexing each
+        -- file's new rows in one statement at the end of its transaction (store/fts.py)
+        -- costs a third less. The watermark is the last row id in the full-text indexes:
+        -- rows above it are not indexed yet, so the delete/update triggers leave them alone,
+        -- and a deletion that lowers the largest id lowers the watermark (SQLite may hand
+        -- that id out again).
+        CREATE TABLE fts_watermark (name TEXT PRIMARY KEY, last_id INTEGER NOT NULL);
+        INSERT INTO fts_watermark VALUES
+            ('messages', COALESCE((SELECT MAX(id) FROM messages), 0)),
+            ('tool_calls', COALESCE((SELECT MAX(id) FROM tool_calls), 0));
+        DROP TRIGGER messages_fts_ai;
+        DROP TRIGGER messages_fts_ad;
+        DROP TRIGGER messages_fts_au;
+        DROP TRIGGER tool_calls_fts_ai;
+        DROP TRIGGER tool_calls_fts_ad;
+        DROP TRIGGER tool_calls_fts_au;
+        CREATE TRIGGER messages_fts_ad AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text)
+                SELECT 'delete', old.id, old.text
+                WHERE old.id <= (SELECT last_id FROM fts_watermark WHERE name='messages');
+            INSERT INTO messages_tri(messages_tri, rowid, text)
+                SELECT 'delete', old.id, old.text
+                WHERE old.id <= (SELECT last_id FROM fts_watermark WHERE name='messages')
+                  AND length(old.text) <= 32768 AND old.role <> 'tool';
+            UPDATE fts_watermark SET last_id = MIN(last_id, COALESCE((SELECT MAX(id) FROM messages), 0))
+                WHERE name='messages';
+        END;
+        CREATE TRIGGER messages_fts_au AFTER UPDATE OF text, role ON messages
+        WHEN old.id <= (SELECT last_id FROM fts_watermark WHERE name='messages') BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO messages_tri(messages_tri, rowid, text)
+                SELECT 'delete', old.id, old.text WHERE length(old.text) <= 32768 AND old.role <> 'tool';
+            INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+            INSERT INTO messages_tri(rowid, text) SELECT new.id, new.text
+                WHERE length(new.text) <= 32768 AND new.role <> 'tool';
+        END;
+        CREATE TRIGGER tool_calls_fts_ad AFTER DELETE ON tool_calls BEGIN
+            INSERT INTO tool_calls_fts(tool_calls_fts, rowid, name, input)
+                SELECT 'delete', old.id, old.name, old.input
+                WHERE old.id <= (SELECT last_id FROM fts_watermark WHERE name='tool_calls');
+            UPDATE fts_watermark SET last_id = MIN(last_id, COALESCE((SELECT MAX(id) FROM tool_calls), 0))
+                WHERE name='tool_calls';
+        END;
+        CREATE TRIGGER tool_calls_fts_au AFTER UPDATE OF name, input ON tool_calls
+        WHEN old.id <= (SELECT last_id FROM fts_watermark WHERE name='tool_calls') BEGIN
+            INSERT INTO tool_calls_fts(tool_calls_fts, rowid, name, input) VALUES ('delete', old.id, old.name, old.input);
+            INSERT INTO tool_calls_fts(rowid, name, input) VALUES (new.id, new.name, new.input);
+        END;
+        """
+    )

@@ -1,0 +1,27 @@
+"""Bringing the full-text indexes up to date with the rows written since the last time.
+
+Always true after ``catch_up`` inside a write transaction: every message and tool call is in
+its full-text indexes (the trigram index: prose under 32 KiB only), and the watermark is the
+largest id indexed. Writers call it once at the end of each transaction that inserts rows, so
+a reader never sees rows without their index entries.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+
+def catch_up(db: sqlite3.Connection) -> None:
+    (m,) = db.execute("SELECT last_id FROM fts_watermark WHERE name='messages'").fetchone()
+    top = db.execute("SELECT MAX(id) FROM messages").fetchone()[0] or 0
+    if top > m:
+        db.execute("INSERT INTO messages_fts(rowid, text) SELECT id, text FROM messages WHERE id > ?", (m,))
+        db.execute("INSERT INTO messages_tri(rowid, text) SELECT id, text FROM messages"
+                   " WHERE id > ? AND length(text) <= 32768 AND role <> 'tool'", (m,))
+        db.execute("UPDATE fts_watermark SET last_id=? WHERE name='messages'", (top,))
+    (t,) = db.execute("SELECT last_id FROM fts_watermark WHERE name='tool_calls'").fetchone()
+    top = db.execute("SELECT MAX(id) FROM tool_calls").fetchone()[0] or 0
+    if top > t:
+        db.execute("INSERT INTO tool_calls_fts(rowid, name, input) SELECT id, name, input FROM tool_calls WHERE id > ?",
+                   (t,))
+        db.execute("UPDATE fts_watermark SET last_id=? WHERE name='tool_calls'", (top,))
