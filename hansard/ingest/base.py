@@ -167,3 +167,23 @@ def hunks_from_structured_patch(patch: Iterable[Any]) -> tuple[tuple[str, ...], 
 
 def _int(v: Any) -> int | None:
     return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+STEP_STATUSES = frozenset({"pending", "in_progress", "completed", "cancelled"})
+
+
+def snapshot_steps(items: Any, text_keys: tuple[str, ...]) -> tuple[dict[str, Any], ...] | None:
+    """A todo list or plan (Codex update_plan, Gemini write_todos) as StepsItem steps: the
+    first non-empty string among ``text_keys`` is the text; an unknown status is pending.
+    None when ``items`` is not a list."""
+    if not isinstance(items, list):
+        return None
+    steps = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        text = next((v for k in text_keys if isinstance(v := item.get(k), str) and v), "")
+        status = item.get("status")
+        steps.append({"text": text, "status": status if isinstance(status, str) and status in STEP_STATUSES
+                      else "pending"})
+    return tuple(steps)

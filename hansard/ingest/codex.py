@@ -50,7 +50,7 @@ from typing import Any
 import orjson
 
 from hansard.ingest.apply_patch import FileOp, PatchError, extract_patch, parse_patch, scan_headers
-from hansard.ingest.base import as_text, first_json_lines, lines_of, load_json, parse_unified_diff, record_key
+from hansard.ingest.base import as_text, first_json_lines, lines_of, load_json, parse_unified_diff, record_key, snapshot_steps
 from hansard.models import (
     EditItem,
     Hunk,
@@ -75,7 +75,6 @@ _RESPONSE_IGNORED = frozenset({
     "file_search_call", "computer_call", "computer_call_output", "code_interpreter_call",
 })
 _SHELL_TOOLS = frozenset({"shell", "container.exec", "local_shell", "shell_command", "exec_command", "unified_exec"})
-_STEP_STATUS = frozenset({"pending", "in_progress", "completed", "cancelled"})
 
 _RING_MAX = 32
 _PENDING_MAX = 256
@@ -345,7 +344,7 @@ class CodexParser:
             ToolCallItem(sid, call_id, full_name, args, call_id, ts, cwd),
         ]
         if name == "update_plan":
-            steps = _plan_steps(args.get("plan"))
+            steps = snapshot_steps(args.get("plan"), ("step",))
             if steps is not None:
                 out.append(StepsItem(sid, call_id, True, steps, ts))
 
@@ -673,18 +672,6 @@ def _result_status(text: str, exit_code: int | None, success: Any) -> str:
     return "ok"
 
 
-def _plan_steps(plan: Any) -> tuple[dict[str, Any], ...] | None:
-    if not isinstance(plan, list):
-        return None
-    steps = []
-    for s in plan:
-        if not isinstance(s, dict):
-            continue
-        status = s.get("status") if s.get("status") in _STEP_STATUS else "pending"
-        steps.append({"text": _str(s.get("step")) or "", "status": status})
-    return tuple(steps)
-
-
 def _summary(name: str, args: dict[str, Any], patch: str | None) -> str:
     """A short human summary of a tool call, for its tool_use message."""
     text: str | None = None
@@ -703,7 +690,7 @@ def _summary(name: str, args: dict[str, Any], patch: str | None) -> str:
             else:
                 text = shlex.join(cmd)
     elif name == "update_plan":
-        steps = _plan_steps(args.get("plan")) or ()
+        steps = snapshot_steps(args.get("plan"), ("step",)) or ()
         text = "update_plan: " + "; ".join(f"[{s['status']}] {s['text']}" for s in steps)
     elif name == "write_stdin":
         chars = args.get("chars")

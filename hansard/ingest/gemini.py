@@ -35,6 +35,7 @@ from hansard.ingest.base import (
     lines_of,
     load_json,
     parse_unified_diff,
+    snapshot_steps,
 )
 from hansard.models import (
     EditItem,
@@ -63,7 +64,6 @@ _MESSAGE_TYPES: dict[str, tuple[str, str]] = {
 _FINAL = {"success", "error", "cancelled"}
 _EDIT_TOOLS = {"replace", "edit", "smart_edit", "write_file"}
 _SHELL_TOOLS = {"run_shell_command", "shell"}
-_STEP_STATUS = {"pending", "in_progress", "completed", "cancelled"}
 _EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)\s*$", re.M)
 # The scheduler's words when the user answers "no" to a confirmation prompt:
 # "User did not allow tool call" / "[Operation Cancelled] Reason: User did not allow tool call".
@@ -229,7 +229,7 @@ class _Decoder:
             if edit is not None:
                 out.append(edit)
         elif name == "write_todos" and status == "success":
-            steps = _steps(args.get("todos"))
+            steps = snapshot_steps(args.get("todos"), ("description", "content"))
             if steps is not None:
                 out.append(StepsItem(sid, call_id, True, steps, ts))
         return out
@@ -351,19 +351,6 @@ def _result_text(tc: dict[str, Any]) -> str:
     if isinstance(display, dict) and isinstance(display.get("fileDiff"), str):
         return display["fileDiff"]
     return ""
-
-
-def _steps(todos: Any) -> tuple[dict[str, Any], ...] | None:
-    if not isinstance(todos, list):
-        return None
-    steps = []
-    for t in todos:
-        if not isinstance(t, dict):
-            continue
-        text = _str(t.get("description")) or _str(t.get("content")) or ""
-        status = t.get("status") if t.get("status") in _STEP_STATUS else "pending"
-        steps.append({"text": text, "status": status})
-    return tuple(steps)
 
 
 def _safely(dec: _Decoder, record: RawRecord, work: Any) -> list[Item]:
