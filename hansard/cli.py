@@ -426,13 +426,10 @@ class _Skipped:
         return lambda *a, **k: self
 
 
-_COMMANDS = frozenset({"index", "reindex", "status", "sessions", "show", "config", "why", "log", "context", "history",
-                       "memory", "embed", "mcp", "audit", "doctor", "demo"})
-
-
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole CLI, or, with ``only``, just the command about to run (same behaviour, less
-    start-up work)."""
+    start-up work). An ``only`` that names no command gives the whole CLI, so argparse can
+    list the real choices."""
     p = _Parser(
         prog="hansard",
         description="Code history and blame for code that coding agents write.",
@@ -440,9 +437,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"hansard {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
+    built: list[str] = []
+
     def add(name: str, fn: Callable[[argparse.Namespace], int], help: str) -> argparse.ArgumentParser:
         if only is not None and name != only:
             return _Skipped()  # type: ignore[return-value]
+        built.append(name)
         sp = sub.add_parser(name, help=help, description=help)
         sp.set_defaults(fn=fn)
         return sp
@@ -578,13 +578,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     sp = add("demo", cmd_demo, "Build a small repository and transcripts in a temporary folder, index them, explain")
     sp.add_argument("--keep", action="store_true", help="keep the temporary folder and print where it is")
+    if only is not None and not built:
+        return build_parser(None)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     first = next((a for a in args if not a.startswith("-")), None)
-    parser = build_parser(first if first in _COMMANDS else None)
+    parser = build_parser(first)
     ns = parser.parse_args(args)
     if not getattr(ns, "fn", None):
         parser.print_help()
