@@ -255,7 +255,7 @@ class Attributor:
                 conf = 0.7 if rule == "inherited" else (0.85 if formatted else 0.95)
                 if e.user_modified:
                     conf -= 0.1
-                answers[i] = self._agent(b, base_kind, commit, e, rule, conf)
+                answers[i] = self._agent(i, base_kind, commit, e, rule, conf)
                 continue
             answers[i] = self._unmatched(i, modified.get(i), commit, group_has_agent)
 
@@ -292,10 +292,11 @@ class Attributor:
                 p += step
         return [e for _, e in sorted(found, key=lambda x: x[0])]
 
-    def _agent(self, b: BlameLine, kind: str, commit: str | None, e: EditRef, rule: str, conf: float,
+    def _agent(self, i: int, kind: str, commit: str | None, e: EditRef, rule: str, conf: float,
                similarity: float | None = None) -> LineAnswer:
+        b = self.lines[i]
         later = sorted({
-            x.session_id for eid in self.by_hash.get(textnorm.line_hash(b.content), ())
+            x.session_id for eid in self.by_hash.get(self.hashes[i], ())
             if (x := self.edits[eid]).ts > e.ts and x.session_id != e.session_id and x.rel_path in self.names
         })
         return LineAnswer(
@@ -312,7 +313,7 @@ class Attributor:
             mod = in_commit or self._modified_later(i)
             if mod is not None:
                 e, sim, rule = mod
-                return self._agent(b, "agent_modified", commit, e, rule, round(0.8 * sim, 2), sim)
+                return self._agent(i, "agent_modified", commit, e, rule, round(0.8 * sim, 2), sim)
             if any(self.edits[eid].rel_path not in self.names for eid in self.by_hash.get(self.hashes[i], ())):
                 return LineAnswer(b.final_line, b.content, "unknown", commit, rule="other_path")
             if self.hashes[i] in self.unlinked:
