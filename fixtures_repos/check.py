@@ -60,9 +60,9 @@ def scenario_env(scn: Scenario, store: Path) -> Iterator[None]:
 def answer(scn: Scenario) -> dict[str, dict[str, Any]]:
     """Index the default homes (the environment must already point at the scenario's) and
     explain every expected file. Returns path -> the `why` contract dict."""
-    from hansard.attribution.why import explain
+    from hansard.answers.why import explain
     from hansard.ingest.run import index
-    from hansard.store.db import connect
+    from hansard.store.sqlite.db import connect
 
     db = connect()
     try:

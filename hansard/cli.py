@@ -20,14 +20,14 @@ from hansard.errors import HansardError, InvalidArgument
 
 
 def _db():
-    from hansard.store.db import connect
+    from hansard.store.sqlite.db import connect
 
     return connect()
 
 
 def _reader_db():
     """A store to read from, even on a read-only disk (then without a sync first)."""
-    from hansard.store.db import connect_for_reading
+    from hansard.store.sqlite.db import connect_for_reading
 
     return connect_for_reading()
 
@@ -47,7 +47,7 @@ def _print_json(obj: Any) -> None:
 def cmd_index(a: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from hansard import render
+    from hansard.render import answers as render
     from hansard.ingest.run import index
     from hansard.ingest.scanner import stderr_progress
 
@@ -64,7 +64,7 @@ def cmd_index(a: argparse.Namespace) -> int:
 
 
 def cmd_reindex(a: argparse.Namespace) -> int:
-    from hansard import render
+    from hansard.render import answers as render
     from hansard.ingest.run import rebuild
 
     summary = rebuild(_db())
@@ -76,9 +76,9 @@ def cmd_reindex(a: argparse.Namespace) -> int:
 
 
 def cmd_status(a: argparse.Namespace) -> int:
-    from hansard import render
+    from hansard.render import answers as render
     from hansard.config import store_path
-    from hansard.store.queries import status
+    from hansard.store.sqlite.queries import status
 
     data = status(_reader_db())
     data["store"] = str(store_path())
@@ -90,8 +90,8 @@ def cmd_status(a: argparse.Namespace) -> int:
 
 
 def cmd_sessions(a: argparse.Namespace) -> int:
-    from hansard import render
-    from hansard.store.queries import list_sessions
+    from hansard.render import answers as render
+    from hansard.store.sqlite.queries import list_sessions
 
     db = _reader_db()
     repo_id = _repo_id(db, a.repo) if a.repo else None
@@ -108,7 +108,7 @@ def _repo_id(db, repo: str) -> int:
 
     from hansard.errors import NotARepository
     from hansard.git.identity import find_toplevel
-    from hansard.store.resolve import Resolver
+    from hansard.link.repos import Resolver
 
     tops = find_toplevel(str(Path(repo).resolve()) + "/.")
     if tops is None:
@@ -117,8 +117,8 @@ def _repo_id(db, repo: str) -> int:
 
 
 def cmd_show(a: argparse.Namespace) -> int:
-    from hansard.search.render import transcript
-    from hansard.search.transcript import get_past_session
+    from hansard.render.recall import transcript
+    from hansard.answers.transcript import get_past_session
 
     db = _db()
     kw = dict(around=a.around, roles=a.roles, limit=a.limit, next=a.next, group_revisions=a.group_revisions,
@@ -156,8 +156,8 @@ def _caller_session(a: argparse.Namespace) -> str | None:
 
 
 def cmd_history(a: argparse.Namespace) -> int:
-    from hansard.search.render import history
-    from hansard.search.sessions import search_past_sessions
+    from hansard.render.recall import history
+    from hansard.answers.search.sessions import search_past_sessions
 
     db = _db()
     if not a.no_sync:
@@ -179,8 +179,8 @@ def cmd_history(a: argparse.Namespace) -> int:
 def cmd_memory(a: argparse.Namespace) -> int:
     import os
 
-    from hansard.search import memories
-    from hansard.search.render import memory, memory_hits
+    from hansard.answers import memories
+    from hansard.render.recall import memory, memory_hits
 
     db = _db()
     if a.memory_cmd == "show":
@@ -209,7 +209,7 @@ def cmd_embed(a: argparse.Namespace) -> int:
     import os
 
     from hansard.config import hansard_home
-    from hansard.search import meaning
+    from hansard.answers.search import meaning
 
     emb, why = meaning.load_embedder()
     if emb is None:
@@ -236,8 +236,8 @@ def cmd_embed(a: argparse.Namespace) -> int:
 
 
 def cmd_config(a: argparse.Namespace) -> int:
-    from hansard.store.db import transaction
-    from hansard.store.resolve import add_path_map
+    from hansard.store.sqlite.db import transaction
+    from hansard.link.repos import add_path_map
 
     db = _db()
     if a.config_cmd == "map":
@@ -251,7 +251,7 @@ def cmd_config(a: argparse.Namespace) -> int:
 
 
 def cmd_why(a: argparse.Namespace) -> int:
-    from hansard.attribution.why import explain
+    from hansard.answers.why import explain
 
     db = _reader_db()
     if not a.no_sync:
@@ -266,7 +266,7 @@ def cmd_why(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(ans)
         return 0
-    from hansard import render
+    from hansard.render import answers as render
 
     if len(ans["lines"]) == 1 or (len(ans["lines"]) <= 5 and ":" in a.target):
         print("\n\n".join(render.why_line(ans, ln) for ln in ans["lines"]))
@@ -303,7 +303,7 @@ def _quick_sync(db) -> None:
 
 
 def cmd_log(a: argparse.Namespace) -> int:
-    from hansard.history.code_history import code_history
+    from hansard.answers.code_history import code_history
 
     db = _db()
     if not a.no_sync:
@@ -317,7 +317,7 @@ def cmd_log(a: argparse.Namespace) -> int:
 
 
 def cmd_context(a: argparse.Namespace) -> int:
-    from hansard.history.work_context import work_context
+    from hansard.answers.work_context import work_context
 
     db = _db()
     if not a.no_sync:
@@ -332,7 +332,7 @@ def cmd_context(a: argparse.Namespace) -> int:
 
 def cmd_mcp(a: argparse.Namespace) -> int:
     if a.mcp_cmd == "install":
-        from hansard.mcp_install import install
+        from hansard.mcp.install import install
 
         out = install(a.agent, a.write)
         if a.json:
@@ -346,16 +346,16 @@ def cmd_mcp(a: argparse.Namespace) -> int:
         return 0
     import os
 
-    from hansard.mcp_server import ServeOptions
+    from hansard.mcp.server import ServeOptions
 
     opts = ServeOptions(scope=a.scope, caller_session=a.session or os.environ.get("HANSARD_SESSION_ID"),
                         memories=not a.no_memories, audit_queries=a.audit_queries)
     if a.status:
-        from hansard.mcp_server import status
+        from hansard.mcp.server import status
 
         _print_json(status(opts))
         return 0
-    from hansard.mcp_server import serve
+    from hansard.mcp.server import serve
 
     serve(opts)
     return 0
@@ -374,7 +374,7 @@ def cmd_audit(a: argparse.Namespace) -> int:
 
 
 def cmd_doctor(a: argparse.Namespace) -> int:
-    from hansard.store.doctor import check, rebuild
+    from hansard.store.sqlite.doctor import check, rebuild
 
     report = rebuild() if a.rebuild else check()
     if a.json:
@@ -391,6 +391,13 @@ def cmd_demo(a: argparse.Namespace) -> int:
     from hansard.demo import run_demo
 
     return run_demo(keep=a.keep)
+
+
+def cmd_lsp(a: argparse.Namespace) -> int:
+    # pygls and lsprotocol load here only, never on `hansard why`'s path.
+    from hansard.lsp.server import run
+
+    return run()
 
 
 # -- parser ---------------------------------------------------------------------------
@@ -578,6 +585,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     sp = add("demo", cmd_demo, "Build a small repository and transcripts in a temporary folder, index them, explain")
     sp.add_argument("--keep", action="store_true", help="keep the temporary folder and print where it is")
+
+    sp = add("lsp", cmd_lsp, "The language server for editors (stdio): hover, inlay hints, code lens, conversations")
+    sp.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default and only transport)")
     if only is not None and not built:
         return build_parser(None)
     return p
@@ -608,7 +618,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         if not isinstance(exc, sqlite3.Error):
             raise
-        from hansard.store.db import translate
+        from hansard.store.sqlite.db import translate
 
         err = translate(exc)
         if not isinstance(err, HansardError):

@@ -151,10 +151,10 @@ class Story:
 
 
 def run_demo(keep: bool = False) -> int:
-    from hansard import render
-    from hansard.attribution.why import explain
+    from hansard.render import answers as render
+    from hansard.answers.why import explain
     from hansard.ingest.run import index
-    from hansard.store.db import connect
+    from hansard.store.sqlite.db import connect
 
     story = json.loads(resources.files("hansard").joinpath("demo_data/story.json").read_text())
     tmp = tempfile.mkdtemp(prefix="hansard-demo-")
@@ -166,7 +166,7 @@ def run_demo(keep: bool = False) -> int:
     assert summary is not None
     print("$ hansard index")
     print(render.index_summary(summary.as_dict()))
-    from hansard.store.queries import list_sessions
+    from hansard.store.sqlite.queries import list_sessions
 
     print("\n$ hansard sessions")
     print(render.sessions(list_sessions(db)))

@@ -452,8 +452,8 @@ class InProcess:
     """code_history in this process, against the part's store."""
 
     def __init__(self, sub: Path) -> None:
-        from hansard.history.code_history import code_history
-        from hansard.store.db import connect
+        from hansard.answers.code_history import code_history
+        from hansard.store.sqlite.db import connect
 
         self.fn = code_history
         self.db = connect(str(sub / "store" / "hansard.db"))

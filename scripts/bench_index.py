@@ -1092,7 +1092,7 @@ def _child(mode: str, spec: dict[str, Any]) -> dict[str, Any]:
 
     t = time.perf_counter()
     from hansard.ingest.run import index
-    from hansard.store.db import connect
+    from hansard.store.sqlite.db import connect
 
     db = connect()
     out["import_connect_s"] = time.perf_counter() - t

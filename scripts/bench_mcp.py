@@ -77,7 +77,7 @@ def build_world(root: Path) -> dict[str, Any]:
 
     from hansard.demo import Story
     from hansard.ingest.run import index
-    from hansard.store.db import connect
+    from hansard.store.sqlite.db import connect
 
     story = json.loads(resources.files("hansard").joinpath("demo_data/story.json").read_text())
     home = root / "demo" / "home"
@@ -146,12 +146,12 @@ async def startup(world: dict[str, Any], hello: Path, rounds: int, errlog: Any) 
 
 def direct_calls(repo: Path, memory_id: str | None) -> dict[str, Any]:
     """The core function behind each tool, called in this process with the same arguments."""
-    from hansard.capture import capture
-    from hansard.history.code_history import code_history
-    from hansard.history.work_context import work_context
-    from hansard.search.memories import get_memory, search_memories
-    from hansard.search.sessions import search_past_sessions
-    from hansard.search.transcript import get_past_session
+    from hansard.ingest.capture import capture
+    from hansard.answers.code_history import code_history
+    from hansard.answers.work_context import work_context
+    from hansard.answers.memories import get_memory, search_memories
+    from hansard.answers.search.sessions import search_past_sessions
+    from hansard.answers.transcript import get_past_session
 
     r = str(repo)
     n = {"i": 0}
@@ -193,8 +193,8 @@ def mcp_args(memory_id: str | None) -> dict[str, tuple[str, Any]]:
 
 
 async def warm_calls(world: dict[str, Any], hello: Path, calls: int, errlog: Any) -> dict[str, Any]:
-    from hansard.search.memories import search_memories
-    from hansard.store.db import connect
+    from hansard.answers.memories import search_memories
+    from hansard.store.sqlite.db import connect
 
     db = connect()
     mem = search_memories(db, "test").get("results") or search_memories(db, "").get("results") or []

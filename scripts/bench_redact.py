@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmark secret redaction (hansard/redact.py) on a transcript-like corpus.
+"""Benchmark secret redaction (hansard/ingest/redact.py) on a transcript-like corpus.
 
 What it does
   1. Generates a seeded synthetic corpus of Claude Code and Codex transcripts with
@@ -57,7 +57,8 @@ def derived_calls(dirs: list[Path]) -> list[tuple[str, Any]]:
     """(kind, value) for every redaction call the writer would make: kind is text, value or
     lines (edit hunks)."""
     from hansard.diffs import hunks_to_json
-    from hansard.ingest import reader, registry
+    from hansard.agents import registry
+    from hansard.ingest import reader
     from hansard.ingest.quickcheck import candidate_files
     from hansard.models import EditItem, LeafTitle, MessageItem, SessionInfo, StepsItem, ToolCallItem, ToolResultItem
 
@@ -97,7 +98,7 @@ def _size(kind: str, v: Any) -> int:
 
 
 def redact_all(calls: list[tuple[str, Any]], cache: bool) -> tuple[float, int]:
-    from hansard import redact as R
+    from hansard.ingest import redact as R
 
     R._RECENT = R._Recent()
     old = R._Recent.MIN_CHARS
@@ -119,9 +120,9 @@ def redact_all(calls: list[tuple[str, Any]], cache: bool) -> tuple[float, int]:
 
 
 def index_cpu(dirs: list[Path], redaction: bool) -> float:
-    import hansard.store.writer as W
+    import hansard.store.sqlite.writer as W
     from hansard.ingest.scanner import Scanner
-    from hansard.store.db import connect
+    from hansard.store.sqlite.db import connect
 
     saved = (W.redact, W.redact_value, W.redact_lines)
     if not redaction:
@@ -150,7 +151,7 @@ def index_cpu(dirs: list[Path], redaction: bool) -> float:
 def run(quick: bool = False, *, mb: float | None = None, corpus: str | Path | None = None, seed: int = 11,
         log=None) -> list[dict[str, Any]]:
     log = log or (lambda *a: print(*a, file=sys.stderr, flush=True))
-    from hansard import redact as R
+    from hansard.ingest import redact as R
 
     mb = mb or (10.0 if quick else 100.0)
     tmp = None

@@ -63,7 +63,7 @@ def zipf_vocab(n: int, rng: random.Random) -> list[str]:
 
 def build_store(path: Path, n_messages: int, seed: int = 7) -> None:
     os.environ["HANSARD_HOME"] = str(path)
-    from hansard.store.db import connect, transaction
+    from hansard.store.sqlite.db import connect, transaction
 
     rng = random.Random(seed)
     vocab = zipf_vocab(20000, rng)
@@ -152,8 +152,8 @@ def main() -> None:
         build_store(store, args.messages)
         print(f"built {args.messages:,} messages in {time.perf_counter() - t:.0f} s; "
               f"store {db_file.stat().st_size / 1e6:.0f} MB")
-    from hansard.search.sessions import search_past_sessions
-    from hansard.store.db import connect
+    from hansard.answers.search.sessions import search_past_sessions
+    from hansard.store.sqlite.db import connect
 
     db = connect()
     n_msgs = db.execute("SELECT MAX(id) FROM messages").fetchone()[0]
@@ -204,8 +204,8 @@ def main() -> None:
     try:
         import numpy as np
 
-        from hansard.search import meaning
-        from hansard.search.keyword import Filters
+        from hansard.answers.search import meaning
+        from hansard.answers.search.keyword import Filters
 
         n = args.vectors
         mat = np.random.default_rng(3).standard_normal((n, 256)).astype(np.float32)
@@ -241,7 +241,7 @@ def main() -> None:
 
     # -- indexing does not block readers ----------------------------------------------------------
     from hansard.ingest.run import index
-    from hansard.search.synth import Transcript
+    from fixtures_repos.synth import Transcript
 
     tdir = store / "incoming"
     for s in range(100):
@@ -260,7 +260,7 @@ def main() -> None:
     result = {}
 
     def run_index() -> None:
-        from hansard.store.db import connect as c2
+        from hansard.store.sqlite.db import connect as c2
 
         d2 = c2()
         t = time.perf_counter()

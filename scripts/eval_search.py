@@ -53,7 +53,7 @@ FILLER = ("let me look at the code first", "running the tests now", "that change
 
 
 def build_generated(folder: Path, n: int, rng: random.Random) -> list[tuple[str, str]]:
-    from hansard.search.synth import Transcript
+    from fixtures_repos.synth import Transcript
 
     targets = []
     pairs = rng.sample([(c, p) for c in COMPONENTS for p in PROBLEMS], min(n, len(COMPONENTS) * len(PROBLEMS)))
@@ -91,7 +91,7 @@ def sample_targets(db, rng: random.Random, k: int = 150) -> list[tuple[str, str]
 
 
 def recall(db, targets: list[tuple[str, str]], mode: str, embedder=None) -> tuple[float, float, str]:
-    from hansard.search.sessions import search_past_sessions
+    from hansard.answers.search.sessions import search_past_sessions
 
     r1 = r10 = 0
     ran = mode
@@ -116,8 +116,8 @@ def main() -> None:
         os.environ[var] = str(home / sub) if sub else str(home)
     os.environ["HANSARD_NO_BACKGROUND"] = "1"
     from hansard.ingest.run import index
-    from hansard.search import meaning
-    from hansard.store.db import connect
+    from hansard.answers.search import meaning
+    from hansard.store.sqlite.db import connect
 
     emb, why = meaning.load_embedder()
     rng = random.Random(5)

@@ -7,7 +7,7 @@ Targets
     the way the scanner does it (state saved as JSON between chunks);
   * the apply_patch parser (``parse_patch`` and the helpers the Codex parser runs on any
     shell command: ``extract_patch``, ``unwrap_patch``, ``scan_headers``, ``apply_to_text``);
-  * the search query parser (``hansard.search.query.parse``), whose FTS5 expressions must
+  * the search query parser (``hansard.answers.search.query.parse``), whose FTS5 expressions must
     also be accepted by SQLite;
   * end to end: mutated files on disk through the real ``index`` (scanner, reader, sniffing,
     writer, archive), then ``rebuild`` from the archive.
@@ -42,7 +42,8 @@ from typing import Any
 
 import orjson
 
-from hansard.ingest import reader, registry
+from hansard.agents import registry
+from hansard.ingest import reader
 from hansard.ingest.apply_patch import PatchError, apply_to_text, extract_patch, parse_patch, scan_headers, unwrap_patch
 from hansard.models import (
     EditItem,
@@ -56,8 +57,8 @@ from hansard.models import (
     ToolCallItem,
     ToolResultItem,
 )
-from hansard.store.migrations import MIGRATIONS
-from hansard.store.writer import Writer
+from hansard.store.sqlite.migrations import MIGRATIONS
+from hansard.store.sqlite.writer import Writer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = Path(os.environ.get("HANSARD_SAMPLES", REPO_ROOT.parent / "shared" / "samples"))
@@ -1043,7 +1044,7 @@ def check_query(raw: Any, probe: FtsProbe, isolate_risky: bool = True) -> Outcom
     """parse() never raises, its Query methods work, SQLite accepts every FTS5 expression and
     LIKE pattern. With ``isolate_risky`` a pattern that could crash SQLite itself runs in a
     child process (the crash is reported, not suffered); without, the caller isolates."""
-    from hansard.search.query import parse
+    from hansard.answers.search.query import parse
 
     outcome = Outcome(records=1)
     try:
@@ -1151,7 +1152,7 @@ def scan_case(corpus: Corpus, seed: int, workdir: Path, big_line: int = 0) -> Ca
     """Mutated files on disk through the real index (twice, with an append and a rewrite in
     between), then a rebuild from the archive. Needs HANSARD_HOME pointing into ``workdir``."""
     from hansard.ingest.run import index, rebuild
-    from hansard.store.db import connect
+    from hansard.store.sqlite.db import connect
 
     def run() -> Outcome:
         outcome = Outcome()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hansard.ingest.run import index, rebuild
-from hansard.store.db import connect
+from hansard.store.sqlite.db import connect
 from tests.helpers import cli_json, dump, run_cli
 
 CC_SAMPLE = "claude-code/entire_cc_2.1.119_b/full.jsonl"
@@ -221,7 +221,7 @@ def test_full_text_indexes_follow_rereads_rewinds_and_reindex(samples: Path, tmp
     _fts_consistent(db)
     rebuild(db)
     _fts_consistent(db)
-    from hansard.search.sessions import search_past_sessions
+    from hansard.answers.search.sessions import search_past_sessions
 
     hits = search_past_sessions(db, "zebrafish quantum")["results"]
     assert hits and hits[0]["session_id"].startswith("gemini:")

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from hansard.ingest.run import index
-from hansard.store.db import connect
+from hansard.store.sqlite.db import connect
 from tests.conftest import REPO_ROOT
 from tests.helpers import dump
 
@@ -399,8 +399,8 @@ def test_processes_creating_the_store_at_once_all_succeed(tmp_path: Path) -> Non
 def test_migration_applied_by_another_process_meanwhile_is_skipped(tmp_path: Path) -> None:
     """The same race, deterministic: this connection saw no migrations applied, another
     process applied them all before this one got the write lock."""
-    from hansard.store.db import migrate
-    from hansard.store.migrations import MIGRATIONS
+    from hansard.store.sqlite.db import migrate
+    from hansard.store.sqlite.migrations import MIGRATIONS
 
     connect().close()  # "the other process": every migration applied
 

@@ -44,7 +44,7 @@ def test_copies_are_distinct_sessions(samples: Path, tmp_path: Path) -> None:
     """The corpus builder gives each copy its own ids (and file names, where a parser takes a
     session id from the name): two copies index to twice the sessions and messages of one."""
     from hansard.ingest.run import index
-    from hansard.store.db import connect
+    from hansard.store.sqlite.db import connect
 
     kt = _kill_test()
     kt.SAMPLES = samples

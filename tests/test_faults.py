@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from hansard.ingest.run import index
-from hansard.store.db import connect
+from hansard.store.sqlite.db import connect
 from tests.helpers import dump, run_cli
 
 CC = "claude-code/entire_cc_2.1.119_b/full.jsonl"

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from hansard.ingest.run import index, rebuild
 from hansard.models import RawRecord, Skip
-from hansard.store.db import connect
+from hansard.store.sqlite.db import connect
 from tests import fuzzing as fz
 
 FAST = settings(derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck),

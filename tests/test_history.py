@@ -12,10 +12,10 @@ import pytest
 
 from fixtures_repos.history import World, build
 from hansard.errors import InvalidArgument, NotFound, UntilNotAllowed
-from hansard.history.code_history import code_history
-from hansard.history.work_context import work_context
+from hansard.answers.code_history import code_history
+from hansard.answers.work_context import work_context
 from hansard.ingest.run import index
-from hansard.store.db import connect
+from hansard.store.sqlite.db import connect
 
 
 @pytest.fixture(scope="module")
@@ -119,7 +119,7 @@ def test_token_budget_keeps_the_newest(world: World, db) -> None:
 
 
 def test_live_session(world: World, db) -> None:
-    from hansard.store.queries import find_session
+    from hansard.store.sqlite.queries import find_session
 
     path = db.execute("SELECT src.path FROM sessions s JOIN sources src ON src.id=s.source_id WHERE s.session_id=?",
                       (world.sessions["S4"],)).fetchone()[0]

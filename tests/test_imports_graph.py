@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from hansard.history.imports import (
+from hansard.code.imports import (
     Importer,
     ResolvedImport,
     go_module_name,
     importers_of,
     resolve_imports,
 )
-from hansard.history.symbols import Import, imports
+from hansard.code.symbols import Import, imports
 
 
 def resolve(files: set[str], path: str, source: str, lang: str, **kw) -> list[tuple[str, tuple[str, ...]]]:

@@ -1,4 +1,4 @@
-"""The Codex rollout provider (hansard.ingest.codex)."""
+"""The Codex rollout provider (hansard.agents.codex)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 import pytest
 
-from hansard.ingest.codex import PROVIDER
+from hansard.agents.codex import PROVIDER
 from hansard.ingest.reader import iter_jsonl
 from hansard.models import (
     EditItem,
@@ -384,7 +384,7 @@ def test_messages_dedupe_and_meta() -> None:
 
 
 def feed_key(obj: dict[str, Any]) -> str:
-    from hansard.ingest.base import record_key
+    from hansard.agents.base import record_key
     return record_key(RawRecord("x", 0, orjson.dumps(obj)))
 
 
@@ -623,7 +623,7 @@ def test_records_before_session_meta_are_skipped() -> None:
 
 
 def test_parser_error_is_a_skip(monkeypatch: pytest.MonkeyPatch) -> None:
-    import hansard.ingest.codex as codex
+    import hansard.agents.codex as codex
 
     def boom(*a: Any, **k: Any) -> Any:
         raise RuntimeError("bug")

@@ -15,8 +15,8 @@ from mcp import Client, StdioServerParameters
 
 from hansard.demo import Story
 from hansard.ingest.run import index
-from hansard.mcp_server import ServeOptions, build_server
-from hansard.store.db import connect
+from hansard.mcp.server import ServeOptions, build_server
+from hansard.store.sqlite.db import connect
 
 pytestmark = pytest.mark.anyio
 

@@ -11,9 +11,9 @@ import pytest
 from hansard import config
 from hansard.errors import NotFound
 from hansard.ingest.run import index
-from hansard.search.memories import get_memory, scan_memories, search_memories
-from hansard.search.synth import Transcript
-from hansard.store.db import connect
+from hansard.answers.memories import get_memory, scan_memories, search_memories
+from fixtures_repos.synth import Transcript
+from hansard.store.sqlite.db import connect
 from tests.helpers import cli_json, run_cli
 
 

@@ -1,4 +1,4 @@
-"""Secret redaction (issue 7, item 5): hansard/redact.py and every surface that shows text.
+"""Secret redaction (issue 7, item 5): hansard/ingest/redact.py and every surface that shows text.
 
 Unit tests per rule (true positives in each provider's real key format, false positives that
 must stay), then a planted-secret corpus: Claude Code and Codex transcripts whose prompts,
@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 
-from hansard import redact as R
-from hansard.redact import redact, redact_lines, redact_value, withheld_note
+from hansard.ingest import redact as R
+from hansard.ingest.redact import redact, redact_lines, redact_value, withheld_note
 from tests.helpers import run_cli
 
 RNG = random.Random(7)
@@ -460,7 +460,7 @@ CX_SID = "019e8b55-6c31-7d42-9e3f-4a7b0c2d1e53"
 def planted(tmp_path: Path) -> dict[str, Any]:
     from hansard.demo import Story
     from hansard.ingest.run import index
-    from hansard.store.db import connect
+    from hansard.store.sqlite.db import connect
 
     story = {"steps": [
         {"do": "write", "path": "app/settings.py", "text": "DEBUG = False\nAPI_KEY = None\n"},
@@ -567,7 +567,7 @@ def test_planted_secrets_stay_in_the_archive_and_show_raw(planted: dict[str, Any
         for col in cols:
             for (v,) in db.execute(f"SELECT {col} FROM {table}"):
                 assert not _secrets_in(str(v or "")), (table, col)
-    from hansard.store.codec import unpack
+    from hansard.store.sqlite.codec import unpack
 
     for b, a in db.execute("SELECT before_text, after_text FROM edits"):
         assert not _secrets_in((unpack(b) or "") + (unpack(a) or ""))
@@ -606,7 +606,7 @@ def anyio_backend() -> str:
 async def test_no_planted_secret_comes_back_from_mcp(planted: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     from mcp import Client
 
-    from hansard.mcp_server import ServeOptions, build_server
+    from hansard.mcp.server import ServeOptions, build_server
 
     repo = planted["repo"]
     monkeypatch.chdir(repo)
@@ -644,7 +644,7 @@ def test_store_indexed_before_redaction_is_rebuilt(tmp_path: Path) -> None:
     """Migration m021 marks sources whose derived rows predate redaction (redactions = -1);
     the next index rebuilds them from the archive."""
     from hansard.ingest.run import index
-    from hansard.store.db import connect
+    from hansard.store.sqlite.db import connect
 
     home = Path(os.environ["CLAUDE_CONFIG_DIR"])
     w = ClaudeWriter("5d2e8f10-1a2b-4c3d-8e4f-5a6b7c8d9e0f", str(tmp_path), datetime(2026, 11, 22, 8, 0, 0))
@@ -665,7 +665,7 @@ def test_store_indexed_before_redaction_is_rebuilt(tmp_path: Path) -> None:
 def test_unchanged_lines_only() -> None:
     """The writer skips scanning an edit's new text only when every line of it is known clean."""
     from hansard.diffs import Hunk
-    from hansard.redact import unchanged_lines_only
+    from hansard.ingest.redact import unchanged_lines_only
 
     before = "a = 1\nb = 2\n"
     added = (Hunk(2, 1, 2, 2, ("-b = 2", "+b = 3", "+c = 4")),)
@@ -678,8 +678,8 @@ def test_memory_files_are_redacted(tmp_path, monkeypatch) -> None:
     """A key pasted into CLAUDE.md is not served by memory search or get_memory."""
     import os
 
-    from hansard.search.memories import get_memory, scan_memories, search_memories
-    from hansard.store.db import connect
+    from hansard.answers.memories import get_memory, scan_memories, search_memories
+    from hansard.store.sqlite.db import connect
 
     key = "sk-ant-api03-" + "Q" * 20 + "x7Kd9LmP2rT5vW8yZ3bN6cF1hJ4" + "AA"
     claude = os.environ["CLAUDE_CONFIG_DIR"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hansard.ingest.run import index
-from hansard.store.db import connect
+from hansard.store.sqlite.db import connect
 
 # sample -> (sessions, messages, applied edits, failed or rejected edits)
 EXPECTED = {

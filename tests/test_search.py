@@ -13,12 +13,12 @@ from hypothesis import strategies as st
 
 from hansard.errors import InvalidArgument, NaiveDateTime
 from hansard.ingest.run import index, rebuild
-from hansard.search import query as qmod
-from hansard.search.hybrid import rrf
-from hansard.search.keyword import Candidate
-from hansard.search.sessions import cap_answer, search_past_sessions
-from hansard.search.synth import Transcript
-from hansard.store.db import connect
+from hansard.answers.search import query as qmod
+from hansard.answers.search.hybrid import rrf
+from hansard.answers.search.keyword import Candidate
+from hansard.answers.search.sessions import cap_answer, search_past_sessions
+from fixtures_repos.synth import Transcript
+from hansard.store.sqlite.db import connect
 from tests.helpers import cli_json, run_cli
 
 HIT_FIELDS = {"session_id", "title", "provider", "message_index", "role", "kind", "excerpt", "score", "matched_by",
@@ -318,7 +318,7 @@ class HashEmbedder:
 
 def test_meaning_without_a_model_falls_back_to_keyword(db, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HANSARD_EMBEDDER", "none")
-    from hansard.search import meaning
+    from hansard.answers.search import meaning
 
     meaning._EMBEDDER.clear()
     for mode in ("meaning", "hybrid"):
@@ -330,7 +330,7 @@ def test_meaning_without_a_model_falls_back_to_keyword(db, monkeypatch: pytest.M
 
 def test_meaning_and_hybrid_with_an_embedder(db) -> None:
     pytest.importorskip("numpy")
-    from hansard.search.meaning import build_vectors, pending
+    from hansard.answers.search.meaning import build_vectors, pending
 
     emb = HashEmbedder()
     ans = search_past_sessions(db, "kiwi parser", mode="meaning", embedder=emb)

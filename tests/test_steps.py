@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from hansard.history.steps import Step, by_state, classify_steps
+from hansard.facts.steps import Step, by_state, classify_steps
 from hansard.models import StepsItem
 
 

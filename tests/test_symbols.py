@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from hansard.history import symbols as sym
-from hansard.history import treesitter
-from hansard.history.symbols import Import, Symbol, enclosing, find, imports, language_for, symbols
+from hansard.code import symbols as sym
+from hansard.code import treesitter
+from hansard.code.symbols import Import, Symbol, enclosing, find, imports, language_for, symbols
 
 
 def spans(source: str, lang: str) -> list[tuple[str, str, int, int]]:
@@ -73,8 +73,8 @@ def test_tsx_inherits_typescript() -> None:
 
 
 def test_importing_symbols_does_not_import_tree_sitter() -> None:
-    code = ("import sys; import hansard.history.symbols, hansard.history.imports, hansard.history.tests_runs, "
-            "hansard.history.steps; print('tree_sitter' in sys.modules)")
+    code = ("import sys; import hansard.code.symbols, hansard.code.imports, hansard.facts.test_runs, "
+            "hansard.facts.steps; print('tree_sitter' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"
 
@@ -485,7 +485,7 @@ def test_too_large_source_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def db():
-    from hansard.store.db import connect
+    from hansard.store.sqlite.db import connect
 
     conn = connect()
     yield conn
@@ -521,7 +521,7 @@ def test_cache_roundtrip_and_version_key(db, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(sym, "ANALYZER_VERSION", sym.ANALYZER_VERSION + 1)
     assert sym.cached_symbols(db, blob, "python", src) == first
     assert calls == ["python", "python"]
-    from hansard.store import symbol_cache
+    from hansard.store.sqlite import symbol_cache
 
     assert symbol_cache.prune(db, sym.ANALYZER_VERSION) == 1
 

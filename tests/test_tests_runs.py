@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hansard.history.runner_output import parse_output
-from hansard.history.tests_runs import (
+from hansard.facts.runner_output import parse_output
+from hansard.facts.test_runs import (
     RunRef,
     TestFix,
     analyze_test_runs,

@@ -8,9 +8,9 @@ import pytest
 
 from hansard.errors import InvalidCursor
 from hansard.ingest.run import index
-from hansard.search.synth import Transcript
-from hansard.search.transcript import get_past_session
-from hansard.store.db import connect
+from fixtures_repos.synth import Transcript
+from hansard.answers.transcript import get_past_session
+from hansard.store.sqlite.db import connect
 from tests.helpers import cli_json, run_cli
 
 CODEX = "019da9bd-7cbb-7d22-b21c-80faf72e7f8a"  # 423 messages, long tool outputs

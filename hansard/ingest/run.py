@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from hansard.ingest.scanner import Scanner, ScanSummary, index_lock
-from hansard.search.memories import refresh_memories
-from hansard.store.db import transaction
-from hansard.store.resolve import resolve_pending
+from hansard.answers.memories import refresh_memories
+from hansard.store.sqlite.db import transaction
+from hansard.link.repos import resolve_pending
 
 
 def _now() -> str:
@@ -40,7 +40,7 @@ def index(db: sqlite3.Connection, paths: Iterable[Path] | None = None, *, wait: 
                     (started, _now(), summary.files, summary.records, summary.bytes, sum(summary.skipped.values()),
                      summary.sessions, summary.messages, summary.edits, "index", summary.redactions),
                 )
-        refresh_memories(db)  # memory files (CLAUDE.md, AGENTS.md, ...): hansard/search/memories.py
+        refresh_memories(db)  # memory files (CLAUDE.md, AGENTS.md, ...): hansard/answers/memories.py
         return summary
 
 

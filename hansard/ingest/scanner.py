@@ -26,13 +26,14 @@ import orjson
 
 from hansard import config
 from hansard.errors import StoreBusy
-from hansard.ingest import reader, registry
-from hansard.ingest.base import Provider
+from hansard.agents import registry
+from hansard.ingest import reader
+from hansard.agents.base import Provider
 from hansard.ingest.quickcheck import candidate_files
 from hansard.models import RawRecord, Skip
-from hansard.store import fts
-from hansard.store.db import transaction
-from hansard.store.writer import Writer
+from hansard.store.sqlite import fts
+from hansard.store.sqlite.db import transaction
+from hansard.store.sqlite.writer import Writer
 
 HEAD_HASH_BYTES = 4096
 
@@ -47,7 +48,7 @@ class ScanSummary:
     messages: int = 0
     edits: int = 0
     tool_calls: int = 0
-    redactions: int = 0  # secrets withheld from the derived tables (hansard/redact.py)
+    redactions: int = 0  # secrets withheld from the derived tables (hansard/ingest/redact.py)
     skipped: dict[str, int] = field(default_factory=dict)
 
     def skip(self, reason: str, n: int = 1) -> None:
@@ -282,7 +283,7 @@ def clear_source(db: sqlite3.Connection, source_id: int) -> None:
 
 def reindex(db: sqlite3.Connection) -> ScanSummary:
     """Rebuild every derived table from the archive alone, in the order a fresh scan uses."""
-    from hansard.store.migrations import DERIVED_TABLES
+    from hansard.store.sqlite.migrations import DERIVED_TABLES
 
     summary = ScanSummary()
     with transaction(db):

@@ -1,3 +1,32 @@
-"""The SQLite store: migrations, the archive and derived tables, the writer that fills them,
-repository resolution, read queries and the doctor. Only this package and the answer
-modules above it speak SQL."""
+"""The store: the archive of raw transcript records and every table derived from it.
+
+Only this package speaks SQL. Code above it (ingest, link, answers, the CLI, the MCP and
+language servers) receives a :class:`~hansard.store.interfaces.Store` and works through its
+facets (``store.archive``, ``store.items``, ``store.evidence``, ...), each a small protocol
+defined in :mod:`hansard.store.interfaces`. The embedded SQLite implementation lives in
+:mod:`hansard.store.sqlite`; another engine (PostgreSQL for a team) implements the same
+protocols beside it without touching answer code.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hansard.store.interfaces import Store
+
+
+def open_store(path: str | os.PathLike[str] | None = None, *, readonly: bool = False) -> Store:
+    """The local store, migrated (created on first use, owner-only permissions)."""
+    from hansard.store.sqlite.store import SqliteStore
+
+    return SqliteStore.open(path, readonly=readonly)
+
+
+def open_for_reading(path: str | os.PathLike[str] | None = None) -> Store:
+    """For commands that only read: the store as usual, or, when it cannot be written (a
+    read-only disk), the same store opened immutable."""
+    from hansard.store.sqlite.store import SqliteStore
+
+    return SqliteStore.open_for_reading(path)

@@ -1,0 +1,1 @@
+"""One module per coding agent: each exports one ``AGENT`` record; the registry lists them."""

@@ -1,0 +1,449 @@
+"""code_history: the conversations that changed a file, a line or a symbol, newest first.
+
+Always true of an answer: every entry names something to open (a ``session_id`` with
+``message_index`` values, or a commit), evidence newer than ``until`` is left out, and the
+whole answer fits ``token_budget`` (4 characters a token), with ``truncated`` counting the
+entries dropped, oldest and weakest first. A ``path:line`` target is answered by the `why`
+engine, exactly as `hansard why` does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from datetime import UTC
+from typing import Any
+
+from hansard import textnorm
+from hansard.answers import evidence
+from hansard.link.landing import FileCommit, edit_hashes, edit_landed_in, file_commits
+from hansard.answers.why import explain, parse_target, repo_id_for, resolve_target
+from hansard.errors import InvalidArgument, NotFound, UntilNotAllowed
+from hansard.git.run import git_text
+from hansard.answers.budget import fit_budget
+from hansard.answers.session_facts import live_sessions, session_tests
+
+# Share of an earlier change's lines that a later one must remove to count as undoing it.
+UNDO_SHARE = 0.6
+
+
+def parse_until(until: str | None) -> float | None:
+    """A time bound: an ISO date-time with offset, or a date (end of that day, UTC)."""
+    if until is None:
+        return None
+    from datetime import datetime
+
+    s = until.strip().replace("Z", "+00:00")
+    try:
+        if len(s) == 10:
+            return datetime.fromisoformat(s).replace(tzinfo=UTC).timestamp() + 86399
+        t = datetime.fromisoformat(s)
+    except ValueError:
+        raise InvalidArgument(f"until={until!r} is not an ISO date or date-time") from None
+    if t.tzinfo is None:
+        raise InvalidArgument(f"until={until!r} has no UTC offset; add one (e.g. +00:00)")
+    return t.timestamp()
+
+
+def code_history(db: sqlite3.Connection, path: str, *, symbol: str | None = None, repo: str | None = None,
+                 until: str | None = None, token_budget: int = 4000, cwd: str | None = None) -> dict[str, Any]:
+    base = os.path.abspath(repo or cwd or os.getcwd())
+    file, start, end = parse_target(path)
+    if start is not None:
+        if until is not None:
+            raise UntilNotAllowed("until cannot be combined with path:line, which reads the current code")
+        ans = explain(db, path, cwd=base)
+        return _line_answer(ans, token_budget)
+    if symbol and until is not None:
+        raise UntilNotAllowed("until cannot be combined with symbol, which reads the current code")
+    bound = parse_until(until)
+    t = resolve_target(file, None, None, cwd=base, check_exists=False)
+    repo_id = repo_id_for(db, t.main_top)
+    all_commits = file_commits(db, t.top, t.rel)
+    names = {t.rel} | {c.path for c in all_commits} | {c.old_path for c in all_commits if c.old_path}
+    commits = [c for c in all_commits if bound is None or c.committer_time <= bound]
+    edits = _edits(db, repo_id, names, bound)
+    span_filter = None
+    if symbol:
+        span_filter = SymbolSpans(db, t.top, symbol, t.rel)
+        if not span_filter.exists_now():
+            raise NotFound(f"no symbol {symbol!r} in {t.rel}")
+        span_filter.trace(commits)
+        commits = [c for c in commits if span_filter.commit_touches(c)]
+        edits = [e for e in edits if span_filter.edit_touches(e, commits)]
+    entries = _session_entries(db, t.top, edits, commits, bound)
+    reverts = _revert_entries(commits, entries)
+    for r in reverts:
+        for u in r["undoes"]:
+            for s in entries:
+                if any(c["sha"] == u["commit"] for c in s["commits"]):
+                    s.setdefault("reverted_by", []).append(r["commit"])
+    entries += reverts
+    entries.sort(key=lambda e: e["sort_time"], reverse=True)
+    importers = imported_by(db, t.top, t.rel)
+    result = {
+        "target": {"path": t.rel, "symbol": symbol, "repo": t.main_top, "until": until},
+        "names": sorted(names),
+        "entries": entries,
+        "imported_by": importers,
+        "commit_count": len(commits),
+    }
+    if span_filter is not None and len(span_filter.aliases) > 1:
+        result["target"]["formerly"] = [name for name, _ in span_filter.aliases[1:]]
+
+    def add_tests(entry: dict[str, Any]) -> None:
+        srow = entry.pop("srow", None)
+        if srow is not None:
+            tests = session_tests(db, srow, bound)
+            if tests["failed_then_fixed"] or tests["still_failing"]:
+                entry["tests"] = {"failed_then_fixed": tests["failed_then_fixed"], "still_failing": tests["still_failing"]}
+
+    return fit_budget(result, token_budget, render_tree, enrich=add_tests)
+
+
+# -- evidence gathering ------------------------------------------------------------------
+
+
+def _edits(db: sqlite3.Connection, repo_id: int, names: set[str], bound: float | None) -> list[dict[str, Any]]:
+    marks = ",".join("?" * len(names))
+    rows = db.execute(
+        "SELECT e.id, e.call_id, e.tool, e.kind, e.rel_path, e.timestamp, e.hunks, e.status, s.session_id, s.provider,"
+        " s.title, s.first_prompt, s.started_at, s.last_at, s.parent_session_id, s.id AS srow, m.message_index"
+        " FROM edits e JOIN sessions s ON s.id=e.session_id LEFT JOIN messages m ON m.id=e.message_id"
+        f" WHERE e.repo_id=? AND e.rel_path IN ({marks}) AND e.status='applied'",
+        (repo_id, *names),
+    ).fetchall()
+    out = []
+    for r in rows:
+        ts = evidence.parse_ts(r["timestamp"])
+        if ts is None or (bound is not None and ts > bound):
+            continue
+        added, removed = edit_hashes(db, r["id"])
+        d = dict(r)
+        d.update(ts=ts, added=added, removed=removed)
+        out.append(d)
+    return out
+
+
+def _session_entries(db: sqlite3.Connection, top: str, edits: list[dict[str, Any]], commits: list[FileCommit],
+                     bound: float | None) -> list[dict[str, Any]]:
+    by_sha = {c.sha: c for c in commits}
+    sessions: dict[str, dict[str, Any]] = {}
+    live = live_sessions(db)
+    for e in sorted(edits, key=lambda e: e["ts"]):
+        s = sessions.get(e["session_id"])
+        if s is None:
+            s = sessions[e["session_id"]] = {
+                "kind": "session", "session_id": e["session_id"], "provider": e["provider"],
+                "title": e["title"] or _first_line(e["first_prompt"]), "started_at": e["started_at"],
+                "last_at": e["last_at"], "parent_session_id": e["parent_session_id"],
+                "live": e["session_id"] in live, "edits": [], "commits": [], "undoes": [], "srow": e["srow"],
+            }
+        shas = edit_landed_in(e["ts"], e["added"], e["removed"], commits)
+        s["edits"].append({"message_index": e["message_index"], "tool_call_id": e["call_id"], "tool": e["tool"],
+                           "path": e["rel_path"], "timestamp": e["timestamp"], "commits": shas})
+        for sha in shas:
+            if sha not in [c["sha"] for c in s["commits"]]:
+                c = by_sha[sha]
+                s["commits"].append({"sha": sha, "summary": c.summary, "committed_at": _iso(c.committer_time)})
+    # Edits that undo an earlier session's edit: they take out most of what it added and put
+    # back what it removed (for a pure addition: add next to nothing). A follow-up that
+    # rewrites the same lines differently is not an undo.
+    ordered = sorted(edits, key=lambda e: e["ts"])
+    for i, later in enumerate(ordered):
+        for earlier in ordered[:i]:
+            if undoes(later["added"], later["removed"], earlier["added"], earlier["removed"]):
+                sessions[later["session_id"]]["undoes"].append({
+                    "session_id": earlier["session_id"], "message_index": earlier["message_index"],
+                    "tool_call_id": earlier["call_id"], "by_message_index": later["message_index"],
+                })
+    out = []
+    for s in sessions.values():
+        if not s["undoes"]:
+            s.pop("undoes")
+        s["last_edit_at"] = max(e["timestamp"] or "" for e in s["edits"])
+        s["sort_time"] = s["last_edit_at"]
+        out.append(s)
+    return out
+
+
+def _revert_entries(commits: list[FileCommit], sessions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`git revert` commits, and commits that remove most of what an earlier linked commit added."""
+    linked = {c["sha"]: s["session_id"] for s in sessions for c in s["commits"]}
+    out = []
+    ordered = sorted(commits, key=lambda c: c.committer_time)
+    for i, c in enumerate(ordered):
+        undone = [p for p in ordered[:i] if p.sha in linked and undoes(c.added, c.removed, p.added, p.removed)]
+        if not c.is_revert and not undone:
+            continue
+        entry = {"kind": "revert", "commit": c.sha, "summary": c.summary, "committed_at": _iso(c.committer_time),
+                 "author": c.author, "sort_time": _iso(c.committer_time), "git_revert": c.is_revert,
+                 "undoes": [{"commit": p.sha, "session_id": linked[p.sha]} for p in undone]}
+        out.append(entry)
+    return out
+
+
+def undoes(added: set[int], removed: set[int], earlier_added: set[int], earlier_removed: set[int]) -> bool:
+    """Does a change (added, removed) undo an earlier one? It removes most of what the earlier
+    change added, and what it adds is mostly what the earlier change removed."""
+    if not earlier_added or len(removed & earlier_added) < UNDO_SHARE * len(earlier_added):
+        return False
+    if not earlier_removed:
+        return len(added) <= 1
+    return len(added & earlier_removed) >= UNDO_SHARE * max(len(added), 1)
+
+
+class SymbolSpans:
+    """Where a symbol was, in each version of the file, so history can be narrowed to the
+    edits and commits whose changed lines fell inside it at that time. The symbol is followed
+    as it moves within the file (its span is looked up by name in every version) and through
+    renames: when a commit introduces the name and its parent has no such symbol, the parent's
+    symbol of the same kind with the most similar body is the same symbol under its old name.
+
+    Versions are read by blob id: symbols come from the cache keyed by blob id, and the blobs
+    the cache lacks are read in one `git cat-file --batch`."""
+
+    RENAME_SIMILARITY = 0.6
+
+    def __init__(self, db: sqlite3.Connection, top: str, name: str, rel: str) -> None:
+        from hansard.code import symbols as sym
+
+        self.db, self.top, self.name, self.rel, self.sym = db, top, name, rel, sym
+        self._blobs: dict[str, bytes] = {}
+        # (name, valid until this commit time): the newest name is valid for ever.
+        self.aliases: list[tuple[str, float]] = [(name, float("inf"))]
+
+    def prefetch(self, commits: list[FileCommit]) -> None:
+        from hansard.git.history import read_blobs
+        from hansard.store.sqlite import symbol_cache
+
+        want = []
+        for c in commits:
+            lang = self.sym.language_for(c.path)
+            if c.blob and lang and c.blob not in self._blobs and symbol_cache.get(
+                    self.db, c.blob, lang, self.sym.ANALYZER_VERSION) is None:
+                want.append(c.blob)
+        self._blobs.update(read_blobs(self.top, sorted(set(want))))
+
+    def _text(self, blob: str) -> bytes | None:
+        if blob not in self._blobs:
+            from hansard.git.history import read_blobs
+
+            self._blobs.update(read_blobs(self.top, [blob]))
+        return self._blobs.get(blob)
+
+    def _symbols(self, blob: str | None, path: str) -> list[Any]:
+        lang = self.sym.language_for(path)
+        if lang is None or not blob:
+            return []
+        return self.sym.cached_symbols(self.db, blob, lang, lambda: self._text(blob))
+
+    def _span(self, blob: str | None, path: str, name: str) -> tuple[int, int] | None:
+        found = self.sym.find(self._symbols(blob, path), name)
+        return (found[0].start_line, found[0].end_line) if found else None
+
+    def span_in(self, source: bytes, path: str, name: str) -> tuple[int, int] | None:
+        lang = self.sym.language_for(path)
+        if lang is None:
+            return None
+        found = self.sym.find(self.sym.cached_symbols(self.db, self.sym.blob_id(source), lang, source), name)
+        return (found[0].start_line, found[0].end_line) if found else None
+
+    def name_at(self, t: float) -> str:
+        for name, until in reversed(self.aliases):
+            if t <= until:
+                return name
+        return self.name
+
+    def exists_now(self) -> bool:
+        try:
+            with open(os.path.join(self.top, self.rel), "rb") as fh:
+                return self.span_in(fh.read(), self.rel, self.name) is not None
+        except OSError:
+            return False
+
+    def trace(self, commits: list[FileCommit]) -> None:
+        """Walk the file's history newest first and record renames of the symbol."""
+        self.prefetch(commits)
+        name = self.name
+        for i, c in enumerate(commits):
+            found = self.sym.find(self._symbols(c.blob, c.path), name)
+            if not found:
+                continue
+            parent = commits[i + 1] if i + 1 < len(commits) else None
+            if parent is None:
+                break
+            if self.sym.find(self._symbols(parent.blob, parent.path), name):
+                continue
+            old = self._renamed_from(found[0], c, parent)
+            if old is None:
+                break  # the symbol was born in this commit
+            self.aliases.append((old, float(c.committer_time) - 1))
+            name = old
+
+    def _renamed_from(self, now: Any, c: FileCommit, parent: FileCommit) -> str | None:
+        from hansard.answers.why import similarity
+
+        src, psrc = self._text(c.blob or ""), self._text(parent.blob or "")
+        if src is None or psrc is None:
+            return None
+        body = "\n".join(textnorm.split_lines(src.decode("utf-8", "replace"))[now.start_line: now.end_line])
+        plines = textnorm.split_lines(psrc.decode("utf-8", "replace"))
+        best: tuple[float, str] | None = None
+        for cand in self._symbols(parent.blob, parent.path):
+            if cand.kind != now.kind:
+                continue
+            sim = similarity(body, "\n".join(plines[cand.start_line: cand.end_line]), self.RENAME_SIMILARITY)
+            if sim >= self.RENAME_SIMILARITY and (best is None or sim > best[0]):
+                best = (sim, cand.name)
+        return best[1] if best else None
+
+    def commit_touches(self, c: FileCommit) -> bool:
+        from hansard.answers.why import cached_diff
+
+        span = self._span(c.blob, c.path, self.name_at(c.committer_time))
+        if span is None:
+            return False
+        diff = cached_diff(self.db, self.top, c.sha, c.path)
+        for h in diff.hunks if diff else ():
+            if h.new_start is None:
+                continue
+            lo, hi = h.new_start, h.new_start + max((h.new_lines or 0) - 1, 0)
+            if lo <= span[1] and hi >= span[0]:
+                return True
+        return False
+
+    def edit_touches(self, e: dict[str, Any], commits: list[FileCommit]) -> bool:
+        from hansard.store.sqlite.codec import unpack
+
+        # The edit may itself be the rename: any name the symbol had at its time or later.
+        names = [n for n, until in self.aliases if until >= e["ts"]]
+        row = self.db.execute("SELECT after_text, hunks FROM edits WHERE id=?", (e["id"],)).fetchone()
+        after = unpack(row["after_text"]) if row and row["after_text"] else None
+        numbers = touched_lines(json.loads(row["hunks"] or "[]")) if row else []
+        if after is not None and numbers:
+            data = after.encode("utf-8", "surrogatepass")
+            spans = [sp for n in names if (sp := self.span_in(data, e["rel_path"], n)) is not None]
+            return any(sp[0] <= n <= sp[1] for sp in spans for n in numbers)
+        # No text of the file after the edit: look for its lines in the version it landed in.
+        by_sha = {c.sha: c for c in commits}
+        for sha in edit_landed_in(e["ts"], e["added"], e["removed"], commits):
+            c = by_sha[sha]
+            span = self._span(c.blob, c.path, self.name_at(c.committer_time))
+            src = self._text(c.blob) if span is not None and c.blob else None
+            if span is None or src is None:
+                continue
+            lines = textnorm.split_lines(src.decode("utf-8", "replace"))[span[0] - 1: span[1]]
+            if {textnorm.line_hash(x) for x in lines} & e["added"]:
+                return True
+        return False
+
+
+def touched_lines(hunks: list[list[Any]]) -> list[int]:
+    """Post-edit line numbers an edit changed: its added lines, and for removed lines the
+    lines on either side of where they were."""
+    out: list[int] = []
+    for old_start, old_lines, new_start, new_lines, lines in hunks:
+        if new_start is None:
+            continue
+        ln = new_start
+        for raw in lines:
+            tag = raw[:1]
+            if tag == "+":
+                out.append(ln)
+                ln += 1
+            elif tag == "-":
+                out.extend((max(ln - 1, 1), ln))
+            else:
+                ln += 1
+    return out
+
+
+def imported_by(db: sqlite3.Connection, top: str, rel: str) -> list[dict[str, Any]]:
+    from hansard.code.imports import importers_of
+    from hansard.code.symbols import blob_id, cached_imports, language_for
+
+    if language_for(rel) is None:
+        return []
+    files = set(git_text(["ls-files", "-z"], top).split("\0")) - {""}
+
+    def read(p: str) -> bytes | None:
+        try:
+            with open(os.path.join(top, p), "rb") as fh:
+                return fh.read()
+        except OSError:
+            return None
+
+    def imports_of(p: str, source: bytes, lang: str):  # type: ignore[no-untyped-def]
+        return cached_imports(db, blob_id(source), lang, source)
+
+    return [{"path": imp.path, "line": imp.line} for imp in importers_of(files, rel, read, imports_of=imports_of)]
+
+
+# -- rendering -----------------------------------------------------------------------------
+
+
+def _line_answer(ans: dict[str, Any], token_budget: int) -> dict[str, Any]:
+    entries = []
+    for ln in ans["lines"]:
+        e = {"kind": "line", "line": ln["line"], "content": ln["content"], "attribution": ln["kind"],
+             "session_id": ln["session_id"], "message_index": ln["message_index"], "tool_call_id": ln["tool_call_id"],
+             "commit": ln["commit"], "rule": ln["rule"], "sort_time": ""}
+        if ln["session_id"]:
+            s = ans["sessions"][ln["session_id"]]
+            e.update(title=s["title"], provider=s["provider"], prompt=s["prompt"])
+        entries.append(e)
+    result = {"target": {"path": ans["path"], "line": ans["lines"][0]["line"] if ans["lines"] else None},
+              "entries": entries, "imported_by": [], "why": ans}
+    return fit_budget(result, token_budget, render_tree)
+
+
+def render_tree(result: dict[str, Any]) -> str:
+    t = result["target"]
+    head = t["path"] + (f":{t['line']}" if t.get("line") else "") + (f" ({t['symbol']})" if t.get("symbol") else "")
+    if t.get("formerly"):
+        head += " formerly " + ", ".join(t["formerly"])
+    lines = [head]
+    entries = result["entries"]
+    for i, e in enumerate(entries):
+        last = i == len(entries) - 1
+        lead, cont = ("└─ ", "   ") if last else ("├─ ", "│  ")
+        if e["kind"] == "session":
+            live = " [live]" if e.get("live") else ""
+            idx = ", ".join(str(x["message_index"]) for x in e["edits"] if x["message_index"] is not None)
+            lines.append(f"{lead}{(e['last_edit_at'] or '')[:10]} {e['provider']} {e['session_id'][:13]} "
+                         f"\"{(e['title'] or '')[:60]}\"{live}")
+            lines.append(f"{cont}messages {idx}")
+            for c in e["commits"]:
+                lines.append(f"{cont}commit {c['sha'][:7]} \"{c['summary'][:60]}\"")
+            for u in e.get("undoes", []):
+                lines.append(f"{cont}undoes {u['session_id'][:13]} message {u['message_index']}")
+            for sha in e.get("reverted_by", []):
+                lines.append(f"{cont}reverted by {sha[:7]}")
+            tests = e.get("tests")
+            if tests:
+                for f in tests["failed_then_fixed"]:
+                    lines.append(f"{cont}test {f['test']} failed, then fixed")
+                for f in tests["still_failing"]:
+                    lines.append(f"{cont}test {f} still failing")
+        elif e["kind"] == "revert":
+            what = ", ".join(u["commit"][:7] for u in e["undoes"]) or "an earlier change"
+            lines.append(f"{lead}{e['committed_at'][:10]} revert {e['commit'][:7]} \"{e['summary'][:60]}\" undoes {what}")
+        else:
+            who = f"{e['session_id'][:13]}#{e['message_index']}" if e.get("session_id") else e["attribution"]
+            lines.append(f"{lead}line {e['line']}: {who} {(e.get('commit') or '')[:7]}")
+    if result.get("imported_by"):
+        lines.append("imported by: " + ", ".join(x["path"] for x in result["imported_by"]))
+    if result.get("truncated"):
+        lines.append(f"({result['truncated']} older entries left out to fit the token budget)")
+    return "\n".join(lines)
+
+
+def _iso(ts: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
+
+
+def _first_line(text: str | None) -> str | None:
+    return text.strip().splitlines()[0][:100] if text and text.strip() else None

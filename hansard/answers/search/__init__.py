@@ -1,0 +1,1 @@
+"""Session search: keyword (FTS5), meaning (embeddings) and hybrid fusion."""

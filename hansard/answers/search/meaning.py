@@ -1,0 +1,289 @@
+"""Meaning search: local static embeddings, built in the background, searched in memory.
+
+Optional extra: ``pip install 'hansard[semantic]'``. Nothing is downloaded at run time: the
+embedder is WordLlama's ``l2_supercat`` 256-d static embedding, whose weights ship inside the
+``wordllama`` wheel and are checked against a pinned sha256 before use (see
+``WORDLLAMA_FILES``). Why this one and not MiniLM: see ``scripts/eval_search.py`` and the
+issue note -- it is 19 MB with numpy + tokenizers instead of 1.5 GB with torch, embeds
+thousands of texts a second on 2 cores, and starts in well under a second.
+
+Any object with ``id`` (str, names model and weights), ``dim`` and
+``embed(list[str]) -> float32 array (n, dim), L2-normalised`` can stand in (tests use a tiny
+hashing embedder).
+
+Vectors: one per distinct text (``vectors``, keyed by model and a hash of the text),
+``message_vectors`` maps messages to texts. Only conversation is embedded: the person's
+requests, the agent's answers and reasoning, compaction summaries; tool output is left to
+keyword search. ``build_vectors`` works through new messages in small batches, each its
+own short transaction, so readers and the indexer never wait long; ``start_background_build``
+runs it in a detached ``hansard embed`` process. A search never waits for it: with no
+vectors yet it falls back to keyword search and says so in ``mode_notice``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from hansard import config
+
+MAX_EMBED_CHARS = 2000
+BATCH = 256
+ELIGIBLE = ("m.kind IN ('text','compaction_summary','thinking') AND m.role IN ('user','assistant','system')"
+            " AND length(m.text) >= 8")
+# sha256 of the files inside the wordllama 0.4.0.post1 wheel (also listed in its RECORD).
+WORDLLAMA_FILES = {
+    "weights/l2_supercat_256.safetensors": "64b47a2dc493cb8e85944076601189739852d7b64e0e1eedcb1937a251cd9fd5",
+    "tokenizers/l2_supercat_tokenizer_config.json": "93248f2a9ec36c7b35f700a033d5f36228aae48db61aee31007fa49062cdeb68",
+}
+INSTALL_HINT = "install the semantic extra (pip install 'hansard[semantic]')"
+
+
+class Embedder(Protocol):
+    id: str
+    dim: int
+
+    def embed(self, texts: list[str]) -> Any: ...
+
+
+class WeightsMismatch(RuntimeError):
+    pass
+
+
+class WordLlamaEmbedder:
+    dim = 256
+
+    def __init__(self) -> None:
+        import wordllama
+
+        root = Path(wordllama.__file__).parent
+        for rel, want in WORDLLAMA_FILES.items():
+            got = _sha256(root / rel)
+            if got != want:
+                raise WeightsMismatch(f"{root / rel}: sha256 {got} is not the pinned {want}")
+        from wordllama import WordLlama
+
+        # cache_dir=the package folder: wordllama looks for <cache>/weights and <cache>/tokenizers
+        # there, never downloads (its own project-root lookup misses the tokenizer folder).
+        self.model = WordLlama.load(config="l2_supercat", dim=256, cache_dir=root, disable_download=True)
+        self.id = "wordllama-l2_supercat-256@" + WORDLLAMA_FILES["weights/l2_supercat_256.safetensors"][:12]
+
+    def embed(self, texts: list[str]) -> Any:
+        import numpy as np
+
+        v = self.model.embed([t[:MAX_EMBED_CHARS] or " " for t in texts], norm=True, batch_size=64)
+        v = np.asarray(v, dtype=np.float32)
+        v[~np.isfinite(v)] = 0.0
+        return v
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+_EMBEDDER: dict[str, Any] = {}
+
+
+def load_embedder() -> tuple[Embedder | None, str | None]:
+    """The installed embedder, or (None, why not). Loaded once per process."""
+    if os.environ.get("HANSARD_EMBEDDER", "").lower() in ("none", "off", "0"):
+        return None, "meaning search is turned off (HANSARD_EMBEDDER=none)"
+    if "e" in _EMBEDDER:
+        return _EMBEDDER["e"], _EMBEDDER.get("why")
+    try:
+        e: Embedder | None = WordLlamaEmbedder()
+        why = None
+    except ImportError:
+        e, why = None, f"no embedding model is installed; {INSTALL_HINT}"
+    except WeightsMismatch as exc:
+        e, why = None, f"the embedding weights failed their hash check ({exc}); reinstall wordllama"
+    except Exception as exc:  # noqa: BLE001 - a broken optional model must never break keyword search
+        e, why = None, f"the embedding model could not be loaded ({type(exc).__name__}: {exc})"
+    _EMBEDDER["e"], _EMBEDDER["why"] = e, why
+    return e, why
+
+
+def text_hash(text: str) -> bytes:
+    return hashlib.blake2b(text[:MAX_EMBED_CHARS].encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+# -- building ---------------------------------------------------------------------------
+
+
+def pending(db: sqlite3.Connection, model: str) -> tuple[int, int]:
+    """(messages embedded, messages eligible) -- cheap upper-bound estimate by id."""
+    row = db.execute("SELECT through_id FROM vector_progress WHERE model=?", (model,)).fetchone()
+    through = row[0] if row else 0
+    done = db.execute("SELECT COUNT(*) FROM message_vectors").fetchone()[0]
+    left = db.execute(f"SELECT COUNT(*) FROM messages m WHERE m.id > ? AND {ELIGIBLE}", (through,)).fetchone()[0]
+    return done, done + left
+
+
+def build_vectors(db: sqlite3.Connection, embedder: Embedder, *, batch: int = BATCH, max_seconds: float | None = None,
+                  progress: Any = None) -> dict[str, int]:
+    """Embed eligible messages above the model's high-water mark, batch by batch. Safe to
+    stop at any point; the next call goes on from there."""
+    import numpy as np
+
+    from hansard.store.sqlite.db import transaction
+
+    model = embedder.id
+    db.execute("INSERT OR IGNORE INTO vector_progress (model, through_id) VALUES (?, 0)", (model,))
+    t0 = time.monotonic()
+    counts = {"messages": 0, "embedded": 0, "reused": 0}
+    while True:
+        through = db.execute("SELECT through_id FROM vector_progress WHERE model=?", (model,)).fetchone()[0]
+        last = db.execute("SELECT MAX(id) FROM messages").fetchone()[0] or 0
+        rows = db.execute(
+            f"SELECT m.id, substr(m.text, 1, ?) FROM messages m WHERE m.id > ? AND {ELIGIBLE} ORDER BY m.id LIMIT ?",
+            (MAX_EMBED_CHARS, through, batch),
+        ).fetchall()
+        if not rows:
+            # Nothing eligible above the mark: skip the ineligible rows for good.
+            with transaction(db):
+                db.execute("UPDATE vector_progress SET through_id=MAX(through_id, ?), updated_at=? WHERE model=?",
+                           (last, _now(), model))
+            break
+        hashes = [text_hash(r[1]) for r in rows]
+        uniq = list(dict.fromkeys(hashes))
+        have: set[bytes] = set()
+        for i in range(0, len(uniq), 500):
+            chunk = uniq[i:i + 500]
+            have |= {r[0] for r in db.execute(
+                f"SELECT text_hash FROM vectors WHERE model=? AND text_hash IN ({','.join('?' * len(chunk))})",
+                (model, *chunk))}
+        todo = [h for h in uniq if h not in have]
+        text_of = {h: r[1] for h, r in zip(hashes, rows)}
+        vecs = embedder.embed([text_of[h] for h in todo]) if todo else np.zeros((0, embedder.dim), np.float32)
+        with transaction(db):
+            db.executemany("INSERT OR IGNORE INTO vectors (model, text_hash, vector) VALUES (?,?,?)",
+                           [(model, h, np.asarray(v, np.float16).tobytes()) for h, v in zip(todo, vecs)])
+            db.executemany("INSERT OR REPLACE INTO message_vectors (message_id, text_hash) VALUES (?,?)",
+                           [(r[0], h) for r, h in zip(rows, hashes)])
+            db.execute("UPDATE vector_progress SET through_id=?, updated_at=? WHERE model=?", (rows[-1][0], _now(), model))
+        counts["messages"] += len(rows)
+        counts["embedded"] += len(todo)
+        counts["reused"] += len(rows) - len(todo)
+        if progress:
+            progress(counts)
+        if max_seconds is not None and time.monotonic() - t0 > max_seconds:
+            break
+    return counts
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def start_background_build() -> bool:
+    """Start ``hansard embed`` detached, unless one is running or this is turned off
+    (HANSARD_NO_BACKGROUND=1). Returns whether a process was started."""
+    if os.environ.get("HANSARD_NO_BACKGROUND"):
+        return False
+    import fcntl
+
+    home = config.hansard_home()
+    home.mkdir(parents=True, exist_ok=True)
+    fd = os.open(home / "embed.lock", os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+    except BlockingIOError:
+        return False  # a builder is already at work
+    finally:
+        os.close(fd)
+    subprocess.Popen([sys.executable, "-m", "hansard", "embed", "--quiet"], stdin=subprocess.DEVNULL,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    return True
+
+
+# -- searching --------------------------------------------------------------------------
+
+
+@dataclass
+class MeaningResult:
+    hits: list[tuple[int, float]] = field(default_factory=list)  # (messages.id, cosine similarity)
+    notice: str | None = None        # set: meaning search did not run
+    coverage_note: str | None = None  # ran, but over part of the messages
+
+
+class VectorIndex:
+    """All of a model's message vectors as one float32 matrix, cached per process and
+    reloaded only when the table changed."""
+
+    _cache: dict[tuple[str, str], tuple[tuple[int, int], Any, Any]] = {}
+
+    @classmethod
+    def get(cls, db: sqlite3.Connection, model: str) -> tuple[Any, Any]:
+        import numpy as np
+
+        stamp_row = db.execute("SELECT COUNT(*), COALESCE(MAX(message_id), 0) FROM message_vectors").fetchone()
+        stamp = (stamp_row[0], stamp_row[1])
+        path = db.execute("PRAGMA database_list").fetchone()[2]
+        key = (path, model)
+        hit = cls._cache.get(key)
+        if hit and hit[0] == stamp:
+            return hit[1], hit[2]
+        ids, blobs = [], []
+        for mid, blob in db.execute(
+            "SELECT mv.message_id, v.vector FROM message_vectors mv JOIN vectors v ON v.model=? AND v.text_hash=mv.text_hash"
+            " ORDER BY mv.message_id", (model,)
+        ):
+            ids.append(mid)
+            blobs.append(blob)
+        if ids:
+            mat = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(ids), -1).astype(np.float32)
+        else:
+            mat = np.zeros((0, 1), np.float32)
+        arr = np.asarray(ids, dtype=np.int64)
+        cls._cache[key] = (stamp, arr, mat)
+        return arr, mat
+
+
+def meaning_candidates(db: sqlite3.Connection, query: str, f: Any, k: int, embedder: Embedder | None = None
+                       ) -> MeaningResult:
+    if embedder is None:
+        embedder, why = load_embedder()
+        if embedder is None:
+            return MeaningResult(notice=f"meaning search skipped: {why}; ran keyword search")
+    import numpy as np  # only with an embedder: the optional `semantic` extra brings it
+
+    ids, mat = VectorIndex.get(db, embedder.id)
+    if len(ids) == 0:
+        started = start_background_build()
+        return MeaningResult(notice="meaning search skipped: message vectors are not built yet"
+                             + (" (building now in the background)" if started else "; run `hansard embed`")
+                             + "; ran keyword search")
+    qv = np.asarray(embedder.embed([query]), dtype=np.float32)[0]
+    sims = mat @ qv
+    n = min(len(ids), max(k * 5, 500))
+    top = np.argpartition(-sims, n - 1)[:n] if n < len(ids) else np.arange(len(ids))
+    top = top[np.argsort(-sims[top])]
+    cand = [(int(ids[i]), float(sims[i])) for i in top]
+    where, args = f.sql()
+    keep: set[int] = set()
+    for i in range(0, len(cand), 500):
+        chunk = [c[0] for c in cand[i:i + 500]]
+        keep |= {r[0] for r in db.execute(
+            f"SELECT m.id FROM messages m JOIN sessions s ON s.id=m.session_id WHERE m.id IN ({','.join(map(str, chunk))})"
+            f" AND {where}", args)}
+    res = MeaningResult(hits=[c for c in cand if c[0] in keep][:k])
+    # Cheap freshness check (two index look-ups): is anything above the builder's mark?
+    row = db.execute("SELECT through_id FROM vector_progress WHERE model=?", (embedder.id,)).fetchone()
+    last = db.execute("SELECT MAX(id) FROM messages").fetchone()[0] or 0
+    if row is not None and row[0] < last:
+        start_background_build()
+        res.coverage_note = (f"meaning search covers {len(ids)} embedded messages; newer ones are still being"
+                             " embedded (keyword search has them)")
+    return res

@@ -1,0 +1,339 @@
+"""``search_past_sessions``: find earlier conversations by keyword, meaning, or both.
+
+The answer is a plain dict (JSON-ready); the CLI (`hansard history`) and the MCP tool
+render the same dict. Argument names are a contract (shared/DESIGN.md).
+
+Shape::
+
+    {"query", "mode", "mode_notice"?, "results": [hit, ...],
+     "total", "total_exact", "returned", "truncated", "results_omitted",
+     "indexed_from", "indexed_through", "backfill_complete", "index_built_at", "indexing_paused",
+     "excluded_session_id"?, "notice"?}
+
+A hit is one message: ``session_id, title, provider, repo, message_index, role, kind,
+excerpt, score, matched_by`` (keyword | meaning | both), ``similarity`` (meaning matches),
+``started_at_local`` (the session's start on the local clock, with its offset) and
+``timestamp_local`` (the message's); ``match_reason`` when secrets in the excerpt were
+withheld (``[REDACTED:<rule>]``, hansard/ingest/redact.py). At most ``hits_per_session`` hits come from one
+conversation; its further matches are listed in ``more_hits`` on its first hit. With
+``group_revisions``, near-identical copies of one message fold into one hit that carries
+``revisions`` (every copy's message_index) and ``latest_revision``.
+
+``total`` counts matching messages (up to a cap, ``total_exact`` says whether it was
+reached), ``returned`` the hits shown; ``truncated`` is true when more matched than were
+shown, and ``results_omitted`` counts hits dropped to keep the answer under its size cap.
+
+The calling conversation is left out when its id is known (``exclude_session_id``), with
+its subagents, so an agent does not find itself.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from hansard.errors import InvalidArgument
+from hansard.ingest.redact import withheld_note
+from hansard.answers.search import text as textmod
+from hansard.answers.search.filters import clamp, local_time, parse_bound, parse_roles, resolve_repo
+from hansard.answers.search.keyword import Candidate, Filters, keyword_candidates
+from hansard.answers.search.query import parse
+from hansard.answers.index_state import index_state
+
+MODES = ("keyword", "meaning", "hybrid")
+MAX_ANSWER_CHARS = 30_000
+MAX_HITS_PER_SESSION = 5
+MORE_HITS_LISTED = 10
+PROVIDER_ALIASES = {"claude": "claude_code", "claude-code": "claude_code", "cc": "claude_code",
+                    "gemini-cli": "gemini", "gemini_cli": "gemini", "openai": "codex"}
+
+
+def search_past_sessions(
+    db: sqlite3.Connection,
+    query: str | None,
+    repo: str | None = None,
+    provider: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    roles: str | Sequence[str] | None = None,
+    tool: str | None = None,
+    command: str | None = None,
+    file: str | None = None,
+    commit: str | None = None,
+    include_subagents: bool = False,
+    include_web_chats: bool = False,
+    include_team_sessions: bool = False,
+    team: str | None = None,
+    hits_per_session: int | None = None,
+    group_revisions: bool = True,
+    mode: str | None = None,
+    limit: int | None = None,
+    *,
+    exclude_session_id: str | None = None,
+    embedder: Any = None,
+) -> dict[str, Any]:
+    mode = (mode or "keyword").lower()
+    if mode not in MODES:
+        raise InvalidArgument(f"mode must be one of {', '.join(MODES)}, not {mode!r}", argument="mode")
+    limit = clamp(limit, 5, 1, 20, "limit")
+    per = clamp(hits_per_session, 1, 1, MAX_HITS_PER_SESSION, "hits_per_session")
+    f = Filters(
+        repo_ids=resolve_repo(db, repo),
+        provider=PROVIDER_ALIASES.get((provider or "").lower(), provider) if provider else None,
+        since=parse_bound(since, end=False, name="since"),
+        until=parse_bound(until, end=True, name="until"),
+        roles=parse_roles(roles),
+        tool=(tool or "").strip() or None,
+        command=(command or "").strip() or None,
+        file_sessions=file_sessions(db, file) if file and file.strip() else None,
+        commit_sessions=commit_sessions(db, commit) if commit and commit.strip() else None,
+        include_subagents=bool(include_subagents),
+        include_web_chats=bool(include_web_chats),
+        include_team_sessions=bool(include_team_sessions) or bool(team),
+        team=(team or "").strip() or None,
+        exclude_session_ids=[exclude_session_id] if exclude_session_id else [],
+    )
+    q = parse(query)
+    k = max(100, limit * per * 10)
+    notice: list[str] = []
+    mode_notice = None
+    ran = mode
+
+    kw: list[Candidate] = []
+    total, exact = 0, True
+    if q.empty:
+        if query and query.strip():
+            notice.append("the query has no searchable words")
+        else:
+            kw = recent_candidates(db, f, k)
+            total, exact = len(kw), False
+    elif mode in ("keyword", "hybrid") or mode == "meaning":
+        kw, total, exact = keyword_candidates(db, q, f, k)
+
+    ranked: list[tuple[Candidate, str, float | None]] = [(c, "keyword" if not q.empty else "filter", None) for c in kw]
+    if mode in ("meaning", "hybrid") and not q.empty:
+        from hansard.answers.search import meaning
+
+        res = meaning.meaning_candidates(db, query or "", f, k, embedder=embedder)
+        if res.notice:
+            mode_notice = res.notice
+            ran = "keyword"
+        else:
+            mode_notice = res.coverage_note
+        if res.notice:
+            pass
+        elif mode == "meaning":
+            ranked = [(Candidate(mid, score=sim), "meaning", sim) for mid, sim in res.hits]
+            total, exact = len(res.hits), len(res.hits) < k
+        else:
+            from hansard.answers.search.hybrid import rrf
+
+            ranked = rrf(kw, res.hits)
+            total = max(total, len(ranked))
+    if f.repo_ids == []:
+        notice.append(f"no indexed session ran in a repository matching {repo!r}")
+
+    hits = build_hits(db, ranked, q, limit, per, group_revisions)
+    out: dict[str, Any] = {"query": query or "", "mode": ran}
+    if mode_notice:
+        out["mode_notice"] = mode_notice
+    if ran != mode:
+        out["requested_mode"] = mode
+    out["results"] = hits
+    shown = sum(1 for _ in hits) + sum(len(h.get("more_hits", [])) for h in hits) + sum(
+        len(h.get("revisions", [])) - 1 for h in hits if h.get("revisions"))
+    out["total"] = max(total, len(hits))
+    out["total_exact"] = exact
+    out["returned"] = len(hits)
+    out["results_omitted"] = 0
+    out["truncated"] = out["total"] > shown or not exact
+    out.update(index_state(db))
+    if exclude_session_id:
+        out["excluded_session_id"] = exclude_session_id
+    if q.dropped:
+        out["ignored_words"] = q.dropped
+    if notice:
+        out["notice"] = "; ".join(notice)
+    return cap_answer(out, MAX_ANSWER_CHARS)
+
+
+def cap_answer(out: dict[str, Any], max_chars: int) -> dict[str, Any]:
+    """Drop the lowest-ranked hits until the JSON fits."""
+    size = len(orjson.dumps(out))
+    while size > max_chars and out["results"]:
+        out["results"].pop()
+        out["results_omitted"] += 1
+        out["returned"] -= 1
+        out["truncated"] = True
+        size = len(orjson.dumps(out))
+    return out
+
+
+# -- hits -----------------------------------------------------------------------------
+
+
+def build_hits(db: sqlite3.Connection, ranked: list[tuple[Candidate, str, float | None]], q, limit: int, per: int,
+               group_revisions: bool) -> list[dict[str, Any]]:
+    if not ranked:
+        return []
+    ids = [c.id for c, _, _ in ranked]
+    rows = {}
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        for r in db.execute(
+            "SELECT m.id, m.message_index, m.role, m.kind, m.timestamp, substr(m.text, 1, 20000) AS text,"
+            " length(m.text) AS n, s.id AS sid, s.session_id, s.title, s.first_prompt, s.provider, s.started_at,"
+            " s.cwd, r.path AS repo FROM messages m JOIN sessions s ON s.id=m.session_id"
+            f" LEFT JOIN repos r ON r.id=s.repo_id WHERE m.id IN ({','.join(str(int(x)) for x in chunk)})"
+        ):
+            rows[r["id"]] = r
+    words = q.highlight_words()
+    hits: list[dict[str, Any]] = []
+    per_session: dict[int, list[dict[str, Any]]] = {}
+    by_rev: dict[tuple[int, str], dict[str, Any]] = {}
+    for cand, matched_by, sim in ranked:
+        r = rows.get(cand.id)
+        if r is None:
+            continue
+        key = textmod.revision_key(r["role"], r["kind"], r["text"], r["n"]) if group_revisions else None
+        if key is not None and (r["sid"], key) in by_rev:
+            h = by_rev[(r["sid"], key)]
+            revs = h.setdefault("revisions", [h["message_index"]])
+            revs.append(r["message_index"])
+            revs.sort()
+            h["latest_revision"] = revs[-1]
+            continue
+        shown = per_session.setdefault(r["sid"], [])
+        if len(shown) >= per or len(hits) >= limit:
+            if shown:
+                more = shown[0].setdefault("more_hits", [])
+                if len(more) < MORE_HITS_LISTED:
+                    more.append({"message_index": r["message_index"], "role": r["role"]})
+            if key is not None and shown:
+                by_rev[(r["sid"], key)] = {"message_index": r["message_index"]}  # fold later copies silently
+            continue
+        h = _hit(r, cand, matched_by, sim, words)
+        shown.append(h)
+        hits.append(h)
+        if key is not None:
+            by_rev[(r["sid"], key)] = h
+    for h in hits:
+        if "revisions" in h and len(h["revisions"]) < 2:
+            del h["revisions"]
+            h.pop("latest_revision", None)
+    return hits
+
+
+def _hit(r: sqlite3.Row, cand: Candidate, matched_by: str, sim: float | None, words: list[str]) -> dict[str, Any]:
+    title = r["title"] or (textmod._WS.sub(" ", r["first_prompt"]).strip()[:100] if r["first_prompt"] else None)
+    h: dict[str, Any] = {
+        "session_id": r["session_id"],
+        "title": title,
+        "provider": r["provider"],
+        "repo": r["repo"],
+        "cwd": r["cwd"],
+        "message_index": r["message_index"],
+        "role": r["role"],
+        "kind": r["kind"],
+        "excerpt": textmod.excerpt(r["text"], words),
+        "score": round(cand.score, 4),
+        "matched_by": matched_by,
+        "started_at_local": local_time(r["started_at"]),
+        "timestamp_local": local_time(r["timestamp"]),
+    }
+    if sim is not None:
+        h["similarity"] = round(sim, 4)
+    note = withheld_note(h["excerpt"])  # secrets are redacted at index time (hansard/ingest/redact.py)
+    if note:
+        h["match_reason"] = f"{h['match_reason']}; {note}" if h.get("match_reason") else note
+    if r["repo"] is None:
+        del h["repo"]
+    if r["cwd"] is None:
+        del h["cwd"]
+    return h
+
+
+# -- filters that resolve to sessions ---------------------------------------------------
+
+
+def file_sessions(db: sqlite3.Connection, path: str) -> set[int]:
+    """Sessions that edited or read ``path``: edits by repo-relative or recorded path, and
+    any tool call whose input names it (reads, greps, shell commands)."""
+    import os
+
+    p = path.strip().replace("\\", "/")
+    forms = {p.lstrip("./") if p.startswith("./") else p}
+    if os.path.isabs(p):
+        from hansard.git.identity import find_toplevel, relpath_in
+
+        tops = find_toplevel(p)
+        if tops:
+            rel = relpath_in(tops[0], p)
+            if rel:
+                forms.add(rel)
+    ids: set[int] = set()
+    for form in forms:
+        ids |= {r[0] for r in db.execute(
+            "SELECT session_id FROM edits WHERE rel_path=? OR path=? OR path LIKE ? ESCAPE '\\'",
+            (form, form, "%/" + form.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")),
+        )}
+        expr = '"' + form.replace('"', '""') + '"'
+        try:
+            rows = db.execute(
+                "SELECT t.session_id, t.input FROM tool_calls_fts tf JOIN tool_calls t ON t.id=tf.rowid"
+                " WHERE tool_calls_fts MATCH ? LIMIT 20000", (expr,)
+            ).fetchall()
+        except sqlite3.OperationalError:
+            rows = []
+        ids |= {r[0] for r in rows if r[1] and form in r[1].replace("\\/", "/")}
+    return ids
+
+
+def commit_sessions(db: sqlite3.Connection, commit: str) -> set[int]:
+    """Sessions tied to a commit: started on it (HEAD recorded by the agent), or whose
+    messages name it (``git commit`` output, ``git show``)."""
+    sha = commit.strip().lower()
+    if not (4 <= len(sha) <= 64) or any(ch not in "0123456789abcdef" for ch in sha):
+        raise InvalidArgument(f"commit must be a hex commit id (4-64 characters), not {commit!r}", argument="commit")
+    ids = {r[0] for r in db.execute("SELECT id FROM sessions WHERE git_commit LIKE ?", (sha + "%",))}
+    if len(sha) >= 7:
+        ids |= {r[0] for r in db.execute(
+            "SELECT DISTINCT m.session_id FROM messages m WHERE m.id IN"
+            " (SELECT rowid FROM messages_tri WHERE text LIKE ? LIMIT 20000)", ("%" + sha[:12] + "%",))}
+    return ids
+
+
+def recent_candidates(db: sqlite3.Connection, f: Filters, k: int) -> list[Candidate]:
+    """No query words: the newest messages that pass the filters, newest sessions first.
+    Walks sessions by ``last_at`` (indexed), so "recent sessions in repo X" stays cheap."""
+    where, args = f.sql()
+    if f.impossible:
+        return []
+    swhere, sargs = ["1=1"], []
+    if f.repo_ids is not None:
+        swhere.append(f"s.repo_id IN ({','.join('?' * len(f.repo_ids))})")
+        sargs += f.repo_ids
+    if f.provider:
+        swhere.append("s.provider=?")
+        sargs.append(f.provider)
+    if f.since:
+        swhere.append("s.last_at >= ?")
+        sargs.append(f.since)
+    out: list[Candidate] = []
+    found = 0
+    cur = db.execute(f"SELECT s.id FROM sessions s WHERE {' AND '.join(swhere)} ORDER BY s.last_at DESC LIMIT 5000", sargs)
+    for (sid,) in cur.fetchall():
+        rows = db.execute(
+            f"SELECT m.id FROM messages m JOIN sessions s ON s.id=m.session_id WHERE m.session_id=? AND {where}"
+            " ORDER BY m.message_index DESC LIMIT ?",
+            (sid, *args, MAX_HITS_PER_SESSION + 1),
+        ).fetchall()
+        if rows:
+            found += 1
+            out += [Candidate(r[0]) for r in rows]
+        if found >= 20 or len(out) >= k:
+            break
+    return out

@@ -1,0 +1,280 @@
+"""``get_past_session``: read one conversation in windows, with a cursor.
+
+Always true of a read:
+
+- messages come in transcript order and keep their ``message_index``, whatever ``roles``
+  leaves out;
+- following ``next`` from the first page to the last returns every message the filters let
+  through exactly once; a message split by the ``max_chars`` budget continues, in the next
+  page, from the character where the previous page stopped;
+- tool output (and other non-conversation records: tool calls, thinking, injected meta) is
+  cut at ``max_message_chars`` (default 1,500). A cut message carries ``truncated``,
+  ``content_chars`` (its full length), ``content_start`` and ``content_offset`` (where to go
+  on). To read it all: ``around=<its index>, limit=1, content_offset=<content_offset>``;
+  such a single-message read may use the whole ``max_chars`` budget;
+- every message has ``timestamp_local`` (local clock, with offset) and ``source``: the
+  archived file, its 1-based ``line`` (counted over the archived records) and byte ``offset``.
+
+The cursor is opaque (base64 JSON); it carries the session, the position and the filters.
+"""
+
+from __future__ import annotations
+
+import base64
+import sqlite3
+import zlib
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from hansard.errors import InvalidCursor
+from hansard.answers.search import text as textmod
+from hansard.answers.search.filters import clamp, local_time, parse_roles, roles_sql
+from hansard.store.sqlite.queries import find_session
+
+DEFAULT_LIMIT = 20
+MAX_LIMIT = 200
+DEFAULT_MESSAGE_CHARS = 1500
+DEFAULT_MAX_CHARS = 24_000
+MAX_MAX_CHARS = 200_000
+# A page does not start a budget-cut message with less room than this: it goes to the next page.
+MIN_SLICE = 200
+CONVERSATION = {("user", "text"), ("assistant", "text")}
+
+
+def encode_cursor(d: dict[str, Any]) -> str:
+    return base64.urlsafe_b64encode(orjson.dumps(d)).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> dict[str, Any]:
+    try:
+        pad = "=" * (-len(cursor) % 4)
+        d = orjson.loads(base64.urlsafe_b64decode(cursor.strip() + pad))
+        if not isinstance(d, dict) or d.get("v") != 1 or not isinstance(d.get("i"), int):
+            raise ValueError
+        return d
+    except (ValueError, TypeError, orjson.JSONDecodeError, base64.binascii.Error):  # type: ignore[attr-defined]
+        raise InvalidCursor("this `next` cursor is not one hansard handed out; start the read again") from None
+
+
+def get_past_session(
+    db: sqlite3.Connection,
+    session_id: str,
+    around: int | None = None,
+    roles: str | Sequence[str] | None = None,
+    limit: int | None = None,
+    next: str | None = None,  # noqa: A002 - contract name
+    group_revisions: bool = False,
+    max_message_chars: int | None = None,
+    content_offset: int | None = None,
+    max_chars: int | None = None,
+    *,
+    raw: bool = False,
+) -> dict[str, Any]:
+    s = find_session(db, session_id)
+    limit = clamp(limit, DEFAULT_LIMIT, 1, MAX_LIMIT, "limit")
+    max_chars = clamp(max_chars, DEFAULT_MAX_CHARS, 100, MAX_MAX_CHARS, "max_chars")
+    start_offset = clamp(content_offset, 0, 0, 1 << 40, "content_offset")
+    cur = decode_cursor(next) if next else None
+    if cur is not None:
+        if cur.get("s") != s["session_id"]:
+            raise InvalidCursor("this `next` cursor belongs to another session")
+        roles = cur.get("r")
+        group_revisions = bool(cur.get("g"))
+        max_message_chars = cur.get("m")
+    role_set = parse_roles(roles)
+    per_msg = clamp(max_message_chars, DEFAULT_MESSAGE_CHARS, 1, MAX_MAX_CHARS, "max_message_chars")
+    rwhere, rargs = roles_sql(role_set)
+    rfilter = f" AND {rwhere}" if rwhere else ""
+
+    hidden, revisions = _revisions(db, s["id"]) if group_revisions else (set(), {})
+
+    # Where the read starts, and which message gets content_offset.
+    offset_at: int | None = None
+    if cur is not None:
+        first = cur["i"]
+        offset_at, start_offset = first, int(cur.get("o") or 0)
+    elif around is not None:
+        around = int(around)
+        before = (limit - 1) // 2
+        prev = [r[0] for r in db.execute(
+            f"SELECT m.message_index FROM messages m WHERE m.session_id=? AND m.message_index<?{rfilter}"
+            " ORDER BY m.message_index DESC LIMIT ?",
+            (s["id"], around, *rargs, before + len(hidden)),
+        ) if r[0] not in hidden][:before]
+        first = prev[-1] if prev else around
+        offset_at = around
+    else:
+        first = 0
+        offset_at = 0
+
+    single = limit == 1
+    msgs: list[dict[str, Any]] = []
+    used = 0
+    next_cursor: dict[str, Any] | None = None
+    pos = first
+    done = False
+    while not done:
+        rows = db.execute(
+            "SELECT m.*, src.path AS source_path, src.generation AS generation FROM messages m"
+            f" JOIN sources src ON src.id=m.source_id WHERE m.session_id=? AND m.message_index>=?{rfilter}"
+            " ORDER BY m.message_index LIMIT ?",
+            (s["id"], pos, *rargs, limit + 1 + len(hidden)),
+        ).fetchall()
+        if not rows:
+            break
+        for m in rows:
+            idx = m["message_index"]
+            pos = idx + 1
+            if idx in hidden:
+                continue
+            if len(msgs) >= limit:
+                next_cursor = {"i": idx, "o": 0}
+                done = True
+                break
+            text = m["text"]
+            n = len(text)
+            off = min(start_offset, n) if offset_at is not None and idx >= offset_at and offset_at >= 0 else 0
+            if offset_at is not None and idx >= offset_at:
+                offset_at = -1  # the offset applies once
+            # Tool output and other records are cut at max_message_chars; conversation
+            # text (and a single-message read) only by the page budget.
+            msg_capped = not single and (m["role"], m["kind"]) not in CONVERSATION
+            room = max_chars - used
+            rest = n - off
+            if msgs and rest > room and ((msg_capped and per_msg > room) or (not msg_capped and room < min(MIN_SLICE, rest))):
+                next_cursor = {"i": idx, "o": off}
+                done = True
+                break
+            take = min(rest, per_msg if msg_capped else rest, room)
+            d = _message(m, text[off:off + take])
+            if take < rest or off > 0:
+                d.update(truncated=take < rest, content_chars=n, content_start=off, content_offset=off + take)
+            if idx in revisions:
+                d["revisions"] = revisions[idx]
+                d["latest_revision"] = idx
+            msgs.append(d)
+            used += take
+            if take < rest and not (msg_capped and per_msg <= room):
+                next_cursor = {"i": idx, "o": off + take}  # the budget ran out inside this message
+                done = True
+                break
+        else:
+            if len(rows) < limit + 1 + len(hidden):
+                break
+    _attach_calls(db, s["id"], msgs)
+    _attach_lines(db, msgs)
+    if raw:
+        _attach_raw(db, s["id"], msgs)
+    for d in msgs:
+        d.pop("_source_id", None)
+        d.pop("_generation", None)
+    out: dict[str, Any] = {"session": _session_info(db, s), "messages": msgs}
+    if next_cursor is not None:
+        next_cursor.update(v=1, s=s["session_id"], r=list(role_set) if role_set else None, g=bool(group_revisions),
+                           m=per_msg)
+        out["next"] = encode_cursor(next_cursor)
+    else:
+        out["next"] = None
+    out["returned"] = len(msgs)
+    out["chars"] = used
+    out["max_chars"] = max_chars
+    if role_set:
+        out["roles"] = list(role_set)
+    if group_revisions:
+        out["group_revisions"] = True
+    return out
+
+
+def _message(m: sqlite3.Row, text: str) -> dict[str, Any]:
+    d: dict[str, Any] = {
+        "message_index": m["message_index"],
+        "role": m["role"],
+        "kind": m["kind"],
+        "text": text,
+        "timestamp": m["timestamp"],
+        "timestamp_local": local_time(m["timestamp"]),
+    }
+    if m["model"]:
+        d["model"] = m["model"]
+    if m["cwd"]:
+        d["cwd"] = m["cwd"]
+    d["source"] = {"path": m["source_path"], "offset": m["offset"]}
+    d["_source_id"] = m["source_id"]
+    d["_generation"] = m["generation"]
+    return d
+
+
+def _session_info(db: sqlite3.Connection, s: sqlite3.Row) -> dict[str, Any]:
+    info = {k: s[k] for k in ("session_id", "provider", "title", "cwd", "started_at", "last_at", "parent_session_id",
+                              "git_branch", "version", "resumed_from", "message_count")}
+    info["started_at_local"] = local_time(s["started_at"])
+    repo = db.execute("SELECT path FROM repos WHERE id=?", (s["repo_id"],)).fetchone() if s["repo_id"] else None
+    info["repo"] = repo[0] if repo else None
+    info["extra"] = orjson.loads(s["extra"]) if s["extra"] else {}
+    subagents = [r[0] for r in db.execute("SELECT session_id FROM sessions WHERE parent_session_id=?", (s["session_id"],))]
+    if subagents:
+        info["subagents"] = subagents
+    return info
+
+
+def _revisions(db: sqlite3.Connection, sid: int) -> tuple[set[int], dict[int, list[int]]]:
+    """Earlier near-copies to hide, and for each latest copy the indexes of all copies."""
+    groups: dict[str, list[int]] = {}
+    for r in db.execute(
+        "SELECT message_index, role, kind, substr(text, 1, ?) AS t, length(text) AS n FROM messages"
+        " WHERE session_id=? ORDER BY message_index",
+        (textmod.REVISION_PREFIX, sid),
+    ):
+        key = textmod.revision_key(r["role"], r["kind"], r["t"], r["n"])
+        if key is not None:
+            groups.setdefault(key, []).append(r["message_index"])
+    hidden: set[int] = set()
+    revisions: dict[int, list[int]] = {}
+    for idxs in groups.values():
+        if len(idxs) > 1:
+            hidden.update(idxs[:-1])
+            revisions[idxs[-1]] = idxs
+    return hidden, revisions
+
+
+def _attach_calls(db: sqlite3.Connection, sid: int, msgs: list[dict[str, Any]]) -> None:
+    if not msgs:
+        return
+    idx = {d["message_index"]: d for d in msgs}
+    for c in db.execute(
+        "SELECT t.call_id, t.name, t.status, t.exit_code, m.message_index FROM tool_calls t"
+        " JOIN messages m ON m.id=t.message_id WHERE t.session_id=? AND m.message_index>=? AND m.message_index<=?",
+        (sid, min(idx), max(idx)),
+    ):
+        if c["message_index"] in idx:
+            idx[c["message_index"]].setdefault("tool_calls", []).append(
+                {"call_id": c["call_id"], "name": c["name"], "status": c["status"], "exit_code": c["exit_code"]})
+
+
+def _attach_lines(db: sqlite3.Connection, msgs: list[dict[str, Any]]) -> None:
+    """1-based line of each record in its archived file: records before it, plus one."""
+    by_src: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    for d in msgs:
+        by_src.setdefault((d["_source_id"], d["_generation"]), []).append(d)
+    for (src, gen), ds in by_src.items():
+        ds.sort(key=lambda d: d["source"]["offset"])
+        line, prev = 1, 0
+        for d in ds:
+            off = d["source"]["offset"]
+            line += db.execute(
+                "SELECT COUNT(*) FROM raw_records WHERE source_id=? AND generation=? AND \"offset\">=? AND \"offset\"<?",
+                (src, gen, prev, off),
+            ).fetchone()[0]
+            prev = off
+            d["source"]["line"] = line
+
+
+def _attach_raw(db: sqlite3.Connection, sid: int, msgs: list[dict[str, Any]]) -> None:
+    for d in msgs:
+        rec = db.execute(
+            "SELECT data FROM raw_records WHERE source_id=? AND \"offset\"=? ORDER BY generation DESC LIMIT 1",
+            (d["_source_id"], d["source"]["offset"]),
+        ).fetchone()
+        d["raw"] = zlib.decompress(rec[0]).decode("utf-8", "replace") if rec else None

@@ -1,0 +1,531 @@
+"""The `why` engine: for each line of a file, the archived edit that wrote it.
+
+It applies the attribution rules of shared/DESIGN.md and fails closed: a line gets a session
+only when an applied edit, in the same repository, to the same file (renames followed), made
+before the line's commit, added that exact line (whitespace aside). Everything else is
+``human`` when no session could have written it, and ``unknown`` when one might have.
+
+Matching is by content, never by commit ids remembered from edit time, so amend, rebase,
+squash, cherry-pick and revert need no special case: blame names the commit a line lives in
+now, and the question is only which edits wrote that text before that commit existed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections import namedtuple
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+from hansard import textnorm
+from hansard.answers import evidence
+from hansard.answers.evidence import EditRef
+from hansard.diffs import hunks_from_json, hunks_to_json
+from hansard.errors import (
+    BadLineRange,
+    BinaryFile,
+    GitError,
+    LineOutOfRange,
+    NotAFile,
+    NotARepository,
+    NotTracked,
+    PathOutsideRepository,
+)
+from hansard.git import identity
+from hansard.git.blame import ZERO, Blame, BlameLine, blame
+
+WINDOW = 3  # lines either side that count as the same block
+# difflib ratio from which a changed line counts as "the same line, modified". Below ~0.7,
+# unrelated lines of the same shape (`a_1 = f(x, 1)` vs `b_2 = g(y, 9)`) start to pass.
+SIMILAR = 0.7
+# A commit's time has whole seconds; an edit in the same second may still precede it.
+CLOCK_SLACK_S = 1.0
+
+
+# top: working tree top level; main_top: its main repository (differs for a worktree).
+Target = namedtuple("Target", "top main_top rel start end")
+
+_LINE_FIELDS = ("line content kind commit session_id provider message_index tool_call_id rule confidence"
+                " similarity later_sessions edit_id tool")
+
+
+class LineAnswer(namedtuple("LineAnswer", _LINE_FIELDS, defaults=(None, None, None, None, None, 0.0, None, (), None, None))):
+    """One line's answer. Named tuples, not dataclasses: this module is on `why`'s start-up path."""
+
+    __slots__ = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "line": self.line, "content": self.content, "kind": self.kind, "session_id": self.session_id,
+            "provider": self.provider, "message_index": self.message_index, "tool_call_id": self.tool_call_id,
+            "commit": self.commit, "rule": self.rule, "confidence": round(self.confidence, 2),
+        }
+        if self.similarity is not None:
+            d["similarity"] = round(self.similarity, 2)
+        if self.later_sessions:
+            d["later_sessions"] = list(self.later_sessions)
+        if self.tool:
+            d["tool"] = self.tool
+        return d
+
+
+def parse_target(spec: str) -> tuple[str, int | None, int | None]:
+    """``PATH``, ``PATH:LINE`` or ``PATH:START-END``. The last colon splits, so Windows
+    drive letters and colons inside names still work."""
+    path, sep, rng = spec.rpartition(":")
+    if not sep or not rng or not all(c.isdigit() or c == "-" for c in rng) or not path:
+        return spec, None, None
+    lo, dash, hi = rng.partition("-")
+    try:
+        start = int(lo)
+        end = int(hi) if dash else start
+    except ValueError:
+        raise BadLineRange(f"bad line range {rng!r}: use LINE or START-END") from None
+    if start < 1 or end < 1:
+        raise BadLineRange(f"line numbers start at 1, got {rng!r}")
+    if start > end:
+        raise BadLineRange(f"START {start} is after END {end}")
+    return path, start, end
+
+
+def resolve_target(path: str, start: int | None, end: int | None, *, cwd: str | None = None,
+                   check_exists: bool = True) -> Target:
+    p = os.path.abspath(os.path.join(cwd or os.getcwd(), path))
+    if os.path.isdir(p):
+        raise NotAFile(f"{path} is a directory; give a file")
+    tops = identity.find_toplevel(p)
+    if tops is None:
+        raise NotARepository(f"{path} is not inside a git repository")
+    top, main_top = tops
+    real_top = os.path.realpath(top)
+    rel = identity.relpath_in(real_top, os.path.realpath(p)) or identity.relpath_in(top, p)
+    if rel is None:
+        raise PathOutsideRepository(f"{path} is outside the repository at {top}")
+    if check_exists and not os.path.exists(p):
+        raise NotAFile(f"{path} does not exist")
+    return Target(top, main_top, rel, start, end)
+
+
+def file_text(t: Target, rev: str | None, contents: bytes | None) -> bytes:
+    from hansard.git.run import git
+
+    if contents is not None:
+        return contents
+    if rev:
+        try:
+            return git(["show", f"{rev}:{t.rel}"], t.top)
+        except GitError as exc:
+            raise NotTracked(f"{t.rel} does not exist at {rev}") from exc
+    with open(os.path.join(t.top, t.rel), "rb") as fh:
+        return fh.read()
+
+
+def check_range(t: Target, data: bytes) -> int:
+    if b"\0" in data[:8000]:
+        raise BinaryFile(f"{t.rel} is a binary file")
+    n = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+    if t.start is not None and t.start > n:
+        raise LineOutOfRange(f"{t.rel} has {n} lines; line {t.start} is past the end")
+    if t.end is not None and t.end > n:
+        raise LineOutOfRange(f"{t.rel} has {n} lines; line {t.end} is past the end")
+    return n
+
+
+def run_blame(t: Target, rev: str | None, contents: bytes | None) -> Blame:
+    try:
+        return blame(t.top, t.rel, rev=rev, start=t.start, end=t.end, contents=contents)
+    except GitError as exc:
+        msg = exc.message
+        if "no such path" in msg or "no such ref" in msg and rev is None:
+            raise NotTracked(f"{t.rel} is not tracked by git; commit it first (or pass --contents)") from exc
+        raise
+
+
+class Attributor:
+    """Attributes the blamed lines of one file. One instance per question."""
+
+    def __init__(self, db: sqlite3.Connection, t: Target, repo_id: int, bl: Blame) -> None:
+        self.db = db
+        self.t = t
+        self.repo_id = repo_id
+        self.bl = bl
+        self.lines = bl.lines
+        self.hashes = [textnorm.line_hash(b.content) for b in self.lines]
+        self.exacts = [textnorm.exact_hash(b.content) for b in self.lines]
+        self.trivial = [textnorm.is_trivial(b.content) for b in self.lines]
+        self.edits, self.by_hash = evidence.load_candidates(db, repo_id, set(self.hashes))
+        self.names = {t.rel} | {b.orig_path for b in self.lines}
+        if any(e.rel_path not in self.names for e in self.edits.values()):
+            from hansard.git.history import path_names
+
+            self.names |= path_names(t.top, t.rel)
+        self.unlinked = evidence.unlinked_hashes(db, set(self.hashes), os.path.basename(t.rel))
+        self._texts: dict[int, list[str]] = {}
+        self._shell: float | None | bool = False  # False: not looked up yet
+        self._has_edits: bool | None = None
+        self._hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]] = {}
+
+    # -- rules ----------------------------------------------------------------------
+
+    def commit_time(self, sha: str) -> float | None:
+        if sha == ZERO:
+            return None
+        c = self.bl.commits.get(sha)
+        return float(c.committer_time) if c else None
+
+    def qualifying(self, i: int) -> list[EditRef]:
+        """Edits that could have written line i: right file, before its commit."""
+        bound = self.commit_time(self.lines[i].sha)
+        out = []
+        for eid in self.by_hash.get(self.hashes[i], ()):
+            e = self.edits[eid]
+            if e.rel_path not in self.names:
+                continue
+            if bound is not None and e.ts > bound + CLOCK_SLACK_S:
+                continue
+            out.append(e)
+        return out
+
+    def groups(self) -> list[list[int]]:
+        """Runs of consecutive lines blamed to the same commit: what survives of one hunk."""
+        out: list[list[int]] = []
+        for i, b in enumerate(self.lines):
+            if out and self.lines[out[-1][-1]].sha == b.sha and self.lines[out[-1][-1]].final_line + 1 == b.final_line:
+                out[-1].append(i)
+            else:
+                out.append([i])
+        return out
+
+    def answer(self) -> list[LineAnswer]:
+        answers: list[LineAnswer | None] = [None] * len(self.lines)
+        for g in self.groups():
+            self._answer_group(g, answers)
+        return [a for a in answers if a is not None]
+
+    def _answer_group(self, g: list[int], answers: list[LineAnswer | None]) -> None:
+        quals = {i: self.qualifying(i) for i in g}
+        chosen: dict[int, EditRef] = {}
+        # 1. wrote: non-trivial lines with direct evidence. Block support decides between
+        #    edits, then the newest edit before the commit.
+        for pos, i in enumerate(g):
+            if self.trivial[i] or not quals[i]:
+                continue
+            window = g[max(0, pos - WINDOW): pos + WINDOW + 1]
+
+            def support(e: EditRef, window: list[int] = window) -> int:
+                return sum(1 for j in window if self.hashes[j] in e.added)
+
+            best = max(support(e) for e in quals[i])
+            tied = [e for e in quals[i] if support(e) == best]
+            if len(tied) > 1:
+                # replaced, as supporting evidence only: an edit that also removed what this
+                # commit removed beats one that merely wrote the same text.
+                replaced = self._replaced_support(self.lines[i], tied)
+                chosen[i] = max(tied, key=lambda e: (replaced.get(e.edit_id, 0), e.ts, e.edit_id))
+            else:
+                chosen[i] = tied[0]
+        # 2. trivial lines inherit from the nearest matched line above or below in the same
+        #    block, if that edit also added them. Between two edits' blocks (one appended
+        #    after the other) the separating lines came with the newer edit.
+        inherited: dict[int, EditRef] = {}
+        for pos, i in enumerate(g):
+            if not self.trivial[i] or not quals[i]:
+                continue
+            ids = {q.edit_id for q in quals[i]}
+            near = [e for e in self._nearest_matches(g, pos, chosen) if e.edit_id in ids]
+            if near:
+                inherited[i] = max(near, key=lambda e: (e.ts, e.edit_id))
+        # 3. lines a person changed before committing: similar to a line the edit matched
+        #    around them added. A modified line counts as a neighbour for the next one, so
+        #    a rename across a whole block is followed line by line.
+        modified = self._modified_block(g, chosen)
+        group_has_agent = bool(chosen)
+        for pos, i in enumerate(g):
+            b = self.lines[i]
+            commit = None if b.sha == ZERO else b.sha
+            base_kind = "uncommitted" if b.sha == ZERO else "agent"
+            e = chosen.get(i) or inherited.get(i)
+            if e is not None:
+                formatted = self.exacts[i] not in e.added.get(self.hashes[i], set())
+                rule = "inherited" if i in inherited else ("formatted" if formatted else "wrote")
+                conf = 0.7 if rule == "inherited" else (0.85 if formatted else 0.95)
+                if e.user_modified:
+                    conf -= 0.1
+                answers[i] = self._agent(i, base_kind, commit, e, rule, conf)
+                continue
+            answers[i] = self._unmatched(i, modified.get(i), commit, group_has_agent)
+
+    def _replaced_support(self, b: BlameLine, edits: list[EditRef]) -> dict[int, int]:
+        """For each edit: how many non-trivial lines it removed that the line's commit removed."""
+        if b.sha == ZERO:
+            return {}
+        removed_by_commit = {textnorm.line_hash(r) for _, _, rem, _ in self._commit_hunks(b.sha, b.orig_path) for r in rem}
+        if not removed_by_commit:
+            return {}
+        ids = [e.edit_id for e in edits]
+        out: dict[int, int] = {}
+        for eid, h in self.db.execute(
+            f"SELECT edit_id, hash FROM edit_lines WHERE side='-' AND trivial=0 AND edit_id IN ({','.join('?' * len(ids))})",
+            ids,
+        ):
+            if h in removed_by_commit:
+                out[eid] = out.get(eid, 0) + 1
+        return out
+
+    def _nearest_matches(self, g: list[int], pos: int, chosen: dict[int, EditRef]) -> list[EditRef]:
+        """Matched edits of the closest non-trivial lines above and below, nearest first,
+        walking only across trivial lines."""
+        found: list[tuple[int, EditRef]] = []
+        for step in (-1, 1):
+            p = pos + step
+            while 0 <= p < len(g):
+                j = g[p]
+                if j in chosen:
+                    found.append((abs(p - pos), chosen[j]))
+                    break
+                if not self.trivial[j]:
+                    break
+                p += step
+        return [e for _, e in sorted(found, key=lambda x: x[0])]
+
+    def _agent(self, i: int, kind: str, commit: str | None, e: EditRef, rule: str, conf: float,
+               similarity: float | None = None) -> LineAnswer:
+        b = self.lines[i]
+        later = sorted({
+            x.session_id for eid in self.by_hash.get(self.hashes[i], ())
+            if (x := self.edits[eid]).ts > e.ts and x.session_id != e.session_id and x.rel_path in self.names
+        })
+        return LineAnswer(
+            b.final_line, b.content, kind, commit, e.session_id, e.provider, e.message_index, e.call_id, rule, conf,
+            similarity, later, e.edit_id, e.tool,
+        )
+
+    def _unmatched(self, i: int, in_commit: tuple[EditRef, float, str] | None, commit: str | None,
+                   group_has_agent: bool) -> LineAnswer:
+        b = self.lines[i]
+        if b.sha == ZERO:
+            return LineAnswer(b.final_line, b.content, "uncommitted", None, rule=None, confidence=0.0)
+        if not self.trivial[i]:
+            mod = in_commit or self._modified_later(i)
+            if mod is not None:
+                e, sim, rule = mod
+                return self._agent(i, "agent_modified", commit, e, rule, round(0.8 * sim, 2), sim)
+            if any(self.edits[eid].rel_path not in self.names for eid in self.by_hash.get(self.hashes[i], ())):
+                return LineAnswer(b.final_line, b.content, "unknown", commit, rule="other_path")
+            if self.hashes[i] in self.unlinked:
+                return LineAnswer(b.final_line, b.content, "unknown", commit, rule="unlinked_session")
+        elif group_has_agent:
+            return LineAnswer(b.final_line, b.content, "unknown", commit, rule="trivial")
+        if self._shell_touched(b.sha):
+            return LineAnswer(b.final_line, b.content, "unknown", commit, rule="shell_command")
+        return LineAnswer(b.final_line, b.content, "human", commit, rule="no_session", confidence=0.9)
+
+    def _added_texts(self, edit_id: int) -> list[str]:
+        if edit_id not in self._texts:
+            self._texts[edit_id] = evidence.added_texts(self.db, edit_id)
+        return self._texts[edit_id]
+
+    def _modified_block(self, g: list[int], chosen: dict[int, EditRef]) -> dict[int, tuple[EditRef, float, str]]:
+        if not chosen:
+            return {}
+        found: dict[int, tuple[EditRef, float, str]] = {}
+        todo = [pos for pos, i in enumerate(g) if i not in chosen and not self.trivial[i]]
+        changed = True
+        while changed and todo:
+            changed = False
+            anchors = {**chosen, **{j: m[0] for j, m in found.items()}}
+            for pos in list(todo):
+                hit = self._modified_in_commit(g, pos, anchors)
+                if hit is not None:
+                    found[g[pos]] = hit
+                    todo.remove(pos)
+                    changed = True
+        return found
+
+    def _modified_in_commit(self, g: list[int], pos: int, chosen: dict[int, EditRef]
+                            ) -> tuple[EditRef, float, str] | None:
+        """The agent's edit is matched right around this line, and it added a similar line
+        that is no longer in the file: a human changed it before committing."""
+        i = g[pos]
+        near = {chosen[j].edit_id: chosen[j] for j in g[max(0, pos - WINDOW): pos + WINDOW + 1] if j in chosen}
+        present = set(self.hashes)
+        best: tuple[float, EditRef] | None = None
+        for e in near.values():
+            for text in self._added_texts(e.edit_id):
+                if textnorm.line_hash(text) in present or textnorm.is_trivial(text):
+                    continue
+                sim = similarity(text, self.lines[i].content, SIMILAR)
+                if sim >= SIMILAR and (best is None or sim > best[0]):
+                    best = (sim, e)
+        return (best[1], best[0], "modified") if best else None
+
+    def _modified_later(self, i: int) -> tuple[EditRef, float, str] | None:
+        """The line's commit replaced a similar line that an agent's edit had written."""
+        b = self.lines[i]
+        bound = self.commit_time(b.sha)
+        if bound is None or not self._path_has_edits():
+            return None
+        for lo, hi, removed, old_path in self._commit_hunks(b.sha, b.orig_path):
+            if not lo <= b.orig_line < hi:
+                continue
+            scored = sorted(((similarity(r, b.content, SIMILAR), r) for r in removed), reverse=True)
+            for sim, r in scored:
+                if sim < SIMILAR:
+                    break
+                edits, _ = evidence.load_candidates(self.db, self.repo_id, {textnorm.line_hash(r)})
+                names = self.names | ({old_path} if old_path else set())
+                quals = [e for e in edits.values() if e.rel_path in names and e.ts <= bound + CLOCK_SLACK_S]
+                if quals:
+                    return max(quals, key=lambda e: (e.ts, e.edit_id)), sim, "modified"
+        return None
+
+    def _path_has_edits(self) -> bool:
+        if self._has_edits is None:
+            self._has_edits = evidence.repo_has_edits(self.db, self.repo_id, self.names)
+        return self._has_edits
+
+    def _commit_hunks(self, sha: str, path: str) -> list[tuple[int, int, list[str], str | None]]:
+        """(first new line, end, non-trivial removed lines, old path) per hunk of one commit's
+        change to this file; computed once per commit."""
+        key = (sha, path)
+        if key not in self._hunks:
+            diff = cached_diff(self.db, self.t.top, sha, path)
+            out = []
+            for h in diff.hunks if diff is not None else ():
+                if h.new_start is None:
+                    continue
+                removed = [ln[1:] for ln in h.lines if ln.startswith("-") and not textnorm.is_trivial(ln[1:])]
+                if removed:
+                    out.append((h.new_start, h.new_start + max(h.new_lines or 0, 1), removed, diff.old_path))
+            self._hunks[key] = out
+        return self._hunks[key]
+
+    def _shell_touched(self, sha: str) -> bool:
+        """Only shell commands run before a commit could have written its lines."""
+        if self._shell is False:
+            self._shell = evidence.first_shell_write(self.db, self.repo_id, os.path.basename(self.t.rel))
+        if self._shell is None:
+            return False
+        bound = self.commit_time(sha)
+        return bound is None or self._shell < bound + CLOCK_SLACK_S
+
+
+def cached_diff(db: sqlite3.Connection, top: str, sha: str, path: str):
+    """What a commit changed in a file (a git.history.FileDiff), from the store's cache or
+    from git once."""
+    from hansard.git.history import FileDiff, commit_file_diff
+
+    row = db.execute("SELECT old_path, hunks FROM commit_diffs WHERE sha=? AND path=?", (sha, path)).fetchone()
+    if row is not None:
+        return FileDiff(row["old_path"], path, tuple(hunks_from_json(json.loads(row["hunks"]))))
+    diff = commit_file_diff(top, sha, path)
+    if diff is not None:
+        hunks = hunks_to_json(diff.hunks)
+        from hansard.store.sqlite.db import impatient
+
+        try:
+            with impatient(db):
+                db.execute("INSERT OR REPLACE INTO commit_diffs (sha, path, old_path, hunks) VALUES (?,?,?,?)",
+                           (sha, path, diff.old_path, json.dumps(hunks)))
+        except sqlite3.OperationalError:
+            pass  # a read-only or busy store: the answer does not depend on the cache
+    return diff
+
+
+def similarity(a: str, b: str, floor: float = 0.0) -> float:
+    """Indel similarity (difflib's ratio, computed by rapidfuzz in C) of the normal forms;
+    0.0 when below ``floor``."""
+    from rapidfuzz.distance.Indel import normalized_similarity
+
+    return normalized_similarity(textnorm.normalise(a), textnorm.normalise(b), score_cutoff=floor or None)
+
+
+def explain(db: sqlite3.Connection, spec: str, *, rev: str | None = None, contents: bytes | None = None,
+            cwd: str | None = None) -> dict[str, Any]:
+    """The `why` answer for ``PATH[:LINE[-END]]`` as the JSON contract of shared/DESIGN.md."""
+    path, start, end = parse_target(spec)
+    t = resolve_target(path, start, end, cwd=cwd, check_exists=contents is None and rev is None)
+    data = file_text(t, rev, contents)
+    check_range(t, data)
+    bl = run_blame(t, rev, contents)
+    repo_id = repo_id_for(db, t.main_top)
+    answers = Attributor(db, t, repo_id, bl).answer()
+    return render_contract(db, t, rev, bl, answers)
+
+
+def repo_id_for(db: sqlite3.Connection, main_top: str) -> int:
+    """The repository's id, registering it (and linking sessions waiting for it, such as
+    Gemini's, which record only a hash of their project root). A read-only store answers
+    with what it has: an unknown repository has no evidence."""
+    from hansard.link.repos import Resolver, resolve_pending
+
+    r = Resolver(db)
+    try:
+        rid = r.repo_id(main_top)
+        if r.created:
+            resolve_pending(db)
+        return rid
+    except sqlite3.OperationalError:
+        row = db.execute("SELECT id FROM repos WHERE path=?", (main_top,)).fetchone()
+        return row[0] if row else -1
+
+
+def render_contract(db: sqlite3.Connection, t: Target, rev: str | None, bl: Blame, answers: list[LineAnswer]
+                    ) -> dict[str, Any]:
+    from hansard.git.run import git_text
+
+    resolved = None
+    if rev:
+        try:
+            resolved = git_text(["rev-parse", "--verify", f"{rev}^{{commit}}"], t.top).strip()
+        except GitError:
+            resolved = rev
+    sessions: dict[str, dict[str, Any]] = {}
+    for a in answers:
+        if a.session_id is None:
+            continue
+        s = sessions.get(a.session_id)
+        if s is None:
+            row = db.execute(
+                "SELECT title, started_at, provider, parent_session_id, first_prompt, cwd FROM sessions WHERE session_id=?",
+                (a.session_id,),
+            ).fetchone()
+            s = sessions[a.session_id] = {
+                "title": row["title"] if row else None,
+                "started_at": row["started_at"] if row else None,
+                "provider": row["provider"] if row else a.provider,
+                "parent_session_id": row["parent_session_id"] if row else None,
+                "prompt": None,
+                "prompts": {},
+            }
+        p = evidence.prompt_for(db, a.session_id, a.message_index)
+        if p is not None:
+            s["prompts"][str(p[0])] = p[1]
+            if s["prompt"] is None:
+                s["prompt"] = p[1]
+    commits = {
+        sha: {"summary": c.summary, "author": c.author, "author_time": c.author_time, "author_tz": c.author_tz,
+              "committer_time": c.committer_time}
+        for sha, c in bl.commits.items() if sha != ZERO
+    }
+    return {
+        "path": t.rel,
+        "rev": resolved,
+        "lines": [a.as_dict() for a in answers],
+        "sessions": sessions,
+        "commits": commits,
+    }
+
+
+def summary_counts(answer: dict[str, Any]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for ln in answer["lines"]:
+        out[ln["kind"]] = out.get(ln["kind"], 0) + 1
+    return out
+
+
+__all__ = ["explain", "parse_target"]

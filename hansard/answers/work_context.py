@@ -1,0 +1,253 @@
+"""work_context: one task as its conversations, steps, tests and commits.
+
+A task is a session plus everything tied to it, each tie with its evidence: the sessions it
+resumed or that continued it (replayed prefixes), ``summary`` leafUuid links, its compaction
+continuations, its subagents (or parent), and other sessions whose edits landed in the same
+commits. Commits are the ones the session made through the shell (SHAs printed by ``git
+commit``, checked against the repository, since a rebase may have replaced them) and the ones
+its edits landed in. ``until`` hides evidence newer than that time.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+from typing import Any
+
+from hansard.answers.evidence import parse_ts
+from hansard.link.landing import edit_hashes, edit_landed_in, file_commits
+from hansard.errors import GitError, NotFound
+from hansard.git import identity
+from hansard.git.run import git_text
+from hansard.answers.budget import fit_budget
+from hansard.answers.code_history import parse_until
+from hansard.answers.session_facts import live_sessions, session_tests, shell_calls
+from hansard.store.sqlite.queries import find_session
+from hansard.link.repos import Resolver
+
+# `git commit` prints "[main 1a2b3c4] message" or "[main (root-commit) 1a2b3c4] message".
+_COMMIT_LINE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] (.*)$", re.M)
+
+
+def work_context(db: sqlite3.Connection, session_id: str | None = None, *, repo: str | None = None,
+                 until: str | None = None, token_budget: int = 4000, cwd: str | None = None) -> dict[str, Any]:
+    bound = parse_until(until)
+    s, selected_by = _pick_session(db, session_id, repo or cwd or os.getcwd())
+    top = _repo_top(db, s)
+    conversations = _conversations(db, s, top, bound)
+    steps = _steps(db, [c["row"] for c in conversations if c["relation"] in ("self", "subagent")], bound)
+    tests = session_tests(db, s["id"], bound)
+    commits = _commits(db, s, top, bound)
+    for c in conversations:
+        c.pop("row")
+    result = {
+        "session": {"session_id": s["session_id"], "provider": s["provider"], "title": s["title"] or s["first_prompt"],
+                    "started_at": s["started_at"], "last_at": s["last_at"], "cwd": s["cwd"],
+                    "selected_by": selected_by},
+        "until": until,
+        "entries": conversations,
+        "steps": steps,
+        "tests": {"failed_then_fixed": tests["failed_then_fixed"], "still_failing": tests["still_failing"],
+                  "runs": len(tests["runs"])},
+        "commits": commits,
+    }
+    return fit_budget(result, token_budget, render_tree)
+
+
+def _pick_session(db: sqlite3.Connection, session_id: str | None, where: str) -> tuple[sqlite3.Row, str]:
+    if session_id:
+        return find_session(db, session_id), "argument"
+    tops = identity.find_toplevel(os.path.join(os.path.abspath(where), "."))
+    if tops is None:
+        raise NotFound("not inside a git repository, and no session id given")
+    repo_id = Resolver(db).repo_id(tops[1])
+    rows = db.execute(
+        "SELECT * FROM sessions WHERE repo_id=? AND parent_session_id IS NULL ORDER BY last_at DESC", (repo_id,)
+    ).fetchall()
+    if not rows:
+        raise NotFound(f"no archived session ran in {tops[1]}; pass a session id")
+    live = live_sessions(db)
+    for r in rows:
+        if r["session_id"] in live:
+            return r, "live_in_repo"
+    return rows[0], "newest_in_repo"
+
+
+def _repo_top(db: sqlite3.Connection, s: sqlite3.Row) -> str | None:
+    row = db.execute("SELECT path FROM repos WHERE id=?", (s["repo_id"],)).fetchone()
+    return row[0] if row and os.path.isdir(row[0]) else None
+
+
+def _session(db: sqlite3.Connection, session_id: str) -> sqlite3.Row | None:
+    return db.execute("SELECT * FROM sessions WHERE session_id=?", (session_id,)).fetchone()
+
+
+def _conv(row: sqlite3.Row, relation: str, evidence: str) -> dict[str, Any]:
+    return {"session_id": row["session_id"], "provider": row["provider"], "relation": relation, "evidence": evidence,
+            "title": row["title"] or (row["first_prompt"] or "")[:100] or None, "started_at": row["started_at"],
+            "last_at": row["last_at"], "message_count": row["message_count"], "row": row["id"]}
+
+
+def _conversations(db: sqlite3.Connection, s: sqlite3.Row, top: str | None, bound: float | None) -> list[dict[str, Any]]:
+    out = [_conv(s, "self", "the session asked about")]
+    seen = {s["session_id"]}
+
+    def add(row: sqlite3.Row | None, relation: str, evidence: str) -> None:
+        if row is None or row["session_id"] in seen:
+            return
+        if bound is not None and (parse_ts(row["started_at"]) or 0) > bound:
+            return
+        seen.add(row["session_id"])
+        out.append(_conv(row, relation, evidence))
+
+    # Resumed / continued: replayed prefixes set resumed_from.
+    cur = s
+    while cur is not None and cur["resumed_from"]:
+        prev = _session(db, cur["resumed_from"])
+        add(prev, "resumed", f"{cur['session_id'][:13]} replays or continues its records")
+        cur = prev
+    for r in db.execute("SELECT * FROM sessions WHERE resumed_from=?", (s["session_id"],)):
+        add(r, "continued_by", "replays or continues this session's records")
+    # Claude summary records: a title for a leaf message of another session.
+    for r in db.execute(
+        "SELECT DISTINCT s2.* FROM leaf_titles lt JOIN messages m ON m.key=lt.leaf_uuid JOIN sessions s2 ON s2.id=m.session_id"
+        " WHERE lt.from_session=?", (s["session_id"],)
+    ):
+        add(r, "continues", "its file opens with a summary of that session's last message (leafUuid)")
+    for r in db.execute(
+        "SELECT DISTINCT s2.* FROM messages m JOIN leaf_titles lt ON lt.leaf_uuid=m.key JOIN sessions s2"
+        " ON s2.session_id=lt.from_session WHERE m.session_id=?", (s["id"],)
+    ):
+        add(r, "continued_by", "its file opens with a summary of this session's last message (leafUuid)")
+    # Compaction keeps one session id: report it on the session itself.
+    n = db.execute("SELECT COUNT(*) FROM messages WHERE session_id=? AND kind='compaction_summary'", (s["id"],)).fetchone()[0]
+    if n:
+        out[0]["compactions"] = n
+        out[0]["evidence"] += f"; compacted {n} time{'s' if n > 1 else ''} (same session id, continued after each)"
+    if s["parent_session_id"]:
+        add(_session(db, s["parent_session_id"]), "parent", "spawned this subagent")
+    for r in db.execute("SELECT * FROM sessions WHERE parent_session_id=?", (s["session_id"],)):
+        add(r, "subagent", f"subagent spawned by this session (tool call {r['spawn_call_id'] or 'unknown'})")
+    # Same commits.
+    if top is not None:
+        mine = _landed(db, s["id"], top, bound)
+        if mine:
+            others = db.execute(
+                "SELECT DISTINCT s2.id FROM edits e JOIN sessions s2 ON s2.id=e.session_id"
+                " WHERE e.repo_id=? AND s2.id<>? AND e.status='applied'", (s["repo_id"], s["id"])
+            ).fetchall()
+            for (other_id,) in others:
+                shared = mine & _landed(db, other_id, top, bound)
+                if shared:
+                    row = db.execute("SELECT * FROM sessions WHERE id=?", (other_id,)).fetchone()
+                    add(row, "same_commits", "edits landed in the same commit(s): " + ", ".join(x[:7] for x in sorted(shared)))
+    return out
+
+
+def _landed(db: sqlite3.Connection, session_row: int, top: str, bound: float | None) -> set[str]:
+    """Commits a session's applied edits landed in."""
+    out: set[str] = set()
+    by_path: dict[str, list[sqlite3.Row]] = {}
+    for e in db.execute(
+        "SELECT id, rel_path, timestamp FROM edits WHERE session_id=? AND status='applied' AND rel_path IS NOT NULL",
+        (session_row,),
+    ):
+        by_path.setdefault(e["rel_path"], []).append(e)
+    for rel, edits in by_path.items():
+        commits = file_commits(db, top, rel, until=bound)
+        for e in edits:
+            ts = parse_ts(e["timestamp"])
+            if ts is None:
+                continue
+            out.update(edit_landed_in(ts, *edit_hashes(db, e["id"]), commits))
+    return out
+
+
+def _steps(db: sqlite3.Connection, session_rows: list[int], bound: float | None) -> dict[str, list[dict[str, Any]]]:
+    from dataclasses import asdict
+
+    from hansard.facts.steps import by_state, classify_steps
+
+    marks = ",".join("?" * len(session_rows))
+    rows = [
+        dict(r) for r in db.execute(
+            f"SELECT call_id, snapshot, steps, timestamp FROM steps WHERE session_id IN ({marks}) ORDER BY timestamp, id",
+            session_rows,
+        )
+        if bound is None or (parse_ts(r["timestamp"]) or 0) <= bound
+    ]
+    return {state: [asdict(x) for x in items] for state, items in by_state(classify_steps(rows)).items()}
+
+
+def _commits(db: sqlite3.Connection, s: sqlite3.Row, top: str | None, bound: float | None) -> list[dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for c in shell_calls(db, s["id"], bound):
+        if "git commit" not in c["command"] and "git" not in c["command"].split()[:1]:
+            continue
+        for m in _COMMIT_LINE.finditer(c["output"] or ""):
+            short_sha = m.group(2)
+            full = _verify(top, short_sha)
+            key = full or short_sha
+            out.setdefault(key, {"sha": key, "summary": m.group(3), "branch": m.group(1), "how": "made_by_session",
+                                 "message_index": c["message_index"], "tool_call_id": c["call_id"],
+                                 "in_repository": full is not None,
+                                 "reachable": full is not None and _reachable(top, full)})
+    if top is not None:
+        for sha in sorted(_landed(db, s["id"], top, bound)):
+            if sha in out:
+                out[sha]["how"] = "made_by_session+edits_landed"
+                continue
+            summary = git_text(["log", "-1", "--format=%s", sha], top).strip()
+            out[sha] = {"sha": sha, "summary": summary, "how": "edits_landed", "in_repository": True, "reachable": True}
+    return list(out.values())
+
+
+def _verify(top: str | None, sha: str) -> str | None:
+    """The full id of a commit printed in a transcript, if it still exists (rebases and
+    squashes leave printed SHAs pointing at nothing)."""
+    if top is None:
+        return None
+    try:
+        return git_text(["rev-parse", "--verify", "--quiet", f"{sha}^{{commit}}"], top).strip() or None
+    except GitError:
+        return None
+
+
+def _reachable(top: str | None, sha: str) -> bool:
+    """Is the commit on any branch or tag? An amended or rebased commit still exists as an
+    object for a while, but nothing points at it."""
+    if top is None:
+        return False
+    try:
+        return bool(git_text(["for-each-ref", "--contains", sha, "--count=1", "--format=%(refname)"], top).strip())
+    except GitError:
+        return False
+
+
+def render_tree(result: dict[str, Any]) -> str:
+    s = result["session"]
+    lines = [f"{s['provider']} session {s['session_id']} \"{(s['title'] or '')[:70]}\" ({s['selected_by']})"]
+    lines.append("conversations")
+    for c in result["entries"]:
+        lines.append(f"  {c['relation']:13} {c['session_id'][:13]} \"{(c['title'] or '')[:50]}\" — {c['evidence']}")
+    steps = result["steps"]
+    for state in ("open", "done", "dropped"):
+        items = steps.get(state, [])
+        if items:
+            lines.append(f"steps {state}")
+            lines.extend(f"  - {x['text'][:90]}" for x in items)
+    t = result["tests"]
+    if t["failed_then_fixed"] or t["still_failing"]:
+        lines.append("tests")
+        lines.extend(f"  fixed   {f['test']}" for f in t["failed_then_fixed"])
+        lines.extend(f"  failing {x}" for x in t["still_failing"])
+    if result["commits"]:
+        lines.append("commits")
+        for c in result["commits"]:
+            gone = "" if c["reachable"] else (" (rewritten: on no branch)" if c["in_repository"]
+                                              else " (not in this repository)")
+            lines.append(f"  {c['sha'][:7]} \"{c['summary'][:60]}\" {c['how']}{gone}")
+    if result.get("truncated"):
+        lines.append(f"({result['truncated']} conversations left out to fit the token budget)")
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Source code as tree-sitter sees it: symbols and imports (query files ship in the package)."""

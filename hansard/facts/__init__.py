@@ -1,0 +1,1 @@
+"""What transcripts say beyond edits: shell commands, test runs, steps."""

@@ -1,0 +1,705 @@
+"""Secret redaction for everything hansard derives from a transcript.
+
+Transcripts are full of keys: environment dumps, ``.env`` files an agent read, tokens a user
+pasted. The raw archive (``raw_records``) keeps every record verbatim and is shown only by
+``hansard show --raw``; every derived text (messages, tool inputs and outputs, edit hunks and
+file texts, steps, titles) passes through here first (hansard/store/sqlite/writer.py), so the FTS
+indexes and embeddings built from those tables never hold a secret either.
+
+Always true of ``redact(text)``:
+
+- each secret becomes ``[REDACTED:<rule>]``, so a reader knows what was there;
+- the number of newlines is unchanged (a multi-line private key keeps its line count), so
+  line numbers and hunks stay aligned with the original;
+- it is idempotent: redacting a redacted text changes nothing.
+
+The rule set is detect-secrets' (Yelp): the compiled ``denylist`` regexes of its
+RegexBasedDetector plugins (AWS, Azure storage, GitHub, GitLab, Slack, Stripe, JWT, basic-auth
+URLs, OpenAI, Discord, Twilio, SendGrid, npm, PyPI, ...), reused as patterns only. Its scanning
+machinery (a plugin call per line, filters, verification) is far too slow for indexing.
+Instead each text is encoded to UTF-8 once and lower-cased once (bytes: ASCII only, fast);
+a few literal searches find which rules' anchors (``aws``, ``ghp_``, ``eyj``, ``private
+key``...) occur at all, and only those rules run their own regex. What detect-secrets
+lacks and issue 7 requires is added below, each with where it comes from.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from collections import Counter, OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+MARK = "[REDACTED:"
+
+# Where a secret sits in a rule's match.
+WHOLE, GROUP = "whole", "group"
+# Token characters a whole-match rule extends over, so that a pattern naming only a token's
+# head (detect-secrets' Stripe and OpenAI rules match a fixed length) never leaves its tail.
+TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+JWT_CHARS = TOKEN_CHARS + b".+/="
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    pattern: str
+    flags: int = 0
+    where: str = WHOLE          # WHOLE: the match; GROUP: its last matched group
+    extend: bytes | None = TOKEN_CHARS
+    trim: bytes = b""           # delimiters a pattern consumes around the secret (Artifactory's)
+    # Literals, one of which every match contains: the rule runs only on a text holding one.
+    # An anchor with a capital letter is looked for as written, any other in the lower-cased
+    # text. Anchors start with a byte that is rare in transcripts where possible ("yj" for a
+    # JWT's "eyJ", "q0csp-" for Square's "sq0csp-"): see _Engine. ``gate``: a regex starting
+    # with a literal; with anchors, it must also find something; without, it is the anchor.
+    anchors: tuple[str, ...] = ()
+    gate: str | None = None
+    gate_on_text: bool = False  # the gate runs on the text as written, not lower-cased
+
+
+# -- rules detect-secrets lacks ---------------------------------------------------------------
+# Private keys: detect-secrets' PrivateKeyDetector matches only the "BEGIN ... PRIVATE KEY"
+# header line, which would leave the key body in the text. This takes the whole PEM/OpenSSH/
+# PGP/SSH2 block, with real or JSON-escaped (\n) line breaks; a block cut short (a truncated
+# tool output) is taken up to its last base64 line. Atomic groups (Python 3.11): a cut-short
+# block must not backtrack over its lines.
+_NL = r"(?:\r?\n|\\r\\n|\\n)"
+_PK_HEAD = r"-{4,5} ?BEGIN[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)? ?-{4,5}"
+_PK_END = r"-{4,5} ?END[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)? ?-{4,5}"
+_PK_LINE = r"(?>[A-Za-z][A-Za-z-]{1,30}: [^\n\\]{0,200}+|[A-Za-z0-9+/=]++)"
+_PRIVATE_KEY = (
+    _PK_HEAD + r"(?:(?>" + _NL + r"|[ \t]++|" + _PK_LINE + r")*?" + _PK_END
+    + r"|(?>" + _NL + _PK_LINE + r"?)*)"
+)
+
+OWN_RULES: tuple[Rule, ...] = (
+    # GCP service-account JSON (`"private_key": "-----BEGIN PRIVATE KEY-----\n..."`), named for
+    # what it is; gitleaks' gcp-service-account rule keys on the same field.
+    Rule("gcp_service_account_key",
+         r'"private_key"\s*:\s*"(' + _PK_HEAD + r"(?:[A-Za-z0-9+/=\s]|\\[nr])*(?:" + _PK_END + r")?(?:\\n)?)",
+         where=GROUP, anchors=('_key"',)),
+    Rule("private_key", _PRIVATE_KEY, extend=None, anchors=("PRIVATE KEY",)),
+    # PuTTY key files: detect-secrets flags the "PuTTY-User-Key-File-2" header only.
+    Rule("private_key", r"PuTTY-User-Key-File-\d+: [^\n]*(?:\r?\n[^\n]*){0,60}?\r?\nPrivate-MAC: *[0-9a-fA-F]*",
+         extend=None, anchors=("PuTTY",)),
+    Rule("private_key", r"Private-Lines: *\d+(?:\r?\n[A-Za-z0-9+/=]+)+", extend=None, anchors=("Private-Lines:",)),
+    # Anthropic API and admin keys (sk-ant-api03-..., sk-ant-admin01-...): gitleaks'
+    # anthropic-api-key / anthropic-admin-api-key rules, with the length relaxed.
+    Rule("anthropic_api_key", r"sk-ant-[a-z]{2,10}\d{2}-[A-Za-z0-9_-]{20,}", anchors=("k-ant-",)),
+    # GCP API keys: gitleaks' gcp-api-key rule (AIza + 35 characters).
+    Rule("gcp_api_key", r"AIza[0-9A-Za-z_-]{35}", anchors=("AIza",)),
+    # GitHub fine-grained personal access tokens: gitleaks' github-fine-grained-pat.
+    Rule("github_token", r"github_pat_[A-Za-z0-9_]{22,}", anchors=("_pat_",)),
+    # OpenAI project / service-account / admin keys: gitleaks' openai-api-key rule covers
+    # these prefixes; detect-secrets' rule needs the T3BlbkFJ marker at a fixed offset.
+    Rule("openai_api_key", r"sk-(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,}",
+         anchors=("k-proj-", "k-svcacct-", "k-admin-")),
+    # Stripe test and restricted keys too: gitleaks' stripe-access-token; detect-secrets has
+    # live keys only.
+    Rule("stripe_key", r"(?:sk|rk)_(?:test|live|prod)_[0-9a-zA-Z]{10,}", anchors=("k_test_", "k_live_", "k_prod_")),
+    # npm access tokens on their own (a pasted token, `npm token create` output): gitleaks'
+    # npm-access-token; detect-secrets knows them only inside an .npmrc `:_authToken=` line.
+    Rule("npm_token", r"npm_[A-Za-z0-9]{36}", anchors=("pm_",)),
+    # Slack app-level tokens: gitleaks' slack-app-token.
+    Rule("slack_token", r"xapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+", re.IGNORECASE, anchors=("xapp-",)),
+    # Azure AD client secrets: gitleaks' azure-ad-client-secret; Service Bus / Event Hubs
+    # connection strings (SharedAccessKey=), where detect-secrets knows only AccountKey=.
+    Rule("azure_client_secret",
+         r"(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])", extend=None,
+         anchors=("q~",)),
+    Rule("azure_key", r"SharedAccessKey=([A-Za-z0-9+/]{20,}={0,2})", where=GROUP, anchors=("SharedAccessKey=",)),
+    # A password in a URL without a user name (redis://:secret@host); detect-secrets'
+    # basic-auth rule needs a user before the colon.
+    Rule("url_password", r"://:([^\s:/?#\[\]@]+)@", where=GROUP, anchors=("://:",)),
+    # HTTP authorization headers (curl -H "Authorization: Bearer ..."), as gitleaks'
+    # curl-auth-header rule; the scheme word stays, the credential goes.
+    Rule("authorization_header",
+         r"\b(?:authorization|bearer)\b[\"']?[ \t]*[:=]?[ \t]*[\"']?(?:bearer|basic|token|digest)?[ \t]+"
+         r"(?=[A-Za-z._~+/-]*\d)([A-Za-z0-9._~+/-]{8,}=*)",
+         re.IGNORECASE, where=GROUP, anchors=("bearer", "zation")),
+)
+
+# detect-secrets plugins reused, with the rule name shown in the replacement (per pattern
+# index where one plugin has several). Left out on purpose:
+# - PrivateKeyDetector: header line only; the block rule above takes header and body;
+# - IPPublicDetector: an address is not a secret;
+# - IbmCloudIamDetector: its name prefix is optional, so it is "any key/pwd/pass/token given a
+#   44-character value", without an entropy check, and the slowest pattern of the set (2 MB/s);
+#   the assignment rule below covers those values;
+# - KeywordDetector and the high-entropy string plugins (not regex-based): replaced by the
+#   assignment rule, which judges only values given to secret-like names.
+DS_PLUGINS: tuple[tuple[str, str, str, dict[int, str]], ...] = (
+    ("aws", "AWSKeyDetector", "aws_access_key", {1: "aws_secret_key"}),
+    ("azure_storage_key", "AzureStorageKeyDetector", "azure_storage_key", {}),
+    ("basic_auth", "BasicAuthDetector", "url_password", {}),
+    ("github_token", "GitHubTokenDetector", "github_token", {}),
+    ("gitlab_token", "GitLabTokenDetector", "gitlab_token", {}),
+    ("slack", "SlackDetector", "slack_token", {1: "slack_webhook"}),
+    ("stripe", "StripeDetector", "stripe_key", {}),
+    ("jwt", "JwtTokenDetector", "jwt", {}),
+    ("openai", "OpenAIDetector", "openai_api_key", {}),
+    ("discord", "DiscordBotTokenDetector", "discord_bot_token", {}),
+    ("twilio", "TwilioKeyDetector", "twilio_key", {}),
+    ("sendgrid", "SendGridDetector", "sendgrid_api_key", {}),
+    ("square_oauth", "SquareOAuthDetector", "square_oauth_secret", {}),
+    ("pypi_token", "PypiTokenDetector", "pypi_token", {}),
+    ("npm", "NpmDetector", "npm_token", {}),
+    ("mailchimp", "MailchimpDetector", "mailchimp_api_key", {}),
+    ("telegram_token", "TelegramBotTokenDetector", "telegram_bot_token", {}),
+    ("artifactory", "ArtifactoryDetector", "artifactory_token", {}),
+    ("cloudant", "CloudantDetector", "cloudant_key", {}),
+    ("ibm_cos_hmac", "IbmCosHmacDetector", "ibm_cos_key", {}),
+    ("softlayer", "SoftlayerDetector", "softlayer_key", {}),
+)
+# Patterns whose secret is a capture group (the rest of the match is a name or the URL).
+_DS_GROUP = {("aws", 1), ("basic_auth", 0), ("npm", 0), ("cloudant", 2), ("cloudant", 3), ("softlayer", 1)}
+# detect-secrets' build_assignment_regex starts every pattern with this; their secret is the
+# last group.
+_DS_ASSIGNMENT_HEAD = r"(?:(?<=\W)|(?<=^))"
+# Anchors and gates of detect-secrets' patterns, by (plugin module, pattern index): literals
+# every match contains, or a cheap regex every match satisfies (see Rule). A test checks that
+# every pattern has one.
+_KW = r"(?:key|pwd|pw|password|pass|token)"
+_KW_ANCHORS = ("key", "ken", "wd", "word", "_pass", "-pass")
+DS_GATES: dict[tuple[str, int], dict[str, Any]] = {
+    ("aws", 0): {"anchors": ("AKIA", "ASIA", "ABIA", "ACCA", "A3T")},
+    ("aws", 1): {"anchors": ("ws",)},
+    ("azure_storage_key", 0): {"anchors": ("AccountKey=",)},
+    ("basic_auth", 0): {"anchors": ("://",)},
+    ("github_token", 0): {"anchors": ("hp_", "ho_", "hu_", "hs_", "hr_")},
+    ("gitlab_token", 0): {"anchors": ("glpat-", "gldt-", "glft-", "glsoat-", "glrt-")},
+    ("gitlab_token", 1): {"anchors": ("gr1348941",)},
+    ("gitlab_token", 2): {"anchors": ("glcbt-",)},
+    ("gitlab_token", 3): {"anchors": ("glimt-",)},
+    ("gitlab_token", 4): {"anchors": ("glptt-",)},
+    ("gitlab_token", 5): {"anchors": ("glagent-",)},
+    ("gitlab_token", 6): {"anchors": ("gloas-",)},
+    ("slack", 0): {"anchors": ("xox",)},
+    ("slack", 1): {"anchors": (".slack.com",)},
+    ("stripe", 0): {"anchors": ("k_live_",)},
+    ("jwt", 0): {"anchors": ("yj",)},
+    ("openai", 0): {"anchors": ("T3BlbkFJ",)},
+    ("discord", 0): {"gate": r"\.[a-z0-9_-]{6}\.[a-z0-9_-]{27}"},
+    ("twilio", 0): {"gate": r"AC[a-z0-9]{32}", "gate_on_text": True},
+    ("twilio", 1): {"gate": r"SK[a-z0-9]{32}", "gate_on_text": True},
+    ("sendgrid", 0): {"anchors": ("SG.",)},
+    ("square_oauth", 0): {"anchors": ("q0csp-",)},
+    ("pypi_token", 0): {"anchors": ("ypi-age",)},
+    ("pypi_token", 1): {"anchors": ("ypi-age",)},
+    ("npm", 0): {"anchors": ("_authtoken",)},
+    ("mailchimp", 0): {"gate": r"-us\d"},
+    ("telegram_token", 0): {"gate": r":[0-9a-z_-]{35}"},
+    ("artifactory", 0): {"anchors": ("AKC",)},
+    ("artifactory", 1): {"gate": r"AP[\dA-F][a-zA-Z0-9]{8}", "gate_on_text": True},
+    # The name-prefixed assignments (cloudant_password = ..., sl_api_key: ...) hold one of
+    # the secret keywords: they run where one is found, behind a gate for their prefix.
+    ("cloudant", 0): {"anchors": _KW_ANCHORS, "gate": r"cl(?:oudant|ou)?[-_]?(?:api)?" + _KW},
+    ("cloudant", 1): {"anchors": _KW_ANCHORS, "gate": r"cl(?:oudant|ou)?[-_]?(?:api)?" + _KW},
+    ("cloudant", 2): {"anchors": ("://",), "gate": r"cloudant\.com"},
+    ("cloudant", 3): {"anchors": ("://",), "gate": r"cloudant\.com"},
+    ("ibm_cos_hmac", 0): {"anchors": ("secret",), "gate": r"secret[-_]?(?:access)?[-_]?key"},
+    ("softlayer", 0): {"anchors": _KW_ANCHORS, "gate": r"(?:softlayer|sl)[-_]?(?:api)?" + _KW},
+    ("softlayer", 1): {"anchors": ("yer.com",)},
+}
+
+# -- high-entropy assignments -------------------------------------------------------------------
+# Issue 7: values given to names like *_SECRET, *_TOKEN, *_KEY, PASSWORD, in env dumps
+# (`X=...`), .env files, JSON (`"x_token": "..."`), YAML (`key: value`), headers and URLs
+# (`?access_token=...`). Each keyword found in the lower-cased text is followed by this tail
+# (rest of the name, closing quote, operator, value); the whole name around the keyword and
+# the value are then judged in Python (_secret_name, _random_enough), so that ordinary words,
+# paths and references to variables stay.
+ASSIGNMENT_NAME = "secret_assignment"
+# Where a secret-like name can end, found by literals with a rare first byte where possible:
+# "ken" ends "token", "wd" ends "pwd" and "passwd", "word" ends "password", "hrase" ends
+# "passphrase"; "_pass"/"-pass" end DB_PASS and the like (a bare "pass" is a test verdict).
+KEYWORDS = ("key", "ken", "secret", "wd", "word", "hrase", "_pass", "-pass")
+# A quoted value runs to its closing quote (a Django SECRET_KEY holds "(", "#", "$"...); an
+# unquoted one to the first blank or delimiter.
+_TAIL = re.compile(
+    rb"[\w.-]{0,40}?\\?[\"'\]]{0,2}[ \t]*(?:=>|:=|=|:)[ \t]*"
+    rb"(?:\\?\"([^\"\\\n]{6,400})\\?\"|'([^'\n]{6,400})'|`([^`\n]{6,400})`"
+    rb"|\\?[\"'`]?([^\s\"'`,;(){}\[\]<>&|\\]{6,400}))")
+
+_NAME_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
+_NAME_ENDS = re.compile(r"(?:key|token|secret|passw(?:or)?d|pwd|pass|passphrase|credentials?)$")
+_NAME_HAS = re.compile(r"secret|passw(?:or)?d|credential|api_?key|private_?key|access_?key|auth_?token")
+_PASSWORD_NAME = re.compile(r"passw(?:or)?d|pwd|pass$|passphrase")
+# Names that end like a secret's and are not one.
+_NOT_SECRET_NAMES = frozenset({
+    "primarykey", "foreignkey", "sortkey", "partitionkey", "cachekey", "publickey", "hashkey", "idempotencykey",
+    "lookupkey", "rowkey", "mapkey", "dictkey", "hotkey", "monkey", "donkey", "turkey", "bypass", "compass",
+    "surpass", "encompass", "nexttoken", "pagetoken", "nextpagetoken", "csrftoken", "sshpublickey", "keypass",
+})
+_PLACEHOLDER = re.compile(r"x{4,}|\*{3,}|\.\.\.|your[_-]|changeme|placeholder|redacted|dummy|<|\$\{|\{\{", re.IGNORECASE)
+_DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
+_IDENT_WITH_SUFFIX = re.compile(r"[A-Za-z_-]+\d{0,3}")
+_INNER_DIGIT = re.compile(r"\d[^\d]")
+
+
+def shannon_entropy(s: str) -> float:
+    """Bits per character of ``s`` (detect-secrets' high-entropy plugins use the same measure)."""
+    if not s:
+        return 0.0
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+def secret_name(name: str) -> bool:
+    """Does ``name`` (a variable, key or header) name a secret?"""
+    low = name.lower().strip("\"'[]")
+    flat = re.sub(r"[_.\-]", "", low)
+    # `PASS` alone is a test runner's verdict (`--- PASS: TestX`), not a password.
+    if flat in _NOT_SECRET_NAMES or flat == "pass" or flat.endswith(("id", "ids", "path", "file", "name", "type")):
+        return False
+    return bool(_NAME_ENDS.search(low) or _NAME_HAS.search(low))
+
+
+def random_enough(value: str, name: str) -> bool:
+    """Is ``value``, given to a secret-like ``name``, a credential rather than a word, a path,
+    a reference to a variable or a placeholder?"""
+    v = value.strip("\"'`")
+    if v.startswith(("$", "%", "/", "~", "./", "../", "@", "#", "!", "&")) or MARK in v:
+        return False
+    if _PLACEHOLDER.search(v) or re.match(r"[A-Za-z]:\\", v) or _DOTTED.fullmatch(v.rstrip("!?;")):
+        return False
+    if _PASSWORD_NAME.search(name.lower()):
+        # Passwords are short and human-made: anything but a plain word or a number.
+        if len(v) < 6 or v.isalpha() or v.isdigit():
+            return False
+        return shannon_entropy(v) >= 2.5
+    if len(v) < 12 or not (any(c.isalpha() for c in v) and any(c.isdigit() for c in v)):
+        return False
+    if _IDENT_WITH_SUFFIX.fullmatch(v) or not _INNER_DIGIT.search(v):
+        return False  # an identifier (`token_value2`), or digits only as a suffix
+    return shannon_entropy(v) >= 3.0
+
+
+# -- compiling ------------------------------------------------------------------------------------
+
+
+def detect_secrets_rules() -> list[Rule]:
+    """The patterns of detect-secrets' regex plugins, as Rules."""
+    import importlib
+
+    rules: list[Rule] = []
+    for module, cls, name, names in DS_PLUGINS:
+        plugin = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), cls)
+        for i, rx in enumerate(plugin.denylist):
+            where, trim, extend = WHOLE, b"", TOKEN_CHARS
+            if (module, i) in _DS_GROUP or rx.pattern.startswith(_DS_ASSIGNMENT_HEAD):
+                where, extend = GROUP, None
+            elif module == "artifactory":
+                trim = b" \t\r\n=:\""
+            elif module == "jwt":
+                extend = JWT_CHARS
+            rules.append(Rule(names.get(i, name), rx.pattern, rx.flags & (re.IGNORECASE | re.VERBOSE | re.DOTALL),
+                              where, extend, trim, **DS_GATES.get((module, i), {})))
+    return rules
+
+
+class _Compiled:
+    """A rule ready to run on UTF-8 bytes: its regex and its gate."""
+
+    __slots__ = ("rule", "rx", "groups", "gate", "gate_on_text", "order")
+
+    def __init__(self, rule: Rule, order: int) -> None:
+        self.rule, self.order = rule, order
+        self.rx = re.compile(rule.pattern.encode(), rule.flags | re.MULTILINE)
+        self.groups = self.rx.groups
+        self.gate = re.compile(rule.gate.encode()) if rule.gate else None
+        self.gate_on_text = rule.gate_on_text
+
+
+def _first_byte(gate: str) -> int:
+    """The literal byte a gate regex starts with."""
+    ch = gate[1] if gate.startswith("\\") else gate[0]
+    assert ch.isalnum() or ch in ".:-_", gate
+    return ord(ch)
+
+
+@dataclass(frozen=True)
+class _Hit:
+    """What finding one anchor literal means: the rules to run, where secret keywords end
+    (offsets from the match), and literals of the same scan that may start inside the match
+    and go on past it (finditer does not report overlapping matches): (offset, literal,
+    rules, keyword?)."""
+
+    rules: frozenset[int]
+    keyword_ends: tuple[int, ...]
+    straddles: tuple[tuple[int, bytes, frozenset[int], bool], ...]
+
+
+class _Scan:
+    """One search over the text: literals (and gate regexes) that share their first byte.
+    sre finds a literal prefix fast (a skip loop over the bytes), but an alternation of
+    literals with different first bytes tries every branch at almost every position (~3 MB/s
+    for the ~80 anchors here): one scan per first byte is much faster, and faster still when
+    that byte is rare (k, y, w, x, _, q, z, capitals), which is why anchors start with one."""
+
+    def __init__(self, literals: dict[bytes, set[int]], keywords: set[bytes], gates: list[tuple[bytes, int]],
+                 on_text: bool) -> None:
+        self.on_text = on_text
+        alts = [re.escape(a) for a in sorted(literals, key=lambda a: (-len(a), a))] + [g for g, _ in gates]
+        self.rx = re.compile(b"|".join(alts))
+        self.gates = [(re.compile(g), i) for g, i in gates]
+        self.hits: dict[bytes, _Hit] = {}
+        for h in literals:
+            inside = [(k, a) for a in literals for k in range(len(h)) if h.startswith(a, k)]
+            self.hits[h] = _Hit(
+                frozenset(i for _, a in inside for i in literals[a]),
+                tuple(k + len(a) for k, a in inside if a in keywords),
+                tuple((k, a, frozenset(literals[a]), a in keywords)
+                      for a in literals for k in range(1, len(h)) if a.startswith(h[k:]) and len(a) > len(h) - k),
+            )
+
+    def run(self, hay: bytes, want: set[int], kw_ends: list[int]) -> None:
+        hits = self.hits
+        for m in self.rx.finditer(hay):
+            p = m.start()
+            hit = hits.get(m.group())
+            if hit is None or self.gates:
+                for g, i in self.gates:  # a gate's match, or one hidden behind a literal's
+                    if g.match(hay, p):
+                        want.add(i)
+                if hit is None:
+                    continue
+            want |= hit.rules
+            for k in hit.keyword_ends:
+                kw_ends.append(p + k)
+            for k, a, idx, is_kw in hit.straddles:
+                if hay.startswith(a, p + k):
+                    want |= idx
+                    if is_kw:
+                        kw_ends.append(p + k + len(a))
+
+
+def _trie(literals: set[bytes]) -> list[bytes]:
+    """Top-level alternatives matching exactly ``literals``, one per first byte, as a trie:
+    sre then tries at most one of them per position."""
+    root: dict[Any, Any] = {}
+    for w in literals:
+        node = root
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[None] = {}
+
+    def emit(node: dict[Any, Any]) -> bytes:
+        alts = [re.escape(bytes([ch])) + emit(sub) for ch, sub in sorted((k, v) for k, v in node.items() if k is not None)]
+        if not alts:
+            return b""
+        body = alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
+        return b"(?:" + body + b")?" if None in node else body
+
+    return [re.escape(bytes([ch])) + emit(sub) for ch, sub in sorted((k, v) for k, v in root.items() if k is not None)]
+
+
+# Texts up to this size are first screened by one search for any anchor (a search costs about
+# a microsecond to start, and there are ~20 scans); most short texts hold none.
+SCREEN_BYTES = 2048
+
+
+class _Engine:
+    """Which rules a text needs, and where secret keywords end in it."""
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.rules = [_Compiled(r, i) for i, r in enumerate(rules)]
+        # literal -> rules, per (scan on the text as written?, first byte)
+        lits: dict[tuple[bool, int], dict[bytes, set[int]]] = {}
+        gates: dict[tuple[bool, int], list[tuple[bytes, int]]] = {}
+        for c in self.rules:
+            for a in c.rule.anchors:
+                on_text = a != a.lower()
+                lits.setdefault((on_text, ord(a[0])), {}).setdefault(a.encode(), set()).add(c.order)
+            if c.rule.gate and not c.rule.anchors:
+                gates.setdefault((c.rule.gate_on_text, _first_byte(c.rule.gate)), []).append(
+                    (c.rule.gate.encode(), c.order))
+            assert c.rule.anchors or c.rule.gate, f"{c.rule.name} has no anchor: it would run on every text"
+        keywords = {kw.encode() for kw in KEYWORDS}
+        for kw in keywords:
+            lits.setdefault((False, kw[0]), {}).setdefault(kw, set())
+        self.scans = [_Scan(lits.get(key, {}), keywords, gates.get(key, []), key[0])
+                      for key in sorted(set(lits) | set(gates))]
+        every = {a.lower() for g in lits.values() for a in g}
+        gate_rx = [g.lower() if on_text else g for (on_text, _), gs in gates.items() for g, _ in gs]
+        self.screen = re.compile(b"|".join(_trie(every) + gate_rx))
+
+    def plan(self, b: bytes, low: bytes) -> tuple[list[_Compiled], list[int]]:
+        """The rules the text needs, in priority order, and where secret keywords end in it."""
+        want: set[int] = set()
+        kw_ends: list[int] = []
+        if len(low) <= SCREEN_BYTES and self.screen.search(low) is None:
+            return [], kw_ends
+        for scan in self.scans:
+            scan.run(b if scan.on_text else low, want, kw_ends)
+        return [self.rules[i] for i in sorted(want)], kw_ends
+
+
+_STATE: dict[str, _Engine] = {}
+
+
+def _engine() -> _Engine:
+    """Built on first use: importing detect-secrets costs ~0.2 s, which only an index that
+    has something to write pays."""
+    eng = _STATE.get("engine")
+    if eng is None:
+        eng = _STATE["engine"] = _Engine([*OWN_RULES, *detect_secrets_rules()])
+    return eng
+
+
+def rules() -> list[Rule]:
+    return [c.rule for c in _engine().rules]
+
+
+def rule_names() -> list[str]:
+    return sorted({r.name for r in rules()} | {ASSIGNMENT_NAME})
+
+
+# -- finding --------------------------------------------------------------------------------------
+
+
+def _span(m: re.Match[bytes], c: _Compiled, b: bytes) -> tuple[int, int]:
+    rule = c.rule
+    if rule.where == GROUP:
+        for j in range(c.groups, 0, -1):
+            if m.end(j) > m.start(j) >= 0:
+                return m.start(j), m.end(j)
+        return m.end(), m.end()  # nothing captured: nothing to take
+    s, e = m.start(), m.end()
+    if rule.trim:
+        while s < e and b[s] in rule.trim:
+            s += 1
+        while e > s and b[e - 1] in rule.trim:
+            e -= 1
+    if rule.extend:
+        n = len(b)
+        while e < n and b[e] in rule.extend:
+            e += 1
+    return s, e
+
+
+def _name_at(b: bytes, k: int) -> str:
+    """The whole identifier around position ``k`` (where a secret keyword was found)."""
+    i = j = k
+    n = len(b)
+    while i > 0 and k - i < 80 and b[i - 1] in _NAME_CHARS:
+        i -= 1
+    while j < n and j - k < 60 and b[j] in _NAME_CHARS:
+        j += 1
+    return b[i:j].decode("ascii")
+
+
+def _assignments(b: bytes, low: bytes, kw_ends: list[int], taken: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    done: set[int] = set()
+    for end in kw_ends:
+        t = _TAIL.match(low, end)
+        if t is None:
+            continue
+        s, e = t.span(t.lastindex or 1)
+        if s in done:
+            continue
+        done.add(s)
+        if any(ts < e and te > s for ts, te in taken):
+            continue  # a provider's token inside: that rule names it
+        name = _name_at(b, end - 1)
+        if secret_name(name) and random_enough(b[s:e].decode("utf-8", "replace"), name):
+            out.append((s, e))
+    return out
+
+
+def _find(b: bytes) -> list[tuple[int, int, str]]:
+    """(start, end, rule) byte spans of every secret in UTF-8 ``b``: sorted, never overlapping,
+    never splitting a character."""
+    low = b.lower()
+    found: list[tuple[int, int, int, str]] = []
+    run, kw_ends = _engine().plan(b, low)
+    for c in run:
+        if c.rule.anchors and c.gate is not None and c.gate.search(b if c.gate_on_text else low) is None:
+            continue
+        for m in c.rx.finditer(b):
+            s, e = _span(m, c, b)
+            if e > s:
+                found.append((s, c.order, e, c.rule.name))
+    order = len(_engine().rules)
+    if kw_ends:
+        found += [(s, order, e, ASSIGNMENT_NAME) for s, e in _assignments(b, low, kw_ends, [(f[0], f[2]) for f in found])]
+    if not found:
+        return []
+    found.sort()
+    merged: list[list[Any]] = []
+    n = len(b)
+    for s, _, e, name in found:
+        while s > 0 and 0x80 <= b[s] < 0xC0:  # whole UTF-8 characters only
+            s -= 1
+        while e < n and 0x80 <= b[e] < 0xC0:
+            e += 1
+        if merged and s < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], e)  # overlapping finds: withhold their union
+        else:
+            merged.append([s, e, name])
+    return [(s, e, name) for s, e, name in merged]
+
+
+def _encode(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+def find_secrets(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, rule) of every secret in ``text``, in character positions."""
+    b = _encode(text)
+    spans = _find(b)
+    if text.isascii():
+        return spans
+    return [(len(b[:s].decode("utf-8", "surrogatepass")), len(b[:e].decode("utf-8", "surrogatepass")), name)
+            for s, e, name in spans]
+
+
+# -- redacting ------------------------------------------------------------------------------------
+
+
+class _Recent:
+    """The last few long texts redacted, with their results. Transcripts repeat long texts
+    (a file read, then the same file as an edit's "before"; Codex's patch events carry the
+    content twice): about half the bytes of the shared samples are repeats."""
+
+    MIN_CHARS = 512
+    MAX_CHARS = 4_000_000
+
+    def __init__(self) -> None:
+        self.items: OrderedDict[str, tuple[str, int]] = OrderedDict()
+        self.chars = 0
+        self.lock = threading.Lock()  # the MCP server writes captures from worker threads
+
+    def get(self, text: str) -> tuple[str, int] | None:
+        with self.lock:
+            hit = self.items.get(text)
+            if hit is not None:
+                self.items.move_to_end(text)
+            return hit
+
+    def put(self, text: str, result: tuple[str, int]) -> None:
+        if len(text) > self.MAX_CHARS // 4:
+            return
+        with self.lock:
+            if text not in self.items:
+                self.chars += len(text)
+            self.items[text] = result
+            while self.chars > self.MAX_CHARS:
+                old, _ = self.items.popitem(last=False)
+                self.chars -= len(old)
+
+
+_RECENT = _Recent()
+
+
+def redact(text: str) -> tuple[str, int]:
+    """``text`` with every secret replaced by ``[REDACTED:<rule>]``, and how many there were."""
+    if len(text) < 6:
+        return text, 0
+    if len(text) >= _Recent.MIN_CHARS:
+        hit = _RECENT.get(text)
+        if hit is None:
+            hit = _redact(text)
+            _RECENT.put(text, hit)
+        return hit
+    return _redact(text)
+
+
+def remember_clean(text: str) -> None:
+    """Note that ``text`` holds no secret (the caller knows why), so that a repeat of it is
+    not scanned."""
+    if len(text) >= _Recent.MIN_CHARS:
+        _RECENT.put(text, (text, 0))
+
+
+def unchanged_lines_only(after: str, before: str | None, hunks: Any) -> bool:
+    """Is every line of ``after`` a line of ``before`` or a line the hunks added? With
+    neither holding a secret, ``after`` holds none: every rule but the multi-line key blocks
+    matches within a line, and a key block's header or body line would be a secret of its own
+    (a header alone, or base64 lines under one, are taken by the private_key rule)."""
+    known = set(before.splitlines()) if isinstance(before, str) else set()
+    for h in hunks:
+        known.update(ln[1:] for ln in h.lines if isinstance(ln, str) and ln[:1] == "+")
+    return known.issuperset(after.splitlines())
+
+
+def _redact(text: str) -> tuple[str, int]:
+    b = _encode(text)
+    spans = _find(b)
+    if not spans:
+        return text, 0
+    out: list[bytes] = []
+    last = 0
+    for s, e, name in spans:
+        out.append(b[last:s])
+        out.append(f"{MARK}{name}]".encode() + b"\n" * b.count(b"\n", s, e))
+        last = e
+    out.append(b[last:])
+    return b"".join(out).decode("utf-8", "surrogatepass"), len(spans)
+
+
+def redact_value(obj: Any) -> tuple[Any, int]:
+    """The JSON-aware variant, for tool inputs, steps and other structured values: every
+    string inside is redacted, and a string under a secret-like key (``"api_token": "..."``)
+    is withheld whole when it looks random. Keys and other values are kept. Iterative, so
+    that a value nested deeper than Python recurses is still walked; containers are copied
+    (tuples become lists, as JSON has it), the input is never changed."""
+    if isinstance(obj, str):
+        return redact(obj)
+    if not isinstance(obj, (dict, list, tuple)):
+        return obj, 0
+    box: list[Any] = [obj]
+    stack: list[tuple[Any, Any, str | None]] = [(box, 0, None)]
+    total = 0
+    while stack:
+        parent, k, name = stack.pop()
+        v = parent[k]
+        if isinstance(v, str):
+            red, n = redact(v)
+            if n == 0 and name is not None and "\n" not in v and secret_name(name) and random_enough(v, name):
+                red, n = f"{MARK}{ASSIGNMENT_NAME}]", 1
+            if n:
+                parent[k] = red
+                total += n
+        elif isinstance(v, dict):
+            parent[k] = c = dict(v)
+            stack.extend((c, kk, kk if isinstance(kk, str) else None) for kk in c)
+        elif isinstance(v, (list, tuple)):
+            parent[k] = c = list(v)
+            stack.extend((c, i, None) for i in range(len(c)))
+    return (box[0], total) if total else (obj, 0)
+
+
+def redact_lines(lines: list[str] | tuple[str, ...], prefix: int = 0) -> tuple[list[str], int]:
+    """Redact a list of lines as one text (a private key spans lines), keeping their number
+    and each line's first ``prefix`` characters (a diff line's +/-/space tag)."""
+    if not lines:
+        return list(lines), 0
+    try:
+        joined = "\n".join([ln[prefix:] for ln in lines])
+    except TypeError:
+        joined = None
+    if joined is None or joined.count("\n") != len(lines) - 1:
+        return redact_value(list(lines))  # odd lines (not text, or holding a newline): each on its own
+    red, n = redact(joined)
+    if not n:
+        return list(lines), 0
+    parts = red.split("\n")
+    return [ln[:prefix] + p for ln, p in zip(lines, parts, strict=True)], n
+
+
+_MARKED = re.compile(r"\[REDACTED:([a-z0-9_]+)\]")
+
+
+def withheld_note(excerpt: str) -> str | None:
+    """What a search hit's ``match_reason`` says when its excerpt had secrets withheld, or
+    None. Highlight marks («») inside the marker are ignored."""
+    names = sorted(set(_MARKED.findall(excerpt.replace("«", "").replace("»", ""))))
+    if not names:
+        return None
+    return ("excerpt has secrets withheld ([REDACTED:" + "], [REDACTED:".join(names)
+            + "]); the original text is only in the raw archive")

@@ -1,0 +1,140 @@
+"""Where edits landed: the commits that brought an edit's lines into a file's history.
+
+The commit side of the evidence. For one file (renames followed) we list the commits that
+touched it and the normalised hashes of the lines each added; what a commit added never
+changes, so it is cached by commit id in ``commit_diffs``. An edit landed in the first
+commit, not older than the edit, that added one of its non-trivial lines. Matching is by
+content: a rebased or amended commit is found because it adds the same lines.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+
+from hansard import textnorm
+from hansard.answers.why import CLOCK_SLACK_S
+from hansard.errors import GitError
+
+
+@dataclass
+class FileCommit:
+    sha: str
+    path: str  # the file's name in this commit
+    committer_time: int
+    author: str
+    summary: str
+    parents: list[str]
+    blob: str | None = None  # the file's blob id after this commit (None: deleted)
+    old_path: str | None = None
+    added: set[int] = field(default_factory=set)  # normal-form hashes of non-trivial added lines
+    removed: set[int] = field(default_factory=set)
+
+    @property
+    def is_revert(self) -> bool:
+        return self.summary.startswith('Revert "')
+
+
+def _parse_log(out: str, path: str) -> list[tuple[FileCommit, str]]:
+    """(commit, its patch text) for each record of ``git.history.file_log``."""
+    commits: list[tuple[FileCommit, str]] = []
+    for block in out.split("\x00")[1:]:
+        head, _, rest = block.partition("\n")
+        sha, parents, ct, author, summary = (head.split("\x1f") + [""] * 5)[:5]
+        c = FileCommit(sha, path, int(ct or 0), author, summary, parents.split())
+        patch_at = rest.find("\ndiff --git ")
+        raw, patch = (rest, "") if patch_at < 0 else (rest[:patch_at], rest[patch_at + 1:])
+        for line in raw.splitlines():
+            if not line.startswith(":"):
+                continue
+            meta, _, names = line.partition("\t")
+            fields = meta.split()
+            parts = names.split("\t")
+            c.path = parts[-1]
+            c.old_path = parts[0] if len(parts) > 1 else None
+            c.blob = None if fields[3].strip("0") == "" else fields[3]
+        commits.append((c, patch))
+    return commits
+
+
+def file_commits(db: sqlite3.Connection, top: str, path: str, rev: str = "HEAD", until: float | None = None
+                 ) -> list[FileCommit]:
+    """Commits that touched ``path`` in the history of ``rev``, newest first, renames followed.
+    One `git log` lists them; their diffs come from the cache, and the ones missing are filled
+    by a single `git log -p` of the file, not one process per commit."""
+    from hansard.diffs import hunks_to_json, parse_unified_diff
+    from hansard.git.history import file_log
+
+    try:
+        listed = [c for c, _ in _parse_log(file_log(top, path, rev), path)]
+    except GitError:
+        return []
+    cached: dict[tuple[str, str], list] = {}
+    keys = [(c.sha, c.path) for c in listed]
+    for i in range(0, len(keys), 400):
+        part = keys[i:i + 400]
+        where = " OR ".join("(sha=? AND path=?)" for _ in part)
+        for sha, p, hunks in db.execute(f"SELECT sha, path, hunks FROM commit_diffs WHERE {where}",
+                                        [x for k in part for x in k]):
+            cached[(sha, p)] = json.loads(hunks)
+    if len(cached) < len(keys):
+        fresh = []
+        for c, patch in _parse_log(file_log(top, path, rev, patches=True), path):
+            if (c.sha, c.path) in cached:
+                continue
+            _, _, hunks = parse_unified_diff(patch)
+            rows = hunks_to_json(hunks)
+            cached[(c.sha, c.path)] = rows
+            fresh.append((c.sha, c.path, c.old_path, json.dumps(rows)))
+        from hansard.store.sqlite.db import impatient
+
+        try:
+            with impatient(db):
+                db.executemany("INSERT OR REPLACE INTO commit_diffs (sha, path, old_path, hunks) VALUES (?,?,?,?)",
+                               fresh)
+        except sqlite3.OperationalError:
+            pass  # a read-only store: the answer does not depend on the cache
+    out = []
+    for c in listed:
+        if until is not None and c.committer_time > until:
+            continue
+        for h in cached.get((c.sha, c.path), ()):
+            for ln in h[4]:
+                if ln[:1] in "+-" and not textnorm.is_trivial(ln[1:]):
+                    (c.added if ln[0] == "+" else c.removed).add(textnorm.line_hash(ln[1:]))
+        out.append(c)
+    return out
+
+
+def landed_in(edit_ts: float, added: set[int], commits: list[FileCommit], *, removed: bool = False) -> list[str]:
+    """The commits an edit's non-trivial lines first arrived in (oldest first). With
+    ``removed``, ``added`` holds the lines a deleting edit removed, found on the commits'
+    removed side."""
+    left = set(added)
+    out: list[str] = []
+    for c in reversed(commits):  # oldest first: file_commits lists newest first
+        if c.committer_time + CLOCK_SLACK_S < edit_ts or not left:
+            continue
+        hit = left & (c.removed if removed else c.added)
+        if hit:
+            out.append(c.sha)
+            left -= hit
+    return out
+
+
+def edit_hashes(db: sqlite3.Connection, edit_id: int) -> tuple[set[int], set[int]]:
+    """(added, removed) normal-form hashes of an edit's non-trivial lines."""
+    added: set[int] = set()
+    removed: set[int] = set()
+    for side, h in db.execute("SELECT side, hash FROM edit_lines WHERE edit_id=? AND trivial=0", (edit_id,)):
+        (added if side == "+" else removed).add(h)
+    return added, removed
+
+
+def edit_landed_in(edit_ts: float, added: set[int], removed: set[int], commits: list[FileCommit]) -> list[str]:
+    """Where an edit landed: by the lines it added, or, for an edit that only deleted, by the
+    lines it removed."""
+    if added:
+        return landed_in(edit_ts, added, commits)
+    return landed_in(edit_ts, removed, commits, removed=True)

@@ -1,0 +1,1 @@
+"""The MCP server (stdio) and its install helpers: thin adapters over the answers."""

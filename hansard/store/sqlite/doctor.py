@@ -1,0 +1,136 @@
+"""`hansard doctor`: is the store healthy, and if not, how to get it back.
+
+The archive (``sources`` and ``raw_records``) is the truth; every other table is derived
+from it. So a damaged store is rebuilt by salvaging whatever archive rows can still be read
+into a fresh file and reindexing that. The damaged file is kept beside it, never deleted.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from typing import Any
+
+from hansard import config
+from hansard.errors import HansardError
+
+
+def _check(name: str, ok: bool, detail: str) -> dict[str, Any]:
+    return {"name": name, "ok": ok, "detail": detail}
+
+
+def check(path: str | None = None) -> dict[str, Any]:
+    from hansard.store.sqlite.db import connect
+
+    path = path or config.store_path_str()
+    checks: list[dict[str, Any]] = []
+    if not os.path.exists(path):
+        checks.append(_check("store", True, f"no store yet at {path}; `hansard index` creates it"))
+        return {"ok": True, "store": path, "checks": checks}
+    mode = os.stat(path).st_mode & 0o777
+    checks.append(_check("permissions", mode & 0o077 == 0, f"{oct(mode)} (owner only is 0o600)"))
+    try:
+        db = connect(path)
+    except HansardError as exc:
+        checks.append(_check("open", False, f"{exc.message} [{exc.code}]"))
+        return _verdict(path, checks, exc.code)
+    checks.append(_check("open", True, "migrations applied"))
+    try:
+        problems = [r[0] for r in db.execute("PRAGMA integrity_check(20)")]
+    except sqlite3.DatabaseError as exc:
+        problems = [str(exc)]
+    checks.append(_check("integrity", problems == ["ok"], "; ".join(problems[:5])))
+    try:
+        n = db.execute("SELECT COUNT(*) FROM raw_records").fetchone()[0]
+        files = db.execute("SELECT COUNT(*) FROM sources").fetchone()[0]
+        checks.append(_check("archive", True, f"{n} raw records from {files} files"))
+    except sqlite3.DatabaseError as exc:
+        checks.append(_check("archive", False, str(exc)))
+    return _verdict(path, checks, None if problems == ["ok"] else "store_corrupt")
+
+
+def _verdict(path: str, checks: list[dict[str, Any]], code: str | None) -> dict[str, Any]:
+    ok = all(c["ok"] for c in checks)
+    out: dict[str, Any] = {"ok": ok, "store": path, "checks": checks}
+    if code == "store_too_new":
+        out["advice"] = "This store was written by a newer hansard. Upgrade hansard; the store is left untouched."
+    elif not ok and code in ("store_corrupt", None):
+        out["advice"] = (
+            "The store is damaged. Everything hansard knows can be rebuilt from its archive of raw transcript "
+            "records: run `hansard doctor --rebuild`. It copies every readable archive row into a new store, "
+            "reindexes it, and keeps the damaged file as hansard.db.damaged-<time>. Transcripts still on disk are "
+            "read again by the next `hansard index`."
+        )
+    return out
+
+
+def rebuild(path: str | None = None) -> dict[str, Any]:
+    """Salvage the archive into a fresh store, reindex it, and swap it in."""
+    from hansard.ingest.run import rebuild as reindex_all
+    from hansard.store.sqlite.db import connect
+
+    path = path or config.store_path_str()
+    fresh_path = path + ".rebuilding"
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(fresh_path + suffix):
+            os.remove(fresh_path + suffix)
+    fresh = connect(fresh_path)
+    copied, lost = _salvage(path, fresh)
+    fresh.close()
+    stamp = time.strftime("%Y%m%d%H%M%S")
+    if os.path.exists(path):
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(path + suffix):
+                os.replace(path + suffix, f"{path}.damaged-{stamp}{suffix}")
+    os.replace(fresh_path, path)
+    db = connect(path)
+    summary = reindex_all(db)
+    report = check(path)
+    report["checks"].insert(0, _check("rebuild", lost == 0, f"salvaged {copied} archive rows, {lost} unreadable; "
+                                      f"reindexed {summary.sessions} sessions, {summary.messages} messages"))
+    report["ok"] = all(c["ok"] for c in report["checks"])
+    return report
+
+
+SOURCE_COLS = ("id, path, provider, inode, size, mtime_ns, \"offset\", generation, head_hash, parser_state, missing,"
+               " first_seen, last_scanned")
+
+
+def _salvage(path: str, fresh: sqlite3.Connection) -> tuple[int, int]:
+    """Copy every readable archive row. Returns (rows copied, sources or tables unreadable)."""
+    copied = lost = 0
+    if not os.path.exists(path):
+        return 0, 0
+    try:
+        old = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        sources = old.execute(f"SELECT {SOURCE_COLS} FROM sources").fetchall()
+    except sqlite3.DatabaseError:
+        return 0, 1
+    fresh.execute("BEGIN IMMEDIATE")
+    try:
+        for src in sources:
+            try:
+                rows = old.execute("SELECT source_id, generation, \"offset\", length, data FROM raw_records"
+                                   " WHERE source_id=?", (src[0],)).fetchall()
+            except sqlite3.DatabaseError:
+                lost += 1
+                # Without its records the file must be read again from the start.
+                src = (*src[:3], None, None, None, 0, src[7] + 1, None, None, *src[10:])
+                rows = []
+            fresh.execute(f"INSERT INTO sources ({SOURCE_COLS}) VALUES ({','.join('?' * len(src))})", src)
+            fresh.executemany("INSERT OR IGNORE INTO raw_records (source_id, generation, \"offset\", length, data)"
+                              " VALUES (?,?,?,?,?)", rows)
+            copied += len(rows) + 1
+        try:
+            maps = old.execute("SELECT old_prefix, new_prefix FROM path_maps").fetchall()
+            fresh.executemany("INSERT OR IGNORE INTO path_maps VALUES (?,?)", maps)
+        except sqlite3.DatabaseError:
+            lost += 1
+        fresh.execute("COMMIT")
+    except BaseException:
+        fresh.execute("ROLLBACK")
+        raise
+    finally:
+        old.close()
+    return copied, lost

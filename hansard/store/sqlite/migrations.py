@@ -1,0 +1,535 @@
+"""Append-only, named schema migrations. A shipped migration is never edited; a change is a
+new function. Each table and column says why it exists.
+
+The store holds two kinds of data. The *archive* (``sources``, ``raw_records``) is the truth:
+every record read, verbatim and compressed. Everything else is *derived* and can be rebuilt
+from the archive alone by ``hansard reindex``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+# Each migration returns its SQL script; `db.migrate` runs it and records its name in one
+# transaction (sqlite3's executescript would otherwise commit half-way).
+MIGRATIONS: list[Callable[[], str]] = []
+migration = MIGRATIONS.append
+
+# Tables rebuilt by reindex, in delete order.
+DERIVED_TABLES = (
+    "edit_lines", "edits", "steps", "tool_calls", "messages", "leaf_titles", "sessions", "skips",
+)
+
+
+@migration
+def m001_archive() -> str:
+    return (
+        """
+        -- One row per transcript file ever read. The file may vanish (Claude deletes
+        -- transcripts after 30 days); the row and its records stay.
+        CREATE TABLE sources (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            provider TEXT,                 -- sniffed from content, never from the name
+            inode INTEGER, size INTEGER, mtime_ns INTEGER,
+            "offset" INTEGER NOT NULL DEFAULT 0,   -- bytes consumed: complete lines only
+            generation INTEGER NOT NULL DEFAULT 0, -- bumps when the file shrank or was rewritten
+            head_hash TEXT,                -- hash of the first bytes: detects a rewrite that did not shrink
+            parser_state TEXT,             -- JSON; resumes the parser at "offset"
+            missing INTEGER NOT NULL DEFAULT 0,
+            first_seen TEXT, last_scanned TEXT
+        );
+        -- Every record verbatim (zlib), keyed by file, generation and byte offset. Old
+        -- generations are kept: a rewritten Gemini file loses nothing.
+        CREATE TABLE raw_records (
+            source_id INTEGER NOT NULL REFERENCES sources(id),
+            generation INTEGER NOT NULL,
+            "offset" INTEGER NOT NULL,
+            length INTEGER NOT NULL,
+            data BLOB NOT NULL,
+            PRIMARY KEY (source_id, generation, "offset")
+        ) WITHOUT ROWID;
+        -- One row per `hansard index` run, for `status`.
+        CREATE TABLE runs (
+            id INTEGER PRIMARY KEY,
+            started_at TEXT NOT NULL, finished_at TEXT,
+            files INTEGER, records INTEGER, bytes INTEGER, skipped INTEGER,
+            sessions INTEGER, messages INTEGER, edits INTEGER, kind TEXT
+        );
+        """
+    )
+
+
+@migration
+def m002_sessions() -> str:
+    return (
+        """
+        CREATE TABLE repos (
+            id INTEGER PRIMARY KEY,
+            root_commit TEXT,              -- identity: survives moves and other machines
+            remote TEXT,
+            path TEXT UNIQUE               -- newest known checkout on this machine
+        );
+        CREATE INDEX repos_root ON repos(root_commit);
+        -- Directory -> repository, so each distinct cwd asks git once.
+        CREATE TABLE dirs (
+            dir TEXT PRIMARY KEY,
+            repo_id INTEGER REFERENCES repos(id),
+            toplevel TEXT
+        );
+        -- `hansard config map OLD NEW`: sessions recorded at another path or machine.
+        CREATE TABLE path_maps (old_prefix TEXT PRIMARY KEY, new_prefix TEXT NOT NULL);
+
+        CREATE TABLE sessions (
+            id INTEGER PRIMARY KEY,
+            session_id TEXT NOT NULL UNIQUE,     -- the provider's id (subagents: agent-<id>)
+            provider TEXT NOT NULL,
+            source_id INTEGER REFERENCES sources(id),  -- file the session was first read from
+            cwd TEXT, started_at TEXT, last_at TEXT,
+            title TEXT, title_rank INTEGER NOT NULL DEFAULT 0,
+            parent_session_id TEXT, agent_id TEXT, spawn_call_id TEXT,
+            git_branch TEXT, git_commit TEXT, git_remote TEXT, version TEXT,
+            resumed_from TEXT,
+            extra TEXT,
+            repo_id INTEGER REFERENCES repos(id),
+            message_count INTEGER NOT NULL DEFAULT 0,  -- next message_index
+            first_prompt TEXT,
+            resolved INTEGER NOT NULL DEFAULT 0    -- 1 once the link step looked for its repo
+        );
+        CREATE INDEX sessions_unresolved ON sessions(resolved) WHERE resolved = 0;
+        -- `hansard sessions` lists newest first, filtered by repo/provider: answered from here.
+        CREATE INDEX sessions_recent ON sessions(last_at DESC);
+        CREATE INDEX sessions_repo_recent ON sessions(repo_id, last_at DESC);
+        CREATE INDEX sessions_parent ON sessions(parent_session_id);
+
+        -- message_index is the single numbering every tool uses: 0-based, per session,
+        -- assigned in arrival order and never reused.
+        CREATE TABLE messages (
+            id INTEGER PRIMARY KEY,
+            session_id INTEGER NOT NULL REFERENCES sessions(id),
+            message_index INTEGER NOT NULL,
+            provider TEXT NOT NULL,
+            key TEXT NOT NULL,             -- provider id (uuid) or record hash: dedupes replays
+            role TEXT NOT NULL, kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            timestamp TEXT, cwd TEXT, model TEXT,
+            source_id INTEGER NOT NULL, "offset" INTEGER NOT NULL,
+            UNIQUE (session_id, message_index)
+        );
+        -- Replayed prefixes of resumed sessions carry the same uuid: keep the first.
+        CREATE UNIQUE INDEX messages_key ON messages(provider, key);
+        CREATE INDEX messages_source ON messages(source_id);
+
+        CREATE TABLE tool_calls (
+            id INTEGER PRIMARY KEY,
+            session_id INTEGER NOT NULL REFERENCES sessions(id),
+            message_id INTEGER REFERENCES messages(id),
+            provider TEXT NOT NULL,
+            call_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            input TEXT,                    -- JSON
+            status TEXT,                   -- ok|error|rejected|interrupted; NULL: no result yet
+            output TEXT, exit_code INTEGER,
+            timestamp TEXT, result_timestamp TEXT, cwd TEXT,
+            source_id INTEGER NOT NULL
+        );
+        CREATE UNIQUE INDEX tool_calls_key ON tool_calls(provider, call_id);
+        CREATE INDEX tool_calls_session ON tool_calls(session_id);
+        CREATE INDEX tool_calls_source ON tool_calls(source_id);
+
+        -- One row per file per tool call. Only status='applied' is ever evidence.
+        CREATE TABLE edits (
+            id INTEGER PRIMARY KEY,
+            session_id INTEGER NOT NULL REFERENCES sessions(id),
+            message_id INTEGER REFERENCES messages(id),
+            provider TEXT NOT NULL,
+            call_id TEXT NOT NULL, seq INTEGER NOT NULL,
+            tool TEXT, kind TEXT, status TEXT NOT NULL,
+            path TEXT NOT NULL,            -- as the transcript wrote it
+            cwd TEXT,                      -- of that record: resolves relative paths
+            move_to TEXT,
+            timestamp TEXT,
+            user_modified INTEGER NOT NULL DEFAULT 0,
+            hunks TEXT,                    -- JSON list of [old_start, old_lines, new_start, new_lines, lines]
+            before_text BLOB, after_text BLOB,  -- zlib, when the transcript had whole files
+            repo_id INTEGER REFERENCES repos(id),  -- resolved by the link step
+            rel_path TEXT,                 -- repo-relative, resolved with the record's cwd
+            resolved INTEGER NOT NULL DEFAULT 0,   -- 1 once the link step looked (found or not)
+            source_id INTEGER NOT NULL
+        );
+        CREATE UNIQUE INDEX edits_key ON edits(provider, call_id, seq);
+        CREATE INDEX edits_session ON edits(session_id);
+        CREATE INDEX edits_path ON edits(repo_id, rel_path);
+        CREATE INDEX edits_source ON edits(source_id);
+        CREATE INDEX edits_unresolved ON edits(resolved) WHERE resolved = 0;
+
+        -- Normalised hash of every line an edit added (+) or removed (-): the evidence index.
+        CREATE TABLE edit_lines (
+            edit_id INTEGER NOT NULL REFERENCES edits(id),
+            side TEXT NOT NULL,            -- '+' or '-'
+            ordinal INTEGER NOT NULL,      -- position among the edit's added/removed lines
+            new_lineno INTEGER,            -- post-edit line number, when the transcript had it
+            hash INTEGER NOT NULL,         -- textnorm.line_hash: whitespace-free form
+            exact INTEGER NOT NULL,        -- textnorm.exact_hash: tells "formatted" matches apart
+            trivial INTEGER NOT NULL,
+            PRIMARY KEY (edit_id, side, ordinal)
+        ) WITHOUT ROWID;
+        CREATE INDEX edit_lines_hash ON edit_lines(hash, side);
+
+        CREATE TABLE steps (
+            id INTEGER PRIMARY KEY,
+            session_id INTEGER NOT NULL REFERENCES sessions(id),
+            call_id TEXT, snapshot INTEGER NOT NULL, steps TEXT NOT NULL, timestamp TEXT,
+            source_id INTEGER NOT NULL
+        );
+        CREATE INDEX steps_session ON steps(session_id);
+        CREATE INDEX steps_source ON steps(source_id);
+
+        -- Claude `summary` records title the session holding leaf_uuid, often another file.
+        CREATE TABLE leaf_titles (
+            leaf_uuid TEXT NOT NULL, title TEXT NOT NULL, from_session TEXT,
+            source_id INTEGER NOT NULL,
+            PRIMARY KEY (leaf_uuid, title)
+        );
+        CREATE INDEX leaf_titles_source ON leaf_titles(source_id);
+
+        -- Records that could not be used, with why: shown by `index` and `status`.
+        CREATE TABLE skips (
+            source_id INTEGER NOT NULL, "offset" INTEGER NOT NULL,
+            reason TEXT NOT NULL, detail TEXT
+        );
+        CREATE INDEX skips_source ON skips(source_id);
+        """
+    )
+
+
+@migration
+def m003_commit_cache() -> str:
+    return (
+        """
+        -- What a commit changed in a file never changes: cache it by commit id, so `why`
+        -- asks git once per (commit, path) across runs. A rewrite makes new ids; old rows
+        -- are simply never asked for again.
+        CREATE TABLE commit_diffs (
+            sha TEXT NOT NULL,
+            path TEXT NOT NULL,
+            old_path TEXT,
+            hunks TEXT NOT NULL,           -- JSON, as edits.hunks
+            PRIMARY KEY (sha, path)
+        ) WITHOUT ROWID;
+        """
+    )
+
+
+@migration
+def m004_search() -> str:
+    return (
+        """
+        -- Keyword search over every message: prose, tool-call summaries and tool output
+        -- (tool results are messages). External content: the text is stored once, in
+        -- messages, and the triggers below keep the index in step with every insert,
+        -- update and delete the writer makes (a re-read deletes and re-inserts rows).
+        CREATE VIRTUAL TABLE messages_fts USING fts5(
+            text, content='messages', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+        );
+        -- unicode61 splits identifiers and paths into words (`fetch_data` -> fetch, data)
+        -- and cannot find part of a word (`ch_da`, `UserName` in `getUserNameById`). A
+        -- trigram index answers `LIKE '%fetch_data%'` for those. detail=none keeps it
+        -- small: SQLite re-checks each LIKE candidate against the stored text. Messages
+        -- over 32 KiB (whole-file reads, long logs) stay out of it; unicode61 still has them.
+        CREATE VIRTUAL TABLE messages_tri USING fts5(
+            text, content='messages', content_rowid='id', tokenize='trigram', detail='none'
+        );
+        -- Tool inputs in full (every command-line argument, edit strings, paths), which the
+        -- tool_use message only summarises. Outputs are searched through their tool_result
+        -- messages, so they are not indexed twice.
+        CREATE VIRTUAL TABLE tool_calls_fts USING fts5(
+            name, input, content='tool_calls', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+        );
+
+        CREATE TRIGGER messages_fts_ai AFTER INSERT ON messages BEGIN
+            INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+            INSERT INTO messages_tri(rowid, text) SELECT new.id, new.text WHERE length(new.text) <= 32768;
+        END;
+        CREATE TRIGGER messages_fts_ad AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO messages_tri(messages_tri, rowid, text)
+                SELECT 'delete', old.id, old.text WHERE length(old.text) <= 32768;
+        END;
+        CREATE TRIGGER messages_fts_au AFTER UPDATE OF text ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO messages_tri(messages_tri, rowid, text)
+                SELECT 'delete', old.id, old.text WHERE length(old.text) <= 32768;
+            INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+            INSERT INTO messages_tri(rowid, text) SELECT new.id, new.text WHERE length(new.text) <= 32768;
+        END;
+        CREATE TRIGGER tool_calls_fts_ai AFTER INSERT ON tool_calls BEGIN
+            INSERT INTO tool_calls_fts(rowid, name, input) VALUES (new.id, new.name, new.input);
+        END;
+        CREATE TRIGGER tool_calls_fts_ad AFTER DELETE ON tool_calls BEGIN
+            INSERT INTO tool_calls_fts(tool_calls_fts, rowid, name, input) VALUES ('delete', old.id, old.name, old.input);
+        END;
+        CREATE TRIGGER tool_calls_fts_au AFTER UPDATE OF name, input ON tool_calls BEGIN
+            INSERT INTO tool_calls_fts(tool_calls_fts, rowid, name, input) VALUES ('delete', old.id, old.name, old.input);
+            INSERT INTO tool_calls_fts(rowid, name, input) VALUES (new.id, new.name, new.input);
+        END;
+
+        -- A store indexed before this migration: index what it already holds.
+        INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+        INSERT INTO messages_tri(rowid, text) SELECT id, text FROM messages WHERE length(text) <= 32768;
+        INSERT INTO tool_calls_fts(tool_calls_fts) VALUES ('rebuild');
+
+        -- `tool` and `command` filters look up a session's calls by name; ranking finds the
+        -- calls of a candidate message.
+        CREATE INDEX tool_calls_session_name ON tool_calls(session_id, name);
+        CREATE INDEX tool_calls_message ON tool_calls(message_id);
+        -- The `file` filter: sessions that edited a path, by its repo-relative form.
+        CREATE INDEX edits_rel_path ON edits(rel_path);
+        """
+    )
+
+
+@migration
+def m005_memories() -> str:
+    return (
+        """
+        -- One row per guidance file agents read (CLAUDE.md, AGENTS.md, GEMINI.md, Claude's
+        -- auto memory). Read-only mirror: hansard never edits, merges or deletes them.
+        CREATE TABLE memories (
+            id INTEGER PRIMARY KEY,
+            memory_id TEXT NOT NULL UNIQUE,   -- public id: stable hash of the path
+            path TEXT NOT NULL UNIQUE,        -- absolute path of the file
+            kind TEXT NOT NULL,               -- claude_md|claude_local|claude_rules|claude_auto_memory|agents_md|agents_override|gemini_md
+            source TEXT NOT NULL,             -- the provider that reads it: claude_code|codex|gemini
+            scope TEXT NOT NULL,              -- global | project | unkeyed (auto memory of an unknown project)
+            repo_id INTEGER REFERENCES repos(id),  -- project scope: whose guidance it is, when known
+            root TEXT,                        -- project scope: the checkout's top folder
+            rel_path TEXT,                    -- path inside that folder
+            title TEXT,
+            version_id INTEGER,               -- the current text: memory_versions.id
+            mtime_ns INTEGER, size INTEGER,   -- cheap change check before re-reading
+            missing INTEGER NOT NULL DEFAULT 0,  -- the file is gone; its versions stay
+            first_seen TEXT, last_seen TEXT
+        );
+        CREATE INDEX memories_repo ON memories(repo_id);
+        -- Every text a memory file ever had: files change, and earlier guidance explains
+        -- earlier sessions.
+        CREATE TABLE memory_versions (
+            id INTEGER PRIMARY KEY,
+            memory INTEGER NOT NULL REFERENCES memories(id),
+            sha256 TEXT NOT NULL,
+            text TEXT NOT NULL,
+            seen_at TEXT NOT NULL,
+            UNIQUE (memory, sha256)
+        );
+        -- Search reads the current version only (joined through memories.version_id);
+        -- the index holds all, which is small.
+        CREATE VIRTUAL TABLE memory_fts USING fts5(
+            text, content='memory_versions', content_rowid='id', tokenize='unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER memory_fts_ai AFTER INSERT ON memory_versions BEGIN
+            INSERT INTO memory_fts(rowid, text) VALUES (new.id, new.text);
+        END;
+        CREATE TRIGGER memory_fts_ad AFTER DELETE ON memory_versions BEGIN
+            INSERT INTO memory_fts(memory_fts, rowid, text) VALUES ('delete', old.id, old.text);
+        END;
+        -- Project folders looked through for memory files, so the full walk (git ls-files)
+        -- runs now and then, not on every `index`.
+        CREATE TABLE memory_roots (
+            path TEXT PRIMARY KEY,
+            repo_id INTEGER,
+            scanned_at REAL NOT NULL          -- unix time of the last full look
+        );
+        """
+    )
+
+
+@migration
+def m006_vectors() -> str:
+    return (
+        """
+        -- Meaning search (optional extra). One embedding per distinct text and model, keyed
+        -- by a hash of the text: a re-read message or a reindex (new row ids) costs no new
+        -- embedding. float16, L2-normalised. Built in the background, in batches; keyword
+        -- search never waits for it.
+        CREATE TABLE vectors (
+            model TEXT NOT NULL,              -- embedder id, including its weights' hash
+            text_hash BLOB NOT NULL,          -- blake2b-16 of the embedded text
+            vector BLOB NOT NULL,
+            PRIMARY KEY (model, text_hash)
+        ) WITHOUT ROWID;
+        -- Which text each message was embedded as. Deleted with its message.
+        CREATE TABLE message_vectors (
+            message_id INTEGER PRIMARY KEY,   -- messages.id
+            text_hash BLOB NOT NULL
+        );
+        CREATE TRIGGER message_vectors_ad AFTER DELETE ON messages BEGIN
+            DELETE FROM message_vectors WHERE message_id = old.id;
+        END;
+        -- A message whose text changed (Gemini re-appends) is embedded again: the builder
+        -- steps back to it.
+        CREATE TRIGGER message_vectors_au AFTER UPDATE OF text ON messages BEGIN
+            DELETE FROM message_vectors WHERE message_id = old.id;
+            UPDATE vector_progress SET through_id = old.id - 1 WHERE through_id >= old.id;
+        END;
+        -- How far the background builder got, per model: every eligible message with
+        -- messages.id <= through_id has a vector. Rows above it are waiting.
+        CREATE TABLE vector_progress (
+            model TEXT PRIMARY KEY,
+            through_id INTEGER NOT NULL DEFAULT 0,
+            updated_at TEXT
+        );
+        """
+    )
+
+
+@migration
+def m010_symbol_cache() -> str:
+    return (
+        """
+        -- What the tree-sitter analyzers found in one blob (hansard/code/symbols.py).
+        -- A blob id names content exactly, so a row never goes stale; bumping
+        -- ANALYZER_VERSION makes new rows and old ones are never read again. Derived, but
+        -- not from the archive: reindex need not touch it.
+        CREATE TABLE symbol_cache (
+            blob_id TEXT NOT NULL,            -- git blob id (what `git hash-object` prints)
+            lang TEXT NOT NULL,               -- analyzer language: python, typescript, tsx, go, ...
+            analyzer_version INTEGER NOT NULL,
+            symbols TEXT NOT NULL,            -- JSON [[name, kind, start, end, short_name, parent]]
+            imports TEXT NOT NULL,            -- JSON [[module, line, [names], kind]]
+            reason TEXT,                      -- why nothing was found (too_large), else NULL
+            PRIMARY KEY (blob_id, lang, analyzer_version)
+        ) WITHOUT ROWID;
+        """
+    )
+
+
+@migration
+def m020_audit() -> str:
+    return (
+        """
+        -- One row per MCP tool call: who asked, what happened, how long it took. The query
+        -- text is kept only when the user opted in (`hansard mcp serve --audit-queries`).
+        CREATE TABLE audit (
+            id INTEGER PRIMARY KEY,
+            at TEXT NOT NULL,
+            tool TEXT NOT NULL,
+            caller TEXT,                   -- the calling session, when known
+            outcome TEXT NOT NULL,         -- answered | refused | failed
+            error_code TEXT,
+            duration_ms REAL NOT NULL,
+            result_count INTEGER,
+            query TEXT
+        );
+        CREATE INDEX audit_at ON audit(at DESC);
+        """
+    )
+
+
+@migration
+def m021_redactions() -> str:
+    return (
+        """
+        -- Secrets withheld from the derived tables (hansard/ingest/redact.py), per source file (for
+        -- its current generation) and per index run; `status` reports the total. The archive
+        -- keeps the original bytes. -1: the source was indexed before redaction existed, so
+        -- its derived rows may hold secrets; the next `hansard index` rebuilds them from the
+        -- archive (ingest/run.py).
+        ALTER TABLE sources ADD COLUMN redactions INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE runs ADD COLUMN redactions INTEGER;
+        UPDATE sources SET redactions = -1
+            WHERE id IN (SELECT source_id FROM messages UNION SELECT source_id FROM tool_calls
+                         UNION SELECT source_id FROM edits UNION SELECT source_id FROM sessions);
+        """
+    )
+
+
+@migration
+def m022_trigram_prose_only() -> str:
+    return (
+        """
+        -- The trigram index was most of the indexing time (it writes ~3 index entries per
+        -- character). Tool output (logs, file reads) leaves it: its words are still in
+        -- messages_fts, which finds `fetch_data` as the phrase "fetch data"; only part-of-a-
+        -- word look-ups (`ch_da`) are limited to prompts, replies and tool-call summaries.
+        DROP TRIGGER messages_fts_ai;
+        DROP TRIGGER messages_fts_ad;
+        DROP TRIGGER messages_fts_au;
+        CREATE TRIGGER messages_fts_ai AFTER INSERT ON messages BEGIN
+            INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+            INSERT INTO messages_tri(rowid, text) SELECT new.id, new.text
+                WHERE length(new.text) <= 32768 AND new.role <> 'tool';
+        END;
+        CREATE TRIGGER messages_fts_ad AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO messages_tri(messages_tri, rowid, text)
+                SELECT 'delete', old.id, old.text WHERE length(old.text) <= 32768 AND old.role <> 'tool';
+        END;
+        CREATE TRIGGER messages_fts_au AFTER UPDATE OF text, role ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO messages_tri(messages_tri, rowid, text)
+                SELECT 'delete', old.id, old.text WHERE length(old.text) <= 32768 AND old.role <> 'tool';
+            INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+            INSERT INTO messages_tri(rowid, text) SELECT new.id, new.text
+                WHERE length(new.text) <= 32768 AND new.role <> 'tool';
+        END;
+        DELETE FROM messages_tri;
+        INSERT INTO messages_tri(rowid, text) SELECT id, text FROM messages WHERE length(text) <= 32768 AND role <> 'tool';
+        """
+    )
+
+
+@migration
+def m023_fts_in_bulk() -> str:
+    return (
+        """
+        -- Row-by-row FTS triggers made FTS5 flush a tiny segment per message; indexing each
+        -- file's new rows in one statement at the end of its transaction (store/fts.py)
+        -- costs a third less. The watermark is the last row id in the full-text indexes:
+        -- rows above it are not indexed yet, so the delete/update triggers leave them alone,
+        -- and a deletion that lowers the largest id lowers the watermark (SQLite may hand
+        -- that id out again).
+        CREATE TABLE fts_watermark (name TEXT PRIMARY KEY, last_id INTEGER NOT NULL);
+        INSERT INTO fts_watermark VALUES
+            ('messages', COALESCE((SELECT MAX(id) FROM messages), 0)),
+            ('tool_calls', COALESCE((SELECT MAX(id) FROM tool_calls), 0));
+        DROP TRIGGER messages_fts_ai;
+        DROP TRIGGER messages_fts_ad;
+        DROP TRIGGER messages_fts_au;
+        DROP TRIGGER tool_calls_fts_ai;
+        DROP TRIGGER tool_calls_fts_ad;
+        DROP TRIGGER tool_calls_fts_au;
+        CREATE TRIGGER messages_fts_ad AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text)
+                SELECT 'delete', old.id, old.text
+                WHERE old.id <= (SELECT last_id FROM fts_watermark WHERE name='messages');
+            INSERT INTO messages_tri(messages_tri, rowid, text)
+                SELECT 'delete', old.id, old.text
+                WHERE old.id <= (SELECT last_id FROM fts_watermark WHERE name='messages')
+                  AND length(old.text) <= 32768 AND old.role <> 'tool';
+            UPDATE fts_watermark SET last_id = MIN(last_id, COALESCE((SELECT MAX(id) FROM messages), 0))
+                WHERE name='messages';
+        END;
+        CREATE TRIGGER messages_fts_au AFTER UPDATE OF text, role ON messages
+        WHEN old.id <= (SELECT last_id FROM fts_watermark WHERE name='messages') BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO messages_tri(messages_tri, rowid, text)
+                SELECT 'delete', old.id, old.text WHERE length(old.text) <= 32768 AND old.role <> 'tool';
+            INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+            INSERT INTO messages_tri(rowid, text) SELECT new.id, new.text
+                WHERE length(new.text) <= 32768 AND new.role <> 'tool';
+        END;
+        CREATE TRIGGER tool_calls_fts_ad AFTER DELETE ON tool_calls BEGIN
+            INSERT INTO tool_calls_fts(tool_calls_fts, rowid, name, input)
+                SELECT 'delete', old.id, old.name, old.input
+                WHERE old.id <= (SELECT last_id FROM fts_watermark WHERE name='tool_calls');
+            UPDATE fts_watermark SET last_id = MIN(last_id, COALESCE((SELECT MAX(id) FROM tool_calls), 0))
+                WHERE name='tool_calls';
+        END;
+        CREATE TRIGGER tool_calls_fts_au AFTER UPDATE OF name, input ON tool_calls
+        WHEN old.id <= (SELECT last_id FROM fts_watermark WHERE name='tool_calls') BEGIN
+            INSERT INTO tool_calls_fts(tool_calls_fts, rowid, name, input) VALUES ('delete', old.id, old.name, old.input);
+            INSERT INTO tool_calls_fts(rowid, name, input) VALUES (new.id, new.name, new.input);
+        END;
+        """
+    )

@@ -1,0 +1,43 @@
+"""``SqliteStore``: the embedded store, one SQLite file under HANSARD_HOME.
+
+Each facet wraps the same connection and is built on first use, so a command pays only for
+the facets it touches (``hansard why`` never imports the search or ingest facets).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from functools import cached_property
+
+from hansard.store.sqlite import db as dbmod
+
+
+class SqliteStore:
+    def __init__(self, db: sqlite3.Connection, path: str, *, readonly: bool = False) -> None:
+        self.db = db
+        self.path = path
+        self.readonly = readonly
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str] | None = None, *, readonly: bool = False) -> SqliteStore:
+        from hansard import config
+
+        p = os.fspath(path or config.store_path_str())
+        return cls(dbmod.connect(p, readonly=readonly), p, readonly=readonly)
+
+    @classmethod
+    def open_for_reading(cls, path: str | os.PathLike[str] | None = None) -> SqliteStore:
+        from hansard import config
+        from hansard.errors import StoreReadOnly
+
+        p = os.fspath(path or config.store_path_str())
+        try:
+            return cls(dbmod.connect(p), p)
+        except StoreReadOnly:
+            return cls(dbmod.connect(p, readonly=True), p, readonly=True)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # Facets: each owner adds its own below (one module per facet under hansard/store/sqlite/).
