@@ -1,0 +1,105 @@
+"""The language server's only door into hansard's core: open the store, the cheap sync, `why`
+for a whole file (optionally from a buffer's text), the transcript window, and the evidence
+sentence. Nothing else in ``hansard.lsp`` imports hansard's other packages, so when a core
+module moves only this file changes.
+
+Always true: every function here is synchronous and may block (git, SQLite); the server calls
+them off its message loop. Errors are ``hansard.errors.HansardError`` subclasses.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+
+def open_store() -> sqlite3.Connection:
+    """The store to answer from (read-only disks included). Connections are opened with
+    ``check_same_thread=False``; the server still uses each from one thread at a time."""
+    from hansard.cli import _reader_db
+
+    return _reader_db()
+
+
+def open_writer() -> sqlite3.Connection:
+    """A second connection for the background sync, so that indexing never holds the reader."""
+    return open_store()
+
+
+def sync(db: sqlite3.Connection) -> bool:
+    """The CLI's cheap incremental index (a stat walk of the agent homes first). True when
+    transcripts changed on disk, so answers may change."""
+    from hansard.config import default_source_dirs
+    from hansard.ingest.quickcheck import anything_changed
+
+    if not anything_changed(db, default_source_dirs()):
+        return False
+    from hansard.cli import _quick_sync
+
+    _quick_sync(db)
+    return True
+
+
+def store_version(db: sqlite3.Connection) -> int:
+    """Changes whenever another connection committed to the store (a new index run, a
+    `config map`): SQLite's data_version, one cheap pragma."""
+    return db.execute("PRAGMA data_version").fetchone()[0]
+
+
+def _why():
+    try:
+        from hansard.answers import why
+    except ImportError:  # before the answers/ package existed
+        from hansard.attribution import why  # type: ignore[no-redef]
+    return why
+
+
+def why_file(db: sqlite3.Connection, path: str, contents: bytes | None) -> dict[str, Any]:
+    """The `why` JSON contract for every line of ``path`` (absolute), blamed from
+    ``contents`` when given (an unsaved buffer: `hansard why --contents`)."""
+    import os
+
+    return _why().explain(db, os.path.basename(path), contents=contents, cwd=os.path.dirname(path))
+
+
+def conversation(db: sqlite3.Connection, session_id: str, around: int | None, limit: int = 11) -> str:
+    """`hansard show SESSION --around N --limit 11` as text."""
+    try:
+        from hansard.answers.transcript import get_past_session
+    except ImportError:
+        from hansard.search.transcript import get_past_session  # type: ignore[no-redef]
+    try:
+        from hansard.render.recall import transcript
+    except ImportError:
+        from hansard.search.render import transcript  # type: ignore[no-redef]
+    return transcript(get_past_session(db, session_id, around=around, limit=limit))
+
+
+def _render():
+    try:
+        from hansard.render import answers as r
+    except ImportError:
+        from hansard import render as r  # type: ignore[no-redef]
+    return r
+
+
+def evidence(line: dict[str, Any]) -> str:
+    """The same evidence sentence `hansard why` prints."""
+    return _render().why_evidence(line)
+
+
+def provider_name(provider: str | None) -> str:
+    names = getattr(_render(), "PROVIDER_NAMES", {})
+    return names.get(provider or "", provider or "agent")
+
+
+def private_folder(name: str) -> str:
+    """A folder next to the store, readable by its owner only (conversation windows the
+    editor opens as documents hold the same text the store does)."""
+    import os
+
+    from hansard.config import hansard_home
+
+    folder = os.path.join(str(hansard_home()), name)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    return folder

@@ -1,0 +1,80 @@
+"""Where a file's repository is, and a token that changes whenever its HEAD moves, read from
+the files under ``.git`` alone (no git process: it runs on every editor request).
+
+Always true: the token changes after a commit (the branch's ref file or packed-refs
+changes), a checkout or a switch (HEAD's content changes), a reset, an amend or a rebase
+(the ref moves). It may also change when nothing that matters did (a ``git pack-refs``):
+then an answer is recomputed, never served stale.
+"""
+
+from __future__ import annotations
+
+import os
+
+_tops: dict[str, str | None] = {}
+
+
+def repo_top(path: str) -> str | None:
+    """The working tree holding ``path`` (a worktree's own top), or None; cached per folder."""
+    d = os.path.dirname(os.path.abspath(path))
+    if d in _tops:
+        return _tops[d]
+    p = d
+    top = None
+    while True:
+        if os.path.exists(os.path.join(p, ".git")):
+            top = p
+            break
+        parent = os.path.dirname(p)
+        if parent == p:
+            break
+        p = parent
+    _tops[d] = top
+    return top
+
+
+def _git_dirs(top: str) -> tuple[str, str]:
+    """(this worktree's git dir, the common git dir)."""
+    dotgit = os.path.join(top, ".git")
+    if os.path.isfile(dotgit):
+        try:
+            with open(dotgit, encoding="utf-8") as fh:
+                line = fh.read().strip()
+        except OSError:
+            return dotgit, dotgit
+        gitdir = os.path.normpath(os.path.join(top, line.partition("gitdir:")[2].strip()))
+        common = gitdir
+        try:
+            with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as fh:
+                common = os.path.normpath(os.path.join(gitdir, fh.read().strip()))
+        except OSError:
+            pass
+        return gitdir, common
+    return dotgit, dotgit
+
+
+def _stat(p: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(p)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+def head_token(top: str) -> tuple:
+    gitdir, common = _git_dirs(top)
+    try:
+        with open(os.path.join(gitdir, "HEAD"), encoding="utf-8") as fh:
+            head = fh.read().strip()
+    except OSError:
+        return ("no-head",)
+    ref = None
+    if head.startswith("ref:"):
+        name = head[4:].strip()
+        ref_path = os.path.join(common, name)
+        try:
+            with open(ref_path, encoding="utf-8") as fh:
+                ref = fh.read().strip()
+        except OSError:
+            ref = None
+    return head, ref, _stat(os.path.join(common, "packed-refs"))

@@ -1,0 +1,350 @@
+"""`hansard lsp`: a stdio language server (pygls 2) that shows who wrote each line.
+
+Always true:
+
+- every answer comes from `why` for the whole file, blamed from the text the editor holds
+  (the `--contents` path), so marks stay on the right lines of an unsaved buffer;
+- answers are cached per (file, repository HEAD, blob of the text, store version); a commit
+  or a checkout changes the HEAD token, a new index run changes the store version, so no
+  stale answer is ever served once the server has seen the change;
+- git and SQLite run on one worker thread (one reader connection, used serially) and the
+  background sync on another (its own connection); the message loop only awaits them;
+- a request for a buffer version the editor has already replaced is dropped before it runs
+  (it is answered again for the current text); `$/cancelRequest` cancels the waiting request;
+- files outside any repository, untracked and binary files get no hover and no marks.
+
+Settings (``initializationOptions``, all optional): ``marks``: ``"both"`` (default),
+``"inlay"``, ``"codelens"`` or ``"none"``; ``pollSeconds`` (default 2.0; how often the agent
+homes, the store and ``.git/HEAD`` are looked at); ``sync`` (default true: index new
+transcripts in the background); ``refresh`` (default: what the client declares: ask the
+client to re-request hints and lenses after a change).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import os
+import threading
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from lsprotocol import types as T
+from pygls.lsp.server import LanguageServer
+
+from hansard import __version__
+from hansard.errors import HansardError
+from hansard.lsp import core, marks
+from hansard.lsp.repostate import head_token, repo_top
+
+log = logging.getLogger("hansard.lsp")
+
+CACHE_ENTRIES = 64
+# An answer for a buffer version older than this many edits is not worth computing.
+RETRIES = 3
+
+
+class Superseded(Exception):
+    """The buffer changed before its answer was computed."""
+
+
+class Entry:
+    """One file's answer, compact: the lines keep no content (the editor has the text)."""
+
+    __slots__ = ("ans", "blocks", "error")
+
+    def __init__(self, ans: dict[str, Any] | None, error: HansardError | None = None) -> None:
+        if ans is not None:
+            for ln in ans["lines"]:
+                ln.pop("content", None)
+            self.blocks = marks.blocks(ans, core.provider_name)
+        else:
+            self.blocks = []
+        self.ans = ans
+        self.error = error
+
+    def line(self, i: int) -> dict[str, Any] | None:
+        if self.ans is None:
+            return None
+        lines = self.ans["lines"]
+        if 0 <= i < len(lines) and lines[i]["line"] == i + 1:
+            return lines[i]
+        return next((ln for ln in lines if ln["line"] == i + 1), None)
+
+
+def blob_id(data: bytes) -> str:
+    """git's blob id of the text: the same bytes give the same key, whether saved or not."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+class Answers:
+    """The cache, the worker threads and the store connections."""
+
+    def __init__(self) -> None:
+        self.worker = ThreadPoolExecutor(1, thread_name_prefix="hansard-why")
+        self.indexer = ThreadPoolExecutor(1, thread_name_prefix="hansard-sync")
+        self._db = None  # used only on the worker thread
+        self._writer = None  # used only on the indexer thread
+        self.cache: OrderedDict[tuple, Entry] = OrderedDict()
+        self.inflight: dict[tuple, asyncio.Future] = {}
+        self.store_gen = 0
+        self.versions: dict[str, int | None] = {}  # uri -> the latest buffer version seen
+        self.heads: dict[str, tuple] = {}  # repo top -> last HEAD token seen by the poller
+        self.lock = threading.Lock()
+
+    # -- on the worker thread ------------------------------------------------------------
+
+    def db(self):
+        if self._db is None:
+            self._db = core.open_store()
+        return self._db
+
+    def compute(self, path: str, data: bytes, uri: str, version: int | None) -> Entry:
+        if version is not None and self.versions.get(uri, version) != version:
+            raise Superseded(uri)
+        try:
+            return Entry(core.why_file(self.db(), path, data))
+        except HansardError as exc:
+            return Entry(None, exc)
+
+    def store_version(self) -> int:
+        return core.store_version(self.db())
+
+    def conversation(self, session_id: str, around: int | None) -> str:
+        return core.conversation(self.db(), session_id, around)
+
+    # -- on the indexer thread -----------------------------------------------------------
+
+    def sync(self) -> bool:
+        if self._writer is None:
+            self._writer = core.open_writer()
+        return core.sync(self._writer)
+
+    # -- on the loop ---------------------------------------------------------------------
+
+    async def for_document(self, ls: LanguageServer, uri: str) -> Entry | None:
+        for _ in range(RETRIES):
+            doc = ls.workspace.get_text_document(uri)
+            if not uri.startswith("file:"):
+                return None
+            path = doc.path
+            top = repo_top(path)
+            if top is None:
+                return None
+            try:
+                data = doc.source.encode("utf-8", "surrogateescape")
+            except (OSError, UnicodeDecodeError):
+                return None
+            key = (path, head_token(top), blob_id(data), self.store_gen)
+            self.heads.setdefault(top, key[1])
+            hit = self.cache.get(key)
+            if hit is not None:
+                self.cache.move_to_end(key)
+                return hit
+            fut = self.inflight.get(key)
+            if fut is None:
+                loop = asyncio.get_running_loop()
+                fut = loop.run_in_executor(self.worker, self.compute, path, data, uri, doc.version)
+                self.inflight[key] = fut
+                fut.add_done_callback(lambda f, key=key: self._done(key, f))
+            try:
+                return await asyncio.shield(fut)
+            except Superseded:
+                continue
+        return None
+
+    def _done(self, key: tuple, fut: asyncio.Future) -> None:
+        self.inflight.pop(key, None)
+        if fut.cancelled() or fut.exception() is not None:
+            return
+        self.cache[key] = fut.result()
+        while len(self.cache) > CACHE_ENTRIES:
+            self.cache.popitem(last=False)
+
+
+class HansardServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("hansard", __version__)
+        self.answers = Answers()
+        self.options: dict[str, Any] = {}
+        self.poller: asyncio.Task | None = None
+
+    def option(self, name: str, default: Any) -> Any:
+        v = self.options.get(name)
+        return default if v is None else v
+
+    def wants(self, what: str) -> bool:
+        m = self.option("marks", "both")
+        return m == "both" or m == what
+
+    async def poll(self) -> None:
+        """Look at HEADs, the agent homes and the store; ask the client to refresh on a change."""
+        interval = float(self.option("pollSeconds", 2.0))
+        loop = asyncio.get_running_loop()
+        a = self.answers
+        try:
+            a.store_gen = await loop.run_in_executor(a.worker, a.store_version)
+        except HansardError as exc:
+            log.warning("store: %s", exc)
+        while True:
+            changed = False
+            for top, old in list(a.heads.items()):
+                tok = head_token(top)
+                if tok != old:
+                    a.heads[top] = tok
+                    changed = True
+            try:
+                if self.option("sync", True):
+                    await loop.run_in_executor(a.indexer, a.sync)
+                v = await loop.run_in_executor(a.worker, a.store_version)
+            except HansardError as exc:
+                log.warning("sync: %s", exc)
+                v = a.store_gen
+            if v != a.store_gen:
+                a.store_gen = v
+                changed = True
+            if changed:
+                self.refresh()
+            await asyncio.sleep(interval)
+
+    def refresh(self) -> None:
+        caps = self.client_capabilities.workspace
+        forced = self.option("refresh", None)
+        inlay = forced if forced is not None else bool(caps and caps.inlay_hint and caps.inlay_hint.refresh_support)
+        lens = forced if forced is not None else bool(caps and caps.code_lens and caps.code_lens.refresh_support)
+        if inlay and self.wants("inlay"):
+            self.workspace_inlay_hint_refresh(None)
+        if lens and self.wants("codelens"):
+            self.workspace_code_lens_refresh(None)
+
+
+server = HansardServer()
+
+
+@server.feature(T.INITIALIZED)
+def initialized(ls: HansardServer, params: T.InitializedParams) -> None:
+    ls.poller = asyncio.ensure_future(ls.poll())
+
+
+@server.feature(T.INITIALIZE)
+def initialize(ls: HansardServer, params: T.InitializeParams) -> None:
+    if isinstance(params.initialization_options, dict):
+        ls.options = dict(params.initialization_options)
+
+
+def _warm(ls: HansardServer, uri: str, version: int | None) -> None:
+    ls.answers.versions[uri] = version
+    asyncio.ensure_future(ls.answers.for_document(ls, uri))
+
+
+@server.feature(T.TEXT_DOCUMENT_DID_OPEN)
+def did_open(ls: HansardServer, params: T.DidOpenTextDocumentParams) -> None:
+    _warm(ls, params.text_document.uri, params.text_document.version)
+
+
+@server.feature(T.TEXT_DOCUMENT_DID_CHANGE)
+def did_change(ls: HansardServer, params: T.DidChangeTextDocumentParams) -> None:
+    # Only record the version: the client asks for hints when it wants them, and older
+    # queued computations for this buffer are dropped when they reach the worker.
+    ls.answers.versions[params.text_document.uri] = params.text_document.version
+
+
+@server.feature(T.TEXT_DOCUMENT_DID_CLOSE)
+def did_close(ls: HansardServer, params: T.DidCloseTextDocumentParams) -> None:
+    ls.answers.versions.pop(params.text_document.uri, None)
+
+
+@server.feature(T.TEXT_DOCUMENT_HOVER)
+async def hover(ls: HansardServer, params: T.HoverParams) -> T.Hover | None:
+    entry = await ls.answers.for_document(ls, params.text_document.uri)
+    if entry is None:
+        return None
+    ln = entry.line(params.position.line)
+    if ln is None:
+        return None
+    md = marks.hover_markdown(entry.ans, ln, core.provider_name, core.evidence)
+    line = params.position.line
+    return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=md),
+                   range=T.Range(T.Position(line, 0), T.Position(line + 1, 0)))
+
+
+def _eol(ls: HansardServer, uri: str, line: int) -> int:
+    lines = ls.workspace.get_text_document(uri).lines
+    if line >= len(lines):
+        return 0
+    text = lines[line].rstrip("\r\n")
+    return len(text.encode("utf-16-le")) // 2  # LSP's default position encoding counts UTF-16 units
+
+
+@server.feature(T.TEXT_DOCUMENT_INLAY_HINT, T.InlayHintOptions(resolve_provider=False))
+async def inlay_hints(ls: HansardServer, params: T.InlayHintParams) -> list[T.InlayHint]:
+    if not ls.wants("inlay"):
+        return []
+    entry = await ls.answers.for_document(ls, params.text_document.uri)
+    if entry is None:
+        return []
+    lo, hi = params.range.start.line, params.range.end.line
+    out = []
+    for b in entry.blocks:
+        if lo <= b.first <= hi:
+            out.append(T.InlayHint(
+                position=T.Position(b.first, _eol(ls, params.text_document.uri, b.first)),
+                label=b.label, padding_left=True,
+                tooltip=f"lines {b.first + 1}-{b.last + 1}" if b.last > b.first else f"line {b.first + 1}",
+            ))
+    return out
+
+
+@server.feature(T.TEXT_DOCUMENT_CODE_LENS, T.CodeLensOptions(resolve_provider=False))
+async def code_lens(ls: HansardServer, params: T.CodeLensParams) -> list[T.CodeLens]:
+    if not ls.wants("codelens"):
+        return []
+    entry = await ls.answers.for_document(ls, params.text_document.uri)
+    if entry is None:
+        return []
+    out = []
+    for b in entry.blocks:
+        cmd = (T.Command(title=b.label, command=marks.SHOW_CONVERSATION, arguments=[b.session_id, b.message_index])
+               if b.session_id else T.Command(title=b.label, command=""))
+        out.append(T.CodeLens(range=T.Range(T.Position(b.first, 0), T.Position(b.first, 0)), command=cmd))
+    return out
+
+
+@server.command(marks.SHOW_CONVERSATION)
+async def show_conversation(ls: HansardServer, *args: Any) -> dict[str, Any]:
+    """Arguments: session id, message index (optional), and an options object
+    ``{"show": false}`` to only return the text. Returns ``{"text", "uri"}``."""
+    if not args or not isinstance(args[0], str):
+        raise ValueError("hansard.showConversation needs a session id")
+    sid = args[0]
+    around = args[1] if len(args) > 1 and isinstance(args[1], int) else None
+    opts = args[2] if len(args) > 2 and isinstance(args[2], dict) else {}
+    a = ls.answers
+    text = await asyncio.get_running_loop().run_in_executor(a.worker, a.conversation, sid, around)
+    uri = None
+    caps = ls.client_capabilities.window
+    if opts.get("show", True) and caps is not None and caps.show_document and caps.show_document.support:
+        uri = _write_conversation(sid, around, text)
+        ls.window_show_document(T.ShowDocumentParams(uri=uri, take_focus=True))
+    return {"text": text, "uri": uri}
+
+
+def _write_conversation(sid: str, around: int | None, text: str) -> str:
+    """The window as a read-only file next to the store (owner-only, like the store), so any
+    client that can show a document can show it."""
+    from pathlib import Path
+
+    folder = Path(core.private_folder("conversations"))
+    p = folder / f"{sid}-{around if around is not None else 0}.md"
+    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    return p.as_uri()
+
+
+def run() -> int:
+    logging.basicConfig(level=os.environ.get("HANSARD_LSP_LOG", "WARNING").upper())
+    server.start_io()
+    return 0
