@@ -1,0 +1,288 @@
+"""Web chats a person copies code from: the claude.ai and ChatGPT data exports (``hansard import``).
+
+Sources read: the export archives both services send on request ("Export data"), as documented
+in their help pages and read by public importers (2024-2026 shapes):
+
+* ChatGPT: a zip holding ``conversations.json`` = a list of conversations ``{id |
+  conversation_id, title, create_time (epoch s, float), update_time, current_node, mapping}``;
+  ``mapping`` is the message tree ``{node_id: {id, parent, children[], message | null}}``, a
+  message ``{id, author {role: user|assistant|system|tool}, create_time, content {content_type:
+  text|code|multimodal_text|…, parts[] | text}, metadata {model_slug, …}}``. Editing a prompt or
+  regenerating a reply forks the tree; ``current_node`` is the leaf the user last saw.
+* claude.ai: a zip holding ``conversations.json`` = a list ``{uuid, name, summary, created_at,
+  updated_at, chat_messages[]}``, a message ``{uuid, sender: human|assistant, text, content[]
+  ({type: text, text} …), created_at, attachments[], files[], parent_message_uuid?}``.
+
+Always true of what this module emits: sessions of provider ``chatgpt`` or ``claude_web``, never an
+edit (a web chat writes no file). The ChatGPT current branch (``current_node`` up to the root) is
+the conversation, in order; messages on other branches follow it with kind ``revision``.
+``code_blocks`` and ``match_pasted`` implement the ``pasted`` rule used by ``why``: at least
+``MIN_RUN`` consecutive non-trivial lines that match one assistant code block, in order,
+whitespace-normalised; a lone line is never a match.
+
+Records: ``records(path)`` turns the zip or the JSON file into one record per conversation
+(offset = its index in the list), so the archive keeps each conversation verbatim.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from hansard.agents.base import load_json
+from hansard.models import Item, MessageItem, RawRecord, SessionInfo, Skip
+
+CHATGPT = "chatgpt"
+CLAUDE_WEB = "claude_web"
+PROVIDERS_NAMES = (CHATGPT, CLAUDE_WEB)
+MIN_RUN = 3
+MIN_CHARS = 10  # a line shorter than this (after normalising) is trivial, as in why
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_TITLE_MAX = 100
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) and v else None
+
+
+def _epoch(v: Any) -> str | None:
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return _str(v)
+    try:
+        return datetime.fromtimestamp(v, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+# -------------------------------------------------------------------------- reading exports
+
+
+def load_conversations(path: str) -> list[Any] | None:
+    """The conversation list of an export zip or of its ``conversations.json``; None when the
+    file is neither."""
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as zf:
+                name = next((n for n in zf.namelist() if n.rsplit("/", 1)[-1] == "conversations.json"), None)
+                if name is None:
+                    return None
+                data = zf.read(name)
+        else:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        convs = orjson.loads(data)
+    except (OSError, zipfile.BadZipFile, orjson.JSONDecodeError, KeyError):
+        return None
+    return convs if isinstance(convs, list) else None
+
+
+def records(path: str, cursor: dict[str, Any] | None = None) -> tuple[list[RawRecord], dict[str, Any]] | None:
+    convs = load_conversations(path)
+    if convs is None:
+        return None
+    return [RawRecord(path, i, orjson.dumps(c)) for i, c in enumerate(convs)], {"count": len(convs)}
+
+
+def kind_of(conv: Any) -> str | None:
+    if isinstance(conv, dict):
+        if isinstance(conv.get("mapping"), dict):
+            return CHATGPT
+        if isinstance(conv.get("chat_messages"), list):
+            return CLAUDE_WEB
+    return None
+
+
+def sniff_export(path: str) -> str | None:
+    convs = load_conversations(path)
+    return kind_of(convs[0]) if convs else None
+
+
+# -------------------------------------------------------------------------- parsing
+
+
+class _Provider:
+    whole_file = False
+    container = "export"
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        # Never found by a scan: exports come in through `hansard import`.
+        return False
+
+    def records(self, path: str, cursor: dict[str, Any] | None) -> tuple[list[RawRecord], dict[str, Any]] | None:
+        return records(path, cursor)
+
+    def new_parser(self, path: str, state: dict[str, Any] | None = None) -> _Parser:
+        return _Parser(self.name)
+
+
+class _Parser:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def state(self) -> dict[str, Any]:
+        return {}
+
+    def finish(self) -> list[Item]:
+        return []
+
+    def feed(self, record: RawRecord) -> list[Item]:
+        try:
+            conv, skip = load_json(record)
+            if skip:
+                return [skip]
+            kind = kind_of(conv)
+            if kind is None:
+                return [Skip("not_a_conversation", record.offset)]
+            return _chatgpt(conv, record.offset) if kind == CHATGPT else _claude(conv, record.offset)
+        except Exception as exc:  # noqa: BLE001 - a parser never raises on input
+            return [Skip("parser_error", record.offset, repr(exc)[:200])]
+
+
+def _chatgpt_text(msg: dict[str, Any]) -> str:
+    content = msg.get("content") if isinstance(msg.get("content"), dict) else {}
+    parts = content.get("parts")
+    if isinstance(parts, list):
+        texts = [p if isinstance(p, str) else p.get("text") if isinstance(p, dict) and isinstance(p.get("text"), str)
+                 else "" for p in parts]
+        text = "\n".join(t for t in texts if t)
+    else:
+        text = content.get("text") if isinstance(content.get("text"), str) else ""
+    if content.get("content_type") == "code" and text:
+        text = f"```{content.get('language') or ''}\n{text}\n```"
+    return text
+
+
+def _chatgpt(conv: dict[str, Any], offset: int) -> list[Item]:
+    sid = _str(conv.get("conversation_id")) or _str(conv.get("id"))
+    if not sid:
+        return [Skip("bad_field", offset, "conversation id")]
+    sid = f"{CHATGPT}:{sid}"
+    mapping = conv["mapping"]
+    title = _str(conv.get("title"))
+    out: list[Item] = [SessionInfo(sid, CHATGPT, started_at=_epoch(conv.get("create_time")),
+                                   title=title[:_TITLE_MAX] if title else None, title_rank=2 if title else 0,
+                                   extra={k: conv[k] for k in ("default_model_slug",) if isinstance(conv.get(k), str)})]
+    branch: list[str] = []
+    node = conv.get("current_node")
+    seen: set[str] = set()
+    while isinstance(node, str) and node in mapping and node not in seen:
+        seen.add(node)
+        branch.append(node)
+        parent = mapping[node].get("parent") if isinstance(mapping[node], dict) else None
+        node = parent
+    branch.reverse()
+    others = [n for n in mapping if n not in seen]
+    for node_id, revision in [(n, False) for n in branch] + [(n, True) for n in others]:
+        n = mapping.get(node_id)
+        msg = n.get("message") if isinstance(n, dict) else None
+        if not isinstance(msg, dict):
+            continue
+        role = msg.get("author", {}).get("role") if isinstance(msg.get("author"), dict) else None
+        if role not in ("user", "assistant"):
+            continue
+        text = _chatgpt_text(msg)
+        if not text.strip():
+            continue
+        meta = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
+        out.append(MessageItem(sid, _str(msg.get("id")) or node_id, role, text, _epoch(msg.get("create_time")),
+                               kind="revision" if revision else "text", model=_str(meta.get("model_slug"))))
+    return out
+
+
+def _claude(conv: dict[str, Any], offset: int) -> list[Item]:
+    uid = _str(conv.get("uuid"))
+    if not uid:
+        return [Skip("bad_field", offset, "conversation uuid")]
+    sid = f"{CLAUDE_WEB}:{uid}"
+    title = _str(conv.get("name"))
+    out: list[Item] = [SessionInfo(sid, CLAUDE_WEB, started_at=_str(conv.get("created_at")),
+                                   title=title[:_TITLE_MAX] if title else None, title_rank=2 if title else 0)]
+    for m in conv["chat_messages"]:
+        if not isinstance(m, dict):
+            continue
+        role = {"human": "user", "assistant": "assistant"}.get(m.get("sender"))  # type: ignore[arg-type]
+        if role is None:
+            continue
+        text = m.get("text") if isinstance(m.get("text"), str) else ""
+        if not text.strip() and isinstance(m.get("content"), list):
+            text = "\n".join(b["text"] for b in m["content"] if isinstance(b, dict) and isinstance(b.get("text"), str))
+        if not text.strip():
+            continue
+        out.append(MessageItem(sid, _str(m.get("uuid")) or f"{uid}:{len(out)}", role, text, _str(m.get("created_at"))))
+    return out
+
+
+# -------------------------------------------------------------------------- the pasted rule
+
+
+def normalise(line: str) -> str:
+    return " ".join(line.split())
+
+
+def trivial(line: str) -> bool:
+    s = normalise(line)
+    return len(s) < MIN_CHARS or not any(c.isalnum() for c in s)
+
+
+def code_blocks(text: str) -> list[list[str]]:
+    """The fenced code blocks of one assistant message, as lists of lines."""
+    blocks: list[list[str]] = []
+    cur: list[str] | None = None
+    fence = ""
+    for line in text.split("\n"):
+        m = _FENCE.match(line)
+        if cur is None:
+            if m:
+                cur, fence = [], m[1]
+        elif m and line.strip() == fence:
+            blocks.append(cur)
+            cur = None
+        else:
+            cur.append(line)
+    return blocks
+
+
+def match_pasted(file_lines: list[str], block: list[str]) -> set[int]:
+    """0-based indexes of ``file_lines`` inside a run of at least ``MIN_RUN`` consecutive
+    non-trivial lines that equal consecutive non-trivial lines of ``block`` (whitespace-
+    normalised), in order. Trivial lines between matched lines neither break nor count."""
+    want = [normalise(x) for x in block if not trivial(x)]
+    if len(want) < MIN_RUN:
+        return set()
+    starts: dict[str, list[int]] = {}
+    for j, w in enumerate(want):
+        starts.setdefault(w, []).append(j)
+    nontriv = [(i, normalise(x)) for i, x in enumerate(file_lines) if not trivial(x)]
+    hit: set[int] = set()
+    k = 0
+    while k < len(nontriv):
+        best: list[int] = []
+        for j in starts.get(nontriv[k][1], ()):
+            run = []
+            kk, jj = k, j
+            while kk < len(nontriv) and jj < len(want) and nontriv[kk][1] == want[jj]:
+                run.append(nontriv[kk][0])
+                kk += 1
+                jj += 1
+            if len(run) > len(best):
+                best = run
+        if len(best) >= MIN_RUN:
+            # trivial lines inside the run belong to it too
+            hit.update(range(best[0], best[-1] + 1))
+            k += len(best)
+        else:
+            k += 1
+    return hit
+
+
+PROVIDER_CHATGPT = _Provider(CHATGPT)
+PROVIDER_CLAUDE_WEB = _Provider(CLAUDE_WEB)
