@@ -13,14 +13,13 @@ import json
 import os
 import sqlite3
 import time
-from datetime import UTC
 from typing import Any
 
 from hansard import textnorm
 from hansard.answers import evidence
 from hansard.link.landing import FileCommit, edit_hashes, edit_landed_in, file_commits
 from hansard.answers.why import explain, parse_target, repo_id_for, resolve_target
-from hansard.errors import InvalidArgument, NotFound, UntilNotAllowed
+from hansard.errors import NotFound, UntilNotAllowed
 from hansard.git.run import git_text
 from hansard.answers.budget import fit_budget
 from hansard.answers.session_facts import live_sessions, session_tests
@@ -30,21 +29,10 @@ UNDO_SHARE = 0.6
 
 
 def parse_until(until: str | None) -> float | None:
-    """A time bound: an ISO date-time with offset, or a date (end of that day, UTC)."""
-    if until is None:
-        return None
-    from datetime import datetime
+    """The last instant ``until`` includes (see :mod:`hansard.timebounds`)."""
+    from hansard.timebounds import until_epoch
 
-    s = until.strip().replace("Z", "+00:00")
-    try:
-        if len(s) == 10:
-            return datetime.fromisoformat(s).replace(tzinfo=UTC).timestamp() + 86399
-        t = datetime.fromisoformat(s)
-    except ValueError:
-        raise InvalidArgument(f"until={until!r} is not an ISO date or date-time") from None
-    if t.tzinfo is None:
-        raise InvalidArgument(f"until={until!r} has no UTC offset; add one (e.g. +00:00)")
-    return t.timestamp()
+    return until_epoch(until, "until")
 
 
 def code_history(db: sqlite3.Connection, path: str, *, symbol: str | None = None, repo: str | None = None,
