@@ -32,10 +32,8 @@ BIG = 3 * fz.MB  # "a few MB" here; scripts/fuzz.py uses 50 MB
 
 
 @pytest.fixture(scope="module")
-def corpus() -> fz.Corpus:
-    if not fz.SAMPLES.is_dir():
-        pytest.fail(f"shared samples not found at {fz.SAMPLES}; set HANSARD_SAMPLES")
-    return fz.load_corpus()
+def corpus(samples: Path) -> fz.Corpus:
+    return fz.load_corpus(samples)
 
 
 @pytest.fixture(scope="module")
