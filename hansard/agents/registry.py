@@ -17,6 +17,9 @@ PROVIDERS = (
     ("hansard.agents.codex", "PROVIDER"),
     ("hansard.agents.gemini", "PROVIDER"),
     ("hansard.agents.gemini", "PROVIDER_JSON"),
+    ("hansard.agents.cursor", "PROVIDER"),  # agent transcripts; state.vscdb needs the record-source hook
+    ("hansard.agents.copilot", "PROVIDER"),
+    ("hansard.agents.aider", "PROVIDER"),  # Markdown: found only when named (`hansard index FILE`)
     ("hansard.agents.capture", "PROVIDER"),  # never sniffs: written by capture_subagent_messages
 )
 HEAD_BYTES = 64 * 1024
