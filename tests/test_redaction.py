@@ -170,6 +170,29 @@ TRUE_POSITIVES: list[tuple[str, str, str]] = [
     ("gcp_service_account_key", SA_JSON.replace("\\n", "\n"), S["sa_key_line"]),
 ]
 
+# Issue 17, item 3: shapes a hostile probe found unredacted. Drawn from their own generator so
+# that the keys above stay the same draws.
+_RNG17 = random.Random(17)
+_AWS17 = "AKIA" + "".join(_RNG17.choice(string.ascii_uppercase + string.digits) for _ in range(16))
+_AWS17_SECRET = "wJalrXUtnFEMI/K7MDENG/" + "".join(_RNG17.choice(ALNUM) for _ in range(17)) + "+"
+_PW17 = "Tr0ub4dor!" + "".join(_RNG17.choice(ALNUM) for _ in range(6))
+TRUE_POSITIVES += [
+    ("aws_secret_key", f"The key id is {_AWS17} and its secret access key is {_AWS17_SECRET}.", _AWS17_SECRET),
+    ("aws_secret_key", f"secret: {_AWS17_SECRET}\nkey id:\n{_AWS17}", _AWS17_SECRET),
+    ("prose_password", f"ok so my password is {_PW17}, please log in for me", _PW17),
+    ("prose_password", "I set the staging password to hunter2! yesterday", "hunter2!"),
+    ("command_password", f"mysql -h db -uroot -p{_PW17} shop < dump.sql", _PW17),
+    ("command_password", f"mysqldump --single-transaction -u app -p'{_PW17}' shop", _PW17),
+    ("command_password", f"sshpass -p '{_PW17}' ssh deploy@10.0.0.4 uptime", _PW17),
+    ("command_password", f'sshpass -p "{_PW17}" scp a b', _PW17),
+    ("command_password", "PGPASSWORD=pglocal psql -h localhost -U app -c 'select 1'", "pglocal"),
+    ("secret_assignment", f"PGPASSWORD={_PW17} pg_dump shop", _PW17),  # random enough for the general rule
+    ("command_password", f"curl -sf -u admin:{_PW17} https://ci.internal/api/json", _PW17),
+    ("command_password", f"curl --user 'deploy:{_PW17}' https://x", _PW17),
+    ("command_password", f"vault login --password {_PW17} -method=userpass", _PW17),
+    ("command_password", f"cli deploy --token {_PW17}x9 --region eu", _PW17),
+]
+
 
 @pytest.mark.parametrize(("rule", "text", "secret"), TRUE_POSITIVES,
                          ids=[f"{r}-{i}" for i, (r, _, _) in enumerate(TRUE_POSITIVES)])
@@ -181,6 +204,14 @@ def test_true_positive(rule: str, text: str, secret: str) -> None:
     assert f"[REDACTED:{rule}]" in out, out
     assert out.count("\n") == text.count("\n")  # line numbers survive
     assert redact(out) == (out, 0)  # idempotent
+
+
+def test_keyword_rules_leave_plain_words_and_references() -> None:
+    for text in ("mysql -u root -p shop", "the password is incorrect.", "use the --token flag",
+                 "docker login --password-stdin", "PGPASSWORD=$PGPASS psql", "curl -u \"$USER:$PASS\" https://x",
+                 "sshpass -p \"${SSHPASS}\" ssh host", "git log a94a8fe5ccb19ba61c4c0873d391e987982fbbd3 " + _AWS17):
+        out, _ = redact(text)
+        assert out.replace("[REDACTED:aws_access_key]", _AWS17) == text, out
 
 
 def test_every_rule_has_a_true_positive() -> None:

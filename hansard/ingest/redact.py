@@ -58,6 +58,13 @@ class Rule:
     anchors: tuple[str, ...] = ()
     gate: str | None = None
     gate_on_text: bool = False  # the gate runs on the text as written, not lower-cased
+    # Keyword-anchored rules (a password after `-p`, `is`, `--password`) find a place where a
+    # secret would be, not a secret's shape: JUDGED values must look made up (random_enough, as
+    # a password), GIVEN values only must not be a reference to a variable or a placeholder.
+    judge: str | None = None
+
+
+JUDGED, GIVEN = "judged", "given"
 
 
 # -- rules detect-secrets lacks ---------------------------------------------------------------
@@ -74,6 +81,11 @@ _PRIVATE_KEY = (
     _PK_HEAD + r"(?:(?>" + _NL + r"|[ \t]++|" + _PK_LINE + r")*?" + _PK_END
     + r"|(?>" + _NL + _PK_LINE + r"?)*)"
 )
+
+_AWS_SECRET = (r"(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])"
+               r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
+# A command-line value: quoted, or up to the next blank or shell operator.
+_CMD_VALUE = r"(?:'([^'\n]{1,200})'|\"([^\"\n]{1,200})\"|([^\s'\"|;&<>()`]{1,200}))"
 
 OWN_RULES: tuple[Rule, ...] = (
     # GCP service-account JSON (`"private_key": "-----BEGIN PRIVATE KEY-----\n..."`), named for
@@ -120,6 +132,47 @@ OWN_RULES: tuple[Rule, ...] = (
          r"\b(?:authorization|bearer)\b[\"']?[ \t]*[:=]?[ \t]*[\"']?(?:bearer|basic|token|digest)?[ \t]+"
          r"(?=[A-Za-z._~+/-]*\d)([A-Za-z0-9._~+/-]{8,}=*)",
          re.IGNORECASE, where=GROUP, anchors=("bearer", "zation")),
+    # An AWS secret access key in prose near its key id ("the id is AKIA... and the secret is
+    # ..."): detect-secrets' AWS rule needs an `aws..secret..=` assignment. 40 characters of
+    # base64 with both cases (a git SHA is lower-case hex), within 200 characters of the id.
+    Rule("aws_secret_key",
+         r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}[\s\S]{0,200}?" + _AWS_SECRET, where=GROUP, extend=None,
+         anchors=("AKIA", "ASIA", "ABIA", "ACCA")),
+    Rule("aws_secret_key", _AWS_SECRET + r"[\s\S]{0,200}?(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}", where=GROUP,
+         extend=None, anchors=("AKIA", "ASIA", "ABIA", "ACCA")),
+)
+
+# Keyword-anchored rules run after every rule that knows a provider's format, so that a
+# value both name (`--token ghp_...`) is reported under the provider's rule.
+KEYWORD_RULES: tuple[Rule, ...] = (
+    # Passwords on command lines, where a keyword or flag says what the next word is (gitleaks
+    # has no rule for these; they are the shapes agents run): `mysql -pSECRET`, `sshpass -p
+    # SECRET`, `curl -u user:SECRET`, `PGPASSWORD=SECRET psql`, `--password SECRET`.
+    Rule("command_password",
+         r"\b(?:mysql|mysqldump|mysqladmin|mysqlsh|mariadb|mariadb-dump)\b[^\n|;&]{0,200}?[ \t]-p" + _CMD_VALUE,
+         where=GROUP, extend=None, anchors=("mysql", "mariadb"), judge=GIVEN),
+    Rule("command_password", r"\bsshpass\b(?:[ \t]+-[a-oq-zA-Z]\S*)*[ \t]+-p[ \t]*" + _CMD_VALUE,
+         where=GROUP, extend=None, anchors=("sshpass",), judge=GIVEN),
+    Rule("command_password",
+         r"\bcurl\b[^\n|;&]{0,300}?[ \t](?:-u|--user)(?:[ \t]+|=)?"
+         r"(?:'[^':\n]{1,100}:([^'\n]{1,200})'|\"[^\":\n]{1,100}:([^\"\n]{1,200})\"|[^\s:\"']{1,100}:" + _CMD_VALUE + ")",
+         where=GROUP, extend=None, anchors=("curl",), judge=GIVEN),
+    Rule("command_password",
+         r"(?<![A-Za-z0-9_])(?:PGPASSWORD|MYSQL_PWD|SSHPASS|REDISCLI_AUTH|RCLONE_CONFIG_PASS|BORG_PASSPHRASE"
+         r"|RESTIC_PASSWORD)=" + _CMD_VALUE,
+         where=GROUP, extend=None, anchors=("PGPASSWORD", "MYSQL_PWD", "SSHPASS", "REDISCLI_AUTH", "_PASS"),
+         judge=GIVEN),
+    Rule("command_password",
+         r"(?<![\w-])--(?:password|passwd|pass|passphrase|token|api-key|apikey|api-token|auth-token|access-token"
+         r"|secret|client-secret|secret-key|access-key)(?:[ \t]+|=)" + _CMD_VALUE,
+         re.IGNORECASE, where=GROUP, extend=None, anchors=("--pass", "--token", "--api", "--auth-token",
+                                                           "--access-", "--secret", "--client-secret"),
+         judge=JUDGED),
+    # A password said in prose: "my password is S3cret!", "the db password was: x9!k...".
+    Rule("prose_password",
+         r"\b(?:password|passwd|passphrase|pwd)\b[^\n.;\[]{0,40}?(?:\b(?:is|was|are|to)\b|=|:)[ \t]*[\"'`]?"
+         r"(?=[A-Za-z]*[^A-Za-z\s\"'`\[\].,;:!?()])([^\s\"'`\[\]]*[^\s\"'`.,;:!?()\[\]])",
+         re.IGNORECASE, where=GROUP, extend=None, anchors=("wd", "word", "hrase"), judge=JUDGED),
 )
 
 # detect-secrets plugins reused, with the rule name shown in the replacement (per pattern
@@ -276,6 +329,14 @@ def random_enough(value: str, name: str) -> bool:
     if _IDENT_WITH_SUFFIX.fullmatch(v) or not _INNER_DIGIT.search(v):
         return False  # an identifier (`token_value2`), or digits only as a suffix
     return shannon_entropy(v) >= 3.0
+
+
+def _judged(value: str, judge: str) -> bool:
+    """Is ``value``, found where a keyword-anchored rule expects a secret, one?"""
+    if judge == JUDGED:
+        return random_enough(value, "password")
+    v = value.strip()
+    return bool(v) and MARK not in v and not v.startswith(("$", "%", "<")) and not _PLACEHOLDER.search(v)
 
 
 # -- compiling ------------------------------------------------------------------------------------
@@ -446,7 +507,7 @@ def _engine() -> _Engine:
     has something to write pays."""
     eng = _STATE.get("engine")
     if eng is None:
-        eng = _STATE["engine"] = _Engine([*OWN_RULES, *detect_secrets_rules()])
+        eng = _STATE["engine"] = _Engine([*OWN_RULES, *detect_secrets_rules(), *KEYWORD_RULES])
     return eng
 
 
@@ -522,11 +583,14 @@ def _find(b: bytes) -> list[tuple[int, int, str]]:
             continue
         for m in c.rx.finditer(b):
             s, e = _span(m, c, b)
+            if e > s and c.rule.judge and not _judged(b[s:e].decode("utf-8", "replace"), c.rule.judge):
+                continue
             if e > s:
-                found.append((s, c.order, e, c.rule.name))
+                # A keyword-anchored find ranks after an assignment the same text holds.
+                found.append((s, c.order + (len(_engine().rules) + 1 if c.rule.judge else 0), e, c.rule.name))
     order = len(_engine().rules)
     if kw_ends:
-        found += [(s, order, e, ASSIGNMENT_NAME) for s, e in _assignments(b, low, kw_ends, [(f[0], f[2]) for f in found])]
+        found += [(s, order, e, ASSIGNMENT_NAME) for s, e in _assignments(b, low, kw_ends, [(f[0], f[2]) for f in found if f[1] < order])]
     if not found:
         return []
     found.sort()
