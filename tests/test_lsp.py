@@ -325,3 +325,24 @@ async def test_a_100k_line_file(demo: Any) -> None:
         assert warm < first
         # Another file is still answered while the big one is cached.
         assert await hints(client, open_doc(client, demo.repo / "app" / "retry.py"))
+
+
+async def test_why_and_conversation_commands_take_a_line(demo: Any) -> None:
+    """What :HansardWhy and :HansardConversation (and the VS Code commands) call."""
+    lines = retry_lines(demo)
+    n = line_of(lines, "backoff = min(cap")
+    async with lsp(demo.repo) as client:
+        uri = open_doc(client, demo.repo / "app" / "retry.py")
+        res = await client.workspace_execute_command_async(T.ExecuteCommandParams(
+            command="hansard.why", arguments=[{"uri": uri, "line": n}]))
+        assert res["markdown"] == await hover(client, uri, n)
+        assert (res["line"]["session_id"], res["line"]["message_index"], res["line"]["kind"]) == (CLAUDE_SID, 3, "agent")
+        conv = await client.workspace_execute_command_async(T.ExecuteCommandParams(
+            command="hansard.showConversation", arguments=[{"uri": uri, "line": n}, {"show": False}]))
+        assert "uploads fail on the first 502" in conv["text"] and conv["uri"] is None
+        nobody = await client.workspace_execute_command_async(T.ExecuteCommandParams(
+            command="hansard.showConversation", arguments=[{"uri": uri, "line": 0}]))
+        assert nobody is None  # a human line: no conversation
+        outside = await client.workspace_execute_command_async(T.ExecuteCommandParams(
+            command="hansard.why", arguments=[{"uri": uri, "line": 10_000}]))
+        assert outside is None

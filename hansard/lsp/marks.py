@@ -21,6 +21,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
 SHOW_CONVERSATION = "hansard.showConversation"
+WHY = "hansard.why"
 # A line's tuple in the compact answer: (kind, session_id, message_index, tool_call_id, rule).
 _KEY_FIELDS = ("kind", "session_id", "message_index", "tool_call_id")
 

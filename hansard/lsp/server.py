@@ -312,10 +312,33 @@ async def code_lens(ls: HansardServer, params: T.CodeLensParams) -> list[T.CodeL
     return out
 
 
+async def _line_answer(ls: HansardServer, where: Any) -> tuple[Entry | None, dict[str, Any] | None]:
+    if not isinstance(where, dict) or not isinstance(where.get("uri"), str) or not isinstance(where.get("line"), int):
+        raise ValueError('expected {"uri": ..., "line": <0-based line>}')
+    entry = await ls.answers.for_document(ls, where["uri"])
+    return entry, (entry.line(where["line"]) if entry is not None else None)
+
+
+@server.command(marks.WHY)
+async def why(ls: HansardServer, *args: Any) -> dict[str, Any] | None:
+    """Argument: ``{"uri", "line"}`` (0-based). Returns ``{"markdown", "line"}``, the line's
+    entry of the `why` contract, or null when the file has no answer."""
+    entry, ln = await _line_answer(ls, args[0] if args else None)
+    if ln is None:
+        return None if entry is None or entry.error is None else {"error": entry.error.to_dict()}
+    return {"markdown": marks.hover_markdown(entry.ans, ln, core.provider_name, core.evidence), "line": ln}
+
+
 @server.command(marks.SHOW_CONVERSATION)
-async def show_conversation(ls: HansardServer, *args: Any) -> dict[str, Any]:
-    """Arguments: session id, message index (optional), and an options object
-    ``{"show": false}`` to only return the text. Returns ``{"text", "uri"}``."""
+async def show_conversation(ls: HansardServer, *args: Any) -> dict[str, Any] | None:
+    """Arguments: a session id and a message index (optional), or ``{"uri", "line"}`` for the
+    session that wrote that line; then an options object ``{"show": false}`` to only return
+    the text. Returns ``{"text", "uri"}``, or null for a line no session wrote."""
+    if args and isinstance(args[0], dict):
+        _, ln = await _line_answer(ls, args[0])
+        if ln is None or not ln.get("session_id"):
+            return None
+        args = (ln["session_id"], ln.get("message_index"), *args[1:])
     if not args or not isinstance(args[0], str):
         raise ValueError("hansard.showConversation needs a session id")
     sid = args[0]
