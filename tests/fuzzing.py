@@ -42,7 +42,7 @@ from typing import Any
 
 import orjson
 
-from hansard.agents import registry
+from hansard import agents as registry
 from hansard.ingest import reader
 from hansard.ingest.apply_patch import PatchError, apply_to_text, extract_patch, parse_patch, scan_headers, unwrap_patch
 from hansard.models import (

@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 import pytest
 
-from hansard.agents.claude_code import PROVIDER
+from hansard.agents.claude_code.transcript import PROVIDER
 from hansard.models import (
     EditItem,
     LeafTitle,

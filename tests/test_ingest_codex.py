@@ -1,4 +1,4 @@
-"""The Codex rollout provider (hansard.agents.codex)."""
+"""The Codex rollout provider (hansard.agents.codex.rollout)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 import pytest
 
-from hansard.agents.codex import PROVIDER
+from hansard.agents.codex.rollout import PROVIDER
 from hansard.ingest.reader import iter_jsonl
 from hansard.models import (
     EditItem,
@@ -623,7 +623,7 @@ def test_records_before_session_meta_are_skipped() -> None:
 
 
 def test_parser_error_is_a_skip(monkeypatch: pytest.MonkeyPatch) -> None:
-    import hansard.agents.codex as codex
+    import hansard.agents.codex.rollout as codex
 
     def boom(*a: Any, **k: Any) -> Any:
         raise RuntimeError("bug")

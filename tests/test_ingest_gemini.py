@@ -15,8 +15,8 @@ from typing import Any
 import orjson
 import pytest
 
-from hansard.agents import gemini
-from hansard.agents.gemini import PROVIDER, PROVIDER_JSON
+from hansard.agents.gemini import chats as gemini
+from hansard.agents.gemini.chats import PROVIDER, PROVIDER_JSON
 from hansard.ingest.reader import iter_jsonl, read_whole
 from hansard.models import (
     EditItem,

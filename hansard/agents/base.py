@@ -22,6 +22,7 @@ import orjson
 
 from hansard.diffs import parse_unified_diff  # noqa: F401 - re-exported for providers
 from hansard.models import Hunk, Item, RawRecord, Skip
+from hansard.agents.record import Agent, McpConfig, MemoryFile  # noqa: F401 - the record every agent exports
 
 
 class Parser(Protocol):

@@ -13,7 +13,10 @@ import re
 import shlex
 from typing import Any
 
-SHELL_TOOLS = ("Bash", "shell", "shell_command", "exec_command", "local_shell_call", "run_shell_command")
+from hansard import agents
+
+# Every agent's command-running tools, as each records them (hansard.agents).
+SHELL_TOOLS = agents.tools("shell")
 
 READ_ONLY = frozenset({
     "cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag", "ack", "ls", "wc", "nl", "file",
@@ -25,8 +28,8 @@ _SEPARATORS = re.compile(r"&&|\|\||[;|\n]")
 
 
 def shell_command(inp: dict[str, Any]) -> str | None:
-    """The command line of a shell-like tool call: Claude ``command``, Codex ``cmd`` or a
-    ``command`` argv list, Gemini ``command``."""
+    """The command line of a shell-like tool call: a ``command`` string, a ``cmd`` string or a
+    ``command`` argv list (Codex ``local_shell`` keeps its argv in ``command`` too)."""
     for key in ("command", "cmd"):
         v = inp.get(key)
         if isinstance(v, str):

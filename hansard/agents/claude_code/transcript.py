@@ -41,6 +41,7 @@ from typing import Any
 import orjson
 
 from hansard.agents.base import as_text as _as_text_base
+from hansard.agents.claude_code import AGENT
 from hansard.agents.base import (
     diff_texts,
     first_json_lines,
@@ -62,7 +63,7 @@ from hansard.models import (
     ToolResultItem,
 )
 
-NAME = "claude_code"
+NAME = AGENT.name
 STATE_VERSION = 1
 
 # Record types that carry nothing we keep (session bookkeeping, telemetry): ignored, not skipped.
@@ -74,9 +75,9 @@ _IGNORED_TYPES = frozenset({
 # system subtypes that are pure telemetry.
 _IGNORED_SYSTEM = frozenset({"stop_hook_summary", "turn_duration"})
 
-_EDIT_TOOLS = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
-_SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
-_AGENT_TOOLS = frozenset({"Task", "Agent"})
+_EDIT_TOOLS = AGENT.edit_tools
+_SHELL_TOOLS = AGENT.shell_tools
+_AGENT_TOOLS = AGENT.task_tools
 
 # User-record texts Claude Code writes on the user's behalf (slash commands, local command
 # output, hook/runtime notices). They stay searchable, as kind "meta".

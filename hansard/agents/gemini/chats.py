@@ -28,6 +28,7 @@ from typing import Any
 
 import orjson
 
+from hansard.agents.gemini import AGENT
 from hansard.agents.base import (
     as_text,
     diff_texts,
@@ -51,7 +52,7 @@ from hansard.models import (
     ToolResultItem,
 )
 
-NAME = "gemini"
+NAME = AGENT.name
 
 # Message `type` → (role, kind) of the MessageItem holding its text.
 _MESSAGE_TYPES: dict[str, tuple[str, str]] = {
@@ -62,8 +63,8 @@ _MESSAGE_TYPES: dict[str, tuple[str, str]] = {
     "error": ("system", "error"),
 }
 _FINAL = {"success", "error", "cancelled"}
-_EDIT_TOOLS = {"replace", "edit", "smart_edit", "write_file"}
-_SHELL_TOOLS = {"run_shell_command", "shell"}
+_EDIT_TOOLS = AGENT.edit_tools
+_SHELL_TOOLS = AGENT.shell_tools
 _EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)\s*$", re.M)
 # The scheduler's words when the user answers "no" to a confirmation prompt:
 # "User did not allow tool call" / "[Operation Cancelled] Reason: User did not allow tool call".

@@ -50,6 +50,7 @@ from typing import Any
 import orjson
 
 from hansard.ingest.apply_patch import FileOp, PatchError, extract_patch, parse_patch, scan_headers
+from hansard.agents.codex import AGENT
 from hansard.agents.base import as_text, first_json_lines, lines_of, load_json, parse_unified_diff, record_key, snapshot_steps
 from hansard.models import (
     EditItem,
@@ -64,7 +65,7 @@ from hansard.models import (
     ToolResultItem,
 )
 
-NAME = "codex"
+NAME = AGENT.name
 
 _TOP_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
 # Known newer rollout items that carry nothing we keep.
@@ -74,7 +75,7 @@ _RESPONSE_IGNORED = frozenset({
     "tool_search_call", "tool_search_output", "mcp_list_tools", "mcp_approval_request", "mcp_approval_response",
     "file_search_call", "computer_call", "computer_call_output", "code_interpreter_call",
 })
-_SHELL_TOOLS = frozenset({"shell", "container.exec", "local_shell", "shell_command", "exec_command", "unified_exec"})
+_SHELL_TOOLS = AGENT.shell_tools
 
 _RING_MAX = 32
 _PENDING_MAX = 256

@@ -1,0 +1,165 @@
+"""The agent registry (hansard.agents): one record per agent, read by everything that needs an
+agent's names, homes, tools or files; and the shell rule seeing every Codex shell tool."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixtures_repos.check import answer, compare, env_for, table
+from fixtures_repos.scenarios import Build
+from hansard import agents
+from hansard.models import RawRecord, ToolCallItem
+
+CODEX_SHELL_NAMES = ("shell", "shell_command", "exec_command", "local_shell", "container.exec", "unified_exec")
+
+
+def test_records_are_complete_and_distinct() -> None:
+    recs = agents.agents()
+    assert [a.name for a in recs] == ["claude_code", "codex", "gemini"]
+    assert len({a.name for a in recs}) == len(recs)
+    for a in recs:
+        assert a.display and a.transcript_dirs and a.readers and a.shell_tools and not a.web
+        for p in a.providers():
+            assert p.name == a.name
+        assert agents.by_name(a.name) is a and agents.display_name(a.name) == a.display
+    assert agents.display_name("capture") == "capture" and agents.display_name(None) == "agent"
+
+
+def test_codex_records_every_shell_tool_name() -> None:
+    codex = agents.by_name("codex")
+    assert codex is not None
+    assert set(CODEX_SHELL_NAMES) <= codex.shell_tools
+    assert {"Bash", "PowerShell"} <= agents.by_name("claude_code").shell_tools
+    assert "run_shell_command" in agents.by_name("gemini").shell_tools
+    from hansard.facts.shell import SHELL_TOOLS
+
+    assert set(SHELL_TOOLS) == set(agents.tools("shell")) >= set(CODEX_SHELL_NAMES)
+
+
+def test_names_people_type() -> None:
+    assert agents.resolve("CC") == agents.resolve("claude-code") == agents.resolve("claude") == "claude_code"
+    assert agents.resolve("gemini-cli") == "gemini" and agents.resolve("openai") == "codex"
+    assert agents.resolve("somebody") == "somebody"
+    assert agents.install_names() == ("claude-code", "codex", "gemini")
+
+
+def test_readers_by_key() -> None:
+    for p in agents.providers():
+        assert agents.from_key(agents.provider_key(p)) is p
+    assert agents.from_key("gemini:json").whole_file and not agents.from_key("gemini").whole_file
+    assert agents.from_key("capture") is not None and agents.from_key("nobody") is None
+
+
+def test_homes_follow_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "h"))
+    for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    h = str(tmp_path / "h")
+    assert agents.transcript_dirs() == [f"{h}/.claude/projects", f"{h}/.codex/sessions",
+                                        f"{h}/.codex/archived_sessions", f"{h}/.gemini/tmp"]
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cc"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "cx"))
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "g"))
+    assert agents.transcript_dirs() == [f"{tmp_path}/cc/projects", f"{tmp_path}/cx/sessions",
+                                        f"{tmp_path}/cx/archived_sessions", f"{tmp_path}/g/.gemini/tmp"]
+    from hansard import config
+
+    assert config.default_source_dirs() == agents.transcript_dirs()
+
+
+def test_reading_records_imports_no_parser() -> None:
+    """`hansard why` needs the records (shell tools, display names), never a parser."""
+    code = ("import sys, hansard.agents as a, hansard.facts.shell\n"
+            "a.tools('shell'); a.display_name('codex'); a.memory_files(); a.transcript_dirs()\n"
+            "print(sorted(m for m in sys.modules if m.endswith(('transcript', 'rollout', 'chats'))"
+            " or m in ('orjson', 'hansard.models', 'dataclasses')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def _codex_call(tool: str, cx, cmd: str, run=None) -> str:  # noqa: ANN001
+    if tool == "local_shell":
+        return cx.local_shell(["bash", "-lc", cmd], run=run)
+    return cx.exec(cmd, run=run, tool=tool)
+
+
+@pytest.mark.parametrize("tool", ["local_shell", "unified_exec", "container.exec", "exec_command"])
+def test_codex_shell_write_makes_lines_unknown(tool: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: a Codex shell call of any name that could have written a file makes the
+    lines committed after it `unknown`, not `human` (the fail-closed shell rule)."""
+    b = Build(f"codex_{tool}_write", tmp_path / "build")
+    r = b.init()
+    r.write("src/app.py", "def a():\n    return 1\n")
+    c0 = b.commit(r, "App")
+    cx = b.codex(r.path)
+    cx.prompt("Append b() to src/app.py")
+    _codex_call(tool, cx, "printf 'def b():\\n    return 2\\n' >> src/app.py",
+                run=lambda: r.write("src/app.py", r.read("src/app.py") + "def b():\n    return 2\n"))
+    cx.end_turn()
+    c1 = b.commit(r, "b()")
+    scn = b.scenario(r, {"src/app.py": b.expect(r, "src/app.py", b.human(c0, 2), b.unknown(c1, 2))})
+    for var, value in env_for(scn, tmp_path / "store").items():
+        monkeypatch.setenv(var, value)
+    answers = answer(scn)
+    bad = compare(scn, answers)
+    assert not bad, table(scn, "src/app.py", answers["src/app.py"])
+    assert {ln["rule"] for ln in answers["src/app.py"]["lines"] if ln["kind"] == "unknown"} == {"shell_command"}
+
+
+@pytest.mark.parametrize("tool", CODEX_SHELL_NAMES)
+def test_codex_test_runs_of_every_shell_name(tool: str, tmp_path: Path) -> None:
+    """Test-run detection reads the commands of Codex shell calls whatever their name."""
+    from hansard.facts.shell import SHELL_TOOLS, shell_command
+    from hansard.facts.test_runs import recognise
+    from fixtures_repos.writers import CodexWriter
+    from datetime import UTC, datetime
+
+    cx = CodexWriter(tmp_path / "codex", tmp_path / "repo", None, datetime(2026, 3, 1, tzinfo=UTC))
+    cx.prompt("Run the tests")
+    if tool == "local_shell":
+        cx.local_shell(["bash", "-lc", "pytest -q tests/test_app.py"], output="1 passed in 0.01s\n")
+    else:
+        cx.exec("pytest -q tests/test_app.py", output="1 passed in 0.01s\n", tool=tool)
+    parser = agents.by_name("codex").providers()[0].new_parser(str(cx.path))
+    items = []
+    offset = 0
+    for line in cx.path.read_bytes().splitlines(keepends=True):
+        items += parser.feed(RawRecord(str(cx.path), offset, line.rstrip(b"\n")))
+        offset += len(line)
+    calls = [it for it in items if isinstance(it, ToolCallItem)]
+    assert [c.name for c in calls] == [tool]
+    assert calls[0].name in SHELL_TOOLS
+    inp = json.loads(json.dumps(calls[0].input))
+    cmd = shell_command(inp)
+    assert cmd == "pytest -q tests/test_app.py"
+    found = recognise(cmd)
+    assert found is not None and found.runner == "pytest"
+
+
+def test_no_agent_or_tool_names_outside_the_registry() -> None:
+    """Nothing in hansard/ outside hansard/agents/ spells an agent's tool names."""
+    root = Path(__file__).resolve().parents[1] / "hansard"
+    names = set()
+    for role in agents.TOOL_ROLES:
+        names |= {n for n in agents.tools(role) if len(n) > 6}  # short names ("Edit", "shell") are words too
+    hits = []
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root).as_posix()
+        if rel.startswith(("agents/", "lsp/")):
+            continue
+        text = path.read_text(encoding="utf-8")
+        for n in names:
+            if f'"{n}"' in text or f"'{n}'" in text:
+                hits.append(f"{rel}: {n}")
+    assert not hits, hits
+
+
+def test_env_default_home_is_not_read_at_import(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "later"))
+    assert agents.by_name("codex").home() == os.path.expanduser(str(tmp_path / "later"))
