@@ -1,0 +1,55 @@
+import { strict as assert } from "node:assert";
+import { test } from "node:test";
+import {
+  conversationText,
+  conversationUri,
+  initializationOptions,
+  lineArgument,
+  parseConversationUri,
+  serverCommand,
+} from "../glue";
+
+test("the server is `hansard lsp` unless a Python interpreter is named", () => {
+  assert.deepEqual(serverCommand({}), { command: "hansard", args: ["lsp"] });
+  assert.deepEqual(serverCommand({ path: "  " }), { command: "hansard", args: ["lsp"] });
+  assert.deepEqual(serverCommand({ path: "/opt/h/bin/hansard" }), { command: "/opt/h/bin/hansard", args: ["lsp"] });
+  assert.deepEqual(serverCommand({ path: "/venv/bin/python3.11" }), {
+    command: "/venv/bin/python3.11",
+    args: ["-m", "hansard", "lsp"],
+  });
+  assert.deepEqual(serverCommand({ path: "C:\\venv\\Scripts\\python.exe" }).args, ["-m", "hansard", "lsp"]);
+});
+
+test("settings become initializationOptions; unknown marks fall back to both", () => {
+  assert.deepEqual(initializationOptions({}), { marks: "both" });
+  assert.deepEqual(initializationOptions({ marks: "codelens", pollSeconds: 5, sync: false }), {
+    marks: "codelens",
+    pollSeconds: 5,
+    sync: false,
+  });
+  assert.deepEqual(initializationOptions({ marks: "sideways", pollSeconds: 0 }), { marks: "both" });
+});
+
+test("a line argument is 0-based and whole", () => {
+  assert.deepEqual(lineArgument("file:///r/a.py", 0), { uri: "file:///r/a.py", line: 0 });
+  assert.throws(() => lineArgument("file:///r/a.py", -1), RangeError);
+  assert.throws(() => lineArgument("file:///r/a.py", 1.5), RangeError);
+});
+
+test("conversation URIs round-trip", () => {
+  const sid = "4f0f2c6e-9d1b-4c7a-a35e-0c8f5b2d7e11";
+  const uri = conversationUri(sid, 3);
+  assert.equal(uri, `hansard:/conversation/${sid}.md?around=3`);
+  const [, rest] = uri.split(":", 2);
+  const [path, query] = rest.split("?");
+  assert.deepEqual(parseConversationUri(path, query), { sessionId: sid, around: 3 });
+  assert.deepEqual(parseConversationUri("/conversation/a%2Fb.md", ""), { sessionId: "a/b", around: null });
+  assert.equal(conversationUri("x", null), "hansard:/conversation/x.md");
+  assert.throws(() => parseConversationUri("/elsewhere/x.md", ""));
+});
+
+test("the command's result is its text, or nothing for a human line", () => {
+  assert.equal(conversationText({ text: "user: hi", uri: null }), "user: hi");
+  assert.equal(conversationText(null), null);
+  assert.equal(conversationText({ uri: "file:///x" }), null);
+});
