@@ -62,14 +62,14 @@ def answer(scn: Scenario) -> dict[str, dict[str, Any]]:
     explain every expected file. Returns path -> the `why` contract dict."""
     from hansard.answers.why import explain
     from hansard.ingest.run import index
-    from hansard.store.sqlite.db import connect
+    from hansard.store import open_store
 
-    db = connect()
+    store = open_store()
     try:
-        index(db)
-        return {rel: explain(db, rel, rev=scn.rev, cwd=str(scn.repo)) for rel in scn.files}
+        index(store)
+        return {rel: explain(store, rel, rev=scn.rev, cwd=str(scn.repo)) for rel in scn.files}
     finally:
-        db.close()
+        store.close()
 
 
 # -- comparing ------------------------------------------------------------------------------

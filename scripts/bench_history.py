@@ -453,15 +453,15 @@ class InProcess:
 
     def __init__(self, sub: Path) -> None:
         from hansard.answers.code_history import code_history
-        from hansard.store.sqlite.db import connect
+        from hansard.store import open_store
 
         self.fn = code_history
-        self.db = connect(str(sub / "store" / "hansard.db"))
+        self.store = open_store(sub / "store" / "hansard.db")
         self.repo = str(sub / "repo")
 
     def __call__(self, path: str, symbol: str | None = None, budget: int = 4000) -> tuple[float, dict[str, Any]]:
         t = time.perf_counter()
-        out = self.fn(self.db, path, symbol=symbol, cwd=self.repo, token_budget=budget)
+        out = self.fn(self.store, path, symbol=symbol, cwd=self.repo, token_budget=budget)
         return time.perf_counter() - t, out
 
 
@@ -530,7 +530,7 @@ def run_b(root: Path, quick: bool, rounds: int, seed: int, profile: bool) -> lis
     hansard_cli = [sys.executable, "-m", "hansard", "log", path, "--symbol", SYMBOL, "--json", "--no-sync"]
     git_l = ["git", "log", f"-L:{SYMBOL}:{path}"]
     ip = InProcess(sub)
-    cold_row = ip.db.execute("SELECT COUNT(*) FROM commit_diffs").fetchone()[0] == 0
+    cold_row = ip.store.db.execute("SELECT COUNT(*) FROM commit_diffs").fetchone()[0] == 0
     first, out = ip(path, SYMBOL, budget=10**7)
     sess = [e for e in out["entries"] if e["kind"] == "session"]
     git_out = subprocess.run(["git", "log", f"-L:{SYMBOL}:{path}", "--format=COMMIT %s"], cwd=repo, env=env,

@@ -15,7 +15,7 @@ from hansard.errors import InvalidArgument, NotFound, UntilNotAllowed
 from hansard.answers.code_history import code_history
 from hansard.answers.work_context import work_context
 from hansard.ingest.run import index
-from hansard.store.sqlite.db import connect
+from hansard.store import open_store
 
 
 @pytest.fixture(scope="module")
@@ -30,20 +30,21 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
 
 
 @pytest.fixture
-def db(world: World, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+def store(world: World, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
     for var, path in world.homes.items():
         monkeypatch.setenv(var, str(path))
-    conn = connect()
-    index(conn)
-    return conn
+    st = open_store()
+    index(st)
+    yield st
+    st.close()
 
 
 def sessions_of(result: dict) -> list[str]:
     return [e["session_id"] for e in result["entries"] if e["kind"] == "session"]
 
 
-def test_file_history_newest_first_with_commits_reverts_and_tests(world: World, db) -> None:
-    r = code_history(db, "src/shop/cart.py", cwd=str(world.repo))
+def test_file_history_newest_first_with_commits_reverts_and_tests(world: World, store) -> None:
+    r = code_history(store, "src/shop/cart.py", cwd=str(world.repo))
     s = world.sessions
     assert sessions_of(r) == [s["S4"], s["S3"], s["S2"], s["S1"]]
     by = {e.get("session_id") or e["commit"]: e for e in r["entries"]}
@@ -73,72 +74,69 @@ def test_file_history_newest_first_with_commits_reverts_and_tests(world: World, 
     assert r["truncated"] == 0 and r["tree"].startswith("src/shop/cart.py")
 
 
-def test_symbol_follows_renames_and_moves(world: World, db) -> None:
+def test_symbol_follows_renames_and_moves(world: World, store) -> None:
     s = world.sessions
-    r = code_history(db, "src/shop/cart.py", symbol="cart_total", cwd=str(world.repo))
+    r = code_history(store, "src/shop/cart.py", symbol="cart_total", cwd=str(world.repo))
     assert r["target"]["formerly"] == ["total"]
     assert sessions_of(r) == [s["S2"], s["S1"]]
     s1 = next(e for e in r["entries"] if e.get("session_id") == s["S1"])
     assert [x["tool_call_id"] for x in s1["edits"]] == [world.calls["S1.total"]]  # not the add_item edit
-    r = code_history(db, "src/shop/cart.py", symbol="add_item", cwd=str(world.repo))
+    r = code_history(store, "src/shop/cart.py", symbol="add_item", cwd=str(world.repo))
     assert sessions_of(r) == [s["S4"], s["S1"]]
-    r = code_history(db, "src/shop/cart.py", symbol="Cart.clear", cwd=str(world.repo))
+    r = code_history(store, "src/shop/cart.py", symbol="Cart.clear", cwd=str(world.repo))
     assert sessions_of(r) == [s["S3"]]
     assert [e["commit"] for e in r["entries"] if e["kind"] == "revert"] == [world.commits["revert_S3"]]
     with pytest.raises(NotFound):
-        code_history(db, "src/shop/cart.py", symbol="no_such_function", cwd=str(world.repo))
+        code_history(store, "src/shop/cart.py", symbol="no_such_function", cwd=str(world.repo))
 
 
-def test_path_line_is_the_why_answer(world: World, db) -> None:
-    r = code_history(db, "src/shop/cart.py:10", cwd=str(world.repo))
+def test_path_line_is_the_why_answer(world: World, store) -> None:
+    r = code_history(store, "src/shop/cart.py:10", cwd=str(world.repo))
     e = r["entries"][0]
     assert e["line"] == 10 and e["session_id"] == world.sessions["S1"]
     assert e["tool_call_id"] == world.calls["S1.total"] and e["commit"] == world.commits["S1"]
     assert r["why"]["lines"][0]["rule"] == "wrote"
 
 
-def test_until_hides_newer_evidence_and_is_refused_where_it_cannot_apply(world: World, db) -> None:
+def test_until_hides_newer_evidence_and_is_refused_where_it_cannot_apply(world: World, store) -> None:
     s = world.sessions
-    r = code_history(db, "src/shop/cart.py", until="2026-03-02T09:15:00+00:00", cwd=str(world.repo))
+    r = code_history(store, "src/shop/cart.py", until="2026-03-02T09:15:00+00:00", cwd=str(world.repo))
     assert sessions_of(r) == [s["S2"], s["S1"]]
     with pytest.raises(UntilNotAllowed):
-        code_history(db, "src/shop/cart.py:3", until="2026-03-02", cwd=str(world.repo))
+        code_history(store, "src/shop/cart.py:3", until="2026-03-02", cwd=str(world.repo))
     with pytest.raises(UntilNotAllowed):
-        code_history(db, "src/shop/cart.py", symbol="add_item", until="2026-03-02", cwd=str(world.repo))
+        code_history(store, "src/shop/cart.py", symbol="add_item", until="2026-03-02", cwd=str(world.repo))
     with pytest.raises(InvalidArgument):
-        code_history(db, "src/shop/cart.py", until="2026-03-02T09:15:00", cwd=str(world.repo))
+        code_history(store, "src/shop/cart.py", until="2026-03-02T09:15:00", cwd=str(world.repo))
 
 
-def test_token_budget_keeps_the_newest(world: World, db) -> None:
-    full = code_history(db, "src/shop/cart.py", cwd=str(world.repo))
-    small = code_history(db, "src/shop/cart.py", token_budget=400, cwd=str(world.repo))
+def test_token_budget_keeps_the_newest(world: World, store) -> None:
+    full = code_history(store, "src/shop/cart.py", cwd=str(world.repo))
+    small = code_history(store, "src/shop/cart.py", token_budget=400, cwd=str(world.repo))
     assert 0 < len(small["entries"]) < len(full["entries"])
     assert small["truncated"] == len(full["entries"]) - len(small["entries"])
     assert small["entries"] == full["entries"][: len(small["entries"])]
     assert len(json.dumps(small)) // 4 <= 400
 
 
-def test_live_session(world: World, db) -> None:
-    from hansard.store.sqlite.queries import find_session
-
-    path = db.execute("SELECT src.path FROM sessions s JOIN sources src ON src.id=s.source_id WHERE s.session_id=?",
-                      (world.sessions["S4"],)).fetchone()[0]
+def test_live_session(world: World, store) -> None:
+    path = next(r["path"] for r in store.evidence.session_sources() if r["session_id"] == world.sessions["S4"])
     with open(path, "a") as fh:
         fh.write('{"type":"assistant","message":{"role":"assis')  # being written right now
     try:
-        index(db)
-        r = code_history(db, "src/shop/cart.py", cwd=str(world.repo))
+        index(store)
+        r = code_history(store, "src/shop/cart.py", cwd=str(world.repo))
         live = {e["session_id"]: e["live"] for e in r["entries"] if e["kind"] == "session"}
         assert live[world.sessions["S4"]] is True and live[world.sessions["S1"]] is False
-        assert find_session(db, world.sessions["S4"])
+        assert store.sessions.find(world.sessions["S4"])
     finally:
         data = Path(path).read_bytes()
         Path(path).write_bytes(data[: data.rindex(b"\n") + 1])
 
 
-def test_work_context(world: World, db) -> None:
+def test_work_context(world: World, store) -> None:
     s, c = world.sessions, world.commits
-    r = work_context(db, s["S1"], cwd=str(world.repo))
+    r = work_context(store, s["S1"], cwd=str(world.repo))
     rel = {e["session_id"]: e["relation"] for e in r["entries"]}
     assert rel == {s["S1"]: "self", s["S1.sub"]: "subagent", s["S1b"]: "same_commits"}
     assert "landed in the same commit(s): " + c["S1"][:7] in next(
@@ -151,19 +149,19 @@ def test_work_context(world: World, db) -> None:
     assert commit["sha"] == c["S1"] and commit["how"] == "made_by_session+edits_landed"
     assert commit["tool_call_id"] == world.calls["S1.commit"] and commit["reachable"] is True
 
-    r = work_context(db, s["S2"], cwd=str(world.repo))
+    r = work_context(store, s["S2"], cwd=str(world.repo))
     assert [x["text"] for x in r["steps"]["dropped"]] == ["Port the Go client"]
     assert len(r["steps"]["done"]) == 2
 
     # S4 printed a SHA that a human amended away afterwards.
-    r = work_context(db, s["S4"], cwd=str(world.repo))
+    r = work_context(store, s["S4"], cwd=str(world.repo))
     printed = next(x for x in r["commits"] if x["how"].startswith("made_by_session"))
     assert printed["sha"] == c["S4_printed"] and printed["in_repository"] is True and printed["reachable"] is False
     assert any(x["sha"] == c["S4"] and x["how"] == "edits_landed" for x in r["commits"])
     assert "rewritten" in r["tree"]
 
 
-def test_work_context_defaults_to_the_repository_session(world: World, db) -> None:
-    r = work_context(db, None, cwd=str(world.repo))
+def test_work_context_defaults_to_the_repository_session(world: World, store) -> None:
+    r = work_context(store, None, cwd=str(world.repo))
     assert r["session"]["session_id"] == world.sessions["S4"]
     assert r["session"]["selected_by"] in ("live_in_repo", "newest_in_repo")

@@ -484,12 +484,12 @@ def test_too_large_source_is_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def db():
-    from hansard.store.sqlite.db import connect
+def store():
+    from hansard.store import open_store
 
-    conn = connect()
-    yield conn
-    conn.close()
+    st = open_store()
+    yield st
+    st.close()
 
 
 def test_blob_id_matches_git_hash_object(tmp_path: Path) -> None:
@@ -500,55 +500,56 @@ def test_blob_id_matches_git_hash_object(tmp_path: Path) -> None:
     assert sym.blob_id(data) == want
 
 
-def test_cache_roundtrip_and_version_key(db, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cache_roundtrip_and_version_key(store, monkeypatch: pytest.MonkeyPatch) -> None:
     src = PY.encode()
     blob = sym.blob_id(src)
     calls = []
     real = sym.analyze
     monkeypatch.setattr(sym, "analyze", lambda s, lang: calls.append(lang) or real(s, lang))
 
-    first = sym.cached_symbols(db, blob, "python", src)
+    first = sym.cached_symbols(store, blob, "python", src)
     assert first == symbols(src, "python")
     assert calls == ["python"]
     # Second call: served from the table, no parse, identical values.
-    assert sym.cached_symbols(db, blob, "python", src) == first
-    assert sym.cached_imports(db, blob, "python", src) == imports(src, "python")
+    assert sym.cached_symbols(store, blob, "python", src) == first
+    assert sym.cached_imports(store, blob, "python", src) == imports(src, "python")
     assert calls == ["python"]
-    row = db.execute("SELECT lang, analyzer_version FROM symbol_cache WHERE blob_id=?", (blob,)).fetchall()
+    row = store.db.execute("SELECT lang, analyzer_version FROM symbol_cache WHERE blob_id=?", (blob,)).fetchall()
     assert [tuple(r) for r in row] == [("python", sym.ANALYZER_VERSION)]
 
     # A new analyzer version never reads the old rows.
     monkeypatch.setattr(sym, "ANALYZER_VERSION", sym.ANALYZER_VERSION + 1)
-    assert sym.cached_symbols(db, blob, "python", src) == first
+    assert sym.cached_symbols(store, blob, "python", src) == first
     assert calls == ["python", "python"]
-    from hansard.store.sqlite import symbol_cache
-
-    assert symbol_cache.prune(db, sym.ANALYZER_VERSION) == 1
+    assert store.symbols.prune(sym.ANALYZER_VERSION) == 1
 
 
-def test_cache_degrades_without_raising(db, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert sym.cached_analysis(db, "b" * 40, None, b"x").reason == "unsupported_language"
-    assert sym.cached_analysis(db, "b" * 40, "cobol", b"x").reason == "unsupported_language"
+def test_cache_degrades_without_raising(store, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert sym.cached_analysis(store, "b" * 40, None, b"x").reason == "unsupported_language"
+    assert sym.cached_analysis(store, "b" * 40, "cobol", b"x").reason == "unsupported_language"
 
     def broken(_s: bytes, lang: str) -> sym.Analysis:
         raise treesitter.AnalyzerError("python-tags.scm does not compile")
 
     monkeypatch.setattr(sym, "analyze", broken)
-    res = sym.cached_analysis(db, "c" * 40, "python", b"def f(): pass\n")
+    res = sym.cached_analysis(store, "c" * 40, "python", b"def f(): pass\n")
     assert res.symbols == () and res.reason.startswith("analyzer_error")
     # Failures are not cached: fixing the install fixes the answer.
-    assert db.execute("SELECT COUNT(*) FROM symbol_cache").fetchone()[0] == 0
+    assert store.db.execute("SELECT COUNT(*) FROM symbol_cache").fetchone()[0] == 0
 
 
 def test_cache_works_on_a_store_without_the_table() -> None:
     import sqlite3
 
-    conn = sqlite3.connect(":memory:")
+    from hansard.store.sqlite.store import SqliteStore
+
+    bare = SqliteStore(sqlite3.connect(":memory:"), ":memory:")
     src = b"class A:\n    def m(self):\n        pass\n"
-    assert [s.name for s in sym.cached_symbols(conn, sym.blob_id(src), "python", src)] == ["A", "A.m"]
+    assert [s.name for s in sym.cached_symbols(bare, sym.blob_id(src), "python", src)] == ["A", "A.m"]
 
 
-def test_migration_creates_symbol_cache(db) -> None:
+def test_migration_creates_symbol_cache(store) -> None:
+    db = store.db
     cols = [r[1] for r in db.execute("PRAGMA table_info(symbol_cache)")]
     assert cols == ["blob_id", "lang", "analyzer_version", "symbols", "imports", "reason"]
     names = [r[0] for r in db.execute("SELECT name FROM _migrations ORDER BY rowid")]

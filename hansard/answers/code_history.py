@@ -9,20 +9,23 @@ engine, exactly as `hansard why` does.
 
 from __future__ import annotations
 
-import json
 import os
-import sqlite3
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hansard import textnorm
 from hansard.answers import evidence
-from hansard.link.landing import FileCommit, edit_hashes, edit_landed_in, file_commits
-from hansard.answers.why import explain, parse_target, repo_id_for, resolve_target
+from hansard.answers.budget import fit_budget
+from hansard.answers.evidence import similarity
+from hansard.answers.session_facts import live_sessions, session_tests
+from hansard.answers.why import explain, parse_target, resolve_target
 from hansard.errors import NotFound, UntilNotAllowed
 from hansard.git.run import git_text
-from hansard.answers.budget import fit_budget
-from hansard.answers.session_facts import live_sessions, session_tests
+from hansard.link.landing import FileCommit, commit_diff, edit_hashes, edit_landed_in, file_commits
+from hansard.link.repos import repo_for
+
+if TYPE_CHECKING:
+    from hansard.store.interfaces import Store
 
 # Share of an earlier change's lines that a later one must remove to count as undoing it.
 UNDO_SHARE = 0.6
@@ -35,33 +38,33 @@ def parse_until(until: str | None) -> float | None:
     return until_epoch(until, "until")
 
 
-def code_history(db: sqlite3.Connection, path: str, *, symbol: str | None = None, repo: str | None = None,
+def code_history(store: Store, path: str, *, symbol: str | None = None, repo: str | None = None,
                  until: str | None = None, token_budget: int = 4000, cwd: str | None = None) -> dict[str, Any]:
     base = os.path.abspath(repo or cwd or os.getcwd())
     file, start, end = parse_target(path)
     if start is not None:
         if until is not None:
             raise UntilNotAllowed("until cannot be combined with path:line, which reads the current code")
-        ans = explain(db, path, cwd=base)
+        ans = explain(store, path, cwd=base)
         return _line_answer(ans, token_budget)
     if symbol and until is not None:
         raise UntilNotAllowed("until cannot be combined with symbol, which reads the current code")
     bound = parse_until(until)
     t = resolve_target(file, None, None, cwd=base, check_exists=False)
-    repo_id = repo_id_for(db, t.main_top)
-    all_commits = file_commits(db, t.top, t.rel)
+    repo_id = repo_for(store, t.main_top)
+    all_commits = file_commits(store, t.top, t.rel)
     names = {t.rel} | {c.path for c in all_commits} | {c.old_path for c in all_commits if c.old_path}
     commits = [c for c in all_commits if bound is None or c.committer_time <= bound]
-    edits = _edits(db, repo_id, names, bound)
+    edits = _edits(store, repo_id, names, bound)
     span_filter = None
     if symbol:
-        span_filter = SymbolSpans(db, t.top, symbol, t.rel)
+        span_filter = SymbolSpans(store, t.top, symbol, t.rel)
         if not span_filter.exists_now():
             raise NotFound(f"no symbol {symbol!r} in {t.rel}")
         span_filter.trace(commits)
         commits = [c for c in commits if span_filter.commit_touches(c)]
         edits = [e for e in edits if span_filter.edit_touches(e, commits)]
-    entries = _session_entries(db, t.top, edits, commits, bound)
+    entries = _session_entries(store, edits, commits)
     reverts = _revert_entries(commits, entries)
     for r in reverts:
         for u in r["undoes"]:
@@ -70,7 +73,7 @@ def code_history(db: sqlite3.Connection, path: str, *, symbol: str | None = None
                     s.setdefault("reverted_by", []).append(r["commit"])
     entries += reverts
     entries.sort(key=lambda e: e["sort_time"], reverse=True)
-    importers = imported_by(db, t.top, t.rel)
+    importers = imported_by(store, t.top, t.rel)
     result = {
         "target": {"path": t.rel, "symbol": symbol, "repo": t.main_top, "until": until},
         "names": sorted(names),
@@ -84,7 +87,7 @@ def code_history(db: sqlite3.Connection, path: str, *, symbol: str | None = None
     def add_tests(entry: dict[str, Any]) -> None:
         srow = entry.pop("srow", None)
         if srow is not None:
-            tests = session_tests(db, srow, bound)
+            tests = session_tests(store, srow, bound)
             if tests["failed_then_fixed"] or tests["still_failing"]:
                 entry["tests"] = {"failed_then_fixed": tests["failed_then_fixed"], "still_failing": tests["still_failing"]}
 
@@ -94,32 +97,24 @@ def code_history(db: sqlite3.Connection, path: str, *, symbol: str | None = None
 # -- evidence gathering ------------------------------------------------------------------
 
 
-def _edits(db: sqlite3.Connection, repo_id: int, names: set[str], bound: float | None) -> list[dict[str, Any]]:
-    marks = ",".join("?" * len(names))
-    rows = db.execute(
-        "SELECT e.id, e.call_id, e.tool, e.kind, e.rel_path, e.timestamp, e.hunks, e.status, s.session_id, s.provider,"
-        " s.title, s.first_prompt, s.started_at, s.last_at, s.parent_session_id, s.id AS srow, m.message_index"
-        " FROM edits e JOIN sessions s ON s.id=e.session_id LEFT JOIN messages m ON m.id=e.message_id"
-        f" WHERE e.repo_id=? AND e.rel_path IN ({marks}) AND e.status='applied'",
-        (repo_id, *names),
-    ).fetchall()
+def _edits(store: Store, repo_id: int, names: set[str], bound: float | None) -> list[dict[str, Any]]:
+    rows = store.evidence.applied_edits(repo_id, names)
     out = []
     for r in rows:
         ts = evidence.parse_ts(r["timestamp"])
         if ts is None or (bound is not None and ts > bound):
             continue
-        added, removed = edit_hashes(db, r["id"])
+        added, removed = edit_hashes(store, r["id"])
         d = dict(r)
         d.update(ts=ts, added=added, removed=removed)
         out.append(d)
     return out
 
 
-def _session_entries(db: sqlite3.Connection, top: str, edits: list[dict[str, Any]], commits: list[FileCommit],
-                     bound: float | None) -> list[dict[str, Any]]:
+def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[FileCommit]) -> list[dict[str, Any]]:
     by_sha = {c.sha: c for c in commits}
     sessions: dict[str, dict[str, Any]] = {}
-    live = live_sessions(db)
+    live = live_sessions(store)
     for e in sorted(edits, key=lambda e: e["ts"]):
         s = sessions.get(e["session_id"])
         if s is None:
@@ -195,23 +190,22 @@ class SymbolSpans:
 
     RENAME_SIMILARITY = 0.6
 
-    def __init__(self, db: sqlite3.Connection, top: str, name: str, rel: str) -> None:
+    def __init__(self, store: Store, top: str, name: str, rel: str) -> None:
         from hansard.code import symbols as sym
 
-        self.db, self.top, self.name, self.rel, self.sym = db, top, name, rel, sym
+        self.store, self.top, self.name, self.rel, self.sym = store, top, name, rel, sym
         self._blobs: dict[str, bytes] = {}
         # (name, valid until this commit time): the newest name is valid for ever.
         self.aliases: list[tuple[str, float]] = [(name, float("inf"))]
 
     def prefetch(self, commits: list[FileCommit]) -> None:
         from hansard.git.history import read_blobs
-        from hansard.store.sqlite import symbol_cache
 
         want = []
         for c in commits:
             lang = self.sym.language_for(c.path)
-            if c.blob and lang and c.blob not in self._blobs and symbol_cache.get(
-                    self.db, c.blob, lang, self.sym.ANALYZER_VERSION) is None:
+            if c.blob and lang and c.blob not in self._blobs and self.store.symbols.get(
+                    c.blob, lang, self.sym.ANALYZER_VERSION) is None:
                 want.append(c.blob)
         self._blobs.update(read_blobs(self.top, sorted(set(want))))
 
@@ -226,7 +220,7 @@ class SymbolSpans:
         lang = self.sym.language_for(path)
         if lang is None or not blob:
             return []
-        return self.sym.cached_symbols(self.db, blob, lang, lambda: self._text(blob))
+        return self.sym.cached_symbols(self.store, blob, lang, lambda: self._text(blob))
 
     def _span(self, blob: str | None, path: str, name: str) -> tuple[int, int] | None:
         found = self.sym.find(self._symbols(blob, path), name)
@@ -236,7 +230,7 @@ class SymbolSpans:
         lang = self.sym.language_for(path)
         if lang is None:
             return None
-        found = self.sym.find(self.sym.cached_symbols(self.db, self.sym.blob_id(source), lang, source), name)
+        found = self.sym.find(self.sym.cached_symbols(self.store, self.sym.blob_id(source), lang, source), name)
         return (found[0].start_line, found[0].end_line) if found else None
 
     def name_at(self, t: float) -> str:
@@ -272,8 +266,6 @@ class SymbolSpans:
             name = old
 
     def _renamed_from(self, now: Any, c: FileCommit, parent: FileCommit) -> str | None:
-        from hansard.answers.why import similarity
-
         src, psrc = self._text(c.blob or ""), self._text(parent.blob or "")
         if src is None or psrc is None:
             return None
@@ -289,12 +281,10 @@ class SymbolSpans:
         return best[1] if best else None
 
     def commit_touches(self, c: FileCommit) -> bool:
-        from hansard.answers.why import cached_diff
-
         span = self._span(c.blob, c.path, self.name_at(c.committer_time))
         if span is None:
             return False
-        diff = cached_diff(self.db, self.top, c.sha, c.path)
+        diff = commit_diff(self.store, self.top, c.sha, c.path)
         for h in diff.hunks if diff else ():
             if h.new_start is None:
                 continue
@@ -304,13 +294,11 @@ class SymbolSpans:
         return False
 
     def edit_touches(self, e: dict[str, Any], commits: list[FileCommit]) -> bool:
-        from hansard.store.sqlite.codec import unpack
-
         # The edit may itself be the rename: any name the symbol had at its time or later.
         names = [n for n, until in self.aliases if until >= e["ts"]]
-        row = self.db.execute("SELECT after_text, hunks FROM edits WHERE id=?", (e["id"],)).fetchone()
-        after = unpack(row["after_text"]) if row and row["after_text"] else None
-        numbers = touched_lines(json.loads(row["hunks"] or "[]")) if row else []
+        content = self.store.evidence.edit_content(e["id"])
+        after = content["after_text"] if content else None
+        numbers = touched_lines(content["hunks"]) if content else []
         if after is not None and numbers:
             data = after.encode("utf-8", "surrogatepass")
             spans = [sp for n in names if (sp := self.span_in(data, e["rel_path"], n)) is not None]
@@ -349,7 +337,7 @@ def touched_lines(hunks: list[list[Any]]) -> list[int]:
     return out
 
 
-def imported_by(db: sqlite3.Connection, top: str, rel: str) -> list[dict[str, Any]]:
+def imported_by(store: Store, top: str, rel: str) -> list[dict[str, Any]]:
     from hansard.code.imports import importers_of
     from hansard.code.symbols import blob_id, cached_imports, language_for
 
@@ -365,7 +353,7 @@ def imported_by(db: sqlite3.Connection, top: str, rel: str) -> list[dict[str, An
             return None
 
     def imports_of(p: str, source: bytes, lang: str):  # type: ignore[no-untyped-def]
-        return cached_imports(db, blob_id(source), lang, source)
+        return cached_imports(store, blob_id(source), lang, source)
 
     return [{"path": imp.path, "line": imp.line} for imp in importers_of(files, rel, read, imports_of=imports_of)]
 

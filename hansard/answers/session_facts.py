@@ -10,25 +10,22 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hansard.answers.evidence import parse_ts
 from hansard.facts.shell import SHELL_TOOLS, shell_command
+
+if TYPE_CHECKING:
+    from hansard.store.interfaces import Store
 
 # A transcript appended within this many seconds, with no end marker, is a live session.
 LIVE_WINDOW_S = 300
 
 
-def shell_calls(db: sqlite3.Connection, session_row: int, until: float | None = None) -> list[dict[str, Any]]:
-    marks = ",".join("?" * len(SHELL_TOOLS))
-    rows = db.execute(
-        "SELECT t.call_id, t.name, t.input, t.output, t.exit_code, t.status, t.timestamp, t.cwd, m.message_index"
-        " FROM tool_calls t LEFT JOIN messages m ON m.id=t.message_id"
-        f" WHERE t.session_id=? AND t.name IN ({marks}) ORDER BY t.timestamp, t.id",
-        (session_row, *SHELL_TOOLS),
-    ).fetchall()
+def shell_calls(store: Store, session_row: int, until: float | None = None) -> list[dict[str, Any]]:
+    """A session's shell commands in order, up to ``until``."""
+    rows = store.evidence.session_tool_calls(session_row, SHELL_TOOLS)
     out = []
     for r in rows:
         ts = parse_ts(r["timestamp"])
@@ -47,11 +44,11 @@ def shell_calls(db: sqlite3.Connection, session_row: int, until: float | None = 
     return out
 
 
-def session_tests(db: sqlite3.Connection, session_row: int, until: float | None = None) -> dict[str, Any]:
+def session_tests(store: Store, session_row: int, until: float | None = None) -> dict[str, Any]:
     """Test runs of a session: which tests failed and were fixed later, which still fail."""
     from hansard.facts.test_runs import analyze_test_runs
 
-    calls = shell_calls(db, session_row, until)
+    calls = shell_calls(store, session_row, until)
     hist = analyze_test_runs(
         (c["timestamp"], c["call_id"], c["message_index"], c["command"], c["output"],
          c["exit_code"] if c["exit_code"] is not None else _status_code(c["status"]))
@@ -71,16 +68,12 @@ def _status_code(status: str | None) -> int | None:
     return {"ok": 0, "error": 1}.get(status or "")
 
 
-def live_sessions(db: sqlite3.Connection, now: float | None = None) -> set[str]:
+def live_sessions(store: Store, now: float | None = None) -> set[str]:
     """Sessions whose transcript is still growing: the file changed within the last few
     minutes (or has an unfinished line), and its last message is recent."""
     now = time.time() if now is None else now
     out: set[str] = set()
-    rows = db.execute(
-        "SELECT s.session_id, s.last_at, src.path, src.size FROM sessions s JOIN sources src ON src.id=s.source_id"
-        " WHERE src.missing=0"
-    ).fetchall()
-    for r in rows:
+    for r in store.evidence.session_sources():
         try:
             st = os.stat(r["path"])
         except OSError:

@@ -12,19 +12,18 @@ now, and the question is only which edits wrote that text before that commit exi
 
 from __future__ import annotations
 
-import json
 import os
-import sqlite3
 from collections import namedtuple
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from typing import Any
 
+    from hansard.store.interfaces import Store
+
 from hansard import textnorm
 from hansard.answers import evidence
-from hansard.answers.evidence import EditRef
-from hansard.diffs import hunks_from_json, hunks_to_json
+from hansard.answers.evidence import CLOCK_SLACK_S, EditRef, similarity
 from hansard.errors import (
     BadLineRange,
     BinaryFile,
@@ -42,8 +41,6 @@ WINDOW = 3  # lines either side that count as the same block
 # difflib ratio from which a changed line counts as "the same line, modified". Below ~0.7,
 # unrelated lines of the same shape (`a_1 = f(x, 1)` vs `b_2 = g(y, 9)`) start to pass.
 SIMILAR = 0.7
-# A commit's time has whole seconds; an edit in the same second may still precede it.
-CLOCK_SLACK_S = 1.0
 
 
 # top: working tree top level; main_top: its main repository (differs for a worktree).
@@ -148,8 +145,8 @@ def run_blame(t: Target, rev: str | None, contents: bytes | None) -> Blame:
 class Attributor:
     """Attributes the blamed lines of one file. One instance per question."""
 
-    def __init__(self, db: sqlite3.Connection, t: Target, repo_id: int, bl: Blame) -> None:
-        self.db = db
+    def __init__(self, store: Store, t: Target, repo_id: int, bl: Blame) -> None:
+        self.store = store
         self.t = t
         self.repo_id = repo_id
         self.bl = bl
@@ -157,13 +154,13 @@ class Attributor:
         self.hashes = [textnorm.line_hash(b.content) for b in self.lines]
         self.exacts = [textnorm.exact_hash(b.content) for b in self.lines]
         self.trivial = [textnorm.is_trivial(b.content) for b in self.lines]
-        self.edits, self.by_hash = evidence.load_candidates(db, repo_id, set(self.hashes))
+        self.edits, self.by_hash = evidence.load_candidates(store, repo_id, set(self.hashes))
         self.names = {t.rel} | {b.orig_path for b in self.lines}
         if any(e.rel_path not in self.names for e in self.edits.values()):
             from hansard.git.history import path_names
 
             self.names |= path_names(t.top, t.rel)
-        self.unlinked = evidence.unlinked_hashes(db, set(self.hashes), os.path.basename(t.rel))
+        self.unlinked = evidence.unlinked_hashes(store, set(self.hashes), os.path.basename(t.rel))
         self._texts: dict[int, list[str]] = {}
         self._shell: float | None | bool = False  # False: not looked up yet
         self._has_edits: bool | None = None
@@ -266,12 +263,8 @@ class Attributor:
         removed_by_commit = {textnorm.line_hash(r) for _, _, rem, _ in self._commit_hunks(b.sha, b.orig_path) for r in rem}
         if not removed_by_commit:
             return {}
-        ids = [e.edit_id for e in edits]
         out: dict[int, int] = {}
-        for eid, h in self.db.execute(
-            f"SELECT edit_id, hash FROM edit_lines WHERE side='-' AND trivial=0 AND edit_id IN ({','.join('?' * len(ids))})",
-            ids,
-        ):
+        for eid, h in self.store.evidence.removed_lines([e.edit_id for e in edits]):
             if h in removed_by_commit:
                 out[eid] = out.get(eid, 0) + 1
         return out
@@ -326,7 +319,7 @@ class Attributor:
 
     def _added_texts(self, edit_id: int) -> list[str]:
         if edit_id not in self._texts:
-            self._texts[edit_id] = evidence.added_texts(self.db, edit_id)
+            self._texts[edit_id] = evidence.added_texts(self.store, edit_id)
         return self._texts[edit_id]
 
     def _modified_block(self, g: list[int], chosen: dict[int, EditRef]) -> dict[int, tuple[EditRef, float, str]]:
@@ -376,7 +369,7 @@ class Attributor:
             for sim, r in scored:
                 if sim < SIMILAR:
                     break
-                edits, _ = evidence.load_candidates(self.db, self.repo_id, {textnorm.line_hash(r)})
+                edits, _ = evidence.load_candidates(self.store, self.repo_id, {textnorm.line_hash(r)})
                 names = self.names | ({old_path} if old_path else set())
                 quals = [e for e in edits.values() if e.rel_path in names and e.ts <= bound + CLOCK_SLACK_S]
                 if quals:
@@ -385,7 +378,7 @@ class Attributor:
 
     def _path_has_edits(self) -> bool:
         if self._has_edits is None:
-            self._has_edits = evidence.repo_has_edits(self.db, self.repo_id, self.names)
+            self._has_edits = evidence.repo_has_edits(self.store, self.repo_id, self.names)
         return self._has_edits
 
     def _commit_hunks(self, sha: str, path: str) -> list[tuple[int, int, list[str], str | None]]:
@@ -393,7 +386,9 @@ class Attributor:
         change to this file; computed once per commit."""
         key = (sha, path)
         if key not in self._hunks:
-            diff = cached_diff(self.db, self.t.top, sha, path)
+            from hansard.link.landing import commit_diff
+
+            diff = commit_diff(self.store, self.t.top, sha, path)
             out = []
             for h in diff.hunks if diff is not None else ():
                 if h.new_start is None:
@@ -407,74 +402,29 @@ class Attributor:
     def _shell_touched(self, sha: str) -> bool:
         """Only shell commands run before a commit could have written its lines."""
         if self._shell is False:
-            self._shell = evidence.first_shell_write(self.db, self.repo_id, os.path.basename(self.t.rel))
+            self._shell = evidence.first_shell_write(self.store, self.repo_id, os.path.basename(self.t.rel))
         if self._shell is None:
             return False
         bound = self.commit_time(sha)
         return bound is None or self._shell < bound + CLOCK_SLACK_S
 
 
-def cached_diff(db: sqlite3.Connection, top: str, sha: str, path: str):
-    """What a commit changed in a file (a git.history.FileDiff), from the store's cache or
-    from git once."""
-    from hansard.git.history import FileDiff, commit_file_diff
-
-    row = db.execute("SELECT old_path, hunks FROM commit_diffs WHERE sha=? AND path=?", (sha, path)).fetchone()
-    if row is not None:
-        return FileDiff(row["old_path"], path, tuple(hunks_from_json(json.loads(row["hunks"]))))
-    diff = commit_file_diff(top, sha, path)
-    if diff is not None:
-        hunks = hunks_to_json(diff.hunks)
-        from hansard.store.sqlite.db import impatient
-
-        try:
-            with impatient(db):
-                db.execute("INSERT OR REPLACE INTO commit_diffs (sha, path, old_path, hunks) VALUES (?,?,?,?)",
-                           (sha, path, diff.old_path, json.dumps(hunks)))
-        except sqlite3.OperationalError:
-            pass  # a read-only or busy store: the answer does not depend on the cache
-    return diff
-
-
-def similarity(a: str, b: str, floor: float = 0.0) -> float:
-    """Indel similarity (difflib's ratio, computed by rapidfuzz in C) of the normal forms;
-    0.0 when below ``floor``."""
-    from rapidfuzz.distance.Indel import normalized_similarity
-
-    return normalized_similarity(textnorm.normalise(a), textnorm.normalise(b), score_cutoff=floor or None)
-
-
-def explain(db: sqlite3.Connection, spec: str, *, rev: str | None = None, contents: bytes | None = None,
+def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes | None = None,
             cwd: str | None = None) -> dict[str, Any]:
     """The `why` answer for ``PATH[:LINE[-END]]`` as the JSON contract of shared/DESIGN.md."""
+    from hansard.link.repos import repo_for
+
     path, start, end = parse_target(spec)
     t = resolve_target(path, start, end, cwd=cwd, check_exists=contents is None and rev is None)
     data = file_text(t, rev, contents)
     check_range(t, data)
     bl = run_blame(t, rev, contents)
-    repo_id = repo_id_for(db, t.main_top)
-    answers = Attributor(db, t, repo_id, bl).answer()
-    return render_contract(db, t, rev, bl, answers)
+    repo_id = repo_for(store, t.main_top)
+    answers = Attributor(store, t, repo_id, bl).answer()
+    return render_contract(store, t, rev, bl, answers)
 
 
-def repo_id_for(db: sqlite3.Connection, main_top: str) -> int:
-    """The repository's id, registering it (and linking sessions waiting for it, such as
-    Gemini's, which record only a hash of their project root). A read-only store answers
-    with what it has: an unknown repository has no evidence."""
-    from hansard.link.repos import Resolver, resolve_pending
-
-    r = Resolver(db)
-    try:
-        rid = r.repo_id(main_top)
-        if r.created:
-            resolve_pending(db)
-        return rid
-    except sqlite3.OperationalError:
-        row = db.execute("SELECT id FROM repos WHERE path=?", (main_top,)).fetchone()
-        return row[0] if row else -1
-
-
-def render_contract(db: sqlite3.Connection, t: Target, rev: str | None, bl: Blame, answers: list[LineAnswer]
+def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers: list[LineAnswer]
                     ) -> dict[str, Any]:
     from hansard.git.run import git_text
 
@@ -490,10 +440,7 @@ def render_contract(db: sqlite3.Connection, t: Target, rev: str | None, bl: Blam
             continue
         s = sessions.get(a.session_id)
         if s is None:
-            row = db.execute(
-                "SELECT title, started_at, provider, parent_session_id, first_prompt, cwd FROM sessions WHERE session_id=?",
-                (a.session_id,),
-            ).fetchone()
+            row = store.evidence.session(a.session_id)
             s = sessions[a.session_id] = {
                 "title": row["title"] if row else None,
                 "started_at": row["started_at"] if row else None,
@@ -502,7 +449,7 @@ def render_contract(db: sqlite3.Connection, t: Target, rev: str | None, bl: Blam
                 "prompt": None,
                 "prompts": {},
             }
-        p = evidence.prompt_for(db, a.session_id, a.message_index)
+        p = evidence.prompt_for(store, a.session_id, a.message_index)
         if p is not None:
             s["prompts"][str(p[0])] = p[1]
             if s["prompt"] is None:
@@ -519,13 +466,6 @@ def render_contract(db: sqlite3.Connection, t: Target, rev: str | None, bl: Blam
         "sessions": sessions,
         "commits": commits,
     }
-
-
-def summary_counts(answer: dict[str, Any]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for ln in answer["lines"]:
-        out[ln["kind"]] = out.get(ln["kind"], 0) + 1
-    return out
 
 
 __all__ = ["explain", "parse_target"]

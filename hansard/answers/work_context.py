@@ -12,33 +12,37 @@ from __future__ import annotations
 
 import os
 import re
-import sqlite3
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
+from hansard.answers.budget import fit_budget
+from hansard.answers.code_history import parse_until
 from hansard.answers.evidence import parse_ts
-from hansard.link.landing import edit_hashes, edit_landed_in, file_commits
+from hansard.answers.session_facts import live_sessions, session_tests, shell_calls
 from hansard.errors import GitError, NotFound
 from hansard.git import identity
 from hansard.git.run import git_text
-from hansard.answers.budget import fit_budget
-from hansard.answers.code_history import parse_until
-from hansard.answers.session_facts import live_sessions, session_tests, shell_calls
-from hansard.store.sqlite.queries import find_session
-from hansard.link.repos import Resolver
+from hansard.link.landing import edit_hashes, edit_landed_in, file_commits
+from hansard.link.repos import register_repo
+
+if TYPE_CHECKING:
+    from hansard.store.interfaces import Store
+
+Row = Mapping[str, Any]
 
 # `git commit` prints "[main 1a2b3c4] message" or "[main (root-commit) 1a2b3c4] message".
 _COMMIT_LINE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] (.*)$", re.M)
 
 
-def work_context(db: sqlite3.Connection, session_id: str | None = None, *, repo: str | None = None,
+def work_context(store: Store, session_id: str | None = None, *, repo: str | None = None,
                  until: str | None = None, token_budget: int = 4000, cwd: str | None = None) -> dict[str, Any]:
     bound = parse_until(until)
-    s, selected_by = _pick_session(db, session_id, repo or cwd or os.getcwd())
-    top = _repo_top(db, s)
-    conversations = _conversations(db, s, top, bound)
-    steps = _steps(db, [c["row"] for c in conversations if c["relation"] in ("self", "subagent")], bound)
-    tests = session_tests(db, s["id"], bound)
-    commits = _commits(db, s, top, bound)
+    s, selected_by = _pick_session(store, session_id, repo or cwd or os.getcwd())
+    top = _repo_top(store, s)
+    conversations = _conversations(store, s, top, bound)
+    steps = _steps(store, [c["row"] for c in conversations if c["relation"] in ("self", "subagent")], bound)
+    tests = session_tests(store, s["id"], bound)
+    commits = _commits(store, s, top, bound)
     for c in conversations:
         c.pop("row")
     result = {
@@ -55,45 +59,41 @@ def work_context(db: sqlite3.Connection, session_id: str | None = None, *, repo:
     return fit_budget(result, token_budget, render_tree)
 
 
-def _pick_session(db: sqlite3.Connection, session_id: str | None, where: str) -> tuple[sqlite3.Row, str]:
+def _pick_session(store: Store, session_id: str | None, where: str) -> tuple[Row, str]:
     if session_id:
-        return find_session(db, session_id), "argument"
+        return store.sessions.find(session_id), "argument"
     tops = identity.find_toplevel(os.path.join(os.path.abspath(where), "."))
     if tops is None:
         raise NotFound("not inside a git repository, and no session id given")
-    repo_id = Resolver(db).repo_id(tops[1])
-    rows = db.execute(
-        "SELECT * FROM sessions WHERE repo_id=? AND parent_session_id IS NULL ORDER BY last_at DESC", (repo_id,)
-    ).fetchall()
+    repo_id = register_repo(store, tops[1])
+    rows = store.evidence.top_sessions_in_repo(repo_id)
     if not rows:
         raise NotFound(f"no archived session ran in {tops[1]}; pass a session id")
-    live = live_sessions(db)
+    live = live_sessions(store)
     for r in rows:
         if r["session_id"] in live:
             return r, "live_in_repo"
     return rows[0], "newest_in_repo"
 
 
-def _repo_top(db: sqlite3.Connection, s: sqlite3.Row) -> str | None:
-    row = db.execute("SELECT path FROM repos WHERE id=?", (s["repo_id"],)).fetchone()
-    return row[0] if row and os.path.isdir(row[0]) else None
+def _repo_top(store: Store, s: Row) -> str | None:
+    path = store.repos.path_of(s["repo_id"])
+    return path if path and os.path.isdir(path) else None
 
 
-def _session(db: sqlite3.Connection, session_id: str) -> sqlite3.Row | None:
-    return db.execute("SELECT * FROM sessions WHERE session_id=?", (session_id,)).fetchone()
-
-
-def _conv(row: sqlite3.Row, relation: str, evidence: str) -> dict[str, Any]:
+def _conv(row: Row, relation: str, evidence: str) -> dict[str, Any]:
     return {"session_id": row["session_id"], "provider": row["provider"], "relation": relation, "evidence": evidence,
             "title": row["title"] or (row["first_prompt"] or "")[:100] or None, "started_at": row["started_at"],
             "last_at": row["last_at"], "message_count": row["message_count"], "row": row["id"]}
 
 
-def _conversations(db: sqlite3.Connection, s: sqlite3.Row, top: str | None, bound: float | None) -> list[dict[str, Any]]:
+def _conversations(store: Store, s: Row, top: str | None, bound: float | None) -> list[dict[str, Any]]:
     out = [_conv(s, "self", "the session asked about")]
     seen = {s["session_id"]}
 
-    def add(row: sqlite3.Row | None, relation: str, evidence: str) -> None:
+    ev = store.evidence
+
+    def add(row: Row | None, relation: str, evidence: str) -> None:
         if row is None or row["session_id"] in seen:
             return
         if bound is not None and (parse_ts(row["started_at"]) or 0) > bound:
@@ -104,85 +104,68 @@ def _conversations(db: sqlite3.Connection, s: sqlite3.Row, top: str | None, boun
     # Resumed / continued: replayed prefixes set resumed_from.
     cur = s
     while cur is not None and cur["resumed_from"]:
-        prev = _session(db, cur["resumed_from"])
+        prev = ev.session(cur["resumed_from"])
         add(prev, "resumed", f"{cur['session_id'][:13]} replays or continues its records")
         cur = prev
-    for r in db.execute("SELECT * FROM sessions WHERE resumed_from=?", (s["session_id"],)):
+    for r in ev.sessions_resuming(s["session_id"]):
         add(r, "continued_by", "replays or continues this session's records")
     # Claude summary records: a title for a leaf message of another session.
-    for r in db.execute(
-        "SELECT DISTINCT s2.* FROM leaf_titles lt JOIN messages m ON m.key=lt.leaf_uuid JOIN sessions s2 ON s2.id=m.session_id"
-        " WHERE lt.from_session=?", (s["session_id"],)
-    ):
+    for r in ev.sessions_summarised_by(s["session_id"]):
         add(r, "continues", "its file opens with a summary of that session's last message (leafUuid)")
-    for r in db.execute(
-        "SELECT DISTINCT s2.* FROM messages m JOIN leaf_titles lt ON lt.leaf_uuid=m.key JOIN sessions s2"
-        " ON s2.session_id=lt.from_session WHERE m.session_id=?", (s["id"],)
-    ):
+    for r in ev.sessions_summarising(s["id"]):
         add(r, "continued_by", "its file opens with a summary of this session's last message (leafUuid)")
     # Compaction keeps one session id: report it on the session itself.
-    n = db.execute("SELECT COUNT(*) FROM messages WHERE session_id=? AND kind='compaction_summary'", (s["id"],)).fetchone()[0]
+    n = ev.compactions(s["id"])
     if n:
         out[0]["compactions"] = n
         out[0]["evidence"] += f"; compacted {n} time{'s' if n > 1 else ''} (same session id, continued after each)"
     if s["parent_session_id"]:
-        add(_session(db, s["parent_session_id"]), "parent", "spawned this subagent")
-    for r in db.execute("SELECT * FROM sessions WHERE parent_session_id=?", (s["session_id"],)):
+        add(ev.session(s["parent_session_id"]), "parent", "spawned this subagent")
+    for r in ev.subagents(s["session_id"]):
         add(r, "subagent", f"subagent spawned by this session (tool call {r['spawn_call_id'] or 'unknown'})")
     # Same commits.
     if top is not None:
-        mine = _landed(db, s["id"], top, bound)
+        mine = _landed(store, s["id"], top, bound)
         if mine:
-            others = db.execute(
-                "SELECT DISTINCT s2.id FROM edits e JOIN sessions s2 ON s2.id=e.session_id"
-                " WHERE e.repo_id=? AND s2.id<>? AND e.status='applied'", (s["repo_id"], s["id"])
-            ).fetchall()
-            for (other_id,) in others:
-                shared = mine & _landed(db, other_id, top, bound)
+            for other_id in ev.sessions_editing_repo(s["repo_id"], s["id"]):
+                shared = mine & _landed(store, other_id, top, bound)
                 if shared:
-                    row = db.execute("SELECT * FROM sessions WHERE id=?", (other_id,)).fetchone()
+                    row = ev.session_at(other_id)
                     add(row, "same_commits", "edits landed in the same commit(s): " + ", ".join(x[:7] for x in sorted(shared)))
     return out
 
 
-def _landed(db: sqlite3.Connection, session_row: int, top: str, bound: float | None) -> set[str]:
+def _landed(store: Store, session_row: int, top: str, bound: float | None) -> set[str]:
     """Commits a session's applied edits landed in."""
     out: set[str] = set()
-    by_path: dict[str, list[sqlite3.Row]] = {}
-    for e in db.execute(
-        "SELECT id, rel_path, timestamp FROM edits WHERE session_id=? AND status='applied' AND rel_path IS NOT NULL",
-        (session_row,),
-    ):
+    by_path: dict[str, list[Row]] = {}
+    for e in store.evidence.session_edits(session_row):
         by_path.setdefault(e["rel_path"], []).append(e)
     for rel, edits in by_path.items():
-        commits = file_commits(db, top, rel, until=bound)
+        commits = file_commits(store, top, rel, until=bound)
         for e in edits:
             ts = parse_ts(e["timestamp"])
             if ts is None:
                 continue
-            out.update(edit_landed_in(ts, *edit_hashes(db, e["id"]), commits))
+            out.update(edit_landed_in(ts, *edit_hashes(store, e["id"]), commits))
     return out
 
 
-def _steps(db: sqlite3.Connection, session_rows: list[int], bound: float | None) -> dict[str, list[dict[str, Any]]]:
+def _steps(store: Store, session_rows: list[int], bound: float | None) -> dict[str, list[dict[str, Any]]]:
     from dataclasses import asdict
 
     from hansard.facts.steps import by_state, classify_steps
 
-    marks = ",".join("?" * len(session_rows))
     rows = [
-        dict(r) for r in db.execute(
-            f"SELECT call_id, snapshot, steps, timestamp FROM steps WHERE session_id IN ({marks}) ORDER BY timestamp, id",
-            session_rows,
-        )
+        r for r in store.evidence.steps(session_rows)
         if bound is None or (parse_ts(r["timestamp"]) or 0) <= bound
     ]
     return {state: [asdict(x) for x in items] for state, items in by_state(classify_steps(rows)).items()}
 
 
-def _commits(db: sqlite3.Connection, s: sqlite3.Row, top: str | None, bound: float | None) -> list[dict[str, Any]]:
+def _commits(store: Store, s: Row, top: str | None, bound: float | None) -> list[dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
-    for c in shell_calls(db, s["id"], bound):
+    for c in shell_calls(store, s["id"], bound):
         if "git commit" not in c["command"] and "git" not in c["command"].split()[:1]:
             continue
         for m in _COMMIT_LINE.finditer(c["output"] or ""):
@@ -194,7 +177,7 @@ def _commits(db: sqlite3.Connection, s: sqlite3.Row, top: str | None, bound: flo
                                  "in_repository": full is not None,
                                  "reachable": full is not None and _reachable(top, full)})
     if top is not None:
-        for sha in sorted(_landed(db, s["id"], top, bound)):
+        for sha in sorted(_landed(store, s["id"], top, bound)):
             if sha in out:
                 out[sha]["how"] = "made_by_session+edits_landed"
                 continue

@@ -19,12 +19,15 @@ never read again.
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from hansard.code import treesitter
 from hansard.code.treesitter import AnalyzerError, Capture, Match
+
+if TYPE_CHECKING:
+    from hansard.store.interfaces import Store
 
 ANALYZER_VERSION = 1
 # Files larger than this are not parsed: generated bundles, vendored blobs.
@@ -220,17 +223,15 @@ def find(syms: Iterable[Symbol], name: str) -> list[Symbol]:
 # -- cache -----------------------------------------------------------------------------
 
 
-def cached_analysis(db: sqlite3.Connection, blob_id: str, lang: str | None,
+def cached_analysis(store: Store, blob_id: str, lang: str | None,
                     source: bytes | Callable[[], bytes | None]) -> Analysis:
-    """``analyze`` through the ``symbol_cache`` table, keyed by (blob id, language,
+    """``analyze`` through the store's symbol cache, keyed by (blob id, language,
     ANALYZER_VERSION). Never raises for analysis problems: an unsupported language or a
     broken query gives an empty Analysis with ``reason``. A read-only or older store just
     skips the cache."""
-    from hansard.store.sqlite import symbol_cache
-
     if lang is None or not treesitter.supported(lang):
         return Analysis((), (), "unsupported_language")
-    hit = symbol_cache.get(db, blob_id, lang, ANALYZER_VERSION)
+    hit = store.symbols.get(blob_id, lang, ANALYZER_VERSION)
     if hit is not None:
         syms, imps, reason = hit
         return Analysis(
@@ -247,8 +248,8 @@ def cached_analysis(db: sqlite3.Connection, blob_id: str, lang: str | None,
     except AnalyzerError as exc:
         # Not cached: a missing grammar or drifted query is fixed by reinstalling, not by a new blob.
         return Analysis((), (), f"analyzer_error: {exc.message}")
-    symbol_cache.put(
-        db, blob_id, lang, ANALYZER_VERSION,
+    store.symbols.put(
+        blob_id, lang, ANALYZER_VERSION,
         [[s.name, s.kind, s.start_line, s.end_line, s.short_name, s.parent] for s in result.symbols],
         [[i.module, i.line, list(i.names), i.kind] for i in result.imports],
         result.reason,
@@ -256,12 +257,12 @@ def cached_analysis(db: sqlite3.Connection, blob_id: str, lang: str | None,
     return result
 
 
-def cached_symbols(db: sqlite3.Connection, blob_id: str, lang: str | None,
+def cached_symbols(store: Store, blob_id: str, lang: str | None,
                    source: bytes | Callable[[], bytes | None]) -> list[Symbol]:
     """``symbols`` through the cache (see ``cached_analysis``)."""
-    return list(cached_analysis(db, blob_id, lang, source).symbols)
+    return list(cached_analysis(store, blob_id, lang, source).symbols)
 
 
-def cached_imports(db: sqlite3.Connection, blob_id: str, lang: str | None, source: bytes) -> list[Import]:
+def cached_imports(store: Store, blob_id: str, lang: str | None, source: bytes) -> list[Import]:
     """``imports`` through the cache (see ``cached_analysis``)."""
-    return list(cached_analysis(db, blob_id, lang, source).imports)
+    return list(cached_analysis(store, blob_id, lang, source).imports)

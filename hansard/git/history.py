@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from hansard.diffs import parse_unified_diff
 from hansard.errors import GitError
-from hansard.git.run import git_text
+from hansard.git.run import git, git_text
 
 
 def path_names(top: str, path: str, rev: str = "HEAD") -> set[str]:
@@ -70,17 +70,13 @@ def _section_for(out: str, path: str) -> str | None:
 
 
 def read_blobs(top: str, blob_ids: list[str]) -> dict[str, bytes]:
-    """Many blobs in one `git cat-file --batch` process instead of one `git show` each."""
-    import subprocess
-
-    from hansard.git.run import _FORCED, git_env
-
+    """Many blobs in one `git cat-file --batch` process instead of one `git show` each. A
+    blob git does not have is left out."""
     if not blob_ids:
         return {}
-    proc = subprocess.run(["git", *_FORCED, "cat-file", "--batch"], cwd=top, input=("\n".join(blob_ids) + "\n").encode(),
-                          capture_output=True, env=git_env(), timeout=300)
+    data = git(["cat-file", "--batch"], top, input=("\n".join(blob_ids) + "\n").encode(), check=False, timeout=300)
     out: dict[str, bytes] = {}
-    data, pos = proc.stdout, 0
+    pos = 0
     for bid in blob_ids:
         nl = data.find(b"\n", pos)
         if nl < 0:

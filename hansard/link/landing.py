@@ -2,20 +2,24 @@
 
 The commit side of the evidence. For one file (renames followed) we list the commits that
 touched it and the normalised hashes of the lines each added; what a commit added never
-changes, so it is cached by commit id in ``commit_diffs``. An edit landed in the first
-commit, not older than the edit, that added one of its non-trivial lines. Matching is by
-content: a rebased or amended commit is found because it adds the same lines.
+changes, so it is kept in the store's one commit-diff cache (``store.commit_diffs``), which
+both this module and `why` read and fill. An edit landed in the first commit, not older
+than the edit, that added one of its non-trivial lines. Matching is by content: a rebased or
+amended commit is found because it adds the same lines.
 """
 
 from __future__ import annotations
 
-import json
-import sqlite3
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from hansard import textnorm
-from hansard.answers.why import CLOCK_SLACK_S
+from hansard.answers.evidence import CLOCK_SLACK_S
 from hansard.errors import GitError
+
+if TYPE_CHECKING:
+    from hansard.git.history import FileDiff
+    from hansard.store.interfaces import Store
 
 
 @dataclass
@@ -58,7 +62,7 @@ def _parse_log(out: str, path: str) -> list[tuple[FileCommit, str]]:
     return commits
 
 
-def file_commits(db: sqlite3.Connection, top: str, path: str, rev: str = "HEAD", until: float | None = None
+def file_commits(store: Store, top: str, path: str, rev: str = "HEAD", until: float | None = None
                  ) -> list[FileCommit]:
     """Commits that touched ``path`` in the history of ``rev``, newest first, renames followed.
     One `git log` lists them; their diffs come from the cache, and the ones missing are filled
@@ -70,14 +74,8 @@ def file_commits(db: sqlite3.Connection, top: str, path: str, rev: str = "HEAD",
         listed = [c for c, _ in _parse_log(file_log(top, path, rev), path)]
     except GitError:
         return []
-    cached: dict[tuple[str, str], list] = {}
     keys = [(c.sha, c.path) for c in listed]
-    for i in range(0, len(keys), 400):
-        part = keys[i:i + 400]
-        where = " OR ".join("(sha=? AND path=?)" for _ in part)
-        for sha, p, hunks in db.execute(f"SELECT sha, path, hunks FROM commit_diffs WHERE {where}",
-                                        [x for k in part for x in k]):
-            cached[(sha, p)] = json.loads(hunks)
+    cached = store.commit_diffs.get_many(keys)
     if len(cached) < len(keys):
         fresh = []
         for c, patch in _parse_log(file_log(top, path, rev, patches=True), path):
@@ -86,15 +84,8 @@ def file_commits(db: sqlite3.Connection, top: str, path: str, rev: str = "HEAD",
             _, _, hunks = parse_unified_diff(patch)
             rows = hunks_to_json(hunks)
             cached[(c.sha, c.path)] = rows
-            fresh.append((c.sha, c.path, c.old_path, json.dumps(rows)))
-        from hansard.store.sqlite.db import impatient
-
-        try:
-            with impatient(db):
-                db.executemany("INSERT OR REPLACE INTO commit_diffs (sha, path, old_path, hunks) VALUES (?,?,?,?)",
-                               fresh)
-        except sqlite3.OperationalError:
-            pass  # a read-only store: the answer does not depend on the cache
+            fresh.append((c.sha, c.path, c.old_path, rows))
+        store.commit_diffs.put_many(fresh)
     out = []
     for c in listed:
         if until is not None and c.committer_time > until:
@@ -123,13 +114,24 @@ def landed_in(edit_ts: float, added: set[int], commits: list[FileCommit], *, rem
     return out
 
 
-def edit_hashes(db: sqlite3.Connection, edit_id: int) -> tuple[set[int], set[int]]:
+def edit_hashes(store: Store, edit_id: int) -> tuple[set[int], set[int]]:
     """(added, removed) normal-form hashes of an edit's non-trivial lines."""
-    added: set[int] = set()
-    removed: set[int] = set()
-    for side, h in db.execute("SELECT side, hash FROM edit_lines WHERE edit_id=? AND trivial=0", (edit_id,)):
-        (added if side == "+" else removed).add(h)
-    return added, removed
+    return store.evidence.edit_hashes(edit_id)
+
+
+def commit_diff(store: Store, top: str, sha: str, path: str) -> FileDiff | None:
+    """What a commit changed in a file (named as in that commit), from the store's
+    commit-diff cache or from git once (and then remembered, if the store can take it)."""
+    from hansard.diffs import hunks_from_json, hunks_to_json
+    from hansard.git.history import FileDiff, commit_file_diff
+
+    hit = store.commit_diffs.get(sha, path)
+    if hit is not None:
+        return FileDiff(hit[0], path, tuple(hunks_from_json(hit[1])))
+    diff = commit_file_diff(top, sha, path)
+    if diff is not None:
+        store.commit_diffs.put_many([(sha, path, diff.old_path, hunks_to_json(diff.hunks))])
+    return diff
 
 
 def edit_landed_in(edit_ts: float, added: set[int], removed: set[int], commits: list[FileCommit]) -> list[str]:

@@ -6,21 +6,28 @@ of the working tree it was made in (a worktree path maps to the same relative pa
 main repository). Paths are first rewritten by ``hansard config map`` prefixes, so sessions
 recorded on another machine or at an old path still land in the right repository. Rows are
 marked ``resolved`` once looked at; a new path map marks them for another look.
+
+SQL goes through the store's ``repos`` facet and git through ``hansard.git``; this module
+only decides.
 """
 
 from __future__ import annotations
 
 import os
-import sqlite3
+from typing import TYPE_CHECKING
 
+from hansard.errors import StoreBusy, StoreReadOnly
 from hansard.git import identity
+
+if TYPE_CHECKING:
+    from hansard.store.interfaces import Store
 
 
 class Resolver:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+    def __init__(self, store: Store) -> None:
+        self.repos = store.repos
         self.maps = sorted(
-            ((r[0].rstrip("/"), r[1].rstrip("/")) for r in db.execute("SELECT old_prefix, new_prefix FROM path_maps")),
+            ((old.rstrip("/"), new.rstrip("/")) for old, new in self.repos.path_maps()),
             key=lambda m: -len(m[0]),
         )
         self._tops: dict[str, tuple[str, str] | None] = {}
@@ -40,38 +47,18 @@ class Resolver:
         return self._tops[d]
 
     def repo_id(self, main_top: str) -> int:
-        """The repos row for a main working tree, matched by identity before path."""
+        """The repository row for a main working tree, matched by identity before path;
+        registered when new."""
         if main_top in self._repo_ids:
             return self._repo_ids[main_top]
-        row = self.db.execute("SELECT id FROM repos WHERE path=?", (main_top,)).fetchone()
-        if row is None:
+        rid = self.repos.id_by_path(main_top)
+        if rid is None:
             ident = identity.identify(main_top)
-            row = None
             if ident.root_commit:
-                row = self.db.execute(
-                    "SELECT id FROM repos WHERE root_commit=? AND (remote IS ? OR remote IS NULL OR ? IS NULL)",
-                    (ident.root_commit, ident.remote, ident.remote),
-                ).fetchone()
-            if row is None:
-                cur = self.db.execute(
-                    "INSERT INTO repos (root_commit, remote, path) VALUES (?,?,?)",
-                    (ident.root_commit, ident.remote, main_top),
-                )
-                rid = int(cur.lastrowid or 0)
+                rid = self.repos.id_by_identity(ident.root_commit, ident.remote)
+            if rid is None:
+                rid = self.repos.register(ident.root_commit, ident.remote, main_top)
                 self.created = True
-                # Gemini sessions with only a project hash may belong here: look again.
-                self.db.execute(
-                    "UPDATE sessions SET resolved=0 WHERE repo_id IS NULL AND cwd IS NULL"
-                    " AND json_extract(extra, '$.projectHash') IS NOT NULL"
-                )
-                self.db.execute(
-                    "UPDATE edits SET resolved=0 WHERE repo_id IS NULL"
-                    " AND session_id IN (SELECT id FROM sessions WHERE resolved=0)"
-                )
-            else:
-                rid = row[0]
-        else:
-            rid = row[0]
         self._repo_ids[main_top] = rid
         return rid
 
@@ -99,52 +86,63 @@ class Resolver:
         return self.repo_id(tops[1]) if tops else None
 
 
-def resolve_pending(db: sqlite3.Connection) -> int:
+def register_repo(store: Store, main_top: str) -> int:
+    """The id of the repository whose main working tree is ``main_top``, registered when new."""
+    return Resolver(store).repo_id(main_top)
+
+
+def repo_for(store: Store, main_top: str) -> int:
+    """The repository's id before answering about it: registered when new, and then the
+    sessions waiting for it (those that record only a hash of their project root) are
+    linked. A store that cannot be written now answers with what it has: an unknown
+    repository is -1 and has no evidence."""
+    r = Resolver(store)
+    try:
+        rid = r.repo_id(main_top)
+        if r.created:
+            resolve_pending(store)
+        return rid
+    except (StoreReadOnly, StoreBusy):
+        rid = store.repos.id_by_path(main_top)
+        return -1 if rid is None else rid
+
+
+def resolve_pending(store: Store) -> int:
     """Link unresolved sessions and edits to repositories. Returns the edits linked."""
-    r = Resolver(db)
-    _gemini_project_roots(db, r)
-    for row in db.execute("SELECT id, cwd FROM sessions WHERE resolved=0").fetchall():
-        db.execute("UPDATE sessions SET repo_id=?, resolved=1 WHERE id=?", (r.repo_of_dir(row["cwd"]), row["id"]))
+    repos = store.repos
+    r = Resolver(store)
+    _match_project_roots(store)
+    for row in repos.unresolved_sessions():
+        repos.link_session(row["id"], r.repo_of_dir(row["cwd"]))
     linked = 0
-    rows = db.execute(
-        "SELECT e.id, e.path, COALESCE(e.cwd, s.cwd) AS cwd, e.move_to FROM edits e JOIN sessions s ON s.id=e.session_id"
-        " WHERE e.resolved=0"
-    ).fetchall()
-    for row in rows:
+    for row in repos.unresolved_edits():
         hit = r.locate(row["path"], row["cwd"])
-        db.execute(
-            "UPDATE edits SET repo_id=?, rel_path=?, resolved=1 WHERE id=?",
-            (hit[0] if hit else None, hit[1] if hit else None, row["id"]),
-        )
+        repos.link_edit(row["id"], hit[0] if hit else None, hit[1] if hit else None)
         linked += hit is not None
     return linked
 
 
-def _gemini_project_roots(db: sqlite3.Connection, r: Resolver) -> None:
-    """Gemini's legacy files record no cwd, only sha256(project root). Match it against the
-    repositories hansard knows."""
-    rows = db.execute(
-        "SELECT id, json_extract(extra, '$.projectHash') AS h FROM sessions"
-        " WHERE resolved=0 AND cwd IS NULL AND provider='gemini' AND json_extract(extra, '$.projectHash') IS NOT NULL"
-    ).fetchall()
+def _match_project_roots(store: Store) -> None:
+    """Sessions that record no cwd, only a hash of their project root (Gemini's legacy
+    files: sha256 of the root as the agent saw it): match it against the repositories and
+    working directories hansard knows. The one place here that knows an agent's habit; it
+    moves to the agent's record when the registry describes project roots."""
+    repos = store.repos
+    rows = repos.unresolved_project_hashes("gemini")
     if not rows:
         return
     import hashlib
 
-    paths = [p for (p,) in db.execute("SELECT path FROM repos")]
-    paths += [p for (p,) in db.execute("SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL")]
     known: dict[str, str] = {}
-    for p in paths:
-        # Gemini hashes the project root as it saw it, which may be through a symlink.
+    for p in repos.paths() + repos.session_cwds():
+        # The hash is of the project root as the agent saw it, which may be through a symlink.
         for form in {p, os.path.realpath(p)}:
             known[hashlib.sha256(form.encode()).hexdigest()] = p
     for row in rows:
         if row["h"] in known:
-            db.execute("UPDATE sessions SET cwd=? WHERE id=?", (known[row["h"]], row["id"]))
+            repos.set_session_cwd(row["id"], known[row["h"]])
 
 
-def add_path_map(db: sqlite3.Connection, old: str, new: str) -> None:
-    db.execute("INSERT OR REPLACE INTO path_maps (old_prefix, new_prefix) VALUES (?,?)", (old, new))
-    # Everything gets another look under the new map.
-    db.execute("UPDATE sessions SET resolved=0")
-    db.execute("UPDATE edits SET resolved=0")
+def add_path_map(store: Store, old: str, new: str) -> None:
+    """Sessions recorded under ``old`` are read as if under ``new``; everything gets another look."""
+    store.repos.add_path_map(old, new)

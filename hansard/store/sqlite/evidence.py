@@ -1,0 +1,211 @@
+"""The evidence index: applied edits and their normalised line hashes (tables ``edits`` and
+``edit_lines``), and the session facts that why, code_history and work_context tie to them
+(prompts, shell tool calls, steps, session relations).
+
+Only what the archive says is returned; deciding what it means (which edit wrote a line,
+where it landed) is the answer code's business. Large hash sets are asked for in chunks, so
+one call stays one pass over the index whatever the size of a file.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Collection, Iterable
+from typing import Any
+
+from hansard.store.sqlite.codec import unpack
+
+# Hashes per `IN (...)`: well under SQLite's variable limit.
+CHUNK = 500
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+class SqliteEvidence:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    # -- edits and their lines ---------------------------------------------------------------
+
+    def edit_lines(self, repo_id: int, hashes: Iterable[int], side: str = "+") -> list[sqlite3.Row]:
+        """Lines of applied edits in ``repo_id`` that added (side '+') or removed (side '-') any
+        of ``hashes``: rows (hash, exact, trivial, id, rel_path, timestamp, call_id, provider,
+        user_modified, tool, session_id, message_index), one per matching line."""
+        out: list[sqlite3.Row] = []
+        hl = list(hashes)
+        for i in range(0, len(hl), CHUNK):
+            part = hl[i:i + CHUNK]
+            out += self.db.execute(
+                "SELECT el.hash, el.exact, el.trivial, e.id, e.rel_path, e.timestamp, e.call_id, e.provider,"
+                " e.user_modified, e.tool, s.session_id, m.message_index"
+                " FROM edit_lines el JOIN edits e ON e.id=el.edit_id JOIN sessions s ON s.id=e.session_id"
+                " LEFT JOIN messages m ON m.id=e.message_id"
+                f" WHERE el.side=? AND el.hash IN ({_marks(len(part))}) AND e.repo_id=? AND e.status='applied'",
+                (side, *part, repo_id),
+            ).fetchall()
+        return out
+
+    def removed_lines(self, edit_ids: Collection[int]) -> list[tuple[int, int]]:
+        """(edit id, hash) of every non-trivial line these edits removed."""
+        ids = list(edit_ids)
+        return [(r[0], r[1]) for r in self.db.execute(
+            f"SELECT edit_id, hash FROM edit_lines WHERE side='-' AND trivial=0 AND edit_id IN ({_marks(len(ids))})",
+            ids,
+        )]
+
+    def edit_hashes(self, edit_id: int) -> tuple[set[int], set[int]]:
+        """(added, removed) normal-form hashes of an edit's non-trivial lines."""
+        added: set[int] = set()
+        removed: set[int] = set()
+        for side, h in self.db.execute("SELECT side, hash FROM edit_lines WHERE edit_id=? AND trivial=0", (edit_id,)):
+            (added if side == "+" else removed).add(h)
+        return added, removed
+
+    def edit_content(self, edit_id: int) -> dict[str, Any] | None:
+        """An edit's hunks (as in ``edits.hunks``, a list) and the whole file after it (text,
+        or None when not kept), or None for no such edit."""
+        row = self.db.execute("SELECT hunks, after_text, kind FROM edits WHERE id=?", (edit_id,)).fetchone()
+        if row is None:
+            return None
+        return {"hunks": json.loads(row["hunks"]) if row["hunks"] else [], "kind": row["kind"],
+                "after_text": unpack(row["after_text"]) if row["after_text"] is not None else None}
+
+    def has_applied_edits(self, repo_id: int, paths: Collection[str]) -> bool:
+        """Did any applied edit in ``repo_id`` touch one of these repository-relative paths?"""
+        return self.db.execute(
+            f"SELECT 1 FROM edits WHERE repo_id=? AND rel_path IN ({_marks(len(paths))}) AND status='applied' LIMIT 1",
+            (repo_id, *paths),
+        ).fetchone() is not None
+
+    def unlinked_hashes(self, hashes: Iterable[int], basename: str) -> set[int]:
+        """Hashes among ``hashes`` that an applied edit of a file named ``basename`` added,
+        where the edit is linked to no repository."""
+        out: set[int] = set()
+        hl = list(hashes)
+        for i in range(0, len(hl), CHUNK):
+            part = hl[i:i + CHUNK]
+            for (h,) in self.db.execute(
+                "SELECT DISTINCT el.hash FROM edit_lines el JOIN edits e ON e.id=el.edit_id"
+                f" WHERE el.side='+' AND el.hash IN ({_marks(len(part))}) AND e.repo_id IS NULL"
+                " AND e.status='applied' AND (e.path=? OR e.path LIKE ?)",
+                (*part, basename, "%/" + basename),
+            ):
+                out.add(h)
+        return out
+
+    def applied_edits(self, repo_id: int, paths: Collection[str]) -> list[sqlite3.Row]:
+        """Applied edits in ``repo_id`` to any of ``paths``, with their session: rows (id,
+        call_id, tool, kind, rel_path, timestamp, hunks, status, session_id, provider, title,
+        first_prompt, started_at, last_at, parent_session_id, srow, message_index)."""
+        return self.db.execute(
+            "SELECT e.id, e.call_id, e.tool, e.kind, e.rel_path, e.timestamp, e.hunks, e.status, s.session_id,"
+            " s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.parent_session_id, s.id AS srow,"
+            " m.message_index"
+            " FROM edits e JOIN sessions s ON s.id=e.session_id LEFT JOIN messages m ON m.id=e.message_id"
+            f" WHERE e.repo_id=? AND e.rel_path IN ({_marks(len(paths))}) AND e.status='applied'",
+            (repo_id, *paths),
+        ).fetchall()
+
+    def session_edits(self, session_row: int) -> list[sqlite3.Row]:
+        """Rows (id, rel_path, timestamp) of a session's applied edits linked to a path."""
+        return self.db.execute(
+            "SELECT id, rel_path, timestamp FROM edits WHERE session_id=? AND status='applied' AND rel_path IS NOT NULL",
+            (session_row,),
+        ).fetchall()
+
+    def sessions_editing_repo(self, repo_id: int, except_row: int) -> list[int]:
+        """Rows of the other sessions with applied edits in ``repo_id``."""
+        return [r[0] for r in self.db.execute(
+            "SELECT DISTINCT s2.id FROM edits e JOIN sessions s2 ON s2.id=e.session_id"
+            " WHERE e.repo_id=? AND s2.id<>? AND e.status='applied'", (repo_id, except_row),
+        )]
+
+    # -- tool calls and steps --------------------------------------------------------------
+
+    def repo_tool_inputs(self, repo_id: int, tools: Collection[str], needle: str) -> list[tuple[str | None, str | None]]:
+        """(timestamp, input JSON) of calls to ``tools`` in sessions of ``repo_id`` whose input
+        mentions ``needle``."""
+        return [(r[0], r[1]) for r in self.db.execute(
+            "SELECT t.timestamp, t.input FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
+            f" WHERE s.repo_id=? AND t.name IN ({_marks(len(tools))}) AND instr(t.input, ?) > 0",
+            (repo_id, *tools, needle),
+        )]
+
+    def session_tool_calls(self, session_row: int, tools: Collection[str]) -> list[sqlite3.Row]:
+        """A session's calls to ``tools`` in order: rows (call_id, name, input, output,
+        exit_code, status, timestamp, cwd, message_index)."""
+        return self.db.execute(
+            "SELECT t.call_id, t.name, t.input, t.output, t.exit_code, t.status, t.timestamp, t.cwd, m.message_index"
+            " FROM tool_calls t LEFT JOIN messages m ON m.id=t.message_id"
+            f" WHERE t.session_id=? AND t.name IN ({_marks(len(tools))}) ORDER BY t.timestamp, t.id",
+            (session_row, *tools),
+        ).fetchall()
+
+    def steps(self, session_rows: Collection[int]) -> list[dict[str, Any]]:
+        """Step snapshots (call_id, snapshot, steps, timestamp) of these sessions, in order."""
+        return [dict(r) for r in self.db.execute(
+            f"SELECT call_id, snapshot, steps, timestamp FROM steps WHERE session_id IN ({_marks(len(session_rows))})"
+            " ORDER BY timestamp, id",
+            list(session_rows),
+        )]
+
+    # -- sessions -----------------------------------------------------------------------------
+
+    def prompt_before(self, session_id: str, message_index: int) -> tuple[int, str] | None:
+        """(index, text) of the newest typed user prompt at or before ``message_index``."""
+        row = self.db.execute(
+            "SELECT m.message_index, m.text FROM messages m JOIN sessions s ON s.id=m.session_id"
+            " WHERE s.session_id=? AND m.message_index<=? AND m.role='user' AND m.kind='text'"
+            " ORDER BY m.message_index DESC LIMIT 1",
+            (session_id, message_index),
+        ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def session(self, session_id: str) -> sqlite3.Row | None:
+        """The whole sessions row for an exact session id."""
+        return self.db.execute("SELECT * FROM sessions WHERE session_id=?", (session_id,)).fetchone()
+
+    def session_at(self, session_row: int) -> sqlite3.Row | None:
+        return self.db.execute("SELECT * FROM sessions WHERE id=?", (session_row,)).fetchone()
+
+    def top_sessions_in_repo(self, repo_id: int) -> list[sqlite3.Row]:
+        """Sessions (not subagents) that ran in ``repo_id``, newest activity first."""
+        return self.db.execute(
+            "SELECT * FROM sessions WHERE repo_id=? AND parent_session_id IS NULL ORDER BY last_at DESC", (repo_id,)
+        ).fetchall()
+
+    def sessions_resuming(self, session_id: str) -> list[sqlite3.Row]:
+        """Sessions whose records replay or continue ``session_id``'s."""
+        return self.db.execute("SELECT * FROM sessions WHERE resumed_from=?", (session_id,)).fetchall()
+
+    def sessions_summarised_by(self, session_id: str) -> list[sqlite3.Row]:
+        """Sessions whose last message ``session_id``'s file opens with a summary of (leafUuid)."""
+        return self.db.execute(
+            "SELECT DISTINCT s2.* FROM leaf_titles lt JOIN messages m ON m.key=lt.leaf_uuid"
+            " JOIN sessions s2 ON s2.id=m.session_id WHERE lt.from_session=?", (session_id,)
+        ).fetchall()
+
+    def sessions_summarising(self, session_row: int) -> list[sqlite3.Row]:
+        """Sessions whose file opens with a summary of one of this session's messages."""
+        return self.db.execute(
+            "SELECT DISTINCT s2.* FROM messages m JOIN leaf_titles lt ON lt.leaf_uuid=m.key JOIN sessions s2"
+            " ON s2.session_id=lt.from_session WHERE m.session_id=?", (session_row,)
+        ).fetchall()
+
+    def compactions(self, session_row: int) -> int:
+        return self.db.execute(
+            "SELECT COUNT(*) FROM messages WHERE session_id=? AND kind='compaction_summary'", (session_row,)
+        ).fetchone()[0]
+
+    def subagents(self, session_id: str) -> list[sqlite3.Row]:
+        return self.db.execute("SELECT * FROM sessions WHERE parent_session_id=?", (session_id,)).fetchall()
+
+    def session_sources(self) -> list[sqlite3.Row]:
+        """Rows (session_id, last_at, path, size) of every session whose source file is present."""
+        return self.db.execute(
+            "SELECT s.session_id, s.last_at, src.path, src.size FROM sessions s JOIN sources src ON src.id=s.source_id"
+            " WHERE src.missing=0"
+        ).fetchall()

@@ -1,0 +1,115 @@
+"""The repository registry (tables ``repos`` and ``path_maps``) and the link columns of
+sessions and edits (``repo_id``, ``rel_path``, ``resolved``).
+
+A repository row is identified by its root commit and remote, and remembers the newest known
+checkout path. ``resolved=0`` marks a session or edit the link stage has yet to look at; the
+link stage (``hansard.link.repos``) decides what to write here, this module only stores it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+
+class SqliteRepos:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    # -- repositories ------------------------------------------------------------------
+
+    def id_by_path(self, path: str) -> int | None:
+        row = self.db.execute("SELECT id FROM repos WHERE path=?", (path,)).fetchone()
+        return row[0] if row else None
+
+    def id_by_identity(self, root_commit: str, remote: str | None) -> int | None:
+        """A repository with this root commit and the same remote (or none recorded)."""
+        row = self.db.execute(
+            "SELECT id FROM repos WHERE root_commit=? AND (remote IS ? OR remote IS NULL OR ? IS NULL)",
+            (root_commit, remote, remote),
+        ).fetchone()
+        return row[0] if row else None
+
+    def register(self, root_commit: str | None, remote: str | None, path: str) -> int:
+        """A new repository row. Sessions that name their project only by a hash of its root
+        (and their edits) are marked for another look, since this root may be theirs. A store
+        that cannot be written now raises ``StoreReadOnly`` or ``StoreBusy``."""
+        try:
+            return self._register(root_commit, remote, path)
+        except sqlite3.OperationalError as exc:
+            from hansard.errors import HansardError, StoreReadOnly
+            from hansard.store.sqlite.db import translate
+
+            err = translate(exc)
+            raise (err if isinstance(err, HansardError) else StoreReadOnly(str(exc))) from exc
+
+    def _register(self, root_commit: str | None, remote: str | None, path: str) -> int:
+        cur = self.db.execute("INSERT INTO repos (root_commit, remote, path) VALUES (?,?,?)",
+                              (root_commit, remote, path))
+        self.db.execute(
+            "UPDATE sessions SET resolved=0 WHERE repo_id IS NULL AND cwd IS NULL"
+            " AND json_extract(extra, '$.projectHash') IS NOT NULL"
+        )
+        self.db.execute(
+            "UPDATE edits SET resolved=0 WHERE repo_id IS NULL"
+            " AND session_id IN (SELECT id FROM sessions WHERE resolved=0)"
+        )
+        return int(cur.lastrowid or 0)
+
+    def path_of(self, repo_id: int | None) -> str | None:
+        """The checkout path recorded for a repository."""
+        if repo_id is None:
+            return None
+        row = self.db.execute("SELECT path FROM repos WHERE id=?", (repo_id,)).fetchone()
+        return row[0] if row else None
+
+    def paths(self) -> list[str]:
+        return [p for (p,) in self.db.execute("SELECT path FROM repos")]
+
+    # -- path maps -----------------------------------------------------------------------
+
+    def path_maps(self) -> list[tuple[str, str]]:
+        """(old prefix, new prefix), ordered by old prefix."""
+        return [(r[0], r[1]) for r in self.db.execute("SELECT old_prefix, new_prefix FROM path_maps ORDER BY old_prefix")]
+
+    def add_path_map(self, old: str, new: str) -> None:
+        """Add a prefix map; every session and edit then gets another look under it."""
+        self.db.execute("INSERT OR REPLACE INTO path_maps (old_prefix, new_prefix) VALUES (?,?)", (old, new))
+        self.db.execute("UPDATE sessions SET resolved=0")
+        self.db.execute("UPDATE edits SET resolved=0")
+
+    # -- what is waiting to be linked -------------------------------------------------------
+
+    def unresolved_sessions(self) -> list[sqlite3.Row]:
+        """Rows (id, cwd) of sessions not yet linked."""
+        return self.db.execute("SELECT id, cwd FROM sessions WHERE resolved=0").fetchall()
+
+    def unresolved_edits(self) -> list[sqlite3.Row]:
+        """Rows (id, path, cwd) of edits not yet linked; cwd is the edit's, else its session's."""
+        return self.db.execute(
+            "SELECT e.id, e.path, COALESCE(e.cwd, s.cwd) AS cwd FROM edits e JOIN sessions s ON s.id=e.session_id"
+            " WHERE e.resolved=0"
+        ).fetchall()
+
+    def unresolved_project_hashes(self, provider: str) -> list[sqlite3.Row]:
+        """Rows (id, h) of unlinked sessions of ``provider`` with no cwd, only a hash of
+        their project root."""
+        return self.db.execute(
+            "SELECT id, json_extract(extra, '$.projectHash') AS h FROM sessions"
+            " WHERE resolved=0 AND cwd IS NULL AND provider=? AND json_extract(extra, '$.projectHash') IS NOT NULL",
+            (provider,),
+        ).fetchall()
+
+    def session_cwds(self) -> list[str]:
+        """Every distinct working directory a session recorded."""
+        return [p for (p,) in self.db.execute("SELECT DISTINCT cwd FROM sessions WHERE cwd IS NOT NULL")]
+
+    def set_session_cwd(self, session_row: int, cwd: str) -> None:
+        self.db.execute("UPDATE sessions SET cwd=? WHERE id=?", (cwd, session_row))
+
+    def link_session(self, session_row: int, repo_id: int | None) -> None:
+        """Record a session's repository (None: none found); the session is then resolved."""
+        self.db.execute("UPDATE sessions SET repo_id=?, resolved=1 WHERE id=?", (repo_id, session_row))
+
+    def link_edit(self, edit_row: int, repo_id: int | None, rel_path: str | None) -> None:
+        """Record an edit's repository and repository-relative path; the edit is then resolved."""
+        self.db.execute("UPDATE edits SET repo_id=?, rel_path=?, resolved=1 WHERE id=?", (repo_id, rel_path, edit_row))
