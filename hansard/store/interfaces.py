@@ -11,7 +11,10 @@ Facet owners extend their protocol here as they move SQL out of the modules abov
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Iterable, Mapping, Sequence
 
 
 # --- archive: raw records, lossless, keyed by (source, generation, byte offset) ---
@@ -26,17 +29,82 @@ class ItemSink(Protocol):
 
 # --- evidence index: edits and their normalised line hashes, for why/code_history ---
 class EvidenceIndex(Protocol):
-    pass
+    """What the archive says about who changed what: applied edits and their line hashes,
+    and the session facts why, code_history and work_context tie to them. Rows are mappings
+    indexable by column name."""
+
+    def edit_lines(self, repo_id: int, hashes: Iterable[int], side: str = "+") -> list[Mapping[str, Any]]:
+        """One row per line of an applied edit in ``repo_id`` that added ('+') or removed ('-')
+        one of ``hashes``: hash, exact, trivial, id, rel_path, timestamp, call_id, provider,
+        user_modified, tool, session_id, message_index."""
+    def removed_lines(self, edit_ids: Collection[int]) -> list[tuple[int, int]]:
+        """(edit id, hash) of every non-trivial line these edits removed."""
+    def edit_hashes(self, edit_id: int) -> tuple[set[int], set[int]]:
+        """(added, removed) hashes of an edit's non-trivial lines."""
+    def edit_content(self, edit_id: int) -> dict[str, Any] | None:
+        """hunks (list), after_text (str or None), kind."""
+    def has_applied_edits(self, repo_id: int, paths: Collection[str]) -> bool: ...
+    def unlinked_hashes(self, hashes: Iterable[int], basename: str) -> set[int]:
+        """Hashes added by applied edits of a file with this name that no repository holds."""
+    def applied_edits(self, repo_id: int, paths: Collection[str]) -> list[Mapping[str, Any]]:
+        """Applied edits to these paths with their session's id, provider, title, first_prompt,
+        started_at, last_at, parent_session_id, row (srow) and the edit's message_index."""
+    def session_edits(self, session_row: int) -> list[Mapping[str, Any]]:
+        """id, rel_path, timestamp of a session's applied, linked edits."""
+    def sessions_editing_repo(self, repo_id: int, except_row: int) -> list[int]: ...
+    def repo_tool_inputs(self, repo_id: int, tools: Collection[str], needle: str) -> list[tuple[str | None, str | None]]:
+        """(timestamp, input JSON) of calls to ``tools`` in the repository mentioning ``needle``."""
+    def session_tool_calls(self, session_row: int, tools: Collection[str]) -> list[Mapping[str, Any]]:
+        """call_id, name, input, output, exit_code, status, timestamp, cwd, message_index, in order."""
+    def steps(self, session_rows: Collection[int]) -> list[dict[str, Any]]:
+        """call_id, snapshot, steps, timestamp of these sessions' step snapshots, in order."""
+    def prompt_before(self, session_id: str, message_index: int) -> tuple[int, str] | None: ...
+    def session(self, session_id: str) -> Mapping[str, Any] | None: ...
+    def session_at(self, session_row: int) -> Mapping[str, Any] | None: ...
+    def top_sessions_in_repo(self, repo_id: int) -> list[Mapping[str, Any]]: ...
+    def sessions_resuming(self, session_id: str) -> list[Mapping[str, Any]]: ...
+    def sessions_summarised_by(self, session_id: str) -> list[Mapping[str, Any]]: ...
+    def sessions_summarising(self, session_row: int) -> list[Mapping[str, Any]]: ...
+    def compactions(self, session_row: int) -> int: ...
+    def subagents(self, session_id: str) -> list[Mapping[str, Any]]: ...
+    def session_sources(self) -> list[Mapping[str, Any]]:
+        """session_id, last_at, path, size of sessions whose transcript file is present."""
 
 
 # --- commit-diff cache: one cache of what each commit added/removed per file ---
 class CommitDiffCache(Protocol):
-    pass
+    """(sha, path) -> (old path, hunks as in ``edits.hunks``). Filling it is best effort: a
+    busy or read-only store does not remember, and never fails the caller."""
+
+    def get(self, sha: str, path: str) -> tuple[str | None, list[Any]] | None: ...
+    def get_many(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[Any]]: ...
+    def put_many(self, rows: Iterable[tuple[str, str, str | None, list[Any]]]) -> None: ...
 
 
 # --- repositories: identities, path maps, session/edit resolution (the link stage) ---
 class RepoRegistry(Protocol):
-    pass
+    """Repository rows, path maps and the link columns of sessions and edits. Only the link
+    stage (hansard.link) writes through it."""
+
+    def id_by_path(self, path: str) -> int | None: ...
+    def id_by_identity(self, root_commit: str, remote: str | None) -> int | None: ...
+    def register(self, root_commit: str | None, remote: str | None, path: str) -> int:
+        """A new repository; sessions known only by a project-root hash get another look.
+        ``StoreReadOnly``/``StoreBusy`` when the store cannot be written now."""
+    def path_of(self, repo_id: int | None) -> str | None: ...
+    def paths(self) -> list[str]: ...
+    def path_maps(self) -> list[tuple[str, str]]: ...
+    def add_path_map(self, old: str, new: str) -> None: ...
+    def unresolved_sessions(self) -> list[Mapping[str, Any]]:
+        """id, cwd."""
+    def unresolved_edits(self) -> list[Mapping[str, Any]]:
+        """id, path, cwd (the edit's, else its session's)."""
+    def unresolved_project_hashes(self, provider: str) -> list[Mapping[str, Any]]:
+        """id, h: unlinked sessions with no cwd, only a hash of their project root."""
+    def session_cwds(self) -> list[str]: ...
+    def set_session_cwd(self, session_row: int, cwd: str) -> None: ...
+    def link_session(self, session_row: int, repo_id: int | None) -> None: ...
+    def link_edit(self, edit_row: int, repo_id: int | None, rel_path: str | None) -> None: ...
 
 
 # --- session queries: lists, one session's messages, tool calls, steps, status ---
@@ -61,7 +129,14 @@ class MemoryStore(Protocol):
 
 # --- symbol cache: tree-sitter symbols by blob id ---
 class SymbolCache(Protocol):
-    pass
+    """(blob id, language, analyzer version) -> (symbols, imports, reason) as JSON-able lists.
+    Failures degrade to "no cache"."""
+
+    def get(self, blob_id: str, lang: str, version: int) -> tuple[list[Any], list[Any], str | None] | None: ...
+    def put(self, blob_id: str, lang: str, version: int, symbols: list[Any], imports: list[Any],
+            reason: str | None) -> None: ...
+    def prune(self, version: int) -> int:
+        """Delete rows of other analyzer versions; returns how many."""
 
 
 class Store(Protocol):

@@ -41,3 +41,27 @@ class SqliteStore:
         self.db.close()
 
     # Facets: each owner adds its own below (one module per facet under hansard/store/sqlite/).
+
+    @cached_property
+    def evidence(self):
+        from hansard.store.sqlite.evidence import SqliteEvidence
+
+        return SqliteEvidence(self.db)
+
+    @cached_property
+    def commit_diffs(self):
+        from hansard.store.sqlite.commit_diffs import SqliteCommitDiffs
+
+        return SqliteCommitDiffs(self.db)
+
+    @cached_property
+    def repos(self):
+        from hansard.store.sqlite.repos import SqliteRepos
+
+        return SqliteRepos(self.db)
+
+    @cached_property
+    def symbols(self):
+        from hansard.store.sqlite.symbols import SqliteSymbolCache
+
+        return SqliteSymbolCache(self.db)
