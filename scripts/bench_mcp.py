@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import io
-import json
 import os
 import shutil
 import statistics
@@ -73,27 +72,24 @@ def log(*a: Any) -> None:
 def build_world(root: Path) -> dict[str, Any]:
     """The demo repository and sessions plus every shared sample, indexed into one store
     (as tests/test_mcp.py does). Sets the agent homes and HANSARD_HOME in os.environ."""
-    from importlib import resources
-
-    from hansard.demo import Story
+    from hansard.demo import build, point_homes
     from hansard.ingest.run import index
     from hansard.store.sqlite.db import connect
 
-    story = json.loads(resources.files("hansard").joinpath("demo_data/story.json").read_text())
     home = root / "demo" / "home"
     for var, sub in (("HOME", ""), ("XDG_DATA_HOME", ".local/share"), ("XDG_CONFIG_HOME", ".config")):
         os.environ[var] = str(home / sub) if sub else str(home)  # nothing reads the real home folders
     os.environ.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
-    s = Story(root / "demo")
-    if not (s.repo / ".git").exists():
-        if s.repo.exists():
-            shutil.rmtree(root / "demo")
-            s = Story(root / "demo")
-        s.run(story["steps"])
+    repo = root / "demo" / "upload-service"
+    if (repo / ".git").exists():
+        point_homes(root / "demo")
+    else:
+        shutil.rmtree(root / "demo", ignore_errors=True)
+        repo = build(root / "demo").repo
     # The story has no guidance files; give it a project CLAUDE.md and a global one, so that
     # search_memories has hits and get_memory something to open.
-    if not (s.repo / "CLAUDE.md").exists():
-        (s.repo / "CLAUDE.md").write_text(MEMORY_PROJECT)
+    if not (repo / "CLAUDE.md").exists():
+        (repo / "CLAUDE.md").write_text(MEMORY_PROJECT)
         claude = Path(os.environ["CLAUDE_CONFIG_DIR"])
         claude.mkdir(parents=True, exist_ok=True)
         (claude / "CLAUDE.md").write_text(MEMORY_GLOBAL)
@@ -107,7 +103,7 @@ def build_world(root: Path) -> dict[str, Any]:
     env = {k: os.environ[k] for k in ("HANSARD_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "HOME",
                                       "XDG_DATA_HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")}
     env["PATH"] = os.environ.get("PATH", "")
-    return {"repo": s.repo, "env": env, "counts": counts, "samples": bool(extra)}
+    return {"repo": repo, "env": env, "counts": counts, "samples": bool(extra)}
 
 
 def client(args: list[str], env: dict[str, str], cwd: Path, errlog: Any) -> Any:

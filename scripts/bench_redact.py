@@ -3,7 +3,7 @@
 
 What it does
   1. Generates a seeded synthetic corpus of Claude Code and Codex transcripts with
-     scripts/bench_index.py's generator (the real on-disk shapes, a fifth of the bytes in
+     the corpus generator of fixtures_repos/writers.py (the real on-disk shapes, a fifth of the bytes in
      multi-MB lines), 100 MB by default (--quick: 10 MB).
   2. Parses it with the real provider parsers and collects every text the store writer
      redacts (message text, tool inputs, tool output, edit hunks and before/after texts,
@@ -44,12 +44,11 @@ def _row(name: str, target: str, measured: float | None, unit: str, ok: bool | N
 
 
 def make_corpus(root: Path, mb: float, seed: int, log) -> list[Path]:
-    sys.path.insert(0, str(SCRIPTS))
-    import bench_index
+    sys.path.insert(0, str(SCRIPTS.parent))
+    from fixtures_repos.writers import generate_corpus
 
-    bench_index.RESCAN_FILES = 10  # only the main corpus is used here
     sessions = max(20, int(mb * 3))
-    bench_index.generate_corpus(root, sessions, mb, seed, workers=1, log=log)
+    generate_corpus(root, sessions, mb, seed, workers=1, log=log, rescan_files=10)  # only the main corpus is used here
     return [root / "main"]
 
 

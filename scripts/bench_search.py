@@ -241,7 +241,7 @@ def main() -> None:
 
     # -- indexing does not block readers ----------------------------------------------------------
     from hansard.ingest.run import index
-    from fixtures_repos.synth import Transcript
+    from fixtures_repos.writers import Transcript
 
     tdir = store / "incoming"
     for s in range(100):

@@ -53,7 +53,7 @@ FILLER = ("let me look at the code first", "running the tests now", "that change
 
 
 def build_generated(folder: Path, n: int, rng: random.Random) -> list[tuple[str, str]]:
-    from fixtures_repos.synth import Transcript
+    from fixtures_repos.writers import Transcript
 
     targets = []
     pairs = rng.sample([(c, p) for c in COMPONENTS for p in PROBLEMS], min(n, len(COMPONENTS) * len(PROBLEMS)))

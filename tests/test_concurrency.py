@@ -226,13 +226,9 @@ def sql_count(db_path: Path) -> tuple[int, int]:
 @pytest.fixture
 def world(tmp_path: Path) -> dict[str, Any]:
     """The demo repository and its sessions, indexed (agent homes and store in tmp_path)."""
-    from importlib import resources
+    from hansard.demo import build
 
-    from hansard.demo import Story
-
-    story = json.loads(resources.files("hansard").joinpath("demo_data/story.json").read_text())
-    s = Story(tmp_path / "demo")
-    s.run(story["steps"])
+    s = build(tmp_path / "demo")
     db = connect()
     index(db)
     db.close()

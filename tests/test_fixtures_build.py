@@ -1,6 +1,7 @@
 """The scenario fixtures themselves: each builds, its repositories are sound, its transcripts
 are well-formed JSON in the agents' own layouts, and its expectations cover every line and
-agree with git blame and with the ledger of edits (see fixtures_repos.check.self_check)."""
+agree with git blame and with the ledger of edits (see fixtures_repos.check.self_check). And
+the data `hansard demo` ships is what the writers generate now."""
 
 from __future__ import annotations
 
@@ -11,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from fixtures_repos import demo
 from fixtures_repos.check import git, self_check
 from fixtures_repos.gitrepo import git_env
 from fixtures_repos.scenarios import KINDS, SCENARIOS, split_lines
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_scenario_builds_soundly(name: str, tmp_path: Path) -> None:
     scn = SCENARIOS[name](tmp_path)
@@ -47,6 +50,7 @@ def test_scenario_builds_soundly(name: str, tmp_path: Path) -> None:
     assert self_check(scn) == []
 
 
+@pytest.mark.slow
 def test_scenarios_are_deterministic(tmp_path: Path) -> None:
     """Built twice, in different folders, a scenario has the same commits and ids."""
     for name in ("rewrite_rebase_reorder_squash_fixup", "agents_subagent_edit", "gemini_relative_path"):
@@ -54,8 +58,34 @@ def test_scenarios_are_deterministic(tmp_path: Path) -> None:
         assert a.files == b.files, name
 
 
+@pytest.mark.slow
 def test_all_scenarios_build_quickly(tmp_path: Path) -> None:
     start = time.perf_counter()
     for name, build in SCENARIOS.items():
         build(tmp_path / name)
     assert time.perf_counter() - start < 30
+
+
+def test_shipped_demo_data_is_what_the_writer_generates() -> None:
+    """hansard/demo_data is checked in so that the wheel needs no fixtures; regenerate it with
+    `python -m fixtures_repos.demo hansard/demo_data` when the story or the writers change."""
+    shipped = Path(__file__).resolve().parents[1] / "hansard" / "demo_data"
+    on_disk = {p.relative_to(shipped).as_posix(): p.read_text() for p in sorted(shipped.rglob("*")) if p.is_file()}
+    assert on_disk == demo.generate()
+
+
+def test_demo_builds_the_story_from_the_shipped_data(tmp_path: Path) -> None:
+    """The repository `hansard demo` builds from the data has the writer's commits, and the
+    transcripts land where each agent keeps them, naming the new repository's path."""
+    from hansard.demo import build
+
+    d = build(tmp_path / "demo")
+    log = git(d.repo, "log", "--reverse", "--format=%an <%ae>|%aI|%s").splitlines()
+    commits = [(c["author"], c["date"], c["message"]) for c in d.story["commits"]]
+    assert [tuple(line.split("|")) for line in log] == commits
+    assert git(d.repo, "status", "--porcelain") == ""
+    transcripts = sorted((tmp_path / "demo" / "home").rglob("*.jsonl"))
+    assert len(transcripts) == len(d.story["transcripts"]) == 2
+    for path in transcripts:
+        text = path.read_text()
+        assert demo.PLACEHOLDER not in text and f'"cwd": "{d.repo}"' in text

@@ -14,7 +14,6 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator
-from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -45,11 +44,9 @@ def git(repo: Path, *args: str) -> str:
 @pytest.fixture
 def demo(tmp_path: Path) -> Any:
     """The demo story (a Claude Code and a Codex session, four commits), indexed."""
-    from hansard.demo import Story
+    from hansard.demo import build
 
-    story = json.loads(resources.files("hansard").joinpath("demo_data/story.json").read_text())
-    s = Story(tmp_path / "demo")  # points the agent homes and HANSARD_HOME into tmp_path/demo/home
-    s.run(story["steps"])
+    s = build(tmp_path / "demo")  # points the agent homes and HANSARD_HOME into tmp_path/demo/home
     rc, out, err = run_cli("index")
     assert rc == 0, err
     return s

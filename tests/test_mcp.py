@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
-from hansard.demo import Story
+from hansard.demo import build
 from hansard.ingest.run import index
 from hansard.mcp.server import ServeOptions, build_server
 from hansard.store.sqlite.db import connect
@@ -32,11 +32,7 @@ def anyio_backend() -> str:
 @pytest.fixture
 def world(tmp_path: Path, samples: Path) -> dict[str, Path]:
     """The demo repository and sessions, plus every shared sample, indexed into one store."""
-    from importlib import resources
-
-    story = json.loads(resources.files("hansard").joinpath("demo_data/story.json").read_text())
-    s = Story(tmp_path / "demo")  # points the agent homes and HANSARD_HOME into tmp_path/demo/home
-    s.run(story["steps"])
+    s = build(tmp_path / "demo")  # points the agent homes and HANSARD_HOME into tmp_path/demo/home
     db = connect()
     index(db)
     index(db, [samples / "claude-code", samples / "codex"])
@@ -129,9 +125,18 @@ async def test_scope_repo_refuses_other_repositories(world: dict, tmp_path: Path
         assert r.is_error and data(r)["reason"] == "scope_not_granted"
 
 
-async def test_timeout_stops_the_call(world: dict) -> None:
-    env = {"HANSARD_TEST_SLOW_TOOL": "work_context:30", "HANSARD_TOOL_TIMEOUT": "1"}
-    async with stdio(world, env=env) as c:
+async def test_timeout_stops_the_call(world: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call past its deadline answers tool_timeout, and its SQLite statement is interrupted
+    (a query that would never end on its own)."""
+    import hansard.answers.work_context as wc
+
+    def endless(db, *a, **k):
+        db.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c").fetchone()
+        raise AssertionError("the endless query returned")
+
+    monkeypatch.chdir(world["repo"])
+    monkeypatch.setattr(wc, "work_context", endless)
+    async with Client(build_server(ServeOptions(cwd=str(world["repo"]), timeout=1.0))) as c:
         r = await c.call_tool("work_context", {"session_id": "019dbcc1"})
         assert r.is_error and data(r)["error"] == {
             "code": "tool_timeout", "message": data(r)["error"]["message"], "retryable": False}

@@ -12,7 +12,7 @@ from hansard import config
 from hansard.errors import NotFound
 from hansard.ingest.run import index
 from hansard.answers.memories import get_memory, scan_memories, search_memories
-from fixtures_repos.synth import Transcript
+from fixtures_repos.writers import Transcript
 from hansard.store.sqlite.db import connect
 from tests.helpers import cli_json, run_cli
 

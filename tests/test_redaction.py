@@ -349,7 +349,7 @@ DOTENV = "\n".join([
 
 
 class ClaudeWriter:
-    """Claude Code records, shaped like shared/samples (and hansard.demo)."""
+    """Claude Code records, shaped like the real samples (and the demo's)."""
 
     def __init__(self, sid: str, cwd: str, start: datetime) -> None:
         self.sid, self.cwd, self.t = sid, cwd, start
@@ -390,7 +390,7 @@ class ClaudeWriter:
 
 
 def _claude_session(repo: Path, sid: str) -> ClaudeWriter:
-    from hansard.demo import structured_patch
+    from fixtures_repos.writers import structured_patch
 
     w = ClaudeWriter(sid, str(repo), datetime(2026, 11, 20, 9, 0, 0))
     w.user(f"deploys fail with 401. My Anthropic key is {S['anthropic_api_key']} and the PAT {S['github_pat']}; "
@@ -489,7 +489,7 @@ CX_SID = "019e8b55-6c31-7d42-9e3f-4a7b0c2d1e53"
 
 @pytest.fixture
 def planted(tmp_path: Path) -> dict[str, Any]:
-    from hansard.demo import Story
+    from fixtures_repos.writers import Story
     from hansard.ingest.run import index
     from hansard.store.sqlite.db import connect
 

@@ -17,7 +17,7 @@ from hansard.answers.search import query as qmod
 from hansard.answers.search.hybrid import rrf
 from hansard.answers.search.keyword import Candidate
 from hansard.answers.search.sessions import cap_answer, search_past_sessions
-from fixtures_repos.synth import Transcript
+from fixtures_repos.writers import Transcript
 from hansard.store.sqlite.db import connect
 from tests.helpers import cli_json, run_cli
 

@@ -8,7 +8,7 @@ import pytest
 
 from hansard.errors import InvalidCursor
 from hansard.ingest.run import index
-from fixtures_repos.synth import Transcript
+from fixtures_repos.writers import Transcript
 from hansard.answers.transcript import get_past_session
 from hansard.store.sqlite.db import connect
 from tests.helpers import cli_json, run_cli

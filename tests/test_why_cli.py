@@ -86,13 +86,9 @@ def test_human_lines_and_contents_buffer(repo: Path, monkeypatch: pytest.MonkeyP
 def test_sessions_from_another_machine_are_linked_by_a_path_map(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A transcript recorded at /Users/alice/src/upload-service explains lines of the checkout
     here once `hansard config map` names the new place; before that, its lines are unknown."""
-    from importlib import resources
+    from hansard.demo import build
 
-    from hansard.demo import Story
-
-    story = json.loads(resources.files("hansard").joinpath("demo_data/story.json").read_text())
-    s = Story(tmp_path / "demo")
-    s.run(story["steps"])
+    s = build(tmp_path / "demo")
     claude = Path(os.environ["CLAUDE_CONFIG_DIR"])
     old = "/Users/alice/src/upload-service"
     for f in claude.rglob("*.jsonl"):
@@ -115,13 +111,9 @@ def test_sessions_from_another_machine_are_linked_by_a_path_map(tmp_path: Path, 
 
 def test_a_second_clone_is_the_same_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Identity is the root commit: sessions recorded in one clone explain lines in another."""
-    from importlib import resources
+    from hansard.demo import build
 
-    from hansard.demo import Story
-
-    story = json.loads(resources.files("hansard").joinpath("demo_data/story.json").read_text())
-    s = Story(tmp_path / "demo")
-    s.run(story["steps"])
+    s = build(tmp_path / "demo")
     run_cli("index")
     clone = tmp_path / "elsewhere" / "clone"
     subprocess.run(["git", "clone", "-q", str(s.repo), str(clone)], check=True)
