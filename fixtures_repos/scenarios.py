@@ -5,7 +5,7 @@ with the exact expected `hansard why` answer for every line of the files it name
 ``Scenario``: the repository to ask in, the agent homes to index (env var -> folder), and per
 file one ``Expect`` per line of the file (in the working tree, or at ``rev``).
 
-How expectations are written (fail closed, shared/DESIGN.md "Attribution rules"):
+How expectations are written (fail closed, the README's `kind` and `rule`):
 
 * ``agent``: an applied edit added exactly this line (whitespace aside) to this file (renames
   followed), before the committer time of the commit the line lives in (``git blame -w -M

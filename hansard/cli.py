@@ -1,7 +1,7 @@
 """The command line: parse arguments, call one core function, render its result. Nothing else.
 
 argparse, not typer: editors shell out to ``hansard why`` once per file, and typer's import
-alone costs ~280 ms here (see shared/STACK.md) against ~35 ms for argparse. Every heavy module
+alone costs ~280 ms here against ~35 ms for argparse. Every heavy module
 is imported inside the command that needs it.
 """
 

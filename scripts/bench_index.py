@@ -6,7 +6,7 @@ What it does
      (``CLAUDE_CONFIG_DIR/projects/<encoded-cwd>/<uuid>.jsonl``, subagents under
      ``<uuid>/subagents/agent-<id>.jsonl`` + ``.meta.json``) and Codex rollouts
      (``CODEX_HOME/sessions/YYYY/MM/DD/rollout-<ts>-<uuid>.jsonl``), shaped record for record
-     like the samples in ../shared/samples (envelopes, Edit/Write toolUseResult with
+     like the real transcript samples (envelopes, Edit/Write toolUseResult with
      originalFile and a consistent structuredPatch, Bash, Read, Grep, TodoWrite, Task; Codex
      session_meta, turn_context, exec_command + exec_command_end, custom_tool_call
      apply_patch + patch_apply_end, update_plan, event_msg duplicates, token_count ...).

@@ -4,7 +4,7 @@
 
 Builds (or reuses, with --store pointing at an earlier one) a store of N generated messages
 in sessions of ~100, across 20 repositories, written through the real schema and its FTS
-triggers. Then reports, against the issue's targets:
+triggers. Then reports, against these targets:
 
 - warm keyword search (in-process, 200 queries): p50 <= 40 ms, p95 <= 120 ms
 - cold CLI search (new process per query, `hansard history ... --no-sync --json`): <= 400 ms, <= 300 MB RSS
@@ -13,7 +13,7 @@ triggers. Then reports, against the issue's targets:
 - indexing 10k new messages (real scanner, JSONL) while a reader searches: reader latency
   during indexing vs before (not blocked = stays in the same range, no multi-second stalls)
 
-Baseline for comparison (from the issue): cass takes 3.2 s and 3.1 GiB for a cold keyword
+Baseline for comparison: cass takes 3.2 s and 3.1 GiB for a cold keyword
 search on 1.15M messages.
 """
 

@@ -13,7 +13,7 @@ first ten distinct sessions) for keyword, meaning and hybrid:
    "crashes", "slow" for "high latency") plus the component, which keyword search can only
    half-match and meaning search should help with.
 
-Anchor from the issue: episodic-memory reaches R@1 53% and R@10 75% on 17k real exchanges.
+For comparison: episodic-memory reaches R@1 53% and R@10 75% on 17k real exchanges.
 Meaning and hybrid need the semantic extra; without it they are reported as skipped.
 """
 

@@ -14,8 +14,8 @@ Sources read (no Cursor format is a published contract):
   ``Delete {path}``, ``ApplyPatch {patch}`` (apply_patch grammar). Paths are absolute.
 * ``state.vscdb`` (``…/Cursor/User/globalStorage/state.vscdb``; home ``CURSOR_CONFIG_DIR`` or
   the platform's ``Cursor/User``) -- read in the real sample ``samples/cursor/gitai_cursor_test.vscdb``
-  (git-ai fixture at 2eb435b, composerData ``_v`` 10, bubbles ``_v`` 3, Cursor 1.7, Oct 2025) and
-  FORMATS.md §4. SQLite table ``cursorDiskKV(key TEXT UNIQUE ON CONFLICT REPLACE, value)``:
+  (git-ai fixture at 2eb435b, composerData ``_v`` 10, bubbles ``_v`` 3, Cursor 1.7, Oct 2025).
+  SQLite table ``cursorDiskKV(key TEXT UNIQUE ON CONFLICT REPLACE, value)``:
   ``composerData:<composerId>`` = one conversation (``name`` title, ``createdAt`` ms,
   ``fullConversationHeadersOnly`` [{bubbleId, type 1 user | 2 assistant}] in conversation order,
   ``subComposerIds`` subagent conversations, ``modelConfig.modelName``);

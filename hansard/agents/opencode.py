@@ -3,7 +3,7 @@
 Sources read: sst/opencode ``packages/opencode/src/session/`` (``message-v2.ts`` part and message
 schemas, ``index.ts``, ``processor.ts``) and ``src/storage/`` of the 0.x-1.1 file storage and the
 1.2 SQLite storage (Drizzle tables ``session``, ``message``, ``part``; the 1.2 release migrates the
-flat files into ``opencode.db`` on first run), FORMATS.md §4 and public notes on the migration.
+flat files into ``opencode.db`` on first run) and public notes on the migration.
 Home: ``$XDG_DATA_HOME/opencode`` (default ``~/.local/share/opencode``; OpenCode uses XDG on
 macOS too), overridable with ``OPENCODE_DATA_DIR`` for hansard.
 

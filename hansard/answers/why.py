@@ -1,6 +1,6 @@
 """The `why` engine: for each line of a file, the archived edit that wrote it.
 
-It applies the attribution rules of shared/DESIGN.md and fails closed: a line gets a session
+It applies the attribution rules (the README's `kind` and `rule`) and fails closed: a line gets a session
 only when an applied edit, in the same repository, to the same file (renames followed), made
 before the line's commit, added that exact line (whitespace aside). Everything else is
 ``human`` when no session could have written it, and ``unknown`` when one might have.
@@ -411,7 +411,7 @@ class Attributor:
 
 def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes | None = None,
             cwd: str | None = None) -> dict[str, Any]:
-    """The `why` answer for ``PATH[:LINE[-END]]`` as the JSON contract of shared/DESIGN.md."""
+    """The `why` answer for ``PATH[:LINE[-END]]`` as the README's `hansard why --json` contract."""
     from hansard.link.repos import repo_for
 
     path, start, end = parse_target(spec)

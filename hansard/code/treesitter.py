@@ -4,7 +4,7 @@ Invariant: callers get plain values, never tree-sitter objects. A query run retu
 match, the pattern index and ``{capture name: [Capture]}``, where a Capture carries the
 node type, byte range, text and 1-based inclusive lines. When py-tree-sitter changes its
 API again (0.22 changed ``Language``, 0.25 moved ``captures``/``matches`` to
-``QueryCursor``; shared/STACK.md §2), this file is the one to change.
+``QueryCursor``), this file is the one to change.
 
 Language knowledge is data: ``analyzers/queries/<lang>-<kind>.scm``. A query file whose
 first line is ``; inherits: <lang>`` is that language's file plus its own patterns (tsx

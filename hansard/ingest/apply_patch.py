@@ -1,4 +1,4 @@
-"""A parser (and applier) for Codex's ``apply_patch`` format (FORMATS.md §2.8).
+"""A parser (and applier) for Codex's ``apply_patch`` format.
 
 Grammar (codex-rs/apply-patch, Lark grammar in core)::
 

@@ -1,4 +1,4 @@
-"""Claude Code (FORMATS.md §1): JSONL transcripts under ``<CLAUDE_CONFIG_DIR or ~/.claude>/projects``,
+"""Claude Code: JSONL transcripts under ``<CLAUDE_CONFIG_DIR or ~/.claude>/projects``,
 read by :mod:`hansard.agents.claude_code.transcript`."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Claude Code transcripts (``~/.claude/projects/<encoded-cwd>/*.jsonl``), FORMATS.md section 1.
+"""Claude Code transcripts (``~/.claude/projects/<encoded-cwd>/*.jsonl``).
 
 One JSON object per line, append-only. The parser handles main transcripts, subagent
 transcripts in both layouts (flat ``agent-<id>.jsonl`` next to the sessions, and

@@ -1,4 +1,4 @@
-"""OpenAI Codex CLI, IDE and Desktop (FORMATS.md §2): rollouts under ``<CODEX_HOME or ~/.codex>``,
+"""OpenAI Codex CLI, IDE and Desktop: rollouts under ``<CODEX_HOME or ~/.codex>``,
 read by :mod:`hansard.agents.codex.rollout`."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""OpenAI Codex CLI / IDE / Desktop rollouts (FORMATS.md §2).
+"""OpenAI Codex CLI / IDE / Desktop rollouts.
 
 Two on-disk shapes, told apart per record (the parser remembers which one it saw):
 

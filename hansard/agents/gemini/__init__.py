@@ -1,4 +1,4 @@
-"""Gemini CLI (FORMATS.md §3): chats under ``<GEMINI_CLI_HOME or ~>/.gemini/tmp``, read by
+"""Gemini CLI: chats under ``<GEMINI_CLI_HOME or ~>/.gemini/tmp``, read by
 :mod:`hansard.agents.gemini.chats` (JSONL logs and the legacy whole-file JSON)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Gemini CLI chat files: the legacy single JSON document and the 2026 JSONL log.
 
-Two on-disk shapes, two providers sharing one message decoder (shared/FORMATS.md §3):
+Two on-disk shapes, two providers sharing one message decoder:
 
 * ``PROVIDER_JSON`` reads the legacy ``session-*.json`` document, which Gemini rewrites in
   place on every update. The scanner hands the whole file over as one record and re-parses

@@ -3,8 +3,7 @@
 Optional extra: ``pip install 'hansard[semantic]'``. Nothing is downloaded at run time: the
 embedder is WordLlama's ``l2_supercat`` 256-d static embedding, whose weights ship inside the
 ``wordllama`` wheel and are checked against a pinned sha256 before use (see
-``WORDLLAMA_FILES``). Why this one and not MiniLM: see ``scripts/eval_search.py`` and the
-issue note -- it is 19 MB with numpy + tokenizers instead of 1.5 GB with torch, embeds
+``WORDLLAMA_FILES``). Why this one and not MiniLM: see ``scripts/eval_search.py``; it is 19 MB with numpy + tokenizers instead of 1.5 GB with torch, embeds
 thousands of texts a second on 2 cores, and starts in well under a second.
 
 Any object with ``id`` (str, names model and weights), ``dim`` and

@@ -1,7 +1,7 @@
 """``search_past_sessions``: find earlier conversations by keyword, meaning, or both.
 
 The answer is a plain dict (JSON-ready); the CLI (`hansard history`) and the MCP tool
-render the same dict. Argument names are a contract (shared/DESIGN.md).
+render the same dict. Argument names are a contract (the MCP tool's parameters).
 
 Shape::
 
