@@ -41,12 +41,31 @@ def git(repo: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=repo, env=env, check=True, capture_output=True, text=True).stdout
 
 
+def build_demo(root: Path) -> Any:
+    """`hansard demo`'s repository and transcripts under ``root`` (agent homes and HANSARD_HOME
+    point into ``root/home``). Returns a story writer for that repository: ``.repo``, and
+    ``.do_claude(step)`` to add a Claude Code session later."""
+    import hansard.demo as demo_mod
+
+    if hasattr(demo_mod, "build"):  # the demo ships its data; the story writer is in fixtures_repos
+        from fixtures_repos.writers import Story
+
+        demo_mod.build(root)
+        s = Story(root)
+    else:
+        from importlib import resources
+
+        story = json.loads(resources.files("hansard").joinpath("demo_data/story.json").read_text())
+        s = demo_mod.Story(root)
+        s.run(story["steps"])
+    assert (s.repo / "app" / "retry.py").is_file()
+    return s
+
+
 @pytest.fixture
 def demo(tmp_path: Path) -> Any:
     """The demo story (a Claude Code and a Codex session, four commits), indexed."""
-    from hansard.demo import build
-
-    s = build(tmp_path / "demo")  # points the agent homes and HANSARD_HOME into tmp_path/demo/home
+    s = build_demo(tmp_path / "demo")
     rc, out, err = run_cli("index")
     assert rc == 0, err
     return s

@@ -10,12 +10,12 @@ import os
 import shutil
 import subprocess
 import sys
-from importlib import resources
 from pathlib import Path
 
 import pytest
 
 from tests.helpers import run_cli
+from tests.test_lsp import build_demo
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PLUGIN = REPO_ROOT / "editors" / "nvim"
@@ -86,11 +86,7 @@ def nvim() -> str:
 @pytest.mark.slow
 def test_neovim_plugin_shows_hover_lenses_and_the_conversation(tmp_path: Path) -> None:
     exe = nvim()
-    from hansard.demo import Story
-
-    story = json.loads(resources.files("hansard").joinpath("demo_data/story.json").read_text())
-    s = Story(tmp_path / "demo")
-    s.run(story["steps"])
+    s = build_demo(tmp_path / "demo")
     rc, _, err = run_cli("index")
     assert rc == 0, err
     lines = (s.repo / "app" / "retry.py").read_text().splitlines()

@@ -1,0 +1,187 @@
+"""Bench `hansard lsp` against `git blame` of the same files, in the same run.
+
+Builds (in a temporary folder, every agent home and the store inside it) a repository of
+N 1,000-line Python files with a five-commit history and a Claude Code session whose edits
+landed in ten of them, indexes it, starts `python -m hansard lsp` over stdio and measures:
+
+- first hover on a file right after opening it (didOpen -> hover answer), per file;
+- warm hover (same file, other lines);
+- inlay hints for the whole file (warm) and code lenses;
+- `git blame -w -M -C --porcelain` of each file (what `why` runs), as the baseline;
+- the server's resident memory after opening all N files.
+
+Targets (issue 13): warm hover <= 20 ms; first answer <= 1.2 x blame + 30 ms; memory after
+100 files <= 300 MB. Printed, never asserted.
+
+    python scripts/bench_lsp.py [--files 100] [--rounds 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def build(base: Path, n_files: int) -> Path:
+    from tests.test_lsp import build_demo
+
+    s = build_demo(base)  # points the agent homes and HANSARD_HOME into base/home
+    env = dict(s.env, GIT_AUTHOR_NAME="Bench", GIT_AUTHOR_EMAIL="b@example.com", GIT_COMMITTER_NAME="Bench",
+               GIT_COMMITTER_EMAIL="b@example.com")
+
+    def commit(msg: str, day: int) -> None:
+        d = f"2026-11-{day:02d}T10:00:00+00:00"
+        subprocess.run(["git", "add", "-A"], cwd=s.repo, env=env, check=True)
+        subprocess.run(["git", "commit", "-qm", msg], cwd=s.repo, check=True,
+                       env=dict(env, GIT_AUTHOR_DATE=d, GIT_COMMITTER_DATE=d))
+
+    pkg = s.repo / "pkg"
+    pkg.mkdir()
+    texts = {}
+    for f in range(n_files):
+        lines = []
+        for i in range(1000):
+            lines.append(f"    total_{i} = compute_{f}(value_{i}, limit={i % 17})" if i % 25 else f"def block_{f}_{i}(value):")
+        texts[f] = lines
+    for c in range(5):
+        for f in range(n_files):
+            for i in range(c * 150 + 3, c * 150 + 40):
+                if i % 25:
+                    texts[f][i] = f"    total_{i} = compute_{f}(value_{i}, limit={i % 17}, round={c})"
+            (pkg / f"mod_{f:03d}.py").write_text("\n".join(texts[f]) + "\n")
+        commit(f"round {c}", 15 + c)
+    edits = []
+    for f in range(min(10, n_files)):
+        text = (pkg / f"mod_{f:03d}.py").read_text()
+        old = f"    total_905 = compute_{f}(value_905, limit={905 % 17})\n"
+        new = old + "".join(f"    capped_{k} = min(cap_{f}, total_905 * {k})  # retry budget\n" for k in range(12))
+        assert old in text
+        edits.append({"path": f"pkg/mod_{f:03d}.py", "old": old, "new": new})
+    s.do_claude({"session": "b3e7c0de-0000-4aaa-8bbb-000000000001", "start": "2026-11-21T09:00:00.000Z",
+                 "prompt": "cap the retry budget in every module", "reply": "Done.", "edits": edits})
+    commit("Cap the retry budget", 22)
+    from hansard.cli import main
+
+    assert main(["index", "--json"]) == 0
+    return s.repo
+
+
+def blame_ms(repo: Path, rel: str) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(["git", "blame", "-w", "-M", "-C", "--porcelain", "--", rel], cwd=repo, check=True, capture_output=True)
+    return (time.perf_counter() - t0) * 1000
+
+
+def rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def bench(repo: Path, n_files: int, rounds: int) -> dict[str, object]:
+    from lsprotocol import types as T
+    from pygls.lsp.client import LanguageClient
+
+    client = LanguageClient("bench", "0")
+    await client.start_io(sys.executable, "-m", "hansard", "lsp", env=dict(os.environ))
+    caps = T.ClientCapabilities(
+        text_document=T.TextDocumentClientCapabilities(inlay_hint=T.InlayHintClientCapabilities(),
+                                                       code_lens=T.CodeLensClientCapabilities()))
+    await client.initialize_async(T.InitializeParams(capabilities=caps, root_uri=repo.as_uri(),
+                                                     initialization_options={"pollSeconds": 5}))
+    client.initialized(T.InitializedParams())
+    pid = client._server.pid  # the server process, for its memory
+
+    async def hover(uri: str, line: int) -> str | None:
+        h = await client.text_document_hover_async(T.HoverParams(T.TextDocumentIdentifier(uri), T.Position(line, 4)))
+        return None if h is None else h.contents.value
+
+    firsts, blames, warm, hints, lenses = [], [], [], [], []
+    for f in range(n_files):
+        rel = f"pkg/mod_{f:03d}.py"
+        path = repo / rel
+        uri = path.as_uri()
+        blames.append(blame_ms(repo, rel))
+        t0 = time.perf_counter()
+        client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri, "python", 1, path.read_text())))
+        text = await hover(uri, 906)  # the first line the session added
+        firsts.append((time.perf_counter() - t0) * 1000)
+        assert text is not None, rel
+        if f == 0:
+            assert "Claude Code" in text, text
+            for r in range(rounds):
+                t0 = time.perf_counter()
+                await hover(uri, (r * 37) % 1000)
+                warm.append((time.perf_counter() - t0) * 1000)
+                t0 = time.perf_counter()
+                res = await client.text_document_inlay_hint_async(T.InlayHintParams(
+                    T.TextDocumentIdentifier(uri), T.Range(T.Position(0, 0), T.Position(1000, 0))))
+                hints.append((time.perf_counter() - t0) * 1000)
+                t0 = time.perf_counter()
+                await client.text_document_code_lens_async(T.CodeLensParams(T.TextDocumentIdentifier(uri)))
+                lenses.append((time.perf_counter() - t0) * 1000)
+            n_hints = len(res or [])
+    mem = rss_mb(pid)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return {"firsts": firsts, "blames": blames, "warm": warm, "hints": hints, "lenses": lenses, "mem": mem,
+            "n_hints": n_hints}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--files", type=int, default=100)
+    ap.add_argument("--rounds", type=int, default=30)
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="hansard-bench-lsp-") as tmp:
+        base = Path(tmp)
+        for var, sub in {"HOME": "", "XDG_DATA_HOME": ".local/share", "XDG_CONFIG_HOME": ".config"}.items():
+            os.environ[var] = str(base / sub) if sub else str(base)
+        os.environ.update(GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1", TZ="UTC")
+        t0 = time.perf_counter()
+        repo = build(base, a.files)
+        print(f"built and indexed {a.files} files of 1,000 lines in {time.perf_counter() - t0:.1f} s")
+        r = asyncio.run(bench(repo, a.files, a.rounds))
+    med = statistics.median
+    first, blame = med(r["firsts"]), med(r["blames"])
+    budget = 1.2 * blame + 30
+    print(f"{'measure':44} {'median':>9} {'p90':>9}")
+
+    def row(name: str, xs: list[float]) -> None:
+        p90 = sorted(xs)[int(0.9 * (len(xs) - 1))]
+        print(f"{name:44} {med(xs):8.1f}ms {p90:8.1f}ms")
+
+    agent_files = min(10, len(r["firsts"]))
+    row("git blame -w -M -C --porcelain (1,000 lines)", r["blames"])
+    row("first hover after didOpen, all files", r["firsts"])
+    row(f"  the {agent_files} files an agent edited", r["firsts"][:agent_files])
+    if len(r["firsts"]) > agent_files:
+        row(f"  the {len(r['firsts']) - agent_files} files no agent edited", r["firsts"][agent_files:])
+    row("warm hover", r["warm"])
+    row(f"inlay hints, whole file ({r['n_hints']} marks)", r["hints"])
+    row("code lenses, whole file", r["lenses"])
+    print(f"first answer / (1.2 x blame + 30 ms) = {first:.1f} / {budget:.1f} ms = {first / budget:.2f}"
+          f"  (target <= 1.00)")
+    agent_first = med(r["firsts"][:agent_files])
+    agent_budget = 1.2 * med(r["blames"][:agent_files]) + 30
+    print(f"  files an agent edited: {agent_first:.1f} / {agent_budget:.1f} ms = {agent_first / agent_budget:.2f}")
+    print(f"warm hover median {med(r['warm']):.1f} ms (target <= 20 ms)")
+    print(f"server memory after {a.files} files: {r['mem']:.0f} MB RSS (target <= 300 MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
