@@ -44,7 +44,7 @@ import orjson
 
 from hansard import agents as registry
 from hansard.ingest import reader
-from hansard.ingest.apply_patch import PatchError, apply_to_text, extract_patch, parse_patch, scan_headers, unwrap_patch
+from hansard.agents.edits import PatchError, apply_to_text, extract_patch, parse_patch, scan_headers, unwrap_patch
 from hansard.models import (
     EditItem,
     LeafTitle,

@@ -1,4 +1,4 @@
-"""The apply_patch parser and applier (hansard.ingest.apply_patch)."""
+"""The apply_patch parser and applier (hansard.agents.edits)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from hansard.ingest.apply_patch import (
+from hansard.agents.edits import (
     FileOp,
     PatchError,
     PatchHunk,

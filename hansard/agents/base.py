@@ -12,16 +12,14 @@ new bytes only.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
 import orjson
 
-from hansard.diffs import parse_unified_diff  # noqa: F401 - re-exported for providers
-from hansard.models import Hunk, Item, RawRecord, Skip
+from hansard.agents.edits import diff_texts, hunks_from_structured_patch, lines_of, parse_unified_diff  # noqa: F401 - shared by parsers
+from hansard.models import Item, RawRecord, Skip
 from hansard.agents.record import Agent, McpConfig, MemoryFile  # noqa: F401 - the record every agent exports
 
 
@@ -112,62 +110,6 @@ def as_text(value: Any) -> str:
                 return value[k]
         return orjson.dumps(value).decode()
     return str(value)
-
-
-def lines_of(text: str | None) -> list[str]:
-    if not text:
-        return []
-    out = text.split("\n")
-    if out[-1] == "":
-        out.pop()
-    return out
-
-
-def diff_texts(before: str | None, after: str | None) -> tuple[tuple[str, ...], tuple[str, ...], tuple[Hunk, ...]]:
-    """Added lines, removed lines and zero-context hunks (with post-edit numbers) between two
-    whole-file texts. Used where a transcript has full before/after text but no patch."""
-    a, b = lines_of(before), lines_of(after)
-    added: list[str] = []
-    removed: list[str] = []
-    hunks: list[Hunk] = []
-    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
-    for tag, i1, i2, j1, j2 in sm.get_opcodes():
-        if tag == "equal":
-            continue
-        rem, add = a[i1:i2], b[j1:j2]
-        removed += rem
-        added += add
-        hunks.append(
-            Hunk(
-                old_start=i1 + 1, old_lines=i2 - i1, new_start=j1 + 1, new_lines=j2 - j1,
-                lines=tuple("-" + x for x in rem) + tuple("+" + x for x in add),
-            )
-        )
-    return tuple(added), tuple(removed), tuple(hunks)
-
-
-def hunks_from_structured_patch(patch: Iterable[Any]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[Hunk, ...]]:
-    """Claude Code's jsdiff ``structuredPatch`` (list of {oldStart, oldLines, newStart, newLines, lines})."""
-    added: list[str] = []
-    removed: list[str] = []
-    hunks: list[Hunk] = []
-    for h in patch or ():
-        if not isinstance(h, dict):
-            continue
-        lines = [ln for ln in h.get("lines") or () if isinstance(ln, str) and not ln.startswith("\\")]
-        for ln in lines:
-            if ln.startswith("+"):
-                added.append(ln[1:])
-            elif ln.startswith("-"):
-                removed.append(ln[1:])
-        hunks.append(
-            Hunk(_int(h.get("oldStart")), _int(h.get("oldLines")), _int(h.get("newStart")), _int(h.get("newLines")), tuple(lines))
-        )
-    return tuple(added), tuple(removed), tuple(hunks)
-
-
-def _int(v: Any) -> int | None:
-    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 STEP_STATUSES = frozenset({"pending", "in_progress", "completed", "cancelled"})

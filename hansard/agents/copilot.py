@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from hansard.agents.base import diff_texts, first_json_lines, lines_of, load_json, parse_unified_diff
-from hansard.ingest.apply_patch import PatchError, parse_patch
+from hansard.agents.edits import PatchError, parse_patch
 from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip, ToolCallItem, ToolResultItem
 
 NAME = "copilot"

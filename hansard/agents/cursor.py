@@ -49,7 +49,7 @@ import orjson
 
 from hansard.agents.base import diff_texts, first_json_lines, lines_of, load_json
 from hansard.diffs import Hunk
-from hansard.ingest.apply_patch import PatchError, parse_patch
+from hansard.agents.edits import PatchError, parse_patch
 from hansard.models import (
     EditItem,
     Item,

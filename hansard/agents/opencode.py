@@ -46,7 +46,7 @@ from typing import Any
 import orjson
 
 from hansard.agents.base import as_text, diff_texts, lines_of, load_json, parse_unified_diff
-from hansard.ingest.apply_patch import PatchError, parse_patch
+from hansard.agents.edits import PatchError, parse_patch
 from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip, StepsItem, ToolCallItem, ToolResultItem
 
 NAME = "opencode"

@@ -1,5 +1,6 @@
 """`hansard mcp install AGENT [--write]`: the configuration that starts hansard's MCP server
-from Claude Code, Codex CLI or Gemini CLI, printed, or added to the agent's own config file.
+from a coding agent, printed, or added to the agent's own config file (where and in which
+format is the agent's record in hansard.agents).
 
 Writing is idempotent (an identical entry is left alone) and takes a backup of the file first.
 """
@@ -14,10 +15,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hansard import config
+from hansard import agents
+from hansard.agents.record import McpConfig
 from hansard.errors import InvalidArgument
-
-AGENTS = ("claude-code", "codex", "gemini")
 
 
 def server_command() -> tuple[str, list[str]]:
@@ -27,26 +27,23 @@ def server_command() -> tuple[str, list[str]]:
     return sys.executable, ["-m", "hansard", "mcp", "serve"]
 
 
+def _mcp(agent: str) -> McpConfig:
+    a = agents.by_install_name(agent)
+    if a is None or a.mcp is None:
+        raise InvalidArgument(f"agent must be one of {', '.join(agents.install_names())}")
+    return a.mcp
+
+
 def config_file(agent: str) -> Path:
-    if agent == "claude-code":
-        # User-scope MCP servers live in ~/.claude.json (inside CLAUDE_CONFIG_DIR when it is set).
-        if os.environ.get("CLAUDE_CONFIG_DIR"):
-            return config.claude_home() / ".claude.json"
-        return Path(os.environ.get("HOME") or Path.home()) / ".claude.json"
-    if agent == "codex":
-        return config.codex_home() / "config.toml"
-    if agent == "gemini":
-        return config.gemini_home() / "settings.json"
-    raise InvalidArgument(f"agent must be one of {', '.join(AGENTS)}")
+    return Path(_mcp(agent).path())
 
 
 def snippet(agent: str) -> str:
+    fmt = _mcp(agent).format
     cmd, args = server_command()
-    if agent == "codex":
+    if fmt == "toml":
         return f'[mcp_servers.hansard]\ncommand = {json.dumps(cmd)}\nargs = {json.dumps(args)}\n'
-    if agent in ("claude-code", "gemini"):
-        return json.dumps({"mcpServers": {"hansard": {"command": cmd, "args": args}}}, indent=2) + "\n"
-    raise InvalidArgument(f"agent must be one of {', '.join(AGENTS)}")
+    return json.dumps({"mcpServers": {"hansard": {"command": cmd, "args": args}}}, indent=2) + "\n"
 
 
 def install(agent: str, write: bool) -> dict[str, Any]:
@@ -56,7 +53,7 @@ def install(agent: str, write: bool) -> dict[str, Any]:
         return {"agent": agent, "config_file": str(path), "snippet": text, "written": False}
     cmd, args = server_command()
     old = path.read_text(encoding="utf-8") if path.exists() else None
-    if agent == "codex":
+    if _mcp(agent).format == "toml":
         new = _merge_toml(old, text)
     else:
         new = _merge_json(old, {"command": cmd, "args": args})

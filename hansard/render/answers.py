@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from hansard import agents
+
 
 def short(text: str | None, n: int = 80) -> str:
     t = " ".join((text or "").split())
@@ -61,7 +63,7 @@ def sessions(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
-PROVIDER_NAMES = {"claude_code": "Claude Code", "codex": "Codex", "gemini": "Gemini CLI"}
+PROVIDER_NAMES = {a.name: a.display for a in agents.agents()}
 
 
 def _when(ts: int, tz: str) -> str:

@@ -42,14 +42,8 @@ import orjson
 
 from hansard.agents.base import as_text as _as_text_base
 from hansard.agents.claude_code import AGENT
-from hansard.agents.base import (
-    diff_texts,
-    first_json_lines,
-    hunks_from_structured_patch,
-    lines_of,
-    load_json,
-    record_key,
-)
+from hansard.agents.base import first_json_lines, load_json, record_key
+from hansard.agents.edits import diff_texts, hunks_from_structured_patch, lines_of
 from hansard.models import (
     EditItem,
     Item,

@@ -49,9 +49,9 @@ from typing import Any
 
 import orjson
 
-from hansard.ingest.apply_patch import FileOp, PatchError, extract_patch, parse_patch, scan_headers
+from hansard.agents.base import as_text, first_json_lines, load_json, record_key, snapshot_steps
 from hansard.agents.codex import AGENT
-from hansard.agents.base import as_text, first_json_lines, lines_of, load_json, parse_unified_diff, record_key, snapshot_steps
+from hansard.agents.edits import FileOp, PatchError, extract_patch, lines_of, parse_patch, parse_unified_diff, scan_headers
 from hansard.models import (
     EditItem,
     Hunk,
@@ -325,7 +325,7 @@ class CodexParser:
             cwd = _join(self.cwd, workdir)
         patch: str | None = None
         is_patch = False
-        if name in ("apply_patch", "applypatch"):
+        if name in AGENT.edit_tools:
             is_patch = True
             cand = args.get("input") if isinstance(args.get("input"), str) else args.get("patch")
             patch = cand if isinstance(cand, str) else None
@@ -676,7 +676,7 @@ def _result_status(text: str, exit_code: int | None, success: Any) -> str:
 def _summary(name: str, args: dict[str, Any], patch: str | None) -> str:
     """A short human summary of a tool call, for its tool_use message."""
     text: str | None = None
-    if patch is not None or name in ("apply_patch", "applypatch"):
+    if patch is not None or name in AGENT.edit_tools:
         heads = scan_headers(patch or "")
         verbs = {"add": "Add", "delete": "Delete", "update": "Update"}
         files = [f"Move {p} -> {m}" if m else f"{verbs[o]} {p}" for o, p, m in heads]

@@ -29,15 +29,8 @@ from typing import Any
 import orjson
 
 from hansard.agents.gemini import AGENT
-from hansard.agents.base import (
-    as_text,
-    diff_texts,
-    first_json_lines,
-    lines_of,
-    load_json,
-    parse_unified_diff,
-    snapshot_steps,
-)
+from hansard.agents.base import as_text, first_json_lines, load_json, snapshot_steps
+from hansard.agents.edits import diff_texts, lines_of, parse_unified_diff
 from hansard.models import (
     EditItem,
     Hunk,

@@ -1,5 +1,13 @@
-"""A parser (and applier) for Codex's ``apply_patch`` format.
+"""Edit reconstruction: the added and removed lines, and the hunks, of one edit, from whatever
+a transcript kept of it. Every function here is pure and never raises on odd input except
+``PatchError`` from the apply_patch parser.
 
+* whole-file texts, before and after (``diff_texts``: zero-context hunks, post-edit numbers);
+* Claude Code's jsdiff ``structuredPatch`` (``hunks_from_structured_patch``);
+* unified diffs (``parse_unified_diff``, shared with git in hansard.diffs);
+* Codex's ``apply_patch`` format (FORMATS.md §2.8), parsed and re-applied, below.
+
+apply_patch grammar (codex-rs/apply-patch, Lark grammar in core)::
 Grammar (codex-rs/apply-patch, Lark grammar in core)::
 
     Patch      := "*** Begin Patch" LF { FileOp } "*** End Patch" LF?
@@ -23,11 +31,15 @@ search start; a hunk without old lines is appended at the end of the file, as Co
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 import re
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from hansard.diffs import Hunk, parse_unified_diff  # noqa: F401 - unified diffs are one of the shapes read here
 
 BEGIN_PATCH = "*** Begin Patch"
 END_PATCH = "*** End Patch"
@@ -443,3 +455,62 @@ def apply_to_text(original: str, op: FileOp) -> str:
     if not lines or lines[-1] != "":
         lines.append("")
     return "\n".join(lines)
+
+
+# -- whole-file texts and structured patches -------------------------------------------------
+
+
+def lines_of(text: str | None) -> list[str]:
+    if not text:
+        return []
+    out = text.split("\n")
+    if out[-1] == "":
+        out.pop()
+    return out
+
+
+def diff_texts(before: str | None, after: str | None) -> tuple[tuple[str, ...], tuple[str, ...], tuple[Hunk, ...]]:
+    """Added lines, removed lines and zero-context hunks (with post-edit numbers) between two
+    whole-file texts. Used where a transcript has full before/after text but no patch."""
+    a, b = lines_of(before), lines_of(after)
+    added: list[str] = []
+    removed: list[str] = []
+    hunks: list[Hunk] = []
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for tag, i1, i2, j1, j2 in sm.get_opcodes():
+        if tag == "equal":
+            continue
+        rem, add = a[i1:i2], b[j1:j2]
+        removed += rem
+        added += add
+        hunks.append(
+            Hunk(
+                old_start=i1 + 1, old_lines=i2 - i1, new_start=j1 + 1, new_lines=j2 - j1,
+                lines=tuple("-" + x for x in rem) + tuple("+" + x for x in add),
+            )
+        )
+    return tuple(added), tuple(removed), tuple(hunks)
+
+
+def hunks_from_structured_patch(patch: Iterable[Any]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[Hunk, ...]]:
+    """Claude Code's jsdiff ``structuredPatch`` (list of {oldStart, oldLines, newStart, newLines, lines})."""
+    added: list[str] = []
+    removed: list[str] = []
+    hunks: list[Hunk] = []
+    for h in patch or ():
+        if not isinstance(h, dict):
+            continue
+        lines = [ln for ln in h.get("lines") or () if isinstance(ln, str) and not ln.startswith("\\")]
+        for ln in lines:
+            if ln.startswith("+"):
+                added.append(ln[1:])
+            elif ln.startswith("-"):
+                removed.append(ln[1:])
+        hunks.append(
+            Hunk(_int(h.get("oldStart")), _int(h.get("oldLines")), _int(h.get("newStart")), _int(h.get("newLines")), tuple(lines))
+        )
+    return tuple(added), tuple(removed), tuple(hunks)
+
+
+def _int(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
