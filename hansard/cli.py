@@ -19,17 +19,25 @@ from hansard import __version__
 from hansard.errors import HansardError, InvalidArgument
 
 
-def _db():
-    from hansard.store.sqlite.db import connect
+def _store():
+    from hansard.store import open_store
 
-    return connect()
+    return open_store()
+
+
+def _reader_store():
+    """A store to read from, even on a read-only disk (then without a sync first)."""
+    from hansard.store import open_for_reading
+
+    return open_for_reading()
+
+
+def _db():
+    return _store().db
 
 
 def _reader_db():
-    """A store to read from, even on a read-only disk (then without a sync first)."""
-    from hansard.store.sqlite.db import connect_for_reading
-
-    return connect_for_reading()
+    return _reader_store().db
 
 
 def _print_json(obj: Any) -> None:
@@ -51,8 +59,14 @@ def cmd_index(a: argparse.Namespace) -> int:
     from hansard.ingest.run import index
     from hansard.ingest.scanner import stderr_progress
 
-    db = _db()
-    summary = index(db, [Path(p) for p in a.paths] or None, wait=not a.no_wait, progress=stderr_progress())
+    import os
+
+    missing = [p for p in a.paths if not os.path.exists(p)]
+    if missing:
+        from hansard.errors import NotFound
+
+        raise NotFound(f"no such file or folder: {missing[0]}")
+    summary = index(_store(), [Path(p) for p in a.paths] or None, wait=not a.no_wait, progress=stderr_progress())
     if summary is None:
         print("hansard: another `hansard index` is running; not waiting (--no-wait)", file=sys.stderr)
         return 13
@@ -67,7 +81,7 @@ def cmd_reindex(a: argparse.Namespace) -> int:
     from hansard.render import answers as render
     from hansard.ingest.run import rebuild
 
-    summary = rebuild(_db())
+    summary = rebuild(_store())
     if a.json:
         _print_json(summary.as_dict())
     else:
@@ -78,9 +92,7 @@ def cmd_reindex(a: argparse.Namespace) -> int:
 def cmd_status(a: argparse.Namespace) -> int:
     from hansard.render import answers as render
     from hansard.config import store_path
-    from hansard.store.sqlite.queries import status
-
-    data = status(_reader_db())
+    data = _reader_store().sessions.status()
     data["store"] = str(store_path())
     if a.json:
         _print_json(data)
@@ -90,12 +102,13 @@ def cmd_status(a: argparse.Namespace) -> int:
 
 
 def cmd_sessions(a: argparse.Namespace) -> int:
+    from hansard.answers.search.filters import resolve_repo
     from hansard.render import answers as render
-    from hansard.store.sqlite.queries import list_sessions
+    from hansard.timebounds import since_text
 
-    db = _reader_db()
-    repo_id = _repo_id(db, a.repo) if a.repo else None
-    rows = list_sessions(db, repo_id=repo_id, provider=a.provider, since=a.since, limit=a.limit)
+    store = _reader_store()
+    since = since_text(a.since, "since")
+    rows = store.sessions.list(repo_ids=resolve_repo(store, a.repo), provider=a.provider, since=since, limit=a.limit)
     if a.json:
         _print_json({"sessions": rows})
     else:
@@ -103,32 +116,19 @@ def cmd_sessions(a: argparse.Namespace) -> int:
     return 0
 
 
-def _repo_id(db, repo: str) -> int:
-    from pathlib import Path
-
-    from hansard.errors import NotARepository
-    from hansard.git.identity import find_toplevel
-    from hansard.link.repos import Resolver
-
-    tops = find_toplevel(str(Path(repo).resolve()) + "/.")
-    if tops is None:
-        raise NotARepository(f"{repo} is not inside a git repository")
-    return Resolver(db).repo_id(tops[1])
-
-
 def cmd_show(a: argparse.Namespace) -> int:
     from hansard.render.recall import transcript
     from hansard.answers.transcript import get_past_session
 
-    db = _db()
+    store = _store()
     kw = dict(around=a.around, roles=a.roles, limit=a.limit, next=a.next, group_revisions=a.group_revisions,
               max_message_chars=a.max_message_chars, content_offset=a.content_offset, max_chars=a.max_chars, raw=a.raw)
-    data = get_past_session(db, a.session, **kw)
+    data = get_past_session(store, a.session, **kw)
     if a.all:
         # Every page, following the cursor: the whole (filtered) session.
         pages = [data]
         while pages[-1]["next"]:
-            pages.append(get_past_session(db, a.session, **{**kw, "around": None, "content_offset": None,
+            pages.append(get_past_session(store, a.session, **{**kw, "around": None, "content_offset": None,
                                                            "next": pages[-1]["next"]}))
         data = {**data, "messages": [m for p in pages for m in p["messages"]], "next": None,
                 "returned": sum(p["returned"] for p in pages)}
@@ -159,11 +159,11 @@ def cmd_history(a: argparse.Namespace) -> int:
     from hansard.render.recall import history
     from hansard.answers.search.sessions import search_past_sessions
 
-    db = _db()
+    store = _store()
     if not a.no_sync:
-        _quick_sync(db)
+        _quick_sync(store)
     data = search_past_sessions(
-        db, " ".join(a.query), repo=a.repo, provider=a.provider, since=a.since, until=a.until, roles=a.roles,
+        store, " ".join(a.query), repo=a.repo, provider=a.provider, since=a.since, until=a.until, roles=a.roles,
         tool=a.tool, command=a.command_filter, file=a.file, commit=a.commit, include_subagents=a.include_subagents,
         include_web_chats=a.include_web_chats, include_team_sessions=a.include_team_sessions, team=a.team,
         hits_per_session=a.hits_per_session, group_revisions=not a.no_group_revisions, mode=a.mode, limit=a.limit,
@@ -182,20 +182,19 @@ def cmd_memory(a: argparse.Namespace) -> int:
     from hansard.answers import memories
     from hansard.render.recall import memory, memory_hits
 
-    db = _db()
+    store = _store()
     if a.memory_cmd == "show":
-        data = memories.get_memory(db, a.memory_id, line=a.line, offset=a.offset)
+        data = memories.get_memory(store, a.memory_id, line=a.line, offset=a.offset)
         if a.json:
             _print_json(data)
         else:
             print(memory(data))
         return 0
-    memories.scan_memories(db, cwd=os.getcwd(), force=a.memory_cmd == "scan")
+    memories.scan_memories(store, cwd=os.getcwd(), force=a.memory_cmd == "scan")
     if a.memory_cmd == "scan":
-        n = db.execute("SELECT COUNT(*) FROM memories WHERE missing=0").fetchone()[0]
-        print(f"{n} memory files indexed")
+        print(f"{memories.memory_count(store)} memory files indexed")
         return 0
-    data = memories.search_memories(db, " ".join(a.query), repo=a.repo, provider=a.provider, source=a.source)
+    data = memories.search_memories(store, " ".join(a.query), repo=a.repo, provider=a.provider, source=a.source)
     if a.json:
         _print_json(data)
     else:
@@ -225,7 +224,7 @@ def cmd_embed(a: argparse.Namespace) -> int:
             print("another `hansard embed` is running", file=sys.stderr)
         return 0
     try:
-        counts = meaning.build_vectors(_db(), emb, max_seconds=a.max_seconds)
+        counts = meaning.build_vectors(_store().search, emb, max_seconds=a.max_seconds)
     finally:
         os.close(fd)
     if a.json:
@@ -236,33 +235,56 @@ def cmd_embed(a: argparse.Namespace) -> int:
 
 
 def cmd_config(a: argparse.Namespace) -> int:
-    from hansard.store.sqlite.db import transaction
     from hansard.link.repos import add_path_map
 
-    db = _db()
+    store = _store()
     if a.config_cmd == "map":
-        with transaction(db):
-            add_path_map(db, a.old, a.new)
+        add_path_map(store, a.old, a.new)
         print(f"mapped {a.old} -> {a.new}; run `hansard index` to re-link sessions")
     else:
-        for r in db.execute("SELECT old_prefix, new_prefix FROM path_maps ORDER BY old_prefix"):
-            print(f"{r[0]} -> {r[1]}")
+        for old, new in store.repos.path_maps():
+            print(f"{old} -> {new}")
     return 0
+
+
+def _read_contents(path: str) -> bytes:
+    """``why --contents FILE``: a regular file's bytes (a FIFO would block, a folder has none)."""
+    import os
+    import stat
+
+    from hansard.errors import NotAFile
+
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise NotAFile(f"--contents {path}: {exc.strerror}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise NotAFile(f"--contents {path} is not a regular file")
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def integer(text: str) -> int:
+    """An integer option: counts, indexes and offsets fit in 32 bits (SQLite and the
+    windowing code never see a number they cannot hold)."""
+    n = int(text)
+    if not -(2**31) <= n <= 2**31 - 1:
+        raise argparse.ArgumentTypeError(f"{text} is out of range (at most {2**31 - 1})")
+    return n
 
 
 def cmd_why(a: argparse.Namespace) -> int:
     from hansard.answers.why import explain
 
-    db = _reader_db()
+    store = _reader_store()
     if not a.no_sync:
-        _quick_sync(db)
+        _quick_sync(store)
     contents = None
     if a.contents == "-":
         contents = sys.stdin.buffer.read()
     elif a.contents:
-        with open(a.contents, "rb") as fh:
-            contents = fh.read()
-    ans = explain(db, a.target, rev=a.rev, contents=contents)
+        contents = _read_contents(a.contents)
+    ans = explain(store, a.target, rev=a.rev, contents=contents)
     if a.json:
         _print_json(ans)
         return 0
@@ -275,19 +297,19 @@ def cmd_why(a: argparse.Namespace) -> int:
     return 0
 
 
-def _quick_sync(db) -> None:
+def _quick_sync(store) -> None:
     """The cheap incremental index before answering; skipped if another indexer runs or
     the store is read-only."""
     from hansard.errors import StoreReadOnly
     from hansard.config import default_source_dirs
     from hansard.ingest.quickcheck import anything_changed
 
-    if not anything_changed(db, default_source_dirs()):
+    if not anything_changed(store, default_source_dirs()):
         return
     from hansard.ingest.run import index
 
     try:
-        index(db, wait=False)
+        index(store, wait=False)
     except StoreReadOnly:
         pass  # answer from what is indexed
     except OSError as exc:
@@ -305,10 +327,10 @@ def _quick_sync(db) -> None:
 def cmd_log(a: argparse.Namespace) -> int:
     from hansard.answers.code_history import code_history
 
-    db = _db()
+    store = _store()
     if not a.no_sync:
-        _quick_sync(db)
-    result = code_history(db, a.target, symbol=a.symbol, repo=a.repo, until=a.until, token_budget=a.budget)
+        _quick_sync(store)
+    result = code_history(store, a.target, symbol=a.symbol, repo=a.repo, until=a.until, token_budget=a.budget)
     if a.json:
         _print_json(result)
     else:
@@ -319,10 +341,10 @@ def cmd_log(a: argparse.Namespace) -> int:
 def cmd_context(a: argparse.Namespace) -> int:
     from hansard.answers.work_context import work_context
 
-    db = _db()
+    store = _store()
     if not a.no_sync:
-        _quick_sync(db)
-    result = work_context(db, a.session, repo=a.repo, until=a.until, token_budget=a.budget)
+        _quick_sync(store)
+    result = work_context(store, a.session, repo=a.repo, until=a.until, token_budget=a.budget)
     if a.json:
         _print_json(result)
     else:
@@ -362,7 +384,7 @@ def cmd_mcp(a: argparse.Namespace) -> int:
 
 
 def cmd_audit(a: argparse.Namespace) -> int:
-    rows = [dict(r) for r in _db().execute("SELECT * FROM audit ORDER BY id DESC LIMIT ?", (a.limit,))]
+    rows = _reader_store().audit.recent(a.limit)
     if a.json:
         _print_json({"calls": rows})
         return 0
@@ -374,9 +396,10 @@ def cmd_audit(a: argparse.Namespace) -> int:
 
 
 def cmd_doctor(a: argparse.Namespace) -> int:
-    from hansard.store.sqlite.doctor import check, rebuild
+    from hansard.ingest.run import repair
+    from hansard.store.sqlite.doctor import check
 
-    report = rebuild() if a.rebuild else check()
+    report = repair() if a.rebuild else check()
     if a.json:
         _print_json(report)
     else:
@@ -444,7 +467,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"hansard {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
+    from hansard import agents
+
     built: list[str] = []
+    names = ", ".join(a.name for a in agents.agents())
 
     def add(name: str, fn: Callable[[argparse.Namespace], int], help: str) -> argparse.ArgumentParser:
         if only is not None and name != only:
@@ -467,21 +493,21 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     sp = add("sessions", cmd_sessions, "List sessions, newest first")
     sp.add_argument("--repo", help="only sessions in this repository (a path inside it)")
-    sp.add_argument("--provider", choices=["claude_code", "codex", "gemini"])
+    sp.add_argument("--provider", choices=[a.name for a in agents.agents()])
     sp.add_argument("--since", help="ISO date or date-time")
-    sp.add_argument("--limit", type=int, default=20)
+    sp.add_argument("--limit", type=integer, default=20)
     sp.add_argument("--json", action="store_true")
 
     sp = add("show", cmd_show, "Show one session's messages, a window at a time")
     sp.add_argument("session", help="session id or a unique prefix")
-    sp.add_argument("--around", type=int, help="centre the window on this message_index")
+    sp.add_argument("--around", type=integer, help="centre the window on this message_index")
     sp.add_argument("--roles", help="only these roles, comma-separated (user,assistant,tool,system)")
-    sp.add_argument("--limit", type=int, help="messages per page (default 20)")
+    sp.add_argument("--limit", type=integer, help="messages per page (default 20)")
     sp.add_argument("--next", help="continue a read from the cursor a previous page printed")
     sp.add_argument("--group-revisions", action="store_true", help="fold earlier near-copies into their latest revision")
-    sp.add_argument("--max-message-chars", type=int, help="cut tool output at this many characters (default 1500)")
-    sp.add_argument("--content-offset", type=int, help="start the first message (or --around's) at this character")
-    sp.add_argument("--max-chars", type=int, help="character budget of the page (default 24000)")
+    sp.add_argument("--max-message-chars", type=integer, help="cut tool output at this many characters (default 1500)")
+    sp.add_argument("--content-offset", type=integer, help="start the first message (or --around's) at this character")
+    sp.add_argument("--max-chars", type=integer, help="character budget of the page (default 24000)")
     sp.add_argument("--all", action="store_true", help="follow the cursor to the end of the session")
     sp.add_argument("--raw", action="store_true", help="include the archived raw record (may contain secrets)")
     sp.add_argument("--json", action="store_true")
@@ -489,7 +515,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sp = add("history", cmd_history, "Search past sessions by keyword, meaning, or both")
     sp.add_argument("query", nargs="*", help='words, "a phrase", a or b, -excluded')
     sp.add_argument("--repo", help="a path inside the repository, or its folder name")
-    sp.add_argument("--provider", help="claude_code, codex or gemini")
+    sp.add_argument("--provider", help=names)
     sp.add_argument("--since", help="YYYY-MM-DD (whole local day) or a date-time with a UTC offset")
     sp.add_argument("--until", help="YYYY-MM-DD (whole local day) or a date-time with a UTC offset")
     sp.add_argument("--roles", help="only these roles, comma-separated (user = the person's own messages)")
@@ -501,27 +527,28 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("--include-web-chats", action="store_true")
     sp.add_argument("--include-team-sessions", action="store_true")
     sp.add_argument("--team")
-    sp.add_argument("--hits-per-session", type=int, help="1-5 (default 1); the rest go to more_hits")
+    sp.add_argument("--hits-per-session", type=integer, help="1-5 (default 1); the rest go to more_hits")
     sp.add_argument("--no-group-revisions", action="store_true", help="do not fold near-identical copies")
     sp.add_argument("--mode", choices=["keyword", "meaning", "hybrid"], default="keyword")
-    sp.add_argument("--limit", type=int, help="hits, default 5, at most 20")
+    sp.add_argument("--limit", type=integer, help="hits, default 5, at most 20")
     sp.add_argument("--exclude-session", help="leave this session out (default: the calling agent's, from the environment)")
     sp.add_argument("--include-current", action="store_true", help="do not leave the calling session out")
     sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
     sp.add_argument("--json", action="store_true")
 
-    sp = add("memory", cmd_memory, "Search and read agent memory files (CLAUDE.md, AGENTS.md, GEMINI.md)")
+    sp = add("memory", cmd_memory, "Search and read agent memory files ("
+             + ", ".join(dict.fromkeys(n for _, m in agents.memory_files() for n in m.project_names)) + ")")
     msub = sp.add_subparsers(dest="memory_cmd", required=True)
     m = msub.add_parser("search", help="memories matching a query")
     m.add_argument("query", nargs="*")
     m.add_argument("--repo", help="rank this project's guidance with global and unkeyed memories")
-    m.add_argument("--provider", help="claude_code, codex or gemini")
+    m.add_argument("--provider", help=names)
     m.add_argument("--source", help="a provider or a kind (claude_md, claude_auto_memory, agents_md, ...)")
     m.add_argument("--json", action="store_true")
     m = msub.add_parser("show", help="a window of one memory")
     m.add_argument("memory_id")
-    m.add_argument("--line", type=int, help="centre the window on this line")
-    m.add_argument("--offset", type=int, help="start at this character (wins over --line)")
+    m.add_argument("--line", type=integer, help="centre the window on this line")
+    m.add_argument("--offset", type=integer, help="start at this character (wins over --line)")
     m.add_argument("--json", action="store_true")
     m = msub.add_parser("scan", help="look for memory files now")
     m.add_argument("--json", action="store_true")
@@ -550,7 +577,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("--symbol", help="narrow to one function, class or method (e.g. Class.method)")
     sp.add_argument("--repo", help="the repository (a path inside it); default: the current folder")
     sp.add_argument("--until", help="hide evidence newer than this ISO date or date-time")
-    sp.add_argument("--budget", type=int, default=4000, help="token budget of the answer (4 characters a token)")
+    sp.add_argument("--budget", type=integer, default=4000, help="token budget of the answer (4 characters a token)")
     sp.add_argument("--json", action="store_true")
     sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
 
@@ -558,7 +585,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("session", nargs="?", help="session id or prefix (default: the live session in this repository)")
     sp.add_argument("--repo", help="the repository (a path inside it); default: the current folder")
     sp.add_argument("--until", help="hide evidence newer than this ISO date or date-time")
-    sp.add_argument("--budget", type=int, default=4000, help="token budget of the answer (4 characters a token)")
+    sp.add_argument("--budget", type=integer, default=4000, help="token budget of the answer (4 characters a token)")
     sp.add_argument("--json", action="store_true")
     sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
 
@@ -571,12 +598,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     m.add_argument("--audit-queries", action="store_true", help="keep query text in the audit rows")
     m.add_argument("--status", action="store_true", help="print what the server would offer, then exit")
     m = msub.add_parser("install", help="print (or --write) the agent's MCP configuration for hansard")
-    m.add_argument("agent", choices=["claude-code", "codex", "gemini"])
+    m.add_argument("agent", choices=agents.install_names())
     m.add_argument("--write", action="store_true", help="add it to the agent's config file (after a backup)")
     m.add_argument("--json", action="store_true")
 
     sp = add("audit", cmd_audit, "MCP calls: tool, caller, outcome, duration, result count")
-    sp.add_argument("--limit", type=int, default=50)
+    sp.add_argument("--limit", type=integer, default=50)
     sp.add_argument("--json", action="store_true")
 
     sp = add("doctor", cmd_doctor, "Check the store; with --rebuild, rebuild a damaged store from its archive")

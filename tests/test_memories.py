@@ -8,13 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from hansard import config
+from hansard import agents
 from hansard.errors import NotFound
 from hansard.ingest.run import index
 from hansard.answers.memories import get_memory, scan_memories, search_memories
 from fixtures_repos.writers import Transcript
-from hansard.store.sqlite.db import connect
+from hansard.store import open_store
 from tests.helpers import cli_json, run_cli
+
+
+def _home(agent: str) -> Path:
+    return Path(agents.by_name(agent).home())
 
 
 def _git_repo(path: Path) -> Path:
@@ -25,7 +29,7 @@ def _git_repo(path: Path) -> Path:
 
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
-    ch, cx, gh = config.claude_home(), config.codex_home(), config.gemini_home()
+    ch, cx, gh = _home("claude_code"), _home("codex"), _home("gemini")
     for d in (ch / "rules", cx, gh, ch / "projects" / "-work-lost" / "memory"):
         d.mkdir(parents=True, exist_ok=True)
     (ch / "CLAUDE.md").write_text("# My global rules\n\nAlways run the formatter before committing.\n")
@@ -53,19 +57,19 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
 
 
 def _by_path(db) -> dict[str, dict]:
-    return {r["path"]: dict(r) for r in db.execute("SELECT * FROM memories")}
+    return {r["path"]: dict(r) for r in db.db.execute("SELECT * FROM memories")}
 
 
 def test_discovery_kinds_sources_scopes(world) -> None:
-    db = connect()
+    db = open_store()
     scan_memories(db, cwd=str(world["app"]))
     found = _by_path(db)
     app, ch = world["app"], world["claude"]
     want = {
         str(ch / "CLAUDE.md"): ("claude_md", "claude_code", "global"),
         str(ch / "rules" / "style.md"): ("claude_rules", "claude_code", "global"),
-        str(config.codex_home() / "AGENTS.md"): ("agents_md", "codex", "global"),
-        str(config.gemini_home() / "GEMINI.md"): ("gemini_md", "gemini", "global"),
+        str(_home("codex") / "AGENTS.md"): ("agents_md", "codex", "global"),
+        str(_home("gemini") / "GEMINI.md"): ("gemini_md", "gemini", "global"),
         str(ch / "projects" / "-work-lost" / "memory" / "MEMORY.md"): ("claude_auto_memory", "claude_code", "unkeyed"),
         str(app / "CLAUDE.md"): ("claude_md", "claude_code", "project"),
         str(app / "CLAUDE.local.md"): ("claude_local", "claude_code", "project"),
@@ -78,7 +82,7 @@ def test_discovery_kinds_sources_scopes(world) -> None:
 
 
 def test_search_hits_and_repo_ranking(world, tmp_path: Path) -> None:
-    db = connect()
+    db = open_store()
     # the other repository is known from an indexed session
     t = Transcript("in-other", cwd=str(world["other"]))
     t.user("hello")
@@ -104,7 +108,7 @@ def test_search_hits_and_repo_ranking(world, tmp_path: Path) -> None:
 
 
 def test_versions_are_kept(world) -> None:
-    db = connect()
+    db = open_store()
     scan_memories(db, cwd=str(world["app"]))
     f = world["app"] / "CLAUDE.md"
     mid = next(h["memory_id"] for h in search_memories(db, "release checklist")["results"] if h["path"] == str(f))
@@ -128,9 +132,9 @@ def test_get_memory_windows_page_without_loss(world) -> None:
     lines = [f"rule {i}: " + "x" * (i % 50) for i in range(1, 800)]
     text = "\n".join(lines) + "\n"
     f.write_text(text)
-    db = connect()
+    db = open_store()
     scan_memories(db, cwd=str(world["app"]), force=True)
-    mid = db.execute("SELECT memory_id FROM memories WHERE path=?", (str(f),)).fetchone()[0]
+    mid = db.db.execute("SELECT memory_id FROM memories WHERE path=?", (str(f),)).fetchone()[0]
     parts, off, starts = [], 0, []
     while True:
         w = get_memory(db, mid, offset=off)
@@ -151,9 +155,9 @@ def test_one_very_long_line_pages_too(world) -> None:
     f = world["app"] / "GEMINI.md"
     text = "y" * 20000
     f.write_text(text)
-    db = connect()
+    db = open_store()
     scan_memories(db, cwd=str(world["app"]), force=True)
-    mid = db.execute("SELECT memory_id FROM memories WHERE path=?", (str(f),)).fetchone()[0]
+    mid = db.db.execute("SELECT memory_id FROM memories WHERE path=?", (str(f),)).fetchone()[0]
     parts, off = [], 0
     while True:
         w = get_memory(db, mid, offset=off)
@@ -166,9 +170,9 @@ def test_one_very_long_line_pages_too(world) -> None:
 
 
 def test_index_scans_memories_and_cli(world, tmp_path: Path) -> None:
-    db = connect()
+    db = open_store()
     index(db, [tmp_path / "nothing"])
-    assert db.execute("SELECT COUNT(*) FROM memories").fetchone()[0] >= 9
+    assert db.db.execute("SELECT COUNT(*) FROM memories").fetchone()[0] >= 9
     out = cli_json("memory", "search", "release", "checklist")
     assert out["results"] and all("memory_id" in h for h in out["results"])
     mid = out["results"][0]["memory_id"]

@@ -10,7 +10,7 @@ from hansard.errors import InvalidCursor
 from hansard.ingest.run import index
 from fixtures_repos.writers import Transcript
 from hansard.answers.transcript import get_past_session
-from hansard.store.sqlite.db import connect
+from hansard.store import open_store
 from tests.helpers import cli_json, run_cli
 
 CODEX = "019da9bd-7cbb-7d22-b21c-80faf72e7f8a"  # 423 messages, long tool outputs
@@ -18,7 +18,7 @@ CODEX = "019da9bd-7cbb-7d22-b21c-80faf72e7f8a"  # 423 messages, long tool output
 
 @pytest.fixture
 def sample_db(samples: Path):
-    db = connect()
+    db = open_store()
     index(db, [samples / "codex"])
     return db
 
@@ -35,7 +35,7 @@ def _all_pages(db, sid: str, **kw) -> list[list[dict]]:
 
 
 def _full_texts(db, sid: str) -> dict[int, tuple[str, str, str]]:
-    return {r[0]: (r[1], r[2], r[3]) for r in db.execute(
+    return {r[0]: (r[1], r[2], r[3]) for r in db.db.execute(
         "SELECT message_index, role, kind, text FROM messages m JOIN sessions s ON s.id=m.session_id"
         " WHERE s.session_id=?", (sid,))}
 
@@ -121,7 +121,7 @@ def test_group_revisions_folds_earlier_copies(tmp_path: Path) -> None:
     t.user("ok")
     t.user("ok")
     t.write(tmp_path / "t")
-    db = connect()
+    db = open_store()
     index(db, [tmp_path / "t"])
     plain = get_past_session(db, "rev-1")["messages"]
     assert [m["message_index"] for m in plain] == [0, 1, 2, 3, 4, 5]
@@ -138,7 +138,7 @@ def test_group_revisions_folds_earlier_copies(tmp_path: Path) -> None:
 def test_bad_cursors_are_refused(sample_db, samples: Path) -> None:
     with pytest.raises(InvalidCursor):
         get_past_session(sample_db, CODEX, next="not-a-cursor")
-    other = sample_db.execute("SELECT session_id FROM sessions WHERE session_id != ? LIMIT 1", (CODEX,)).fetchone()[0]
+    other = sample_db.db.execute("SELECT session_id FROM sessions WHERE session_id != ? LIMIT 1", (CODEX,)).fetchone()[0]
     nxt = get_past_session(sample_db, CODEX, limit=2)["next"]
     with pytest.raises(InvalidCursor):
         get_past_session(sample_db, other, next=nxt)

@@ -1,20 +1,8 @@
 """Memories: the guidance files agents read, mirrored read-only and searchable.
 
-Which files (shared/FORMATS.md §1.9, §2.9, §3.1):
-
-====================  ===========  ==========================================================
-kind                  source       where
-====================  ===========  ==========================================================
-claude_md             claude_code  <claude home>/CLAUDE.md (global); ./CLAUDE.md, ./.claude/CLAUDE.md
-                                   and CLAUDE.md in subfolders (project)
-claude_rules          claude_code  <claude home>/rules/*.md (global); ./.claude/rules/*.md (project)
-claude_local          claude_code  ./CLAUDE.local.md (project)
-claude_auto_memory    claude_code  <claude home>/projects/<project>/memory/*.md: project scope when a
-                                   session from that folder ran in a known repository, else unkeyed
-agents_md             codex        <codex home>/AGENTS.md (global); AGENTS.md along the repository tree
-agents_override       codex        AGENTS.override.md, global and along the tree
-gemini_md             gemini       <gemini home>/GEMINI.md (global); GEMINI.md in the project tree
-====================  ===========  ==========================================================
+Which files, of which agent, and where (its home, any folder of a project, the project root, or
+per transcript folder), is each agent's record (hansard.agents: ``MemoryFile``). A file kept per transcript folder (Claude's auto memory) has project scope
+when a session read from that folder ran in a known repository, else it is unkeyed.
 
 Skills (``skills/`` folders, SKILL.md) are not memories and are skipped. Projects are the
 repositories hansard knows (the ``repos`` table) plus the one the command runs in. The walk
@@ -27,6 +15,7 @@ memory file.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import os
 import re
@@ -36,24 +25,22 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from hansard import config
+from hansard import agents
 from hansard.errors import NotFound
-from hansard.answers.search.filters import now_utc_text, resolve_repo
+from hansard.answers.search.filters import resolve_repo
+from hansard.timebounds import utc_stamp
 from hansard.answers.search.query import parse
 from hansard.answers.search.text import excerpt, mark
 
 RESCAN_SECONDS = 600
 MAX_FILE_BYTES = 1 << 20
 WINDOW_CHARS = 6000
-PROJECT_NAMES = {
-    "CLAUDE.md": "claude_md", "CLAUDE.local.md": "claude_local", "AGENTS.md": "agents_md",
-    "AGENTS.override.md": "agents_override", "GEMINI.md": "gemini_md",
-}
-SOURCE_OF = {"claude_md": "claude_code", "claude_local": "claude_code", "claude_rules": "claude_code",
-             "claude_auto_memory": "claude_code", "agents_md": "codex", "agents_override": "codex",
-             "gemini_md": "gemini"}
-KIND_ALIASES = {"auto_memory": "claude_auto_memory", "auto": "claude_auto_memory", "rules": "claude_rules",
-                "claude": "claude_code", "agents": "agents_md", "gemini": "gemini", "codex": "codex"}
+# Which files are memories, and whose, comes from the agents' records (hansard.agents).
+PROJECT_NAMES = {n: mf.kind for _, mf in agents.memory_files() for n in mf.project_names}
+PROJECT_PATHS = {p: mf.kind for _, mf in agents.memory_files() for p in mf.project_paths}
+PROJECT_GLOBS = {g: mf.kind for _, mf in agents.memory_files() for g in mf.project_globs}  # "dir/*.md", any depth
+SOURCE_OF = {mf.kind: a.name for a, mf in agents.memory_files()}
+KIND_ALIASES = {alias: mf.kind for _, mf in agents.memory_files() for alias in mf.aliases}
 _SKIP_PARTS = {"skills", "node_modules", ".git"}
 
 
@@ -66,22 +53,22 @@ def memory_id_for(path: str) -> str:
 
 def _global_files(db: sqlite3.Connection) -> Iterator[tuple[Path, str, str, int | None, str | None]]:
     """(path, kind, scope, repo_id, root) for files under the agents' homes."""
-    ch, cx, gh = config.claude_home(), config.codex_home(), config.gemini_home()
-    yield ch / "CLAUDE.md", "claude_md", "global", None, None
-    if (ch / "rules").is_dir():
-        for p in sorted((ch / "rules").glob("*.md")):
-            yield p, "claude_rules", "global", None, None
-    yield cx / "AGENTS.override.md", "agents_override", "global", None, None
-    yield cx / "AGENTS.md", "agents_md", "global", None, None
-    yield gh / "GEMINI.md", "gemini_md", "global", None, None
-    projects = ch / "projects"
-    if projects.is_dir():
-        for mem in sorted(projects.glob("*/memory")):
-            if not mem.is_dir():
-                continue
-            repo_id, root = _auto_memory_project(db, mem.parent)
-            for p in sorted(mem.glob("*.md")):
-                yield p, "claude_auto_memory", ("project" if repo_id or root else "unkeyed"), repo_id, root
+    for agent, mf in agents.memory_files():
+        home = Path(agent.home())
+        for pattern in mf.home_globs:
+            if any(ch in pattern for ch in "*?["):
+                for p in sorted(home.glob(pattern)):
+                    yield p, mf.kind, "global", None, None
+            else:
+                yield home / pattern, mf.kind, "global", None, None
+        for pattern in mf.session_folder_globs:
+            by_folder: dict[Path, list[Path]] = {}
+            for p in sorted(home.glob(pattern)):
+                by_folder.setdefault(p.parent.parent, []).append(p)
+            for folder, files in by_folder.items():
+                repo_id, root = _auto_memory_project(db, folder)
+                for p in files:
+                    yield p, mf.kind, ("project" if repo_id or root else "unkeyed"), repo_id, root
 
 
 def _auto_memory_project(db: sqlite3.Connection, folder: Path) -> tuple[int | None, str | None]:
@@ -117,24 +104,27 @@ def _kind_of(rel: str) -> str | None:
     parts = rel.split("/")
     if any(p in _SKIP_PARTS for p in parts[:-1]) or parts[-1] == "SKILL.md":
         return None
-    if len(parts) >= 3 and parts[-3] == ".claude" and parts[-2] == "rules" and parts[-1].endswith(".md"):
-        return "claude_rules"
+    for pattern, kind in PROJECT_GLOBS.items():
+        gparts = pattern.split("/")
+        if len(parts) >= len(gparts) and fnmatch.fnmatchcase("/".join(parts[-len(gparts):]), pattern):
+            return kind
     return PROJECT_NAMES.get(parts[-1])
 
 
 def _project_files(root: str) -> Iterator[str]:
     """Repository-relative paths of memory files under ``root``."""
     seen: set[str] = set()
-    for name in list(PROJECT_NAMES) + [".claude/CLAUDE.md"]:
+    for name in list(PROJECT_NAMES) + list(PROJECT_PATHS):
         if os.path.isfile(os.path.join(root, name)):
             seen.add(name)
-    rules = os.path.join(root, ".claude", "rules")
-    if os.path.isdir(rules):
-        seen |= {f".claude/rules/{n}" for n in os.listdir(rules) if n.endswith(".md")}
+    for pattern in PROJECT_GLOBS:
+        folder, _, names = pattern.rpartition("/")
+        if os.path.isdir(os.path.join(root, folder)):
+            seen |= {f"{folder}/{n}" for n in os.listdir(os.path.join(root, folder)) if fnmatch.fnmatchcase(n, names)}
     try:
         from hansard.git.run import git
 
-        specs = [f":(glob)**/{n}" for n in PROJECT_NAMES] + [":(glob)**/.claude/rules/*.md"]
+        specs = [f":(glob)**/{n}" for n in PROJECT_NAMES] + [f":(glob)**/{g}" for g in PROJECT_GLOBS]
         out = git(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *specs], root, timeout=30.0)
         seen |= {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
     except Exception:  # noqa: BLE001 - not a git checkout, or git missing: root files only
@@ -147,11 +137,12 @@ def _project_files(root: str) -> Iterator[str]:
 # -- scanning -------------------------------------------------------------------------
 
 
-def scan_memories(db: sqlite3.Connection, cwd: str | None = None, *, force: bool = False) -> dict[str, int]:
+def scan_memories(store: Any, cwd: str | None = None, *, force: bool = False) -> dict[str, int]:
     """Bring the mirror up to date. Cheap when nothing changed: a stat per known file, and a
     project walk only when the last one is older than RESCAN_SECONDS (or ``force``)."""
     from hansard.store.sqlite.db import transaction
 
+    db = store.db  # until the memories facet holds this SQL
     counts = {"files": 0, "new_versions": 0, "missing": 0}
     now = time.time()
     found: list[tuple[str, str, str, int | None, str | None, str | None]] = []
@@ -183,13 +174,15 @@ def _sync_file(db: sqlite3.Connection, row: sqlite3.Row | None, path: str, kind:
                repo_id: int | None, root: str | None, rel: str | None, counts: dict[str, int]) -> None:
     try:
         st = os.stat(path)
+        if not _contained(path, root, rel):
+            raise OSError("a symlink out of its folder")  # never copy /etc/passwd into the store
     except OSError:
         if row is not None and not row["missing"]:
             db.execute("UPDATE memories SET missing=1 WHERE id=?", (row["id"],))
             counts["missing"] += 1
         return
     counts["files"] += 1
-    now = now_utc_text()
+    now = utc_stamp()
     if row is not None and not row["missing"] and row["mtime_ns"] == st.st_mtime_ns and row["size"] == st.st_size:
         if (row["scope"], row["repo_id"]) != (scope, repo_id):
             db.execute("UPDATE memories SET scope=?, repo_id=? WHERE id=?", (scope, repo_id, row["id"]))
@@ -226,6 +219,19 @@ def _sync_file(db: sqlite3.Connection, row: sqlite3.Row | None, path: str, kind:
     )
 
 
+def _contained(path: str, root: str | None, rel: str | None) -> bool:
+    """Is the file's real path inside the folder it was found in: its repository for a
+    project file (``rel`` set), else an agent's home? A memory file may be a symlink, but not
+    one that leads out of there."""
+    real = os.path.realpath(path)
+    bases = [root] if rel is not None else [str(agent.home()) for agent, _ in agents.memory_files()]
+    for base in bases:
+        b = os.path.realpath(base) if base else None
+        if b and (real == b or real.startswith(b.rstrip(os.sep) + os.sep)):
+            return True
+    return False
+
+
 _HEADING = re.compile(r"^\s{0,3}#{1,3}\s+(.+?)\s*#*\s*$")
 
 
@@ -250,15 +256,21 @@ def _record(r: sqlite3.Row) -> dict[str, Any]:
     return {k: v for k, v in d.items() if v not in (None, "", [], {})}
 
 
-def search_memories(db: sqlite3.Connection, query: str | None, repo: str | None = None, provider: str | None = None,
+def memory_count(store: Any) -> int:
+    """Memory files present on disk at the last scan."""
+    return store.db.execute("SELECT COUNT(*) FROM memories WHERE missing=0").fetchone()[0]
+
+
+def search_memories(store: Any, query: str | None, repo: str | None = None, provider: str | None = None,
                     source: str | None = None, *, limit: int = 10) -> dict[str, Any]:
     """Memories whose current text matches ``query``. With ``repo``, that project's guidance
     ranks together with global and unkeyed memories (other projects' are left out).
     ``provider``: the agent (claude_code, codex, gemini). ``source``: a provider or a kind
     (claude_md, claude_auto_memory, agents_md, ...). Empty fields are omitted."""
+    db = store.db  # until the memories facet holds this SQL
     q = parse(query)
     where, args = ["m.missing=0"], []
-    repo_ids = resolve_repo(db, repo)
+    repo_ids = resolve_repo(store, repo)
     top = None
     if repo:
         from hansard.git.identity import find_toplevel
@@ -276,8 +288,7 @@ def search_memories(db: sqlite3.Connection, query: str | None, repo: str | None 
         where.append("(" + " OR ".join(alts) + ")")
     for val in (provider, source):
         if val:
-            v = KIND_ALIASES.get(val.lower(), val.lower())
-            v = {"claude": "claude_code", "gemini_cli": "gemini"}.get(v, v)
+            v = agents.resolve(KIND_ALIASES.get(val.lower(), val.lower()))
             where.append("(m.source=? OR m.kind=?)")
             args += [v, v]
     base = ("SELECT m.*, r.path AS repo_path, v.text AS text FROM memories m JOIN memory_versions v ON v.id=m.version_id"
@@ -346,11 +357,12 @@ def _line_range(text: str, words: list[str]) -> tuple[int, int]:
 # -- reading --------------------------------------------------------------------------
 
 
-def get_memory(db: sqlite3.Connection, memory_id: str, line: int | None = None, offset: int | None = None) -> dict[str, Any]:
+def get_memory(store: Any, memory_id: str, line: int | None = None, offset: int | None = None) -> dict[str, Any]:
     """A window of a memory's current text (or of an earlier version: ``<memory_id>@<n>``,
     n counting from 1 = the first text seen). ``offset`` (characters) takes precedence over
     ``line``; the window starts at a complete line. Reports ``contentLineStart``,
     ``contentLineEnd`` and, when there is more, ``nextOffset``."""
+    db = store.db  # until the memories facet holds this SQL
     mid, _, ver = (memory_id or "").strip().partition("@")
     r = db.execute(
         "SELECT m.*, r.path AS repo_path FROM memories m LEFT JOIN repos r ON r.id=m.repo_id WHERE m.memory_id=?",
@@ -415,10 +427,10 @@ def _line_at(starts: list[int], off: int) -> int:
 __all__ = ["scan_memories", "search_memories", "get_memory", "mark"]
 
 
-def refresh_memories(db: sqlite3.Connection) -> None:
+def refresh_memories(store: Any) -> None:
     """The indexer's hook: scan memory files for the known repositories and the current
     folder's. Never fails an index run: a problem here is a stale mirror, not lost data."""
     try:
-        scan_memories(db, cwd=os.getcwd())
+        scan_memories(store, cwd=os.getcwd())
     except (OSError, sqlite3.Error):
         pass

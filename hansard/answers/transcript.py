@@ -21,17 +21,18 @@ The cursor is opaque (base64 JSON); it carries the session, the position and the
 from __future__ import annotations
 
 import base64
-import sqlite3
-import zlib
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from hansard.errors import InvalidCursor
 from hansard.answers.search import text as textmod
-from hansard.answers.search.filters import clamp, local_time, parse_roles, roles_sql
-from hansard.store.sqlite.queries import find_session
+from hansard.answers.search.filters import clamp, parse_roles
+from hansard.errors import InvalidCursor
+from hansard.timebounds import local_time
+
+if TYPE_CHECKING:
+    from hansard.store.interfaces import Store
 
 DEFAULT_LIMIT = 20
 MAX_LIMIT = 200
@@ -59,7 +60,7 @@ def decode_cursor(cursor: str) -> dict[str, Any]:
 
 
 def get_past_session(
-    db: sqlite3.Connection,
+    store: Store,
     session_id: str,
     around: int | None = None,
     roles: str | Sequence[str] | None = None,
@@ -72,7 +73,8 @@ def get_past_session(
     *,
     raw: bool = False,
 ) -> dict[str, Any]:
-    s = find_session(db, session_id)
+    q = store.sessions
+    s = q.find(session_id)
     limit = clamp(limit, DEFAULT_LIMIT, 1, MAX_LIMIT, "limit")
     max_chars = clamp(max_chars, DEFAULT_MAX_CHARS, 100, MAX_MAX_CHARS, "max_chars")
     start_offset = clamp(content_offset, 0, 0, 1 << 40, "content_offset")
@@ -85,10 +87,7 @@ def get_past_session(
         max_message_chars = cur.get("m")
     role_set = parse_roles(roles)
     per_msg = clamp(max_message_chars, DEFAULT_MESSAGE_CHARS, 1, MAX_MAX_CHARS, "max_message_chars")
-    rwhere, rargs = roles_sql(role_set)
-    rfilter = f" AND {rwhere}" if rwhere else ""
-
-    hidden, revisions = _revisions(db, s["id"]) if group_revisions else (set(), {})
+    hidden, revisions = _revisions(q, s["id"]) if group_revisions else (set(), {})
 
     # Where the read starts, and which message gets content_offset.
     offset_at: int | None = None
@@ -98,11 +97,7 @@ def get_past_session(
     elif around is not None:
         around = int(around)
         before = (limit - 1) // 2
-        prev = [r[0] for r in db.execute(
-            f"SELECT m.message_index FROM messages m WHERE m.session_id=? AND m.message_index<?{rfilter}"
-            " ORDER BY m.message_index DESC LIMIT ?",
-            (s["id"], around, *rargs, before + len(hidden)),
-        ) if r[0] not in hidden][:before]
+        prev = [i for i in q.indexes_before(s["id"], around, role_set, before + len(hidden)) if i not in hidden][:before]
         first = prev[-1] if prev else around
         offset_at = around
     else:
@@ -116,12 +111,7 @@ def get_past_session(
     pos = first
     done = False
     while not done:
-        rows = db.execute(
-            "SELECT m.*, src.path AS source_path, src.generation AS generation FROM messages m"
-            f" JOIN sources src ON src.id=m.source_id WHERE m.session_id=? AND m.message_index>=?{rfilter}"
-            " ORDER BY m.message_index LIMIT ?",
-            (s["id"], pos, *rargs, limit + 1 + len(hidden)),
-        ).fetchall()
+        rows = q.messages_from(s["id"], pos, role_set, limit + 1 + len(hidden))
         if not rows:
             break
         for m in rows:
@@ -163,14 +153,14 @@ def get_past_session(
         else:
             if len(rows) < limit + 1 + len(hidden):
                 break
-    _attach_calls(db, s["id"], msgs)
-    _attach_lines(db, msgs)
+    _attach_calls(q, s["id"], msgs)
+    _attach_lines(q, msgs)
     if raw:
-        _attach_raw(db, s["id"], msgs)
+        _attach_raw(q, msgs)
     for d in msgs:
         d.pop("_source_id", None)
         d.pop("_generation", None)
-    out: dict[str, Any] = {"session": _session_info(db, s), "messages": msgs}
+    out: dict[str, Any] = {"session": _session_info(q, s), "messages": msgs}
     if next_cursor is not None:
         next_cursor.update(v=1, s=s["session_id"], r=list(role_set) if role_set else None, g=bool(group_revisions),
                            m=per_msg)
@@ -187,7 +177,7 @@ def get_past_session(
     return out
 
 
-def _message(m: sqlite3.Row, text: str) -> dict[str, Any]:
+def _message(m: Any, text: str) -> dict[str, Any]:
     d: dict[str, Any] = {
         "message_index": m["message_index"],
         "role": m["role"],
@@ -206,27 +196,22 @@ def _message(m: sqlite3.Row, text: str) -> dict[str, Any]:
     return d
 
 
-def _session_info(db: sqlite3.Connection, s: sqlite3.Row) -> dict[str, Any]:
+def _session_info(q: Any, s: Any) -> dict[str, Any]:
     info = {k: s[k] for k in ("session_id", "provider", "title", "cwd", "started_at", "last_at", "parent_session_id",
                               "git_branch", "version", "resumed_from", "message_count")}
     info["started_at_local"] = local_time(s["started_at"])
-    repo = db.execute("SELECT path FROM repos WHERE id=?", (s["repo_id"],)).fetchone() if s["repo_id"] else None
-    info["repo"] = repo[0] if repo else None
+    info["repo"] = q.repo_path(s["repo_id"])
     info["extra"] = orjson.loads(s["extra"]) if s["extra"] else {}
-    subagents = [r[0] for r in db.execute("SELECT session_id FROM sessions WHERE parent_session_id=?", (s["session_id"],))]
+    subagents = q.subagents(s["session_id"])
     if subagents:
         info["subagents"] = subagents
     return info
 
 
-def _revisions(db: sqlite3.Connection, sid: int) -> tuple[set[int], dict[int, list[int]]]:
+def _revisions(q: Any, sid: int) -> tuple[set[int], dict[int, list[int]]]:
     """Earlier near-copies to hide, and for each latest copy the indexes of all copies."""
     groups: dict[str, list[int]] = {}
-    for r in db.execute(
-        "SELECT message_index, role, kind, substr(text, 1, ?) AS t, length(text) AS n FROM messages"
-        " WHERE session_id=? ORDER BY message_index",
-        (textmod.REVISION_PREFIX, sid),
-    ):
+    for r in q.message_heads(sid, textmod.REVISION_PREFIX):
         key = textmod.revision_key(r["role"], r["kind"], r["t"], r["n"])
         if key is not None:
             groups.setdefault(key, []).append(r["message_index"])
@@ -239,21 +224,17 @@ def _revisions(db: sqlite3.Connection, sid: int) -> tuple[set[int], dict[int, li
     return hidden, revisions
 
 
-def _attach_calls(db: sqlite3.Connection, sid: int, msgs: list[dict[str, Any]]) -> None:
+def _attach_calls(q: Any, sid: int, msgs: list[dict[str, Any]]) -> None:
     if not msgs:
         return
     idx = {d["message_index"]: d for d in msgs}
-    for c in db.execute(
-        "SELECT t.call_id, t.name, t.status, t.exit_code, m.message_index FROM tool_calls t"
-        " JOIN messages m ON m.id=t.message_id WHERE t.session_id=? AND m.message_index>=? AND m.message_index<=?",
-        (sid, min(idx), max(idx)),
-    ):
+    for c in q.tool_calls_between(sid, min(idx), max(idx)):
         if c["message_index"] in idx:
             idx[c["message_index"]].setdefault("tool_calls", []).append(
                 {"call_id": c["call_id"], "name": c["name"], "status": c["status"], "exit_code": c["exit_code"]})
 
 
-def _attach_lines(db: sqlite3.Connection, msgs: list[dict[str, Any]]) -> None:
+def _attach_lines(q: Any, msgs: list[dict[str, Any]]) -> None:
     """1-based line of each record in its archived file: records before it, plus one."""
     by_src: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for d in msgs:
@@ -263,18 +244,11 @@ def _attach_lines(db: sqlite3.Connection, msgs: list[dict[str, Any]]) -> None:
         line, prev = 1, 0
         for d in ds:
             off = d["source"]["offset"]
-            line += db.execute(
-                "SELECT COUNT(*) FROM raw_records WHERE source_id=? AND generation=? AND \"offset\">=? AND \"offset\"<?",
-                (src, gen, prev, off),
-            ).fetchone()[0]
+            line += q.records_between(src, gen, prev, off)
             prev = off
             d["source"]["line"] = line
 
 
-def _attach_raw(db: sqlite3.Connection, sid: int, msgs: list[dict[str, Any]]) -> None:
+def _attach_raw(q: Any, msgs: list[dict[str, Any]]) -> None:
     for d in msgs:
-        rec = db.execute(
-            "SELECT data FROM raw_records WHERE source_id=? AND \"offset\"=? ORDER BY generation DESC LIMIT 1",
-            (d["_source_id"], d["source"]["offset"]),
-        ).fetchone()
-        d["raw"] = zlib.decompress(rec[0]).decode("utf-8", "replace") if rec else None
+        d["raw"] = q.raw_record(d["_source_id"], d["source"]["offset"])

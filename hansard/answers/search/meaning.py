@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import sqlite3
 import subprocess
 import sys
 import time
@@ -35,8 +34,6 @@ from hansard import config
 
 MAX_EMBED_CHARS = 2000
 BATCH = 256
-ELIGIBLE = ("m.kind IN ('text','compaction_summary','thinking') AND m.role IN ('user','assistant','system')"
-            " AND length(m.text) >= 8")
 # sha256 of the files inside the wordllama 0.4.0.post1 wheel (also listed in its RECORD).
 WORDLLAMA_FILES = {
     "weights/l2_supercat_256.safetensors": "64b47a2dc493cb8e85944076601189739852d7b64e0e1eedcb1937a251cd9fd5",
@@ -120,57 +117,35 @@ def text_hash(text: str) -> bytes:
 # -- building ---------------------------------------------------------------------------
 
 
-def pending(db: sqlite3.Connection, model: str) -> tuple[int, int]:
+def pending(index: Any, model: str) -> tuple[int, int]:
     """(messages embedded, messages eligible) -- cheap upper-bound estimate by id."""
-    row = db.execute("SELECT through_id FROM vector_progress WHERE model=?", (model,)).fetchone()
-    through = row[0] if row else 0
-    done = db.execute("SELECT COUNT(*) FROM message_vectors").fetchone()[0]
-    left = db.execute(f"SELECT COUNT(*) FROM messages m WHERE m.id > ? AND {ELIGIBLE}", (through,)).fetchone()[0]
-    return done, done + left
+    return index.vector_pending(model)
 
 
-def build_vectors(db: sqlite3.Connection, embedder: Embedder, *, batch: int = BATCH, max_seconds: float | None = None,
+def build_vectors(index: Any, embedder: Embedder, *, batch: int = BATCH, max_seconds: float | None = None,
                   progress: Any = None) -> dict[str, int]:
     """Embed eligible messages above the model's high-water mark, batch by batch. Safe to
-    stop at any point; the next call goes on from there."""
+    stop at any point; the next call goes on from there. ``index`` is a store's search facet."""
     import numpy as np
 
-    from hansard.store.sqlite.db import transaction
+    from hansard.timebounds import utc_stamp
 
     model = embedder.id
-    db.execute("INSERT OR IGNORE INTO vector_progress (model, through_id) VALUES (?, 0)", (model,))
     t0 = time.monotonic()
     counts = {"messages": 0, "embedded": 0, "reused": 0}
     while True:
-        through = db.execute("SELECT through_id FROM vector_progress WHERE model=?", (model,)).fetchone()[0]
-        last = db.execute("SELECT MAX(id) FROM messages").fetchone()[0] or 0
-        rows = db.execute(
-            f"SELECT m.id, substr(m.text, 1, ?) FROM messages m WHERE m.id > ? AND {ELIGIBLE} ORDER BY m.id LIMIT ?",
-            (MAX_EMBED_CHARS, through, batch),
-        ).fetchall()
+        rows = index.to_embed(model, MAX_EMBED_CHARS, batch)
         if not rows:
-            # Nothing eligible above the mark: skip the ineligible rows for good.
-            with transaction(db):
-                db.execute("UPDATE vector_progress SET through_id=MAX(through_id, ?), updated_at=? WHERE model=?",
-                           (last, _now(), model))
+            index.skip_vectors_to(model, utc_stamp())
             break
         hashes = [text_hash(r[1]) for r in rows]
         uniq = list(dict.fromkeys(hashes))
-        have: set[bytes] = set()
-        for i in range(0, len(uniq), 500):
-            chunk = uniq[i:i + 500]
-            have |= {r[0] for r in db.execute(
-                f"SELECT text_hash FROM vectors WHERE model=? AND text_hash IN ({','.join('?' * len(chunk))})",
-                (model, *chunk))}
+        have = index.known_texts(model, uniq)
         todo = [h for h in uniq if h not in have]
         text_of = {h: r[1] for h, r in zip(hashes, rows)}
         vecs = embedder.embed([text_of[h] for h in todo]) if todo else np.zeros((0, embedder.dim), np.float32)
-        with transaction(db):
-            db.executemany("INSERT OR IGNORE INTO vectors (model, text_hash, vector) VALUES (?,?,?)",
-                           [(model, h, np.asarray(v, np.float16).tobytes()) for h, v in zip(todo, vecs)])
-            db.executemany("INSERT OR REPLACE INTO message_vectors (message_id, text_hash) VALUES (?,?)",
-                           [(r[0], h) for r, h in zip(rows, hashes)])
-            db.execute("UPDATE vector_progress SET through_id=?, updated_at=? WHERE model=?", (rows[-1][0], _now(), model))
+        index.add_vectors(model, [(h, np.asarray(v, np.float16).tobytes()) for h, v in zip(todo, vecs)],
+                          [(r[0], h) for r, h in zip(rows, hashes)], utc_stamp())
         counts["messages"] += len(rows)
         counts["embedded"] += len(todo)
         counts["reused"] += len(rows) - len(todo)
@@ -179,10 +154,6 @@ def build_vectors(db: sqlite3.Connection, embedder: Embedder, *, batch: int = BA
         if max_seconds is not None and time.monotonic() - t0 > max_seconds:
             break
     return counts
-
-
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def start_background_build() -> bool:
@@ -224,23 +195,16 @@ class VectorIndex:
     _cache: dict[tuple[str, str], tuple[tuple[int, int], Any, Any]] = {}
 
     @classmethod
-    def get(cls, db: sqlite3.Connection, model: str) -> tuple[Any, Any]:
+    def get(cls, index: Any, model: str) -> tuple[Any, Any]:
         import numpy as np
 
-        stamp_row = db.execute("SELECT COUNT(*), COALESCE(MAX(message_id), 0) FROM message_vectors").fetchone()
-        stamp = (stamp_row[0], stamp_row[1])
-        path = db.execute("PRAGMA database_list").fetchone()[2]
+        path, count, top = index.vector_stamp()
+        stamp = (count, top)
         key = (path, model)
         hit = cls._cache.get(key)
         if hit and hit[0] == stamp:
             return hit[1], hit[2]
-        ids, blobs = [], []
-        for mid, blob in db.execute(
-            "SELECT mv.message_id, v.vector FROM message_vectors mv JOIN vectors v ON v.model=? AND v.text_hash=mv.text_hash"
-            " ORDER BY mv.message_id", (model,)
-        ):
-            ids.append(mid)
-            blobs.append(blob)
+        ids, blobs = index.vectors(model)
         if ids:
             mat = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(ids), -1).astype(np.float32)
         else:
@@ -250,7 +214,7 @@ class VectorIndex:
         return arr, mat
 
 
-def meaning_candidates(db: sqlite3.Connection, query: str, f: Any, k: int, embedder: Embedder | None = None
+def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedder | None = None
                        ) -> MeaningResult:
     if embedder is None:
         embedder, why = load_embedder()
@@ -258,7 +222,7 @@ def meaning_candidates(db: sqlite3.Connection, query: str, f: Any, k: int, embed
             return MeaningResult(notice=f"meaning search skipped: {why}; ran keyword search")
     import numpy as np  # only with an embedder: the optional `semantic` extra brings it
 
-    ids, mat = VectorIndex.get(db, embedder.id)
+    ids, mat = VectorIndex.get(index, embedder.id)
     if len(ids) == 0:
         started = start_background_build()
         return MeaningResult(notice="meaning search skipped: message vectors are not built yet"
@@ -270,18 +234,11 @@ def meaning_candidates(db: sqlite3.Connection, query: str, f: Any, k: int, embed
     top = np.argpartition(-sims, n - 1)[:n] if n < len(ids) else np.arange(len(ids))
     top = top[np.argsort(-sims[top])]
     cand = [(int(ids[i]), float(sims[i])) for i in top]
-    where, args = f.sql()
-    keep: set[int] = set()
-    for i in range(0, len(cand), 500):
-        chunk = [c[0] for c in cand[i:i + 500]]
-        keep |= {r[0] for r in db.execute(
-            f"SELECT m.id FROM messages m JOIN sessions s ON s.id=m.session_id WHERE m.id IN ({','.join(map(str, chunk))})"
-            f" AND {where}", args)}
+    keep = index.passing([c[0] for c in cand], f)
     res = MeaningResult(hits=[c for c in cand if c[0] in keep][:k])
     # Cheap freshness check (two index look-ups): is anything above the builder's mark?
-    row = db.execute("SELECT through_id FROM vector_progress WHERE model=?", (embedder.id,)).fetchone()
-    last = db.execute("SELECT MAX(id) FROM messages").fetchone()[0] or 0
-    if row is not None and row[0] < last:
+    through, last = index.vector_mark(embedder.id)
+    if through is not None and through < last:
         start_background_build()
         res.coverage_note = (f"meaning search covers {len(ids)} embedded messages; newer ones are still being"
                              " embedded (keyword search has them)")

@@ -29,30 +29,33 @@ its subagents, so an agent does not find itself.
 
 from __future__ import annotations
 
-import sqlite3
+import os
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from hansard import agents
+from hansard.answers.index_state import index_state
+from hansard.answers.search import text as textmod
+from hansard.answers.search.filters import SHELL_TOOLS, clamp, parse_roles, resolve_repo, tool_names
+from hansard.answers.search.query import parse
 from hansard.errors import InvalidArgument
 from hansard.ingest.redact import withheld_note
-from hansard.answers.search import text as textmod
-from hansard.answers.search.filters import clamp, local_time, parse_bound, parse_roles, resolve_repo
-from hansard.answers.search.keyword import Candidate, Filters, keyword_candidates
-from hansard.answers.search.query import parse
-from hansard.answers.index_state import index_state
+from hansard.store.sqlite.search import Candidate, SearchFilters
+from hansard.timebounds import local_time, since_text, until_text
+
+if TYPE_CHECKING:
+    from hansard.store.interfaces import Store
 
 MODES = ("keyword", "meaning", "hybrid")
 MAX_ANSWER_CHARS = 30_000
 MAX_HITS_PER_SESSION = 5
 MORE_HITS_LISTED = 10
-PROVIDER_ALIASES = {"claude": "claude_code", "claude-code": "claude_code", "cc": "claude_code",
-                    "gemini-cli": "gemini", "gemini_cli": "gemini", "openai": "codex"}
 
 
 def search_past_sessions(
-    db: sqlite3.Connection,
+    store: Store,
     query: str | None,
     repo: str | None = None,
     provider: str | None = None,
@@ -80,20 +83,20 @@ def search_past_sessions(
         raise InvalidArgument(f"mode must be one of {', '.join(MODES)}, not {mode!r}", argument="mode")
     limit = clamp(limit, 5, 1, 20, "limit")
     per = clamp(hits_per_session, 1, 1, MAX_HITS_PER_SESSION, "hits_per_session")
-    f = Filters(
-        repo_ids=resolve_repo(db, repo),
-        provider=PROVIDER_ALIASES.get((provider or "").lower(), provider) if provider else None,
-        since=parse_bound(since, end=False, name="since"),
-        until=parse_bound(until, end=True, name="until"),
+    index = store.search
+    f = SearchFilters(
+        repo_ids=resolve_repo(store, repo),
+        provider=agents.resolve(provider) if provider else None,
+        since=since_text(since, "since"),
+        until=until_text(until, "until"),
         roles=parse_roles(roles),
-        tool=(tool or "").strip() or None,
+        tool_names=tool_names(tool) if tool and tool.strip() else None,
+        shell_tools=list(SHELL_TOOLS),
         command=(command or "").strip() or None,
-        file_sessions=file_sessions(db, file) if file and file.strip() else None,
-        commit_sessions=commit_sessions(db, commit) if commit and commit.strip() else None,
+        file_sessions=file_sessions(store, file) if file and file.strip() else None,
+        commit_sessions=commit_sessions(store, commit) if commit and commit.strip() else None,
         include_subagents=bool(include_subagents),
         include_web_chats=bool(include_web_chats),
-        include_team_sessions=bool(include_team_sessions) or bool(team),
-        team=(team or "").strip() or None,
         exclude_session_ids=[exclude_session_id] if exclude_session_id else [],
     )
     q = parse(query)
@@ -108,35 +111,35 @@ def search_past_sessions(
         if query and query.strip():
             notice.append("the query has no searchable words")
         else:
-            kw = recent_candidates(db, f, k)
+            kw = index.recent_candidates(f, k, MAX_HITS_PER_SESSION + 1)
             total, exact = len(kw), False
     elif mode in ("keyword", "hybrid") or mode == "meaning":
-        kw, total, exact = keyword_candidates(db, q, f, k)
+        kw, total, exact = index.keyword_candidates(q, f, k)
 
     ranked: list[tuple[Candidate, str, float | None]] = [(c, "keyword" if not q.empty else "filter", None) for c in kw]
     if mode in ("meaning", "hybrid") and not q.empty:
         from hansard.answers.search import meaning
 
-        res = meaning.meaning_candidates(db, query or "", f, k, embedder=embedder)
+        res = meaning.meaning_candidates(index, query or "", f, k, embedder=embedder)
         if res.notice:
             mode_notice = res.notice
             ran = "keyword"
-        else:
-            mode_notice = res.coverage_note
-        if res.notice:
-            pass
         elif mode == "meaning":
+            mode_notice = res.coverage_note
             ranked = [(Candidate(mid, score=sim), "meaning", sim) for mid, sim in res.hits]
             total, exact = len(res.hits), len(res.hits) < k
         else:
+            mode_notice = res.coverage_note
             from hansard.answers.search.hybrid import rrf
 
             ranked = rrf(kw, res.hits)
             total = max(total, len(ranked))
     if f.repo_ids == []:
         notice.append(f"no indexed session ran in a repository matching {repo!r}")
+    if include_team_sessions or (team and team.strip()):
+        notice.append("this store holds no team sessions (a team store is not configured)")
 
-    hits = build_hits(db, ranked, q, limit, per, group_revisions)
+    hits = build_hits(index, ranked, q, limit, per, group_revisions)
     out: dict[str, Any] = {"query": query or "", "mode": ran}
     if mode_notice:
         out["mode_notice"] = mode_notice
@@ -150,7 +153,7 @@ def search_past_sessions(
     out["returned"] = len(hits)
     out["results_omitted"] = 0
     out["truncated"] = out["total"] > shown or not exact
-    out.update(index_state(db))
+    out.update(index_state(store))
     if exclude_session_id:
         out["excluded_session_id"] = exclude_session_id
     if q.dropped:
@@ -175,21 +178,11 @@ def cap_answer(out: dict[str, Any], max_chars: int) -> dict[str, Any]:
 # -- hits -----------------------------------------------------------------------------
 
 
-def build_hits(db: sqlite3.Connection, ranked: list[tuple[Candidate, str, float | None]], q, limit: int, per: int,
+def build_hits(index: Any, ranked: list[tuple[Candidate, str, float | None]], q, limit: int, per: int,
                group_revisions: bool) -> list[dict[str, Any]]:
     if not ranked:
         return []
-    ids = [c.id for c, _, _ in ranked]
-    rows = {}
-    for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
-        for r in db.execute(
-            "SELECT m.id, m.message_index, m.role, m.kind, m.timestamp, substr(m.text, 1, 20000) AS text,"
-            " length(m.text) AS n, s.id AS sid, s.session_id, s.title, s.first_prompt, s.provider, s.started_at,"
-            " s.cwd, r.path AS repo FROM messages m JOIN sessions s ON s.id=m.session_id"
-            f" LEFT JOIN repos r ON r.id=s.repo_id WHERE m.id IN ({','.join(str(int(x)) for x in chunk)})"
-        ):
-            rows[r["id"]] = r
+    rows = index.hit_rows([c.id for c, _, _ in ranked])
     words = q.highlight_words()
     hits: list[dict[str, Any]] = []
     per_session: dict[int, list[dict[str, Any]]] = {}
@@ -227,7 +220,7 @@ def build_hits(db: sqlite3.Connection, ranked: list[tuple[Candidate, str, float 
     return hits
 
 
-def _hit(r: sqlite3.Row, cand: Candidate, matched_by: str, sim: float | None, words: list[str]) -> dict[str, Any]:
+def _hit(r: Any, cand: Candidate, matched_by: str, sim: float | None, words: list[str]) -> dict[str, Any]:
     title = r["title"] or (textmod._WS.sub(" ", r["first_prompt"]).strip()[:100] if r["first_prompt"] else None)
     h: dict[str, Any] = {
         "session_id": r["session_id"],
@@ -259,11 +252,9 @@ def _hit(r: sqlite3.Row, cand: Candidate, matched_by: str, sim: float | None, wo
 # -- filters that resolve to sessions ---------------------------------------------------
 
 
-def file_sessions(db: sqlite3.Connection, path: str) -> set[int]:
+def file_sessions(store: Store, path: str) -> set[int]:
     """Sessions that edited or read ``path``: edits by repo-relative or recorded path, and
     any tool call whose input names it (reads, greps, shell commands)."""
-    import os
-
     p = path.strip().replace("\\", "/")
     forms = {p.lstrip("./") if p.startswith("./") else p}
     if os.path.isabs(p):
@@ -274,66 +265,13 @@ def file_sessions(db: sqlite3.Connection, path: str) -> set[int]:
             rel = relpath_in(tops[0], p)
             if rel:
                 forms.add(rel)
-    ids: set[int] = set()
-    for form in forms:
-        ids |= {r[0] for r in db.execute(
-            "SELECT session_id FROM edits WHERE rel_path=? OR path=? OR path LIKE ? ESCAPE '\\'",
-            (form, form, "%/" + form.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")),
-        )}
-        expr = '"' + form.replace('"', '""') + '"'
-        try:
-            rows = db.execute(
-                "SELECT t.session_id, t.input FROM tool_calls_fts tf JOIN tool_calls t ON t.id=tf.rowid"
-                " WHERE tool_calls_fts MATCH ? LIMIT 20000", (expr,)
-            ).fetchall()
-        except sqlite3.OperationalError:
-            rows = []
-        ids |= {r[0] for r in rows if r[1] and form in r[1].replace("\\/", "/")}
-    return ids
+    return store.search.file_sessions(sorted(forms))
 
 
-def commit_sessions(db: sqlite3.Connection, commit: str) -> set[int]:
+def commit_sessions(store: Store, commit: str) -> set[int]:
     """Sessions tied to a commit: started on it (HEAD recorded by the agent), or whose
     messages name it (``git commit`` output, ``git show``)."""
     sha = commit.strip().lower()
     if not (4 <= len(sha) <= 64) or any(ch not in "0123456789abcdef" for ch in sha):
         raise InvalidArgument(f"commit must be a hex commit id (4-64 characters), not {commit!r}", argument="commit")
-    ids = {r[0] for r in db.execute("SELECT id FROM sessions WHERE git_commit LIKE ?", (sha + "%",))}
-    if len(sha) >= 7:
-        ids |= {r[0] for r in db.execute(
-            "SELECT DISTINCT m.session_id FROM messages m WHERE m.id IN"
-            " (SELECT rowid FROM messages_tri WHERE text LIKE ? LIMIT 20000)", ("%" + sha[:12] + "%",))}
-    return ids
-
-
-def recent_candidates(db: sqlite3.Connection, f: Filters, k: int) -> list[Candidate]:
-    """No query words: the newest messages that pass the filters, newest sessions first.
-    Walks sessions by ``last_at`` (indexed), so "recent sessions in repo X" stays cheap."""
-    where, args = f.sql()
-    if f.impossible:
-        return []
-    swhere, sargs = ["1=1"], []
-    if f.repo_ids is not None:
-        swhere.append(f"s.repo_id IN ({','.join('?' * len(f.repo_ids))})")
-        sargs += f.repo_ids
-    if f.provider:
-        swhere.append("s.provider=?")
-        sargs.append(f.provider)
-    if f.since:
-        swhere.append("s.last_at >= ?")
-        sargs.append(f.since)
-    out: list[Candidate] = []
-    found = 0
-    cur = db.execute(f"SELECT s.id FROM sessions s WHERE {' AND '.join(swhere)} ORDER BY s.last_at DESC LIMIT 5000", sargs)
-    for (sid,) in cur.fetchall():
-        rows = db.execute(
-            f"SELECT m.id FROM messages m JOIN sessions s ON s.id=m.session_id WHERE m.session_id=? AND {where}"
-            " ORDER BY m.message_index DESC LIMIT ?",
-            (sid, *args, MAX_HITS_PER_SESSION + 1),
-        ).fetchall()
-        if rows:
-            found += 1
-            out += [Candidate(r[0]) for r in rows]
-        if found >= 20 or len(out) >= k:
-            break
-    return out
+    return store.search.commit_sessions(sha)

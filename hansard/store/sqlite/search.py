@@ -1,4 +1,5 @@
-"""Keyword search: FTS5 over messages and tool inputs, trigram for identifiers and paths.
+"""The search index over SQLite: FTS5 over messages and tool inputs, trigram for identifiers
+and paths, and the vectors of meaning search.
 
 Ranking, in order:
 
@@ -18,9 +19,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from hansard.answers.search.filters import roles_sql
-from hansard.answers.search.query import Query
+from hansard.store.sqlite.sessions import roles_sql
 
 # Weights on relevance by (role, kind): never enough to beat coverage.
 KIND_WEIGHT = {
@@ -28,35 +29,27 @@ KIND_WEIGHT = {
     ("assistant", "thinking"): 0.9, ("assistant", "tool_use"): 1.0, ("tool", "tool_result"): 0.8,
 }
 DEFAULT_WEIGHT = 0.7  # meta records: injected command output, caveats
-
-SHELL_TOOLS = ("Bash", "exec_command", "shell", "local_shell", "shell_command", "run_shell_command", "BashOutput",
-               "container.exec", "unified_exec")
-TOOL_ALIASES = {
-    "shell": SHELL_TOOLS, "bash": SHELL_TOOLS,
-    "edit": ("Edit", "MultiEdit", "Write", "NotebookEdit", "apply_patch", "replace", "write_file", "edit_file"),
-    "read": ("Read", "read_file", "read_many_files", "view", "NotebookRead"),
-    "search": ("Grep", "Glob", "grep", "glob", "search_file_content", "find_files"),
-    "web": ("WebFetch", "WebSearch", "web_fetch", "google_web_search", "web_search"),
-    "task": ("Task", "Agent"),
-}
 WEB_PROVIDERS = ("claude_web", "chatgpt")
 
 
 @dataclass
-class Filters:
+class SearchFilters:
+    """What a search is narrowed to, resolved to store terms (repository rows, session rows,
+    tool names, stored-time bounds) by the answer code."""
+
+
     repo_ids: list[int] | None = None
     provider: str | None = None
     since: str | None = None
     until: str | None = None
     roles: tuple[str, ...] | None = None
-    tool: str | None = None
+    tool_names: list[str] | None = None      # resolved `tool` filter (any of these names)
+    shell_tools: list[str] = field(default_factory=list)  # the names of shell tools, for `command`
     command: str | None = None
     file_sessions: set[int] | None = None     # resolved `file` filter
     commit_sessions: set[int] | None = None   # resolved `commit` filter
     include_subagents: bool = False
     include_web_chats: bool = False
-    include_team_sessions: bool = False
-    team: str | None = None
     exclude_session_ids: list[str] = field(default_factory=list)
 
     @property
@@ -83,8 +76,8 @@ class Filters:
         if rs:
             where.append(rs)
             args += ra
-        if self.tool:
-            names = tool_names(self.tool)
+        if self.tool_names:
+            names = list(self.tool_names)
             marks = ",".join("?" * len(names))
             where.append(
                 f"(EXISTS (SELECT 1 FROM tool_calls t WHERE t.message_id=m.id AND t.name IN ({marks}) COLLATE NOCASE)"
@@ -93,13 +86,13 @@ class Filters:
             )
             args += names + names
         if self.command:
-            marks = ",".join("?" * len(SHELL_TOOLS))
+            marks = ",".join("?" * len(self.shell_tools))
             cmd = ("instr(COALESCE(json_extract(t.input,'$.command'), json_extract(t.input,'$.cmd'), t.input), ?) > 0")
             where.append(
                 f"EXISTS (SELECT 1 FROM tool_calls t WHERE t.session_id=m.session_id AND t.name IN ({marks})"
                 f" AND {cmd} AND (t.message_id=m.id OR (m.kind='tool_result' AND t.output=m.text)))"
             )
-            args += list(SHELL_TOOLS) + [self.command]
+            args += list(self.shell_tools) + [self.command]
         for ids in (self.file_sessions, self.commit_sessions):
             if ids is not None:
                 where.append(f"s.id IN ({','.join(str(int(i)) for i in sorted(ids))})")
@@ -108,22 +101,12 @@ class Filters:
         if not self.include_web_chats:
             where.append(f"s.provider NOT IN ({','.join('?' * len(WEB_PROVIDERS))})")
             args += list(WEB_PROVIDERS)
-        if self.team:
-            where.append("s.extra IS NOT NULL AND json_extract(s.extra, '$.team') = ?")
-            args.append(self.team)
-        elif not self.include_team_sessions:
-            where.append("(s.extra IS NULL OR json_extract(s.extra, '$.team') IS NULL)")
         if self.exclude_session_ids:
             marks = ",".join("?" * len(self.exclude_session_ids))
             where.append(f"s.session_id NOT IN ({marks})"
                          f" AND (s.parent_session_id IS NULL OR s.parent_session_id NOT IN ({marks}))")
             args += self.exclude_session_ids * 2
         return (" AND ".join(where) or "1=1"), args
-
-
-def tool_names(tool: str) -> list[str]:
-    t = tool.strip()
-    return list(TOOL_ALIASES.get(t.lower(), (t,)))
 
 
 @dataclass
@@ -146,7 +129,7 @@ def _fetch(db: sqlite3.Connection, sql: str, args: Sequence) -> list[sqlite3.Row
         raise
 
 
-def keyword_candidates(db: sqlite3.Connection, q: Query, f: Filters, k: int) -> tuple[list[Candidate], int, bool]:
+def keyword_candidates(db: sqlite3.Connection, q: Any, f: SearchFilters, k: int) -> tuple[list[Candidate], int, bool]:
     """The ranked candidates (best first), the total number of matching messages (capped),
     and whether that total is exact."""
     if q.empty or f.impossible:
@@ -222,7 +205,7 @@ def _in(ids: Sequence[int]) -> str:
     return ",".join(str(int(i)) for i in ids)
 
 
-def _check_coverage(db: sqlite3.Connection, q: Query, cands: dict[int, Candidate], ids: list[int]) -> None:
+def _check_coverage(db: sqlite3.Connection, q: Any, cands: dict[int, Candidate], ids: list[int]) -> None:
     if not ids:
         return
     covered: dict[int, set[int]] = {i: set() for i in ids}
@@ -253,7 +236,7 @@ def _check_coverage(db: sqlite3.Connection, q: Query, cands: dict[int, Candidate
         cands[i].coverage = len(gs)
 
 
-def _apply_exclusions(db: sqlite3.Connection, q: Query, cands: dict[int, Candidate]) -> None:
+def _apply_exclusions(db: sqlite3.Connection, q: Any, cands: dict[int, Candidate]) -> None:
     neg = q.fts_exclude()
     drop: set[int] = set()
     if neg:
@@ -294,7 +277,7 @@ def _window(db: sqlite3.Connection, table: str, expr: str, max_id: int) -> tuple
     return max(0, max_id - span), est
 
 
-def _count(db: sqlite3.Connection, q: Query, where: str, wargs: list, seen: int) -> tuple[int, bool]:
+def _count(db: sqlite3.Connection, q: Any, where: str, wargs: list, seen: int) -> tuple[int, bool]:
     """Matching messages, counted up to COUNT_CAP so a common word costs little."""
     expr = q.fts_any()
     if not expr:
@@ -322,3 +305,184 @@ def rank(db: sqlite3.Connection, cands: list[Candidate], groups: int) -> list[Ca
     # coverage first (integer), then relevance, then newest
     cands.sort(key=lambda c: (-c.coverage, -c.score, -c.id))
     return cands
+
+
+# Messages meaning search embeds: conversation only; tool output is left to keyword search.
+ELIGIBLE = ("m.kind IN ('text','compaction_summary','thinking') AND m.role IN ('user','assistant','system')"
+            " AND length(m.text) >= 8")
+
+
+class SqliteSearchIndex:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    # -- keyword -----------------------------------------------------------------------
+
+    def keyword_candidates(self, q: Any, f: SearchFilters, k: int) -> tuple[list[Candidate], int, bool]:
+        """The ranked candidates (best first), the total number of matching messages (capped),
+        and whether that total is exact. ``q`` is a parsed query
+        (:class:`hansard.answers.search.query.Query`)."""
+        return keyword_candidates(self.db, q, f, k)
+
+    def recent_candidates(self, f: SearchFilters, k: int, per_session: int) -> list[Candidate]:
+        """No query words: the newest messages that pass the filters, newest sessions first.
+        Walks sessions by ``last_at`` (indexed), so "recent sessions in repo X" stays cheap."""
+        db = self.db
+        where, args = f.sql()
+        if f.impossible:
+            return []
+        swhere, sargs = ["1=1"], []
+        if f.repo_ids is not None:
+            swhere.append(f"s.repo_id IN ({','.join('?' * len(f.repo_ids))})")
+            sargs += f.repo_ids
+        if f.provider:
+            swhere.append("s.provider=?")
+            sargs.append(f.provider)
+        if f.since:
+            swhere.append("s.last_at >= ?")
+            sargs.append(f.since)
+        out: list[Candidate] = []
+        found = 0
+        cur = db.execute(f"SELECT s.id FROM sessions s WHERE {' AND '.join(swhere)} ORDER BY s.last_at DESC LIMIT 5000",
+                         sargs)
+        for (sid,) in cur.fetchall():
+            rows = db.execute(
+                f"SELECT m.id FROM messages m JOIN sessions s ON s.id=m.session_id WHERE m.session_id=? AND {where}"
+                " ORDER BY m.message_index DESC LIMIT ?",
+                (sid, *args, per_session),
+            ).fetchall()
+            if rows:
+                found += 1
+                out += [Candidate(r[0]) for r in rows]
+            if found >= 20 or len(out) >= k:
+                break
+        return out
+
+    def hit_rows(self, ids: Sequence[int]) -> dict[int, sqlite3.Row]:
+        """Messages by id with their session and repository: the fields a hit shows."""
+        rows = {}
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            for r in self.db.execute(
+                "SELECT m.id, m.message_index, m.role, m.kind, m.timestamp, substr(m.text, 1, 20000) AS text,"
+                " length(m.text) AS n, s.id AS sid, s.session_id, s.title, s.first_prompt, s.provider, s.started_at,"
+                " s.cwd, r.path AS repo FROM messages m JOIN sessions s ON s.id=m.session_id"
+                f" LEFT JOIN repos r ON r.id=s.repo_id WHERE m.id IN ({_in(chunk)})"
+            ):
+                rows[r["id"]] = r
+        return rows
+
+    def file_sessions(self, forms: Iterable[str]) -> set[int]:
+        """Session rows that edited a file named by any of ``forms`` (repo-relative or recorded
+        path), or made a tool call whose input names it."""
+        db = self.db
+        ids: set[int] = set()
+        for form in forms:
+            ids |= {r[0] for r in db.execute(
+                "SELECT session_id FROM edits WHERE rel_path=? OR path=? OR path LIKE ? ESCAPE '\\'",
+                (form, form, "%/" + form.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")),
+            )}
+            expr = '"' + form.replace('"', '""') + '"'
+            try:
+                rows = db.execute(
+                    "SELECT t.session_id, t.input FROM tool_calls_fts tf JOIN tool_calls t ON t.id=tf.rowid"
+                    " WHERE tool_calls_fts MATCH ? LIMIT 20000", (expr,)
+                ).fetchall()
+            except sqlite3.OperationalError:
+                rows = []
+            ids |= {r[0] for r in rows if r[1] and form in r[1].replace("\\/", "/")}
+        return ids
+
+    def commit_sessions(self, sha: str) -> set[int]:
+        """Session rows tied to a commit (a lower-case hex prefix): started on it, or whose
+        messages name it."""
+        db = self.db
+        ids = {r[0] for r in db.execute("SELECT id FROM sessions WHERE git_commit LIKE ?", (sha + "%",))}
+        if len(sha) >= 7:
+            ids |= {r[0] for r in db.execute(
+                "SELECT DISTINCT m.session_id FROM messages m WHERE m.id IN"
+                " (SELECT rowid FROM messages_tri WHERE text LIKE ? LIMIT 20000)", ("%" + sha[:12] + "%",))}
+        return ids
+
+    def passing(self, ids: Sequence[int], f: SearchFilters) -> set[int]:
+        """The message ids among ``ids`` that pass the filters."""
+        where, args = f.sql()
+        keep: set[int] = set()
+        for i in range(0, len(ids), 500):
+            keep |= {r[0] for r in self.db.execute(
+                f"SELECT m.id FROM messages m JOIN sessions s ON s.id=m.session_id WHERE m.id IN ({_in(ids[i:i + 500])})"
+                f" AND {where}", args)}
+        return keep
+
+    # -- vectors (meaning search) --------------------------------------------------------
+
+    def vector_mark(self, model: str) -> tuple[int | None, int]:
+        """(the highest message id the model's builder has passed, or None before it started;
+        the highest message id)."""
+        row = self.db.execute("SELECT through_id FROM vector_progress WHERE model=?", (model,)).fetchone()
+        last = self.db.execute("SELECT MAX(id) FROM messages").fetchone()[0] or 0
+        return (row[0] if row else None), last
+
+    def vector_pending(self, model: str) -> tuple[int, int]:
+        """(messages embedded, messages eligible): a cheap upper-bound estimate by id."""
+        through = self.vector_mark(model)[0] or 0
+        done = self.db.execute("SELECT COUNT(*) FROM message_vectors").fetchone()[0]
+        left = self.db.execute(f"SELECT COUNT(*) FROM messages m WHERE m.id > ? AND {ELIGIBLE}", (through,)).fetchone()[0]
+        return done, done + left
+
+    def vector_stamp(self) -> tuple[str, int, int]:
+        """(the store file, vector rows, highest embedded message id): changes whenever vectors do."""
+        row = self.db.execute("SELECT COUNT(*), COALESCE(MAX(message_id), 0) FROM message_vectors").fetchone()
+        path = self.db.execute("PRAGMA database_list").fetchone()[2]
+        return path, row[0], row[1]
+
+    def vectors(self, model: str) -> tuple[list[int], list[bytes]]:
+        """Every embedded message id and its float16 vector, by message id."""
+        ids, blobs = [], []
+        for mid, blob in self.db.execute(
+            "SELECT mv.message_id, v.vector FROM message_vectors mv JOIN vectors v ON v.model=? AND v.text_hash=mv.text_hash"
+            " ORDER BY mv.message_id", (model,)
+        ):
+            ids.append(mid)
+            blobs.append(blob)
+        return ids, blobs
+
+    def to_embed(self, model: str, max_chars: int, batch: int) -> list[tuple[int, str]]:
+        """The next eligible messages above the model's mark: (id, first ``max_chars`` characters)."""
+        self.db.execute("INSERT OR IGNORE INTO vector_progress (model, through_id) VALUES (?, 0)", (model,))
+        through = self.vector_mark(model)[0] or 0
+        return [tuple(r) for r in self.db.execute(
+            f"SELECT m.id, substr(m.text, 1, ?) FROM messages m WHERE m.id > ? AND {ELIGIBLE} ORDER BY m.id LIMIT ?",
+            (max_chars, through, batch),
+        )]
+
+    def known_texts(self, model: str, hashes: Sequence[bytes]) -> set[bytes]:
+        have: set[bytes] = set()
+        for i in range(0, len(hashes), 500):
+            chunk = hashes[i:i + 500]
+            have |= {r[0] for r in self.db.execute(
+                f"SELECT text_hash FROM vectors WHERE model=? AND text_hash IN ({','.join('?' * len(chunk))})",
+                (model, *chunk))}
+        return have
+
+    def add_vectors(self, model: str, vectors: Sequence[tuple[bytes, bytes]],
+                    messages: Sequence[tuple[int, bytes]], at: str) -> None:
+        """One batch in one short transaction: new (text hash, vector) pairs, (message id, text
+        hash) links, and the model's mark moved to the last message."""
+        from hansard.store.sqlite.db import transaction
+
+        with transaction(self.db):
+            self.db.executemany("INSERT OR IGNORE INTO vectors (model, text_hash, vector) VALUES (?,?,?)",
+                                [(model, h, v) for h, v in vectors])
+            self.db.executemany("INSERT OR REPLACE INTO message_vectors (message_id, text_hash) VALUES (?,?)", messages)
+            self.db.execute("UPDATE vector_progress SET through_id=?, updated_at=? WHERE model=?",
+                            (messages[-1][0], at, model))
+
+    def skip_vectors_to(self, model: str, at: str) -> None:
+        """Nothing eligible above the mark: move it past the ineligible rows for good."""
+        from hansard.store.sqlite.db import transaction
+
+        last = self.db.execute("SELECT MAX(id) FROM messages").fetchone()[0] or 0
+        with transaction(self.db):
+            self.db.execute("UPDATE vector_progress SET through_id=MAX(through_id, ?), updated_at=? WHERE model=?",
+                            (last, at, model))

@@ -1,0 +1,218 @@
+"""Session queries: session lists, one session's messages and tool calls, what is indexed.
+
+Message numbering is always ``message_index``. Time bounds arrive as stored-time text
+(:mod:`hansard.timebounds` makes them). Rows are ``sqlite3.Row`` (indexable by column
+name) or plain dicts ready for JSON.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import zlib
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from hansard.errors import NotFound
+
+
+def roles_sql(roles: Iterable[str] | None, alias: str = "m") -> tuple[str, list[str]]:
+    """A condition on messages ``alias`` for a set of roles. ``user`` means the person's own
+    messages: role user, without the injected ``meta`` records (command output, caveats)."""
+    if not roles:
+        return "", []
+    parts = []
+    args: list[str] = []
+    for r in roles:
+        if r == "user":
+            parts.append(f"({alias}.role='user' AND {alias}.kind!='meta')")
+        else:
+            parts.append(f"{alias}.role=?")
+            args.append(r)
+    return "(" + " OR ".join(parts) + ")", args
+
+
+class SqliteSessionQueries:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    # -- the store as a whole ----------------------------------------------------------
+
+    def status(self) -> dict[str, Any]:
+        db = self.db
+        one = lambda sql: db.execute(sql).fetchone()[0]  # noqa: E731
+        sources = [
+            dict(r) for r in db.execute(
+                "SELECT provider, COUNT(*) AS files, SUM(missing) AS missing FROM sources WHERE provider IS NOT NULL"
+                " GROUP BY provider ORDER BY provider"
+            )
+        ]
+        last = db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+        skips = {r[0]: r[1] for r in db.execute("SELECT reason, COUNT(*) FROM skips GROUP BY reason ORDER BY 2 DESC")}
+        return {
+            "sources": sources,
+            "counts": {
+                "sessions": one("SELECT COUNT(*) FROM sessions"),
+                "messages": one("SELECT COUNT(*) FROM messages"),
+                "tool_calls": one("SELECT COUNT(*) FROM tool_calls"),
+                "edits": one("SELECT COUNT(*) FROM edits"),
+                "applied_edits": one("SELECT COUNT(*) FROM edits WHERE status='applied'"),
+                "raw_records": one("SELECT COUNT(*) FROM raw_records"),
+                # Secrets withheld from everything above (the archive keeps them): hansard/ingest/redact.py
+                "redactions": one("SELECT COALESCE(SUM(MAX(redactions, 0)), 0) FROM sources"),
+                "repos": one("SELECT COUNT(*) FROM repos"),
+            },
+            "skipped": skips,
+            "indexed_from": one("SELECT MIN(timestamp) FROM messages"),
+            "indexed_through": one("SELECT MAX(timestamp) FROM messages"),
+            "last_run": dict(last) if last else None,
+        }
+
+    def index_state(self) -> dict[str, Any]:
+        """- ``indexed_through``: the newest message time held (UTC);
+        - ``indexed_from``: the oldest session start held;
+        - ``backfill_complete``: an index run has finished and no known transcript has unread bytes;
+        - ``index_built_at``: when the last index run finished."""
+        db = self.db
+        through = db.execute("SELECT MAX(last_at) FROM sessions").fetchone()[0]
+        since = db.execute("SELECT MIN(started_at) FROM sessions").fetchone()[0]
+        last = db.execute("SELECT finished_at FROM runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1").fetchone()
+        pending = db.execute(
+            "SELECT COUNT(*) FROM sources WHERE provider IS NOT NULL AND missing=0 AND size > \"offset\""
+        ).fetchone()[0]
+        return {
+            "indexed_from": since,
+            "indexed_through": through,
+            "backfill_complete": bool(last) and pending == 0,
+            "index_built_at": last[0] if last else None,
+        }
+
+    # -- sessions ----------------------------------------------------------------------
+
+    def list(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
+             since: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        """Sessions newest first; ``since`` (stored-time text) bounds their last message."""
+        where, args = ["1=1"], []
+        if repo_ids is not None:
+            where.append(f"s.repo_id IN ({','.join('?' * len(repo_ids))})")
+            args += list(repo_ids)
+        if provider:
+            where.append("s.provider=?")
+            args.append(provider)
+        if since:
+            where.append("s.last_at>=?")
+            args.append(since)
+        rows = self.db.execute(
+            "SELECT s.session_id, s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.cwd,"
+            " s.message_count, s.parent_session_id, r.path AS repo"
+            f" FROM sessions s LEFT JOIN repos r ON r.id=s.repo_id WHERE {' AND '.join(where)}"
+            " ORDER BY s.last_at DESC LIMIT ?",
+            (*args, limit),
+        ).fetchall()
+        return [dict(r) for r in rows]
+
+    def find(self, ref: str) -> sqlite3.Row:
+        """A session by id, or by a unique prefix of it."""
+        db = self.db
+        row = db.execute("SELECT * FROM sessions WHERE session_id=?", (ref,)).fetchone()
+        if row is None and len(ref) >= 4:
+            rows = db.execute("SELECT * FROM sessions WHERE session_id LIKE ? || '%' LIMIT 2", (ref,)).fetchall()
+            if len(rows) == 1:
+                row = rows[0]
+            elif len(rows) > 1:
+                raise NotFound(f"session prefix {ref!r} is ambiguous")
+        if row is None:
+            raise NotFound(f"no session {ref!r}")
+        return row
+
+    def repo_path_of(self, ref: str) -> tuple[bool, str | None]:
+        """(whether a session with this id or prefix exists, the path of its repository)."""
+        row = self.db.execute(
+            "SELECT r.path FROM sessions s LEFT JOIN repos r ON r.id=s.repo_id"
+            " WHERE s.session_id=? OR s.session_id LIKE ? || '%'",
+            (ref, ref),
+        ).fetchone()
+        return (row is not None, row[0] if row is not None else None)
+
+    def repo_path(self, repo_id: int | None) -> str | None:
+        if not repo_id:
+            return None
+        row = self.db.execute("SELECT path FROM repos WHERE id=?", (repo_id,)).fetchone()
+        return row[0] if row else None
+
+    def repo_ids_at(self, paths: Sequence[str]) -> list[int]:
+        """Repository rows registered at any of these checkout paths."""
+        return [r[0] for p in paths for r in self.db.execute("SELECT id FROM repos WHERE path=?", (p,))]
+
+    def repo_ids_with_root(self, root_commit: str) -> list[int]:
+        return [r[0] for r in self.db.execute("SELECT id FROM repos WHERE root_commit=?", (root_commit,))]
+
+    def repo_ids_named(self, name: str) -> list[int]:
+        """Repository rows whose path or remote is ``name`` or ends in ``/name``."""
+        like = "%/" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return [r[0] for r in self.db.execute(
+            "SELECT id FROM repos WHERE path=? OR path LIKE ? ESCAPE '\\' OR remote=? OR remote LIKE ? ESCAPE '\\'",
+            (name, like, name, like),
+        )]
+
+    def subagents(self, session_id: str) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT session_id FROM sessions WHERE parent_session_id=?", (session_id,))]
+
+    # -- one session's messages ----------------------------------------------------------
+
+    def indexes_before(self, sid: int, before: int, roles: Iterable[str] | None, limit: int) -> list[int]:
+        """``message_index`` values below ``before`` that pass ``roles``, nearest first."""
+        rwhere, rargs = roles_sql(roles)
+        rfilter = f" AND {rwhere}" if rwhere else ""
+        return [r[0] for r in self.db.execute(
+            f"SELECT m.message_index FROM messages m WHERE m.session_id=? AND m.message_index<?{rfilter}"
+            " ORDER BY m.message_index DESC LIMIT ?",
+            (sid, before, *rargs, limit),
+        )]
+
+    def messages_from(self, sid: int, first: int, roles: Iterable[str] | None, limit: int) -> list[sqlite3.Row]:
+        """Messages from ``message_index`` ``first`` on, in order, with their archived file
+        (``source_path``) and its ``generation``."""
+        rwhere, rargs = roles_sql(roles)
+        rfilter = f" AND {rwhere}" if rwhere else ""
+        return self.db.execute(
+            "SELECT m.*, src.path AS source_path, src.generation AS generation FROM messages m"
+            f" JOIN sources src ON src.id=m.source_id WHERE m.session_id=? AND m.message_index>=?{rfilter}"
+            " ORDER BY m.message_index LIMIT ?",
+            (sid, first, *rargs, limit),
+        ).fetchall()
+
+    def message_heads(self, sid: int, prefix: int) -> list[sqlite3.Row]:
+        """Every message's index, role, kind, first ``prefix`` characters (``t``) and length (``n``)."""
+        return self.db.execute(
+            "SELECT message_index, role, kind, substr(text, 1, ?) AS t, length(text) AS n FROM messages"
+            " WHERE session_id=? ORDER BY message_index",
+            (prefix, sid),
+        ).fetchall()
+
+    def tool_calls_between(self, sid: int, lo: int, hi: int) -> list[sqlite3.Row]:
+        """Tool calls made by messages ``lo``..``hi`` (inclusive), with their ``message_index``."""
+        return self.db.execute(
+            "SELECT t.call_id, t.name, t.status, t.exit_code, m.message_index FROM tool_calls t"
+            " JOIN messages m ON m.id=t.message_id WHERE t.session_id=? AND m.message_index>=? AND m.message_index<=?",
+            (sid, lo, hi),
+        ).fetchall()
+
+    def records_between(self, source_id: int, generation: int, lo: int, hi: int) -> int:
+        """How many archived records of one file generation start at byte ``lo`` <= offset < ``hi``."""
+        return self.db.execute(
+            "SELECT COUNT(*) FROM raw_records WHERE source_id=? AND generation=? AND \"offset\">=? AND \"offset\"<?",
+            (source_id, generation, lo, hi),
+        ).fetchone()[0]
+
+    def raw_record(self, source_id: int, offset: int) -> str | None:
+        """The archived record at a byte offset (newest generation), verbatim."""
+        rec = self.db.execute(
+            "SELECT data FROM raw_records WHERE source_id=? AND \"offset\"=? ORDER BY generation DESC LIMIT 1",
+            (source_id, offset),
+        ).fetchone()
+        return zlib.decompress(rec[0]).decode("utf-8", "replace") if rec else None
+
+
+def find_session(db: sqlite3.Connection, ref: str) -> sqlite3.Row:
+    """For code still holding a connection: :meth:`SqliteSessionQueries.find`."""
+    return SqliteSessionQueries(db).find(ref)
