@@ -65,3 +65,25 @@ class SqliteStore:
         from hansard.store.sqlite.symbols import SqliteSymbolCache
 
         return SqliteSymbolCache(self.db)
+
+    @cached_property
+    def sessions(self):  # noqa: ANN201 - hansard.store.sqlite.sessions.SqliteSessionQueries
+        from hansard.store.sqlite.sessions import SqliteSessionQueries
+
+        return SqliteSessionQueries(self.db)
+
+    @cached_property
+    def search(self):  # noqa: ANN201 - hansard.store.sqlite.search.SqliteSearchIndex
+        from hansard.store.sqlite.search import SqliteSearchIndex
+
+        return SqliteSearchIndex(self.db)
+
+    @cached_property
+    def audit(self):  # noqa: ANN201 - hansard.store.sqlite.audit.SqliteAuditLog
+        from hansard.store.sqlite.audit import SqliteAuditLog
+
+        return SqliteAuditLog(self.db)
+
+    def interrupt(self) -> None:
+        """Stop the statement running on another thread (a call past its deadline)."""
+        self.db.interrupt()
