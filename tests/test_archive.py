@@ -116,6 +116,7 @@ def test_shrunk_file_is_reread_in_one_generation(samples: Path, tmp_path: Path) 
     assert dump(db) == shrunk
 
 
+@pytest.mark.slow
 def test_bad_input_is_counted_not_fatal(samples: Path, tmp_path: Path) -> None:
     good = (samples / CC_SAMPLE).read_bytes().splitlines(keepends=True)
     bad = [

@@ -27,6 +27,8 @@ from hansard.store.sqlite.db import connect
 from tests.conftest import REPO_ROOT
 from tests.helpers import dump
 
+pytestmark = pytest.mark.slow
+
 BIG_SID = "b1b1b1b1-0000-4000-8000-00000000b16b"
 SAMPLE = "claude-code/entire_cc_2.1.119_b/full.jsonl"
 SAMPLE_SID = b"9515e689-053a-429c-b970-137413d99b44"

@@ -13,7 +13,11 @@ import importlib.util
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO_ROOT
+
+pytestmark = pytest.mark.slow
 
 
 def _kill_test():

@@ -26,6 +26,8 @@ from hansard.models import RawRecord, Skip
 from hansard.store.sqlite.db import connect
 from tests import fuzzing as fz
 
+pytestmark = pytest.mark.slow
+
 FAST = settings(derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck),
                 max_examples=40)
 BIG = 3 * fz.MB  # "a few MB" here; scripts/fuzz.py uses 50 MB

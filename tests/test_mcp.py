@@ -52,6 +52,7 @@ def data(result) -> dict:  # noqa: ANN001
     return result.structured_content
 
 
+@pytest.mark.slow
 async def test_stdio_lists_and_calls_every_tool(world: dict) -> None:
     async with stdio(world, "--session", "4f0f2c6e-9d1b-4c7a-a35e-0c8f5b2d7e11") as c:
         tools = {t.name: t for t in (await c.list_tools()).tools}
@@ -93,6 +94,7 @@ async def test_stdio_lists_and_calls_every_tool(world: dict) -> None:
     assert len(rows) == 8 and all(r["query"] is None for r in rows)
 
 
+@pytest.mark.slow
 async def test_stdio_error_codes(world: dict, tmp_path: Path) -> None:
     async with stdio(world) as c:
         async def err(tool: str, args: dict) -> dict:
@@ -110,6 +112,7 @@ async def test_stdio_error_codes(world: dict, tmp_path: Path) -> None:
         assert r.is_error
 
 
+@pytest.mark.slow
 async def test_scope_repo_refuses_other_repositories(world: dict, tmp_path: Path) -> None:
     other = tmp_path / "other"
     other.mkdir()
@@ -125,6 +128,7 @@ async def test_scope_repo_refuses_other_repositories(world: dict, tmp_path: Path
         assert r.is_error and data(r)["reason"] == "scope_not_granted"
 
 
+@pytest.mark.slow
 async def test_timeout_stops_the_call(world: dict, monkeypatch: pytest.MonkeyPatch) -> None:
     """A call past its deadline answers tool_timeout, and its SQLite statement is interrupted
     (a query that would never end on its own)."""
@@ -144,6 +148,7 @@ async def test_timeout_stops_the_call(world: dict, monkeypatch: pytest.MonkeyPat
         assert not (await c.call_tool("code_history", {"path": "app/retry.py"})).is_error
 
 
+@pytest.mark.slow
 async def test_store_busy_is_retryable(world: dict) -> None:
     lock = sqlite3.connect(os.path.join(world["env"]["HANSARD_HOME"], "hansard.db"), isolation_level=None)
     lock.execute("BEGIN IMMEDIATE")
@@ -165,6 +170,7 @@ async def test_no_memories_in_process(world: dict, monkeypatch: pytest.MonkeyPat
         assert not r.is_error and r.structured_content["target"]["symbol"] == "upload"
 
 
+@pytest.mark.slow
 def test_status_starts_nothing(world: dict) -> None:
     import subprocess
 

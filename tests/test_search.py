@@ -370,6 +370,7 @@ def test_cli_history_text_and_json(db) -> None:
     assert code == 0 and "no matching messages" in text and "index holds" in text
 
 
+@pytest.mark.slow
 def test_real_samples_are_searchable(samples: Path, tmp_path: Path) -> None:
     db = open_store()
     index(db, [samples])
