@@ -57,7 +57,7 @@ class Resolver:
             if ident.root_commit:
                 rid = self.repos.id_by_identity(ident.root_commit, ident.remote)
             if rid is None:
-                rid = self.repos.register(ident.root_commit, ident.remote, main_top)
+                rid = self.repos.register(ident.root_commit, ident.remote, main_top, _project_key_fields())
                 self.created = True
         self._repo_ids[main_top] = rid
         return rid
@@ -123,24 +123,33 @@ def resolve_pending(store: Store) -> int:
 
 
 def _match_project_roots(store: Store) -> None:
-    """Sessions that record no cwd, only a hash of their project root (Gemini's legacy
-    files: sha256 of the root as the agent saw it): match it against the repositories and
-    working directories hansard knows. The one place here that knows an agent's habit; it
-    moves to the agent's record when the registry describes project roots."""
-    repos = store.repos
-    rows = repos.unresolved_project_hashes("gemini")
-    if not rows:
-        return
-    import hashlib
+    """Sessions that record no cwd, only a key of their project root (an agent's
+    ``project_key``, such as a hash of the root as the agent saw it): match it against the
+    repositories and working directories hansard knows."""
+    from hansard import agents
 
-    known: dict[str, str] = {}
-    for p in repos.paths() + repos.session_cwds():
-        # The hash is of the project root as the agent saw it, which may be through a symlink.
-        for form in {p, os.path.realpath(p)}:
-            known[hashlib.sha256(form.encode()).hexdigest()] = p
-    for row in rows:
-        if row["h"] in known:
-            repos.set_session_cwd(row["id"], known[row["h"]])
+    repos = store.repos
+    for agent in agents.agents():
+        if agent.project_key is None or agent.project_key_field is None:
+            continue
+        rows = repos.unresolved_project_keys(agent.name, agent.project_key_field)
+        if not rows:
+            continue
+        known: dict[str, str] = {}
+        for p in repos.paths() + repos.session_cwds():
+            # The key is of the project root as the agent saw it, which may be through a symlink.
+            for form in {p, os.path.realpath(p)}:
+                known[agent.project_key(form)] = p
+        for row in rows:
+            if row["h"] in known:
+                repos.set_session_cwd(row["id"], known[row["h"]])
+
+
+def _project_key_fields() -> list[str]:
+    """Where sessions keep a project-root key instead of a cwd, across every agent."""
+    from hansard import agents
+
+    return sorted({a.project_key_field for a in agents.agents() if a.project_key_field})
 
 
 def add_path_map(store: Store, old: str, new: str) -> None:

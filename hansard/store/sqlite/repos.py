@@ -9,6 +9,7 @@ link stage (``hansard.link.repos``) decides what to write here, this module only
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Collection
 
 
 class SqliteRepos:
@@ -29,12 +30,13 @@ class SqliteRepos:
         ).fetchone()
         return row[0] if row else None
 
-    def register(self, root_commit: str | None, remote: str | None, path: str) -> int:
-        """A new repository row. Sessions that name their project only by a hash of its root
-        (and their edits) are marked for another look, since this root may be theirs. A store
-        that cannot be written now raises ``StoreReadOnly`` or ``StoreBusy``."""
+    def register(self, root_commit: str | None, remote: str | None, path: str, key_fields: Collection[str] = ()) -> int:
+        """A new repository row. Sessions with no cwd that name their project only by a key of
+        its root (in one of ``key_fields`` of ``sessions.extra``), and their edits, are marked
+        for another look, since this root may be theirs. A store that cannot be written now
+        raises ``StoreReadOnly`` or ``StoreBusy``."""
         try:
-            return self._register(root_commit, remote, path)
+            return self._register(root_commit, remote, path, key_fields)
         except sqlite3.OperationalError as exc:
             from hansard.errors import HansardError, StoreReadOnly
             from hansard.store.sqlite.db import translate
@@ -42,13 +44,14 @@ class SqliteRepos:
             err = translate(exc)
             raise (err if isinstance(err, HansardError) else StoreReadOnly(str(exc))) from exc
 
-    def _register(self, root_commit: str | None, remote: str | None, path: str) -> int:
+    def _register(self, root_commit: str | None, remote: str | None, path: str, key_fields: Collection[str]) -> int:
         cur = self.db.execute("INSERT INTO repos (root_commit, remote, path) VALUES (?,?,?)",
                               (root_commit, remote, path))
-        self.db.execute(
-            "UPDATE sessions SET resolved=0 WHERE repo_id IS NULL AND cwd IS NULL"
-            " AND json_extract(extra, '$.projectHash') IS NOT NULL"
-        )
+        for field in key_fields:
+            self.db.execute(
+                "UPDATE sessions SET resolved=0 WHERE repo_id IS NULL AND cwd IS NULL"
+                " AND json_extract(extra, ?) IS NOT NULL", ("$." + field,)
+            )
         self.db.execute(
             "UPDATE edits SET resolved=0 WHERE repo_id IS NULL"
             " AND session_id IN (SELECT id FROM sessions WHERE resolved=0)"
@@ -72,7 +75,17 @@ class SqliteRepos:
         return [(r[0], r[1]) for r in self.db.execute("SELECT old_prefix, new_prefix FROM path_maps ORDER BY old_prefix")]
 
     def add_path_map(self, old: str, new: str) -> None:
-        """Add a prefix map; every session and edit then gets another look under it."""
+        """Add a prefix map; every session and edit then gets another look under it. One
+        transaction (the caller's, if it holds one)."""
+        if self.db.in_transaction:
+            self._add_path_map(old, new)
+            return
+        from hansard.store.sqlite.db import transaction
+
+        with transaction(self.db):
+            self._add_path_map(old, new)
+
+    def _add_path_map(self, old: str, new: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO path_maps (old_prefix, new_prefix) VALUES (?,?)", (old, new))
         self.db.execute("UPDATE sessions SET resolved=0")
         self.db.execute("UPDATE edits SET resolved=0")
@@ -90,13 +103,14 @@ class SqliteRepos:
             " WHERE e.resolved=0"
         ).fetchall()
 
-    def unresolved_project_hashes(self, provider: str) -> list[sqlite3.Row]:
-        """Rows (id, h) of unlinked sessions of ``provider`` with no cwd, only a hash of
-        their project root."""
+    def unresolved_project_keys(self, provider: str, field: str) -> list[sqlite3.Row]:
+        """Rows (id, h) of unlinked sessions of ``provider`` with no cwd, only a key of their
+        project root in ``sessions.extra[field]``."""
+        path = "$." + field
         return self.db.execute(
-            "SELECT id, json_extract(extra, '$.projectHash') AS h FROM sessions"
-            " WHERE resolved=0 AND cwd IS NULL AND provider=? AND json_extract(extra, '$.projectHash') IS NOT NULL",
-            (provider,),
+            "SELECT id, json_extract(extra, ?) AS h FROM sessions"
+            " WHERE resolved=0 AND cwd IS NULL AND provider=? AND json_extract(extra, ?) IS NOT NULL",
+            (path, provider, path),
         ).fetchall()
 
     def session_cwds(self) -> list[str]:
