@@ -1,6 +1,6 @@
 """The language server's only door into hansard's core: open the store, the cheap sync, `why`
 for a whole file (optionally from a buffer's text), the transcript window, and the evidence
-sentence. Nothing else in ``hansard.lsp`` imports hansard's other packages, so when a core
+sentence. Nothing else in ``hansard.lsp`` imports hansard's core packages (only ``hansard.errors``), so when a core
 module moves only this file changes.
 
 Always true: every function here is synchronous and may block (git, SQLite); the server calls
@@ -13,37 +13,37 @@ import sqlite3
 from typing import Any
 
 
-def open_store() -> sqlite3.Connection:
-    """The store to answer from (read-only disks included). Connections are opened with
-    ``check_same_thread=False``; the server still uses each from one thread at a time."""
-    from hansard.cli import _reader_db
+def open_store() -> Any:
+    """The store to answer from (read-only disks included): the store object, or, before the
+    store objects existed, its SQLite connection. Used from one thread at a time."""
+    import hansard.cli as cli
 
-    return _reader_db()
+    if hasattr(cli, "_reader_store"):
+        return cli._reader_store()
+    return cli._reader_db()
 
 
-def open_writer() -> sqlite3.Connection:
-    """A second connection for the background sync, so that indexing never holds the reader."""
+def open_writer() -> Any:
+    """A second store for the background sync, so that indexing never holds the reader."""
     return open_store()
 
 
-def sync(db: sqlite3.Connection) -> bool:
-    """The CLI's cheap incremental index (a stat walk of the agent homes first). True when
-    transcripts changed on disk, so answers may change."""
-    from hansard.config import default_source_dirs
-    from hansard.ingest.quickcheck import anything_changed
-
-    if not anything_changed(db, default_source_dirs()):
-        return False
+def sync(store: Any) -> None:
+    """The CLI's cheap incremental index: a stat walk of the agent homes, and an index run only
+    when a transcript changed; skipped while another indexer runs or the store is read-only."""
     from hansard.cli import _quick_sync
 
-    _quick_sync(db)
-    return True
+    _quick_sync(store)
 
 
-def store_version(db: sqlite3.Connection) -> int:
+def _connection(store: Any) -> sqlite3.Connection:
+    return getattr(store, "db", store)
+
+
+def store_version(store: Any) -> int:
     """Changes whenever another connection committed to the store (a new index run, a
     `config map`): SQLite's data_version, one cheap pragma."""
-    return db.execute("PRAGMA data_version").fetchone()[0]
+    return _connection(store).execute("PRAGMA data_version").fetchone()[0]
 
 
 def _why():
@@ -54,15 +54,17 @@ def _why():
     return why
 
 
-def why_file(db: sqlite3.Connection, path: str, contents: bytes | None) -> dict[str, Any]:
+def why_file(db: Any, path: str, contents: bytes | None) -> dict[str, Any]:
     """The `why` JSON contract for every line of ``path`` (absolute), blamed from
     ``contents`` when given (an unsaved buffer: `hansard why --contents`)."""
     import os
 
-    return _why().explain(db, os.path.basename(path), contents=contents, cwd=os.path.dirname(path))
+    from hansard.store import as_store
+
+    return _why().explain(as_store(db), os.path.basename(path), contents=contents, cwd=os.path.dirname(path))
 
 
-def conversation(db: sqlite3.Connection, session_id: str, around: int | None, limit: int = 11) -> str:
+def conversation(db: Any, session_id: str, around: int | None, limit: int = 11) -> str:
     """`hansard show SESSION --around N --limit 11` as text."""
     try:
         from hansard.answers.transcript import get_past_session

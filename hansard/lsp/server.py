@@ -117,10 +117,10 @@ class Answers:
 
     # -- on the indexer thread -----------------------------------------------------------
 
-    def sync(self) -> bool:
+    def sync(self) -> None:
         if self._writer is None:
             self._writer = core.open_writer()
-        return core.sync(self._writer)
+        core.sync(self._writer)
 
     # -- on the loop ---------------------------------------------------------------------
 
