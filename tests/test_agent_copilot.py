@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from agent_helpers import AGENT_SAMPLES, edits, kinds, parse_lines, skips
 
-from hansard.agents import copilot
+from hansard.agents.copilot import events as copilot
 from hansard.models import SessionInfo, ToolResultItem
 
 SAMPLE = AGENT_SAMPLES / "copilot_events.jsonl"

@@ -15,7 +15,11 @@ from typing import Any
 import orjson
 from agent_helpers import AGENT_SAMPLES
 
-from hansard.agents import aider, copilot, cursor, opencode, webchat
+from hansard.agents.aider import history as aider
+from hansard.agents.copilot import events as copilot
+from hansard.agents.cursor import transcripts as cursor
+from hansard.agents.opencode import storage as opencode
+from hansard.agents.webchat import exports as webchat
 from hansard.ingest.reader import iter_jsonl
 from hansard.models import EditItem, LeafTitle, MessageItem, RawRecord, Rewind, SessionInfo, Skip, StepsItem, ToolCallItem, ToolResultItem
 

@@ -9,7 +9,7 @@ import sqlite3
 
 from agent_helpers import AGENT_SAMPLES, edits, parse_records, skips
 
-from hansard.agents import opencode
+from hansard.agents.opencode import storage as opencode
 from hansard.models import MessageItem, SessionInfo, ToolCallItem, ToolResultItem
 
 STORAGE = AGENT_SAMPLES / "opencode_storage"

@@ -27,6 +27,12 @@ AGENTS = (
     "hansard.agents.claude_code",
     "hansard.agents.codex",
     "hansard.agents.gemini",
+    "hansard.agents.cursor",
+    "hansard.agents.opencode",
+    "hansard.agents.aider",
+    "hansard.agents.copilot",
+    "hansard.agents.webchat.claude_web",
+    "hansard.agents.webchat.chatgpt",
 )
 # Readers of records no agent wrote to disk: deliveries captured by capture_subagent_messages.
 OTHER_READERS = ("hansard.agents.capture:PROVIDER",)
@@ -92,6 +98,16 @@ def transcript_dirs() -> list[str]:
     return [d for a in agents() for d in a.homes()]
 
 
+def whole_dirs() -> set[str]:
+    """Folders a scan reads as one source each (never file by file), every agent's."""
+    return {d for a in agents() for d in a.whole_dirs()}
+
+
+def repo_files() -> tuple[str, ...]:
+    """Transcript file names agents keep at the top of the repositories they work in."""
+    return tuple(dict.fromkeys(n for a in agents() for n in a.repo_files))
+
+
 def memory_files() -> list[tuple[Agent, MemoryFile]]:
     return [(a, m) for a in agents() for m in a.memory_files]
 
@@ -132,10 +148,14 @@ def sniff(path: Path, head: bytes | None = None) -> Provider | None:
 
 
 def provider_key(p: Provider) -> str:
-    """How a source row names its reader: whole-file variants are distinct readers."""
-    return p.name + (":json" if p.whole_file else "")
+    """How a source row names its reader, unique among readers: an agent's whole-file variant
+    adds ``:json``, a reader of records kept in a container (a database, a folder tree) adds
+    ``:<container>``."""
+    if p.whole_file:
+        return p.name + ":json"
+    container = getattr(p, "container", None)
+    return f"{p.name}:{container}" if container else p.name
 
 
 def from_key(key: str) -> Provider | None:
-    name, _, variant = key.partition(":")
-    return reader(name, whole_file=(variant == "json"))
+    return next((p for p in providers() if provider_key(p) == key), None)

@@ -79,11 +79,28 @@ class Agent(NamedTuple):
     project_key: Callable[[str], str] | None = None
     project_key_field: str | None = None
     web: bool = False  # a web chat export, not a coding agent on this machine
+    # Under home: folders read as one source each, through the reader's ``records()`` (OpenCode's
+    # storage/ of JSON files), never walked file by file.
+    source_dirs: tuple[str, ...] = ()
+    # Roots outside home a bare `hansard index` also scans (Cursor's editor storage, a history
+    # file named by an environment variable), honouring their environment variables.
+    other_roots: Callable[[], list[str]] | None = None
+    # Transcript file names the agent keeps at the top of the repository it works in (Aider's
+    # history): looked for in every repository hansard knows.
+    repo_files: tuple[str, ...] = ()
+    # The agent commits each edit itself and names the commit in its transcript (Aider), so the
+    # link step dates its edits by those commits.
+    commits_own_edits: bool = False
 
     def homes(self) -> list[str]:
-        """The folders holding its transcripts, as a bare `hansard index` scans them."""
+        """The folders (or files) holding its transcripts, as a bare `hansard index` scans them."""
         home = self.home()
-        return [os.path.join(home, d) for d in self.transcript_dirs]
+        out = [os.path.join(home, d) for d in self.transcript_dirs + self.source_dirs]
+        return out + (self.other_roots() if self.other_roots else [])
+
+    def whole_dirs(self) -> list[str]:
+        home = self.home()
+        return [os.path.join(home, d) for d in self.source_dirs]
 
     def providers(self) -> tuple[Provider, ...]:
         out = []
