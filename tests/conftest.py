@@ -27,8 +27,13 @@ def _isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
         "CLAUDE_CONFIG_DIR": ".claude",
         "CODEX_HOME": ".codex",
         "GEMINI_CLI_HOME": ".gemini-home",
+        "CURSOR_HOME": ".cursor",
+        "CURSOR_CONFIG_DIR": ".config/Cursor/User",
+        "OPENCODE_DATA_DIR": ".local/share/opencode",
+        "COPILOT_HOME": ".copilot",
     }.items():
         monkeypatch.setenv(var, str(home / sub) if sub else str(home))
+    monkeypatch.delenv("AIDER_CHAT_HISTORY_FILE", raising=False)
     for var, val in {
         "GIT_AUTHOR_NAME": "Test Author",
         "GIT_AUTHOR_EMAIL": "author@example.com",
