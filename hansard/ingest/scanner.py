@@ -26,7 +26,7 @@ import orjson
 
 from hansard import config
 from hansard.errors import StoreBusy
-from hansard.agents import registry
+from hansard import agents as registry
 from hansard.ingest import reader
 from hansard.agents.base import Provider
 from hansard.ingest.quickcheck import candidate_files
