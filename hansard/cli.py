@@ -180,6 +180,7 @@ def cmd_memory(a: argparse.Namespace) -> int:
     import os
 
     from hansard.answers import memories
+    from hansard.ingest.memory_files import scan_memories
     from hansard.render.recall import memory, memory_hits
 
     store = _store()
@@ -190,7 +191,7 @@ def cmd_memory(a: argparse.Namespace) -> int:
         else:
             print(memory(data))
         return 0
-    memories.scan_memories(store, cwd=os.getcwd(), force=a.memory_cmd == "scan")
+    scan_memories(store, cwd=os.getcwd(), force=a.memory_cmd == "scan")
     if a.memory_cmd == "scan":
         print(f"{memories.memory_count(store)} memory files indexed")
         return 0

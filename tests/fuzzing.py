@@ -1045,6 +1045,7 @@ def check_query(raw: Any, probe: FtsProbe, isolate_risky: bool = True) -> Outcom
     LIKE pattern. With ``isolate_risky`` a pattern that could crash SQLite itself runs in a
     child process (the crash is reported, not suffered); without, the caller isolates."""
     from hansard.answers.search.query import parse
+    from hansard.store.sqlite.search import fts_all, fts_any, fts_exclude, group_expr, term_like
 
     outcome = Outcome(records=1)
     try:
@@ -1052,8 +1053,8 @@ def check_query(raw: Any, probe: FtsProbe, isolate_risky: bool = True) -> Outcom
     except Exception as exc:  # noqa: BLE001
         raise _raised("query.parse", exc) from None
     try:
-        exprs = [q.fts_all(), q.fts_any(), q.fts_exclude(), *(q.group_expr(i) for i in range(len(q.groups)))]
-        likes = [t.like() for t in q.terms() + q.exclude]
+        exprs = [fts_all(q), fts_any(q), fts_exclude(q), *(group_expr(q, i) for i in range(len(q.groups)))]
+        likes = [term_like(t) for t in q.terms() + q.exclude]
         q.highlight_words()
         q.identifiers()
         for t in q.terms():

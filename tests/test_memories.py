@@ -11,7 +11,8 @@ import pytest
 from hansard import agents
 from hansard.errors import NotFound
 from hansard.ingest.run import index
-from hansard.answers.memories import get_memory, scan_memories, search_memories
+from hansard.answers.memories import get_memory, search_memories
+from hansard.ingest.memory_files import scan_memories
 from fixtures_repos.writers import Transcript
 from hansard.store import open_store
 from tests.helpers import cli_json, run_cli

@@ -709,7 +709,8 @@ def test_memory_files_are_redacted(tmp_path, monkeypatch) -> None:
     """A key pasted into CLAUDE.md is not served by memory search or get_memory."""
     import os
 
-    from hansard.answers.memories import get_memory, scan_memories, search_memories
+    from hansard.answers.memories import get_memory, search_memories
+    from hansard.ingest.memory_files import scan_memories
     from hansard.store.sqlite.db import connect
 
     key = "sk-ant-api03-" + "Q" * 20 + "x7Kd9LmP2rT5vW8yZ3bN6cF1hJ4" + "AA"

@@ -15,7 +15,8 @@ from hansard.errors import InvalidArgument, NaiveDateTime
 from hansard.ingest.run import index, rebuild
 from hansard.answers.search import query as qmod
 from hansard.answers.search.hybrid import rrf
-from hansard.store.sqlite.search import Candidate
+from hansard.store.sqlite.search import fts_all, fts_any, fts_exclude
+from hansard.store.types import Candidate
 from hansard.answers.search.sessions import cap_answer, search_past_sessions
 from fixtures_repos.writers import Transcript
 from hansard.store import open_store
@@ -151,7 +152,7 @@ def test_raw_user_text_never_raises(db, text: str) -> None:
     ans = search_past_sessions(db, text, limit=3)
     assert isinstance(ans["results"], list)
     q = qmod.parse(text)
-    for expr in (q.fts_all(), q.fts_any(), q.fts_exclude()):
+    for expr in (fts_all(q), fts_any(q), fts_exclude(q)):
         if expr:
             db.db.execute("SELECT COUNT(*) FROM messages_fts WHERE messages_fts MATCH ?", (expr,)).fetchone()
 

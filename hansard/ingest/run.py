@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from hansard.ingest.scanner import Scanner, ScanSummary, index_lock
-from hansard.answers.memories import refresh_memories
+from hansard.ingest.memory_files import refresh_memories
 from hansard.store.sqlite.db import transaction
 from hansard.link.repos import resolve_pending
 

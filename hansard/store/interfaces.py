@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterable, Mapping, Sequence
+    from contextlib import AbstractContextManager
 
 
 # --- archive: raw records, lossless, keyed by (source, generation, byte offset) ---
@@ -157,7 +158,38 @@ class AuditLog(Protocol):
 
 # --- memory store: memory files (CLAUDE.md, AGENTS.md, ...) and their versions ---
 class MemoryStore(Protocol):
-    pass
+    """The read-only mirror of memory files. Rows are dicts: id, memory_id, path, kind, source,
+    scope, repo_id, root, rel_path, title, version_id, mtime_ns, size, missing, first_seen,
+    last_seen. Only hansard.ingest.memory_files writes."""
+
+    def transaction(self) -> AbstractContextManager[None]: ...
+    def project_roots(self) -> list[tuple[str, int]]:
+        """(path, repository row) of every repository with a known checkout path."""
+    def repo_id_at(self, path: str) -> int | None: ...
+    def project_of_folder(self, folder: str) -> tuple[int | None, str | None]:
+        """(repository row, path) of a session read from a file under ``folder``."""
+    def root_scanned_at(self, path: str) -> float | None: ...
+    def mark_root_scanned(self, path: str, repo_id: int | None, at: float) -> None: ...
+    def known(self) -> dict[str, dict[str, Any]]:
+        """Every memory row by path."""
+    def mark_missing(self, row_id: int) -> None: ...
+    def set_scope(self, row_id: int, scope: str, repo_id: int | None) -> None: ...
+    def save(self, row_id: int | None, *, memory_id: str, path: str, kind: str, source: str, scope: str,
+             repo_id: int | None, root: str | None, rel_path: str | None, title: str, sha256: str, text: str,
+             mtime_ns: int, size: int, at: str) -> bool:
+        """The file's text as its current version; True when the row pointed at another."""
+    def count(self) -> int:
+        """Memory files present on disk at the last scan."""
+    def current(self, q: Any, *, project: tuple[Sequence[int], str | None] | None = None,
+                sources: Sequence[str] = ()) -> list[dict[str, Any]]:
+        """Present memories (row + ``text``, ``repo_path``, ``relevance``: 1.0 = the best
+        full-text match among all memory texts, 0.0 without terms) whose current text matches
+        any term group of the parsed query ``q`` (all when it is empty); ``project`` =
+        (repository rows, checkout root) keeps global, unkeyed and that project's memories;
+        each of ``sources`` must be the provider or kind."""
+    def get(self, memory_id: str) -> dict[str, Any] | None: ...
+    def versions(self, row_id: int) -> list[dict[str, Any]]:
+        """id, sha256, seen_at, text, oldest first."""
 
 
 # --- symbol cache: tree-sitter symbols by blob id ---

@@ -74,13 +74,20 @@ def resolve_repo(store: Store, repo: str | None) -> list[int] | None:
     return sorted(set(store.sessions.repo_ids_named(r.rstrip("/"))))
 
 
-# What a `tool` filter word means: every agent's tools in that role (hansard.agents). "shell"
-# also finds the calls that read a running command's output.
-SHELL_TOOLS = agents.tools("shell") + agents.tools("shell_output")
-TOOL_ALIASES = {"shell": SHELL_TOOLS, "bash": SHELL_TOOLS,
-                **{role: agents.tools(role) for role in ("edit", "read", "search", "web", "task")}}
+def shell_tools() -> list[str]:
+    """Every agent's shell tools, and the tools that read a running command's output (the
+    `command` filter and the `shell` tool word find both)."""
+    return list(agents.tools("shell") + agents.tools("shell_output"))
 
 
 def tool_names(tool: str) -> list[str]:
+    """What a `tool` filter word means: a tool role (``shell``/``bash``, ``edit``, ``read``,
+    ``search``, ``web``, ``task``) is every agent's tools in that role (hansard.agents); any
+    other word is a tool name."""
     t = tool.strip()
-    return list(TOOL_ALIASES.get(t.lower(), (t,)))
+    word = t.lower()
+    if word in ("shell", "bash"):
+        return shell_tools()
+    if word in ("edit", "read", "search", "web", "task"):
+        return list(agents.tools(word))
+    return [t]

@@ -7,7 +7,7 @@ above one found by either alone at the same depth. ``matched_by`` says which fou
 
 from __future__ import annotations
 
-from hansard.store.sqlite.search import Candidate
+from hansard.store.types import Candidate
 
 K = 60
 

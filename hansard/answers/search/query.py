@@ -1,4 +1,7 @@
-"""User query text -> safe FTS5 expressions. Never raises, whatever the text.
+"""User query text -> a parsed query: terms, phrases, alternatives, exclusions. Never raises,
+whatever the text. Engine-neutral: each store turns a :class:`Query` into its own index
+expressions (the SQLite store: :mod:`hansard.store.sqlite.search`), always quoting every term,
+so no user text is ever index syntax.
 
 Syntax, kept small on purpose:
 
@@ -9,10 +12,9 @@ Syntax, kept small on purpose:
 - a leading ``-`` excludes: ``-flaky``, ``-"skip this"``;
 - a trailing ``*`` is a prefix: ``fetch*``.
 
-Every term reaches FTS5 as a quoted string, so no user text is ever FTS5 syntax. A term is
-an *identifier* when it holds ``_ . / : -`` or mixes case or digits inside a word
-(``fetch_data``, ``src/net.py``, ``getUser``): those are also looked up as substrings in
-the trigram index, because unicode61 cuts them into words.
+A term is an *identifier* when it holds ``_ . / : -`` or mixes case or digits inside a word
+(``fetch_data``, ``src/net.py``, ``getUser``): those are also looked up as substrings,
+because a word tokenizer cuts them into words.
 
 Very common English words are dropped from the terms when anything else is left: they say
 little about which message is meant, and their huge posting lists make OR queries slow.
@@ -49,23 +51,12 @@ class Term:
     def words(self) -> list[str]:
         return _WORD.findall(self.text)
 
-    def fts(self) -> str | None:
-        """The FTS5 string for this term, or None when unicode61 would see no token."""
-        if not self.words:
-            return None
-        q = '"' + self.text.replace('"', '""') + '"'
-        return q + "*" if self.prefix else q
-
-    def like(self) -> str | None:
-        """A LIKE pattern for the trigram index (substring, case-insensitive), or None
-        when the term has no stretch long enough for trigrams. The pattern is the longest
-        stretch of the term without ``%`` or ``_``: SQLite 3.40's trigram index crashes on a
-        LIKE wildcard inside non-ASCII text, and an ESCAPE clause would bypass the index.
-        Callers keep only rows that contain the whole term (``instr``, :meth:`occurs_in`)."""
+    def substring(self) -> str | None:
+        """The term's longest stretch without ``%`` or ``_`` (wildcards of SQL's LIKE) of at
+        least 3 characters (one trigram): what a substring index can look up, or None. Rows
+        found through it still have to contain the whole term (:meth:`occurs_in`)."""
         pieces = [p for p in self.text.replace("%", "_").split("_") if len(p) >= 3]
-        if not pieces:
-            return None
-        return f"%{max(pieces, key=len)}%"
+        return max(pieces, key=len) if pieces else None
 
     def occurs_in(self, text: str) -> bool:
         return self.text.casefold() in text.casefold()
@@ -85,41 +76,9 @@ class Query:
     def terms(self) -> list[Term]:
         return [t for g in self.groups for t in g]
 
-    # -- FTS5 expressions ------------------------------------------------------------
-
-    def group_expr(self, i: int) -> str | None:
-        parts = [f for f in (t.fts() for t in self.groups[i]) if f]
-        if not parts:
-            return None
-        return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
-
-    def _not(self) -> str:
-        neg = [f for f in (t.fts() for t in self.exclude) if f]
-        return "".join(f" NOT {n}" for n in neg)
-
-    def fts_all(self) -> str | None:
-        """Every group must match (the 'covers all terms' tier)."""
-        exprs = [e for e in (self.group_expr(i) for i in range(len(self.groups))) if e]
-        if not exprs:
-            return None
-        core = exprs[0] if len(exprs) == 1 else "(" + " AND ".join(exprs) + ")"
-        return core + self._not()
-
-    def fts_any(self) -> str | None:
-        """Any group may match (partial coverage)."""
-        exprs = [e for e in (self.group_expr(i) for i in range(len(self.groups))) if e]
-        if not exprs:
-            return None
-        core = exprs[0] if len(exprs) == 1 else "(" + " OR ".join(exprs) + ")"
-        return core + self._not()
-
-    def fts_exclude(self) -> str | None:
-        neg = [f for f in (t.fts() for t in self.exclude) if f]
-        return " OR ".join(neg) if neg else None
-
     def identifiers(self) -> list[tuple[int, Term]]:
-        """(group index, term) for every term worth a trigram substring look-up."""
-        return [(i, t) for i, g in enumerate(self.groups) for t in g if t.identifier and t.like()]
+        """(group index, term) for every term worth a substring look-up."""
+        return [(i, t) for i, g in enumerate(self.groups) for t in g if t.identifier and t.substring()]
 
     def highlight_words(self) -> list[str]:
         """Lower-cased words to mark in excerpts."""
@@ -192,7 +151,7 @@ def parse(raw: str | None) -> Query:
             continue
         term = Term(tok, phrase=quoted, prefix=prefix, identifier=_is_identifier(tok) and not quoted or
                     (quoted and _is_identifier(tok) and " " not in tok))
-        if not term.words and not term.like():
+        if not term.words and not term.substring():
             continue  # nothing any index could match
         if neg:
             q.exclude.append(term)

@@ -38,11 +38,11 @@ import orjson
 from hansard import agents
 from hansard.answers.index_state import index_state
 from hansard.answers.search import text as textmod
-from hansard.answers.search.filters import SHELL_TOOLS, clamp, parse_roles, resolve_repo, tool_names
+from hansard.answers.search.filters import clamp, parse_roles, resolve_repo, shell_tools, tool_names
 from hansard.answers.search.query import parse
 from hansard.errors import InvalidArgument
 from hansard.ingest.redact import withheld_note
-from hansard.store.sqlite.search import Candidate, SearchFilters
+from hansard.store.types import Candidate, SearchFilters
 from hansard.timebounds import local_time, since_text, until_text
 
 if TYPE_CHECKING:
@@ -91,12 +91,13 @@ def search_past_sessions(
         until=until_text(until, "until"),
         roles=parse_roles(roles),
         tool_names=tool_names(tool) if tool and tool.strip() else None,
-        shell_tools=list(SHELL_TOOLS),
+        shell_tools=shell_tools(),
         command=(command or "").strip() or None,
         file_sessions=file_sessions(store, file) if file and file.strip() else None,
         commit_sessions=commit_sessions(store, commit) if commit and commit.strip() else None,
         include_subagents=bool(include_subagents),
         include_web_chats=bool(include_web_chats),
+        web_providers=list(agents.web_names()),
         exclude_session_ids=[exclude_session_id] if exclude_session_id else [],
     )
     q = parse(query)

@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from hansard.store.sqlite.sessions import roles_sql
+from hansard.store.types import Candidate, SearchFilters
+
+if TYPE_CHECKING:
+    from hansard.answers.search.query import Query, Term
 
 # Weights on relevance by (role, kind): never enough to beat coverage.
 KIND_WEIGHT = {
@@ -29,93 +32,115 @@ KIND_WEIGHT = {
     ("assistant", "thinking"): 0.9, ("assistant", "tool_use"): 1.0, ("tool", "tool_result"): 0.8,
 }
 DEFAULT_WEIGHT = 0.7  # meta records: injected command output, caveats
-WEB_PROVIDERS = ("claude_web", "chatgpt")
 
 
-@dataclass
-class SearchFilters:
-    """What a search is narrowed to, resolved to store terms (repository rows, session rows,
-    tool names, stored-time bounds) by the answer code."""
+# -- the user's query as FTS5 and trigram expressions --------------------------------------
+# Every term reaches FTS5 as a quoted string, so no user text is ever FTS5 syntax.
 
 
-    repo_ids: list[int] | None = None
-    provider: str | None = None
-    since: str | None = None
-    until: str | None = None
-    roles: tuple[str, ...] | None = None
-    tool_names: list[str] | None = None      # resolved `tool` filter (any of these names)
-    shell_tools: list[str] = field(default_factory=list)  # the names of shell tools, for `command`
-    command: str | None = None
-    file_sessions: set[int] | None = None     # resolved `file` filter
-    commit_sessions: set[int] | None = None   # resolved `commit` filter
-    include_subagents: bool = False
-    include_web_chats: bool = False
-    exclude_session_ids: list[str] = field(default_factory=list)
-
-    @property
-    def impossible(self) -> bool:
-        return (self.repo_ids == [] or self.file_sessions == set() or self.commit_sessions == set())
-
-    def sql(self) -> tuple[str, list]:
-        """Conditions on ``m`` (messages) and ``s`` (sessions), joined with AND."""
-        where: list[str] = []
-        args: list = []
-        if self.repo_ids is not None:
-            where.append(f"s.repo_id IN ({','.join('?' * len(self.repo_ids))})")
-            args += self.repo_ids
-        if self.provider:
-            where.append("s.provider=?")
-            args.append(self.provider)
-        if self.since:
-            where.append("COALESCE(m.timestamp, s.started_at) >= ?")
-            args.append(self.since)
-        if self.until:
-            where.append("COALESCE(m.timestamp, s.started_at) < ?")
-            args.append(self.until)
-        rs, ra = roles_sql(self.roles)
-        if rs:
-            where.append(rs)
-            args += ra
-        if self.tool_names:
-            names = list(self.tool_names)
-            marks = ",".join("?" * len(names))
-            where.append(
-                f"(EXISTS (SELECT 1 FROM tool_calls t WHERE t.message_id=m.id AND t.name IN ({marks}) COLLATE NOCASE)"
-                f" OR (m.kind='tool_result' AND EXISTS (SELECT 1 FROM tool_calls t WHERE t.session_id=m.session_id"
-                f" AND t.name IN ({marks}) COLLATE NOCASE AND t.output=m.text)))"
-            )
-            args += names + names
-        if self.command:
-            marks = ",".join("?" * len(self.shell_tools))
-            cmd = ("instr(COALESCE(json_extract(t.input,'$.command'), json_extract(t.input,'$.cmd'), t.input), ?) > 0")
-            where.append(
-                f"EXISTS (SELECT 1 FROM tool_calls t WHERE t.session_id=m.session_id AND t.name IN ({marks})"
-                f" AND {cmd} AND (t.message_id=m.id OR (m.kind='tool_result' AND t.output=m.text)))"
-            )
-            args += list(self.shell_tools) + [self.command]
-        for ids in (self.file_sessions, self.commit_sessions):
-            if ids is not None:
-                where.append(f"s.id IN ({','.join(str(int(i)) for i in sorted(ids))})")
-        if not self.include_subagents:
-            where.append("s.parent_session_id IS NULL")
-        if not self.include_web_chats:
-            where.append(f"s.provider NOT IN ({','.join('?' * len(WEB_PROVIDERS))})")
-            args += list(WEB_PROVIDERS)
-        if self.exclude_session_ids:
-            marks = ",".join("?" * len(self.exclude_session_ids))
-            where.append(f"s.session_id NOT IN ({marks})"
-                         f" AND (s.parent_session_id IS NULL OR s.parent_session_id NOT IN ({marks}))")
-            args += self.exclude_session_ids * 2
-        return (" AND ".join(where) or "1=1"), args
+def term_fts(t: Term) -> str | None:
+    """The FTS5 string for one term, or None when unicode61 would see no token."""
+    if not t.words:
+        return None
+    q = '"' + t.text.replace('"', '""') + '"'
+    return q + "*" if t.prefix else q
 
 
-@dataclass
-class Candidate:
-    id: int                      # messages.id
-    bm25: float = 0.0            # negative; lower is better; 0 = unknown
-    coverage: int = 0
-    via: set[str] = field(default_factory=set)  # text | tool_input | trigram
-    score: float = 0.0
+def term_like(t: Term) -> str | None:
+    """A LIKE pattern for the trigram index (substring, case-insensitive), or None when the
+    term has no stretch long enough for trigrams. The pattern is the term's longest stretch
+    without ``%`` or ``_`` (:meth:`Term.substring`): SQLite 3.40's trigram index crashes on a
+    LIKE wildcard inside non-ASCII text, and an ESCAPE clause would bypass the index. Callers
+    keep only rows that contain the whole term (``instr``)."""
+    piece = t.substring()
+    return f"%{piece}%" if piece else None
+
+
+def group_expr(q: Query, i: int) -> str | None:
+    parts = [f for f in (term_fts(t) for t in q.groups[i]) if f]
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")"
+
+
+def _not(q: Query) -> str:
+    return "".join(f" NOT {n}" for n in (term_fts(t) for t in q.exclude) if n)
+
+
+def fts_all(q: Query) -> str | None:
+    """Every group must match (the 'covers all terms' tier)."""
+    exprs = [e for e in (group_expr(q, i) for i in range(len(q.groups))) if e]
+    if not exprs:
+        return None
+    core = exprs[0] if len(exprs) == 1 else "(" + " AND ".join(exprs) + ")"
+    return core + _not(q)
+
+
+def fts_any(q: Query) -> str | None:
+    """Any group may match (partial coverage)."""
+    exprs = [e for e in (group_expr(q, i) for i in range(len(q.groups))) if e]
+    if not exprs:
+        return None
+    core = exprs[0] if len(exprs) == 1 else "(" + " OR ".join(exprs) + ")"
+    return core + _not(q)
+
+
+def fts_exclude(q: Query) -> str | None:
+    neg = [f for f in (term_fts(t) for t in q.exclude) if f]
+    return " OR ".join(neg) if neg else None
+
+
+def filters_sql(f: SearchFilters) -> tuple[str, list]:
+    """Conditions on ``m`` (messages) and ``s`` (sessions), joined with AND."""
+    where: list[str] = []
+    args: list = []
+    if f.repo_ids is not None:
+        where.append(f"s.repo_id IN ({','.join('?' * len(f.repo_ids))})")
+        args += f.repo_ids
+    if f.provider:
+        where.append("s.provider=?")
+        args.append(f.provider)
+    if f.since:
+        where.append("COALESCE(m.timestamp, s.started_at) >= ?")
+        args.append(f.since)
+    if f.until:
+        where.append("COALESCE(m.timestamp, s.started_at) < ?")
+        args.append(f.until)
+    rs, ra = roles_sql(f.roles)
+    if rs:
+        where.append(rs)
+        args += ra
+    if f.tool_names:
+        names = list(f.tool_names)
+        marks = ",".join("?" * len(names))
+        where.append(
+            f"(EXISTS (SELECT 1 FROM tool_calls t WHERE t.message_id=m.id AND t.name IN ({marks}) COLLATE NOCASE)"
+            f" OR (m.kind='tool_result' AND EXISTS (SELECT 1 FROM tool_calls t WHERE t.session_id=m.session_id"
+            f" AND t.name IN ({marks}) COLLATE NOCASE AND t.output=m.text)))"
+        )
+        args += names + names
+    if f.command:
+        marks = ",".join("?" * len(f.shell_tools))
+        cmd = ("instr(COALESCE(json_extract(t.input,'$.command'), json_extract(t.input,'$.cmd'), t.input), ?) > 0")
+        where.append(
+            f"EXISTS (SELECT 1 FROM tool_calls t WHERE t.session_id=m.session_id AND t.name IN ({marks})"
+            f" AND {cmd} AND (t.message_id=m.id OR (m.kind='tool_result' AND t.output=m.text)))"
+        )
+        args += list(f.shell_tools) + [f.command]
+    for ids in (f.file_sessions, f.commit_sessions):
+        if ids is not None:
+            where.append(f"s.id IN ({','.join(str(int(i)) for i in sorted(ids))})")
+    if not f.include_subagents:
+        where.append("s.parent_session_id IS NULL")
+    if not f.include_web_chats and f.web_providers:
+        where.append(f"s.provider NOT IN ({','.join('?' * len(f.web_providers))})")
+        args += list(f.web_providers)
+    if f.exclude_session_ids:
+        marks = ",".join("?" * len(f.exclude_session_ids))
+        where.append(f"s.session_id NOT IN ({marks})"
+                     f" AND (s.parent_session_id IS NULL OR s.parent_session_id NOT IN ({marks}))")
+        args += f.exclude_session_ids * 2
+    return (" AND ".join(where) or "1=1"), args
 
 
 def _fetch(db: sqlite3.Connection, sql: str, args: Sequence) -> list[sqlite3.Row]:
@@ -129,12 +154,12 @@ def _fetch(db: sqlite3.Connection, sql: str, args: Sequence) -> list[sqlite3.Row
         raise
 
 
-def keyword_candidates(db: sqlite3.Connection, q: Any, f: SearchFilters, k: int) -> tuple[list[Candidate], int, bool]:
+def keyword_candidates(db: sqlite3.Connection, q: Query, f: SearchFilters, k: int) -> tuple[list[Candidate], int, bool]:
     """The ranked candidates (best first), the total number of matching messages (capped),
     and whether that total is exact."""
     if q.empty or f.impossible:
         return [], 0, True
-    where, wargs = f.sql()
+    where, wargs = filters_sql(f)
     G = len(q.groups)
     cands: dict[int, Candidate] = {}
 
@@ -159,7 +184,7 @@ def keyword_candidates(db: sqlite3.Connection, q: Any, f: SearchFilters, k: int)
         " JOIN messages m ON m.id=t.message_id JOIN sessions s ON s.id=m.session_id"
         f" WHERE tool_calls_fts MATCH ? AND tf.rowid >= ? AND {where} ORDER BY b LIMIT ?"
     )
-    all_expr, any_expr = q.fts_all(), q.fts_any()
+    all_expr, any_expr = fts_all(q), fts_any(q)
     max_msg = db.execute("SELECT MAX(id) FROM messages").fetchone()[0] or 0
     max_call = db.execute("SELECT MAX(id) FROM tool_calls").fetchone()[0] or 0
     estimate: int | None = None
@@ -177,8 +202,10 @@ def keyword_candidates(db: sqlite3.Connection, q: Any, f: SearchFilters, k: int)
     if G > 1 and any_expr and len(cands) < k:
         add(ranked(msg_sql, "messages_fts", any_expr, k, max_msg), "text", False)
         add(ranked(tool_sql, "tool_calls_fts", any_expr, k // 2, max_call), "tool_input", False)
-    idents = q.identifiers()
-    for _, term in idents:
+    for _, term in q.identifiers():
+        like = term_like(term)
+        if like is None:
+            continue
         rows = _fetch(
             db,
             # The trigram look-up runs first, on its own (a join lets the planner scan
@@ -187,7 +214,7 @@ def keyword_candidates(db: sqlite3.Connection, q: Any, f: SearchFilters, k: int)
             " (SELECT rowid FROM messages_tri WHERE text LIKE ? AND instr(lower(text), ?) > 0"
             " ORDER BY rowid DESC LIMIT ?)"
             f" AND {where} ORDER BY m.id DESC LIMIT ?",
-            (term.like(), term.text.lower(), k * 10, *wargs, k),
+            (like, term.text.lower(), k * 10, *wargs, k),
         )
         add(rows, "trigram", False)
     if not cands:
@@ -205,12 +232,12 @@ def _in(ids: Sequence[int]) -> str:
     return ",".join(str(int(i)) for i in ids)
 
 
-def _check_coverage(db: sqlite3.Connection, q: Any, cands: dict[int, Candidate], ids: list[int]) -> None:
+def _check_coverage(db: sqlite3.Connection, q: Query, cands: dict[int, Candidate], ids: list[int]) -> None:
     if not ids:
         return
     covered: dict[int, set[int]] = {i: set() for i in ids}
     for gi in range(len(q.groups)):
-        expr = q.group_expr(gi)
+        expr = group_expr(q, gi)
         hit: set[int] = set()
         if expr:
             hit |= {r[0] for r in _fetch(db, f"SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid IN ({_in(ids)})",
@@ -236,8 +263,8 @@ def _check_coverage(db: sqlite3.Connection, q: Any, cands: dict[int, Candidate],
         cands[i].coverage = len(gs)
 
 
-def _apply_exclusions(db: sqlite3.Connection, q: Any, cands: dict[int, Candidate]) -> None:
-    neg = q.fts_exclude()
+def _apply_exclusions(db: sqlite3.Connection, q: Query, cands: dict[int, Candidate]) -> None:
+    neg = fts_exclude(q)
     drop: set[int] = set()
     if neg:
         drop |= {r[0] for r in _fetch(
@@ -277,9 +304,9 @@ def _window(db: sqlite3.Connection, table: str, expr: str, max_id: int) -> tuple
     return max(0, max_id - span), est
 
 
-def _count(db: sqlite3.Connection, q: Any, where: str, wargs: list, seen: int) -> tuple[int, bool]:
+def _count(db: sqlite3.Connection, q: Query, where: str, wargs: list, seen: int) -> tuple[int, bool]:
     """Matching messages, counted up to COUNT_CAP so a common word costs little."""
-    expr = q.fts_any()
+    expr = fts_any(q)
     if not expr:
         return seen, True
     rows = _fetch(
@@ -318,7 +345,7 @@ class SqliteSearchIndex:
 
     # -- keyword -----------------------------------------------------------------------
 
-    def keyword_candidates(self, q: Any, f: SearchFilters, k: int) -> tuple[list[Candidate], int, bool]:
+    def keyword_candidates(self, q: Query, f: SearchFilters, k: int) -> tuple[list[Candidate], int, bool]:
         """The ranked candidates (best first), the total number of matching messages (capped),
         and whether that total is exact. ``q`` is a parsed query
         (:class:`hansard.answers.search.query.Query`)."""
@@ -328,7 +355,7 @@ class SqliteSearchIndex:
         """No query words: the newest messages that pass the filters, newest sessions first.
         Walks sessions by ``last_at`` (indexed), so "recent sessions in repo X" stays cheap."""
         db = self.db
-        where, args = f.sql()
+        where, args = filters_sql(f)
         if f.impossible:
             return []
         swhere, sargs = ["1=1"], []
@@ -406,7 +433,7 @@ class SqliteSearchIndex:
 
     def passing(self, ids: Sequence[int], f: SearchFilters) -> set[int]:
         """The message ids among ``ids`` that pass the filters."""
-        where, args = f.sql()
+        where, args = filters_sql(f)
         keep: set[int] = set()
         for i in range(0, len(ids), 500):
             keep |= {r[0] for r in self.db.execute(

@@ -87,3 +87,10 @@ class SqliteStore:
     def interrupt(self) -> None:
         """Stop the statement running on another thread (a call past its deadline)."""
         self.db.interrupt()
+
+
+    @cached_property
+    def memories(self):  # noqa: ANN201 - hansard.store.sqlite.memories.SqliteMemories
+        from hansard.store.sqlite.memories import SqliteMemories
+
+        return SqliteMemories(self.db)

@@ -1,0 +1,44 @@
+"""Value types that cross the store boundary, the same for every engine: what a search is
+narrowed to (:class:`SearchFilters`) and what a keyword look-up returns (:class:`Candidate`).
+
+They hold store terms (repository rows, session rows, stored-time text), never SQL; each
+engine turns a ``SearchFilters`` into its own conditions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class SearchFilters:
+    """What a search is narrowed to, resolved to store terms (repository rows, session rows,
+    tool names, stored-time bounds) by the answer code."""
+
+    repo_ids: list[int] | None = None
+    provider: str | None = None
+    since: str | None = None                  # stored >= since (hansard.timebounds.since_text)
+    until: str | None = None                  # stored < until (hansard.timebounds.until_text)
+    roles: tuple[str, ...] | None = None
+    tool_names: list[str] | None = None       # resolved `tool` filter (any of these names)
+    shell_tools: list[str] = field(default_factory=list)  # the names of shell tools, for `command`
+    command: str | None = None
+    file_sessions: set[int] | None = None     # resolved `file` filter
+    commit_sessions: set[int] | None = None   # resolved `commit` filter
+    include_subagents: bool = False
+    include_web_chats: bool = False
+    web_providers: list[str] = field(default_factory=list)  # left out unless include_web_chats
+    exclude_session_ids: list[str] = field(default_factory=list)
+
+    @property
+    def impossible(self) -> bool:
+        return (self.repo_ids == [] or self.file_sessions == set() or self.commit_sessions == set())
+
+
+@dataclass
+class Candidate:
+    id: int                      # the message's row id
+    bm25: float = 0.0            # negative; lower is better; 0 = unknown
+    coverage: int = 0
+    via: set[str] = field(default_factory=set)  # text | tool_input | trigram
+    score: float = 0.0
