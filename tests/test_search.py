@@ -381,3 +381,62 @@ def test_real_samples_are_searchable(samples: Path, tmp_path: Path) -> None:
     gem = search_past_sessions(db, "hello bob", provider="gemini", limit=5)["results"]
     assert gem and all(h["provider"] == "gemini" for h in gem)
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+@pytest.fixture
+def new_york():
+    """The local clock in New York (on 2026-11-01 daylight saving ends: -04:00, then -05:00)."""
+    import os
+
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = "America/New_York"
+    time.tzset()
+    yield
+    if old is None:
+        del os.environ["TZ"]
+    else:
+        os.environ["TZ"] = old
+    time.tzset()
+
+
+def test_history_and_log_until_a_date_bound_the_same_instant(tmp_path: Path, new_york: None) -> None:
+    """Issue 10 regression: `hansard history --until D` and `hansard log --until D` end at the
+    same instant, the end of day D on the local clock. `log` used to end D at midnight UTC, so
+    a session at 23:30 in New York (04:30 UTC on D+1) was missing from it alone."""
+    import os
+    import subprocess
+    from datetime import UTC, datetime
+
+    from fixtures_repos.writers import ClaudeWriter
+
+    repo = tmp_path / "shop"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    app = repo / "app.py"
+    app.write_text("def total(items):\n    return sum(items)\n\n\ndef count(items):\n    return len(items)\n")
+    subprocess.run(["git", "-C", str(repo), "add", "app.py"], check=True)
+    subprocess.run(["git", "-C", str(repo), "commit", "-q", "-m", "start"], check=True,
+                   env={**os.environ, "GIT_AUTHOR_DATE": "2026-10-30T12:00:00+00:00",
+                        "GIT_COMMITTER_DATE": "2026-10-30T12:00:00+00:00"})
+    home = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    # 23:30 on 2026-11-01 in New York (EST, -05:00) and 00:30 on the 2nd.
+    late = ClaudeWriter(home, repo, "0a1b2c3d-0000-4000-8000-000000000001", datetime(2026, 11, 2, 4, 30, tzinfo=UTC))
+    late.prompt("make total skip None values, the zebra bug")
+    late.edit(app, "    return sum(items)\n", "    return sum(i for i in items if i is not None)\n")
+    early = ClaudeWriter(home, repo, "0a1b2c3d-0000-4000-8000-000000000002", datetime(2026, 11, 2, 5, 30, tzinfo=UTC))
+    early.prompt("make count skip None values too, the zebra bug again")
+    early.edit(app, "    return len(items)\n", "    return sum(1 for i in items if i is not None)\n")
+    assert run_cli("index")[0] == 0
+
+    def history(until: str) -> set[str]:
+        ans = cli_json("history", "zebra", "--repo", str(repo), "--until", until)
+        return {h["session_id"] for h in ans["results"]}
+
+    def log(until: str) -> set[str]:
+        ans = cli_json("log", "app.py", "--repo", str(repo), "--until", until, "--no-sync")
+        return {e["session_id"] for e in ans["entries"] if e["kind"] == "session"}
+
+    late_id, early_id = late.session_id, early.session_id
+    assert history("2026-11-02") == log("2026-11-02") == {late_id, early_id}
+    assert history("2026-11-01") == log("2026-11-01") == {late_id}
+    assert history("2026-10-31") == log("2026-10-31") == set()
