@@ -32,14 +32,6 @@ def _reader_store():
     return open_for_reading()
 
 
-def _db():
-    return _store().db
-
-
-def _reader_db():
-    return _reader_store().db
-
-
 def _print_json(obj: Any) -> None:
     # stdlib json, not orjson: orjson's import pulls in dataclasses and uuid (~18 ms), and
     # this runs on every editor call of `hansard why`.
@@ -106,6 +98,8 @@ def cmd_sessions(a: argparse.Namespace) -> int:
     from hansard.render import answers as render
     from hansard.timebounds import since_text
 
+    if a.repo:
+        _inside_git(a.repo)
     store = _reader_store()
     since = since_text(a.since, "since")
     rows = store.sessions.list(repo_ids=resolve_repo(store, a.repo), provider=a.provider, since=since, limit=a.limit)
@@ -114,6 +108,19 @@ def cmd_sessions(a: argparse.Namespace) -> int:
     else:
         print(render.sessions(rows))
     return 0
+
+
+def _inside_git(repo: str) -> None:
+    """A ``--repo`` that names an existing folder or file must be inside a git repository
+    (exit 5 otherwise); any other word is matched against known repositories' names."""
+    import os
+
+    from hansard.errors import NotARepository
+    from hansard.git.identity import find_toplevel
+
+    p = os.path.abspath(os.path.expanduser(repo))
+    if os.path.exists(p) and find_toplevel(p if os.path.isdir(p) else os.path.dirname(p)) is None:
+        raise NotARepository(f"{repo} is not inside a git repository")
 
 
 def cmd_show(a: argparse.Namespace) -> int:
@@ -319,9 +326,9 @@ def _quick_sync(store) -> None:
         if exc.errno not in (errno.EROFS, errno.EACCES):
             raise
     except Exception as exc:
-        import sqlite3
+        from hansard.store.errors import typed
 
-        if not (isinstance(exc, sqlite3.OperationalError) and "readonly" in str(exc)):
+        if not (isinstance(typed(exc), StoreReadOnly) and "readonly" in str(exc)):
             raise
 
 
@@ -642,14 +649,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
-        import sqlite3
+        from hansard.store.errors import typed
 
-        if not isinstance(exc, sqlite3.Error):
-            raise
-        from hansard.store.sqlite.db import translate
-
-        err = translate(exc)
-        if not isinstance(err, HansardError):
+        err = typed(exc)
+        if err is None:
             raise
         return _fail(ns, err)
 

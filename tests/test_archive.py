@@ -172,7 +172,8 @@ def test_status_and_sessions_cli(samples: Path) -> None:
     assert st["last_run"]["files"] > 0
     sessions = cli_json("sessions", "--limit", "100")["sessions"]
     stamps = [s["last_at"] for s in sessions]
-    assert stamps == sorted(stamps, reverse=True)
+    # Newest first; a session whose transcript has no timestamps (a Cursor sample) comes last.
+    assert stamps == sorted(stamps, key=lambda t: t or "", reverse=True)
     codex = cli_json("sessions", "--provider", "codex")["sessions"]
     assert codex and all(s["provider"] == "codex" for s in codex)
 
@@ -226,3 +227,18 @@ def test_full_text_indexes_follow_rereads_rewinds_and_reindex(samples: Path, tmp
 
     hits = search_past_sessions(db, "zebrafish quantum")["results"]
     assert hits and hits[0]["session_id"].startswith("gemini:")
+
+
+def test_sessions_repo_outside_git_exits_5(tmp_path: Path) -> None:
+    """`hansard sessions --repo` reads only (no repository is registered), and a folder outside
+    git is refused with the documented exit code 5."""
+    import subprocess
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    code, _, err = run_cli("sessions", "--repo", str(plain))
+    assert code == 5 and "not_a_repository" in err
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    assert cli_json("sessions", "--repo", str(repo))["sessions"] == []
+    assert cli_json("status")["counts"].get("repos", 0) == 0

@@ -107,9 +107,13 @@ async def test_stdio_error_codes(world: dict, tmp_path: Path) -> None:
         assert (await err("get_past_session", {"session_id": "nope-nope"}))["code"] == "not_found"
         assert (await err("code_history", {"path": "app/retry.py:10", "until": "2026-11-13"}))["code"] == "until_not_allowed"
         assert (await err("code_history", {"path": "app/retry.py:999"}))["code"] == "line_out_of_range"
-        # Unknown tools stay protocol-level errors.
-        r = await c.call_tool("no_such_tool", {})
-        assert r.is_error
+        # Unknown tools stay protocol-level errors: a JSON-RPC error (-32602, invalid params), not a
+        # tool result (hansard.mcp.transport).
+        from mcp.shared.exceptions import MCPError
+
+        with pytest.raises(MCPError) as exc:
+            await c.call_tool("no_such_tool", {})
+        assert exc.value.error.code == -32602
 
 
 @pytest.mark.slow

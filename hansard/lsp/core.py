@@ -9,18 +9,14 @@ them off its message loop. Errors are ``hansard.errors.HansardError`` subclasses
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 
 def open_store() -> Any:
-    """The store to answer from (read-only disks included): the store object, or, before the
-    store objects existed, its SQLite connection. Used from one thread at a time."""
-    import hansard.cli as cli
+    """The store to answer from (read-only disks included). Used from one thread at a time."""
+    from hansard.store import open_for_reading
 
-    if hasattr(cli, "_reader_store"):
-        return cli._reader_store()
-    return cli._reader_db()
+    return open_for_reading()
 
 
 def open_writer() -> Any:
@@ -36,14 +32,10 @@ def sync(store: Any) -> None:
     _quick_sync(store)
 
 
-def _connection(store: Any) -> sqlite3.Connection:
-    return getattr(store, "db", store)
-
-
 def store_version(store: Any) -> int:
     """Changes whenever another connection committed to the store (a new index run, a
-    `config map`): SQLite's data_version, one cheap pragma."""
-    return _connection(store).execute("PRAGMA data_version").fetchone()[0]
+    `config map`)."""
+    return store.sessions.data_version()
 
 
 def _why():

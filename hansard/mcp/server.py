@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import threading
 import time
 from dataclasses import dataclass, field
@@ -135,18 +134,17 @@ class Runner:
         except HansardError as exc:
             outcome, code = "failed", exc.code
             return _error(exc.code, exc.message, exc.retryable)
-        except sqlite3.OperationalError as exc:
-            from hansard.store.sqlite.db import translate
+        except Exception as exc:  # noqa: BLE001 - every failure must reach the agent as an error object
+            from hansard.store.errors import is_engine_error, typed
 
-            err = translate(exc)
             outcome = "failed"
-            if isinstance(err, HansardError):
+            err = typed(exc)
+            if err is not None:
                 code = err.code
                 return _error(err.code, err.message, err.retryable)
             code = "internal"
-            return _error("internal", f"{tool} failed: {exc}", False)
-        except Exception as exc:  # noqa: BLE001 - every failure must reach the agent as an error object
-            outcome, code = "failed", "internal"
+            if is_engine_error(exc):
+                return _error("internal", f"{tool} failed: {exc}", False)
             return _error("internal", f"{tool} failed: {type(exc).__name__}: {exc}", False)
         finally:
             self._audit(tool, outcome, code, (time.monotonic() - started) * 1000, count, query)
@@ -165,8 +163,13 @@ class Runner:
                                    query=_redacted(query) if self.opts.audit_queries else None, wait_ms=500)
             finally:
                 store.close()
-        except (sqlite3.Error, HansardError) as exc:
+        except Exception as exc:
             import sys
+
+            from hansard.store.errors import is_engine_error
+
+            if not (isinstance(exc, HansardError) or is_engine_error(exc)):
+                raise
 
             # An audit row must never turn an answer into a failure.
             print(f"hansard: audit row for {tool} not written: {exc}", file=sys.stderr)

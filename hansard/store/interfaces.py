@@ -111,6 +111,8 @@ class RepoRegistry(Protocol):
 
 # --- session queries: lists, one session's messages, tool calls, steps, status ---
 class SessionQueries(Protocol):
+    def data_version(self) -> int:
+        """A number that changes whenever another connection committed to the store."""
     def status(self) -> dict[str, Any]: ...
     def index_state(self) -> dict[str, Any]: ...
     def list(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,

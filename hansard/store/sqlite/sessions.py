@@ -37,6 +37,11 @@ class SqliteSessionQueries:
 
     # -- the store as a whole ----------------------------------------------------------
 
+    def data_version(self) -> int:
+        """Changes whenever another connection committed to the store (an index run, a
+        `config map`): SQLite's data_version, one cheap pragma."""
+        return self.db.execute("PRAGMA data_version").fetchone()[0]
+
     def status(self) -> dict[str, Any]:
         db = self.db
         one = lambda sql: db.execute(sql).fetchone()[0]  # noqa: E731
