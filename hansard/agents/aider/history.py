@@ -21,8 +21,9 @@ Always true of what this module emits: an edit is ``applied`` only when aider pr
 are ``failed`` (aider reports blocks that did not match and applies nothing for them). A
 SEARCH/REPLACE edit's ``added`` lines are the lines REPLACE adds relative to SEARCH, never the
 unchanged context. Aider records no per-message time: every item carries the session's start
-time, and paths are relative to the repository holding the log (``cwd``). Each applied file of a
-reply is one synthetic tool call ``<reply key>:<path>`` named after the edit format; the
+time, and paths are relative to the repository holding the log (``cwd``). A message's key is
+``<session id>:o<byte offset>`` (unique across logs). Each applied file of a reply is one synthetic
+tool call ``<reply key>:<path>``, named ``aider_edit``; the
 ``Commit <sha>`` lines become a ``commit`` tool call whose output names the commit, so the link
 stage can tie aider's edits to aider's own commits first.
 
@@ -205,7 +206,7 @@ class _Parser:
             if self.kind != "user":
                 out += self._message(final=True)
                 out += self._close_reply()
-                self.kind, self.key, self.buf = "user", f"o{record.offset}", []
+                self.kind, self.key, self.buf = "user", self._key(record.offset), []
             else:
                 self.buf += [""] * blanks
             self.buf.append(text)
@@ -217,7 +218,7 @@ class _Parser:
         if self.kind != "assistant":
             out += self._message(final=True)
             out += self._close_reply()
-            self.kind, self.key, self.buf, self.fence = "assistant", f"o{record.offset}", [], None
+            self.kind, self.key, self.buf, self.fence = "assistant", self._key(record.offset), [], None
         else:
             self.buf += [""] * blanks
         fm = _FENCE.match(line.strip())
@@ -228,6 +229,10 @@ class _Parser:
                 self.fence = None
         self.buf.append(line)
         return out
+
+    def _key(self, offset: int) -> str:
+        # Keys are unique per agent across files: the session id names the file and the run.
+        return f"{self.sid}:o{offset}"
 
     def _message(self, final: bool) -> list[Item]:
         if self.kind is None or self.sid is None or self.key is None:
@@ -271,8 +276,8 @@ class _Parser:
             self.reply["applied"].append(path)
             return self._edits(path, blocks, "applied")
         if (m := _COMMIT.match(text)):
-            call_id = f"o{offset}:commit"
-            mkey = f"o{offset}"
+            mkey = self._key(offset)
+            call_id = f"{mkey}:commit"
             out.append(MessageItem(self.sid, mkey, "tool", text, self.started, self.root, kind="tool_use"))
             out.append(ToolCallItem(self.sid, call_id, "commit", {"command": f"git commit -m {m[2]!r}",
                                                                   "commit": m[1]}, mkey, self.started, self.root))

@@ -234,7 +234,7 @@ class _TranscriptParser:
         if not self.started:
             self.started = True
             out.append(SessionInfo(self.sid, NAME, extra={"projectSlug": self.slug} if self.slug else {}))
-        key = f"o{record.offset}"
+        key = f"{self.sid}:o{record.offset}"  # unique across transcript files
         texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
                  and isinstance(b.get("text"), str)]
         text = "\n".join(texts)
