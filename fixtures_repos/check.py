@@ -67,6 +67,11 @@ def answer(scn: Scenario) -> dict[str, dict[str, Any]]:
     store = open_store()
     try:
         index(store)
+        if scn.imports:
+            from hansard.ingest.imports import import_export
+
+            for export in scn.imports:
+                import_export(store, export)
         return {rel: explain(store, rel, rev=scn.rev, cwd=str(scn.repo)) for rel in scn.files}
     finally:
         store.close()
@@ -174,7 +179,8 @@ def score(scn: Scenario, answers: dict[str, dict[str, Any]]) -> Counts:
             c.exact += bool(a) and actual_fields(a) == expected_fields(e)
             if a.get("session_id") is not None:
                 c.session_claims += 1
-                c.session_correct += pos and a["session_id"] == e.session_id
+                # a pasted line names the chat it came from: a correct claim, not a positive
+                c.session_correct += (pos or e.kind == "pasted") and a["session_id"] == e.session_id
             if a.get("tool_call_id") is not None:
                 c.tool_claims += 1
                 c.tool_correct += pos and a["tool_call_id"] == e.tool_call_id
@@ -263,6 +269,13 @@ def self_check(scn: Scenario) -> list[str]:
                     writers = sorted({x.tool_call_id for x in before if squash(line) in map(squash, x.added)})
                     if writers:
                         problems.append(f"{where}: {e.kind}, but edits {writers} added it before the commit")
+            elif e.kind == "pasted":
+                if not e.session_id or e.tool_call_id:
+                    problems.append(f"{where}: pasted names a chat and no tool call")
+                if not trivial(line):
+                    writers = sorted({x.tool_call_id for x in before if squash(line) in map(squash, x.added)})
+                    if writers:
+                        problems.append(f"{where}: pasted, but edits {writers} added it before the commit")
             elif e.kind == "unknown":
                 if not trivial(line):
                     problems.append(f"{where}: unknown is reserved for trivial lines in these scenarios")

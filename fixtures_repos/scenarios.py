@@ -50,13 +50,13 @@ from fixtures_repos.writers import (
 
 START = datetime(2026, 3, 2, 9, 0, 0, tzinfo=UTC)
 
-KINDS = ("agent", "agent_modified", "human", "unknown", "uncommitted")
+KINDS = ("agent", "agent_modified", "human", "unknown", "uncommitted", "pasted")
 
 
 @dataclass
 class Expect:
     line: int
-    kind: str  # agent | agent_modified | human | unknown | uncommitted
+    kind: str  # agent | agent_modified | human | unknown | uncommitted | pasted
     session_id: str | None = None
     tool_call_id: str | None = None
     commit: str | None = None  # full sha per `git blame -w -M -C`; None when uncommitted
@@ -73,6 +73,7 @@ class Scenario:
     ledger: Ledger = field(default_factory=Ledger, repr=False)
     repos: list[Path] = field(default_factory=list, repr=False)  # every git repository built (for fsck)
     transcripts: list[Path] = field(default_factory=list, repr=False)  # every session file in the homes
+    imports: list[Path] = field(default_factory=list)  # web chat exports, read by `hansard import`
 
 
 Seg = list[tuple[str, str | None, str | None, str | None]]  # (kind, session, tool call, commit) per line
@@ -1691,5 +1692,8 @@ def gemini_relative_path(b: Build) -> Scenario:
         "src/greet.py": b.expect(r, "src/greet.py", b.agent(t1, c1, 7), b.agent(t2, c1, 2), b.agent(t1, c1)),
     }, notes="The only session in this repository is Gemini's; its chat file records no cwd, only projectHash.")
 
+
+# The newer agents' scenarios and the pasted web-chat block register themselves in SCENARIOS.
+import fixtures_repos.scenarios_more  # noqa: E402,F401
 
 __all__ = ["SCENARIOS", "Expect", "Scenario"]
