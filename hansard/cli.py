@@ -84,7 +84,11 @@ def cmd_reindex(a: argparse.Namespace) -> int:
 def cmd_status(a: argparse.Namespace) -> int:
     from hansard.render import answers as render
     from hansard.config import store_path
-    data = _reader_store().sessions.status()
+    from hansard.answers.agents_status import agent_status
+
+    store = _reader_store()
+    data = store.sessions.status()
+    data["agents"] = agent_status(store)
     data["store"] = str(store_path())
     if a.json:
         _print_json(data)
@@ -102,11 +106,28 @@ def cmd_sessions(a: argparse.Namespace) -> int:
         _inside_git(a.repo)
     store = _reader_store()
     since = since_text(a.since, "since")
-    rows = store.sessions.list(repo_ids=resolve_repo(store, a.repo), provider=a.provider, since=since, limit=a.limit)
+    from hansard import agents
+
+    # Web chats only when asked for: by --include-web-chats, or by naming one with --provider.
+    hide = () if a.include_web_chats or a.provider in agents.web_names() else agents.web_names()
+    rows = store.sessions.list(repo_ids=resolve_repo(store, a.repo), provider=a.provider, since=since, limit=a.limit,
+                               exclude_providers=hide)
     if a.json:
         _print_json({"sessions": rows})
     else:
         print(render.sessions(rows))
+    return 0
+
+
+def cmd_import(a: argparse.Namespace) -> int:
+    from hansard.ingest.imports import import_export
+    from hansard.render import answers as render
+
+    summary = import_export(_store(), a.path)
+    if a.json:
+        _print_json(summary.as_dict())
+    else:
+        print(render.index_summary(summary.as_dict(), verb="Imported"))
     return 0
 
 
@@ -504,6 +525,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("--provider", choices=[a.name for a in agents.agents()])
     sp.add_argument("--since", help="ISO date or date-time")
     sp.add_argument("--limit", type=integer, default=20)
+    sp.add_argument("--include-web-chats", action="store_true", help="also list imported claude.ai / ChatGPT chats")
+    sp.add_argument("--json", action="store_true")
+
+    sp = add("import", cmd_import, "Import a claude.ai or ChatGPT data export (the zip or its conversations.json)")
+    sp.add_argument("path", help="the export zip, or the conversations.json inside it")
     sp.add_argument("--json", action="store_true")
 
     sp = add("show", cmd_show, "Show one session's messages, a window at a time")

@@ -31,6 +31,11 @@ def index_summary(s: dict[str, Any], verb: str = "Indexed") -> str:
 def status(d: dict[str, Any]) -> str:
     c = d["counts"]
     out = [f"store        {d['store']}"]
+    for a in d.get("agents", ()):
+        where = ", ".join(a["homes"]) or "-"
+        found = "found" if a["found"] else "not found"
+        out.append(f"agent        {a['display']} ({a['name']}): {a['sessions']} sessions, {a['messages']} messages,"
+                   f" {a['edits']} edits; {where} {found}")
     for s in d["sources"]:
         missing = f" ({s['missing']} no longer on disk, kept in the archive)" if s["missing"] else ""
         out.append(f"source       {s['provider']}: {s['files']} files{missing}")
@@ -87,12 +92,17 @@ def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
         s = ans["sessions"][sid]
         who = PROVIDER_NAMES.get(s["provider"] or "", s["provider"] or "agent")
         title = f" \"{short(s['title'], 50)}\"" if s.get("title") else ""
-        label = {"agent": "written by", "uncommitted": "written by", "agent_modified": "written by"}[ln["kind"]]
-        out.append(f"  {label:12} {who} session {sid[:13]}{title} ({(s['started_at'] or '')[:16].replace('T', ' ')})")
+        label = {"agent": "written by", "uncommitted": "written by", "agent_modified": "written by",
+                 "pasted": "pasted from"}.get(ln["kind"], "written by")
+        what = "chat" if ln["kind"] == "pasted" else "session"
+        out.append(f"  {label:12} {who} {what} {sid[:13]}{title} ({(s['started_at'] or '')[:16].replace('T', ' ')})")
         if s.get("parent_session_id"):
             out.append(f"  {'subagent of':12} {s['parent_session_id']}")
-        tool = ln.get("tool") or "edit"
-        out.append(f"  {'message ' + str(ln['message_index']):12} {tool} {ans['path']} (tool call {ln['tool_call_id']})")
+        if ln["kind"] == "pasted":
+            out.append(f"  {'message ' + str(ln['message_index']):12} code block {ln.get('block', 0)} of the reply")
+        else:
+            tool = ln.get("tool") or "edit"
+            out.append(f"  {'message ' + str(ln['message_index']):12} {tool} {ans['path']} (tool call {ln['tool_call_id']})")
         prompt = None
         for idx, text in s.get("prompts", {}).items():
             if ln["message_index"] is not None and int(idx) <= ln["message_index"]:
@@ -123,6 +133,9 @@ def why_evidence(ln: dict[str, Any]) -> str:
                 f"(similarity {ln.get('similarity', 0):.2f}){landed}")
     if kind == "human":
         return "no archived session wrote this line" + landed
+    if kind == "pasted":
+        return ("pasted: no agent wrote it; it is in a run of lines that match a code block of this web chat,"
+                " sent before the commit" + landed)
     if kind == "uncommitted":
         return "not committed, and no live session wrote it"
     return {

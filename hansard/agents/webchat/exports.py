@@ -60,6 +60,20 @@ def _epoch(v: Any) -> str | None:
         return None
 
 
+def _iso(v: Any) -> str | None:
+    """claude.ai's ISO times (microseconds, ``Z`` or an offset) as the store's UTC milliseconds."""
+    if not isinstance(v, str) or not v:
+        return None
+    try:
+        t = datetime.fromisoformat(v.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if t.tzinfo is None:
+        return None  # a time without an offset cannot be placed
+    t = t.astimezone(UTC)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
+
+
 # -------------------------------------------------------------------------- reading exports
 
 
@@ -204,7 +218,7 @@ def _claude(conv: dict[str, Any], offset: int) -> list[Item]:
         return [Skip("bad_field", offset, "conversation uuid")]
     sid = f"{CLAUDE_WEB}:{uid}"
     title = _str(conv.get("name"))
-    out: list[Item] = [SessionInfo(sid, CLAUDE_WEB, started_at=_str(conv.get("created_at")),
+    out: list[Item] = [SessionInfo(sid, CLAUDE_WEB, started_at=_iso(conv.get("created_at")),
                                    title=title[:_TITLE_MAX] if title else None, title_rank=2 if title else 0)]
     for m in conv["chat_messages"]:
         if not isinstance(m, dict):
@@ -217,7 +231,7 @@ def _claude(conv: dict[str, Any], offset: int) -> list[Item]:
             text = "\n".join(b["text"] for b in m["content"] if isinstance(b, dict) and isinstance(b.get("text"), str))
         if not text.strip():
             continue
-        out.append(MessageItem(sid, _str(m.get("uuid")) or f"{uid}:{len(out)}", role, text, _str(m.get("created_at"))))
+        out.append(MessageItem(sid, _str(m.get("uuid")) or f"{uid}:{len(out)}", role, text, _iso(m.get("created_at"))))
     return out
 
 

@@ -93,9 +93,20 @@ class SqliteSessionQueries:
 
     # -- sessions ----------------------------------------------------------------------
 
+    def provider_counts(self) -> dict[str, dict[str, int]]:
+        """Per provider: sessions, messages and applied edits held."""
+        out: dict[str, dict[str, int]] = {}
+        for r in self.db.execute("SELECT provider, COUNT(*), COALESCE(SUM(message_count), 0) FROM sessions"
+                                 " GROUP BY provider"):
+            out[r[0]] = {"sessions": r[1], "messages": r[2], "edits": 0}
+        for r in self.db.execute("SELECT provider, COUNT(*) FROM edits WHERE status='applied' GROUP BY provider"):
+            out.setdefault(r[0], {"sessions": 0, "messages": 0, "edits": 0})["edits"] = r[1]
+        return out
+
     def list(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
-             since: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
-        """Sessions newest first; ``since`` (stored-time text) bounds their last message."""
+             since: str | None = None, limit: int = 20, exclude_providers: Sequence[str] = ()) -> list[dict[str, Any]]:
+        """Sessions newest first; ``since`` (stored-time text) bounds their last message;
+        sessions of ``exclude_providers`` are left out."""
         where, args = ["1=1"], []
         if repo_ids is not None:
             where.append(f"s.repo_id IN ({','.join('?' * len(repo_ids))})")
@@ -103,6 +114,9 @@ class SqliteSessionQueries:
         if provider:
             where.append("s.provider=?")
             args.append(provider)
+        if exclude_providers:
+            where.append(f"s.provider NOT IN ({','.join('?' * len(exclude_providers))})")
+            args += list(exclude_providers)
         if since:
             where.append("s.last_at>=?")
             args.append(since)
