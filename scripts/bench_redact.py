@@ -118,28 +118,37 @@ def redact_all(calls: list[tuple[str, Any]], cache: bool) -> tuple[float, int]:
         R._Recent.MIN_CHARS = old
 
 
-def index_cpu(dirs: list[Path], redaction: bool) -> float:
-    import hansard.store.sqlite.writer as W
-    from hansard.ingest.scanner import Scanner
-    from hansard.store.sqlite.db import connect
+class _NoRedaction:
+    """A redactor that withholds nothing: the pipeline's cost without redaction."""
 
-    saved = (W.redact, W.redact_value, W.redact_lines)
-    if not redaction:
-        W.redact = lambda t: (t, 0)
-        W.redact_value = lambda v: (v, 0)
-        W.redact_lines = lambda lines, prefix=0: (list(lines), 0)
+    @staticmethod
+    def redact(text: str) -> tuple[str, int]:
+        return text, 0
+
+    @staticmethod
+    def redact_value(value: Any) -> tuple[Any, int]:
+        return value, 0
+
+    @staticmethod
+    def redact_lines(lines: Any, prefix: int = 0) -> tuple[list[str], int]:
+        return list(lines), 0
+
+
+def index_cpu(dirs: list[Path], redaction: bool) -> float:
+    from hansard.ingest.scanner import Scanner
+    from hansard.store import open_store
+
     home = tempfile.mkdtemp(prefix="hansard-bench-redact-")
     old_home = os.environ.get("HANSARD_HOME")
     os.environ["HANSARD_HOME"] = home
     try:
-        db = connect()
+        store = open_store()
         t = time.process_time()
-        Scanner(db).scan(dirs)
+        Scanner(store, redactor=None if redaction else _NoRedaction()).scan(dirs)
         dt = time.process_time() - t
-        db.close()
+        store.close()
         return dt
     finally:
-        W.redact, W.redact_value, W.redact_lines = saved
         if old_home is None:
             os.environ.pop("HANSARD_HOME", None)
         else:

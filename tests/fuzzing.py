@@ -43,7 +43,7 @@ from typing import Any
 import orjson
 
 from hansard import agents as registry
-from hansard.ingest import reader
+from hansard.ingest import reader, redact
 from hansard.agents.edits import PatchError, apply_to_text, extract_patch, parse_patch, scan_headers, unwrap_patch
 from hansard.models import (
     EditItem,
@@ -713,7 +713,7 @@ class MemStore:
 
     def writer(self, provider_name: str) -> Writer:
         self.db.execute("BEGIN")
-        return Writer(self.db, 1, provider_name)
+        return Writer(self.db, 1, provider_name, redact)
 
     def rollback(self) -> None:
         if self.db.in_transaction:

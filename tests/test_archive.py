@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hansard.ingest.run import index, rebuild
+from hansard.store import as_store
 from hansard.store.sqlite.db import connect
 from tests.helpers import cli_json, dump, run_cli
 
@@ -225,7 +226,7 @@ def test_full_text_indexes_follow_rereads_rewinds_and_reindex(samples: Path, tmp
     _fts_consistent(db)
     from hansard.answers.search.sessions import search_past_sessions
 
-    hits = search_past_sessions(db, "zebrafish quantum")["results"]
+    hits = search_past_sessions(as_store(db), "zebrafish quantum")["results"]
     assert hits and hits[0]["session_id"].startswith("gemini:")
 
 

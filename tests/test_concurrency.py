@@ -171,8 +171,8 @@ def test_no_wait_against_a_process_holding_the_lock(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     connect().close()
     holder = subprocess.Popen(
-        [sys.executable, "-c", "import sys\nfrom hansard.ingest.scanner import index_lock\n"
-         "with index_lock() as got:\n    print(got, flush=True)\n    sys.stdin.read()"],
+        [sys.executable, "-c", "import sys\nfrom hansard.store import open_store\n"
+         "with open_store().archive.index_lock() as got:\n    print(got, flush=True)\n    sys.stdin.read()"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=dict(os.environ))
     try:
         assert holder.stdout.readline().strip() == "True"  # type: ignore[union-attr]

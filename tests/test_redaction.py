@@ -711,17 +711,17 @@ def test_memory_files_are_redacted(tmp_path, monkeypatch) -> None:
 
     from hansard.answers.memories import get_memory, search_memories
     from hansard.ingest.memory_files import scan_memories
-    from hansard.store.sqlite.db import connect
+    from hansard.store import open_store
 
     key = "sk-ant-api03-" + "Q" * 20 + "x7Kd9LmP2rT5vW8yZ3bN6cF1hJ4" + "AA"
     claude = os.environ["CLAUDE_CONFIG_DIR"]
     os.makedirs(claude, exist_ok=True)
     with open(os.path.join(claude, "CLAUDE.md"), "w") as fh:
         fh.write(f"# House rules\n\nUse the staging key ANTHROPIC_API_KEY={key} for tests.\n")
-    db = connect()
-    scan_memories(db, force=True)
-    hits = search_memories(db, "staging key")
+    store = open_store()
+    scan_memories(store, force=True)
+    hits = search_memories(store, "staging key")
     assert hits["results"], hits
-    mem = get_memory(db, hits["results"][0]["memory_id"])
+    mem = get_memory(store, hits["results"][0]["memory_id"])
     blob = repr(hits) + repr(mem)
     assert key not in blob and "[REDACTED" in blob

@@ -7,8 +7,11 @@ a directory walk and no import of the scanner, the providers or orjson.
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hansard.store.interfaces import Store
 
 TRANSCRIPT_SUFFIXES = (".jsonl", ".json")
 
@@ -25,8 +28,10 @@ def candidate_files(roots: Iterable[str]) -> Iterator[str]:
                     yield os.path.join(os.path.abspath(dirpath), name)
 
 
-def anything_changed(db: sqlite3.Connection, roots: Iterable[str]) -> bool:
-    known = {r[0]: (r[1], r[2], r[3]) for r in db.execute("SELECT path, inode, size, mtime_ns FROM sources")}
+def anything_changed(store: Store, roots: Iterable[str]) -> bool:
+    from hansard.store import as_store
+
+    known = as_store(store).archive.file_stats()
     for path in candidate_files(roots):
         try:
             st = os.stat(path)

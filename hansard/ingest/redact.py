@@ -673,13 +673,6 @@ def redact(text: str) -> tuple[str, int]:
     return _redact(text)
 
 
-def remember_clean(text: str) -> None:
-    """Note that ``text`` holds no secret (the caller knows why), so that a repeat of it is
-    not scanned."""
-    if len(text) >= _Recent.MIN_CHARS:
-        _RECENT.put(text, (text, 0))
-
-
 def unchanged_lines_only(after: str, before: str | None, hunks: Any) -> bool:
     """Is every line of ``after`` a line of ``before`` or a line the hunks added? With
     neither holding a secret, ``after`` holds none: every rule but the multi-line key blocks

@@ -1,55 +1,86 @@
-"""One `hansard index` run: take the indexer lock, scan, link to repositories, record the run."""
+"""One `hansard index` run: under the store's indexer lock, scan (the ingest pipeline), link
+to repositories (hansard.link), refresh the memory-file mirror, record the run.
+"""
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from hansard.ingest.scanner import Scanner, ScanSummary, index_lock
-from hansard.ingest.memory_files import refresh_memories
-from hansard.store.sqlite.db import transaction
-from hansard.link.repos import resolve_pending
+from hansard.ingest.pipeline import ScanSummary, reindex
+from hansard.ingest.scanner import Scanner
+from hansard.store import as_store
+
+if TYPE_CHECKING:
+    from hansard.store.interfaces import Store
 
 
 def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
-def index(db: sqlite3.Connection, paths: Iterable[Path] | None = None, *, wait: bool = True,
+def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = True,
           progress: Callable[[int, int, str], None] | None = None) -> ScanSummary | None:
     """Scan and link. Returns None when ``wait`` is off and another indexer is running."""
-    with index_lock(wait=wait) as got:
+    store = as_store(store)
+    archive = store.archive
+    with archive.index_lock(wait=wait) as got:
         if not got:
             return None
         started = _now()
-        if db.execute("SELECT 1 FROM sources WHERE redactions < 0 LIMIT 1").fetchone():
+        if archive.needs_rebuild():
             # Derived rows written before secret redaction existed (migration m021): rebuild
             # them from the archive once, so that no command serves what they hold.
-            from hansard.ingest.scanner import reindex
-
-            reindex(db)
-        summary = Scanner(db, progress).scan(list(paths) if paths else None)
-        with transaction(db):
-            resolve_pending(db)
-            if summary.changed or not db.execute("SELECT 1 FROM runs LIMIT 1").fetchone():
-                db.execute(
-                    "INSERT INTO runs (started_at, finished_at, files, records, bytes, skipped, sessions, messages,"
-                    " edits, kind, redactions) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                    (started, _now(), summary.files, summary.records, summary.bytes, sum(summary.skipped.values()),
-                     summary.sessions, summary.messages, summary.edits, "index", summary.redactions),
-                )
-        refresh_memories(db)  # memory files (CLAUDE.md, AGENTS.md, ...): hansard/answers/memories.py
+            reindex(store)
+        summary = Scanner(store, progress).scan(list(paths) if paths else None)
+        with archive.transaction():
+            _link(store)
+            if summary.changed or not archive.has_runs():
+                archive.record_run({
+                    "started_at": started, "finished_at": _now(), "files": summary.files, "records": summary.records,
+                    "bytes": summary.bytes, "skipped": sum(summary.skipped.values()), "sessions": summary.sessions,
+                    "messages": summary.messages, "edits": summary.edits, "kind": "index",
+                    "redactions": summary.redactions,
+                })
+        _refresh_memories(store)
         return summary
 
 
-def rebuild(db: sqlite3.Connection) -> ScanSummary:
-    """`hansard reindex`: every derived table again from the archive alone, then linked."""
-    from hansard.ingest.scanner import reindex
-
-    with index_lock():
-        summary = reindex(db)
-        with transaction(db):
-            resolve_pending(db)
+def rebuild(store: Store) -> ScanSummary:
+    """`hansard reindex` (and `hansard doctor --rebuild`): every derived table again from the
+    archive alone, then linked."""
+    store = as_store(store)
+    with store.archive.index_lock():
+        summary = reindex(store)
+        with store.archive.transaction():
+            _link(store)
         return summary
+
+
+def _link(store: Store) -> None:
+    from hansard.link.repos import resolve_pending
+
+    resolve_pending(store)
+
+
+def _refresh_memories(store: Store) -> None:
+    from hansard.ingest.memory_files import refresh_memories
+
+    refresh_memories(store)
+
+
+def repair(path: str | None = None) -> dict[str, Any]:
+    """`hansard doctor --rebuild`: salvage the archive of a damaged store into a fresh one,
+    reindex it, and report on the result."""
+    from hansard.store import open_store
+    from hansard.store.sqlite import doctor
+
+    copied, lost = doctor.salvage(path)
+    store = open_store(path)
+    try:
+        summary = rebuild(store)
+    finally:
+        store.close()
+    return doctor.rebuilt_report(path, copied, lost, summary.sessions, summary.messages)

@@ -30,3 +30,15 @@ def open_for_reading(path: str | os.PathLike[str] | None = None) -> Store:
     from hansard.store.sqlite.store import SqliteStore
 
     return SqliteStore.open_for_reading(path)
+
+
+def as_store(store_or_db: object) -> Store:
+    """A Store as it is, or a bare SQLite connection wrapped in one (for callers that still
+    hold a connection)."""
+    if hasattr(store_or_db, "archive"):
+        return store_or_db  # type: ignore[return-value]
+    from hansard.store.sqlite.store import SqliteStore
+
+    db = store_or_db
+    path = next((r[2] for r in db.execute("PRAGMA database_list") if r[1] == "main"), "")  # type: ignore[attr-defined]
+    return SqliteStore(db, path)  # type: ignore[arg-type]

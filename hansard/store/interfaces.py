@@ -14,18 +14,80 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterable, Mapping, Sequence
+    from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
     from contextlib import AbstractContextManager
+
+    from hansard.models import Item, RawRecord
 
 
 # --- archive: raw records, lossless, keyed by (source, generation, byte offset) ---
 class Archive(Protocol):
-    pass
+    """The truth every derived row is read from: one source row per transcript file (its
+    stat, the offset just past its last complete line, its generation, its parser state) and
+    every record verbatim. Writes happen inside ``transaction()``, which also covers the item
+    sink's writes: a file's records, items and new offset commit together or not at all."""
+
+    def transaction(self) -> AbstractContextManager[None]: ...
+    def index_lock(self, wait: bool = True, timeout: float = 600.0) -> AbstractContextManager[bool]:
+        """One indexer of this store at a time; yields False when ``wait`` is off and another holds it."""
+    def file_stats(self) -> dict[str, tuple[int | None, int | None, int | None]]:
+        """path -> (inode, size, mtime_ns) of every known source: the quick change check."""
+    def sources(self) -> dict[str, Mapping[str, Any]]:
+        """path -> id, path, provider, inode, size, mtime_ns, offset, generation, head_hash, missing."""
+    def source(self, path: str) -> Mapping[str, Any] | None: ...
+    def parser_state(self, source_id: int) -> dict[str, Any] | None: ...
+    def add_source(self, path: str, provider: str | None) -> int: ...
+    def note_foreign(self, path: str, source_id: int | None, inode: int, size: int, mtime_ns: int) -> None:
+        """Remember the stat of a file that is not a transcript, so it is not sniffed again."""
+    def restart(self, source_id: int, provider: str) -> None:
+        """The source is read again from byte 0 (by ``provider``): present, no redactions yet."""
+    def mark_missing(self, path: str) -> None: ...
+    def advance(self, source_id: int, *, offset: int, parser_state: dict[str, Any] | None, redactions: int,
+                generation: int | None = None, stat: tuple[int, int, int] | None = None,
+                head_hash: str | None = None) -> None:
+        """Records up to ``offset`` are archived and applied; with ``stat``, also the file's
+        identity, generation and head hash. ``redactions`` adds to the source's count."""
+    def rebuilt(self, source_id: int, *, parser_state: dict[str, Any] | None, redactions: int) -> None: ...
+    def readable_sources(self) -> list[Mapping[str, Any]]:
+        """id, path, provider, generation of every source a parser reads, in path order."""
+    def needs_rebuild(self) -> bool:
+        """Some source's derived rows predate secret redaction."""
+    def append(self, source_id: int, generation: int, rec: RawRecord) -> None: ...
+    def records(self, source_id: int, generation: int, path: str) -> Iterator[RawRecord]: ...
+    def has_runs(self) -> bool: ...
+    def record_run(self, run: Mapping[str, Any]) -> None:
+        """started_at, finished_at, files, records, bytes, skipped, sessions, messages, edits, kind, redactions."""
 
 
 # --- item sink: parsed items of one source file written in one transaction ---
+class Redactor(Protocol):
+    """What withholds secrets from stored text (hansard.ingest.redact): each returns the
+    cleaned value and how many secrets it withheld."""
+
+    def redact(self, text: str) -> tuple[str, int]: ...
+    def redact_lines(self, lines: Any, prefix: int = 0) -> tuple[list[str], int]: ...
+    def redact_value(self, value: Any) -> tuple[Any, int]: ...
+
+
+class ItemWriter(Protocol):
+    """Writes the items of one source inside the archive's transaction; a fact read twice is
+    stored once."""
+
+    counts: dict[str, int]  # messages, edits, tool_calls, skipped, redactions
+    skip_reasons: dict[str, int]
+    touched_sessions: set[int]
+
+    def apply(self, items: list[Item], offset: int) -> None: ...
+
+
 class ItemSink(Protocol):
-    pass
+    def writer(self, source_id: int, provider: str, redactor: Redactor) -> ItemWriter: ...
+    def index_text(self) -> None:
+        """Full-text indexes level with the rows written so far (call before commit)."""
+    def clear_source(self, source_id: int) -> None:
+        """Every derived row read from one source, gone; its sessions stay consistent."""
+    def clear_all(self) -> None: ...
+    def message_index(self, provider: str, key: str) -> int | None: ...
 
 
 # --- evidence index: edits and their normalised line hashes, for why/code_history ---

@@ -2,7 +2,8 @@
 
 The archive (``sources`` and ``raw_records``) is the truth; every other table is derived
 from it. So a damaged store is rebuilt by salvaging whatever archive rows can still be read
-into a fresh file and reindexing that. The damaged file is kept beside it, never deleted.
+into a fresh file (here) and reindexing that (the ingest pipeline, hansard.ingest.run.repair).
+The damaged file is kept beside it, never deleted.
 """
 
 from __future__ import annotations
@@ -65,9 +66,10 @@ def _verdict(path: str, checks: list[dict[str, Any]], code: str | None) -> dict[
     return out
 
 
-def rebuild(path: str | None = None) -> dict[str, Any]:
-    """Salvage the archive into a fresh store, reindex it, and swap it in."""
-    from hansard.ingest.run import rebuild as reindex_all
+def salvage(path: str | None = None) -> tuple[int, int]:
+    """Copy every readable archive row of the store at ``path`` into a fresh store and swap it
+    in, keeping the damaged file beside it. Returns (rows copied, sources or tables
+    unreadable). The derived tables of the fresh store are empty until it is reindexed."""
     from hansard.store.sqlite.db import connect
 
     path = path or config.store_path_str()
@@ -84,11 +86,14 @@ def rebuild(path: str | None = None) -> dict[str, Any]:
             if os.path.exists(path + suffix):
                 os.replace(path + suffix, f"{path}.damaged-{stamp}{suffix}")
     os.replace(fresh_path, path)
-    db = connect(path)
-    summary = reindex_all(db)
+    return copied, lost
+
+
+def rebuilt_report(path: str | None, copied: int, lost: int, sessions: int, messages: int) -> dict[str, Any]:
+    """``check`` of the rebuilt store, headed by what the rebuild salvaged and reindexed."""
     report = check(path)
     report["checks"].insert(0, _check("rebuild", lost == 0, f"salvaged {copied} archive rows, {lost} unreadable; "
-                                      f"reindexed {summary.sessions} sessions, {summary.messages} messages"))
+                                      f"reindexed {sessions} sessions, {messages} messages"))
     report["ok"] = all(c["ok"] for c in report["checks"])
     return report
 

@@ -43,6 +43,18 @@ class SqliteStore:
     # Facets: each owner adds its own below (one module per facet under hansard/store/sqlite/).
 
     @cached_property
+    def archive(self):
+        from hansard.store.sqlite.archive import SqliteArchive
+
+        return SqliteArchive(self.db, self.path)
+
+    @cached_property
+    def items(self):
+        from hansard.store.sqlite.items import SqliteItems
+
+        return SqliteItems(self.db)
+
+    @cached_property
     def evidence(self):
         from hansard.store.sqlite.evidence import SqliteEvidence
 

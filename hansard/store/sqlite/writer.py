@@ -1,8 +1,8 @@
 """Applying parser items to the derived tables.
 
 Always true after ``apply``: a fact read twice is stored once. Every text stored here has
-passed through ``hansard.ingest.redact`` (secrets become ``[REDACTED:<rule>]``; the raw archive keeps
-the original), except the line hashes in ``edit_lines``, which are computed from the original
+passed through the writer's redactor (secrets become ``[REDACTED:<rule>]``; the raw archive
+keeps the original), except the line hashes in ``edit_lines``, which are computed from the original
 lines so that matching agent edits to committed code still works. Messages are unique per
 (provider, key), tool calls per (provider, call_id), edits per (provider, call_id, seq). A
 message that already belongs to another session is a replayed prefix: it is not copied, and
@@ -13,7 +13,7 @@ order, from ``sessions.message_count``.
 from __future__ import annotations
 
 import sqlite3
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -31,8 +31,10 @@ from hansard.models import (
     ToolCallItem,
     ToolResultItem,
 )
-from hansard.ingest.redact import redact, redact_lines, redact_value
 from hansard.store.sqlite.codec import pack
+
+if TYPE_CHECKING:
+    from hansard.store.interfaces import Redactor
 
 # Title ranks: a summary record names the session it points into.
 SUMMARY_RANK = 2
@@ -69,10 +71,13 @@ def _json(value: Any) -> str:
 class Writer:
     """Writes the items of one source file. The caller owns the transaction."""
 
-    def __init__(self, db: sqlite3.Connection, source_id: int, provider: str) -> None:
+    def __init__(self, db: sqlite3.Connection, source_id: int, provider: str, redactor: Redactor) -> None:
         self.db = db
         self.source_id = source_id
         self.provider = provider
+        self._redact = redactor.redact
+        self._redact_lines = redactor.redact_lines
+        self._redact_value = redactor.redact_value
         self._sessions: dict[str, int] = {}
         self.counts = {"messages": 0, "edits": 0, "tool_calls": 0, "skipped": 0, "redactions": 0}
         self.skip_reasons: dict[str, int] = {}
@@ -82,10 +87,10 @@ class Writer:
 
     def _clean(self, text: str | None) -> tuple[str | None, int]:
         """``text`` with its secrets withheld, and how many."""
-        return redact(text) if text and isinstance(text, str) else (text, 0)
+        return self._redact(text) if text and isinstance(text, str) else (text, 0)
 
     def _clean_value(self, value: Any) -> tuple[Any, int]:
-        return redact_value(value)
+        return self._redact_value(value)
 
     # -- sessions -------------------------------------------------------------------
 
@@ -231,7 +236,7 @@ class Writer:
         hunks = hunks_to_json(it.hunks)
         red = 0
         for h in hunks:
-            h[4], n = redact_lines(h[4], prefix=1)
+            h[4], n = self._redact_lines(h[4], prefix=1)
             red += n
         # Whole-file texts are kept only where nothing else says what the edit added (a Write
         # of a new file, an edit without a patch): a multi-MB `originalFile` repeated on every
@@ -304,7 +309,7 @@ class Writer:
     def _skip(self, it: Skip, offset: int) -> None:
         self.db.execute(
             "INSERT INTO skips (source_id, \"offset\", reason, detail) VALUES (?,?,?,?)",
-            (self.source_id, it.offset or offset, it.reason, redact(it.detail[:4000])[0][:500]),
+            (self.source_id, it.offset or offset, it.reason, self._redact(it.detail[:4000])[0][:500]),
         )
         self.counts["skipped"] += 1
         self.skip_reasons[it.reason] = self.skip_reasons.get(it.reason, 0) + 1

@@ -1,0 +1,165 @@
+"""The archive facet on SQLite: the ``sources`` rows, every raw record, the index runs.
+
+Always true: a record is kept verbatim (zlib) under (source, generation, byte offset), and
+older generations are never deleted; a source row's ``offset`` is the end of the last
+complete line archived, and its ``parser_state`` resumes its parser there. Only what the
+stat comparison needs is read for every file; parser states are read one file at a time.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sqlite3
+import time
+import zlib
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from hansard.errors import StoreBusy
+from hansard.models import RawRecord
+from hansard.store.sqlite.db import transaction
+
+_STAT_COLS = "id, path, provider, inode, size, mtime_ns, \"offset\", generation, head_hash, missing"
+_RUN_COLS = ("started_at", "finished_at", "files", "records", "bytes", "skipped", "sessions", "messages", "edits",
+             "kind", "redactions")
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+class SqliteArchive:
+    def __init__(self, db: sqlite3.Connection, path: str) -> None:
+        self.db = db
+        self.path = path
+
+    # -- transactions and the indexer lock ----------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        with transaction(self.db):
+            yield
+
+    @contextmanager
+    def index_lock(self, wait: bool = True, timeout: float = 600.0) -> Iterator[bool]:
+        # Beside the store file, so that two indexers of one store exclude each other and
+        # indexers of different stores do not.
+        home = os.path.dirname(os.path.abspath(self.path)) if self.path else _home()
+        os.makedirs(home, exist_ok=True)
+        fd = os.open(os.path.join(home, "index.lock"), os.O_CREAT | os.O_RDWR, 0o600)
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if not wait:
+                        yield False
+                        return
+                    if time.monotonic() > deadline:
+                        raise StoreBusy("another `hansard index` is running; waited too long") from None
+                    time.sleep(0.1)
+            try:
+                yield True
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    # -- source rows --------------------------------------------------------------------
+
+    def file_stats(self) -> dict[str, tuple[int | None, int | None, int | None]]:
+        return {r[0]: (r[1], r[2], r[3]) for r in self.db.execute("SELECT path, inode, size, mtime_ns FROM sources")}
+
+    def sources(self) -> dict[str, Mapping[str, Any]]:
+        return {r["path"]: r for r in self.db.execute(f"SELECT {_STAT_COLS} FROM sources")}
+
+    def source(self, path: str) -> Mapping[str, Any] | None:
+        return self.db.execute(f"SELECT {_STAT_COLS} FROM sources WHERE path=?", (path,)).fetchone()
+
+    def parser_state(self, source_id: int) -> dict[str, Any] | None:
+        import orjson
+
+        raw = self.db.execute("SELECT parser_state FROM sources WHERE id=?", (source_id,)).fetchone()[0]
+        return orjson.loads(raw) if raw else None
+
+    def add_source(self, path: str, provider: str | None) -> int:
+        cur = self.db.execute("INSERT INTO sources (path, provider, first_seen) VALUES (?,?,?)", (path, provider, _now()))
+        return int(cur.lastrowid or 0)
+
+    def note_foreign(self, path: str, source_id: int | None, inode: int, size: int, mtime_ns: int) -> None:
+        if source_id is None:
+            self.db.execute(
+                "INSERT INTO sources (path, provider, inode, size, mtime_ns, first_seen, last_scanned)"
+                " VALUES (?,?,?,?,?,?,?)", (path, None, inode, size, mtime_ns, _now(), _now()))
+        else:
+            self.db.execute("UPDATE sources SET inode=?, size=?, mtime_ns=? WHERE id=?", (inode, size, mtime_ns, source_id))
+
+    def restart(self, source_id: int, provider: str) -> None:
+        self.db.execute("UPDATE sources SET provider=?, missing=0, redactions=0 WHERE id=?", (provider, source_id))
+
+    def mark_missing(self, path: str) -> None:
+        self.db.execute("UPDATE sources SET missing=1 WHERE path=?", (path,))
+
+    def advance(self, source_id: int, *, offset: int, parser_state: dict[str, Any] | None, redactions: int,
+                generation: int | None = None, stat: tuple[int, int, int] | None = None,
+                head_hash: str | None = None) -> None:
+        import orjson
+
+        state = orjson.dumps(parser_state).decode()
+        if stat is None:
+            self.db.execute("UPDATE sources SET \"offset\"=?, parser_state=? WHERE id=?", (offset, state, source_id))
+        else:
+            inode, size, mtime_ns = stat
+            self.db.execute(
+                "UPDATE sources SET inode=?, size=?, mtime_ns=?, \"offset\"=?, generation=?, parser_state=?,"
+                " head_hash=?, missing=0, last_scanned=? WHERE id=?",
+                (inode, size, mtime_ns, offset, generation, state, head_hash, _now(), source_id))
+        # -1 (indexed before redaction existed) stays until a rebuild from the archive.
+        self.db.execute("UPDATE sources SET redactions=CASE WHEN redactions < 0 THEN redactions ELSE redactions + ? END"
+                        " WHERE id=?", (redactions, source_id))
+
+    def rebuilt(self, source_id: int, *, parser_state: dict[str, Any] | None, redactions: int) -> None:
+        import orjson
+
+        self.db.execute("UPDATE sources SET parser_state=?, redactions=? WHERE id=?",
+                        (orjson.dumps(parser_state).decode(), redactions, source_id))
+
+    def readable_sources(self) -> list[Mapping[str, Any]]:
+        return self.db.execute(
+            "SELECT id, path, provider, generation FROM sources WHERE provider IS NOT NULL ORDER BY path").fetchall()
+
+    def needs_rebuild(self) -> bool:
+        return self.db.execute("SELECT 1 FROM sources WHERE redactions < 0 LIMIT 1").fetchone() is not None
+
+    # -- raw records --------------------------------------------------------------------
+
+    def append(self, source_id: int, generation: int, rec: RawRecord) -> None:
+        self.db.execute(
+            "INSERT OR REPLACE INTO raw_records (source_id, generation, \"offset\", length, data) VALUES (?,?,?,?,?)",
+            (source_id, generation, rec.offset, len(rec.data), zlib.compress(rec.data, 1)))
+
+    def records(self, source_id: int, generation: int, path: str) -> Iterator[RawRecord]:
+        for r in self.db.execute(
+            "SELECT \"offset\", data FROM raw_records WHERE source_id=? AND generation=? ORDER BY \"offset\"",
+            (source_id, generation),
+        ):
+            yield RawRecord(path, r[0], zlib.decompress(r[1]))
+
+    # -- runs ---------------------------------------------------------------------------
+
+    def has_runs(self) -> bool:
+        return self.db.execute("SELECT 1 FROM runs LIMIT 1").fetchone() is not None
+
+    def record_run(self, run: Mapping[str, Any]) -> None:
+        self.db.execute(f"INSERT INTO runs ({', '.join(_RUN_COLS)}) VALUES ({','.join('?' * len(_RUN_COLS))})",
+                        tuple(run.get(c) for c in _RUN_COLS))
+
+
+def _home() -> str:
+    from hansard import config
+
+    return str(config.hansard_home())

@@ -1,0 +1,53 @@
+"""The item sink facet on SQLite: parsed items into the derived tables, and their removal.
+
+Always true: every derived row names the source it was read from, so one source's rows can
+be removed and read again without touching another's; ``index_text`` brings the full-text
+indexes level with the rows, and writers call it before their transaction commits.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING
+
+from hansard.store.sqlite import fts
+from hansard.store.sqlite.writer import Writer
+
+if TYPE_CHECKING:
+    from hansard.store.interfaces import Redactor
+
+
+class SqliteItems:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def writer(self, source_id: int, provider: str, redactor: Redactor) -> Writer:
+        return Writer(self.db, source_id, provider, redactor)
+
+    def index_text(self) -> None:
+        fts.catch_up(self.db)
+
+    def clear_source(self, source_id: int) -> None:
+        """Remove every derived row read from one source, leaving sessions consistent."""
+        db = self.db
+        sessions = {r[0] for r in db.execute("SELECT DISTINCT session_id FROM messages WHERE source_id=?", (source_id,))}
+        sessions |= {r[0] for r in db.execute("SELECT id FROM sessions WHERE source_id=?", (source_id,))}
+        db.execute("DELETE FROM edit_lines WHERE edit_id IN (SELECT id FROM edits WHERE source_id=?)", (source_id,))
+        for table in ("edits", "tool_calls", "steps", "messages", "leaf_titles", "skips"):
+            db.execute(f"DELETE FROM {table} WHERE source_id=?", (source_id,))
+        for sid in sessions:
+            left = db.execute("SELECT MAX(message_index) FROM messages WHERE session_id=?", (sid,)).fetchone()[0]
+            if left is None:
+                db.execute("DELETE FROM sessions WHERE id=?", (sid,))
+            else:
+                db.execute("UPDATE sessions SET message_count=? WHERE id=?", (left + 1, sid))
+
+    def clear_all(self) -> None:
+        from hansard.store.sqlite.migrations import DERIVED_TABLES
+
+        for table in DERIVED_TABLES:
+            self.db.execute(f"DELETE FROM {table}")
+
+    def message_index(self, provider: str, key: str) -> int | None:
+        row = self.db.execute("SELECT message_index FROM messages WHERE provider=? AND key=?", (provider, key)).fetchone()
+        return None if row is None else row[0]
