@@ -1,2 +1,4 @@
-"""Ingest: one module per agent format, a registry that sniffs files, and the incremental
-scanner that feeds raw records through the parsers into the store."""
+"""Ingest: transcript records into the store through one pipeline (archive → parse → redact →
+write → advance, pipeline.py), fed by the scanner (new bytes of transcript files), reindex
+(the archive alone) and capture (one delivery between agents); run.py is one `hansard index`
+run: scan, link (hansard.link), refresh the memory-file mirror, record the run."""
