@@ -73,15 +73,6 @@ def _os_error(exc: OSError, path: str) -> Exception:
     return exc
 
 
-def connect_for_reading(path: str | None = None) -> sqlite3.Connection:
-    """For commands that only read: the store as usual, or, when it cannot be written (a
-    read-only disk), the same store opened immutable."""
-    try:
-        return connect(path)
-    except StoreReadOnly:
-        return connect(path, readonly=True)
-
-
 def translate(exc: sqlite3.Error, path: str = "") -> Exception:
     msg = str(exc).lower()
     if "locked" in msg or "busy" in msg:
