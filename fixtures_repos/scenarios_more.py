@@ -225,4 +225,29 @@ def webchat_pasted(b: Build) -> Scenario:
     return scn
 
 
-__all__ = ["cursor_edit", "opencode_edit", "copilot_edit", "aider_own_commits", "webchat_pasted"]
+@scenario
+def webchat_block_an_agent_wrote(b: Build) -> Scenario:
+    """A chat showed a function, and then an agent wrote the same function: the agent's edit is
+    the evidence, and pasted is only ever for lines no agent wrote."""
+    r = b.init()
+    r.write("src/text.py", "import re\n")
+    c0 = b.commit(r, "Text helpers")
+    chats = ChatGPTExport(b.clock, seed=b.name)
+    body = src('''
+        def words(text: str) -> list[str]:
+            found = re.findall(r"[a-z0-9]+", text.lower())
+            return [w for w in found if len(w) > 1]
+    ''')
+    cid, _ = chats.conversation("Words", [("split text into words", f"```python\n{body}```\n")])
+    export = chats.write(b.base / "exports" / "conversations.json")
+    cc = b.claude(r.path)
+    cc.prompt("add words() to src/text.py")
+    t1 = cc.edit(r.path / "src/text.py", "import re\n", "import re\n\n\n" + body)
+    c1 = b.commit(r, "words()")
+    scn = b.scenario(r, {"src/text.py": b.expect(r, "src/text.py", b.human(c0), b.agent(t1, c1, 5))})
+    scn.imports.append(export)
+    return scn
+
+
+__all__ = ["cursor_edit", "opencode_edit", "copilot_edit", "aider_own_commits", "webchat_pasted",
+           "webchat_block_an_agent_wrote"]

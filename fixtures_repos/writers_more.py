@@ -163,6 +163,40 @@ class CursorWriter(_Writer):
         return call
 
 
+class CursorTranscriptWriter(_Writer):
+    """A Cursor agent transcript, ``<home>/projects/<slug>/agent-transcripts/<id>.jsonl``: one
+    ``{"role", "message": {"content": [blocks]}}`` line per turn, no ids, no times, no results."""
+
+    provider = "cursor"
+
+    def __init__(self, home: Path, cwd: Path | str, session_id: str, clock: Clock, *,
+                 ledger: Ledger | None = None) -> None:
+        slug = str(cwd).strip("/").replace("/", "-").replace(".", "-")
+        path = Path(home) / "projects" / slug / "agent-transcripts" / f"{session_id}.jsonl"
+        super().__init__(session_id, clock, ledger, path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+    def _line(self, role: str, content: list[dict[str, Any]]) -> None:
+        with open(self.transcript, "a", encoding="utf-8") as fh:
+            fh.write(_dumps({"role": role, "message": {"content": content}}) + "\n")
+
+    def prompt(self, text: str) -> None:
+        self._line("user", [{"type": "text", "text": f"<user_query>\n{text}\n</user_query>"}])
+
+    def str_replace(self, file_path: Path, old_string: str, new_string: str) -> str:
+        """``StrReplace {path, old_string, new_string}``; returns the call id the parser gives
+        it (the transcript has none: ``<session>:o<offset>:<block index>``)."""
+        p = Path(file_path)
+        offset = self.transcript.stat().st_size if self.transcript.exists() else 0
+        self._line("assistant", [{"type": "text", "text": "[REDACTED]"},
+                                 {"type": "tool_use", "name": "StrReplace",
+                                  "input": {"path": str(p), "old_string": old_string, "new_string": new_string}}])
+        before, after = _replace_once(p, old_string, new_string)
+        call = f"{self.session_id}:o{offset}:1"
+        self._record(call, "StrReplace", p, "applied", before, after, self._tick())
+        return call
+
+
 # ---------------------------------------------------------------------------------------------
 # OpenCode: storage/{session,message,part} JSON files (0.x - 1.1)
 

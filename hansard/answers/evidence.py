@@ -56,16 +56,22 @@ class EditRef:
         self.trivial: set[int] = set()
 
 
-def load_candidates(store: Store, repo_id: int, hashes: set[int], side: str = "+"
+def load_candidates(store: Store, repo_id: int, hashes: set[int], side: str = "+",
+                    untimed: dict[int, set[str]] | None = None
                     ) -> tuple[dict[int, EditRef], dict[int, list[int]]]:
     """(edits by id, edit ids by line hash) for applied edits in ``repo_id`` that added
-    (side '+') or removed (side '-') any of ``hashes``."""
+    (side '+') or removed (side '-') any of ``hashes``. Edits with no time are never
+    candidates; with ``untimed`` given, it receives their hashes (-> repository paths)."""
     edits: dict[int, EditRef] = {}
     by_hash: dict[int, list[int]] = {}
     for r in store.evidence.edit_lines(repo_id, hashes, side):
         ts = parse_ts(r["timestamp"])
         if ts is None:
-            continue  # an edit with no time can never be placed before a commit
+            # An edit with no time (Cursor's agent transcripts record none) can never be placed
+            # before a commit: never a candidate, though evidence that an agent wrote the text.
+            if untimed is not None and r["rel_path"]:
+                untimed.setdefault(r["hash"], set()).add(r["rel_path"])
+            continue
         ref = edits.get(r["id"])
         if ref is None:
             ref = edits[r["id"]] = EditRef(

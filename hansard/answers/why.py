@@ -47,10 +47,10 @@ SIMILAR = 0.7
 Target = namedtuple("Target", "top main_top rel start end")
 
 _LINE_FIELDS = ("line content kind commit session_id provider message_index tool_call_id rule confidence"
-                " similarity later_sessions edit_id tool")
+                " similarity later_sessions edit_id tool block")
 
 
-class LineAnswer(namedtuple("LineAnswer", _LINE_FIELDS, defaults=(None, None, None, None, None, 0.0, None, (), None, None))):
+class LineAnswer(namedtuple("LineAnswer", _LINE_FIELDS, defaults=(None, None, None, None, None, 0.0, None, (), None, None, None))):
     """One line's answer. Named tuples, not dataclasses: this module is on `why`'s start-up path."""
 
     __slots__ = ()
@@ -67,6 +67,8 @@ class LineAnswer(namedtuple("LineAnswer", _LINE_FIELDS, defaults=(None, None, No
             d["later_sessions"] = list(self.later_sessions)
         if self.tool:
             d["tool"] = self.tool
+        if self.block is not None:
+            d["block"] = self.block
         return d
 
 
@@ -154,7 +156,8 @@ class Attributor:
         self.hashes = [textnorm.line_hash(b.content) for b in self.lines]
         self.exacts = [textnorm.exact_hash(b.content) for b in self.lines]
         self.trivial = [textnorm.is_trivial(b.content) for b in self.lines]
-        self.edits, self.by_hash = evidence.load_candidates(store, repo_id, set(self.hashes))
+        self.untimed: dict[int, set[str]] = {}  # hash -> paths that edits with no time added it to
+        self.edits, self.by_hash = evidence.load_candidates(store, repo_id, set(self.hashes), untimed=self.untimed)
         self.names = {t.rel} | {b.orig_path for b in self.lines}
         if any(e.rel_path not in self.names for e in self.edits.values()):
             from hansard.git.history import path_names
@@ -311,6 +314,8 @@ class Attributor:
                 return LineAnswer(b.final_line, b.content, "unknown", commit, rule="other_path")
             if self.hashes[i] in self.unlinked:
                 return LineAnswer(b.final_line, b.content, "unknown", commit, rule="unlinked_session")
+            if self.untimed.get(self.hashes[i], set()) & self.names:
+                return LineAnswer(b.final_line, b.content, "unknown", commit, rule="untimed")
         elif group_has_agent:
             return LineAnswer(b.final_line, b.content, "unknown", commit, rule="trivial")
         if self._shell_touched(b.sha):
@@ -421,6 +426,10 @@ def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes 
     bl = run_blame(t, rev, contents)
     repo_id = repo_for(store, t.main_top)
     answers = Attributor(store, t, repo_id, bl).answer()
+    if any(a.kind == "human" for a in answers):
+        from hansard.answers.pasted import mark_pasted
+
+        answers = mark_pasted(store, bl, answers)  # human lines copied from a web chat
     return render_contract(store, t, rev, bl, answers)
 
 

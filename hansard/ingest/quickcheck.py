@@ -13,30 +13,75 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
 
-TRANSCRIPT_SUFFIXES = (".jsonl", ".json")
+# JSON lines and whole-file JSON; other programs' SQLite databases (Cursor, OpenCode).
+TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".vscdb", ".db")
 
 
-def candidate_files(roots: Iterable[str]) -> Iterator[str]:
-    """Transcript candidates below each root (a root may itself be a file)."""
+def candidate_files(roots: Iterable[str], whole: set[str] | None = None) -> Iterator[str]:
+    """Transcript candidates below each root (a root may itself be a file). A folder in
+    ``whole`` (default: the agents' folders read as one source) is one candidate itself."""
+    if whole is None:
+        from hansard import agents
+
+        whole = agents.whole_dirs()
     for root in roots:
         if os.path.isfile(root):
             yield os.path.abspath(root)
             continue
-        for dirpath, _dirs, files in os.walk(root):
+        for dirpath, dirs, files in os.walk(root):
+            if os.path.abspath(dirpath) in whole:
+                dirs[:] = []
+                yield os.path.abspath(dirpath)
+                continue
             for name in files:
                 if name.endswith(TRANSCRIPT_SUFFIXES) and not name.endswith(".meta.json"):
                     yield os.path.join(os.path.abspath(dirpath), name)
 
 
+def repo_transcripts(repo_paths: Iterable[str]) -> list[str]:
+    """Transcript files agents keep at the top of these repositories (Aider's history)."""
+    from hansard import agents
+
+    names = agents.repo_files()
+    return sorted(f for top in repo_paths for n in names if os.path.isfile(f := os.path.join(top, n)))
+
+
+def source_identity(path: str) -> tuple[int, int, int]:
+    """What says a source changed: (inode, size, mtime_ns) of a file; a database's size and
+    mtime also count its ``-wal`` file (committed rows may live only there); a folder read as
+    one source gives its file count and the newest mtime below it."""
+    st = os.stat(path)
+    if path.endswith((".jsonl", ".json")):
+        return st.st_ino, st.st_size, st.st_mtime_ns
+    if os.path.isdir(path):
+        count, newest = 0, st.st_mtime_ns
+        for dirpath, _dirs, files in os.walk(path):
+            for name in files:
+                try:
+                    newest = max(newest, os.stat(os.path.join(dirpath, name)).st_mtime_ns)
+                except OSError:
+                    continue
+                count += 1
+        return st.st_ino, count, newest
+    size, mtime = st.st_size, st.st_mtime_ns
+    try:
+        wal = os.stat(path + "-wal")
+        size, mtime = size + wal.st_size, max(mtime, wal.st_mtime_ns)
+    except OSError:
+        pass
+    return st.st_ino, size, mtime
+
+
 def anything_changed(store: Store, roots: Iterable[str]) -> bool:
     from hansard.store import as_store
 
-    known = as_store(store).archive.file_stats()
-    for path in candidate_files(roots):
+    store = as_store(store)
+    known = store.archive.file_stats()
+    for path in [*candidate_files(roots), *repo_transcripts(store.repos.paths())]:
         try:
-            st = os.stat(path)
+            ident = source_identity(path)
         except OSError:
             continue
-        if known.get(path) != (st.st_ino, st.st_size, st.st_mtime_ns):
+        if known.get(path) != ident:
             return True
     return False

@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 from hansard import config
 from hansard import agents as registry
 from hansard.agents.base import Provider
-from hansard.ingest import reader
+from hansard.ingest import containers, reader
 from hansard.ingest.pipeline import ScanSummary, ingest
-from hansard.ingest.quickcheck import candidate_files
+from hansard.ingest.quickcheck import candidate_files, repo_transcripts
 from hansard.models import Skip
 
 if TYPE_CHECKING:
@@ -34,7 +34,7 @@ HEAD_HASH_BYTES = 4096
 def discover(paths: Iterable[Path] | None = None) -> Iterator[Path]:
     """Transcript candidates, sorted so that every scan (and reindex) sees the same order."""
     roots = [str(p) for p in paths] if paths else config.default_source_dirs()
-    yield from (Path(p) for p in sorted(set(candidate_files(roots))))
+    yield from (Path(p) for p in sorted(set(candidate_files(roots, containers.whole_dirs(roots)))))
 
 
 def _head_hash(path: Path, n: int) -> str:
@@ -53,6 +53,8 @@ class Scanner:
 
     def scan(self, paths: Iterable[Path] | None = None) -> ScanSummary:
         files = list(discover(paths))
+        if not paths:
+            files += [Path(p) for p in repo_transcripts(self.store.repos.paths())]
         # Only what the stat comparison needs: parser states (which can be large) are read
         # for the files that changed.
         known = self.archive.sources()
@@ -80,6 +82,9 @@ class Scanner:
         return self.summary
 
     def scan_file(self, path: Path, row: Mapping[str, Any] | None) -> None:
+        if containers.claims(path, row):
+            containers.scan(self, path, row)  # a database, a folder or an export: not byte offsets
+            return
         inode, size, mtime = reader.file_identity(str(path))
         if row is not None and (row["inode"], row["size"], row["mtime_ns"]) == (inode, size, mtime) and not row["missing"]:
             return  # unchanged: the common case, a stat and nothing else

@@ -91,6 +91,8 @@ def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
     if sid:
         s = ans["sessions"][sid]
         who = PROVIDER_NAMES.get(s["provider"] or "", s["provider"] or "agent")
+        if s.get("member"):
+            who = f"{s.get('member_name') or s['member']}'s {who}"
         title = f" \"{short(s['title'], 50)}\"" if s.get("title") else ""
         label = {"agent": "written by", "uncommitted": "written by", "agent_modified": "written by",
                  "pasted": "pasted from"}.get(ln["kind"], "written by")
@@ -141,6 +143,8 @@ def why_evidence(ln: dict[str, Any]) -> str:
     return {
         "other_path": "unknown: an agent wrote this text, but into another file",
         "trivial": "unknown: too short to be evidence on its own",
+        "untimed": "unknown: an agent's edit with no recorded time (a Cursor agent transcript) added this line;"
+                   " it cannot be placed before the commit",
         "shell_command": "unknown: a session ran shell commands on this file (invisible to edit records)",
         "unlinked_session": "unknown: a session wrote this line into a file of this name whose repository is not known"
                             " here (a removed worktree, or another machine: see `hansard config map`)",

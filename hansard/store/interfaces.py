@@ -115,6 +115,10 @@ class EvidenceIndex(Protocol):
     def session_edits(self, session_row: int) -> list[Mapping[str, Any]]:
         """id, rel_path, timestamp of a session's applied, linked edits."""
     def sessions_editing_repo(self, repo_id: int, except_row: int) -> list[int]: ...
+    def repo_shell_calls(self, repo_id: int, tools: Collection[str], needle: str
+                         ) -> list[tuple[str, str | None, str | None, str | None]]:
+        """(session id, timestamp, input JSON, output) of calls to ``tools`` in sessions of
+        ``repo_id`` whose input mentions ``needle``."""
     def repo_tool_inputs(self, repo_id: int, tools: Collection[str], needle: str) -> list[tuple[str | None, str | None]]:
         """(timestamp, input JSON) of calls to ``tools`` in the repository mentioning ``needle``."""
     def session_tool_calls(self, session_row: int, tools: Collection[str]) -> list[Mapping[str, Any]]:
@@ -177,8 +181,10 @@ class SessionQueries(Protocol):
         """A number that changes whenever another connection committed to the store."""
     def status(self) -> dict[str, Any]: ...
     def index_state(self) -> dict[str, Any]: ...
+    def provider_counts(self) -> dict[str, dict[str, int]]:
+        """Per provider: sessions, messages, applied edits."""
     def list(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
-             since: str | None = None, limit: int = 20) -> list[dict[str, Any]]: ...
+             since: str | None = None, limit: int = 20, exclude_providers: Sequence[str] = ()) -> list[dict[str, Any]]: ...
     def find(self, ref: str) -> Any: ...
     def repo_path_of(self, ref: str) -> tuple[bool, str | None]: ...
     def repo_path(self, repo_id: int | None) -> str | None: ...
@@ -268,6 +274,24 @@ class SymbolCache(Protocol):
         """Delete rows of other analyzer versions; returns how many."""
 
 
+# --- own commits: agents that commit each edit themselves (the link step dates their edits) ---
+class OwnCommits(Protocol):
+    def undated_edits(self, providers: Sequence[str]) -> list[dict[str, Any]]:
+        """Applied, repository-linked edits of ``providers`` still dated by their session's start:
+        id, repo_id, session_row, message_index, in session order."""
+    def named_commits(self, session_row: int) -> list[tuple[int, str]]:
+        """(message_index, commit id as printed) of a session's calls naming a commit, in order."""
+    def set_edit_time(self, edit_id: int, timestamp: str) -> None: ...
+
+
+# --- web chats: assistant messages holding code, for the pasted rule ---
+class WebChats(Protocol):
+    def any(self, providers: Sequence[str]) -> bool: ...
+    def code_messages(self, providers: Sequence[str]) -> list[dict[str, Any]]:
+        """session_id, provider, message_index, timestamp, text of assistant messages with a
+        code fence, oldest first."""
+
+
 class Store(Protocol):
     archive: Archive
     items: ItemSink
@@ -279,6 +303,8 @@ class Store(Protocol):
     audit: AuditLog
     memories: MemoryStore
     symbols: SymbolCache
+    own_commits: OwnCommits
+    web_chats: WebChats
     readonly: bool
 
     def close(self) -> None: ...

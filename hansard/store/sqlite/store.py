@@ -106,3 +106,15 @@ class SqliteStore:
         from hansard.store.sqlite.memories import SqliteMemories
 
         return SqliteMemories(self.db)
+
+    @cached_property
+    def own_commits(self):  # noqa: ANN201 - hansard.store.sqlite.own_commits.SqliteOwnCommits
+        from hansard.store.sqlite.own_commits import SqliteOwnCommits
+
+        return SqliteOwnCommits(self.db)
+
+    @cached_property
+    def web_chats(self):  # noqa: ANN201 - hansard.store.sqlite.web_chats.SqliteWebChats
+        from hansard.store.sqlite.web_chats import SqliteWebChats
+
+        return SqliteWebChats(self.db)
