@@ -74,7 +74,7 @@ def build_world(root: Path) -> dict[str, Any]:
     (as tests/test_mcp.py does). Sets the agent homes and HANSARD_HOME in os.environ."""
     from hansard.demo import build, point_homes
     from hansard.ingest.run import index
-    from hansard.store.sqlite.db import connect
+    from hansard.store import open_store
 
     home = root / "demo" / "home"
     for var, sub in (("HOME", ""), ("XDG_DATA_HOME", ".local/share"), ("XDG_CONFIG_HOME", ".config")):
@@ -93,13 +93,13 @@ def build_world(root: Path) -> dict[str, Any]:
         claude = Path(os.environ["CLAUDE_CONFIG_DIR"])
         claude.mkdir(parents=True, exist_ok=True)
         (claude / "CLAUDE.md").write_text(MEMORY_GLOBAL)
-    db = connect()
-    index(db)
+    store = open_store()
+    index(store)
     extra = [SAMPLES / p for p in ("claude-code", "codex") if (SAMPLES / p).exists()]
     if extra:
-        index(db, extra)
-    counts = {k: db.execute(f"SELECT COUNT(*) FROM {k}").fetchone()[0] for k in ("sessions", "messages", "edits")}
-    db.close()
+        index(store, extra)
+    counts = {k: store.sessions.status()["counts"][k] for k in ("sessions", "messages", "edits")}
+    store.close()
     env = {k: os.environ[k] for k in ("HANSARD_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "HOME",
                                       "XDG_DATA_HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM")}
     env["PATH"] = os.environ.get("PATH", "")
@@ -190,9 +190,9 @@ def mcp_args(memory_id: str | None) -> dict[str, tuple[str, Any]]:
 
 async def warm_calls(world: dict[str, Any], hello: Path, calls: int, errlog: Any) -> dict[str, Any]:
     from hansard.answers.memories import search_memories
-    from hansard.store.sqlite.db import connect
+    from hansard.store import open_store
 
-    db = connect()
+    db = open_store()
     mem = search_memories(db, "test").get("results") or search_memories(db, "").get("results") or []
     memory_id = mem[0].get("memory_id") if mem else None
     direct = direct_calls(world["repo"], memory_id)

@@ -109,6 +109,10 @@ def build_store(path: Path, n_messages: int, seed: int = 7) -> None:
             el = time.perf_counter() - t0
             print(f"\r  generated {done:,} messages ({done / max(el, 1e-9):,.0f}/s)", end="", file=sys.stderr)
     print(file=sys.stderr)
+    from hansard.store.sqlite.fts import catch_up
+
+    with transaction(db):
+        catch_up(db)  # the full-text indexes level with the rows, as the store's writers leave them
     db.execute("PRAGMA optimize")
     db.close()
 
@@ -153,10 +157,10 @@ def main() -> None:
         print(f"built {args.messages:,} messages in {time.perf_counter() - t:.0f} s; "
               f"store {db_file.stat().st_size / 1e6:.0f} MB")
     from hansard.answers.search.sessions import search_past_sessions
-    from hansard.store.sqlite.db import connect
+    from hansard.store import open_store
 
-    db = connect()
-    n_msgs = db.execute("SELECT MAX(id) FROM messages").fetchone()[0]
+    db = open_store()
+    n_msgs = db.sessions.status()["counts"]["messages"]
     print(f"store: {store} ({n_msgs:,} messages, {db_file.stat().st_size / 1e6:.0f} MB)")
     rng = random.Random(11)
     vocab = zipf_vocab(20000, random.Random(7))
@@ -205,7 +209,7 @@ def main() -> None:
         import numpy as np
 
         from hansard.answers.search import meaning
-        from hansard.answers.search.keyword import Filters
+        from hansard.store.types import SearchFilters
 
         n = args.vectors
         mat = np.random.default_rng(3).standard_normal((n, 256)).astype(np.float32)
@@ -218,14 +222,13 @@ def main() -> None:
             def embed(self, texts):
                 return mat[:1]
 
-        stamp_row = db.execute("SELECT COUNT(*), COALESCE(MAX(message_id), 0) FROM message_vectors").fetchone()
-        path = db.execute("PRAGMA database_list").fetchone()[2]
-        meaning.VectorIndex._cache[(path, Fixed.id)] = ((stamp_row[0], stamp_row[1]), ids, mat)
+        path, count, top = db.search.vector_stamp()
+        meaning.VectorIndex._cache[(path, Fixed.id)] = ((count, top), ids, mat)
         lat = []
-        f = Filters()
+        f = SearchFilters()
         for _ in range(30):
             t = time.perf_counter()
-            meaning.meaning_candidates(db, "x", f, 200, embedder=Fixed())
+            meaning.meaning_candidates(db.search, "x", f, 200, embedder=Fixed())
             lat.append((time.perf_counter() - t) * 1000)
         print(f"meaning search over {n:,} vectors (incl. filter SQL): p50 {pct(lat, 50):.1f} ms, "
               f"p95 {pct(lat, 95):.1f} ms (target <= 25)")
@@ -260,9 +263,9 @@ def main() -> None:
     result = {}
 
     def run_index() -> None:
-        from hansard.store.sqlite.db import connect as c2
+        from hansard.store import open_store as open_second
 
-        d2 = c2()
+        d2 = open_second()
         t = time.perf_counter()
         result["summary"] = index(d2, [tdir])
         result["secs"] = time.perf_counter() - t

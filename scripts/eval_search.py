@@ -69,7 +69,10 @@ def build_generated(folder: Path, n: int, rng: random.Random) -> list[tuple[str,
     return targets
 
 
-def sample_targets(db, rng: random.Random, k: int = 150) -> list[tuple[str, str]]:
+def sample_targets(store, rng: random.Random, k: int = 150) -> list[tuple[str, str]]:
+    """Known-item queries: the rarest words of people's prompts (read straight from the SQLite
+    store: an evaluation harness, not answer code)."""
+    db = store.db
     rows = db.execute(
         "SELECT s.session_id, m.text FROM messages m JOIN sessions s ON s.id=m.session_id"
         " WHERE m.role='user' AND m.kind='text' AND length(m.text) >= 30 AND s.parent_session_id IS NULL"
@@ -90,13 +93,13 @@ def sample_targets(db, rng: random.Random, k: int = 150) -> list[tuple[str, str]
     return out[:k]
 
 
-def recall(db, targets: list[tuple[str, str]], mode: str, embedder=None) -> tuple[float, float, str]:
+def recall(store, targets: list[tuple[str, str]], mode: str, embedder=None) -> tuple[float, float, str]:
     from hansard.answers.search.sessions import search_past_sessions
 
     r1 = r10 = 0
     ran = mode
     for sid, q in targets:
-        ans = search_past_sessions(db, q, mode=mode, limit=10, embedder=embedder, include_subagents=True)
+        ans = search_past_sessions(store, q, mode=mode, limit=10, embedder=embedder, include_subagents=True)
         ran = ans["mode"]
         got = [h["session_id"] for h in ans["results"]]
         r1 += bool(got) and got[0] == sid
@@ -117,23 +120,23 @@ def main() -> None:
     os.environ["HANSARD_NO_BACKGROUND"] = "1"
     from hansard.ingest.run import index
     from hansard.answers.search import meaning
-    from hansard.store.sqlite.db import connect
+    from hansard.store import open_store
 
     emb, why = meaning.load_embedder()
     rng = random.Random(5)
     sets = {}
     os.environ["HANSARD_HOME"] = str(home / "samples-store")
-    db1 = connect()
+    db1 = open_store()
     index(db1, [args.samples])
     sets["shared samples"] = (db1, sample_targets(db1, rng))
     os.environ["HANSARD_HOME"] = str(home / "generated-store")
-    db2 = connect()
+    db2 = open_store()
     targets = build_generated(home / "generated", args.generated, rng)
     index(db2, [home / "generated"])
     sets[f"generated ({args.generated} sessions, paraphrased queries)"] = (db2, rng.sample(targets, min(150, len(targets))))
     if emb is not None:
         for db, _ in sets.values():
-            meaning.build_vectors(db, emb)
+            meaning.build_vectors(db.search, emb)
     print(f"embedder: {emb.id if emb else 'none (' + str(why) + ')'}")
     print("anchor: episodic-memory R@1 53%, R@10 75% (17k real exchanges)")
     for name, (db, tg) in sets.items():
