@@ -32,6 +32,14 @@ def _reader_store():
     return open_for_reading()
 
 
+def _with_team(store):
+    """The store, with the team's sessions beside it when a team is configured (one stat
+    when none is: psycopg is imported only by team code)."""
+    from hansard.team import wrap
+
+    return wrap(store)
+
+
 def _print_json(obj: Any) -> None:
     # stdlib json, not orjson: orjson's import pulls in dataclasses and uuid (~18 ms), and
     # this runs on every editor call of `hansard why`.
@@ -313,7 +321,7 @@ def cmd_why(a: argparse.Namespace) -> int:
         contents = sys.stdin.buffer.read()
     elif a.contents:
         contents = _read_contents(a.contents)
-    ans = explain(store, a.target, rev=a.rev, contents=contents)
+    ans = explain(_with_team(store), a.target, rev=a.rev, contents=contents)
     if a.json:
         _print_json(ans)
         return 0
@@ -359,7 +367,7 @@ def cmd_log(a: argparse.Namespace) -> int:
     store = _store()
     if not a.no_sync:
         _quick_sync(store)
-    result = code_history(store, a.target, symbol=a.symbol, repo=a.repo, until=a.until, token_budget=a.budget)
+    result = code_history(_with_team(store), a.target, symbol=a.symbol, repo=a.repo, until=a.until, token_budget=a.budget)
     if a.json:
         _print_json(result)
     else:
@@ -373,7 +381,7 @@ def cmd_context(a: argparse.Namespace) -> int:
     store = _store()
     if not a.no_sync:
         _quick_sync(store)
-    result = work_context(store, a.session, repo=a.repo, until=a.until, token_budget=a.budget)
+    result = work_context(_with_team(store), a.session, repo=a.repo, until=a.until, token_budget=a.budget)
     if a.json:
         _print_json(result)
     else:
@@ -443,6 +451,18 @@ def cmd_demo(a: argparse.Namespace) -> int:
     from hansard.demo import run_demo
 
     return run_demo(keep=a.keep)
+
+
+def cmd_team(a: argparse.Namespace) -> int:
+    # psycopg loads only inside the team commands.
+    from hansard.team.commands import run
+
+    data, text = run(a, _store)
+    if a.json:
+        _print_json(data)
+    else:
+        print(text)
+    return 0
 
 
 def cmd_lsp(a: argparse.Namespace) -> int:
@@ -646,6 +666,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     sp = add("demo", cmd_demo, "Build a small repository and transcripts in a temporary folder, index them, explain")
     sp.add_argument("--keep", action="store_true", help="keep the temporary folder and print where it is")
+
+    sp = add("team", cmd_team, "Share sessions of opted-in repositories with a team through PostgreSQL")
+    if not isinstance(sp, _Skipped):
+        from hansard.team.commands import add_arguments
+
+        add_arguments(sp)
 
     sp = add("lsp", cmd_lsp, "The language server for editors (stdio): hover, inlay hints, code lens, conversations")
     sp.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default and only transport)")

@@ -131,3 +131,24 @@ class InvalidCursor(InvalidArgument):
 
     code = "invalid_cursor"
     exit_code = 22
+
+
+class TeamUnreachable(HansardError):
+    """The team's PostgreSQL server did not answer in time (down, slow, refused): nothing was
+    changed, locally or on the server, and the same command may succeed later."""
+
+    code = "team_unreachable"
+    exit_code = 30
+    retryable = True
+
+
+class TeamNotConfigured(HansardError):
+    code = "team_not_configured"
+    exit_code = 31
+
+
+class RepoNotOptedIn(HansardError):
+    """A team command named a repository that this member has not added with `hansard team add-repo`."""
+
+    code = "repo_not_opted_in"
+    exit_code = 32

@@ -124,6 +124,8 @@ def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[Fi
                 "last_at": e["last_at"], "parent_session_id": e["parent_session_id"],
                 "live": e["session_id"] in live, "edits": [], "commits": [], "undoes": [], "srow": e["srow"],
             }
+            if "member" in e:  # a teammate's session (hansard.team)
+                s["member"], s["member_name"] = e["member"], e["member_name"]
         shas = edit_landed_in(e["ts"], e["added"], e["removed"], commits)
         s["edits"].append({"message_index": e["message_index"], "tool_call_id": e["call_id"], "tool": e["tool"],
                            "path": e["rel_path"], "timestamp": e["timestamp"], "commits": shas})

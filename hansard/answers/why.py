@@ -458,6 +458,8 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
                 "prompt": None,
                 "prompts": {},
             }
+            if row is not None and "member" in row.keys():  # a teammate's session (hansard.team)
+                s["member"], s["member_name"] = row["member"], row["member_name"]
         p = evidence.prompt_for(store, a.session_id, a.message_index)
         if p is not None:
             s["prompts"][str(p[0])] = p[1]

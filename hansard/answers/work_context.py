@@ -84,7 +84,8 @@ def _repo_top(store: Store, s: Row) -> str | None:
 def _conv(row: Row, relation: str, evidence: str) -> dict[str, Any]:
     return {"session_id": row["session_id"], "provider": row["provider"], "relation": relation, "evidence": evidence,
             "title": row["title"] or (row["first_prompt"] or "")[:100] or None, "started_at": row["started_at"],
-            "last_at": row["last_at"], "message_count": row["message_count"], "row": row["id"]}
+            "last_at": row["last_at"], "message_count": row["message_count"], "row": row["id"],
+            **({"member": row["member"], "member_name": row["member_name"]} if "member" in row.keys() else {})}
 
 
 def _conversations(store: Store, s: Row, top: str | None, bound: float | None) -> list[dict[str, Any]]:

@@ -96,3 +96,16 @@ def relpath_in(top: str, path: str) -> str | None:
     if rel.startswith(".."):
         return None
     return rel.replace(os.sep, "/")
+
+
+def user_identity(cwd: str) -> tuple[str | None, str | None]:
+    """(email, name) git would sign a commit with here. Unlike every other call, this one reads
+    the user's own git configuration and environment: the identity is theirs to set."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(["git", "var", "GIT_AUTHOR_IDENT"], cwd=cwd, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None, None
+    m = re.match(r"^(.*?)\s*<([^>]*)>", proc.stdout.strip()) if proc.returncode == 0 else None
+    return (m.group(2) or None, m.group(1) or None) if m else (None, None)

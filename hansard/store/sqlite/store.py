@@ -118,3 +118,9 @@ class SqliteStore:
         from hansard.store.sqlite.web_chats import SqliteWebChats
 
         return SqliteWebChats(self.db)
+
+    @cached_property
+    def team_export(self):  # noqa: ANN201 - hansard.store.sqlite.team_export.SqliteTeamExport
+        from hansard.store.sqlite.team_export import SqliteTeamExport
+
+        return SqliteTeamExport(self.db)

@@ -1,0 +1,189 @@
+"""The team's evidence, read by repository identity: applied edits and their line hashes,
+the sessions that made them, their prompts and tool calls.
+
+The same SQL serves the server (PostgreSQL, through psycopg) and the offline copy that
+``hansard team pull`` keeps (SQLite, :mod:`hansard.store.sqlite.team_copy`): both hold the
+tables of :mod:`hansard.store.postgres.migrations` and only the placeholder differs. Every
+query leaves out one member-machine (``me``): this machine's own sessions are answered from
+the local store, never twice. Rows are dicts; ids are the team store's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Sequence
+from typing import Any
+
+Run = Callable[[str, Sequence[Any]], list[dict[str, Any]]]
+
+# Hashes per `IN (...)`: one statement for any file a person would blame, and under SQLite's
+# variable limit for the offline copy.
+CHUNK = 5000
+
+_SESSION_COLS = (
+    "s.id, s.session_id, s.provider, s.cwd, s.started_at, s.last_at, s.title, s.first_prompt, s.parent_session_id,"
+    " s.resumed_from, s.git_branch, s.version, s.message_count, r.root_commit, mb.email AS member,"
+    " mb.name AS member_name, mb.machine AS member_machine"
+)
+_FROM_SESSIONS = " FROM sessions s JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
+_NOT_ME = " NOT (mb.email=%s AND mb.machine=%s)"
+
+
+def _marks(n: int) -> str:
+    return ",".join(["%s"] * n)
+
+
+class TeamQueries:
+    def __init__(self, run: Run, me: tuple[str, str]) -> None:
+        self.run = run
+        self.me = me
+
+    # -- edits --------------------------------------------------------------------------
+
+    def edit_lines(self, root_commit: str, hashes: Iterable[int], side: str = "+") -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        hl = list(hashes)
+        for i in range(0, len(hl), CHUNK):
+            part = hl[i:i + CHUNK]
+            out += self.run(
+                "SELECT el.hash, el.exact, el.trivial, e.id, e.rel_path, e.timestamp, e.call_id, s.provider,"
+                " e.user_modified, e.tool, s.session_id, e.message_index, s.id AS srow"
+                " FROM edit_lines el JOIN edits e ON e.id=el.edit_id JOIN sessions s ON s.id=e.session_row"
+                " JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=e.repo_id"
+                f" WHERE el.side=%s AND el.hash IN ({_marks(len(part))}) AND r.root_commit=%s AND{_NOT_ME}",
+                (side, *part, root_commit, *self.me),
+            )
+        return out
+
+    def removed_lines(self, edit_ids: Collection[int]) -> list[tuple[int, int]]:
+        if not edit_ids:
+            return []
+        rows = self.run(
+            f"SELECT edit_id, hash FROM edit_lines WHERE side='-' AND NOT trivial AND edit_id IN ({_marks(len(edit_ids))})",
+            list(edit_ids),
+        )
+        return [(r["edit_id"], r["hash"]) for r in rows]
+
+    def edit_hashes(self, edit_id: int) -> tuple[set[int], set[int]]:
+        added: set[int] = set()
+        removed: set[int] = set()
+        for r in self.run("SELECT side, hash FROM edit_lines WHERE edit_id=%s AND NOT trivial", (edit_id,)):
+            (added if r["side"] == "+" else removed).add(r["hash"])
+        return added, removed
+
+    def edit_content(self, edit_id: int) -> dict[str, Any] | None:
+        rows = self.run("SELECT hunks, after_text, kind FROM edits WHERE id=%s", (edit_id,))
+        if not rows:
+            return None
+        import json
+
+        r = rows[0]
+        return {"hunks": json.loads(r["hunks"]) if r["hunks"] else [], "kind": r["kind"], "after_text": r["after_text"]}
+
+    def has_applied_edits(self, root_commit: str, paths: Collection[str]) -> bool:
+        if not paths:
+            return False
+        return bool(self.run(
+            "SELECT 1 AS one FROM edits e JOIN repos r ON r.id=e.repo_id JOIN sessions s ON s.id=e.session_row"
+            f" JOIN members mb ON mb.id=s.member_id WHERE r.root_commit=%s AND e.rel_path IN ({_marks(len(paths))})"
+            f" AND{_NOT_ME} LIMIT 1",
+            (root_commit, *paths, *self.me),
+        ))
+
+    def applied_edits(self, root_commit: str, paths: Collection[str]) -> list[dict[str, Any]]:
+        if not paths:
+            return []
+        return self.run(
+            "SELECT e.id, e.call_id, e.tool, e.kind, e.rel_path, e.timestamp, e.hunks, 'applied' AS status,"
+            " s.session_id, s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.parent_session_id,"
+            " s.id AS srow, e.message_index, mb.email AS member, mb.name AS member_name"
+            " FROM edits e JOIN sessions s ON s.id=e.session_row JOIN members mb ON mb.id=s.member_id"
+            f" JOIN repos r ON r.id=e.repo_id WHERE r.root_commit=%s AND e.rel_path IN ({_marks(len(paths))})"
+            f" AND{_NOT_ME}",
+            (root_commit, *paths, *self.me),
+        )
+
+    def session_edits(self, session_row: int) -> list[dict[str, Any]]:
+        return self.run("SELECT id, rel_path, timestamp FROM edits WHERE session_row=%s", (session_row,))
+
+    def sessions_editing_repo(self, root_commit: str, except_row: int) -> list[int]:
+        return [r["id"] for r in self.run(
+            "SELECT DISTINCT s.id FROM edits e JOIN sessions s ON s.id=e.session_row JOIN members mb ON"
+            f" mb.id=s.member_id JOIN repos r ON r.id=e.repo_id WHERE r.root_commit=%s AND s.id<>%s AND{_NOT_ME}",
+            (root_commit, except_row, *self.me),
+        )]
+
+    # -- tool calls -------------------------------------------------------------------------
+
+    def repo_tool_inputs(self, root_commit: str, tools: Collection[str], needle: str) -> list[tuple[str | None, str | None]]:
+        if not tools:
+            return []
+        rows = self.run(
+            "SELECT t.timestamp, t.input" + _FROM_SESSIONS.replace("FROM sessions s", "FROM tool_calls t JOIN sessions s"
+                                                                   " ON s.id=t.session_row")
+            + f" WHERE r.root_commit=%s AND t.name IN ({_marks(len(tools))}) AND t.input LIKE %s ESCAPE '\\' AND{_NOT_ME}",
+            (root_commit, *tools, "%" + needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%",
+             *self.me),
+        )
+        return [(r["timestamp"], r["input"]) for r in rows]
+
+    def session_tool_calls(self, session_row: int, tools: Collection[str]) -> list[dict[str, Any]]:
+        if not tools:
+            return []
+        return self.run(
+            "SELECT call_id, name, input, output, exit_code, status, timestamp, cwd, message_index FROM tool_calls"
+            f" WHERE session_row=%s AND name IN ({_marks(len(tools))}) ORDER BY timestamp, id",
+            (session_row, *tools),
+        )
+
+    # -- sessions -----------------------------------------------------------------------------
+
+    def sessions(self, session_ids: Collection[str]) -> list[dict[str, Any]]:
+        if not session_ids:
+            return []
+        return self.run(
+            f"SELECT {_SESSION_COLS}{_FROM_SESSIONS} WHERE s.session_id IN ({_marks(len(session_ids))}) AND{_NOT_ME}",
+            (*session_ids, *self.me),
+        )
+
+    def session_at(self, session_row: int) -> dict[str, Any] | None:
+        rows = self.run(f"SELECT {_SESSION_COLS}{_FROM_SESSIONS} WHERE s.id=%s", (session_row,))
+        return rows[0] if rows else None
+
+    def prompts(self, session_ids: Collection[str]) -> list[dict[str, Any]]:
+        """session_id, message_index, text of every typed user prompt of these sessions."""
+        if not session_ids:
+            return []
+        return self.run(
+            "SELECT s.session_id, m.message_index, m.text FROM messages m JOIN sessions s ON s.id=m.session_row"
+            f" JOIN members mb ON mb.id=s.member_id WHERE s.session_id IN ({_marks(len(session_ids))})"
+            f" AND m.role='user' AND m.kind='text' AND{_NOT_ME} ORDER BY m.message_index",
+            (*session_ids, *self.me),
+        )
+
+    def top_sessions_in_repo(self, root_commit: str) -> list[dict[str, Any]]:
+        return self.run(
+            f"SELECT {_SESSION_COLS}{_FROM_SESSIONS} WHERE r.root_commit=%s AND s.parent_session_id IS NULL"
+            f" AND{_NOT_ME} ORDER BY s.last_at DESC",
+            (root_commit, *self.me),
+        )
+
+    def list(self, roots: Collection[str] | None, since: str | None, limit: int) -> list[dict[str, Any]]:
+        where, args = [_NOT_ME], list(self.me)
+        if roots is not None:
+            if not roots:
+                return []
+            where.append(f"r.root_commit IN ({_marks(len(roots))})")
+            args += list(roots)
+        if since:
+            where.append("s.last_at>=%s")
+            args.append(since)
+        return self.run(
+            f"SELECT {_SESSION_COLS}{_FROM_SESSIONS} WHERE {' AND '.join(where)} ORDER BY s.last_at DESC LIMIT %s",
+            (*args, limit),
+        )
+
+    def messages(self, session_row: int) -> list[dict[str, Any]]:
+        return self.run(
+            "SELECT message_index, role, kind, text, timestamp FROM messages WHERE session_row=%s ORDER BY message_index",
+            (session_row,),
+        )

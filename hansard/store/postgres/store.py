@@ -1,0 +1,280 @@
+"""``PostgresTeamStore``: the team's shared store on a PostgreSQL server, through a psycopg 3
+connection pool.
+
+Every failure to reach the server, or a statement past its deadline, is raised as
+``TeamUnreachable`` (retryable); a server migrated by a newer hansard is refused with
+``StoreTooNew``. Writes (a push) run in one transaction per session, so a push that fails
+half-way leaves whole sessions or none, and pushing again finishes it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections.abc import Iterator, Sequence
+from functools import cached_property
+from typing import Any
+
+from hansard.errors import StoreTooNew, TeamUnreachable
+from hansard.store.postgres.migrations import MIGRATIONS
+from hansard.store.postgres.queries import TeamQueries
+
+# Any key works as long as every hansard uses the same one: migrations run one at a time.
+_MIGRATE_LOCK = 0x68616E73
+
+
+def _unreachable(exc: BaseException) -> TeamUnreachable:
+    return TeamUnreachable(f"the team server cannot be reached: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}")
+
+
+class PostgresTeamStore:
+    def __init__(self, conninfo: str, *, me: tuple[str, str], timeout: float = 5.0, statement_timeout_ms: int = 30000,
+                 passfile: str | None = None, max_size: int = 4) -> None:
+        import psycopg
+        from psycopg.rows import dict_row
+        from psycopg_pool import ConnectionPool
+
+        self.me = me
+        self._psycopg = psycopg
+        kwargs: dict[str, Any] = {"connect_timeout": max(1, int(round(timeout))), "row_factory": dict_row,
+                                  "options": f"-c statement_timeout={int(statement_timeout_ms)}",
+                                  "application_name": "hansard"}
+        if passfile:
+            kwargs["passfile"] = passfile
+        try:
+            self.pool = ConnectionPool(conninfo, min_size=1, max_size=max_size, kwargs=kwargs, timeout=timeout,
+                                       open=False, name="hansard-team")
+            self.pool.open(wait=True, timeout=timeout)
+        except Exception as exc:  # PoolTimeout, OperationalError: the server did not answer
+            with contextlib.suppress(Exception):
+                self.pool.close(timeout=0)
+            raise _unreachable(exc) from None
+        self.readonly = False
+
+    def close(self) -> None:
+        self.pool.close(timeout=1)
+
+    @contextlib.contextmanager
+    def connection(self) -> Iterator[Any]:
+        psycopg = self._psycopg
+        try:
+            with self.pool.connection() as conn:
+                yield conn
+        except (psycopg.OperationalError, psycopg.errors.QueryCanceled) as exc:
+            raise _unreachable(exc) from None
+        except Exception as exc:
+            from psycopg_pool import PoolTimeout
+
+            if isinstance(exc, PoolTimeout):
+                raise _unreachable(exc) from None
+            raise
+
+    def run(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        with self.connection() as conn:
+            cur = conn.execute(sql, list(params))
+            return cur.fetchall() if cur.description else []
+
+    # -- schema ---------------------------------------------------------------------------
+
+    def migrate(self) -> list[str]:
+        """Apply the migrations this server lacks; returns their names."""
+        applied: list[str] = []
+        with self.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_MIGRATE_LOCK,))
+            conn.execute("CREATE TABLE IF NOT EXISTS hansard_migrations (name TEXT PRIMARY KEY,"
+                         " applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
+            done = {r["name"] for r in conn.execute("SELECT name FROM hansard_migrations")}
+            self._refuse_newer(done)
+            for m in MIGRATIONS:
+                if m.__name__ in done:
+                    continue
+                conn.execute(m())
+                conn.execute("INSERT INTO hansard_migrations(name) VALUES (%s)", (m.__name__,))
+                applied.append(m.__name__)
+        return applied
+
+    def check_schema(self) -> None:
+        """Readers: the server's schema is one this hansard knows (else ``StoreTooNew``), and exists."""
+        rows = self.run("SELECT to_regclass('hansard_migrations') IS NOT NULL AS present")
+        if not rows or not rows[0]["present"]:
+            from hansard.errors import TeamNotConfigured
+
+            raise TeamNotConfigured("the team server has no hansard tables yet: run `hansard team init` first")
+        self._refuse_newer({r["name"] for r in self.run("SELECT name FROM hansard_migrations")})
+
+    @staticmethod
+    def _refuse_newer(done: set[str]) -> None:
+        unknown = sorted(done - {m.__name__ for m in MIGRATIONS})
+        if unknown:
+            raise StoreTooNew("the team server was migrated by a newer hansard (unknown migrations: "
+                              + ", ".join(unknown) + "); upgrade hansard. Nothing was changed.")
+
+    # -- facets ----------------------------------------------------------------------------
+
+    @cached_property
+    def evidence(self) -> TeamQueries:
+        return TeamQueries(self.run, self.me)
+
+    @cached_property
+    def uploads(self) -> TeamUploads:
+        return TeamUploads(self)
+
+    @cached_property
+    def search(self) -> TeamSearch:
+        return TeamSearch(self)
+
+
+class TeamUploads:
+    """The push side: members, repositories and whole sessions."""
+
+    def __init__(self, store: PostgresTeamStore) -> None:
+        self.store = store
+
+    def member(self, email: str, machine: str, name: str | None) -> int:
+        rows = self.store.run(
+            "INSERT INTO members(email, machine, name) VALUES (%s, %s, %s)"
+            " ON CONFLICT (email, machine) DO UPDATE SET name=EXCLUDED.name RETURNING id",
+            (email, machine, name),
+        )
+        return rows[0]["id"]
+
+    def repo(self, root_commit: str, remote: str | None, name: str | None) -> int:
+        rows = self.store.run(
+            "INSERT INTO repos(root_commit, remote, name) VALUES (%s, %s, %s)"
+            " ON CONFLICT (root_commit) DO UPDATE SET remote=COALESCE(repos.remote, EXCLUDED.remote) RETURNING id",
+            (root_commit, remote, name),
+        )
+        return rows[0]["id"]
+
+    def pushed(self, member_id: int) -> dict[str, str]:
+        """session_id -> content hash of every session this member-machine has pushed."""
+        return {r["session_id"]: r["content_hash"] for r in self.store.run(
+            "SELECT session_id, content_hash FROM sessions WHERE member_id=%s", (member_id,))}
+
+    def put_session(self, member_id: int, repo_id: int, session: dict[str, Any], rows: dict[str, list[dict[str, Any]]],
+                    content_hash: str, redactions: int) -> None:
+        """Replace this member's copy of one session with ``rows``, in one transaction."""
+        with self.store.connection() as conn, conn.transaction():
+            conn.execute("DELETE FROM sessions WHERE member_id=%s AND session_id=%s", (member_id, session["session_id"]))
+            srow = conn.execute(
+                "INSERT INTO sessions(member_id, repo_id, session_id, provider, cwd, started_at, last_at, title,"
+                " first_prompt, parent_session_id, resumed_from, git_branch, version, message_count, content_hash,"
+                " redactions) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
+                (member_id, repo_id, session["session_id"], session["provider"], session.get("cwd"),
+                 session.get("started_at"), session.get("last_at"), session.get("title"), session.get("first_prompt"),
+                 session.get("parent_session_id"), session.get("resumed_from"), session.get("git_branch"),
+                 session.get("version"), session.get("message_count") or 0, content_hash, redactions),
+            ).fetchone()["id"]
+            with conn.cursor().copy("COPY messages(session_row, message_index, role, kind, text, timestamp) FROM STDIN") as cp:
+                for m in rows["messages"]:
+                    cp.write_row((srow, m["message_index"], m["role"], m["kind"], m["text"], m["timestamp"]))
+            with conn.cursor().copy("COPY tool_calls(session_row, message_index, call_id, name, input, output, exit_code,"
+                                    " status, timestamp, cwd) FROM STDIN") as cp:
+                for t in rows["tool_calls"]:
+                    cp.write_row((srow, t["message_index"], t["call_id"], t["name"], t["input"], t["output"],
+                                  t["exit_code"], t["status"], t["timestamp"], t["cwd"]))
+            for e in rows["edits"]:
+                eid = conn.execute(
+                    "INSERT INTO edits(session_row, repo_id, message_index, call_id, seq, tool, kind, rel_path, timestamp,"
+                    " user_modified, hunks, after_text) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
+                    (srow, repo_id, e["message_index"], e["call_id"], e["seq"], e["tool"], e["kind"], e["rel_path"],
+                     e["timestamp"], bool(e["user_modified"]), e["hunks"], e["after_text"]),
+                ).fetchone()["id"]
+                with conn.cursor().copy("COPY edit_lines(edit_id, side, ordinal, hash, exact, trivial) FROM STDIN") as cp:
+                    for side, ordinal, h, exact, trivial in e["lines"]:
+                        cp.write_row((eid, side, ordinal, h, exact, bool(trivial)))
+            conn.execute("UPDATE members SET last_push=now() WHERE id=%s", (member_id,))
+
+    def counts(self) -> dict[str, Any]:
+        one = self.store.run(
+            "SELECT (SELECT COUNT(*) FROM members) AS members, (SELECT COUNT(*) FROM repos) AS repos,"
+            " (SELECT COUNT(*) FROM sessions) AS sessions, (SELECT COUNT(*) FROM messages) AS messages,"
+            " (SELECT COUNT(*) FROM edits) AS edits")[0]
+        per = self.store.run(
+            "SELECT mb.email, mb.name, mb.machine, mb.last_push, COUNT(s.id) AS sessions FROM members mb"
+            " LEFT JOIN sessions s ON s.member_id=mb.id GROUP BY mb.id ORDER BY mb.email, mb.machine")
+        return {**one, "members_detail": [{**r, "last_push": r["last_push"].isoformat() if r["last_push"] else None}
+                                          for r in per]}
+
+    def export(self, roots: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
+        """Every other member's rows in these repositories, table by table (for an offline copy)."""
+        me = self.store.me
+        if not roots:
+            return {k: [] for k in ("members", "repos", "sessions", "messages", "tool_calls", "edits", "edit_lines")}
+        marks = ",".join(["%s"] * len(roots))
+        sel = (f"SELECT s.id FROM sessions s JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
+               f" WHERE r.root_commit IN ({marks}) AND NOT (mb.email=%s AND mb.machine=%s)")
+        args = (*roots, *me)
+        run = self.store.run
+        return {
+            "members": run("SELECT id, email, machine, name FROM members"),
+            "repos": run(f"SELECT id, root_commit, remote, name FROM repos WHERE root_commit IN ({marks})", roots),
+            "sessions": run("SELECT id, member_id, repo_id, session_id, provider, cwd, started_at, last_at, title,"
+                            " first_prompt, parent_session_id, resumed_from, git_branch, version, message_count,"
+                            f" content_hash, redactions FROM sessions WHERE id IN ({sel})", args),
+            "messages": run("SELECT id, session_row, message_index, role, kind, text, timestamp FROM messages"
+                            f" WHERE session_row IN ({sel})", args),
+            "tool_calls": run("SELECT id, session_row, message_index, call_id, name, input, output, exit_code, status,"
+                              f" timestamp, cwd FROM tool_calls WHERE session_row IN ({sel})", args),
+            "edits": run("SELECT id, session_row, repo_id, message_index, call_id, seq, tool, kind, rel_path, timestamp,"
+                         f" user_modified, hunks, after_text FROM edits WHERE session_row IN ({sel})", args),
+            "edit_lines": run("SELECT edit_id, side, ordinal, hash, exact, trivial FROM edit_lines WHERE edit_id IN"
+                              f" (SELECT id FROM edits WHERE session_row IN ({sel}))", args),
+        }
+
+
+def content_hash(session: dict[str, Any], rows: dict[str, list[dict[str, Any]]]) -> str:
+    """A digest of everything a push sends for one session: equal digests, nothing to send."""
+    import json
+
+    h = hashlib.sha256()
+    h.update(json.dumps([session, rows], sort_keys=True, default=str).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+class TeamSearch:
+    """Keyword search in PostgreSQL: the words through ``tsvector`` (GIN), a phrase or a piece
+    of a word through ``pg_trgm`` (GIN). Other members' sessions only, in given repositories."""
+
+    def __init__(self, store: PostgresTeamStore) -> None:
+        self.store = store
+
+    def messages(self, words: Sequence[str], phrases: Sequence[str], roots: Sequence[str] | None,
+                 since: str | None, until: str | None, limit: int) -> list[dict[str, Any]]:
+        where = ["NOT (mb.email=%s AND mb.machine=%s)"]
+        args: list[Any] = list(self.store.me)
+        rank = "0"
+        if words:
+            where.append("m.tsv @@ to_tsquery('simple', %s)")
+            args.append(" & ".join(_ts_word(w) for w in words))
+        for p in phrases:
+            where.append("m.text ILIKE %s")
+            args.append("%" + p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
+        if roots is not None:
+            if not roots:
+                return []
+            where.append(f"r.root_commit IN ({','.join(['%s'] * len(roots))})")
+            args += list(roots)
+        if since:
+            where.append("m.timestamp>=%s")
+            args.append(since)
+        if until:
+            where.append("m.timestamp<=%s")
+            args.append(until)
+        if words:
+            rank = "ts_rank(m.tsv, to_tsquery('simple', %s))"
+        sql = (
+            f"SELECT m.message_index, m.role, m.kind, left(m.text, 2000) AS text, m.timestamp, {rank} AS score,"
+            " s.session_id, s.provider, s.title, s.started_at, s.last_at, r.root_commit,"
+            " mb.email AS member, mb.name AS member_name"
+            " FROM messages m JOIN sessions s ON s.id=m.session_row JOIN members mb ON mb.id=s.member_id"
+            f" JOIN repos r ON r.id=s.repo_id WHERE {' AND '.join(where)}"
+            " ORDER BY score DESC, m.timestamp DESC LIMIT %s"
+        )
+        params = ([" & ".join(_ts_word(w) for w in words)] if words else []) + args + [limit]
+        return self.store.run(sql, params)
+
+
+def _ts_word(w: str) -> str:
+    """One word as a tsquery operand: quoted, so no character of it is an operator."""
+    return "'" + w.replace("'", "''").replace("\\", "\\\\") + "':*" if w.endswith("*") else "'" + w.replace("'", "''").replace("\\", "\\\\") + "'"

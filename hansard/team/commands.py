@@ -1,0 +1,288 @@
+"""`hansard team init | add-repo | push | pull | status`: what leaves this machine and when.
+
+A push sends, for the opted-in repositories only, each session's derived rows as the local
+store holds them (redacted at ingest), passed through the redactor once more on the way out;
+never the raw archive. It is incremental and idempotent: a session whose content digest the
+server already has for this member-machine is not sent again. A server that is down or slow
+fails the command with ``TeamUnreachable`` (retryable) and nothing changes locally.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from hansard.errors import InvalidArgument, NotARepository, RepoNotOptedIn
+from hansard.team import config as tconfig
+
+
+def _now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _identity(cwd: str) -> tuple[str, str | None]:
+    """(git user.email, git user.name) as git would sign a commit here."""
+    from hansard.git.identity import user_identity
+
+    email, name = user_identity(cwd)
+    if not email:
+        raise InvalidArgument("git has no user.email here: set it with `git config --global user.email ...`")
+    return email, name
+
+
+def _repo_at(path: str) -> dict[str, Any]:
+    from hansard.git import identity
+
+    tops = identity.find_toplevel(os.path.abspath(path))
+    if tops is None:
+        raise NotARepository(f"{path} is not inside a git repository")
+    ident = identity.identify(tops[1])
+    if not ident.root_commit:
+        raise InvalidArgument(f"{tops[1]} has no commit yet: a repository is known to the team by its first commit")
+    return {"root_commit": ident.root_commit, "remote": ident.remote, "path": tops[1],
+            "name": os.path.basename(tops[1].rstrip(os.sep))}
+
+
+# -- init / add-repo ----------------------------------------------------------------------------
+
+
+def init(url: str, name: str, *, cwd: str | None = None) -> dict[str, Any]:
+    import uuid
+
+    clean, password = tconfig.split_password(url)
+    email, display = _identity(cwd or os.getcwd())
+    old = tconfig.load() if tconfig.configured() else {}
+    machine = (old.get("member") or {}).get("machine") or uuid.uuid4().hex
+    cfg = {"name": name, "url": clean, "member": {"email": email, "name": display, "machine": machine},
+           "repos": old.get("repos", [])}
+    passfile = tconfig.store_password(clean, password) if password else None
+    tconfig.save(cfg)
+    from hansard.team import open_server
+
+    server = open_server(cfg, migrate=True)
+    server.close()
+    return {"team": name, "url": clean, "member": cfg["member"], "config": tconfig.config_path(),
+            "passfile": passfile}
+
+
+def add_repo(path: str) -> dict[str, Any]:
+    cfg = tconfig.load()
+    repo = _repo_at(path)
+    repos = [r for r in cfg.get("repos", []) if r["root_commit"] != repo["root_commit"]]
+    repos.append(repo)
+    cfg["repos"] = repos
+    tconfig.save(cfg)
+    return {"added": repo, "repos": repos}
+
+
+def _selected(cfg: dict[str, Any], repo: str | None) -> list[dict[str, Any]]:
+    repos = cfg.get("repos", [])
+    if repo is None:
+        return repos
+    want = _repo_at(repo)
+    chosen = [r for r in repos if r["root_commit"] == want["root_commit"]]
+    if not chosen:
+        raise RepoNotOptedIn(f"{want['path']} is not opted in for the team: run `hansard team add-repo {repo}` first",
+                             repo=want["path"])
+    return chosen
+
+
+# -- push -----------------------------------------------------------------------------------------
+
+
+def _redact_all(session: dict[str, Any], rows: dict[str, list[dict[str, Any]]]) -> int:
+    """Run every text field through the redactor again (the store's text was redacted at
+    ingest; a rule added since is applied on the way out too). Returns secrets withheld now."""
+    from hansard.ingest import redact
+
+    n = 0
+
+    def clean(d: dict[str, Any], key: str) -> None:
+        nonlocal n
+        v = d.get(key)
+        if isinstance(v, str) and v:
+            d[key], k = redact.redact(v)
+            n += k
+
+    for key in ("title", "first_prompt", "cwd"):
+        clean(session, key)
+    for m in rows["messages"]:
+        clean(m, "text")
+    for t in rows["tool_calls"]:
+        for key in ("input", "output", "cwd"):
+            clean(t, key)
+    for e in rows["edits"]:
+        clean(e, "after_text")
+        if e.get("hunks"):
+            hunks = json.loads(e["hunks"])
+            for h in hunks:
+                h[4], k = redact.redact_lines(h[4], prefix=1)
+                n += k
+            e["hunks"] = json.dumps(hunks)
+    return n
+
+
+def collect(local: Any, cfg: dict[str, Any], repo: str | None = None) -> list[dict[str, Any]]:
+    """What a push would send: one entry per (repository, session) with its rows."""
+    from hansard.store.postgres.store import content_hash
+
+    out = []
+    exp = local.team_export
+    for r in _selected(cfg, repo):
+        ids = exp.repo_ids_with_root(r["root_commit"])
+        for s in exp.sessions_in(ids):
+            rows = exp.session_rows(s["id"], ids)
+            session = {k: v for k, v in s.items() if k not in ("id", "repo_id")}
+            extra = _redact_all(session, rows)
+            for e in rows["edits"]:
+                e.pop("id", None)
+                e.pop("repo_id", None)
+            payload = json.dumps([session, rows], default=str)
+            marks = payload.count("[REDACTED:")
+            out.append({"repo": r, "session": session, "rows": rows, "hash": content_hash(session, rows),
+                        "bytes": len(payload.encode("utf-8", "surrogatepass")), "redactions": marks,
+                        "redacted_now": extra})
+    return out
+
+
+def push(local: Any, repo: str | None = None, *, dry_run: bool = False) -> dict[str, Any]:
+    cfg = tconfig.load()
+    entries = collect(local, cfg, repo)
+    listing = [{"session_id": e["session"]["session_id"], "provider": e["session"]["provider"],
+                "repo": e["repo"]["name"], "root_commit": e["repo"]["root_commit"], "bytes": e["bytes"],
+                "messages": len(e["rows"]["messages"]), "edits": len(e["rows"]["edits"]),
+                "redactions": e["redactions"]} for e in entries]
+    summary: dict[str, Any] = {"team": cfg["name"], "member": cfg["member"]["email"], "dry_run": dry_run,
+                               "repos": [r["name"] for r in _selected(cfg, repo)],
+                               "redactions": sum(e["redactions"] for e in entries)}
+    if dry_run:
+        return {**summary, "sessions": listing, "bytes": sum(e["bytes"] for e in entries)}
+    from hansard.team import open_server
+
+    server = open_server(cfg, migrate=True)
+    try:
+        up = server.uploads
+        member_id = up.member(cfg["member"]["email"], cfg["member"]["machine"], cfg["member"].get("name"))
+        repo_ids = {r["root_commit"]: up.repo(r["root_commit"], r.get("remote"), r.get("name"))
+                    for r in _selected(cfg, repo)}
+        have = up.pushed(member_id)
+        sent = []
+        for e, item in zip(entries, listing, strict=True):
+            if have.get(e["session"]["session_id"]) == e["hash"]:
+                continue
+            up.put_session(member_id, repo_ids[e["repo"]["root_commit"]], e["session"], e["rows"], e["hash"],
+                           e["redactions"])
+            have[e["session"]["session_id"]] = e["hash"]
+            sent.append(item)
+    finally:
+        server.close()
+    return {**summary, "sessions": sent, "pushed": len(sent), "unchanged": len(entries) - len(sent),
+            "bytes": sum(s["bytes"] for s in sent)}
+
+
+# -- pull / status ----------------------------------------------------------------------------------
+
+
+def pull(repo: str | None = None) -> dict[str, Any]:
+    """Replace the offline copy with the server's sessions of the opted-in repositories."""
+    from hansard.store.sqlite.team_copy import SqliteTeamCopy
+    from hansard.team import open_server
+
+    cfg = tconfig.load()
+    roots = [r["root_commit"] for r in _selected(cfg, repo)]
+    server = open_server(cfg)
+    try:
+        tables = server.uploads.export(roots)
+    finally:
+        server.close()
+    copy = SqliteTeamCopy(tconfig.offline_path())
+    try:
+        counts = copy.replace(tables, _now())
+    finally:
+        copy.close()
+    return {"team": cfg["name"], "offline_copy": tconfig.offline_path(), "repos": len(roots), "counts": counts}
+
+
+def status() -> dict[str, Any]:
+    from hansard.errors import TeamUnreachable
+    from hansard.team import open_offline, open_server
+
+    cfg = tconfig.load()
+    out: dict[str, Any] = {"team": cfg["name"], "url": cfg["url"], "member": cfg["member"],
+                           "repos": cfg.get("repos", []), "server": None}
+    try:
+        server = open_server(cfg)
+    except TeamUnreachable as exc:
+        out["server"] = {"reachable": False, "error": exc.message}
+    else:
+        try:
+            out["server"] = {"reachable": True, **server.uploads.counts()}
+        finally:
+            server.close()
+    copy = open_offline(cfg)
+    if copy is not None:
+        try:
+            out["offline_copy"] = {"path": copy.path, "pulled_at": copy.pulled_at(), "sessions": copy.sessions_count()}
+        finally:
+            copy.close()
+    return out
+
+
+# -- command line ---------------------------------------------------------------------------------
+
+
+def add_arguments(sp: Any) -> None:
+    sub = sp.add_subparsers(dest="team_cmd", required=True)
+    m = sub.add_parser("init", help="connect this member to a team's PostgreSQL (password kept in a 0600 pgpass file)")
+    m.add_argument("url", help="postgresql://user@host:port/db (a password here moves to the pgpass file)")
+    m.add_argument("--name", required=True, help="the team's name")
+    m.add_argument("--json", action="store_true")
+    m = sub.add_parser("add-repo", help="opt a repository in: its sessions may be pushed, the team's are read")
+    m.add_argument("path", nargs="?", default=".")
+    m.add_argument("--json", action="store_true")
+    m = sub.add_parser("push", help="upload this machine's sessions of the opted-in repositories (redacted)")
+    m.add_argument("--repo", help="only this opted-in repository (a path inside it)")
+    m.add_argument("--dry-run", action="store_true", help="list what would leave this machine, send nothing")
+    m.add_argument("--json", action="store_true")
+    m = sub.add_parser("pull", help="keep an offline copy of the team's sessions of the opted-in repositories")
+    m.add_argument("--repo", help="only this opted-in repository (a path inside it)")
+    m.add_argument("--json", action="store_true")
+    m = sub.add_parser("status", help="the team, this member, the server's counts, the offline copy")
+    m.add_argument("--json", action="store_true")
+
+
+def run(a: Any, local_store: Any) -> tuple[dict[str, Any], str]:
+    """(JSON answer, text) of one `hansard team` command; ``local_store`` is called for a store."""
+    cmd = a.team_cmd
+    if cmd == "init":
+        d = init(a.url, a.name)
+        return d, f"team {d['team']}: {d['url']} as {d['member']['email']} (config {d['config']})"
+    if cmd == "add-repo":
+        d = add_repo(a.path)
+        return d, f"opted in {d['added']['path']} ({d['added']['root_commit'][:12]})"
+    if cmd == "push":
+        d = push(local_store(), a.repo, dry_run=a.dry_run)
+        lines = [f"{s['session_id'][:13]}  {s['provider']:11}  {s['repo']:16}  {s['bytes']:>8} bytes"
+                 f"  {s['redactions']} redacted" for s in d["sessions"]]
+        head = ("would send" if d["dry_run"] else "pushed") + f" {len(d['sessions'])} session(s), " \
+            f"{d['bytes']} bytes, {d['redactions']} redaction(s)"
+        if not d["dry_run"]:
+            head += f"; {d['unchanged']} unchanged"
+        return d, "\n".join([head, *lines])
+    if cmd == "pull":
+        d = pull(a.repo)
+        return d, f"offline copy: {d['counts']['sessions']} team session(s) in {d['repos']} repositories"
+    d = status()
+    srv = d["server"]
+    text = [f"team {d['team']} at {d['url']}; member {d['member']['email']} ({d['member']['machine'][:8]})",
+            "repos: " + (", ".join(r["name"] for r in d["repos"]) or "none (hansard team add-repo .)")]
+    if srv and srv.get("reachable"):
+        text.append(f"server: {srv['members']} member-machines, {srv['sessions']} sessions, {srv['messages']} messages")
+    else:
+        text.append(f"server: unreachable ({srv['error'] if srv else '?'})")
+    if d.get("offline_copy"):
+        text.append(f"offline copy: {d['offline_copy']['sessions']} sessions, pulled {d['offline_copy']['pulled_at']}")
+    return d, "\n".join(text)

@@ -1,0 +1,270 @@
+"""The local store seen together with the team's: a store whose ``evidence`` facet answers
+from this machine's sessions and from other members' sessions in the opted-in repositories.
+
+Team rows keep their own ids, negated: an edit or a session row below zero is the team's, so
+answer code passes ids back without knowing where they came from. A repository is matched by
+identity (its root commit), never by path. Team sessions carry ``member`` (git email) and
+``member_name``. Round trips to the server are per question, not per line: the edits of
+a file's hashes in one query, then their sessions and their prompts in one query each.
+Everything else (archive, search, memories, ...) is the local store's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+from typing import Any
+
+# Columns of a local sessions row that the team store does not keep.
+_LOCAL_ONLY = {"source_id": None, "title_rank": 0, "agent_id": None, "spawn_call_id": None, "git_commit": None,
+               "git_remote": None, "extra": None, "resolved": 1}
+
+
+class TeamView:
+    def __init__(self, local: Any, team: Any, roots: Collection[str], *, source: str, closer: Any = None) -> None:
+        self._local = local
+        self.team = team  # TeamQueries over the server or the offline copy
+        self.team_roots = set(roots)
+        self.team_source = source  # "server" or "offline copy"
+        self._closer = closer
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._local, name)
+
+    @property
+    def local(self) -> Any:
+        return self._local
+
+    def close(self) -> None:
+        if self._closer is not None:
+            self._closer()
+        self._local.close()
+
+    _evidence = None
+    _sessions = None
+
+    @property
+    def sessions(self) -> MergedSessions:
+        if self._sessions is None:
+            self._sessions = MergedSessions(self._local.sessions, self.evidence)
+        return self._sessions
+
+    @property
+    def evidence(self) -> MergedEvidence:
+        if self._evidence is None:
+            self._evidence = MergedEvidence(self._local, self.team, self.team_roots)
+        return self._evidence
+
+
+def team_session_row(r: dict[str, Any], repo_id: int | None) -> dict[str, Any]:
+    d = {**_LOCAL_ONLY, **r}
+    d["id"] = -r["id"]
+    d["repo_id"] = repo_id
+    d.pop("root_commit", None)
+    d.pop("member_machine", None)
+    return d
+
+
+class MergedSessions:
+    """The local session queries; ``find`` also knows the team's sessions by their exact id."""
+
+    def __init__(self, local: Any, evidence: MergedEvidence) -> None:
+        self._local = local
+        self._evidence = evidence
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._local, name)
+
+    def find(self, ref: str) -> Any:
+        from hansard.errors import NotFound
+
+        try:
+            return self._local.find(ref)
+        except NotFound:
+            row = self._evidence.session(ref)
+            if row is None:
+                raise
+            return row
+
+
+class MergedEvidence:
+    def __init__(self, local: Any, team: Any, roots: set[str]) -> None:
+        self.local = local.evidence
+        self._store = local
+        self.team = team
+        self.roots = roots
+        self._root_of: dict[int, str | None] = {}
+        self._sessions: dict[str, dict[str, Any] | None] = {}  # team sessions by id, loaded in batches
+        self._wanted: set[str] = set()  # team session ids seen, not loaded yet
+        self._prompts: dict[str, list[tuple[int, str]]] = {}
+        self._content: dict[int, dict[str, Any] | None] = {}
+        self._repo_of_root: dict[str, int] = {}
+
+    def _root(self, repo_id: int | None) -> str | None:
+        if repo_id is None or repo_id < 0:
+            return None
+        if repo_id not in self._root_of:
+            root = self._store.team_export.repo_identity(repo_id)[0]
+            self._root_of[repo_id] = root if root in self.roots else None
+            if root in self.roots:
+                self._repo_of_root.setdefault(root, repo_id)
+        return self._root_of[repo_id]
+
+    def _local_repo(self, root: str | None) -> int | None:
+        if root is None:
+            return None
+        if root not in self._repo_of_root:
+            ids = self._store.team_export.repo_ids_with_root(root)
+            if not ids:
+                return None
+            self._repo_of_root[root] = ids[0]
+        return self._repo_of_root[root]
+
+    def _seen(self, session_id: str) -> None:
+        if session_id not in self._sessions:
+            self._wanted.add(session_id)
+
+    # -- edits ------------------------------------------------------------------------------
+
+    def edit_lines(self, repo_id: int, hashes: Iterable[int], side: str = "+") -> list[Any]:
+        hl = list(hashes)
+        rows: list[Any] = list(self.local.edit_lines(repo_id, hl, side))
+        root = self._root(repo_id)
+        if root:
+            for r in self.team.edit_lines(root, hl, side):
+                d = dict(r)
+                d["id"] = -d["id"]
+                d["srow"] = -d["srow"]
+                self._seen(d["session_id"])
+                rows.append(d)
+        return rows
+
+    def removed_lines(self, edit_ids: Collection[int]) -> list[tuple[int, int]]:
+        mine = [i for i in edit_ids if i >= 0]
+        theirs = [-i for i in edit_ids if i < 0]
+        out = list(self.local.removed_lines(mine)) if mine else []
+        return out + [(-e, h) for e, h in self.team.removed_lines(theirs)]
+
+    def edit_hashes(self, edit_id: int) -> tuple[set[int], set[int]]:
+        return self.local.edit_hashes(edit_id) if edit_id >= 0 else self.team.edit_hashes(-edit_id)
+
+    def edit_content(self, edit_id: int) -> dict[str, Any] | None:
+        if edit_id >= 0:
+            return self.local.edit_content(edit_id)
+        if edit_id not in self._content:
+            self._content[edit_id] = self.team.edit_content(-edit_id)
+        return self._content[edit_id]
+
+    def has_applied_edits(self, repo_id: int, paths: Collection[str]) -> bool:
+        if self.local.has_applied_edits(repo_id, paths):
+            return True
+        root = self._root(repo_id)
+        return bool(root) and self.team.has_applied_edits(root, list(paths))
+
+    def unlinked_hashes(self, hashes: Iterable[int], basename: str) -> set[int]:
+        return self.local.unlinked_hashes(hashes, basename)
+
+    def applied_edits(self, repo_id: int, paths: Collection[str]) -> list[Any]:
+        rows: list[Any] = list(self.local.applied_edits(repo_id, paths))
+        root = self._root(repo_id)
+        if root:
+            for r in self.team.applied_edits(root, list(paths)):
+                d = dict(r)
+                d["id"], d["srow"] = -d["id"], -d["srow"]
+                rows.append(d)
+        return rows
+
+    def session_edits(self, session_row: int) -> list[Any]:
+        if session_row >= 0:
+            return self.local.session_edits(session_row)
+        return [{**r, "id": -r["id"]} for r in self.team.session_edits(-session_row)]
+
+    def sessions_editing_repo(self, repo_id: int, except_row: int) -> list[int]:
+        out = list(self.local.sessions_editing_repo(repo_id, except_row))
+        root = self._root(repo_id)
+        if root:
+            out += [-r for r in self.team.sessions_editing_repo(root, -except_row)]
+        return out
+
+    # -- tool calls and steps ---------------------------------------------------------------------
+
+    def repo_tool_inputs(self, repo_id: int, tools: Collection[str], needle: str) -> list[tuple[str | None, str | None]]:
+        out = list(self.local.repo_tool_inputs(repo_id, tools, needle))
+        root = self._root(repo_id)
+        if root:
+            out += self.team.repo_tool_inputs(root, list(tools), needle)
+        return out
+
+    def session_tool_calls(self, session_row: int, tools: Collection[str]) -> list[Any]:
+        if session_row >= 0:
+            return self.local.session_tool_calls(session_row, tools)
+        return self.team.session_tool_calls(-session_row, list(tools))
+
+    def steps(self, session_rows: Collection[int]) -> list[dict[str, Any]]:
+        mine = [r for r in session_rows if r >= 0]
+        return self.local.steps(mine) if mine else []
+
+    # -- sessions -----------------------------------------------------------------------------
+
+    def _team_session(self, session_id: str) -> dict[str, Any] | None:
+        if session_id not in self._sessions:
+            want = self._wanted | {session_id}
+            self._wanted = set()
+            found = {r["session_id"]: r for r in self.team.sessions(sorted(want))}
+            for sid in want:
+                r = found.get(sid)
+                self._sessions[sid] = team_session_row(r, self._local_repo(r["root_commit"])) if r else None
+        return self._sessions[session_id]
+
+    def session(self, session_id: str) -> Any:
+        row = self.local.session(session_id)
+        if row is None and self.roots:
+            return self._team_session(session_id)
+        return row
+
+    def session_at(self, session_row: int) -> Any:
+        if session_row >= 0:
+            return self.local.session_at(session_row)
+        r = self.team.session_at(-session_row)
+        return team_session_row(r, self._local_repo(r["root_commit"])) if r else None
+
+    def prompt_before(self, session_id: str, message_index: int) -> tuple[int, str] | None:
+        if self.local.session(session_id) is not None or not self.roots:
+            return self.local.prompt_before(session_id, message_index)
+        if session_id not in self._prompts:
+            want = {s for s in self._sessions if self._sessions[s] is not None} | self._wanted | {session_id}
+            want -= set(self._prompts)
+            for sid in want:
+                self._prompts[sid] = []
+            for r in self.team.prompts(sorted(want)):
+                self._prompts[r["session_id"]].append((r["message_index"], r["text"]))
+        best = None
+        for idx, text in self._prompts[session_id]:
+            if idx <= message_index:
+                best = (idx, text)
+        return best
+
+    def top_sessions_in_repo(self, repo_id: int) -> list[Any]:
+        rows: list[Any] = list(self.local.top_sessions_in_repo(repo_id))
+        root = self._root(repo_id)
+        if root:
+            rows += [team_session_row(r, repo_id) for r in self.team.top_sessions_in_repo(root)]
+            rows.sort(key=lambda r: r["last_at"] or "", reverse=True)
+        return rows
+
+    def sessions_resuming(self, session_id: str) -> list[Any]:
+        return self.local.sessions_resuming(session_id)
+
+    def sessions_summarised_by(self, session_id: str) -> list[Any]:
+        return self.local.sessions_summarised_by(session_id)
+
+    def sessions_summarising(self, session_row: int) -> list[Any]:
+        return self.local.sessions_summarising(session_row) if session_row >= 0 else []
+
+    def compactions(self, session_row: int) -> int:
+        return self.local.compactions(session_row) if session_row >= 0 else 0
+
+    def subagents(self, session_id: str) -> list[Any]:
+        return self.local.subagents(session_id)
+
+    def session_sources(self) -> list[Any]:
+        return self.local.session_sources()
