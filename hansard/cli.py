@@ -120,6 +120,11 @@ def cmd_sessions(a: argparse.Namespace) -> int:
     hide = () if a.include_web_chats or a.provider in agents.web_names() else agents.web_names()
     rows = store.sessions.list(repo_ids=resolve_repo(store, a.repo), provider=a.provider, since=since, limit=a.limit,
                                exclude_providers=hide)
+    if a.include_team_sessions or a.team:
+        from hansard.team.search import team_sessions
+
+        theirs, _ = team_sessions(_with_team(store), team=a.team, repo=a.repo, since=since, limit=a.limit)
+        rows = sorted(rows + theirs, key=lambda r: r["last_at"] or "", reverse=True)[:a.limit]
     if a.json:
         _print_json({"sessions": rows})
     else:
@@ -199,7 +204,7 @@ def cmd_history(a: argparse.Namespace) -> int:
     if not a.no_sync:
         _quick_sync(store)
     data = search_past_sessions(
-        store, " ".join(a.query), repo=a.repo, provider=a.provider, since=a.since, until=a.until, roles=a.roles,
+        _with_team(store) if a.include_team_sessions or a.team else store, " ".join(a.query), repo=a.repo, provider=a.provider, since=a.since, until=a.until, roles=a.roles,
         tool=a.tool, command=a.command_filter, file=a.file, commit=a.commit, include_subagents=a.include_subagents,
         include_web_chats=a.include_web_chats, include_team_sessions=a.include_team_sessions, team=a.team,
         hits_per_session=a.hits_per_session, group_revisions=not a.no_group_revisions, mode=a.mode, limit=a.limit,
@@ -546,6 +551,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("--since", help="ISO date or date-time")
     sp.add_argument("--limit", type=integer, default=20)
     sp.add_argument("--include-web-chats", action="store_true", help="also list imported claude.ai / ChatGPT chats")
+    sp.add_argument("--include-team-sessions", action="store_true", help="also list teammates' sessions (hansard team)")
+    sp.add_argument("--team", help="also list the sessions of this team (hansard team)")
     sp.add_argument("--json", action="store_true")
 
     sp = add("import", cmd_import, "Import a claude.ai or ChatGPT data export (the zip or its conversations.json)")

@@ -225,8 +225,22 @@ def test_server_down_push_fails_retryably_and_why_uses_the_offline_copy(team) ->
     app = _as_bob(team)
     pulled = cli_json("team", "pull")
     assert pulled["counts"]["sessions"] == 1
-    store = team["bob"].root / "hansard" / "hansard.db"
-    before = store.read_bytes()
+    assert run_cli("index")[0] == 0
+    home = team["bob"].root / "hansard"
+
+    def local_state() -> tuple:
+        import sqlite3
+
+        from tests.helpers import dump
+
+        db = sqlite3.connect(home / "hansard.db")
+        db.row_factory = sqlite3.Row
+        try:
+            return dump(db), (home / "team/config.json").read_bytes(), (home / "team/offline.db").read_bytes()
+        finally:
+            db.close()
+
+    before = local_state()
     pg = team["pg"]
     pg.stop()
     try:
@@ -235,7 +249,7 @@ def test_server_down_push_fails_retryably_and_why_uses_the_offline_copy(team) ->
             rc, out, _ = run_cli(*cmd, "--json")
             err = json.loads(out)["error"]
             assert rc == 30 and err["code"] == "team_unreachable" and err["retryable"] is True
-        assert store.read_bytes() == before
+        assert local_state() == before
         n = _line_of(app, "kept = [i * (1 - rate)")
         ans = cli_json("why", f"app.py:{n}", "--no-sync")
         assert ans["lines"][0]["session_id"] == SID_A

@@ -69,7 +69,7 @@ def wrap(store: Any) -> Any:
         if copy is None:
             return store
         return TeamView(store, TeamQueries(copy.run, me(cfg)), roots, source="offline copy", closer=copy.close)
-    return TeamView(store, server.evidence, roots, source="server", closer=server.close)
+    return TeamView(store, server.evidence, roots, source="server", closer=server.close, server=server)
 
 
 __all__ = ["configured", "wrap"]

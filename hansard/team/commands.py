@@ -150,6 +150,21 @@ def collect(local: Any, cfg: dict[str, Any], repo: str | None = None) -> list[di
 
 def push(local: Any, repo: str | None = None, *, dry_run: bool = False) -> dict[str, Any]:
     cfg = tconfig.load()
+    _selected(cfg, repo)  # refused before anything else when not opted in
+    server = None
+    if not dry_run:  # an unreachable server fails the push before anything is read
+        from hansard.team import open_server
+
+        server = open_server(cfg, migrate=True)
+    try:
+        return _push(local, cfg, repo, server)
+    finally:
+        if server is not None:
+            server.close()
+
+
+def _push(local: Any, cfg: dict[str, Any], repo: str | None, server: Any) -> dict[str, Any]:
+    dry_run = server is None
     entries = collect(local, cfg, repo)
     listing = [{"session_id": e["session"]["session_id"], "provider": e["session"]["provider"],
                 "repo": e["repo"]["name"], "root_commit": e["repo"]["root_commit"], "bytes": e["bytes"],
@@ -160,25 +175,19 @@ def push(local: Any, repo: str | None = None, *, dry_run: bool = False) -> dict[
                                "redactions": sum(e["redactions"] for e in entries)}
     if dry_run:
         return {**summary, "sessions": listing, "bytes": sum(e["bytes"] for e in entries)}
-    from hansard.team import open_server
-
-    server = open_server(cfg, migrate=True)
-    try:
-        up = server.uploads
-        member_id = up.member(cfg["member"]["email"], cfg["member"]["machine"], cfg["member"].get("name"))
-        repo_ids = {r["root_commit"]: up.repo(r["root_commit"], r.get("remote"), r.get("name"))
-                    for r in _selected(cfg, repo)}
-        have = up.pushed(member_id)
-        sent = []
-        for e, item in zip(entries, listing, strict=True):
-            if have.get(e["session"]["session_id"]) == e["hash"]:
-                continue
-            up.put_session(member_id, repo_ids[e["repo"]["root_commit"]], e["session"], e["rows"], e["hash"],
-                           e["redactions"])
-            have[e["session"]["session_id"]] = e["hash"]
-            sent.append(item)
-    finally:
-        server.close()
+    up = server.uploads
+    member_id = up.member(cfg["member"]["email"], cfg["member"]["machine"], cfg["member"].get("name"))
+    repo_ids = {r["root_commit"]: up.repo(r["root_commit"], r.get("remote"), r.get("name"))
+                for r in _selected(cfg, repo)}
+    have = up.pushed(member_id)
+    sent = []
+    for e, item in zip(entries, listing, strict=True):
+        if have.get(e["session"]["session_id"]) == e["hash"]:
+            continue
+        up.put_session(member_id, repo_ids[e["repo"]["root_commit"]], e["session"], e["rows"], e["hash"],
+                       e["redactions"])
+        have[e["session"]["session_id"]] = e["hash"]
+        sent.append(item)
     return {**summary, "sessions": sent, "pushed": len(sent), "unchanged": len(entries) - len(sent),
             "bytes": sum(s["bytes"] for s in sent)}
 

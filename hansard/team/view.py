@@ -20,8 +20,10 @@ _LOCAL_ONLY = {"source_id": None, "title_rank": 0, "agent_id": None, "spawn_call
 
 
 class TeamView:
-    def __init__(self, local: Any, team: Any, roots: Collection[str], *, source: str, closer: Any = None) -> None:
+    def __init__(self, local: Any, team: Any, roots: Collection[str], *, source: str, closer: Any = None,
+                 server: Any = None) -> None:
         self._local = local
+        self.team_server = server  # the PostgresTeamStore, when answering from the server
         self.team = team  # TeamQueries over the server or the offline copy
         self.team_roots = set(roots)
         self.team_source = source  # "server" or "offline copy"

@@ -137,10 +137,16 @@ def search_past_sessions(
             total = max(total, len(ranked))
     if f.repo_ids == []:
         notice.append(f"no indexed session ran in a repository matching {repo!r}")
+    team_hits: list[dict[str, Any]] = []
     if include_team_sessions or (team and team.strip()):
-        notice.append("this store holds no team sessions (a team store is not configured)")
+        from hansard.team.search import team_hits as search_team
+
+        team_hits, team_notice = search_team(store, q, team=team, repo=repo, since=f.since, until=f.until, limit=limit)
+        if team_notice:
+            notice.append(team_notice)
 
     hits = build_hits(index, ranked, q, limit, per, group_revisions)
+    hits += team_hits[:max(0, limit - len(hits))]
     out: dict[str, Any] = {"query": query or "", "mode": ran}
     if mode_notice:
         out["mode_notice"] = mode_notice

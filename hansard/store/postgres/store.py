@@ -30,9 +30,15 @@ def _unreachable(exc: BaseException) -> TeamUnreachable:
 class PostgresTeamStore:
     def __init__(self, conninfo: str, *, me: tuple[str, str], timeout: float = 5.0, statement_timeout_ms: int = 30000,
                  passfile: str | None = None, max_size: int = 4) -> None:
+        import logging
+
         import psycopg
         from psycopg.rows import dict_row
         from psycopg_pool import ConnectionPool
+
+        # The pool logs each failed attempt; the caller gets TeamUnreachable instead, and a CLI
+        # with no logging set up would otherwise print them all.
+        logging.getLogger("psycopg.pool").addHandler(logging.NullHandler())
 
         self.me = me
         self._psycopg = psycopg
@@ -233,48 +239,68 @@ def content_hash(session: dict[str, Any], rows: dict[str, list[dict[str, Any]]])
 
 
 class TeamSearch:
-    """Keyword search in PostgreSQL: the words through ``tsvector`` (GIN), a phrase or a piece
-    of a word through ``pg_trgm`` (GIN). Other members' sessions only, in given repositories."""
+    """Keyword search in PostgreSQL over other members' sessions in given repositories: words
+    through ``tsvector`` (GIN), identifiers (``snake_case``, ``a.b.c``) also through
+    ``pg_trgm`` (GIN) so a piece of a name finds it."""
 
     def __init__(self, store: PostgresTeamStore) -> None:
         self.store = store
 
-    def messages(self, words: Sequence[str], phrases: Sequence[str], roots: Sequence[str] | None,
-                 since: str | None, until: str | None, limit: int) -> list[dict[str, Any]]:
-        where = ["NOT (mb.email=%s AND mb.machine=%s)"]
-        args: list[Any] = list(self.store.me)
-        rank = "0"
-        if words:
-            where.append("m.tsv @@ to_tsquery('simple', %s)")
-            args.append(" & ".join(_ts_word(w) for w in words))
-        for p in phrases:
-            where.append("m.text ILIKE %s")
-            args.append("%" + p.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%")
-        if roots is not None:
-            if not roots:
-                return []
-            where.append(f"r.root_commit IN ({','.join(['%s'] * len(roots))})")
-            args += list(roots)
+    def messages(self, q: Any, roots: Sequence[str], since: str | None, until: str | None,
+                 limit: int) -> list[dict[str, Any]]:
+        if not roots:
+            return []
+        where = ["NOT (mb.email=%s AND mb.machine=%s)", f"r.root_commit IN ({','.join(['%s'] * len(roots))})"]
+        args: list[Any] = [*self.store.me, *roots]
+        tsq = tsquery(q)
+        subs = [t.substring() for t in q.terms() if t.identifier and t.substring()]
+        if tsq is None and not subs:
+            return []
+        match = []
+        if tsq is not None:
+            match.append("m.tsv @@ to_tsquery('simple', %s)")
+            args.append(tsq)
+        for sub in subs:
+            match.append("m.text ILIKE %s")
+            args.append("%" + sub + "%")
+        where.append("(" + " OR ".join(match) + ")")
         if since:
             where.append("m.timestamp>=%s")
             args.append(since)
         if until:
             where.append("m.timestamp<=%s")
             args.append(until)
-        if words:
-            rank = "ts_rank(m.tsv, to_tsquery('simple', %s))"
+        rank = "ts_rank(m.tsv, to_tsquery('simple', %s))" if tsq is not None else "0.0"
         sql = (
-            f"SELECT m.message_index, m.role, m.kind, left(m.text, 2000) AS text, m.timestamp, {rank} AS score,"
-            " s.session_id, s.provider, s.title, s.started_at, s.last_at, r.root_commit,"
+            f"SELECT m.message_index, m.role, m.kind, left(m.text, 4000) AS text, m.timestamp, {rank} AS score,"
+            " s.session_id, s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.cwd, r.name AS repo,"
             " mb.email AS member, mb.name AS member_name"
             " FROM messages m JOIN sessions s ON s.id=m.session_row JOIN members mb ON mb.id=s.member_id"
             f" JOIN repos r ON r.id=s.repo_id WHERE {' AND '.join(where)}"
             " ORDER BY score DESC, m.timestamp DESC LIMIT %s"
         )
-        params = ([" & ".join(_ts_word(w) for w in words)] if words else []) + args + [limit]
-        return self.store.run(sql, params)
+        return self.store.run(sql, ([tsq] if tsq is not None else []) + args + [limit])
 
 
-def _ts_word(w: str) -> str:
-    """One word as a tsquery operand: quoted, so no character of it is an operator."""
-    return "'" + w.replace("'", "''").replace("\\", "\\\\") + "':*" if w.endswith("*") else "'" + w.replace("'", "''").replace("\\", "\\\\") + "'"
+def tsquery(q: Any) -> str | None:
+    """The parsed query (AND of ORs, phrases, prefixes, exclusions) as a tsquery text, every
+    word quoted so that no character of it is an operator; None when it has no word."""
+
+    def term(t: Any) -> str | None:
+        ws = [w.lower() for w in t.words]
+        if not ws:
+            return None
+        ops = ["'" + w.replace("'", "''").replace("\\", "\\\\") + "'" for w in ws]
+        if t.prefix:
+            ops[-1] += ":*"
+        return "(" + " <-> ".join(ops) + ")"
+
+    groups = []
+    for g in q.groups:
+        alts = [x for x in (term(t) for t in g) if x]
+        if alts:
+            groups.append("(" + " | ".join(alts) + ")")
+    if not groups:
+        return None
+    groups += ["!" + x for x in (term(t) for t in q.exclude) if x]
+    return " & ".join(groups)
