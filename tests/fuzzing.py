@@ -64,7 +64,11 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = Path(os.environ.get("HANSARD_SAMPLES", REPO_ROOT.parent / "shared" / "samples"))
 
 ITEM_TYPES = (SessionInfo, MessageItem, ToolCallItem, ToolResultItem, EditItem, StepsItem, LeafTitle, Rewind, Skip)
-PARSER_TARGETS = ("claude_code", "codex", "gemini", "gemini:json")
+PARSER_TARGETS = ("claude_code", "codex", "gemini", "gemini:json",
+                  # the agents of issue 11: line records, and records read from containers
+                  "cursor", "cursor:sqlite", "aider", "copilot", "opencode:dir", "opencode:sqlite",
+                  "chatgpt:export", "claude_web:export")
+AGENT_SAMPLES = REPO_ROOT / "tests" / "agent_samples"  # written samples of formats with no real one
 
 MB = 1 << 20
 
@@ -207,26 +211,53 @@ QUERY_PIECES = [
 ]
 
 
+def _sniff(p: Path) -> Any:
+    from hansard.agents.webchat.exports import sniff_export
+    from hansard.ingest import containers
+
+    if p.is_dir():
+        return containers.sniff(p)
+    prov = registry.sniff(p)
+    if prov is None and p.suffix == ".json" and (kind := sniff_export(str(p))):
+        prov = registry.reader(kind)  # exports come in through `hansard import`, never a scan
+    return prov
+
+
 def load_corpus(samples: Path = SAMPLES) -> Corpus:
     files: dict[str, list[SampleFile]] = {t: [] for t in PARSER_TARGETS}
     lines: dict[str, list[bytes]] = {t: [] for t in PARSER_TARGETS}
     gemini_docs: list[Path] = []
-    for p in sorted(samples.rglob("*")):
-        if not p.is_file():
-            continue
-        prov = registry.sniff(p)
+    for p in sorted(x for root in (samples, AGENT_SAMPLES) if root.is_dir() for x in root.rglob("*")):
+        prov = _sniff(p)
         if prov is None or prov.name == "capture":
             continue
         target = registry.provider_key(prov)
         if target not in files:
             continue
-        records = [reader.read_whole(str(p))] if prov.whole_file else list(reader.iter_jsonl(str(p)))
+        if getattr(prov, "container", None):
+            got = prov.records(str(p), None)  # a database, a folder or an export: its reader's records
+            records = got[0] if got else []
+        else:
+            records = [reader.read_whole(str(p))] if prov.whole_file else list(reader.iter_jsonl(str(p)))
         if not records:
             continue
         files[target].append(SampleFile(str(p), target, records, _states(prov, str(p), records)))
         lines[target] += [r.data for r in records]
         if target == "gemini:json":
             gemini_docs.append(p)
+    # OpenCode 1.2 keeps the same JSON in SQLite rows: build such records from the storage sample.
+    oprov = registry.from_key("opencode:sqlite")
+    for f in list(files.get("opencode:dir", ())):
+        path = f.path + ".db"
+        records = []
+        for r in f.records:
+            obj = orjson.loads(r.data)
+            d = orjson.loads(obj["json"])
+            row = {"id": d.get("id"), "session_id": d.get("sessionID"), "message_id": d.get("messageID"),
+                   "time_created": 1, "time_updated": 1, "data": obj["json"]}
+            records.append(RawRecord(path, r.offset, orjson.dumps({"t": obj["t"], "row": row})))
+        files["opencode:sqlite"].append(SampleFile(path, "opencode:sqlite", records, _states(oprov, path, records)))
+        lines["opencode:sqlite"] += [r.data for r in records]
     # The JSONL Gemini shape has a single small sample; build more from the legacy documents.
     gprov = registry.from_key("gemini")
     for doc in gemini_docs:
@@ -679,6 +710,21 @@ class Violation(Exception):
         self.detail = detail
 
 
+# Readers whose records are lines of text, not JSON (Aider's Markdown log): only a line that is
+# not UTF-8 is unusable there.
+TEXT_RECORDS = ("aider",)
+
+
+def _usable(rec: RawRecord, text: bool) -> bool:
+    if not text:
+        return _is_json_object(rec.data)
+    try:
+        rec.data.decode("utf-8")
+        return True
+    except UnicodeDecodeError:
+        return False
+
+
 def _is_json_object(data: bytes) -> bool:
     try:
         return isinstance(orjson.loads(data), dict)
@@ -727,7 +773,7 @@ class Outcome:
     caught: Counter = field(default_factory=Counter)  # parser_error details (exception type)
 
 
-def check_items(out: Any, rec: RawRecord | None, what: str, outcome: Outcome) -> list[Any]:
+def check_items(out: Any, rec: RawRecord | None, what: str, outcome: Outcome, text: bool = False) -> list[Any]:
     if not isinstance(out, list):
         raise Violation(f"{what} returned {type(out).__name__}", repr(out)[:300])
     for it in out:
@@ -741,7 +787,7 @@ def check_items(out: Any, rec: RawRecord | None, what: str, outcome: Outcome) ->
             outcome.skips[it.reason] += 1
             if it.reason == "parser_error":
                 outcome.caught[it.detail[:90]] += 1
-    if rec is not None and not _is_json_object(rec.data) and not any(isinstance(i, Skip) for i in out):
+    if rec is not None and not _usable(rec, text) and not any(isinstance(i, Skip) for i in out):
         raise Violation("unusable record without a skip", f"{len(rec.data)} bytes -> {len(out)} items")
     return out
 
@@ -788,7 +834,7 @@ def feed_stream(target: str, path: str, datas: list[bytes], *, state: dict[str, 
                     out = parser.feed(rec)
                 except Exception as exc:  # noqa: BLE001
                     raise _raised("feed", exc) from None
-                check_items(out, rec, "feed", outcome)
+                check_items(out, rec, "feed", outcome, target in TEXT_RECORDS)
                 if writer is not None:
                     try:
                         writer.apply(out, rec.offset)
