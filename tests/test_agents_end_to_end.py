@@ -136,11 +136,17 @@ def test_vscdb_is_read_incrementally_and_a_wal_change_counts(tmp_path: Path) -> 
         assert second is not None and second.changed == 1 and second.records == 1 and second.messages == 1
         con.close()
         assert index(store).records == 0  # the checkpoint on close moved rows, but no new ones
+        from hansard.ingest.run import rebuild
+
+        rebuild(store)  # from the archive alone; the next scan still resumes at the reader's cursor
+        cu.prompt("third question")
+        third = index(store)
+        assert third is not None and third.records == 2 and third.messages == 1  # the bubble and its conversation
         texts = [m["text"] for m in store.sessions.messages_from(
             store.sessions.find("c0ffee00-0000-4000-8000-0000000000aa")["id"], 0, None, 10)]
     finally:
         store.close()
-    assert texts == ["first question", "second question"]
+    assert texts == ["first question", "second question", "third question"]
 
 
 def test_an_edit_with_no_time_never_makes_a_line_agent(tmp_path: Path) -> None:

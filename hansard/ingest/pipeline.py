@@ -115,7 +115,12 @@ def reindex(store: Store, redactor: Redactor | None = None) -> ScanSummary:
                           parser=provider.new_parser(src["path"], None),
                           records=archive.records(src["id"], src["generation"], src["path"]),
                           from_archive=True, index_text=False, redactor=redactor)
-            archive.rebuilt(src["id"], parser_state=done.state, redactions=done.writer.counts["redactions"])
+            state = done.state
+            if getattr(provider, "container", None):
+                # A database or folder source resumes at its reader's cursor, which the archive
+                # alone cannot rebuild: keep it (hansard/ingest/containers.py).
+                state = {"parser": done.state, "reader": (archive.parser_state(src["id"]) or {}).get("reader")}
+            archive.rebuilt(src["id"], parser_state=state, redactions=done.writer.counts["redactions"])
             summary.files += 1
             summary.add(done)
         store.items.index_text()
