@@ -31,7 +31,9 @@ Always true of what this module emits: an edit is ``applied`` only when Cursor r
 as completed and the user did not reject it (``userDecision: "rejected"`` → ``rejected``; error or
 cancelled → ``failed``); a call still loading yields nothing until its row is rewritten. For the
 agent transcripts, which record no outcome, every edit call is ``applied`` (the file lists the
-calls the agent ran) and carries no timestamp.
+calls the agent ran) and carries no timestamp. Such an edit can never be placed before a commit,
+so `why` never makes a line it added ``agent``: the line is ``unknown`` (rule ``untimed``), never
+``human``; giving it a time (the file's mtime, the first scan that saw it) would be a guess.
 
 ``state.vscdb`` is read with ``hansard.store.foreign`` (read-only, never locked) through
 ``vscdb_records``: each changed row becomes one archived record ``{"k": key, "v": value}``. A
