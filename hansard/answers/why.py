@@ -23,7 +23,9 @@ if TYPE_CHECKING:
 
 from hansard import textnorm
 from hansard.answers import evidence
+from hansard.answers.commit_sessions import CommitSessions
 from hansard.answers.evidence import CLOCK_SLACK_S, EditRef, similarity
+from hansard.answers.restored import FileHistory
 from hansard.errors import (
     BadLineRange,
     BinaryFile,
@@ -47,10 +49,10 @@ SIMILAR = 0.7
 Target = namedtuple("Target", "top main_top rel start end")
 
 _LINE_FIELDS = ("line content kind commit session_id provider message_index tool_call_id rule confidence"
-                " similarity later_sessions edit_id tool block")
+                " similarity later_sessions edit_id tool block alternatives original_commit restoring_commit")
 
 
-class LineAnswer(namedtuple("LineAnswer", _LINE_FIELDS, defaults=(None, None, None, None, None, 0.0, None, (), None, None, None))):
+class LineAnswer(namedtuple("LineAnswer", _LINE_FIELDS, defaults=(None, None, None, None, None, 0.0, None, (), None, None, None, (), None, None))):
     """One line's answer. Named tuples, not dataclasses: this module is on `why`'s start-up path."""
 
     __slots__ = ()
@@ -69,6 +71,11 @@ class LineAnswer(namedtuple("LineAnswer", _LINE_FIELDS, defaults=(None, None, No
             d["tool"] = self.tool
         if self.block is not None:
             d["block"] = self.block
+        if self.alternatives:
+            d["alternatives"] = list(self.alternatives)
+        if self.original_commit:
+            d["original_commit"] = self.original_commit
+            d["restoring_commit"] = self.restoring_commit
         return d
 
 
@@ -147,7 +154,7 @@ def run_blame(t: Target, rev: str | None, contents: bytes | None) -> Blame:
 class Attributor:
     """Attributes the blamed lines of one file. One instance per question."""
 
-    def __init__(self, store: Store, t: Target, repo_id: int, bl: Blame) -> None:
+    def __init__(self, store: Store, t: Target, repo_id: int, bl: Blame, rev: str | None = None) -> None:
         self.store = store
         self.t = t
         self.repo_id = repo_id
@@ -168,6 +175,15 @@ class Attributor:
         self._shell: float | None | bool = False  # False: not looked up yet
         self._has_edits: bool | None = None
         self._hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]] = {}
+        self.cs = CommitSessions(store, t.top, repo_id, bl)
+        self.history = FileHistory(store, t.top, t.rel, rev)
+        self.by_commit: dict[str, list[int]] = {}
+        for i, b in enumerate(self.lines):
+            self.by_commit.setdefault(b.sha, []).append(i)
+        self._loose: list[list[EditRef] | None] = [None] * len(self.lines)
+        self._quals: list[list[EditRef] | None] = [None] * len(self.lines)
+        self._restored: dict[int, dict[int, tuple[str, str]]] = {}  # line -> edit -> (original, restoring)
+        self._file_edits: list[Any] | None = None
 
     # -- rules ----------------------------------------------------------------------
 
@@ -177,18 +193,67 @@ class Attributor:
         c = self.bl.commits.get(sha)
         return float(c.committer_time) if c else None
 
-    def qualifying(self, i: int) -> list[EditRef]:
-        """Edits that could have written line i: right file, before its commit."""
-        bound = self.commit_time(self.lines[i].sha)
-        out = []
-        for eid in self.by_hash.get(self.hashes[i], ()):
-            e = self.edits[eid]
-            if e.rel_path not in self.names:
-                continue
-            if bound is not None and e.ts > bound + CLOCK_SLACK_S:
-                continue
-            out.append(e)
+    def loose(self, i: int) -> list[EditRef]:
+        """Edits that added line i's text to this file (renames followed) before its commit's
+        committer time."""
+        out = self._loose[i]
+        if out is None:
+            bound = self.commit_time(self.lines[i].sha)
+            out = self._loose[i] = [
+                e for eid in self.by_hash.get(self.hashes[i], ())
+                if (e := self.edits[eid]).rel_path in self.names and (bound is None or e.ts <= bound + CLOCK_SLACK_S)
+            ]
         return out
+
+    def commit_weights(self, sha: str) -> dict[str, float]:
+        """The sessions whose edits account for the commit's distinctive lines in this file."""
+        if sha == ZERO:
+            return {}
+        return self.cs.weights(sha, self.by_commit.get(sha, []), self.loose, self.trivial)
+
+    def commit_sessions(self, sha: str) -> set[str]:
+        """Sessions that made the commit: tied to it by their shell output, or accounting for its
+        distinctive lines."""
+        if sha == ZERO:
+            return set()
+        return set(self.commit_weights(sha)) | self.cs.tied(sha)
+
+    def qualifying(self, i: int) -> list[EditRef]:
+        """Edits that could have written line i: right file, before its commit. An edit made
+        after the commit was authored (a rebase or an amend moved its committer time) counts
+        only when its session is tied to the commit, or, where no earlier edit wrote the line,
+        accounts for the commit's other lines. An edit whose line a later commit removed before
+        this one brought it back counts only when no other edit does (then the line is
+        ``restored``)."""
+        out = self._quals[i]
+        if out is not None:
+            return out
+        out = self.loose(i)
+        sha = self.lines[i].sha
+        c = self.bl.commits.get(sha) if sha != ZERO else None
+        if out and c is not None:
+            authored = min(c.author_time, c.committer_time) + CLOCK_SLACK_S
+            early = [e for e in out if e.ts <= authored]
+            if len(early) < len(out):
+                tied = self.cs.tied(sha)
+                weights = self.commit_weights(sha) if not early else {}
+                out = early + [e for e in out if e.ts > authored and (e.session_id in tied or e.session_id in weights)]
+            if out and not self.trivial[i]:
+                out = self._unrestored(i, out)
+        self._quals[i] = out
+        return out
+
+    def _unrestored(self, i: int, quals: list[EditRef]) -> list[EditRef]:
+        """The edits whose line no commit removed between them and line i's commit; when there
+        are none, all of them, remembered as restored (first landed where, restored by whom)."""
+        sha, h = self.lines[i].sha, self.hashes[i]
+        removed = {e.edit_id: self.history.removed_since(h, e.ts, sha) for e in quals}
+        direct = [e for e in quals if removed[e.edit_id] is None]
+        if direct:
+            return direct
+        self._restored[i] = {e.edit_id: (self.history.first_landed(h, e.ts, sha) or removed[e.edit_id] or sha, sha)
+                             for e in quals}
+        return quals
 
     def groups(self) -> list[list[int]]:
         """Runs of consecutive lines blamed to the same commit: what survives of one hunk."""
@@ -209,23 +274,37 @@ class Attributor:
     def _answer_group(self, g: list[int], answers: list[LineAnswer | None]) -> None:
         quals = {i: self.qualifying(i) for i in g}
         chosen: dict[int, EditRef] = {}
-        # 1. wrote: non-trivial lines with direct evidence. Block support decides between
-        #    edits, then the newest edit before the commit.
+        alternatives: dict[int, list[str]] = {}
+        sha = self.lines[g[0]].sha
+        # 1. wrote: non-trivial lines with direct evidence. The commit's own sessions first
+        #    (a common line that an older session also wrote elsewhere in the file is theirs),
+        #    then block support decides between edits, then the newest edit before the commit.
         for pos, i in enumerate(g):
             if self.trivial[i] or not quals[i]:
                 continue
+            if len(quals[i]) == 1:
+                chosen[i] = quals[i][0]
+                continue
             window = g[max(0, pos - WINDOW): pos + WINDOW + 1]
+            mine = self.commit_sessions(sha)
+            tied_to = self.cs.tied(sha) if sha != ZERO else set()
 
-            def support(e: EditRef, window: list[int] = window) -> int:
-                return sum(1 for j in window if self.hashes[j] in e.added)
+            def rank(e: EditRef, window: list[int] = window, mine: set[str] = mine) -> tuple[int, int]:
+                return (e.session_id in mine, sum(1 for j in window if self.hashes[j] in e.added))
 
-            best = max(support(e) for e in quals[i])
-            tied = [e for e in quals[i] if support(e) == best]
+            best = max(rank(e) for e in quals[i])
+            tied = [e for e in quals[i] if rank(e) == best]
             if len(tied) > 1:
                 # replaced, as supporting evidence only: an edit that also removed what this
                 # commit removed beats one that merely wrote the same text.
                 replaced = self._replaced_support(self.lines[i], tied)
-                chosen[i] = max(tied, key=lambda e: (replaced.get(e.edit_id, 0), e.ts, e.edit_id))
+                chosen[i] = max(tied, key=lambda e: (e.session_id in tied_to, replaced.get(e.edit_id, 0), e.ts,
+                                                     e.edit_id))
+                top = (chosen[i].session_id in tied_to, replaced.get(chosen[i].edit_id, 0))
+                others = sorted({e.session_id for e in tied if e.session_id != chosen[i].session_id
+                                 and (e.session_id in tied_to, replaced.get(e.edit_id, 0)) == top})
+                if others:
+                    alternatives[i] = others
             else:
                 chosen[i] = tied[0]
         # 2. trivial lines inherit from the nearest matched line above or below in the same
@@ -238,7 +317,8 @@ class Attributor:
             ids = {q.edit_id for q in quals[i]}
             near = [e for e in self._nearest_matches(g, pos, chosen) if e.edit_id in ids]
             if near:
-                inherited[i] = max(near, key=lambda e: (e.ts, e.edit_id))
+                mine = self.commit_sessions(sha) if len({e.session_id for e in near}) > 1 else set()
+                inherited[i] = max(near, key=lambda e: (e.session_id in mine, e.ts, e.edit_id))
         # 3. lines a person changed before committing: similar to a line the edit matched
         #    around them added. A modified line counts as a neighbour for the next one, so
         #    a rename across a whole block is followed line by line.
@@ -255,9 +335,35 @@ class Attributor:
                 conf = 0.7 if rule == "inherited" else (0.85 if formatted else 0.95)
                 if e.user_modified:
                     conf -= 0.1
-                answers[i] = self._agent(i, base_kind, commit, e, rule, conf)
+                ans = self._agent(i, base_kind, commit, e, rule, conf)
+                restored = self._restored_from(g, pos, e)
+                if restored is not None:
+                    ans = ans._replace(rule="restored", confidence=min(conf, 0.6), original_commit=restored[0],
+                                       restoring_commit=restored[1])
+                if i in alternatives:
+                    # nothing but time separates these sessions' edits: say so
+                    ans = ans._replace(alternatives=tuple(alternatives[i]), confidence=min(ans.confidence, 0.5))
+                answers[i] = ans
                 continue
             answers[i] = self._unmatched(i, modified.get(i), commit, group_has_agent)
+
+    def _restored_from(self, g: list[int], pos: int, e: EditRef) -> tuple[str, str] | None:
+        """(original, restoring commit) when edit e's line at g[pos] was restored; a trivial
+        line follows the nearest non-trivial line of the same edit around it."""
+        i = g[pos]
+        if not self.trivial[i]:
+            return self._restored.get(i, {}).get(e.edit_id)
+        for step in (-1, 1):
+            p = pos + step
+            while 0 <= p < len(g):
+                j = g[p]
+                if not self.trivial[j]:
+                    hit = self._restored.get(j, {}).get(e.edit_id)
+                    if hit is not None:
+                        return hit
+                    break
+                p += step
+        return None
 
     def _replaced_support(self, b: BlameLine, edits: list[EditRef]) -> dict[int, int]:
         """For each edit: how many non-trivial lines it removed that the line's commit removed."""
@@ -306,7 +412,11 @@ class Attributor:
         if b.sha == ZERO:
             return LineAnswer(b.final_line, b.content, "uncommitted", None, rule=None, confidence=0.0)
         if not self.trivial[i]:
-            mod = in_commit or self._modified_later(i)
+            if in_commit is not None and in_commit[0].session_id not in self.commit_sessions(b.sha):
+                # the edit matched around the line is not one the commit's sessions made
+                mod = self._modified_later(i) or in_commit
+            else:
+                mod = in_commit or self._modified_later(i)
             if mod is not None:
                 e, sim, rule = mod
                 return self._agent(i, "agent_modified", commit, e, rule, round(0.8 * sim, 2), sim)
@@ -371,6 +481,12 @@ class Attributor:
             if not lo <= b.orig_line < hi:
                 continue
             scored = sorted(((similarity(r, b.content, SIMILAR), r) for r in removed), reverse=True)
+            if scored and scored[0][0] >= SIMILAR:
+                # The commit rewrote this region: the version the person changed is the last
+                # one an edit of the commit's own sessions wrote there, if any did.
+                own = self._commit_session_version(i, bound)
+                if own is not None:
+                    return own
             for sim, r in scored:
                 if sim < SIMILAR:
                     break
@@ -380,6 +496,34 @@ class Attributor:
                 if quals:
                     return max(quals, key=lambda e: (e.ts, e.edit_id)), sim, "modified"
         return None
+
+    def _commit_session_version(self, i: int, bound: float) -> tuple[EditRef, float, str] | None:
+        """The newest edit, by one of the sessions of line i's commit and before it, that added a
+        line similar to line i that is no longer in the file."""
+        from hansard.answers.evidence import parse_ts
+
+        mine = self.commit_sessions(self.lines[i].sha)
+        if not mine:
+            return None
+        if self._file_edits is None:
+            self._file_edits = list(self.store.evidence.applied_edits(self.repo_id, sorted(self.names)))
+        present = set(self.hashes)
+        best: tuple[float, float, EditRef] | None = None
+        for r in self._file_edits:
+            ts = parse_ts(r["timestamp"])
+            if r["session_id"] not in mine or ts is None or ts > bound + CLOCK_SLACK_S:
+                continue
+            if best is not None and ts < best[0]:
+                continue
+            for text in self._added_texts(r["id"]):
+                if textnorm.is_trivial(text) or textnorm.line_hash(text) in present:
+                    continue
+                sim = similarity(text, self.lines[i].content, SIMILAR)
+                if sim >= SIMILAR and (best is None or (ts, sim) > best[:2]):
+                    e = EditRef(r["id"], r["session_id"], r["provider"], r["call_id"], r["message_index"],
+                                r["rel_path"], ts, r["timestamp"], False, r["tool"])
+                    best = (ts, sim, e)
+        return (best[2], best[1], "modified") if best else None
 
     def _path_has_edits(self) -> bool:
         if self._has_edits is None:
@@ -425,7 +569,7 @@ def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes 
     check_range(t, data)
     bl = run_blame(t, rev, contents)
     repo_id = repo_for(store, t.main_top)
-    answers = Attributor(store, t, repo_id, bl).answer()
+    answers = Attributor(store, t, repo_id, bl, rev).answer()
     if any(a.kind == "human" for a in answers):
         from hansard.answers.pasted import mark_pasted
 

@@ -99,3 +99,24 @@ def file_log(top: str, path: str, rev: str = "HEAD", *, patches: bool = False) -
     if patches:
         args += ["-p", "-U0", "--no-ext-diff"]
     return git_text([*args, rev, "--", path], top)
+
+
+def patch_ids(top: str, revs: list[str]) -> dict[str, str]:
+    """rev -> `git patch-id --stable` of that commit's change, for the revs git has (a short id
+    as given). One `git show` of them all, piped to one `git patch-id`."""
+    known: dict[str, str] = {}
+    for rev in revs:
+        try:
+            known[git_text(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top).strip()] = rev
+        except GitError:
+            continue
+    if not known:
+        return {}
+    shown = git(["show", "--no-color", "--no-ext-diff", "--format=commit %H", *known], top, check=False)
+    out: dict[str, str] = {}
+    for line in git_text(["patch-id", "--stable"], top, input=shown, check=False).splitlines():
+        pid, _, sha = line.partition(" ")
+        if sha in known:
+            out[known[sha]] = pid
+    return out
+

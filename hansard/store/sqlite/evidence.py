@@ -125,6 +125,16 @@ class SqliteEvidence:
 
     # -- tool calls and steps --------------------------------------------------------------
 
+    def repo_shell_calls(self, repo_id: int, tools: Collection[str], needle: str
+                         ) -> list[tuple[str, str | None, str | None, str | None]]:
+        """(session id, timestamp, input JSON, output) of calls to ``tools`` in sessions of
+        ``repo_id`` whose input mentions ``needle``."""
+        return [(r[0], r[1], r[2], r[3]) for r in self.db.execute(
+            "SELECT s.session_id, t.timestamp, t.input, t.output FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
+            f" WHERE s.repo_id=? AND t.name IN ({_marks(len(tools))}) AND instr(t.input, ?) > 0",
+            (repo_id, *tools, needle),
+        )]
+
     def repo_tool_inputs(self, repo_id: int, tools: Collection[str], needle: str) -> list[tuple[str | None, str | None]]:
         """(timestamp, input JSON) of calls to ``tools`` in sessions of ``repo_id`` whose input
         mentions ``needle``."""
