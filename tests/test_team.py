@@ -215,6 +215,18 @@ def test_search_shows_team_sessions_only_with_the_flags(team) -> None:
     assert hit["member"] == "alice@example.com" and SECRET not in json.dumps(flagged)
     named = cli_json("history", "zebra", "--team", "core", "--no-sync")
     assert [h["session_id"] for h in named["results"]] == [SID_A]
+    # --repo (and so the MCP server's --scope repo) narrows team sessions like local ones.
+    other = team["repo_b"].parent / "other"
+    other.mkdir()
+    _git(other, "init", "-q", "-b", "main")
+    (other / "x.py").write_text("x = 1\n")
+    _git(other, "add", ".")
+    _git(other, "commit", "-q", "-m", "x")
+    assert cli_json("history", "zebra", "--include-team-sessions", "--repo", str(other), "--no-sync")["results"] == []
+    assert [h["session_id"] for h in cli_json("history", "zebra", "--include-team-sessions", "--repo",
+                                               str(team["repo_b"]), "--no-sync")["results"]] == [SID_A]
+    wrong = cli_json("history", "zebra", "--team", "another", "--no-sync")
+    assert wrong["results"] == [] and "no team named 'another'" in wrong["notice"]
     listed = cli_json("sessions")
     assert listed["sessions"] == []
     listed = cli_json("sessions", "--include-team-sessions")
@@ -265,3 +277,19 @@ def test_a_server_migrated_by_a_newer_hansard_is_refused(team) -> None:
     rc, out, _ = run_cli("team", "push", "--json")
     assert rc == 15 and json.loads(out)["error"]["code"] == "store_too_new"
     assert team["pg"].psql("SELECT COUNT(*) FROM sessions").strip() == "0"
+
+
+def test_without_a_team_why_never_imports_psycopg(tmp_path: Path) -> None:
+    """Local commands of a member with no team pay one stat for it."""
+    import sys
+
+    repo = tmp_path / "r"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "a.py").write_text("x = 1\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "a")
+    code = ("import sys; from hansard.cli import main; rc = main(['why', 'a.py', '--no-sync', '--json']);"
+            " sys.exit(rc or (3 if any(m.startswith('psycopg') for m in sys.modules) else 0))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr

@@ -266,7 +266,14 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
                     scope.check_path(kw["repo"], file, kw["repo"], "search_past_sessions file")
                 if commit and commit.strip():
                     scope.check_commit(kw["repo"], commit, "search_past_sessions commit")
-            out = core(store, **kw)
+            if include_team_sessions or (team and team.strip()):  # narrowed to kw["repo"] like local sessions
+                from hansard.team import wrap
+
+                store = wrap(store)
+            try:
+                out = core(store, **kw)
+            finally:
+                getattr(store, "close_team", lambda: None)()
             if opts.scope == "repo":
                 out["scope"] = {"mode": "repo", "repo": opts.repo_root}
             return out

@@ -36,9 +36,14 @@ class TeamView:
     def local(self) -> Any:
         return self._local
 
-    def close(self) -> None:
+    def close_team(self) -> None:
+        """Let go of the team server (or offline copy); the local store stays open."""
         if self._closer is not None:
             self._closer()
+            self._closer = None
+
+    def close(self) -> None:
+        self.close_team()
         self._local.close()
 
     _evidence = None
