@@ -157,6 +157,8 @@ class Counts:
     tool_claims: int = 0
     tool_correct: int = 0
     exact: int = 0  # lines whose kind, session, tool call and commit all match
+    pasted_claims: int = 0  # lines answered `pasted` (they name a web chat, not an agent's session)
+    pasted_correct: int = 0  # ... where the line was expected pasted from that chat
 
     def add(self, other: Counts) -> None:
         for k in self.__dataclass_fields__:
@@ -177,10 +179,12 @@ def score(scn: Scenario, answers: dict[str, dict[str, Any]]) -> Counts:
             c.lines += 1
             c.positives += pos
             c.exact += bool(a) and actual_fields(a) == expected_fields(e)
-            if a.get("session_id") is not None:
+            if a.get("kind") == "pasted":
+                c.pasted_claims += 1
+                c.pasted_correct += e.kind == "pasted" and a.get("session_id") == e.session_id
+            elif a.get("session_id") is not None:
                 c.session_claims += 1
-                # a pasted line names the chat it came from: a correct claim, not a positive
-                c.session_correct += (pos or e.kind == "pasted") and a["session_id"] == e.session_id
+                c.session_correct += pos and a["session_id"] == e.session_id
             if a.get("tool_call_id") is not None:
                 c.tool_claims += 1
                 c.tool_correct += pos and a["tool_call_id"] == e.tool_call_id

@@ -75,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             tmp.cleanup()
     print("-" * 110)
     print(row(f"overall ({len(names)} scenarios)", total))
+    print(f"pasted from web chats: {total.pasted_correct} of {total.pasted_claims} claims name the expected chat")
     print(f"\ntargets: precision 100% everywhere; tool-call recall >= 98% overall "
           f"(now {pct(total.tool_correct, total.positives).strip()}); {time.perf_counter() - started:.1f} s")
     for t in tables:
