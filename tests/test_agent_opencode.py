@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from pathlib import Path
 import sqlite3
 
 from agent_helpers import AGENT_SAMPLES, edits, parse_records, skips
@@ -91,3 +92,25 @@ def test_sqlite_store(tmp_path):
     items, _ = parse_records(opencode.PROVIDER, str(db), recs)
     _check(items)
     assert opencode.db_records(str(db), cur)[0] == []
+
+
+def test_scanner_reads_both_shapes_from_the_default_home(tmp_path):
+    """A bare index finds ``storage/`` (one source) and ``opencode.db`` under OPENCODE_DATA_DIR;
+    the same session in both is stored once; nothing changed, nothing read."""
+    from hansard.ingest.run import index
+    from hansard.store import open_store
+
+    home = Path(os.environ["OPENCODE_DATA_DIR"])
+    shutil.copytree(STORAGE, home / "storage")
+    _sqlite_from_storage(home / "opencode.db")
+    store = open_store()
+    try:
+        first = index(store)
+        again = index(store)
+        counts = store.sessions.provider_counts()
+        sources = sorted(store.archive.sources())
+    finally:
+        store.close()
+    assert sources == [str(home / "opencode.db"), str(home / "storage")]
+    assert first.changed == 2 and again.changed == 0
+    assert counts["opencode"]["sessions"] == 1 and counts["opencode"]["edits"] >= 1
