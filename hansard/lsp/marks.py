@@ -74,6 +74,8 @@ def label(ans: dict[str, Any], ln: dict[str, Any], provider_name: Callable[[str 
         out += " · modified"
     elif ln["kind"] == "uncommitted":
         out += " · uncommitted"
+    elif ln["kind"] == "pasted":
+        out += " · pasted from a web chat"
     return out
 
 
