@@ -203,3 +203,27 @@ def test_import_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     out = _json(capsys, "import", str(AGENT_SAMPLES / "claude_web_conversations.json"))
     assert out["sessions"] == 1 and out["records"] >= 1
     assert main(["import", str(tmp_path / "nothing.json")]) == 2
+
+
+def test_one_line_of_a_pasted_block_is_pasted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run is judged on the whole file: asking for one line of a pasted block (or a range
+    that cuts it) gives the same answer as asking for the file."""
+    from fixtures_repos.check import answer, env_for
+    from fixtures_repos.scenarios import SCENARIOS
+    from hansard.answers.why import explain
+
+    scn = SCENARIOS["webchat_pasted"](tmp_path / "build")
+    for var, value in env_for(scn, tmp_path / "store").items():
+        monkeypatch.setenv(var, value)
+    whole = answer(scn)["src/text.py"]
+    store = open_store()
+    try:
+        for spec, first in (("src/text.py:9", 9), ("src/text.py:4-9", 4), ("src/text.py:12-13", 12)):
+            got = explain(store, spec, cwd=str(scn.repo))["lines"]
+            assert got == whole["lines"][first - 1:first - 1 + len(got)], spec
+    finally:
+        store.close()
+    kinds = [ln["kind"] for ln in whole["lines"]]
+    assert kinds[7:] == ["pasted"] * 6 and "pasted" not in kinds[:7]
+    assert {ln.get("block") for ln in whole["lines"][7:]} == {0}
+    assert next(iter(whole["sessions"].values()))["provider"] == "chatgpt"
