@@ -94,6 +94,12 @@ class MergedSessions:
 
 
 class MergedEvidence:
+    """The evidence facet over both stores. A method not written here answers from the local
+    store alone (a facet method added since, until it learns about the team)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.local, name)
+
     def __init__(self, local: Any, team: Any, roots: set[str]) -> None:
         self.local = local.evidence
         self._store = local
@@ -199,6 +205,14 @@ class MergedEvidence:
         root = self._root(repo_id)
         if root:
             out += self.team.repo_tool_inputs(root, list(tools), needle)
+        return out
+
+    def repo_shell_calls(self, repo_id: int, tools: Collection[str], needle: str
+                         ) -> list[tuple[str, str | None, str | None, str | None]]:
+        out = list(self.local.repo_shell_calls(repo_id, tools, needle))
+        root = self._root(repo_id)
+        if root:
+            out += self.team.repo_shell_calls(root, list(tools), needle)
         return out
 
     def session_tool_calls(self, session_row: int, tools: Collection[str]) -> list[Any]:

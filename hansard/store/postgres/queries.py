@@ -114,17 +114,23 @@ class TeamQueries:
 
     # -- tool calls -------------------------------------------------------------------------
 
-    def repo_tool_inputs(self, root_commit: str, tools: Collection[str], needle: str) -> list[tuple[str | None, str | None]]:
+    def repo_shell_calls(self, root_commit: str, tools: Collection[str], needle: str
+                         ) -> list[tuple[str, str | None, str | None, str | None]]:
+        """(session id, timestamp, input JSON, output) of calls to ``tools`` in the repository
+        whose input mentions ``needle``."""
         if not tools:
             return []
         rows = self.run(
-            "SELECT t.timestamp, t.input" + _FROM_SESSIONS.replace("FROM sessions s", "FROM tool_calls t JOIN sessions s"
-                                                                   " ON s.id=t.session_row")
-            + f" WHERE r.root_commit=%s AND t.name IN ({_marks(len(tools))}) AND t.input LIKE %s ESCAPE '\\' AND{_NOT_ME}",
+            "SELECT s.session_id, t.timestamp, t.input, t.output FROM tool_calls t JOIN sessions s ON s.id=t.session_row"
+            " JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
+            f" WHERE r.root_commit=%s AND t.name IN ({_marks(len(tools))}) AND t.input LIKE %s ESCAPE '\\' AND{_NOT_ME}",
             (root_commit, *tools, "%" + needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%",
              *self.me),
         )
-        return [(r["timestamp"], r["input"]) for r in rows]
+        return [(r["session_id"], r["timestamp"], r["input"], r["output"]) for r in rows]
+
+    def repo_tool_inputs(self, root_commit: str, tools: Collection[str], needle: str) -> list[tuple[str | None, str | None]]:
+        return [(ts, inp) for _, ts, inp, _ in self.repo_shell_calls(root_commit, tools, needle)]
 
     def session_tool_calls(self, session_row: int, tools: Collection[str]) -> list[dict[str, Any]]:
         if not tools:
