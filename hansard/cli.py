@@ -236,7 +236,8 @@ def cmd_memory(a: argparse.Namespace) -> int:
     if a.memory_cmd == "scan":
         print(f"{memories.memory_count(store)} memory files indexed")
         return 0
-    data = memories.search_memories(store, " ".join(a.query), repo=a.repo, provider=a.provider, source=a.source)
+    data = memories.search_memories(store, " ".join(a.query), repo=a.repo, provider=a.provider, source=a.source,
+                                    full=a.json)
     if a.json:
         _print_json(data)
     else:

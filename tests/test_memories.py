@@ -94,8 +94,9 @@ def test_search_hits_and_repo_ranking(world, tmp_path: Path) -> None:
     paths = {h["path"] for h in ans["results"]}
     assert str(world["other"] / "AGENTS.md") in paths and str(world["app"] / "CLAUDE.md") in paths
     hit = next(h for h in ans["results"] if h["path"] == str(world["app"] / "CLAUDE.md"))
-    assert {"memory_id", "kind", "source", "scope", "title", "line_start", "line_end"} <= set(hit)
-    assert (hit["line_start"], hit["line_end"]) == (4, 4) and "«release» «checklist»" in hit["excerpt"]
+    assert {"memory_id", "kind", "source", "scope", "title", "lineStart", "lineEnd"} <= set(hit)
+    assert (hit["lineStart"], hit["lineEnd"]) == (4, 4) and "«release» «checklist»" in hit["excerpt"]
+    assert "matched_text" not in hit and "line_start" not in hit
     assert all(v not in (None, "", []) for h in ans["results"] for v in h.values())  # empty fields omitted
     scoped = search_memories(db, "release checklist", repo=str(world["app"]))
     sp = {h["path"] for h in scoped["results"]}
@@ -106,6 +107,20 @@ def test_search_hits_and_repo_ranking(world, tmp_path: Path) -> None:
     assert {h["source"] for h in search_memories(db, "release checklist", provider="codex")["results"]} == {"codex"}
     auto = search_memories(db, "staging", source="auto_memory")["results"]
     assert [h["kind"] for h in auto] == ["claude_auto_memory"]
+
+
+def test_a_hit_names_the_matching_lines_not_the_section(world) -> None:
+    db = open_store()
+    body = "\n".join(f"- rule {i}: keep the release notes short" for i in range(200))
+    (world["app"] / "AGENTS.md").write_text("# Long section\n" + body + "\nThe zeppelin deploy needs a pilot.\n")
+    scan_memories(db, cwd=str(world["app"]), force=True)
+    hit = next(h for h in search_memories(db, "zeppelin pilot")["results"] if h["path"].endswith("app/AGENTS.md"))
+    assert (hit["lineStart"], hit["lineEnd"]) == (202, 202)
+    shown = get_memory(db, hit["memory_id"], line=hit["lineStart"])
+    assert shown["contentLineStart"] <= hit["lineStart"] <= shown["contentLineEnd"]
+    # a match over adjacent lines spans them, and never more than a few lines
+    wide = next(h for h in search_memories(db, "release notes rule")["results"] if h["path"].endswith("app/AGENTS.md"))
+    assert 1 <= wide["lineEnd"] - wide["lineStart"] + 1 <= 8
 
 
 def test_versions_are_kept(world) -> None:
@@ -176,6 +191,9 @@ def test_index_scans_memories_and_cli(world, tmp_path: Path) -> None:
     assert db.db.execute("SELECT COUNT(*) FROM memories").fetchone()[0] >= 9
     out = cli_json("memory", "search", "release", "checklist")
     assert out["results"] and all("memory_id" in h for h in out["results"])
+    full = {"memory_id", "kind", "source", "scope", "title", "path", "repo", "rel_path", "updated_at", "missing",
+            "lineStart", "lineEnd", "excerpt", "score"}
+    assert all(set(h) == full for h in out["results"])  # --json keeps the full record, empty fields as null
     mid = out["results"][0]["memory_id"]
     shown = cli_json("memory", "show", mid, "--line", "2")
     assert shown["memory_id"] == mid and shown["contentLineStart"] >= 1

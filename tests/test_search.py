@@ -70,6 +70,11 @@ def _ids(ans: dict) -> list[tuple[str, int]]:
     return [(h["session_id"], h["message_index"]) for h in ans["results"]]
 
 
+def _ranked(ans: dict) -> list[tuple[str, int]]:
+    """Every message shown, in rank order: each result, then its session's further hits."""
+    return [(h["session_id"], m["message_index"]) for h in ans["results"] for m in [h, *h.get("more_hits", [])]]
+
+
 # -- fields -------------------------------------------------------------------------
 
 
@@ -118,10 +123,30 @@ def test_indexed_through_on_an_empty_answer(db, tmp_path: Path) -> None:
 def test_all_terms_rank_above_some(db) -> None:
     # sess-beta #1 repeats "kiwi" four times (high bm25 for kiwi alone); #2 covers both terms.
     ans = search_past_sessions(db, "kiwi mango", hits_per_session=3, limit=10)
-    ranked = _ids(ans)
+    ranked = _ranked(ans)
     assert ranked.index(("sess-beta", 2)) < ranked.index(("sess-beta", 1))
     top = ans["results"][0]
     assert (top["session_id"], top["message_index"]) == ("sess-beta", 2)
+
+
+def test_a_message_covering_every_term_ranks_first(tmp_path: Path) -> None:
+    # One session says "zebra" over and over (bm25 loves it); another says each word once.
+    d = open_store()
+    some = Transcript("sess-some", cwd="/work/app", start="2026-04-01T10:00:00")
+    some.user("zebra zebra zebra zebra zebra zebra: the zebra upload keeps failing on zebra files")
+    some.write(tmp_path / "c")
+    every = Transcript("sess-every", cwd="/work/app", start="2026-03-01T10:00:00")
+    every.user("a long note that mentions the quokka once and the zebra once, in passing, among other things")
+    every.write(tmp_path / "c")
+    index(d, [tmp_path / "c"])
+    for mode in ("keyword", "hybrid"):
+        ans = search_past_sessions(d, "zebra quokka", mode=mode, embedder=HashEmbedder())
+        assert [h["session_id"] for h in ans["results"]] == ["sess-every", "sess-some"], mode
+    from hansard.answers.search.meaning import build_vectors
+
+    build_vectors(d.search, HashEmbedder())
+    ans = search_past_sessions(d, "zebra quokka", mode="hybrid", embedder=HashEmbedder())
+    assert ans["mode"] == "hybrid" and ans["results"][0]["session_id"] == "sess-every"
 
 
 def test_phrase_or_and_exclusion(db) -> None:
@@ -249,7 +274,16 @@ def test_hits_per_session_and_more_hits(db) -> None:
     assert len(beta) == 1 and beta[0]["more_hits"]
     assert all(set(m) == {"message_index", "role"} for m in beta[0]["more_hits"])
     three = search_past_sessions(db, "kiwi", hits_per_session=3, limit=10)
-    assert len([h for h in three["results"] if h["session_id"] == "sess-beta"]) == 3
+    beta = [h for h in three["results"] if h["session_id"] == "sess-beta"]
+    assert len(beta) == 1  # one result per session; its further matches are in more_hits
+    shown = [m for m in beta[0]["more_hits"] if "excerpt" in m]
+    assert len(shown) == 2 and len({beta[0]["message_index"], *(m["message_index"] for m in shown)}) == 3
+    assert all("session_id" not in m and m["matched_by"] == "keyword" for m in shown)
+    assert all("excerpt" not in m for m in beta[0]["more_hits"][2:])
+    two = search_past_sessions(db, "kiwi", hits_per_session=2, limit=10)
+    sids = [h["session_id"] for h in two["results"]]
+    assert len(sids) == len(set(sids))
+    assert all(m["message_index"] != h["message_index"] for h in two["results"] for m in h.get("more_hits", []))
     assert search_past_sessions(db, "kiwi", hits_per_session=99)["results"]  # clamped to 5
     assert len(search_past_sessions(db, "the", limit=50)["results"]) <= 20
     with pytest.raises(InvalidArgument):
@@ -258,11 +292,22 @@ def test_hits_per_session_and_more_hits(db) -> None:
 
 def test_group_revisions(db) -> None:
     grouped = search_past_sessions(db, "rename mango helper changelog", hits_per_session=5)
-    g = [h for h in grouped["results"] if h["role"] == "user"]
+    g = [m for h in grouped["results"] for m in [h, *h.get("more_hits", [])] if m["role"] == "user"]
     assert len(g) == 1 and g[0]["revisions"] == [0, 2] and g[0]["latest_revision"] == 2
     flat = search_past_sessions(db, "rename mango helper changelog", hits_per_session=5, group_revisions=False)
-    assert sorted(h["message_index"] for h in flat["results"] if h["role"] == "user") == [0, 2]
-    assert all("revisions" not in h for h in flat["results"])
+    shown = [m for h in flat["results"] for m in [h, *h.get("more_hits", [])]]
+    assert sorted(m["message_index"] for m in shown if m["role"] == "user") == [0, 2]
+    assert all("revisions" not in m for m in shown)
+
+
+def test_total_counts_sessions_and_omitted_is_the_rest(db) -> None:
+    # "kiwi" is in four messages of sess-beta and nowhere else
+    ans = search_past_sessions(db, "kiwi", limit=5)
+    assert ans["total"] == 1 and ans["returned"] == 1 and ans["results_omitted"] == 0 and not ans["truncated"]
+    many = search_past_sessions(db, "kiwi or mango or backoff", limit=1)
+    assert many["total"] == 3 and many["returned"] == 1 and many["results_omitted"] == 2 and many["truncated"]
+    wide = search_past_sessions(db, "kiwi or mango or backoff", limit=10)
+    assert wide["total"] == wide["returned"] == 3 and wide["results_omitted"] == 0
 
 
 def test_size_cap_drops_hits_and_counts_them(db) -> None:

@@ -27,13 +27,13 @@ KIND_ALIASES = {alias: mf.kind for _, mf in agents.memory_files() for alias in m
 # -- search ---------------------------------------------------------------------------
 
 
-def _record(r: dict[str, Any]) -> dict[str, Any]:
+def _record(r: dict[str, Any], full: bool = False) -> dict[str, Any]:
     d = {
         "memory_id": r["memory_id"], "kind": r["kind"], "source": r["source"], "scope": r["scope"],
         "title": r["title"], "path": r["path"], "repo": r["repo_path"], "rel_path": r["rel_path"],
-        "updated_at": r["last_seen"], "missing": bool(r["missing"]) or None,
+        "updated_at": r["last_seen"], "missing": bool(r["missing"]) if full else (bool(r["missing"]) or None),
     }
-    return {k: v for k, v in d.items() if v not in (None, "", [], {})}
+    return d if full else {k: v for k, v in d.items() if v not in (None, "", [], {})}
 
 
 def memory_count(store: Store) -> int:
@@ -42,11 +42,17 @@ def memory_count(store: Store) -> int:
 
 
 def search_memories(store: Store, query: str | None, repo: str | None = None, provider: str | None = None,
-                    source: str | None = None, *, limit: int = 10) -> dict[str, Any]:
+                    source: str | None = None, *, limit: int = 10, full: bool = False) -> dict[str, Any]:
     """Memories whose current text matches ``query``. With ``repo``, that project's guidance
     ranks together with global and unkeyed memories (other projects' are left out).
     ``provider``: an agent's name or alias (hansard.agents). ``source``: an agent or a memory
-    kind (its record's ``MemoryFile.kind``) or a kind's alias. Empty fields are omitted."""
+    kind (its record's ``MemoryFile.kind``) or a kind's alias.
+
+    A hit names the lines that matched as ``lineStart``/``lineEnd`` (1-based, inclusive: the
+    names ``get_memory`` reports and takes back as ``line``), at most ``MAX_HIT_LINES`` lines
+    around the line that matches the most query words, and an ``excerpt`` of them. Empty fields
+    are omitted; ``full`` (``hansard memory search --json``) keeps every field of the record,
+    empty ones as null."""
     q = parse(query)
     project = None
     if repo:
@@ -67,12 +73,14 @@ def search_memories(store: Store, query: str | None, repo: str | None = None, pr
         rel = r["relevance"]
         boost = 0.05 if r["scope"] == "project" and repo else 0.0
         score = (cover / len(groups) if groups else 0.0) + rel / (len(groups) + 1 if groups else 2) + boost
-        d = _record(r)
+        d = _record(r, full)
         if words:
             start, end = _line_range(text, words)
-            d["line_start"], d["line_end"] = start, end
+            d["lineStart"], d["lineEnd"] = start, end
             lines = text.splitlines()
-            d["excerpt"] = excerpt("\n".join(lines[start - 1:end]), words) if lines else ""
+            ex = excerpt("\n".join(lines[start - 1:end]), words) if lines else ""
+            if ex or full:
+                d["excerpt"] = ex
         d["score"] = round(score, 4)
         results.append(d)
     results.sort(key=lambda d: (-d["score"], d["path"]))
@@ -81,25 +89,32 @@ def search_memories(store: Store, query: str | None, repo: str | None = None, pr
     return {"query": query or "", "results": results, "total": total, "returned": len(results)}
 
 
+MAX_HIT_LINES = 8
+
+
 def _line_range(text: str, words: list[str]) -> tuple[int, int]:
-    """1-based first and last line of the densest block of matching lines."""
+    """1-based first and last line of the matching lines around the best one: the line with
+    the most distinct query words (the first such), widened over directly adjacent matching
+    lines only while that adds a query word it lacks, never beyond MAX_HIT_LINES lines."""
     lines = text.splitlines()
-    hits = []
-    for i, ln in enumerate(lines):
-        low = ln.casefold()
-        found = {w for w in words if w in low}
-        if found:
-            hits.append((i, found))
-    if not hits:
-        return 1, min(len(lines), 1) or 1
-    blocks: list[list[tuple[int, set[str]]]] = [[hits[0]]]
-    for h in hits[1:]:
-        if h[0] - blocks[-1][-1][0] <= 3:
-            blocks[-1].append(h)
+    found = [{w for w in words if w in ln.casefold()} for ln in lines]
+    if not any(found):
+        return 1, 1
+    best = max(range(len(lines)), key=lambda i: (len(found[i]), -i))
+    lo = hi = best
+    have = set(found[best])
+    while hi - lo + 1 < MAX_HIT_LINES:
+        up = found[lo - 1] - have if lo > 0 else set()
+        down = found[hi + 1] - have if hi + 1 < len(lines) else set()
+        if not up and not down:
+            break
+        if len(down) >= len(up):
+            hi += 1
+            have |= found[hi]
         else:
-            blocks.append([h])
-    best = max(blocks, key=lambda b: (len(set().union(*(f for _, f in b))), len(b), -b[0][0]))
-    return best[0][0] + 1, best[-1][0] + 1
+            lo -= 1
+            have |= found[lo]
+    return lo + 1, hi + 1
 
 
 # -- reading --------------------------------------------------------------------------

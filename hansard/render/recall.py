@@ -78,7 +78,7 @@ def memory_hits(d: dict[str, Any]) -> str:
         return "no matching memories"
     out = []
     for h in d["results"]:
-        where = f"lines {h['line_start']}-{h['line_end']}" if h.get("line_start") else ""
+        where = f"lines {h['lineStart']}-{h['lineEnd']}" if h.get("lineStart") else ""
         out.append(f"{h['memory_id']}  {h['kind']:18} {h.get('scope', ''):8} {_short(h.get('title'), 50)}  {where}")
         out.append(f"    {h.get('path', '')}")
         if h.get("excerpt"):

@@ -1,19 +1,87 @@
-"""Hybrid ranking: reciprocal-rank fusion of the keyword and the meaning rankings.
+"""Hybrid ranking: the keyword and the meaning rankings fused by their scores, weighted by
+what the query looks like.
 
-score(message) = sum over the rankings that hold it of 1 / (K + rank), rank from 1. RRF needs
-no score calibration between bm25 and cosine similarity, and a message found by both ranks
-above one found by either alone at the same depth. ``matched_by`` says which found it.
+Each ranking's scores are scaled to [0, 1] (keyword: the score over the best keyword score;
+meaning: the similarity between the ``FLOOR_RANK``-th and the best one, so a flat top of
+near-equal similarities says little), then ``fused = w * keyword + (1 - w) * meaning``.
+``w`` comes from :data:`WEIGHTS` by the query's shape (:func:`query_shape`) and by whether the
+best keyword match covers every term of the query: exact identifiers and a query that some
+message states in full are keyword's to answer; a question or a paraphrase that no message
+covers is meaning's. The weights were chosen on the development half of
+``scripts/eval_search.py``'s queries, never on the held-out half it reports. Within the keyword
+scores a message covering every term still outranks one covering some, and with two or more
+terms such a message outranks every message that does not (:data:`FULL_COVERAGE_FIRST`): what
+a person typed in full is what they meant.
+
+``rrf`` (reciprocal-rank fusion) is kept for comparison in that evaluation: it ignores how
+sure each ranking is, which let a confident keyword or meaning answer be outvoted.
+``matched_by`` says which ranking found a message: keyword, meaning or both.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from hansard.store.types import Candidate
 
 K = 60
+FLOOR_RANK = 50
+# keyword's weight by (query shape, best keyword match covers every term)
+WEIGHTS: dict[tuple[str, bool], float] = {
+    ("exact", True): 0.8, ("exact", False): 0.5,
+    ("question", True): 0.4, ("question", False): 0.2,
+    ("words", True): 0.5, ("words", False): 0.25,
+}
+FULL_COVERAGE_FIRST = True
+QUESTION_WORDS = frozenset("which what did do does how why when where who whom whose was were is are have has "
+                           "should could can".split())
+
+
+def query_shape(q: Any) -> str:
+    """``exact`` (an identifier, a path or a quoted phrase), ``question`` (opens with a question
+    word or ends with ``?``) or ``words``."""
+    terms = q.terms()
+    if any(t.identifier or t.phrase for t in terms):
+        return "exact"
+    first = (q.raw.strip().split() or [""])[0].lower().strip("\"'")
+    if first in QUESTION_WORDS or q.raw.strip().endswith("?"):
+        return "question"
+    return "words"
+
+
+def fuse(q: Any, keyword: list[Candidate], meaning: list[tuple[int, float]],
+         weights: dict[tuple[str, bool], float] | None = None, full_first: bool | None = None
+         ) -> list[tuple[Candidate, str, float | None]]:
+    groups = max(len(q.groups), 1)
+    full = bool(keyword) and max(c.coverage for c in keyword) >= groups
+    w = (weights or WEIGHTS)[(query_shape(q), full)]
+    top_kw = max((c.score for c in keyword), default=0.0) or 1.0
+    kw = {c.id: c for c in keyword}
+    sim = dict(meaning)
+    tier = (FULL_COVERAGE_FIRST if full_first is None else full_first) and groups >= 2
+    if meaning:
+        best = meaning[0][1]
+        floor = meaning[min(FLOOR_RANK, len(meaning)) - 1][1] if len(meaning) > 1 else best - 1.0
+        span = max(best - floor, 1e-6)
+    out: list[tuple[Candidate, str, float | None]] = []
+    for mid in dict.fromkeys([c.id for c in keyword] + [m for m, _ in meaning]):
+        c = kw.get(mid)
+        ks = c.score / top_kw if c else 0.0
+        ms = max(0.0, (sim[mid] - floor) / span) if mid in sim else 0.0
+        fused = w * ks + (1 - w) * ms
+        if tier and c is not None and c.coverage >= groups:
+            fused += 1.0
+        base = c or Candidate(mid)
+        how = "both" if (c and mid in sim) else ("keyword" if c else "meaning")
+        out.append((Candidate(mid, bm25=base.bm25, coverage=base.coverage, via=set(base.via), score=fused), how,
+                    sim.get(mid)))
+    out.sort(key=lambda t: (-t[0].score, -t[0].id))
+    return out
 
 
 def rrf(keyword: list[Candidate], meaning: list[tuple[int, float]], k: int = K
         ) -> list[tuple[Candidate, str, float | None]]:
+    """Reciprocal-rank fusion: score = sum over the rankings holding a message of 1 / (k + rank)."""
     score: dict[int, float] = {}
     by_kw = {c.id: c for c in keyword}
     sim = dict(meaning)

@@ -10,10 +10,13 @@ Any object with ``id`` (str, names model and weights), ``dim`` and
 ``embed(list[str]) -> float32 array (n, dim), L2-normalised`` can stand in (tests use a tiny
 hashing embedder).
 
-Vectors: one per distinct text (``vectors``, keyed by model and a hash of the text),
-``message_vectors`` maps messages to texts. Only conversation is embedded: the person's
-requests, the agent's answers and reasoning, compaction summaries; tool output is left to
-keyword search. ``build_vectors`` works through new messages in small batches, each its
+Vectors: one per distinct passage text (``vectors``, keyed by model and a hash of the text);
+``passage_vectors`` maps each message's passages ([start, end) characters) to texts. A message
+is cut into passages of about ``PASSAGE_CHARS`` at paragraph, line or sentence ends
+(:func:`passages`), at most ``MAX_PASSAGES`` of them: a static embedding averages its tokens,
+so one vector for a long message blurs its topics together; a hit's ``similarity`` is that of
+its best passage. Only conversation is embedded: the person's requests, the agent's answers
+and reasoning, compaction summaries; tool output is left to keyword search. ``build_vectors`` works through new messages in small batches, each its
 own short transaction, so readers and the indexer never wait long; ``start_background_build``
 runs it in a detached ``hansard embed`` process. A search never waits for it: with no
 vectors yet it falls back to keyword search and says so in ``mode_notice``.
@@ -32,8 +35,17 @@ from typing import Any, Protocol
 
 from hansard import config
 
-MAX_EMBED_CHARS = 2000
+MAX_EMBED_CHARS = 2000  # longest text one vector stands for
+PASSAGE_CHARS = 600
+MAX_PASSAGES = 12       # per message: the first 7,200 characters or so of a long answer
 BATCH = 256
+# Above this many passages a search first scores every passage on the first COARSE_DIMS
+# dimensions (the WordLlama embedding is trained so that its leading dimensions stand on their
+# own), then rescores the best COARSE_KEEP on all of them: a quarter of the arithmetic and of
+# the memory of a full float32 matrix.
+COARSE_ABOVE = 200_000
+COARSE_DIMS = 64
+COARSE_KEEP = 4000
 # sha256 of the files inside the wordllama 0.4.0.post1 wheel (also listed in its RECORD).
 WORDLLAMA_FILES = {
     "weights/l2_supercat_256.safetensors": "64b47a2dc493cb8e85944076601189739852d7b64e0e1eedcb1937a251cd9fd5",
@@ -114,6 +126,29 @@ def text_hash(text: str) -> bytes:
     return hashlib.blake2b(text[:MAX_EMBED_CHARS].encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
+_BREAKS = ("\n\n", "\n", ". ", "? ", "! ", "; ", ", ", " ")
+
+
+def passages(text: str, size: int = PASSAGE_CHARS, most: int = MAX_PASSAGES) -> list[tuple[int, int]]:
+    """[start, end) spans that cover ``text`` (up to ``most`` of them), each at most ``size``
+    characters, cut at the strongest break (paragraph, line, sentence, clause, word) in the
+    second half of the span; blank spans are skipped."""
+    out: list[tuple[int, int]] = []
+    i, n = 0, len(text)
+    while i < n and len(out) < most:
+        end = min(n, i + size)
+        if end < n:
+            for b in _BREAKS:
+                j = text.rfind(b, i + size // 2, end)
+                if j >= 0:
+                    end = j + len(b)
+                    break
+        if text[i:end].strip():
+            out.append((i, end))
+        i = end
+    return out
+
+
 # -- building ---------------------------------------------------------------------------
 
 
@@ -132,23 +167,25 @@ def build_vectors(index: Any, embedder: Embedder, *, batch: int = BATCH, max_sec
 
     model = embedder.id
     t0 = time.monotonic()
-    counts = {"messages": 0, "embedded": 0, "reused": 0}
+    counts = {"messages": 0, "passages": 0, "embedded": 0, "reused": 0}
     while True:
-        rows = index.to_embed(model, MAX_EMBED_CHARS, batch)
+        rows = index.to_embed(model, PASSAGE_CHARS * MAX_PASSAGES, batch)
         if not rows:
             index.skip_vectors_to(model, utc_stamp())
             break
-        hashes = [text_hash(r[1]) for r in rows]
+        spans = [(mid, a, b, text[a:b]) for mid, text in rows for a, b in passages(text)]
+        hashes = [text_hash(t) for *_, t in spans]
         uniq = list(dict.fromkeys(hashes))
         have = index.known_texts(model, uniq)
         todo = [h for h in uniq if h not in have]
-        text_of = {h: r[1] for h, r in zip(hashes, rows)}
+        text_of = {h: sp[3] for h, sp in zip(hashes, spans)}
         vecs = embedder.embed([text_of[h] for h in todo]) if todo else np.zeros((0, embedder.dim), np.float32)
         index.add_vectors(model, [(h, np.asarray(v, np.float16).tobytes()) for h, v in zip(todo, vecs)],
-                          [(r[0], h) for r, h in zip(rows, hashes)], utc_stamp())
+                          [(sp[0], sp[1], sp[2], h) for sp, h in zip(spans, hashes)], rows[-1][0], utc_stamp())
         counts["messages"] += len(rows)
+        counts["passages"] += len(spans)
         counts["embedded"] += len(todo)
-        counts["reused"] += len(rows) - len(todo)
+        counts["reused"] += len(spans) - len(todo)
         if progress:
             progress(counts)
         if max_seconds is not None and time.monotonic() - t0 > max_seconds:
@@ -183,19 +220,28 @@ def start_background_build() -> bool:
 
 @dataclass
 class MeaningResult:
-    hits: list[tuple[int, float]] = field(default_factory=list)  # (messages.id, cosine similarity)
+    hits: list[tuple[int, float]] = field(default_factory=list)  # (messages.id, best passage's cosine similarity)
+    passages: dict[int, tuple[int, int]] = field(default_factory=dict)  # messages.id -> that passage
     notice: str | None = None        # set: meaning search did not run
     coverage_note: str | None = None  # ran, but over part of the messages
 
 
 class VectorIndex:
-    """All of a model's message vectors as one float32 matrix, cached per process and
-    reloaded only when the table changed."""
+    """All of a model's passage vectors as one float32 matrix (and, when large, its first
+    COARSE_DIMS columns apart), cached per process and reloaded only when the table changed."""
 
-    _cache: dict[tuple[str, str], tuple[tuple[int, int], Any, Any]] = {}
+    _cache: dict[tuple[str, str], tuple[tuple[int, int], Any]] = {}
+
+    def __init__(self, ids: Any, starts: Any, ends: Any, mat: Any) -> None:
+        import numpy as np
+
+        self.ids, self.starts, self.ends, self.mat = ids, starts, ends, mat
+        self.messages = int((np.diff(ids) != 0).sum()) + 1 if len(ids) else 0  # ids are sorted
+        self.coarse = (np.ascontiguousarray(mat[:, :COARSE_DIMS]) if len(ids) > COARSE_ABOVE
+                       and mat.shape[1] > 2 * COARSE_DIMS else None)
 
     @classmethod
-    def get(cls, index: Any, model: str) -> tuple[Any, Any]:
+    def get(cls, index: Any, model: str) -> VectorIndex:
         import numpy as np
 
         path, count, top = index.vector_stamp()
@@ -203,15 +249,34 @@ class VectorIndex:
         key = (path, model)
         hit = cls._cache.get(key)
         if hit and hit[0] == stamp:
-            return hit[1], hit[2]
-        ids, blobs = index.vectors(model)
-        if ids:
-            mat = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(ids), -1).astype(np.float32)
+            return hit[1]
+        spans, blobs = index.vectors(model)
+        if spans:
+            mat = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(spans), -1).astype(np.float32)
+            arr = np.asarray(spans, dtype=np.int64)
+            vi = cls(arr[:, 0].copy(), arr[:, 1].copy(), arr[:, 2].copy(), mat)
         else:
-            mat = np.zeros((0, 1), np.float32)
-        arr = np.asarray(ids, dtype=np.int64)
-        cls._cache[key] = (stamp, arr, mat)
-        return arr, mat
+            z = np.zeros(0, np.int64)
+            vi = cls(z, z, z, np.zeros((0, 1), np.float32))
+        cls._cache[key] = (stamp, vi)
+        return vi
+
+    def top(self, qv: Any, n: int) -> tuple[Any, Any]:
+        """Row numbers of the ``n`` passages most similar to ``qv``, best first, and their similarity."""
+        import numpy as np
+
+        if self.coarse is not None:
+            rough = self.coarse @ qv[:COARSE_DIMS]
+            keep = min(len(rough), max(COARSE_KEEP, n * 4))
+            rows = np.argpartition(-rough, keep - 1)[:keep]
+            sims = self.mat[rows] @ qv
+        else:
+            rows = None
+            sims = self.mat @ qv
+        n = min(n, len(sims))
+        best = np.argpartition(-sims, n - 1)[:n] if n < len(sims) else np.arange(len(sims))
+        best = best[np.argsort(-sims[best])]
+        return (rows[best] if rows is not None else best), sims[best]
 
 
 def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedder | None = None
@@ -222,24 +287,28 @@ def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedde
             return MeaningResult(notice=f"meaning search skipped: {why}; ran keyword search")
     import numpy as np  # only with an embedder: the optional `semantic` extra brings it
 
-    ids, mat = VectorIndex.get(index, embedder.id)
-    if len(ids) == 0:
+    vi = VectorIndex.get(index, embedder.id)
+    if len(vi.ids) == 0:
         started = start_background_build()
         return MeaningResult(notice="meaning search skipped: message vectors are not built yet"
                              + (" (building now in the background)" if started else "; run `hansard embed`")
                              + "; ran keyword search")
     qv = np.asarray(embedder.embed([query]), dtype=np.float32)[0]
-    sims = mat @ qv
-    n = min(len(ids), max(k * 5, 500))
-    top = np.argpartition(-sims, n - 1)[:n] if n < len(ids) else np.arange(len(ids))
-    top = top[np.argsort(-sims[top])]
-    cand = [(int(ids[i]), float(sims[i])) for i in top]
+    rows, sims = vi.top(qv, max(k * 5, 500))
+    cand: list[tuple[int, float]] = []
+    spans: dict[int, tuple[int, int]] = {}
+    for r, sim in zip(rows.tolist(), sims.tolist()):
+        mid = int(vi.ids[r])
+        if mid not in spans:  # best passage of each message first
+            spans[mid] = (int(vi.starts[r]), int(vi.ends[r]))
+            cand.append((mid, float(sim)))
     keep = index.passing([c[0] for c in cand], f)
-    res = MeaningResult(hits=[c for c in cand if c[0] in keep][:k])
+    hits = [c for c in cand if c[0] in keep][:k]
+    res = MeaningResult(hits=hits, passages={m: spans[m] for m, _ in hits})
     # Cheap freshness check (two index look-ups): is anything above the builder's mark?
     through, last = index.vector_mark(embedder.id)
     if through is not None and through < last:
         start_background_build()
-        res.coverage_note = (f"meaning search covers {len(ids)} embedded messages; newer ones are still being"
-                             " embedded (keyword search has them)")
+        res.coverage_note = (f"meaning search covers {vi.messages} embedded messages; newer ones are"
+                             " still being embedded (keyword search has them)")
     return res

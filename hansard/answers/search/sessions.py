@@ -10,18 +10,22 @@ Shape::
      "indexed_from", "indexed_through", "backfill_complete", "index_built_at", "indexing_paused",
      "excluded_session_id"?, "notice"?}
 
-A hit is one message: ``session_id, title, provider, repo, message_index, role, kind,
-excerpt, score, matched_by`` (keyword | meaning | both), ``similarity`` (meaning matches),
-``started_at_local`` (the session's start on the local clock, with its offset) and
-``timestamp_local`` (the message's); ``match_reason`` when secrets in the excerpt were
-withheld (``[REDACTED:<rule>]``, hansard/ingest/redact.py). At most ``hits_per_session`` hits come from one
-conversation; its further matches are listed in ``more_hits`` on its first hit. With
-``group_revisions``, near-identical copies of one message fold into one hit that carries
+A hit is one conversation, shown by its best-matching message: ``session_id, title, provider,
+repo, message_index, role, kind, excerpt, score, matched_by`` (keyword | meaning | both),
+``similarity`` (meaning matches: the cosine similarity of the query and the passage of the
+message that matched, ``passage`` = [first, last) character of it), ``started_at_local`` (the
+session's start on the local clock, with its offset) and ``timestamp_local`` (the message's);
+``match_reason`` when secrets in the excerpt were withheld (``[REDACTED:<rule>]``,
+hansard/ingest/redact.py). A session is never a result twice: its further matches are listed,
+best first, in ``more_hits`` on its hit, the first ``hits_per_session`` - 1 of them with their
+excerpt (the fields of a hit less the session's), the rest as ``message_index`` and ``role``.
+With ``group_revisions``, near-identical copies of one message fold into one hit that carries
 ``revisions`` (every copy's message_index) and ``latest_revision``.
 
-``total`` counts matching messages (up to a cap, ``total_exact`` says whether it was
-reached), ``returned`` the hits shown; ``truncated`` is true when more matched than were
-shown, and ``results_omitted`` counts hits dropped to keep the answer under its size cap.
+``total`` counts the sessions that matched (up to a cap, or estimated for a very common word;
+``total_exact`` says which), ``returned`` the results shown, ``results_omitted`` = ``total`` -
+``returned`` (sessions left out by ``limit`` or by the answer's size cap), and ``truncated``
+is true when anything was left out or the total is not exact.
 
 The calling conversation is left out when its id is known (``exclude_session_id``), with
 its subagents, so an agent does not find itself.
@@ -113,11 +117,12 @@ def search_past_sessions(
             notice.append("the query has no searchable words")
         else:
             kw = index.recent_candidates(f, k, MAX_HITS_PER_SESSION + 1)
-            total, exact = len(kw), False
+            exact = False
     elif mode in ("keyword", "hybrid") or mode == "meaning":
         kw, total, exact = index.keyword_candidates(q, f, k)
 
     ranked: list[tuple[Candidate, str, float | None]] = [(c, "keyword" if not q.empty else "filter", None) for c in kw]
+    passages: dict[int, tuple[int, int]] = {}
     if mode in ("meaning", "hybrid") and not q.empty:
         from hansard.answers.search import meaning
 
@@ -128,13 +133,14 @@ def search_past_sessions(
         elif mode == "meaning":
             mode_notice = res.coverage_note
             ranked = [(Candidate(mid, score=sim), "meaning", sim) for mid, sim in res.hits]
-            total, exact = len(res.hits), len(res.hits) < k
+            total, exact = 0, len(res.hits) < k
         else:
             mode_notice = res.coverage_note
-            from hansard.answers.search.hybrid import rrf
+            from hansard.answers.search.hybrid import fuse
 
-            ranked = rrf(kw, res.hits)
-            total = max(total, len(ranked))
+            ranked = fuse(q, kw, res.hits)
+        if not res.notice:
+            passages = res.passages
     if f.repo_ids == []:
         notice.append(f"no indexed session ran in a repository matching {repo!r}")
     team_hits: list[dict[str, Any]] = []
@@ -145,7 +151,7 @@ def search_past_sessions(
         if team_notice:
             notice.append(team_notice)
 
-    hits = build_hits(index, ranked, q, limit, per, group_revisions)
+    hits, matched = build_hits(index, ranked, q, limit, per, group_revisions, passages)
     hits += team_hits[:max(0, limit - len(hits))]
     out: dict[str, Any] = {"query": query or "", "mode": ran}
     if mode_notice:
@@ -153,13 +159,11 @@ def search_past_sessions(
     if ran != mode:
         out["requested_mode"] = mode
     out["results"] = hits
-    shown = sum(1 for _ in hits) + sum(len(h.get("more_hits", [])) for h in hits) + sum(
-        len(h.get("revisions", [])) - 1 for h in hits if h.get("revisions"))
-    out["total"] = max(total, len(hits))
+    out["total"] = max(total, matched, len(hits))
     out["total_exact"] = exact
     out["returned"] = len(hits)
-    out["results_omitted"] = 0
-    out["truncated"] = out["total"] > shown or not exact
+    out["results_omitted"] = out["total"] - len(hits)
+    out["truncated"] = out["results_omitted"] > 0 or not exact
     out.update(index_state(store))
     if exclude_session_id:
         out["excluded_session_id"] = exclude_session_id
@@ -186,48 +190,66 @@ def cap_answer(out: dict[str, Any], max_chars: int) -> dict[str, Any]:
 
 
 def build_hits(index: Any, ranked: list[tuple[Candidate, str, float | None]], q, limit: int, per: int,
-               group_revisions: bool) -> list[dict[str, Any]]:
+               group_revisions: bool, passages: dict[int, tuple[int, int]] | None = None
+               ) -> tuple[list[dict[str, Any]], int]:
+    """One hit per session, best first, and the number of sessions among ``ranked``."""
     if not ranked:
-        return []
+        return [], 0
     rows = index.hit_rows([c.id for c, _, _ in ranked])
     words = q.highlight_words()
+    passages = passages or {}
     hits: list[dict[str, Any]] = []
-    per_session: dict[int, list[dict[str, Any]]] = {}
+    first: dict[int, dict[str, Any]] = {}
+    sessions: set[int] = set()
     by_rev: dict[tuple[int, str], dict[str, Any]] = {}
     for cand, matched_by, sim in ranked:
         r = rows.get(cand.id)
         if r is None:
             continue
+        sid = r["sid"]
+        sessions.add(sid)
         key = textmod.revision_key(r["role"], r["kind"], r["text"], r["n"]) if group_revisions else None
-        if key is not None and (r["sid"], key) in by_rev:
-            h = by_rev[(r["sid"], key)]
-            revs = h.setdefault("revisions", [h["message_index"]])
-            revs.append(r["message_index"])
-            revs.sort()
-            h["latest_revision"] = revs[-1]
+        if key is not None and (sid, key) in by_rev:
+            h = by_rev[(sid, key)]
+            if "excerpt" in h:
+                revs = h.setdefault("revisions", [h["message_index"]])
+                revs.append(r["message_index"])
+                revs.sort()
+                h["latest_revision"] = revs[-1]
             continue
-        shown = per_session.setdefault(r["sid"], [])
-        if len(shown) >= per or len(hits) >= limit:
-            if shown:
-                more = shown[0].setdefault("more_hits", [])
-                if len(more) < MORE_HITS_LISTED:
-                    more.append({"message_index": r["message_index"], "role": r["role"]})
-            if key is not None and shown:
-                by_rev[(r["sid"], key)] = {"message_index": r["message_index"]}  # fold later copies silently
-            continue
-        h = _hit(r, cand, matched_by, sim, words)
-        shown.append(h)
-        hits.append(h)
+        top = first.get(sid)
+        if top is None:
+            if len(hits) >= limit:
+                continue
+            h = _hit(r, cand, matched_by, sim, words, passages.get(cand.id))
+            first[sid] = h
+            hits.append(h)
+        else:
+            more = top.setdefault("more_hits", [])
+            if sum(1 for m in more if "excerpt" in m) < per - 1:
+                h = _hit(r, cand, matched_by, sim, words, passages.get(cand.id), session_fields=False)
+            elif len(more) < MORE_HITS_LISTED:
+                h = {"message_index": r["message_index"], "role": r["role"]}
+            else:
+                h = {"message_index": r["message_index"]}  # not listed; later copies fold into it silently
+                if key is not None:
+                    by_rev[(sid, key)] = h
+                continue
+            more.append(h)
         if key is not None:
-            by_rev[(r["sid"], key)] = h
-    for h in hits:
+            by_rev[(sid, key)] = h
+    for h in hits + [m for h in hits for m in h.get("more_hits", [])]:
         if "revisions" in h and len(h["revisions"]) < 2:
             del h["revisions"]
             h.pop("latest_revision", None)
-    return hits
+    return hits, len(sessions)
 
 
-def _hit(r: Any, cand: Candidate, matched_by: str, sim: float | None, words: list[str]) -> dict[str, Any]:
+SESSION_FIELDS = ("session_id", "title", "provider", "repo", "cwd", "started_at_local")
+
+
+def _hit(r: Any, cand: Candidate, matched_by: str, sim: float | None, words: list[str],
+         passage: tuple[int, int] | None = None, *, session_fields: bool = True) -> dict[str, Any]:
     title = r["title"] or (textmod._WS.sub(" ", r["first_prompt"]).strip()[:100] if r["first_prompt"] else None)
     h: dict[str, Any] = {
         "session_id": r["session_id"],
@@ -238,7 +260,7 @@ def _hit(r: Any, cand: Candidate, matched_by: str, sim: float | None, words: lis
         "message_index": r["message_index"],
         "role": r["role"],
         "kind": r["kind"],
-        "excerpt": textmod.excerpt(r["text"], words),
+        "excerpt": textmod.excerpt(r["text"][passage[0]:passage[1]] if passage else r["text"], words),
         "score": round(cand.score, 4),
         "matched_by": matched_by,
         "started_at_local": local_time(r["started_at"]),
@@ -246,6 +268,8 @@ def _hit(r: Any, cand: Candidate, matched_by: str, sim: float | None, words: lis
     }
     if sim is not None:
         h["similarity"] = round(sim, 4)
+        if passage and (passage[0] > 0 or passage[1] < r["n"]):
+            h["passage"] = list(passage)
     note = withheld_note(h["excerpt"])  # secrets are redacted at index time (hansard/ingest/redact.py)
     if note:
         h["match_reason"] = f"{h['match_reason']}; {note}" if h.get("match_reason") else note
@@ -253,6 +277,9 @@ def _hit(r: Any, cand: Candidate, matched_by: str, sim: float | None, words: lis
         del h["repo"]
     if r["cwd"] is None:
         del h["cwd"]
+    if not session_fields:
+        for k in SESSION_FIELDS:
+            h.pop(k, None)
     return h
 
 

@@ -533,3 +533,34 @@ def m023_fts_in_bulk() -> str:
         END;
         """
     )
+
+
+@migration
+def m024_passage_vectors() -> str:
+    return (
+        """
+        -- Meaning search embeds passages, not whole messages: a long message is cut into
+        -- passages of a few hundred characters, each embedded on its own, so a match names
+        -- the passage that matched and a long answer's other topics do not blur it.
+        -- Replaces message_vectors (one vector per message); the builder starts over, and
+        -- every passage whose text was embedded before (a short message) reuses its vector.
+        DROP TRIGGER IF EXISTS message_vectors_ad;
+        DROP TRIGGER IF EXISTS message_vectors_au;
+        DROP TABLE IF EXISTS message_vectors;
+        CREATE TABLE passage_vectors (
+            message_id INTEGER NOT NULL,      -- messages.id
+            start INTEGER NOT NULL,           -- [start, end): characters of messages.text
+            "end" INTEGER NOT NULL,
+            text_hash BLOB NOT NULL,          -- vectors.text_hash of the passage's text
+            PRIMARY KEY (message_id, start)
+        ) WITHOUT ROWID;
+        CREATE TRIGGER passage_vectors_ad AFTER DELETE ON messages BEGIN
+            DELETE FROM passage_vectors WHERE message_id = old.id;
+        END;
+        CREATE TRIGGER passage_vectors_au AFTER UPDATE OF text ON messages BEGIN
+            DELETE FROM passage_vectors WHERE message_id = old.id;
+            UPDATE vector_progress SET through_id = old.id - 1 WHERE through_id >= old.id;
+        END;
+        DELETE FROM vector_progress;
+        """
+    )

@@ -155,8 +155,8 @@ def _fetch(db: sqlite3.Connection, sql: str, args: Sequence) -> list[sqlite3.Row
 
 
 def keyword_candidates(db: sqlite3.Connection, q: Query, f: SearchFilters, k: int) -> tuple[list[Candidate], int, bool]:
-    """The ranked candidates (best first), the total number of matching messages (capped),
-    and whether that total is exact."""
+    """The ranked candidates (best first), the number of sessions with a matching message
+    (capped or estimated), and whether that number is exact."""
     if q.empty or f.impossible:
         return [], 0, True
     where, wargs = filters_sql(f)
@@ -221,11 +221,27 @@ def keyword_candidates(db: sqlite3.Connection, q: Query, f: SearchFilters, k: in
         return [], 0, True
     _check_coverage(db, q, cands, [c.id for c in cands.values() if c.coverage < G])
     _apply_exclusions(db, q, cands)
+    seen = _sessions_of(db, list(cands))
     if estimate is not None:
-        total, exact = estimate, False
+        total, exact = _estimate_sessions(db, estimate, len(cands), seen), False
     else:
-        total, exact = _count(db, q, where, wargs, len(cands))
-    return rank(db, list(cands.values()), G) if cands else [], max(total, len(cands)), exact
+        total, exact = _count(db, q, where, wargs, seen)
+    return rank(db, list(cands.values()), G) if cands else [], max(total, seen), exact
+
+
+def _sessions_of(db: sqlite3.Connection, ids: Sequence[int]) -> int:
+    """How many sessions the messages ``ids`` belong to."""
+    n: set[int] = set()
+    for i in range(0, len(ids), 500):
+        n |= {r[0] for r in db.execute(f"SELECT DISTINCT session_id FROM messages WHERE id IN ({_in(ids[i:i + 500])})")}
+    return len(n)
+
+
+def _estimate_sessions(db: sqlite3.Connection, messages: int, ranked: int, sessions: int) -> int:
+    """Matching sessions, estimated from the estimated matching messages and how many
+    sessions the ranked ones fell into; never more sessions than the store holds."""
+    most = db.execute("SELECT MAX(id) FROM sessions").fetchone()[0] or 0
+    return min(most, max(sessions, int(messages * sessions / max(ranked, 1))))
 
 
 def _in(ids: Sequence[int]) -> str:
@@ -305,13 +321,13 @@ def _window(db: sqlite3.Connection, table: str, expr: str, max_id: int) -> tuple
 
 
 def _count(db: sqlite3.Connection, q: Query, where: str, wargs: list, seen: int) -> tuple[int, bool]:
-    """Matching messages, counted up to COUNT_CAP so a common word costs little."""
+    """Sessions with a matching message, counted up to COUNT_CAP so a common word costs little."""
     expr = fts_any(q)
     if not expr:
         return seen, True
     rows = _fetch(
         db,
-        "SELECT COUNT(*) FROM (SELECT 1 FROM messages_fts f JOIN messages m ON m.id=f.rowid"
+        "SELECT COUNT(*) FROM (SELECT DISTINCT m.session_id FROM messages_fts f JOIN messages m ON m.id=f.rowid"
         f" JOIN sessions s ON s.id=m.session_id WHERE messages_fts MATCH ? AND {where} LIMIT ?)",
         (expr, *wargs, COUNT_CAP + 1),
     )
@@ -346,8 +362,8 @@ class SqliteSearchIndex:
     # -- keyword -----------------------------------------------------------------------
 
     def keyword_candidates(self, q: Query, f: SearchFilters, k: int) -> tuple[list[Candidate], int, bool]:
-        """The ranked candidates (best first), the total number of matching messages (capped),
-        and whether that total is exact. ``q`` is a parsed query
+        """The ranked candidates (best first), the number of sessions with a matching message
+        (counted up to a cap, or estimated on a very common word), and whether it is exact. ``q`` is a parsed query
         (:class:`hansard.answers.search.query.Query`)."""
         return keyword_candidates(self.db, q, f, k)
 
@@ -453,26 +469,27 @@ class SqliteSearchIndex:
     def vector_pending(self, model: str) -> tuple[int, int]:
         """(messages embedded, messages eligible): a cheap upper-bound estimate by id."""
         through = self.vector_mark(model)[0] or 0
-        done = self.db.execute("SELECT COUNT(*) FROM message_vectors").fetchone()[0]
+        done = self.db.execute("SELECT COUNT(DISTINCT message_id) FROM passage_vectors").fetchone()[0]
         left = self.db.execute(f"SELECT COUNT(*) FROM messages m WHERE m.id > ? AND {ELIGIBLE}", (through,)).fetchone()[0]
         return done, done + left
 
     def vector_stamp(self) -> tuple[str, int, int]:
-        """(the store file, vector rows, highest embedded message id): changes whenever vectors do."""
-        row = self.db.execute("SELECT COUNT(*), COALESCE(MAX(message_id), 0) FROM message_vectors").fetchone()
+        """(the store file, passage rows, highest embedded message id): changes whenever vectors do."""
+        row = self.db.execute("SELECT COUNT(*), COALESCE(MAX(message_id), 0) FROM passage_vectors").fetchone()
         path = self.db.execute("PRAGMA database_list").fetchone()[2]
         return path, row[0], row[1]
 
-    def vectors(self, model: str) -> tuple[list[int], list[bytes]]:
-        """Every embedded message id and its float16 vector, by message id."""
-        ids, blobs = [], []
-        for mid, blob in self.db.execute(
-            "SELECT mv.message_id, v.vector FROM message_vectors mv JOIN vectors v ON v.model=? AND v.text_hash=mv.text_hash"
-            " ORDER BY mv.message_id", (model,)
+    def vectors(self, model: str) -> tuple[list[tuple[int, int, int]], list[bytes]]:
+        """Every embedded passage as (message id, start, end) and its float16 vector, by
+        message id and start."""
+        spans, blobs = [], []
+        for mid, start, end, blob in self.db.execute(
+            "SELECT p.message_id, p.start, p.\"end\", v.vector FROM passage_vectors p"
+            " JOIN vectors v ON v.model=? AND v.text_hash=p.text_hash ORDER BY p.message_id, p.start", (model,)
         ):
-            ids.append(mid)
+            spans.append((mid, start, end))
             blobs.append(blob)
-        return ids, blobs
+        return spans, blobs
 
     def to_embed(self, model: str, max_chars: int, batch: int) -> list[tuple[int, str]]:
         """The next eligible messages above the model's mark: (id, first ``max_chars`` characters)."""
@@ -493,17 +510,19 @@ class SqliteSearchIndex:
         return have
 
     def add_vectors(self, model: str, vectors: Sequence[tuple[bytes, bytes]],
-                    messages: Sequence[tuple[int, bytes]], at: str) -> None:
-        """One batch in one short transaction: new (text hash, vector) pairs, (message id, text
-        hash) links, and the model's mark moved to the last message."""
+                    passages: Sequence[tuple[int, int, int, bytes]], through: int, at: str) -> None:
+        """One batch in one short transaction: new (text hash, vector) pairs, the passages
+        (message id, start, end, text hash) of the batch's messages, and the model's mark moved
+        to ``through`` (the batch's last message)."""
         from hansard.store.sqlite.db import transaction
 
         with transaction(self.db):
             self.db.executemany("INSERT OR IGNORE INTO vectors (model, text_hash, vector) VALUES (?,?,?)",
                                 [(model, h, v) for h, v in vectors])
-            self.db.executemany("INSERT OR REPLACE INTO message_vectors (message_id, text_hash) VALUES (?,?)", messages)
-            self.db.execute("UPDATE vector_progress SET through_id=?, updated_at=? WHERE model=?",
-                            (messages[-1][0], at, model))
+            self.db.executemany("DELETE FROM passage_vectors WHERE message_id=?", sorted({(p[0],) for p in passages}))
+            self.db.executemany("INSERT INTO passage_vectors (message_id, start, \"end\", text_hash) VALUES (?,?,?,?)",
+                                passages)
+            self.db.execute("UPDATE vector_progress SET through_id=?, updated_at=? WHERE model=?", (through, at, model))
 
     def skip_vectors_to(self, model: str, at: str) -> None:
         """Nothing eligible above the mark: move it past the ineligible rows for good."""
