@@ -29,6 +29,27 @@ class FileHistory:
         self.rel = rel
         self.rev = rev or "HEAD"
         self._commits: list[FileCommit] | None = None
+        self._log: object = None  # a thread running the `git log` of the file, when prefetched
+        self.wanted = False  # prefetched, or already read: cheap to use for every commit
+
+    def prefetch(self) -> None:
+        """Start the file's `git log` now, beside blame; ``commits`` collects it."""
+        import threading
+
+        from hansard.git.history import file_log
+
+        box: dict[str, object] = {}
+
+        def run() -> None:
+            try:
+                box["out"] = file_log(self.top, self.rel, self.rev)
+            except Exception as exc:  # noqa: BLE001 - re-raised, or retried, by commits()
+                box["err"] = exc
+
+        th = threading.Thread(target=run, daemon=True)
+        th.start()
+        self._log = (th, box)
+        self.wanted = True
         self._pos: dict[str, int] = {}
         self._blob_hashes: dict[str, set[int]] = {}
 
@@ -36,7 +57,13 @@ class FileHistory:
         if self._commits is None:
             from hansard.link.landing import file_commits
 
-            self._commits = file_commits(self.store, self.top, self.rel, self.rev)
+            log = None
+            if self._log is not None:
+                th, box = self._log  # type: ignore[misc]
+                th.join()
+                log = box.get("out")
+            self._commits = file_commits(self.store, self.top, self.rel, self.rev, log=log)  # type: ignore[arg-type]
+            self.wanted = True
             self._pos = {c.sha: k for k, c in enumerate(self._commits)}
         return self._commits
 
@@ -56,6 +83,12 @@ class FileHistory:
             if c.blob is None or h not in self._blob_hashes.get(c.blob, set()):
                 return c.sha
         return None
+
+    def commit(self, sha: str) -> FileCommit | None:
+        """One commit of the file's history (None: not in it)."""
+        self.commits()
+        pos = self._pos.get(sha)
+        return None if pos is None else self._commits[pos]  # type: ignore[index]
 
     def first_landed(self, h: int, edit_ts: float, before: str) -> str | None:
         """The oldest commit, not older than the edit and older than ``before``, that added ``h``."""

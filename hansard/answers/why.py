@@ -154,7 +154,8 @@ def run_blame(t: Target, rev: str | None, contents: bytes | None) -> Blame:
 class Attributor:
     """Attributes the blamed lines of one file. One instance per question."""
 
-    def __init__(self, store: Store, t: Target, repo_id: int, bl: Blame, rev: str | None = None) -> None:
+    def __init__(self, store: Store, t: Target, repo_id: int, bl: Blame, rev: str | None = None,
+                 history: FileHistory | None = None) -> None:
         self.store = store
         self.t = t
         self.repo_id = repo_id
@@ -176,7 +177,7 @@ class Attributor:
         self._has_edits: bool | None = None
         self._hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]] = {}
         self.cs = CommitSessions(store, t.top, repo_id, bl)
-        self.history = FileHistory(store, t.top, t.rel, rev)
+        self.history = history or FileHistory(store, t.top, t.rel, rev)
         self.by_commit: dict[str, list[int]] = {}
         for i, b in enumerate(self.lines):
             self.by_commit.setdefault(b.sha, []).append(i)
@@ -535,16 +536,24 @@ class Attributor:
         change to this file; computed once per commit."""
         key = (sha, path)
         if key not in self._hunks:
-            from hansard.link.landing import commit_diff
+            # The file's history (one `git log`, diffs cached) has every commit's hunks at once;
+            # a merge, or a commit outside it, is asked of git alone.
+            fc = self.history.commit(sha) if self.history.wanted else None
+            if fc is not None and fc.path == path and len(fc.parents) <= 1:
+                rows, old_path = fc.hunks, fc.old_path
+            else:
+                from hansard.link.landing import commit_diff
 
-            diff = commit_diff(self.store, self.t.top, sha, path)
+                diff = commit_diff(self.store, self.t.top, sha, path)
+                rows = [(h.old_start, h.old_lines, h.new_start, h.new_lines, h.lines) for h in diff.hunks] if diff else []
+                old_path = diff.old_path if diff else None
             out = []
-            for h in diff.hunks if diff is not None else ():
-                if h.new_start is None:
+            for _, _, new_start, new_lines, lines in rows:
+                if new_start is None:
                     continue
-                removed = [ln[1:] for ln in h.lines if ln.startswith("-") and not textnorm.is_trivial(ln[1:])]
+                removed = [ln[1:] for ln in lines if ln.startswith("-") and not textnorm.is_trivial(ln[1:])]
                 if removed:
-                    out.append((h.new_start, h.new_start + max(h.new_lines or 0, 1), removed, diff.old_path))
+                    out.append((new_start, new_start + max(new_lines or 0, 1), removed, old_path))
             self._hunks[key] = out
         return self._hunks[key]
 
@@ -567,13 +576,21 @@ def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes 
     t = resolve_target(path, start, end, cwd=cwd, check_exists=contents is None and rev is None)
     data = file_text(t, rev, contents)
     check_range(t, data)
+    history = FileHistory(store, t.top, t.rel, rev)
+    history.prefetch()  # the file's `git log` runs beside blame
     bl = run_blame(t, rev, contents)
     repo_id = repo_for(store, t.main_top)
-    answers = Attributor(store, t, repo_id, bl, rev).answer()
+    answers = Attributor(store, t, repo_id, bl, rev, history).answer()
     if any(a.kind == "human" for a in answers):
         from hansard.answers.pasted import mark_pasted
 
-        answers = mark_pasted(store, bl, answers)  # human lines copied from a web chat
+        def whole() -> tuple[Blame, list[LineAnswer]]:  # a range's neighbours decide a pasted run
+            tw = t._replace(start=None, end=None)
+            bw = run_blame(tw, rev, contents)
+            return bw, Attributor(store, tw, repo_id, bw, rev, history).answer()
+
+        # human lines copied from a web chat
+        answers = mark_pasted(store, bl, answers, whole=None if t.start is None else whole)
     return render_contract(store, t, rev, bl, answers)
 
 

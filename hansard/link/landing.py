@@ -34,6 +34,7 @@ class FileCommit:
     old_path: str | None = None
     added: set[int] = field(default_factory=set)  # normal-form hashes of non-trivial added lines
     removed: set[int] = field(default_factory=set)
+    hunks: list = field(default_factory=list)  # this commit's change to the file, as in ``edits.hunks``
 
     @property
     def is_revert(self) -> bool:
@@ -62,16 +63,17 @@ def _parse_log(out: str, path: str) -> list[tuple[FileCommit, str]]:
     return commits
 
 
-def file_commits(store: Store, top: str, path: str, rev: str = "HEAD", until: float | None = None
-                 ) -> list[FileCommit]:
+def file_commits(store: Store, top: str, path: str, rev: str = "HEAD", until: float | None = None,
+                 log: str | None = None) -> list[FileCommit]:
     """Commits that touched ``path`` in the history of ``rev``, newest first, renames followed.
-    One `git log` lists them; their diffs come from the cache, and the ones missing are filled
-    by a single `git log -p` of the file, not one process per commit."""
+    One `git log` lists them (``log``: its output, when the caller already ran it); their
+    diffs come from the cache, and the ones missing are filled by a single `git log -p` of the
+    file, not one process per commit."""
     from hansard.diffs import hunks_to_json, parse_unified_diff
     from hansard.git.history import file_log
 
     try:
-        listed = [c for c, _ in _parse_log(file_log(top, path, rev), path)]
+        listed = [c for c, _ in _parse_log(log if log is not None else file_log(top, path, rev), path)]
     except GitError:
         return []
     keys = [(c.sha, c.path) for c in listed]
@@ -90,7 +92,8 @@ def file_commits(store: Store, top: str, path: str, rev: str = "HEAD", until: fl
     for c in listed:
         if until is not None and c.committer_time > until:
             continue
-        for h in cached.get((c.sha, c.path), ()):
+        c.hunks = cached.get((c.sha, c.path), [])
+        for h in c.hunks:
             for ln in h[4]:
                 if ln[:1] in "+-" and not textnorm.is_trivial(ln[1:]):
                     (c.added if ln[0] == "+" else c.removed).add(textnorm.line_hash(ln[1:]))
