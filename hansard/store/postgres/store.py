@@ -100,13 +100,15 @@ class PostgresTeamStore:
         return applied
 
     def check_schema(self) -> None:
-        """Readers: the server's schema is one this hansard knows (else ``StoreTooNew``), and exists."""
-        rows = self.run("SELECT to_regclass('hansard_migrations') IS NOT NULL AS present")
-        if not rows or not rows[0]["present"]:
-            from hansard.errors import TeamNotConfigured
+        """Readers: the server's schema is one this hansard knows (else ``StoreTooNew``), and
+        exists. One round trip: it runs on every question that reads the team."""
+        from hansard.errors import TeamNotConfigured
 
-            raise TeamNotConfigured("the team server has no hansard tables yet: run `hansard team init` first")
-        self._refuse_newer({r["name"] for r in self.run("SELECT name FROM hansard_migrations")})
+        try:
+            names = {r["name"] for r in self.run("SELECT name FROM hansard_migrations")}
+        except self._psycopg.errors.UndefinedTable:
+            raise TeamNotConfigured("the team server has no hansard tables yet: run `hansard team init` first") from None
+        self._refuse_newer(names)
 
     @staticmethod
     def _refuse_newer(done: set[str]) -> None:
