@@ -227,3 +227,26 @@ def test_one_line_of_a_pasted_block_is_pasted(tmp_path: Path, monkeypatch: pytes
     assert kinds[7:] == ["pasted"] * 6 and "pasted" not in kinds[:7]
     assert {ln.get("block") for ln in whole["lines"][7:]} == {0}
     assert next(iter(whole["sessions"].values()))["provider"] == "chatgpt"
+
+
+@pytest.mark.parametrize("name", ["cursor_edit", "opencode_edit", "copilot_edit", "aider_own_commits"])
+def test_why_names_session_message_and_tool_call(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """For each new agent, every line it wrote names its session, the message holding the
+    edit (the numbering `hansard show` uses) and the tool call."""
+    from fixtures_repos.check import answer, env_for
+    from fixtures_repos.scenarios import SCENARIOS
+
+    scn = SCENARIOS[name](tmp_path / "build")
+    for var, value in env_for(scn, tmp_path / "store").items():
+        monkeypatch.setenv(var, value)
+    lines = [ln for ans in answer(scn).values() for ln in ans["lines"] if ln["kind"] == "agent"]
+    assert lines
+    store = open_store()
+    try:
+        for ln in lines:
+            assert ln["session_id"] and ln["tool_call_id"] and isinstance(ln["message_index"], int), ln
+            row = store.sessions.find(ln["session_id"])
+            [msg] = store.sessions.messages_from(row["id"], ln["message_index"], None, 1)
+            assert msg["message_index"] == ln["message_index"] and msg["role"] == "assistant"
+    finally:
+        store.close()
