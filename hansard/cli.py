@@ -182,18 +182,14 @@ def cmd_show(a: argparse.Namespace) -> int:
 
 def _caller_session(a: argparse.Namespace) -> str | None:
     """The conversation running this command, left out of search results. --exclude-session
-    wins; else HANSARD_SESSION_ID, then the agents' own variables where they set one."""
-    import os
-
+    wins; else HANSARD_SESSION_ID, then what the agents expose (hansard.agents.caller)."""
     if getattr(a, "include_current", False):
         return None
     if a.exclude_session:
         return a.exclude_session
-    for var in ("HANSARD_SESSION_ID", "CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CODEX_SESSION_ID",
-                "GEMINI_SESSION_ID"):
-        if os.environ.get(var):
-            return os.environ[var]
-    return None
+    from hansard.agents.caller import caller_session
+
+    return caller_session()
 
 
 def cmd_history(a: argparse.Namespace) -> int:
@@ -329,7 +325,13 @@ def cmd_why(a: argparse.Namespace) -> int:
         contents = _read_contents(a.contents)
     ans = explain(_with_team(store), a.target, rev=a.rev, contents=contents)
     if a.json:
-        _print_json(ans)
+        # orjson here: a whole file's answer is thousands of lines, where its C encoder
+        # saves more than its import costs.
+        import orjson
+
+        sys.stdout.flush()
+        sys.stdout.buffer.write(orjson.dumps(ans, default=str, option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.buffer.flush()
         return 0
     from hansard.render import answers as render
 
@@ -409,11 +411,10 @@ def cmd_mcp(a: argparse.Namespace) -> int:
         else:
             print(f"# add to {out['config_file']} (or run with --write):\n{out['snippet']}", end="")
         return 0
-    import os
-
+    from hansard.agents.caller import caller_session
     from hansard.mcp.server import ServeOptions
 
-    opts = ServeOptions(scope=a.scope, caller_session=a.session or os.environ.get("HANSARD_SESSION_ID"),
+    opts = ServeOptions(scope=a.scope, caller_session=a.session or caller_session(),
                         memories=not a.no_memories, audit_queries=a.audit_queries)
     if a.status:
         from hansard.mcp.server import status
