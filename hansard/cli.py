@@ -182,18 +182,14 @@ def cmd_show(a: argparse.Namespace) -> int:
 
 def _caller_session(a: argparse.Namespace) -> str | None:
     """The conversation running this command, left out of search results. --exclude-session
-    wins; else HANSARD_SESSION_ID, then the agents' own variables where they set one."""
-    import os
-
+    wins; else HANSARD_SESSION_ID, then what the agents expose (hansard.agents.caller)."""
     if getattr(a, "include_current", False):
         return None
     if a.exclude_session:
         return a.exclude_session
-    for var in ("HANSARD_SESSION_ID", "CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CODEX_SESSION_ID",
-                "GEMINI_SESSION_ID"):
-        if os.environ.get(var):
-            return os.environ[var]
-    return None
+    from hansard.agents.caller import caller_session
+
+    return caller_session()
 
 
 def cmd_history(a: argparse.Namespace) -> int:
@@ -415,11 +411,10 @@ def cmd_mcp(a: argparse.Namespace) -> int:
         else:
             print(f"# add to {out['config_file']} (or run with --write):\n{out['snippet']}", end="")
         return 0
-    import os
-
+    from hansard.agents.caller import caller_session
     from hansard.mcp.server import ServeOptions
 
-    opts = ServeOptions(scope=a.scope, caller_session=a.session or os.environ.get("HANSARD_SESSION_ID"),
+    opts = ServeOptions(scope=a.scope, caller_session=a.session or caller_session(),
                         memories=not a.no_memories, audit_queries=a.audit_queries)
     if a.status:
         from hansard.mcp.server import status

@@ -31,8 +31,9 @@ ANSWER_FIELDS = {"query", "mode", "results", "total", "total_exact", "returned",
 @pytest.fixture(autouse=True)
 def _no_background(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HANSARD_NO_BACKGROUND", "1")
-    for var in ("HANSARD_SESSION_ID", "CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID", "CODEX_SESSION_ID",
-                "GEMINI_SESSION_ID"):
+    from hansard import agents
+
+    for var in ["HANSARD_SESSION_ID"] + [v for a in agents.agents() for v in a.session_env]:
         monkeypatch.delenv(var, raising=False)
 
 

@@ -91,6 +91,13 @@ class Agent(NamedTuple):
     # The agent commits each edit itself and names the commit in its transcript (Aider), so the
     # link step dates its edits by those commits.
     commits_own_edits: bool = False
+    # Environment variables in which the agent names its running session to the commands (and
+    # MCP servers) it starts, first found wins.
+    session_env: tuple[str, ...] = ()
+    # The session id of a transcript file the agent keeps open while the session runs (Codex's
+    # rollout), from the file's path; None for any other file. Read from the open files of the
+    # processes above an MCP server the agent started (hansard.agents.caller).
+    session_file: Callable[[str], str | None] | None = None
 
     def homes(self) -> list[str]:
         """The folders (or files) holding its transcripts, as a bare `hansard index` scans them."""

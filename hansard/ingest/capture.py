@@ -3,7 +3,9 @@
 The delivery is archived verbatim (a record of source ``capture://<session>``) and indexed at
 once, so it is searchable as part of the capturing session's history. A second capture of
 the same delivery (same session, type, sender, recipient and text) is recognised by its
-content hash and not stored again. The receipt never repeats the text.
+content hash and not stored again. The receipt never repeats the text; its ``session_id`` is
+the session the delivery is bound to (the MCP server finds the calling session through
+hansard.agents.caller), null only when no caller could be found ("unbound").
 """
 
 from __future__ import annotations

@@ -406,7 +406,11 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
         from hansard.ingest.capture import capture
 
         def call(store: Store, **kw: Any) -> dict[str, Any]:
-            return capture(store, opts.caller_session, message_type, sender, recipient_path, text)
+            # Bound to the calling session; an agent that starts its servers before its session
+            # (hansard.agents.caller) is looked up again here.
+            from hansard.agents.caller import caller_session
+
+            return capture(store, opts.caller_session or caller_session(), message_type, sender, recipient_path, text)
 
         return await runner.run("capture_subagent_messages", call, {}, None)
 

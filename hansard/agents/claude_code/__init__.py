@@ -34,6 +34,7 @@ AGENT = Agent(
     web_tools=frozenset({"WebFetch", "WebSearch"}),
     task_tools=frozenset({"Task", "Agent"}),
     plan_tools=frozenset({"TodoWrite", "TaskCreate", "TaskUpdate"}),
+    session_env=("CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID"),
     memory_files=(
         MemoryFile("claude_md", home_globs=("CLAUDE.md",), project_names=("CLAUDE.md",),
                    project_paths=(".claude/CLAUDE.md",), aliases=("claude_md",)),

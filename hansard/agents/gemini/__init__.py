@@ -35,6 +35,7 @@ AGENT = Agent(
     search_tools=frozenset({"search_file_content", "glob"}),
     web_tools=frozenset({"web_fetch", "google_web_search"}),
     plan_tools=frozenset({"write_todos"}),
+    session_env=("GEMINI_SESSION_ID",),
     memory_files=(MemoryFile("gemini_md", home_globs=("GEMINI.md",), project_names=("GEMINI.md",)),),
     project_key=project_key,
     project_key_field="projectHash",
