@@ -45,3 +45,25 @@ def test_resume_mid_call(tmp_path):
     f.write_bytes(b"".join(lines))
     second, _ = parse_lines(copilot.PROVIDER, f, state, n)
     assert not edits(first) and [e.call_id for e in edits(second, "applied")] == ["toolu_01"]
+
+
+def test_state_stays_json_when_arguments_nest_too_deep():
+    """Found by scripts/fuzz.py: a call's arguments nested past JSON's depth limit are kept
+    out of the state (the state must always be JSON); the call's edit becomes a skip."""
+    import orjson
+
+    from hansard.models import RawRecord
+
+    deep: object = "x"
+    for _ in range(300):
+        deep = {"a": deep}
+    parser = copilot.PROVIDER.new_parser("/s/events.jsonl")
+    # As tool.execution_start leaves it (such a record parses with a JSON reader that allows the depth).
+    parser.pending["t1"] = {"msg": "e1#tool", "name": "edit", "args": {"path": "/a.py", "deep": deep}, "ts": None}
+    state = parser.state()
+    orjson.loads(orjson.dumps(state))
+    resumed = copilot.PROVIDER.new_parser("/s/events.jsonl", state)
+    done = {"type": "tool.execution_complete", "id": "e2", "timestamp": "2026-03-03T09:00:01.000Z",
+            "data": {"toolCallId": "t1", "success": True, "result": {"content": "ok"}}}
+    items = resumed.feed(RawRecord("/s/events.jsonl", 10, orjson.dumps(done)))
+    assert not edits(items) and skips(items)

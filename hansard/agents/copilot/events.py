@@ -34,6 +34,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from hansard.agents.base import diff_texts, first_json_lines, lines_of, load_json, parse_unified_diff
 from hansard.agents.edits import PatchError, parse_patch
 from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip, ToolCallItem, ToolResultItem
@@ -49,6 +51,16 @@ _TITLE_MAX = 100
 
 def _str(v: Any) -> str | None:
     return v if isinstance(v, str) and v else None
+
+
+def _storable(call: dict[str, Any]) -> dict[str, Any]:
+    """A pending call as the state keeps it: arguments JSON cannot hold (nested past its depth
+    limit) are dropped, so the call resumes without them and its edit becomes a counted skip."""
+    try:
+        orjson.dumps(call)
+        return call
+    except (TypeError, orjson.JSONEncodeError):
+        return {**call, "args": {}}
 
 
 class _Provider:
@@ -79,7 +91,7 @@ class _Parser:
 
     def state(self) -> dict[str, Any]:
         return {"sid": self.sid, "cwd": self.cwd, "titled": self.titled, "started": self.started,
-                "model": self.model, "pending": self.pending}
+                "model": self.model, "pending": {cid: _storable(call) for cid, call in self.pending.items()}}
 
     def finish(self) -> list[Item]:
         return []
