@@ -32,17 +32,25 @@ class Demo:
 
 
 def point_homes(root: Path) -> dict[str, Path]:
-    """Point CLAUDE_CONFIG_DIR, CODEX_HOME, GEMINI_CLI_HOME and HANSARD_HOME under ``root/home``."""
-    homes = {"claude": root / "home" / ".claude", "codex": root / "home" / ".codex"}
-    for var, path in (("CLAUDE_CONFIG_DIR", homes["claude"]), ("CODEX_HOME", homes["codex"]),
-                      ("GEMINI_CLI_HOME", root / "home" / "gemini"), ("HANSARD_HOME", root / "home" / "hansard")):
-        os.environ[var] = str(path)
-    return homes
+    """Point HOME, the XDG folders, every agent's home variables (each to a folder named after
+    it) and HANSARD_HOME under ``root/home``, so the demo never reads the user's own
+    transcripts or store. Returns each agent's home by its name."""
+    from hansard import agents
+
+    home = root / "home"
+    os.environ.update(HOME=str(home), XDG_DATA_HOME=str(home / ".local" / "share"),
+                      XDG_CONFIG_HOME=str(home / ".config"), HANSARD_HOME=str(home / "hansard"))
+    for a in agents.agents():
+        for var in a.home_env:
+            os.environ[var] = str(home / var.lower())
+    return {a.name: Path(a.home()) for a in agents.agents()}
 
 
 def build(root: Path) -> Demo:
     """The demo's repository under ``root`` and its transcripts in agent homes under
     ``root/home`` (see ``point_homes``)."""
+    from hansard import agents
+
     data = resources.files("hansard").joinpath("demo_data")
     story = json.loads(data.joinpath("story.json").read_text())
     homes = point_homes(root)
@@ -71,34 +79,32 @@ def build(root: Path) -> Demo:
     # Claude Code names a project's folder after its path, every non-alphanumeric character a '-'.
     project = re.sub(r"[^A-Za-z0-9]", "-", str(repo))
     for t in story["transcripts"]:
-        dest = homes[t["home"]] / t["path"].replace("{project}", project)
+        dest = homes[agents.resolve(t["home"])] / t["path"].replace("{project}", project)
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(data.joinpath(t["file"]).read_text().replace(PLACEHOLDER, as_json))
     return Demo(root, repo, story)
 
 
 def run_demo(keep: bool = False) -> int:
-    from hansard.render import answers as render
     from hansard.answers.why import explain
     from hansard.ingest.run import index
-    from hansard.store.sqlite.db import connect
+    from hansard.render import answers as render
+    from hansard.store import open_store
 
     tmp = tempfile.mkdtemp(prefix="hansard-demo-")
     s = build(Path(tmp))
     story = s.story
     print(f"Built a repository with {len(story['commits'])} commits and {len(story['transcripts'])} agent sessions in {tmp}\n")
-    db = connect()
-    summary = index(db)
+    store = open_store()
+    summary = index(store)
     assert summary is not None
     print("$ hansard index")
     print(render.index_summary(summary.as_dict()))
-    from hansard.store.sqlite.queries import list_sessions
-
     print("\n$ hansard sessions")
-    print(render.sessions(list_sessions(db)))
+    print(render.sessions(store.sessions.list()))
     for ask in story["ask"]:
         print(f"\n$ hansard why {ask}")
-        ans = explain(db, ask, cwd=str(s.repo))
+        ans = explain(store, ask, cwd=str(s.repo))
         print(render.why_line(ans, ans["lines"][0]) if ":" in ask else render.why_file(ans))
     if keep:
         print(f"\nKept {tmp}. Try: cd {s.repo} && HANSARD_HOME={os.environ['HANSARD_HOME']} hansard why app/retry.py:9")

@@ -94,6 +94,9 @@ class Agent(NamedTuple):
     # Environment variables in which the agent names its running session to the commands (and
     # MCP servers) it starts, first found wins.
     session_env: tuple[str, ...] = ()
+    # Environment variables that move the agent's home or other roots (besides HOME and the
+    # XDG folders): what a sandbox such as `hansard demo` or a test must point elsewhere.
+    home_env: tuple[str, ...] = ()
     # The session id of a transcript file the agent keeps open while the session runs (Codex's
     # rollout), from the file's path; None for any other file. Read from the open files of the
     # processes above an MCP server the agent started (hansard.agents.caller).

@@ -22,6 +22,7 @@ AGENT = Agent(
     name="aider",
     display="Aider",
     home=home,
+    home_env=("AIDER_CHAT_HISTORY_FILE",),
     transcript_dirs=(),
     readers=("hansard.agents.aider.history:PROVIDER",),
     aliases=("aider-chat",),

@@ -21,6 +21,7 @@ AGENT = Agent(
     name="claude_code",
     display="Claude Code",
     home=home,
+    home_env=("CLAUDE_CONFIG_DIR",),
     transcript_dirs=("projects",),
     readers=("hansard.agents.claude_code.transcript:PROVIDER",),
     aliases=("claude", "claude-code", "cc"),

@@ -25,6 +25,7 @@ AGENT = Agent(
     name="codex",
     display="Codex",
     home=home,
+    home_env=("CODEX_HOME",),
     transcript_dirs=("sessions", "archived_sessions"),
     readers=("hansard.agents.codex.rollout:PROVIDER",),
     aliases=("openai",),

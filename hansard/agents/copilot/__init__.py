@@ -11,6 +11,7 @@ AGENT = Agent(
     name="copilot",
     display="Copilot CLI",
     home=home,
+    home_env=("COPILOT_HOME",),
     transcript_dirs=("session-state",),
     readers=("hansard.agents.copilot.events:PROVIDER",),
     aliases=("copilot-cli", "github-copilot", "gh-copilot"),

@@ -32,6 +32,7 @@ AGENT = Agent(
     name="cursor",
     display="Cursor",
     home=home,
+    home_env=("CURSOR_HOME", "CURSOR_CONFIG_DIR", "APPDATA"),
     transcript_dirs=("projects",),
     readers=("hansard.agents.cursor.transcripts:PROVIDER", "hansard.agents.cursor.transcripts:PROVIDER_VSCDB"),
     aliases=("cursor-agent", "cursor-cli"),

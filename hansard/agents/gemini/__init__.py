@@ -24,6 +24,7 @@ AGENT = Agent(
     name="gemini",
     display="Gemini CLI",
     home=home,
+    home_env=("GEMINI_CLI_HOME",),
     transcript_dirs=("tmp",),
     readers=("hansard.agents.gemini.chats:PROVIDER", "hansard.agents.gemini.chats:PROVIDER_JSON"),
     aliases=("gemini-cli", "gemini_cli"),

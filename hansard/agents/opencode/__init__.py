@@ -20,6 +20,7 @@ AGENT = Agent(
     name="opencode",
     display="OpenCode",
     home=home,
+    home_env=("OPENCODE_DATA_DIR",),
     transcript_dirs=("opencode.db",),
     readers=("hansard.agents.opencode.storage:PROVIDER", "hansard.agents.opencode.storage:PROVIDER_STORAGE"),
     aliases=("sst-opencode",),
