@@ -11,14 +11,15 @@ transaction: the caller holds one per source, so a reader never sees part of one
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hansard.models import Item, RawRecord
 
 if TYPE_CHECKING:
     from hansard.agents.base import Parser
+    from hansard.ingest.prepare import Tools
     from hansard.store.interfaces import ItemWriter, Redactor, Store
 
 
@@ -57,12 +58,24 @@ class ScanSummary:
 @dataclass
 class Ingested:
     """What one source's records became: the writer (its counts), how many records and how
-    many bytes of them, and the parser state to resume from."""
+    many bytes of them, the parser state to resume from, and (from a reading job) the offset
+    just past the last complete line and the bytes of an unfinished line after it."""
 
     writer: ItemWriter
     records: int
     bytes: int
     state: dict[str, Any]
+    end: int = 0
+    partial_tail: int = 0
+
+
+class Progress(Protocol):
+    """Told how an index run goes: bytes to read, then bytes read and the file being read."""
+
+    def start(self, total_bytes: int, files: int) -> None: ...
+    def file(self, path: str) -> None: ...
+    def advance(self, nbytes: int) -> None: ...
+    def done(self) -> None: ...
 
 
 def default_redactor() -> Redactor:
@@ -81,47 +94,129 @@ def ingest(store: Store, *, source_id: int, generation: int, provider: str, pars
     last items are written at ``end()`` (the offset just past the last complete line), or at
     the last record's offset. ``from_archive`` records are not archived again and count no
     bytes read."""
-    archive, writer = store.archive, store.items.writer(source_id, provider, redactor or default_redactor())
+    redactor = redactor or default_redactor()
+    archive, writer = store.archive, store.items.writer(source_id, provider, redactor)
+    prepare = store.items.preparer()
     n = nbytes = last = 0
     for entry in records:
         rec, items = entry if isinstance(entry, tuple) else (entry, parser.feed(entry))
         if not from_archive:
             archive.append(source_id, generation, rec)
             nbytes += len(rec.data) + 1
-        writer.apply(items, rec.offset)
+        writer.write(prepare(items, redactor), rec.offset)
         n += 1
         last = rec.offset
-    writer.apply(parser.finish(), end() if end is not None else last)
+    writer.write(prepare(parser.finish(), redactor), end() if end is not None else last)
+    writer.finish()
     if index_text:
         store.items.index_text()  # this source's rows, indexed in bulk inside its transaction
     return Ingested(writer, n, nbytes, parser.state())
 
 
-def reindex(store: Store, redactor: Redactor | None = None) -> ScanSummary:
+def reading_tools(store: Store, redactor: Redactor | None = None) -> Tools:
+    """What a reading job (hansard/ingest/prepare.py) needs from this store and redactor."""
+    from hansard.ingest.prepare import Tools
+
+    return Tools(prepare=store.items.preparer(), pack=store.archive.packer(), redactor=redactor or default_redactor(),
+                 store_path=getattr(store, "path", "") or "", store=store)
+
+
+_ERRORS: dict[str, type[Exception]] = {"FileNotFoundError": FileNotFoundError, "PermissionError": PermissionError,
+                                       "IsADirectoryError": IsADirectoryError}
+
+
+def write_results(store: Store, *, source_id: int, generation: int, provider: str, results: Iterator[tuple],
+                  redactor: Redactor | None = None, end: int | None = None, index_text: bool = True,
+                  on_bytes: Callable[[int], None] | None = None) -> Ingested | None:
+    """Write one reading job's results (hansard/ingest/prepare.py) inside the caller's
+    transaction: records archived (unless they came from the archive), their ops written, the
+    full-text indexes level. None when the job found a whole-file transcript mid-rewrite. The
+    parser's last items are written at ``end``, else at the job's end, else at the last
+    record's offset. A reading error is raised here as its own type, after the job's results
+    are used up, so the next job's results stay in step."""
+    archive, writer = store.archive, store.items.writer(source_id, provider, redactor or default_redactor())
+    n = nbytes = last = 0
+    done: Ingested | None = None
+    it = iter(results)
+    try:
+        for msg in it:
+            kind = msg[0]
+            if kind == "chunk":
+                _, recs, size = msg
+                if recs[0][2] is not None:
+                    archive.append_packed(source_id, generation, [(off, ln, blob) for off, ln, blob, _ops in recs])
+                    nbytes += size
+                for off, _ln, _blob, ops in recs:
+                    writer.write(ops, off)
+                n += len(recs)
+                last = recs[-1][0]
+                if on_bytes is not None:
+                    on_bytes(size)
+            elif kind == "end":
+                _, job_end, partial, state, final = msg
+                at = end if end is not None else job_end if job_end is not None else last
+                writer.write(final, at)
+                writer.finish()
+                if index_text:
+                    store.items.index_text()
+                done = Ingested(writer, n, nbytes, state, at, partial)
+            elif kind == "mid_write":
+                return None
+            else:
+                _, name, text = msg
+                raise _ERRORS.get(name, RuntimeError)(text)
+    except Exception:
+        for _ in it:  # the rest of this job's results
+            pass
+        raise
+    if done is None:
+        raise RuntimeError("a reading job ended without its end")
+    return done
+
+
+def reindex(store: Store, redactor: Redactor | None = None, progress: Progress | None = None) -> ScanSummary:
     """Every derived table again from the archive alone, in the order a fresh scan uses, in
-    one transaction."""
+    one transaction. The archive is read, parsed and redacted by a worker process (through a
+    reading connection of its own) while this one writes."""
     from hansard import agents as registry
+    from hansard.ingest.prepare import ARCHIVE, Job, open_readers
 
     summary = ScanSummary()
     archive = store.archive
     with archive.transaction():
         store.items.clear_all()
+        todo = []
         for src in archive.readable_sources():
             provider = registry.from_key(src["provider"])
             if provider is None:
                 summary.skip("unknown_provider")
                 continue
-            done = ingest(store, source_id=src["id"], generation=src["generation"], provider=provider.name,
-                          parser=provider.new_parser(src["path"], None),
-                          records=archive.records(src["id"], src["generation"], src["path"]),
-                          from_archive=True, index_text=False, redactor=redactor)
-            state = done.state
-            if getattr(provider, "container", None):
-                # A database or folder source resumes at its reader's cursor, which the archive
-                # alone cannot rebuild: keep it (hansard/ingest/containers.py).
-                state = {"parser": done.state, "reader": (archive.parser_state(src["id"]) or {}).get("reader")}
-            archive.rebuilt(src["id"], parser_state=state, redactions=done.writer.counts["redactions"])
-            summary.files += 1
-            summary.add(done)
+            todo.append((src, provider))
+        jobs = [Job(ARCHIVE, src["path"], src["provider"], source_id=src["id"], generation=src["generation"])
+                for src, _p in todo]
+        total = sum(int(src["offset"] or 0) for src, _p in todo)
+        if progress is not None:
+            progress.start(total, len(jobs))
+        readers = open_readers(jobs, reading_tools(store, redactor), total)
+        try:
+            for src, provider in todo:
+                if progress is not None:
+                    progress.file(src["path"])
+                done = write_results(store, source_id=src["id"], generation=src["generation"], provider=provider.name,
+                                     results=readers.results(), redactor=redactor, index_text=False,
+                                     on_bytes=progress.advance if progress is not None else None)
+                assert done is not None  # only a whole-file job read from disk can be mid-write
+                state = done.state
+                if getattr(provider, "container", None):
+                    # A database or folder source resumes at its reader's cursor, which the archive
+                    # alone cannot rebuild: keep it (hansard/ingest/containers.py).
+                    state = {"parser": done.state, "reader": (archive.parser_state(src["id"]) or {}).get("reader")}
+                archive.rebuilt(src["id"], parser_state=state, redactions=done.writer.counts["redactions"])
+                summary.files += 1
+                summary.add(done)
+        finally:
+            readers.close()
         store.items.index_text()
+    if progress is not None:
+        progress.done()
     return summary

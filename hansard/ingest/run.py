@@ -5,11 +5,11 @@ to repositories (hansard.link), refresh the memory-file mirror, record the run.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hansard.ingest.pipeline import ScanSummary, reindex
+from hansard.ingest.pipeline import Progress, ScanSummary, reindex
 from hansard.ingest.scanner import Scanner
 from hansard.store import as_store
 
@@ -22,11 +22,11 @@ def _now() -> str:
 
 
 def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = True,
-          progress: Callable[[int, int, str], None] | None = None) -> ScanSummary | None:
+          progress: Progress | None = None) -> ScanSummary | None:
     """Scan and link. Returns None when ``wait`` is off and another indexer is running."""
     store = as_store(store)
     archive = store.archive
-    with archive.index_lock(wait=wait) as got:
+    with archive.index_lock(wait=wait) as got, archive.bulk():
         if not got:
             return None
         started = _now()
@@ -48,12 +48,12 @@ def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = Tru
         return summary
 
 
-def rebuild(store: Store) -> ScanSummary:
+def rebuild(store: Store, progress: Progress | None = None) -> ScanSummary:
     """`hansard reindex` (and `hansard doctor --rebuild`): every derived table again from the
     archive alone, then linked."""
     store = as_store(store)
-    with store.archive.index_lock():
-        summary = reindex(store)
+    with store.archive.index_lock(), store.archive.bulk():
+        summary = reindex(store, progress=progress)
         with store.archive.transaction():
             _link(store)
         return summary

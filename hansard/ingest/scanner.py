@@ -14,6 +14,7 @@ import hashlib
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,9 +22,8 @@ from hansard import config
 from hansard import agents as registry
 from hansard.agents.base import Provider
 from hansard.ingest import containers, reader
-from hansard.ingest.pipeline import ScanSummary, ingest
+from hansard.ingest.pipeline import Ingested, Progress, ScanSummary, reading_tools, write_results
 from hansard.ingest.quickcheck import candidate_files, repo_transcripts
-from hansard.models import Skip
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Redactor, Store
@@ -42,9 +42,33 @@ def _head_hash(path: Path, n: int) -> str:
         return hashlib.blake2b(fh.read(min(n, HEAD_HASH_BYTES)), digest_size=12).hexdigest()
 
 
+class _MidWrite(Exception):
+    pass
+
+
+@dataclass
+class Plan:
+    """What a scan does with one changed file, decided before any of it is read: read it from
+    ``start`` with ``state`` (a new file, an append, or a re-read into ``generation``), or
+    hand it to containers.py (``container``)."""
+
+    path: Path
+    row: Mapping[str, Any] | None
+    provider: Provider | None = None
+    stat: tuple[int, int, int] = (0, 0, 0)
+    start: int = 0
+    generation: int = 0
+    state: dict[str, Any] | None = None
+    appended: bool = False
+    container: bool = False
+
+    @property
+    def todo(self) -> int:
+        return max(self.stat[1] - self.start, 0)
+
+
 class Scanner:
-    def __init__(self, store: Store, progress: Callable[[int, int, str], None] | None = None,
-                 redactor: Redactor | None = None) -> None:
+    def __init__(self, store: Store, progress: Progress | None = None, redactor: Redactor | None = None) -> None:
         self.store = store
         self.archive = store.archive
         self.summary = ScanSummary()
@@ -59,20 +83,24 @@ class Scanner:
         # for the files that changed.
         known = self.archive.sources()
         seen: set[str] = set()
-        for i, path in enumerate(files):
+        plans: list[Plan] = []
+        for path in files:
             spath = str(path)
             seen.add(spath)
-            if self.progress:
-                self.progress(i, len(files), spath)
             self.summary.files += 1
             try:
-                self.scan_file(path, known.get(spath))
+                plan = self.scan_file(path, known.get(spath))
             except FileNotFoundError:
                 self.summary.skip("vanished")
+                continue
             except PermissionError:
                 self.summary.skip("unreadable")
+                continue
             except IsADirectoryError:
                 continue
+            if plan is not None:
+                plans.append(plan)
+        self.read(plans)
         if not paths:
             gone = [p for p, r in known.items() if p not in seen and not r["missing"] and "://" not in p]
             for p in gone:
@@ -81,15 +109,16 @@ class Scanner:
                     self.archive.mark_missing(p)
         return self.summary
 
-    def scan_file(self, path: Path, row: Mapping[str, Any] | None) -> None:
+    def scan_file(self, path: Path, row: Mapping[str, Any] | None) -> Plan | None:
+        """What to read of one file, or None when there is nothing to (unchanged, or not a
+        transcript: remembered as such)."""
         if containers.claims(path, row):
-            containers.scan(self, path, row)  # a database, a folder or an export: not byte offsets
-            return
+            return Plan(path, row, container=True)  # a database, a folder or an export: not byte offsets
         inode, size, mtime = reader.file_identity(str(path))
         if row is not None and (row["inode"], row["size"], row["mtime_ns"]) == (inode, size, mtime) and not row["missing"]:
-            return  # unchanged: the common case, a stat and nothing else
+            return None  # unchanged: the common case, a stat and nothing else
         if row is not None and row["provider"] is None and row["size"] == size:
-            return  # not a transcript we read, and it did not change
+            return None  # not a transcript we read, and it did not change
         provider = registry.from_key(row["provider"]) if row is not None and row["provider"] else None
         if provider is None:
             provider = registry.sniff(path)
@@ -97,70 +126,103 @@ class Scanner:
             self.summary.skip("not_a_transcript")
             with self.archive.transaction():
                 self.archive.note_foreign(str(path), None if row is None else row["id"], inode, size, mtime)
-            return
-        self.summary.changed += 1
-        pre = None
-        parser = None
-        if provider.whole_file:
-            # Parse before touching the store: a JSON file caught mid-rewrite keeps what we
-            # had, and the unchanged stat row makes the next scan try again.
-            rec = reader.read_whole(str(path))
-            parser = provider.new_parser(str(path), None)
-            items = parser.feed(rec)
-            if any(isinstance(i, Skip) and i.reason == "malformed_json" for i in items):
-                self.summary.skip("whole_file_mid_write")
-                return
-            pre = [(rec, items)]
-        with self.archive.transaction():
-            source_id, start, generation, state = self._prepare(path, row, provider, size)
-            if parser is None:
-                parser = provider.new_parser(str(path), state)
-            res = reader.ReadResult(start)
-            end_of = (lambda: size) if pre is not None else (lambda: res.end)
-            done = ingest(self.store, source_id=source_id, generation=generation, provider=provider.name,
-                          parser=parser, records=pre if pre is not None else reader.iter_jsonl(str(path), start, res),
-                          end=end_of, redactor=self.redactor)
-            end = end_of()
-            # A partial last line: remember a size that cannot match, so the next scan looks again.
-            self.archive.advance(source_id, offset=end, parser_state=done.state,
-                                 redactions=done.writer.counts["redactions"], generation=generation,
-                                 stat=(inode, -1 if res.partial_tail else size, mtime),
-                                 head_hash=_head_hash(path, end) if end else None)
-        self.summary.add(done)
-
-    def _prepare(self, path: Path, row: Mapping[str, Any] | None, provider: Provider, size: int
-                 ) -> tuple[int, int, int, dict | None]:
-        """Decide append or re-read. Returns (source_id, start offset, generation, parser state)."""
-        pkey = registry.provider_key(provider)
+            return None
+        plan = Plan(path, row, provider, (inode, size, mtime))
         if row is None:
-            return self.archive.add_source(str(path), pkey), 0, 0, None
-        source_id, offset = row["id"], row["offset"]
-        appended = (
+            return plan
+        offset = row["offset"]
+        plan.appended = (
             not provider.whole_file
-            and row["provider"] == pkey
+            and row["provider"] == registry.provider_key(provider)
             and size >= offset
             and offset > 0
             and row["head_hash"] == _head_hash(path, offset)
         )
-        if appended:
-            return source_id, offset, row["generation"], self.archive.parser_state(source_id)
-        generation = row["generation"] + 1 if offset > 0 or row["provider"] else row["generation"]
-        self.store.items.clear_source(source_id)
-        self.archive.restart(source_id, pkey)
-        return source_id, 0, generation, None
+        if plan.appended:
+            plan.start, plan.generation, plan.state = offset, row["generation"], self.archive.parser_state(row["id"])
+        else:
+            plan.generation = row["generation"] + 1 if offset > 0 or row["provider"] else row["generation"]
+        return plan
+
+    def read(self, plans: list[Plan]) -> None:
+        """Read the planned files, in order: their records are read, parsed and redacted by a
+        worker process (or inline, for a few bytes) while this process writes each file in
+        one transaction."""
+        from hansard.ingest.prepare import FILE, Job, open_readers
+
+        files = [p for p in plans if not p.container]
+        total = sum(p.todo for p in files)
+        if self.progress is not None:
+            self.progress.start(total, len(plans))
+        jobs = [Job(FILE, str(p.path), registry.provider_key(p.provider), start=p.start, state=p.state,
+                    whole_file=p.provider.whole_file) for p in files if p.provider is not None]
+        readers = open_readers(jobs, reading_tools(self.store, self.redactor), total) if jobs else None
+        try:
+            for plan in plans:
+                if self.progress is not None:
+                    self.progress.file(str(plan.path))
+                try:
+                    if plan.container:
+                        containers.scan(self, plan.path, plan.row)
+                    else:
+                        assert readers is not None
+                        self._write(plan, readers.results())
+                except FileNotFoundError:
+                    self.summary.skip("vanished")
+                except PermissionError:
+                    self.summary.skip("unreadable")
+                except IsADirectoryError:
+                    continue
+        finally:
+            if readers is not None:
+                readers.close()
+        if self.progress is not None:
+            self.progress.done()
+
+    def _write(self, plan: Plan, results: Iterator[tuple]) -> None:
+        assert plan.provider is not None
+        self.summary.changed += 1
+        pkey = registry.provider_key(plan.provider)
+        on_bytes = self.progress.advance if self.progress is not None else None
+        try:
+            done = self._transaction(plan, results, pkey, on_bytes)
+        except _MidWrite:
+            # A whole-file transcript caught mid-rewrite: nothing written, and the unchanged
+            # stat row makes the next scan try again.
+            self.summary.skip("whole_file_mid_write")
+            return
+        self.summary.add(done)
+
+    def _transaction(self, plan: Plan, results: Iterator[tuple], pkey: str, on_bytes: Callable[[int], None] | None
+                     ) -> Ingested:
+        provider, path, row = plan.provider, plan.path, plan.row
+        assert provider is not None
+        inode, size, mtime = plan.stat
+        with self.archive.transaction():
+            if row is None:
+                source_id = self.archive.add_source(str(path), pkey)
+            else:
+                source_id = row["id"]
+                if not plan.appended:
+                    self.store.items.clear_source(source_id)
+                    self.archive.restart(source_id, pkey)
+            done = write_results(self.store, source_id=source_id, generation=plan.generation, provider=provider.name,
+                                 results=results, redactor=self.redactor, end=size if provider.whole_file else None,
+                                 on_bytes=on_bytes)
+            if done is None:
+                raise _MidWrite
+            end = done.end
+            # A partial last line: remember a size that cannot match, so the next scan looks again.
+            self.archive.advance(source_id, offset=end, parser_state=done.state,
+                                 redactions=done.writer.counts["redactions"], generation=plan.generation,
+                                 stat=(inode, -1 if done.partial_tail else size, mtime),
+                                 head_hash=_head_hash(path, end) if end else None)
+        return done
 
 
-def stderr_progress() -> Callable[[int, int, str], None] | None:
-    """A one-line progress bar on stderr, only when stderr is a terminal."""
-    if not sys.stderr.isatty():
-        return None
+def stderr_progress() -> Progress | None:
+    """Bytes read of bytes to read, rate, time left and the file being read, on one line of
+    stderr; None (silence) when stderr is not a terminal."""
+    from hansard.ingest.progress import terminal_progress
 
-    def show(i: int, n: int, path: str) -> None:
-        width = 30
-        done = int(width * (i + 1) / max(n, 1))
-        sys.stderr.write(f"\r[{'#' * done}{'.' * (width - done)}] {i + 1}/{n} files")
-        if i + 1 == n:
-            sys.stderr.write("\n")
-        sys.stderr.flush()
-
-    return show
+    return terminal_progress()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
     from contextlib import AbstractContextManager
 
     from hansard.models import Item, RawRecord
@@ -30,6 +30,8 @@ class Archive(Protocol):
     def transaction(self) -> AbstractContextManager[None]: ...
     def index_lock(self, wait: bool = True, timeout: float = 600.0) -> AbstractContextManager[bool]:
         """One indexer of this store at a time; yields False when ``wait`` is off and another holds it."""
+    def bulk(self) -> AbstractContextManager[None]:
+        """Settings for a run that writes much (an index, a reindex); restored after."""
     def file_stats(self) -> dict[str, tuple[int | None, int | None, int | None]]:
         """path -> (inode, size, mtime_ns) of every known source: the quick change check."""
     def sources(self) -> dict[str, Mapping[str, Any]]:
@@ -49,10 +51,14 @@ class Archive(Protocol):
         identity, generation and head hash. ``redactions`` adds to the source's count."""
     def rebuilt(self, source_id: int, *, parser_state: dict[str, Any] | None, redactions: int) -> None: ...
     def readable_sources(self) -> list[Mapping[str, Any]]:
-        """id, path, provider, generation of every source a parser reads, in path order."""
+        """id, path, provider, generation, offset of every source a parser reads, in path order."""
     def needs_rebuild(self) -> bool:
         """Some source's derived rows predate secret redaction."""
     def append(self, source_id: int, generation: int, rec: RawRecord) -> None: ...
+    def packer(self) -> Callable[[bytes], bytes]:
+        """How a record's bytes are stored, as a module-level function a worker process can run."""
+    def append_packed(self, source_id: int, generation: int, rows: Iterable[tuple[int, int, bytes]]) -> None:
+        """(offset, length, bytes packed by ``packer()``) of records, archived in one call."""
     def records(self, source_id: int, generation: int, path: str) -> Iterator[RawRecord]: ...
     def has_runs(self) -> bool: ...
     def record_run(self, run: Mapping[str, Any]) -> None:
@@ -77,11 +83,18 @@ class ItemWriter(Protocol):
     skip_reasons: dict[str, int]
     touched_sessions: set[int]
 
-    def apply(self, items: list[Item], offset: int) -> None: ...
+    def apply(self, items: list[Item], offset: int) -> None:
+        """``write(prepare(items))`` and ``finish()``: the items read at ``offset``, written."""
+    def write(self, ops: list[tuple], offset: int) -> None:
+        """Ops from the sink's ``preparer()``, read at ``offset``; call ``finish`` before commit."""
+    def finish(self) -> None: ...
 
 
 class ItemSink(Protocol):
     def writer(self, source_id: int, provider: str, redactor: Redactor) -> ItemWriter: ...
+    def preparer(self) -> Callable[[list[Item], Redactor], list[tuple]]:
+        """The pure half of writing: items → redacted ops, as a module-level function a
+        worker process can run (it depends on nothing but its arguments)."""
     def index_text(self) -> None:
         """Full-text indexes level with the rows written so far (call before commit)."""
     def clear_source(self, source_id: int) -> None:

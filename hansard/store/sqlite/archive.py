@@ -12,16 +12,19 @@ import fcntl
 import os
 import sqlite3
 import time
-import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
 from hansard.errors import StoreBusy
 from hansard.models import RawRecord
+from hansard.store.sqlite.codec import pack_record, unpack_record
 from hansard.store.sqlite.db import transaction
 
 _STAT_COLS = "id, path, provider, inode, size, mtime_ns, \"offset\", generation, head_hash, missing"
+# A long write run's page cache (KiB) and WAL pages between checkpoints (4 KiB pages).
+BULK_CACHE_KIB = 64 << 10
+BULK_CHECKPOINT_PAGES = 16384
 _RUN_COLS = ("started_at", "finished_at", "files", "records", "bytes", "skipped", "sessions", "messages", "edits",
              "kind", "redactions")
 
@@ -68,6 +71,22 @@ class SqliteArchive:
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
+
+    @contextmanager
+    def bulk(self) -> Iterator[None]:
+        """For a run that writes much (an index, a reindex): a larger page cache, and the WAL
+        copied back into the store every 64 MiB rather than every 4 MiB, so that pages written
+        by many small transactions (index pages, full-text segments) are copied back once."""
+        old = [self.db.execute(f"PRAGMA {p}").fetchone()[0] for p in ("cache_size", "wal_autocheckpoint")]
+        self.db.execute(f"PRAGMA cache_size={-BULK_CACHE_KIB}")
+        self.db.execute(f"PRAGMA wal_autocheckpoint={BULK_CHECKPOINT_PAGES}")
+        try:
+            yield
+        finally:
+            self.db.execute(f"PRAGMA cache_size={int(old[0])}")
+            self.db.execute(f"PRAGMA wal_autocheckpoint={int(old[1])}")
+            if not self.db.in_transaction:
+                self.db.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     # -- source rows --------------------------------------------------------------------
 
@@ -130,7 +149,8 @@ class SqliteArchive:
 
     def readable_sources(self) -> list[Mapping[str, Any]]:
         return self.db.execute(
-            "SELECT id, path, provider, generation FROM sources WHERE provider IS NOT NULL ORDER BY path").fetchall()
+            "SELECT id, path, provider, generation, \"offset\" FROM sources WHERE provider IS NOT NULL ORDER BY path"
+        ).fetchall()
 
     def needs_rebuild(self) -> bool:
         return self.db.execute("SELECT 1 FROM sources WHERE redactions < 0 LIMIT 1").fetchone() is not None
@@ -138,16 +158,25 @@ class SqliteArchive:
     # -- raw records --------------------------------------------------------------------
 
     def append(self, source_id: int, generation: int, rec: RawRecord) -> None:
-        self.db.execute(
+        self.append_packed(source_id, generation, [(rec.offset, len(rec.data), pack_record(rec.data))])
+
+    def packer(self) -> Callable[[bytes], bytes]:
+        """How a record's bytes are stored: a module-level function, so a worker process can
+        pack records while this process writes."""
+        return pack_record
+
+    def append_packed(self, source_id: int, generation: int, rows: Iterable[tuple[int, int, bytes]]) -> None:
+        """(offset, length, packed bytes) of records, ``packed`` by ``packer()``."""
+        self.db.executemany(
             "INSERT OR REPLACE INTO raw_records (source_id, generation, \"offset\", length, data) VALUES (?,?,?,?,?)",
-            (source_id, generation, rec.offset, len(rec.data), zlib.compress(rec.data, 1)))
+            [(source_id, generation, off, n, blob) for off, n, blob in rows])
 
     def records(self, source_id: int, generation: int, path: str) -> Iterator[RawRecord]:
         for r in self.db.execute(
             "SELECT \"offset\", data FROM raw_records WHERE source_id=? AND generation=? ORDER BY \"offset\"",
             (source_id, generation),
         ):
-            yield RawRecord(path, r[0], zlib.decompress(r[1]))
+            yield RawRecord(path, r[0], unpack_record(r[1]))
 
     # -- runs ---------------------------------------------------------------------------
 

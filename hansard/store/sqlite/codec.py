@@ -1,4 +1,4 @@
-"""How large text is stored: zlib at level 1 (fast; transcripts compress ~5x)."""
+"""How large text and raw records are stored: zlib at level 1 (fast; transcripts compress ~5x)."""
 
 from __future__ import annotations
 
@@ -11,3 +11,11 @@ def pack(text: str | None) -> bytes | None:
 
 def unpack(blob: bytes | None) -> str | None:
     return None if blob is None else zlib.decompress(blob).decode("utf-8", "surrogatepass")
+
+
+def pack_record(data: bytes) -> bytes:
+    return zlib.compress(data, 1)
+
+
+def unpack_record(blob: bytes) -> bytes:
+    return zlib.decompress(blob)

@@ -8,12 +8,14 @@ indexes level with the rows, and writers call it before their transaction commit
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from hansard.store.sqlite import fts
-from hansard.store.sqlite.writer import Writer
+from hansard.store.sqlite.writer import Writer, prepare
 
 if TYPE_CHECKING:
+    from hansard.models import Item
     from hansard.store.interfaces import Redactor
 
 
@@ -23,6 +25,11 @@ class SqliteItems:
 
     def writer(self, source_id: int, provider: str, redactor: Redactor) -> Writer:
         return Writer(self.db, source_id, provider, redactor)
+
+    def preparer(self) -> Callable[[list[Item], Redactor], list[tuple]]:
+        """The pure first half of writing (hansard.store.sqlite.writer.prepare): a module-level
+        function, so a worker process can run it while this process writes."""
+        return prepare
 
     def index_text(self) -> None:
         fts.catch_up(self.db)

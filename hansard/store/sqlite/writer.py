@@ -1,6 +1,11 @@
-"""Applying parser items to the derived tables.
+"""Applying parser items to the derived tables, in two phases.
 
-Always true after ``apply``: a fact read twice is stored once. Every text stored here has
+``prepare`` is pure: it redacts an item list and turns it into plain tuples (ops) with every
+value the tables store already computed (JSON text, packed whole files, line hashes), so it
+can run in another process beside the single SQLite writer. ``Writer.write`` applies ops in
+order; ``Writer.apply`` is both at once.
+
+Always true after ``finish`` (and after ``apply``): a fact read twice is stored once. Every text stored here has
 passed through the writer's redactor (secrets become ``[REDACTED:<rule>]``; the raw archive
 keeps the original), except the line hashes in ``edit_lines``, which are computed from the original
 lines so that matching agent edits to committed code still works. Messages are unique per
@@ -68,29 +73,98 @@ def _json(value: Any) -> str:
             return orjson.dumps({"_unserialisable": type(exc).__name__}).decode()
 
 
+# Op tags: the first element of every tuple ``prepare`` returns.
+MSG, CALL, RESULT, EDIT, INFO, STEPS, LEAF, REWIND, SKIP = range(9)
+
+
+def prepare(items: list[Item], redactor: Redactor) -> list[tuple]:
+    """The ops of ``items``: plain, picklable tuples holding redacted values only (the line
+    hashes of edits excepted, see the module docstring), and the number of secrets each
+    withheld. Depends on nothing but the items and the redactor."""
+    redact, redact_value = redactor.redact, redactor.redact_value
+
+    def clean(text: str | None) -> tuple[str | None, int]:
+        return redact(text) if text and isinstance(text, str) else (text, 0)
+
+    ops: list[tuple] = []
+    for it in items:
+        if isinstance(it, MessageItem):
+            text, red = clean(it.text)
+            ops.append((MSG, it.session_id, it.key, it.role, it.kind, text, red, it.timestamp, it.cwd, it.model,
+                        it.replace))
+        elif isinstance(it, ToolCallItem):
+            tool_input, red = redact_value(it.input)
+            ops.append((CALL, it.session_id, it.call_id, it.name, _json(tool_input), red, it.message_key, it.timestamp,
+                        it.cwd))
+        elif isinstance(it, ToolResultItem):
+            output, red = clean(it.output)
+            ops.append((RESULT, it.call_id, it.status, output, red, _int64(it.exit_code), it.timestamp))
+        elif isinstance(it, EditItem):
+            ops.append(_prepare_edit(it, redactor, clean))
+        elif isinstance(it, SessionInfo):
+            remote = clean(it.git_remote) if it.git_remote is not None else (None, 0)  # https://user:token@host/...
+            title = clean(it.title) if it.title else (None, 0)
+            extra = redact_value(it.extra) if it.extra else (None, 0)
+            ops.append((INFO, it, remote, title, extra))
+        elif isinstance(it, StepsItem):
+            steps, red = redact_value(list(it.steps))
+            ops.append((STEPS, it.session_id, it.call_id, int(it.snapshot), _json(steps), red, it.timestamp))
+        elif isinstance(it, LeafTitle):
+            title, red = clean(it.title)
+            ops.append((LEAF, it.leaf_uuid, title, red, it.session_id))
+        elif isinstance(it, Rewind):
+            ops.append((REWIND, it.session_id, it.message_key))
+        elif isinstance(it, Skip):
+            ops.append((SKIP, it.reason, it.offset, redact(it.detail[:4000])[0][:500]))
+    return ops
+
+
+def _prepare_edit(it: EditItem, redactor: Redactor, clean: Any) -> tuple:
+    # Stored for display: redacted. The line hashes below come from ``it``, unredacted.
+    hunks = hunks_to_json(it.hunks)
+    red = 0
+    for h in hunks:
+        h[4], n = redactor.redact_lines(h[4], prefix=1)
+        red += n
+    # Whole-file texts are kept only where nothing else says what the edit added (a Write
+    # of a new file, an edit without a patch): a multi-MB `originalFile` repeated on every
+    # edit would otherwise be redacted and compressed twice per edit. The archive keeps
+    # them all, verbatim.
+    after = None
+    if it.after is not None and not any(ln.startswith("+") for h in it.hunks for ln in h.lines):
+        after, n = clean(it.after)
+        red += n
+    lines = [(side, i, _int64(ln), *_facts(text)) for side, i, ln, text in edit_line_rows(it)]
+    return (EDIT, it.session_id, it.message_key, it.call_id, it.seq, it.tool, it.kind, it.status, it.path, it.cwd,
+            it.move_to, it.timestamp, int(it.user_modified), _json(hunks), pack(after), red, lines)
+
+
 class Writer:
-    """Writes the items of one source file. The caller owns the transaction."""
+    """Writes the ops of one source file. The caller owns the transaction and calls
+    ``finish`` before it commits: a session's message count, times and first prompt are
+    kept here between statements and written once (``_flush``), before anything reads them."""
 
     def __init__(self, db: sqlite3.Connection, source_id: int, provider: str, redactor: Redactor) -> None:
         self.db = db
         self.source_id = source_id
         self.provider = provider
-        self._redact = redactor.redact
-        self._redact_lines = redactor.redact_lines
-        self._redact_value = redactor.redact_value
+        self.redactor = redactor
         self._sessions: dict[str, int] = {}
+        # session row -> [message_count, latest timestamp, first timestamp, first prompt],
+        # not yet written to its sessions row.
+        self._pending: dict[int, list[Any]] = {}
+        self._message_ids: dict[str, int] = {}  # keys of this provider's messages seen here
         self.counts = {"messages": 0, "edits": 0, "tool_calls": 0, "skipped": 0, "redactions": 0}
         self.skip_reasons: dict[str, int] = {}
         self.touched_sessions: set[int] = set()
 
-    # -- redaction ------------------------------------------------------------------
+    def apply(self, items: list[Item], offset: int) -> None:
+        self.write(prepare(items, self.redactor), offset)
+        self.finish()
 
-    def _clean(self, text: str | None) -> tuple[str | None, int]:
-        """``text`` with its secrets withheld, and how many."""
-        return self._redact(text) if text and isinstance(text, str) else (text, 0)
-
-    def _clean_value(self, value: Any) -> tuple[Any, int]:
-        return self._redact_value(value)
+    def finish(self) -> None:
+        """Everything held back written: call before the transaction commits."""
+        self._flush()
 
     # -- sessions -------------------------------------------------------------------
 
@@ -111,8 +185,20 @@ class Writer:
         self.touched_sessions.add(sid)
         return sid
 
-    def _session_info(self, it: SessionInfo) -> None:
+    def _flush(self) -> None:
+        for sid, (count, last, first, prompt) in self._pending.items():
+            self.db.execute(
+                "UPDATE sessions SET message_count=?,"
+                " last_at=CASE WHEN ? IS NOT NULL AND (last_at IS NULL OR ? > last_at) THEN ? ELSE last_at END,"
+                " started_at=COALESCE(started_at, ?), first_prompt=COALESCE(first_prompt, ?) WHERE id=?",
+                (count, last, last, last, first, prompt, sid),
+            )
+        self._pending.clear()
+
+    def _session_info(self, op: tuple) -> None:
+        _, it, (remote, remote_red), (title, title_red), (extra, extra_red) = op
         sid = self._session_row(it.session_id)
+        self._flush()
         cur = self.db.execute(
             "SELECT cwd, started_at, parent_session_id, agent_id, spawn_call_id, git_commit, git_remote,"
             " resumed_from, git_branch, version, title, title_rank, extra FROM sessions WHERE id=?",
@@ -123,8 +209,8 @@ class Writer:
         for f in _KEEP_FIRST:
             v = getattr(it, f)
             if f == "git_remote" and v is not None and cur[f] is None:
-                v, n = self._clean(v)  # https://user:token@host/...
-                red += n
+                v = remote
+                red += remote_red
             if v is not None and cur[f] is None and not (f == "resumed_from" and v == it.session_id):
                 sets[f] = v
         for f in _KEEP_LAST:
@@ -132,18 +218,16 @@ class Writer:
             if v is not None and v != cur[f]:
                 sets[f] = v
         if it.title and (it.title_rank >= (cur["title_rank"] or 0) or cur["title"] is None):
-            title, n = self._clean(it.title)
             if title != cur["title"]:
                 sets["title"] = title
                 sets["title_rank"] = it.title_rank
-                red += n
+                red += title_red
         if it.extra:
             merged = orjson.loads(cur["extra"]) if cur["extra"] else {}
-            extra, n = self._clean_value(it.extra)
             new = {**merged, **extra}
             if new != merged:
                 sets["extra"] = orjson.dumps(new).decode()
-                red += n
+                red += extra_red
         self.counts["redactions"] += red
         if sets:
             cols = ", ".join(f"{k}=?" for k in sets)
@@ -151,48 +235,58 @@ class Writer:
 
     # -- messages -------------------------------------------------------------------
 
-    def _message(self, it: MessageItem, offset: int) -> None:
-        sid = self._session_row(it.session_id)
-        row = self.db.execute(
-            "SELECT id, session_id FROM messages WHERE provider=? AND key=?", (self.provider, it.key)
-        ).fetchone()
-        if row is not None:
-            if row["session_id"] == sid:
-                if it.replace:
-                    text, red = self._clean(it.text)
-                    self.db.execute(
-                        "UPDATE messages SET text=?, role=?, kind=?, timestamp=COALESCE(?, timestamp), model=COALESCE(?, model)"
-                        " WHERE id=?",
-                        (text, it.role, it.kind, it.timestamp, it.model, row["id"]),
-                    )
-                    self.counts["redactions"] += red
-            else:
-                other = self.db.execute("SELECT session_id FROM sessions WHERE id=?", (row["session_id"],)).fetchone()
-                self.db.execute(
-                    "UPDATE sessions SET resumed_from=? WHERE id=? AND resumed_from IS NULL", (other[0], sid)
-                )
-            return
-        text, red = self._clean(it.text)  # only what is stored: a replayed prefix is not
-        idx = self.db.execute("SELECT message_count FROM sessions WHERE id=?", (sid,)).fetchone()[0]
-        self.db.execute(
+    def _message(self, op: tuple, offset: int) -> None:
+        _, session_id, key, role, kind, text, red, timestamp, cwd, model, replace = op
+        sid = self._session_row(session_id)
+        pending = self._pending.get(sid)
+        if pending is None:
+            count = self.db.execute("SELECT message_count FROM sessions WHERE id=?", (sid,)).fetchone()[0]
+            pending = self._pending[sid] = [count, None, None, None]
+        # Only a new key inserts; the conflict target is the key alone, so any other broken
+        # constraint still fails loudly.
+        cur = self.db.execute(
             "INSERT INTO messages (session_id, message_index, provider, key, role, kind, text, timestamp, cwd, model,"
-            " source_id, \"offset\") VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-            (sid, idx, self.provider, it.key, it.role, it.kind, text, it.timestamp, it.cwd, it.model,
-             self.source_id, offset),
+            " source_id, \"offset\") VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (provider, key) DO NOTHING",
+            (sid, pending[0], self.provider, key, role, kind, text, timestamp, cwd, model, self.source_id, offset),
         )
-        first_prompt = text[:PROMPT_CHARS] if it.role == "user" and it.kind == "text" and text.strip() else None
-        self.db.execute(
-            "UPDATE sessions SET message_count=message_count+1,"
-            " last_at=CASE WHEN ? IS NOT NULL AND (last_at IS NULL OR ? > last_at) THEN ? ELSE last_at END,"
-            " started_at=COALESCE(started_at, ?),"
-            " first_prompt=COALESCE(first_prompt, ?) WHERE id=?",
-            (it.timestamp, it.timestamp, it.timestamp, it.timestamp, first_prompt, sid),
-        )
+        if cur.rowcount == 0:
+            self._known_message(sid, key, role, kind, text, red, timestamp, model, replace)
+            return
+        self._message_ids[key] = int(cur.lastrowid or 0)
+        pending[0] += 1
+        if timestamp is not None:
+            if pending[1] is None or timestamp > pending[1]:
+                pending[1] = timestamp
+            if pending[2] is None:
+                pending[2] = timestamp
+        if pending[3] is None and role == "user" and kind == "text" and text.strip():
+            pending[3] = text[:PROMPT_CHARS]
         self.counts["messages"] += 1
         self.counts["redactions"] += red
-        title = self.db.execute("SELECT title FROM leaf_titles WHERE leaf_uuid=? LIMIT 1", (it.key,)).fetchone()
+        title = self.db.execute("SELECT title FROM leaf_titles WHERE leaf_uuid=? LIMIT 1", (key,)).fetchone()
         if title is not None:
             self._title(sid, title[0], SUMMARY_RANK)
+
+    def _known_message(self, sid: int, key: str, role: str, kind: str, text: str, red: int, timestamp: str | None,
+                       model: str | None, replace: bool) -> None:
+        row = self.db.execute(
+            "SELECT id, session_id FROM messages WHERE provider=? AND key=?", (self.provider, key)
+        ).fetchone()
+        self._message_ids[key] = row["id"]
+        if row["session_id"] == sid:
+            if replace:
+                self.db.execute(
+                    "UPDATE messages SET text=?, role=?, kind=?, timestamp=COALESCE(?, timestamp), model=COALESCE(?, model)"
+                    " WHERE id=?",
+                    (text, role, kind, timestamp, model, row["id"]),
+                )
+                self.counts["redactions"] += red
+        else:
+            # A replayed prefix: not copied; the replaying session names the one it resumes.
+            other = self.db.execute("SELECT session_id FROM sessions WHERE id=?", (row["session_id"],)).fetchone()
+            self.db.execute(
+                "UPDATE sessions SET resumed_from=? WHERE id=? AND resumed_from IS NULL", (other[0], sid)
+            )
 
     def _title(self, sid: int, title: str, rank: int) -> None:
         self.db.execute(
@@ -203,57 +297,46 @@ class Writer:
     def _message_id(self, key: str | None) -> int | None:
         if key is None:
             return None
+        mid = self._message_ids.get(key)
+        if mid is not None:
+            return mid
         row = self.db.execute("SELECT id FROM messages WHERE provider=? AND key=?", (self.provider, key)).fetchone()
         return row[0] if row else None
 
     # -- tools and edits ------------------------------------------------------------
 
-    def _tool_call(self, it: ToolCallItem) -> None:
-        sid = self._session_row(it.session_id)
-        tool_input, red = self._clean_value(it.input)
+    def _tool_call(self, op: tuple) -> None:
+        _, session_id, call_id, name, tool_input, red, message_key, timestamp, cwd = op
+        sid = self._session_row(session_id)
         cur = self.db.execute(
             "INSERT OR IGNORE INTO tool_calls (session_id, message_id, provider, call_id, name, input, timestamp, cwd,"
             " source_id) VALUES (?,?,?,?,?,?,?,?,?)",
-            (sid, self._message_id(it.message_key), self.provider, it.call_id, it.name,
-             _json(tool_input), it.timestamp, it.cwd, self.source_id),
+            (sid, self._message_id(message_key), self.provider, call_id, name, tool_input, timestamp, cwd,
+             self.source_id),
         )
         self.counts["tool_calls"] += cur.rowcount
         self.counts["redactions"] += red * cur.rowcount
 
-    def _tool_result(self, it: ToolResultItem) -> None:
-        output, red = self._clean(it.output)
+    def _tool_result(self, op: tuple) -> None:
+        _, call_id, status, output, red, exit_code, timestamp = op
         cur = self.db.execute(
             "UPDATE tool_calls SET status=?, output=?, exit_code=?, result_timestamp=? WHERE provider=? AND call_id=?",
-            (it.status, output, _int64(it.exit_code), it.timestamp, self.provider, it.call_id),
+            (status, output, exit_code, timestamp, self.provider, call_id),
         )
         self.counts["redactions"] += red if cur.rowcount else 0
         if cur.rowcount == 0:
-            self._skip(Skip("orphan_tool_result", 0, it.call_id), 0)
+            self._skip((SKIP, "orphan_tool_result", 0, self.redactor.redact(call_id[:4000])[0][:500]), 0)
 
-    def _edit(self, it: EditItem) -> None:
-        sid = self._session_row(it.session_id)
-        # Stored for display: redacted. The line hashes below come from ``it``, unredacted.
-        hunks = hunks_to_json(it.hunks)
-        red = 0
-        for h in hunks:
-            h[4], n = self._redact_lines(h[4], prefix=1)
-            red += n
-        # Whole-file texts are kept only where nothing else says what the edit added (a Write
-        # of a new file, an edit without a patch): a multi-MB `originalFile` repeated on every
-        # edit would otherwise be redacted and compressed twice per edit. The archive keeps
-        # them all, verbatim.
-        before = None
-        after = None
-        if it.after is not None and not any(ln.startswith("+") for h in it.hunks for ln in h.lines):
-            after, n = self._clean(it.after)
-            red += n
+    def _edit(self, op: tuple) -> None:
+        (_, session_id, message_key, call_id, seq, tool, kind, status, path, cwd, move_to, timestamp, user_modified,
+         hunks, after, red, lines) = op
+        sid = self._session_row(session_id)
         cur = self.db.execute(
             "INSERT OR IGNORE INTO edits (session_id, message_id, provider, call_id, seq, tool, kind, status, path, cwd,"
             " move_to, timestamp, user_modified, hunks, before_text, after_text, source_id)"
             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (sid, self._message_id(it.message_key), self.provider, it.call_id, it.seq, it.tool, it.kind, it.status,
-             it.path, it.cwd, it.move_to, it.timestamp, int(it.user_modified), _json(hunks),
-             pack(before), pack(after), self.source_id),
+            (sid, self._message_id(message_key), self.provider, call_id, seq, tool, kind, status, path, cwd, move_to,
+             timestamp, user_modified, hunks, None, after, self.source_id),
         )
         if cur.rowcount == 0:
             return
@@ -263,37 +346,38 @@ class Writer:
         self.db.executemany(
             "INSERT OR IGNORE INTO edit_lines (edit_id, side, ordinal, new_lineno, hash, exact, trivial)"
             " VALUES (?,?,?,?,?,?,?)",
-            [(edit_id, side, i, _int64(ln), *_facts(text)) for side, i, ln, text in edit_line_rows(it)],
+            [(edit_id, *row) for row in lines],
         )
 
-    def _steps(self, it: StepsItem) -> None:
-        sid = self._session_row(it.session_id)
-        steps, red = self._clean_value(list(it.steps))
+    def _steps(self, op: tuple) -> None:
+        _, session_id, call_id, snapshot, steps, red, timestamp = op
+        sid = self._session_row(session_id)
         self.counts["redactions"] += red
         self.db.execute(
             "INSERT INTO steps (session_id, call_id, snapshot, steps, timestamp, source_id) VALUES (?,?,?,?,?,?)",
-            (sid, it.call_id, int(it.snapshot), _json(steps), it.timestamp,
-             self.source_id),
+            (sid, call_id, snapshot, steps, timestamp, self.source_id),
         )
 
-    def _leaf_title(self, it: LeafTitle) -> None:
-        title, red = self._clean(it.title)
+    def _leaf_title(self, op: tuple) -> None:
+        _, leaf_uuid, title, red, session_id = op
         cur = self.db.execute(
             "INSERT OR IGNORE INTO leaf_titles (leaf_uuid, title, from_session, source_id) VALUES (?,?,?,?)",
-            (it.leaf_uuid, title, it.session_id, self.source_id),
+            (leaf_uuid, title, session_id, self.source_id),
         )
         self.counts["redactions"] += red * cur.rowcount
         row = self.db.execute(
-            "SELECT session_id FROM messages WHERE provider=? AND key=?", (self.provider, it.leaf_uuid)
+            "SELECT session_id FROM messages WHERE provider=? AND key=?", (self.provider, leaf_uuid)
         ).fetchone()
         if row is not None:
             self._title(row[0], title, SUMMARY_RANK)
 
-    def _rewind(self, it: Rewind) -> None:
-        sid = self._session_row(it.session_id)
+    def _rewind(self, op: tuple) -> None:
+        _, session_id, message_key = op
+        sid = self._session_row(session_id)
+        self._flush()
         row = self.db.execute(
             "SELECT message_index FROM messages WHERE session_id=? AND key=? AND provider=?",
-            (sid, it.message_key, self.provider),
+            (sid, message_key, self.provider),
         ).fetchone()
         if row is None:
             return
@@ -305,37 +389,41 @@ class Writer:
         self.db.execute(f"DELETE FROM tool_calls WHERE message_id IN ({gone})", (sid, cut))
         self.db.execute("DELETE FROM messages WHERE session_id=? AND message_index>=?", (sid, cut))
         self.db.execute("UPDATE sessions SET message_count=? WHERE id=?", (cut, sid))
+        self._message_ids.clear()  # ids of removed messages must not be handed out again
 
-    def _skip(self, it: Skip, offset: int) -> None:
+    def _skip(self, op: tuple, offset: int) -> None:
+        _, reason, at, detail = op
         self.db.execute(
             "INSERT INTO skips (source_id, \"offset\", reason, detail) VALUES (?,?,?,?)",
-            (self.source_id, it.offset or offset, it.reason, self._redact(it.detail[:4000])[0][:500]),
+            (self.source_id, at or offset, reason, detail),
         )
         self.counts["skipped"] += 1
-        self.skip_reasons[it.reason] = self.skip_reasons.get(it.reason, 0) + 1
+        self.skip_reasons[reason] = self.skip_reasons.get(reason, 0) + 1
 
     # -- dispatch -------------------------------------------------------------------
 
-    def apply(self, items: list[Item], offset: int) -> None:
-        for it in items:
-            if isinstance(it, MessageItem):
-                self._message(it, offset)
-            elif isinstance(it, ToolCallItem):
-                self._tool_call(it)
-            elif isinstance(it, ToolResultItem):
-                self._tool_result(it)
-            elif isinstance(it, EditItem):
-                self._edit(it)
-            elif isinstance(it, SessionInfo):
-                self._session_info(it)
-            elif isinstance(it, StepsItem):
-                self._steps(it)
-            elif isinstance(it, LeafTitle):
-                self._leaf_title(it)
-            elif isinstance(it, Rewind):
-                self._rewind(it)
-            elif isinstance(it, Skip):
-                self._skip(it, offset)
+    def write(self, ops: list[tuple], offset: int) -> None:
+        """Apply ``ops`` (from ``prepare``) read at ``offset``; call ``finish`` before commit."""
+        for op in ops:
+            tag = op[0]
+            if tag == MSG:
+                self._message(op, offset)
+            elif tag == CALL:
+                self._tool_call(op)
+            elif tag == RESULT:
+                self._tool_result(op)
+            elif tag == EDIT:
+                self._edit(op)
+            elif tag == INFO:
+                self._session_info(op)
+            elif tag == STEPS:
+                self._steps(op)
+            elif tag == LEAF:
+                self._leaf_title(op)
+            elif tag == REWIND:
+                self._rewind(op)
+            elif tag == SKIP:
+                self._skip(op, offset)
 
 
 def _facts(text: str) -> tuple[int, int, int]:

@@ -1,0 +1,248 @@
+"""The reading half of the pipeline: read → parse → redact → prepare, for one source at a time,
+in a worker process beside the single SQLite writer, or inline for small jobs.
+
+A job names a source and where to start: a transcript file at a byte offset with its parser
+state, or a source's records in the archive (reindex). Its results, in order, are chunks of
+records, each record with its offset, length, packed archive bytes (None when it came from the
+archive) and the store's ops for its items (hansard/store/sqlite/writer.py ``prepare``), then
+one ``end`` (the offset just past the last complete line, the bytes of an unfinished last line,
+the parser state and the ops of the parser's last items), or ``mid_write`` (a whole-file
+transcript caught mid-rewrite), or ``error``. Nothing here writes the store: a worker that dies
+leaves nothing behind, and the writer applies a source's results in one transaction.
+
+The worker runs only ahead of the writer by what one pipe holds plus one chunk, so memory stays
+bounded whatever the corpus size. It exits when its job pipe closes or its parent dies.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pickle
+import threading
+import traceback
+import types
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from hansard.ingest import reader
+from hansard.models import Skip
+
+if TYPE_CHECKING:
+    from hansard.store.interfaces import Redactor, Store
+
+# A chunk is sent when its records reach this many bytes (or this many records).
+CHUNK_BYTES = 4 << 20
+CHUNK_RECORDS = 2000
+# Below this many bytes to read, a worker process costs more than it saves.
+WORKER_MIN_BYTES = 8 << 20
+
+FILE, ARCHIVE = "file", "archive"
+
+
+@dataclass(frozen=True)
+class Job:
+    kind: str  # FILE or ARCHIVE
+    path: str
+    provider_key: str
+    start: int = 0  # FILE: the byte offset to read from
+    state: dict[str, Any] | None = None  # FILE: the parser state at ``start``
+    whole_file: bool = False
+    source_id: int = 0  # ARCHIVE: whose records
+    generation: int = 0
+
+
+@dataclass
+class Tools:
+    """What a job needs besides itself; every field is picklable (module-level functions)."""
+
+    prepare: Callable[[list[Any], Redactor], list[tuple]]
+    pack: Callable[[bytes], bytes]
+    redactor: Redactor
+    store_path: str = ""  # ARCHIVE jobs in a worker open their own reading connection
+    store: Store | None = None  # ARCHIVE jobs inline read through the writer's store
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A spawned worker gets a module redactor (hansard.ingest.redact) by name.
+        state = dict(self.__dict__, store=None)
+        if isinstance(self.redactor, types.ModuleType):
+            state["redactor"] = self.redactor.__name__
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        if isinstance(state["redactor"], str):
+            state["redactor"] = importlib.import_module(state["redactor"])
+        self.__dict__.update(state)
+
+
+def run_job(job: Job, tools: Tools) -> Iterator[tuple]:
+    """The results of one job (see the module docstring); exceptions become ``error``."""
+    try:
+        yield from _run(job, tools)
+    except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
+        yield ("error", type(exc).__name__, str(exc))
+    except Exception:  # noqa: BLE001 - the writer re-raises it, with this traceback
+        yield ("error", "Exception", traceback.format_exc())
+
+
+def _run(job: Job, tools: Tools) -> Iterator[tuple]:
+    from hansard import agents as registry
+
+    provider = registry.from_key(job.provider_key)
+    if provider is None:
+        raise ValueError(f"no reader {job.provider_key!r}")
+    prepare, red = tools.prepare, tools.redactor
+    if job.kind == ARCHIVE:
+        parser = provider.new_parser(job.path, None)
+        records = _archive(tools).records(job.source_id, job.generation, job.path)
+        pack = None
+        res = None
+    elif job.whole_file:
+        rec = reader.read_whole(job.path)
+        parser = provider.new_parser(job.path, None)
+        items = parser.feed(rec)
+        if any(isinstance(i, Skip) and i.reason == "malformed_json" for i in items):
+            yield ("mid_write",)
+            return
+        yield ("chunk", [(rec.offset, len(rec.data), tools.pack(rec.data), prepare(items, red))], len(rec.data) + 1)
+        yield ("end", None, 0, parser.state(), prepare(parser.finish(), red))
+        return
+    else:
+        parser = provider.new_parser(job.path, job.state)
+        res = reader.ReadResult(job.start)
+        records = reader.iter_jsonl(job.path, job.start, res)
+        pack = tools.pack
+    chunk: list[tuple] = []
+    size = 0
+    for rec in records:
+        n = len(rec.data)
+        chunk.append((rec.offset, n, pack(rec.data) if pack is not None else None, prepare(parser.feed(rec), red)))
+        size += n + 1
+        if size >= CHUNK_BYTES or len(chunk) >= CHUNK_RECORDS:
+            yield ("chunk", chunk, size)
+            chunk, size = [], 0
+    if chunk:
+        yield ("chunk", chunk, size)
+    final = prepare(parser.finish(), red)
+    if res is None:
+        yield ("end", None, 0, parser.state(), final)
+    else:
+        yield ("end", res.end, res.partial_tail, parser.state(), final)
+
+
+_OWN_STORE: list[Any] = []
+
+
+def _archive(tools: Tools) -> Any:
+    if tools.store is not None:
+        return tools.store.archive
+    if not _OWN_STORE:
+        from hansard.store import open_for_reading
+
+        _OWN_STORE.append(open_for_reading(tools.store_path))
+    return _OWN_STORE[0].archive
+
+
+# -- the worker process -------------------------------------------------------------------------
+
+
+def _serve(jobs: Any, results: Any, tools: Tools, parent: int) -> None:
+    """The worker's loop: one job at a time, its results in order, until the job pipe closes."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the writer decides when to stop
+    try:
+        while True:
+            if os.getppid() != parent:
+                return
+            try:
+                job = jobs.recv()
+            except EOFError:
+                return
+            if job is None:
+                return
+            for msg in run_job(job, tools):
+                results.send_bytes(pickle.dumps(msg, pickle.HIGHEST_PROTOCOL))
+    except (BrokenPipeError, ConnectionResetError):
+        return  # the writer is gone: nothing to finish
+
+
+class Inline:
+    """Jobs run in this process, one at a time, when asked for."""
+
+    def __init__(self, tools: Tools) -> None:
+        self.tools = tools
+        self.pending: list[Job] = []
+
+    def submit(self, jobs: list[Job]) -> None:
+        self.pending.extend(jobs)
+
+    def results(self) -> Iterator[tuple]:
+        """The next job's results."""
+        return run_job(self.pending.pop(0), self.tools)
+
+    def close(self) -> None:
+        self.pending.clear()
+
+
+class Worker:
+    """One worker process that runs jobs in the order submitted while this process writes."""
+
+    def __init__(self, tools: Tools) -> None:
+        import multiprocessing as mp
+
+        # fork starts in milliseconds and inherits the imports; a process with other threads
+        # (the MCP server) spawns instead, as forking it could copy a lock held mid-use.
+        method = "fork" if threading.active_count() == 1 and "fork" in mp.get_all_start_methods() else "spawn"
+        ctx = mp.get_context(method)
+        self._jobs_r, self._jobs_w = ctx.Pipe(duplex=False)
+        self._res_r, self._res_w = ctx.Pipe(duplex=False)
+        self.proc = ctx.Process(target=_serve, args=(self._jobs_r, self._res_w, tools, os.getpid()), daemon=True,
+                                name="hansard-index-reader")
+        self.proc.start()
+        self._jobs_r.close()
+        self._res_w.close()
+        self._feeder: threading.Thread | None = None
+
+    def submit(self, jobs: list[Job]) -> None:
+        # From a thread: a full job pipe must not stop this process from reading results.
+        def feed() -> None:
+            try:
+                for job in jobs:
+                    self._jobs_w.send(job)
+                self._jobs_w.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+
+        self._feeder = threading.Thread(target=feed, daemon=True, name="hansard-index-jobs")
+        self._feeder.start()
+
+    def results(self) -> Iterator[tuple]:
+        while True:
+            try:
+                msg = pickle.loads(self._res_r.recv_bytes())
+            except EOFError:
+                code = self.proc.exitcode
+                raise RuntimeError(f"the index reader process stopped (exit {code})") from None
+            yield msg
+            if msg[0] != "chunk":
+                return
+
+    def close(self) -> None:
+        for conn in (self._jobs_w, self._res_r):
+            try:
+                conn.close()
+            except OSError:
+                pass
+        self.proc.join(timeout=2)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join(timeout=2)
+
+
+def open_readers(jobs: list[Job], tools: Tools, todo_bytes: int) -> Inline | Worker:
+    """A worker process for a job list worth one, else inline; the jobs are submitted."""
+    runner: Inline | Worker = Worker(tools) if todo_bytes >= WORKER_MIN_BYTES else Inline(tools)
+    runner.submit(jobs)
+    return runner

@@ -1,0 +1,84 @@
+"""The progress line of `hansard index` and `hansard reindex`: bytes read of bytes to read,
+rate, time left and the file being read, redrawn at most ten times a second on stderr, and
+only when stderr is a terminal (a pipe or a log file gets nothing)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from typing import TextIO
+
+MB = 1_000_000
+
+
+def terminal_progress(stream: TextIO | None = None) -> Bytes | None:
+    stream = stream or sys.stderr
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return Bytes(stream) if tty else None
+
+
+def _clock(seconds: float) -> str:
+    s = int(seconds + 0.5)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
+
+
+class Bytes:
+    """A one-line byte counter (hansard.ingest.pipeline.Progress)."""
+
+    INTERVAL = 0.1
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.total = 0
+        self.done_bytes = 0
+        self.path = ""
+        self.t0 = time.monotonic()
+        self.shown = 0.0
+        self.drawn = False
+
+    def start(self, total_bytes: int, files: int) -> None:
+        self.total, self.done_bytes, self.t0 = total_bytes, 0, time.monotonic()
+        self.shown = 0.0
+
+    def file(self, path: str) -> None:
+        self.path = path
+        self._draw()
+
+    def advance(self, nbytes: int) -> None:
+        self.done_bytes += nbytes
+        self._draw()
+
+    def done(self) -> None:
+        if self.drawn:
+            self._draw(force=True)
+            self.stream.write("\n")
+            self.stream.flush()
+            self.drawn = False
+
+    def line(self, width: int = 100) -> str:
+        elapsed = max(time.monotonic() - self.t0, 1e-6)
+        done = min(self.done_bytes, self.total) if self.total else self.done_bytes
+        rate = done / elapsed
+        pct = 100.0 * done / self.total if self.total else 100.0
+        left = _clock((self.total - done) / rate) if rate > 0 and self.total > done else "0:00"
+        head = f"{done / MB:,.1f} of {self.total / MB:,.1f} MB ({pct:3.0f}%)  {rate / MB:.1f} MB/s  {left} left  "
+        room = max(width - len(head), 10)
+        name = self.path if len(self.path) <= room else "…" + self.path[-(room - 1):]
+        return head + name
+
+    def _draw(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self.shown < self.INTERVAL:
+            return
+        self.shown = now
+        try:
+            width = os.get_terminal_size(self.stream.fileno()).columns - 1
+        except (OSError, ValueError, AttributeError):
+            width = 99
+        self.stream.write("\r" + self.line(width).ljust(width)[:width])
+        self.stream.flush()
+        self.drawn = True
