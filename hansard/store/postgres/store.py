@@ -240,6 +240,10 @@ def content_hash(session: dict[str, Any], rows: dict[str, list[dict[str, Any]]])
     return h.hexdigest()
 
 
+# Matching messages ranked per query, at most.
+CANDIDATES = 2000
+
+
 class TeamSearch:
     """Keyword search in PostgreSQL over other members' sessions in given repositories: words
     through ``tsvector`` (GIN), identifiers (``snake_case``, ``a.b.c``) also through
@@ -272,16 +276,20 @@ class TeamSearch:
         if until:
             where.append("m.timestamp<=%s")
             args.append(until)
-        rank = "ts_rank(m.tsv, to_tsquery('simple', %s))" if tsq is not None else "0.0"
+        # Rank a bounded set of candidates (the GIN index finds them; a word on half of a million
+        # messages must not mean ranking half a million rows), as the local search does.
+        rank = "ts_rank(c.tsv, to_tsquery('simple', %s))" if tsq is not None else "0.0"
         sql = (
-            f"SELECT m.message_index, m.role, m.kind, left(m.text, 4000) AS text, m.timestamp, {rank} AS score,"
-            " s.session_id, s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.cwd, r.name AS repo,"
-            " mb.email AS member, mb.name AS member_name"
+            f"SELECT c.message_index, c.role, c.kind, left(c.text, 4000) AS text, c.timestamp, {rank} AS score,"
+            " c.session_id, c.provider, c.title, c.first_prompt, c.started_at, c.last_at, c.cwd, c.repo,"
+            " c.member, c.member_name FROM ("
+            " SELECT m.message_index, m.role, m.kind, m.text, m.timestamp, m.tsv, s.session_id, s.provider, s.title,"
+            " s.first_prompt, s.started_at, s.last_at, s.cwd, r.name AS repo, mb.email AS member, mb.name AS member_name"
             " FROM messages m JOIN sessions s ON s.id=m.session_row JOIN members mb ON mb.id=s.member_id"
-            f" JOIN repos r ON r.id=s.repo_id WHERE {' AND '.join(where)}"
-            " ORDER BY score DESC, m.timestamp DESC LIMIT %s"
+            f" JOIN repos r ON r.id=s.repo_id WHERE {' AND '.join(where)} LIMIT %s) c"
+            " ORDER BY score DESC, c.timestamp DESC LIMIT %s"
         )
-        return self.store.run(sql, ([tsq] if tsq is not None else []) + args + [limit])
+        return self.store.run(sql, ([tsq] if tsq is not None else []) + args + [CANDIDATES, limit])
 
 
 def tsquery(q: Any) -> str | None:
