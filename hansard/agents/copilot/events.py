@@ -142,7 +142,8 @@ class _Parser:
             text = data.get("content") if isinstance(data.get("content"), str) else ""
             if text.strip():
                 out.append(MessageItem(self.sid, key, "assistant", text, ts, self.cwd, model=self.model))
-            for req in data.get("toolRequests") or ():
+            reqs = data.get("toolRequests")
+            for req in reqs if isinstance(reqs, list) else ():
                 if isinstance(req, dict) and (cid := _str(req.get("toolCallId"))) and cid not in self.pending:
                     # the call itself is recorded at tool.execution_start; remember its message
                     self.pending[cid] = {"msg": key, "name": _str(req.get("name")),

@@ -223,7 +223,8 @@ def _claude(conv: dict[str, Any], offset: int) -> list[Item]:
     for m in conv["chat_messages"]:
         if not isinstance(m, dict):
             continue
-        role = {"human": "user", "assistant": "assistant"}.get(m.get("sender"))  # type: ignore[arg-type]
+        sender = m.get("sender")
+        role = {"human": "user", "assistant": "assistant"}.get(sender) if isinstance(sender, str) else None
         if role is None:
             continue
         text = m.get("text") if isinstance(m.get("text"), str) else ""
