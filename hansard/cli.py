@@ -160,11 +160,20 @@ def _inside_git(repo: str) -> None:
 def cmd_show(a: argparse.Namespace) -> int:
     from hansard.render.recall import transcript
     from hansard.answers.transcript import get_past_session
+    from hansard.errors import NotFound
 
     store = _store()
     kw = dict(around=a.around, roles=a.roles, limit=a.limit, next=a.next, group_revisions=a.group_revisions,
               max_message_chars=a.max_message_chars, content_offset=a.content_offset, max_chars=a.max_chars, raw=a.raw)
-    data = get_past_session(store, a.session, **kw)
+    try:
+        data = get_past_session(store, a.session, **kw)
+    except NotFound:
+        # Not a session of this machine: a teammate's, when a team is configured (only then is
+        # the server asked).
+        local, store = store, _with_team(store)
+        if store is local:
+            raise
+        data = get_past_session(store, a.session, **kw)
     if a.all:
         # Every page, following the cursor: the whole (filtered) session.
         pages = [data]

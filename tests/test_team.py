@@ -16,6 +16,7 @@ import json
 import os
 import stat
 import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -293,3 +294,105 @@ def test_without_a_team_why_never_imports_psycopg(tmp_path: Path) -> None:
             " sys.exit(rc or (3 if any(m.startswith('psycopg') for m in sys.modules) else 0))")
     out = subprocess.run([sys.executable, "-c", code], cwd=repo, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
+
+
+def test_bob_opens_alice_s_session_by_id_or_prefix(team) -> None:
+    _as_bob(team)
+    win = cli_json("show", SID_A)
+    assert win["session"]["member"] == "alice@example.com" and win["session"]["member_name"] == "Alice"
+    texts = [m["text"] for m in win["messages"]]
+    assert any("discount helper" in t for t in texts) and SECRET not in json.dumps(win)
+    assert all(m["source"] is None for m in win["messages"])  # her archive stays on her machine
+    assert any(c["name"] == "Bash" for m in win["messages"] for c in m.get("tool_calls", []))
+    users = cli_json("show", SID_A[:8], "--roles", "user")
+    assert users["messages"] and all(m["role"] == "user" for m in users["messages"])
+    rc, text, _ = run_cli("show", SID_A[:8])
+    assert rc == 0 and "Alice's session (alice@example.com, hansard team)" in text
+    rc, out, _ = run_cli("show", "0000dead", "--json")
+    assert rc != 0 and json.loads(out)["error"]["code"] == "not_found"
+
+
+def _second_repo(team, name: str, sid: str, word: str) -> None:
+    """Alice works in a second opted-in repository (a session mentioning ``word``), pushes it;
+    Bob clones it and opts it in too."""
+    from fixtures_repos.writers import ClaudeWriter
+
+    mp = team["mp"]
+    team["alice"].enter(mp)
+    mp.delenv("PGPASSFILE", raising=False)
+    repo = team["repo_a"].parent / name
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    (repo / "lib.py").write_text("x = 1\n")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-q", "-m", "start")
+    w = ClaudeWriter(team["alice"].root / ".claude", repo, sid, datetime(2026, 11, 21, 9, 0, tzinfo=UTC))
+    w.prompt(f"the {word} rework of lib")
+    w.edit(repo / "lib.py", "x = 1\n", "x = 1\ny = 2\n")
+    _git(repo, "commit", "-q", "-am", "y")
+    assert run_cli("index")[0] == 0
+    mp.chdir(repo)
+    cli_json("team", "add-repo", ".")
+    assert cli_json("team", "push")["pushed"] >= 1
+    team["bob"].enter(mp)
+    mp.setenv("PGPASSFILE", str(team["bob"].root / ".pgpass"))
+    clone = team["repo_b"].parent / name
+    _git(team["repo_b"].parent, "clone", "-q", str(repo), str(clone))
+    mp.chdir(clone)
+    cli_json("team", "add-repo", ".")
+    mp.chdir(team["repo_b"])
+
+
+SID_O = "3d2b1a00-aaaa-4bbb-8ccc-0123456789ab"
+
+
+@pytest.mark.slow
+def test_scope_repo_holds_team_sessions_in_every_mcp_tool(team) -> None:
+    """A real stdio MCP client, as agents drive it: Bob's server limited to his clone of shop
+    reads Alice's shop session through every tool, and never her session of another
+    repository (though both are opted in and on the server)."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    app = _as_bob(team)
+    _second_repo(team, "other", SID_O, "walrus")
+    n = _line_of(app, "kept = [i * (1 - rate)")
+    params = StdioServerParameters(command=sys.executable, args=["-m", "hansard", "mcp", "serve", "--scope", "repo"],
+                                   env=dict(os.environ), cwd=str(team["repo_b"]))
+
+    async def drive() -> None:
+        def data(r):  # noqa: ANN001, ANN202
+            assert r.structured_content is not None, r
+            return r.structured_content
+
+        async def refused(tool: str, args: dict) -> None:
+            r = await c.call_tool(tool, args)
+            assert r.is_error and data(r)["reason"] == "scope_not_granted", (tool, data(r))
+
+        async with Client(params, mode="legacy") as c:
+            win = data(await c.call_tool("get_past_session", {"session_id": SID_A, "limit": 3}))
+            assert win["session"]["member"] == "alice@example.com" and win["messages"]
+            await refused("get_past_session", {"session_id": SID_O})
+            await refused("get_past_session", {"session_id": SID_O[:8]})
+            line = data(await c.call_tool("code_history", {"path": f"app.py:{n}"}))
+            assert line["entries"][0]["session_id"] == SID_A
+            hist = data(await c.call_tool("code_history", {"path": "app.py"}))
+            assert SID_A in [e.get("session_id") for e in hist["entries"]]
+            await refused("code_history", {"path": "lib.py", "repo": str(team["repo_b"].parent / "other")})
+            ctx = data(await c.call_tool("work_context", {"session_id": SID_A}))
+            assert ctx["session"]["session_id"] == SID_A
+            await refused("work_context", {"session_id": SID_O})
+            hits = data(await c.call_tool("search_past_sessions", {"query": "zebra or walrus",
+                                                                   "include_team_sessions": True}))
+            assert [h["session_id"] for h in hits["results"]] == [SID_A]
+            plain = data(await c.call_tool("search_past_sessions", {"query": "zebra or walrus"}))
+            assert plain["results"] == []
+        # Without --scope repo the other repository's session is Bob's to read.
+        async with Client(StdioServerParameters(command=params.command, args=params.args[:-2], env=params.env,
+                                                cwd=params.cwd), mode="legacy") as c:
+            win = data(await c.call_tool("get_past_session", {"session_id": SID_O}))
+            assert win["session"]["member"] == "alice@example.com"
+            hits = data(await c.call_tool("search_past_sessions", {"query": "walrus", "include_team_sessions": True}))
+            assert [h["session_id"] for h in hits["results"]] == [SID_O]
+
+    anyio.run(drive)

@@ -13,7 +13,9 @@ Always true of a read:
   on). To read it all: ``around=<its index>, limit=1, content_offset=<content_offset>``;
   such a single-message read may use the whole ``max_chars`` budget;
 - every message has ``timestamp_local`` (local clock, with offset) and ``source``: the
-  archived file, its 1-based ``line`` (counted over the archived records) and byte ``offset``.
+  archived file, its 1-based ``line`` (counted over the archived records) and byte ``offset``;
+  a teammate's session (``hansard team``) has ``source`` null (its archive stays on their
+  machine) and its ``session`` names the ``member``.
 
 The cursor is opaque (base64 JSON); it carries the session, the position and the filters.
 """
@@ -190,7 +192,7 @@ def _message(m: Any, text: str) -> dict[str, Any]:
         d["model"] = m["model"]
     if m["cwd"]:
         d["cwd"] = m["cwd"]
-    d["source"] = {"path": m["source_path"], "offset": m["offset"]}
+    d["source"] = {"path": m["source_path"], "offset": m["offset"]} if m["source_id"] is not None else None
     d["_source_id"] = m["source_id"]
     d["_generation"] = m["generation"]
     return d
@@ -202,6 +204,8 @@ def _session_info(q: Any, s: Any) -> dict[str, Any]:
     info["started_at_local"] = local_time(s["started_at"])
     info["repo"] = q.repo_path(s["repo_id"])
     info["extra"] = orjson.loads(s["extra"]) if s["extra"] else {}
+    if "member" in s.keys():  # a teammate's session
+        info["member"], info["member_name"] = s["member"], s["member_name"]
     subagents = q.subagents(s["session_id"])
     if subagents:
         info["subagents"] = subagents
@@ -238,7 +242,8 @@ def _attach_lines(q: Any, msgs: list[dict[str, Any]]) -> None:
     """1-based line of each record in its archived file: records before it, plus one."""
     by_src: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for d in msgs:
-        by_src.setdefault((d["_source_id"], d["_generation"]), []).append(d)
+        if d["_source_id"] is not None:
+            by_src.setdefault((d["_source_id"], d["_generation"]), []).append(d)
     for (src, gen), ds in by_src.items():
         ds.sort(key=lambda d: d["source"]["offset"])
         line, prev = 1, 0
@@ -251,4 +256,4 @@ def _attach_lines(q: Any, msgs: list[dict[str, Any]]) -> None:
 
 def _attach_raw(q: Any, msgs: list[dict[str, Any]]) -> None:
     for d in msgs:
-        d["raw"] = q.raw_record(d["_source_id"], d["source"]["offset"])
+        d["raw"] = q.raw_record(d["_source_id"], d["source"]["offset"]) if d["source"] else None

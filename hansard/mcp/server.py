@@ -204,6 +204,14 @@ def _in_scope_repo(opts: ServeOptions, repo: str | None, what: str) -> str | Non
     return root
 
 
+def _with_team(store: Store) -> Store:
+    """The store with the team's sessions beside it when a team is configured (one stat when
+    none is); the caller lets go of the team with ``close_team``."""
+    from hansard.team import wrap
+
+    return wrap(store)
+
+
 def _session_in_scope(store: Store, opts: ServeOptions, session_id: str) -> None:
     if opts.scope == "all":
         return
@@ -302,8 +310,13 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
                     max_chars=max_chars)
 
         def call(store: Store, **kw: Any) -> dict[str, Any]:
-            _session_in_scope(store, opts, session_id)
-            return core(store, **kw)
+            if not store.sessions.repo_path_of(session_id)[0]:
+                store = _with_team(store)  # a teammate's session, when a team is configured
+            try:
+                _session_in_scope(store, opts, session_id)
+                return core(store, **kw)
+            finally:
+                getattr(store, "close_team", lambda: None)()
 
         return await runner.run("get_past_session", call, args, session_id)
 
@@ -327,7 +340,11 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             where = _in_scope_repo(opts, repo, "code_history") or opts.cwd
             if opts.scope == "repo":  # `..`, absolute paths and symlinked folders resolve first
                 scope.check_path(where, path, where, "code_history")
-            return core(store, path, symbol=symbol, repo=where, until=until, token_budget=token_budget)
+            store = _with_team(store)  # teammates' edits of this repository only
+            try:
+                return core(store, path, symbol=symbol, repo=where, until=until, token_budget=token_budget)
+            finally:
+                getattr(store, "close_team", lambda: None)()
 
         return await runner.run("code_history", call, {}, path)
 
@@ -347,12 +364,16 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
         def call(store: Store, **kw: Any) -> dict[str, Any]:
             where = _in_scope_repo(opts, repo, "work_context") or opts.cwd
             sid = session_id or opts.caller_session
-            if sid:
-                _session_in_scope(store, opts, sid)
-            out = core(store, sid, repo=where, until=until, token_budget=token_budget)
-            if opts.scope == "repo":
-                out["entries"] = scope.filter_sessions(where, out.get("entries") or [], store.sessions.repo_path_of)
-            return out
+            store = _with_team(store)  # teammates' sessions, held to the same scope
+            try:
+                if sid:
+                    _session_in_scope(store, opts, sid)
+                out = core(store, sid, repo=where, until=until, token_budget=token_budget)
+                if opts.scope == "repo":
+                    out["entries"] = scope.filter_sessions(where, out.get("entries") or [], store.sessions.repo_path_of)
+                return out
+            finally:
+                getattr(store, "close_team", lambda: None)()
 
         return await runner.run("work_context", call, {}, session_id)
 

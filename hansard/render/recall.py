@@ -48,6 +48,8 @@ def transcript(d: dict[str, Any], raw: bool = False) -> str:
     s = d["session"]
     head = [f"{s['provider']} session {s['session_id']}  {s['title'] or ''}".rstrip(),
             f"  started {s.get('started_at_local') or s['started_at']}  in {s['cwd']}  ({s['message_count']} messages)"]
+    if s.get("member"):
+        head.append(f"  {s.get('member_name') or s['member']}'s session ({s['member']}, hansard team)")
     if s.get("parent_session_id"):
         head.append(f"  subagent of {s['parent_session_id']}")
     if s.get("resumed_from"):

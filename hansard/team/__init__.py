@@ -62,14 +62,17 @@ def wrap(store: Any) -> Any:
     roots = [r["root_commit"] for r in cfg.get("repos", []) if r.get("root_commit")]
     if not roots:
         return store
+    paths = {r["root_commit"]: r["path"] for r in cfg.get("repos", []) if r.get("root_commit") and r.get("path")}
     try:
         server = open_server(cfg)
     except TeamUnreachable:
         copy = open_offline(cfg)
         if copy is None:
             return store
-        return TeamView(store, TeamQueries(copy.run, me(cfg)), roots, source="offline copy", closer=copy.close)
-    return TeamView(store, server.evidence, roots, source="server", closer=server.close, server=server)
+        return TeamView(store, TeamQueries(copy.run, me(cfg)), roots, source="offline copy", closer=copy.close,
+                        paths=paths)
+    return TeamView(store, server.evidence, roots, source="server", closer=server.close, server=server,
+                    paths=paths)
 
 
 __all__ = ["configured", "wrap"]

@@ -21,8 +21,9 @@ _LOCAL_ONLY = {"source_id": None, "title_rank": 0, "agent_id": None, "spawn_call
 
 class TeamView:
     def __init__(self, local: Any, team: Any, roots: Collection[str], *, source: str, closer: Any = None,
-                 server: Any = None) -> None:
+                 server: Any = None, paths: dict[str, str] | None = None) -> None:
         self._local = local
+        self.team_paths = paths or {}  # root commit -> this member's checkout of it
         self.team_server = server  # the PostgresTeamStore, when answering from the server
         self.team = team  # TeamQueries over the server or the offline copy
         self.team_roots = set(roots)
@@ -52,7 +53,7 @@ class TeamView:
     @property
     def sessions(self) -> MergedSessions:
         if self._sessions is None:
-            self._sessions = MergedSessions(self._local.sessions, self.evidence)
+            self._sessions = MergedSessions(self._local.sessions, self.evidence, self.team_paths)
         return self._sessions
 
     @property
@@ -72,14 +73,25 @@ def team_session_row(r: dict[str, Any], repo_id: int | None) -> dict[str, Any]:
 
 
 class MergedSessions:
-    """The local session queries; ``find`` also knows the team's sessions by their exact id."""
+    """The local session queries; a teammate's session (of an opted-in repository) is found by
+    its id or a unique prefix when no local one is, and read in windows like a local one. Its
+    row id is negative; its messages have no source file (the archive stays on their machine)."""
 
-    def __init__(self, local: Any, evidence: MergedEvidence) -> None:
+    def __init__(self, local: Any, evidence: MergedEvidence, paths: dict[str, str] | None = None) -> None:
         self._local = local
         self._evidence = evidence
+        self._paths = paths or {}  # root commit -> this member's checkout, from the team config
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._local, name)
+
+    def _team_find(self, ref: str) -> dict[str, Any] | None:
+        from hansard.errors import NotFound
+
+        rows = [r for r in self._evidence.team.find(ref) if r["root_commit"] in self._evidence.roots]
+        if len(rows) > 1:
+            raise NotFound(f"session prefix {ref!r} is ambiguous")
+        return rows[0] if rows else None
 
     def find(self, ref: str) -> Any:
         from hansard.errors import NotFound
@@ -87,10 +99,40 @@ class MergedSessions:
         try:
             return self._local.find(ref)
         except NotFound:
-            row = self._evidence.session(ref)
-            if row is None:
+            r = self._team_find(ref)
+            if r is None:
                 raise
-            return row
+            return team_session_row(r, self._evidence._local_repo(r["root_commit"]))
+
+    def repo_path_of(self, ref: str) -> tuple[bool, str | None]:
+        found, path = self._local.repo_path_of(ref)
+        if found:
+            return found, path
+        r = self._team_find(ref)
+        if r is None:
+            return False, None
+        rid = self._evidence._local_repo(r["root_commit"])
+        return True, (self._local.repo_path(rid) if rid else None) or self._paths.get(r["root_commit"])
+
+    def indexes_before(self, sid: int, before: int, roles: Any, limit: int) -> list[int]:
+        if sid >= 0:
+            return self._local.indexes_before(sid, before, roles, limit)
+        return self._evidence.team.indexes_before(-sid, before, roles, limit)
+
+    def messages_from(self, sid: int, first: int, roles: Any, limit: int) -> list[Any]:
+        if sid >= 0:
+            return self._local.messages_from(sid, first, roles, limit)
+        return self._evidence.team.messages_from(-sid, first, roles, limit)
+
+    def message_heads(self, sid: int, prefix: int) -> list[Any]:
+        if sid >= 0:
+            return self._local.message_heads(sid, prefix)
+        return self._evidence.team.message_heads(-sid, prefix)
+
+    def tool_calls_between(self, sid: int, lo: int, hi: int) -> list[Any]:
+        if sid >= 0:
+            return self._local.tool_calls_between(sid, lo, hi)
+        return self._evidence.team.tool_calls_between(-sid, lo, hi)
 
 
 class MergedEvidence:

@@ -193,3 +193,66 @@ class TeamQueries:
             "SELECT message_index, role, kind, text, timestamp FROM messages WHERE session_row=%s ORDER BY message_index",
             (session_row,),
         )
+
+    # -- one session, read in windows (get_past_session) ----------------------------------------
+
+    def find(self, ref: str) -> list[dict[str, Any]]:
+        """Other members' sessions with this id, else whose id starts with ``ref`` (4 characters
+        at least): at most two, so the caller can tell a unique prefix from an ambiguous one."""
+        rows = self.run(f"SELECT {_SESSION_COLS}{_FROM_SESSIONS} WHERE s.session_id=%s AND{_NOT_ME} LIMIT 2",
+                        (ref, *self.me))
+        if not rows and len(ref) >= 4:
+            like = ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            rows = self.run(f"SELECT {_SESSION_COLS}{_FROM_SESSIONS} WHERE s.session_id LIKE %s ESCAPE '\\'"
+                            f" AND{_NOT_ME} LIMIT 2", (like, *self.me))
+        return rows
+
+    def indexes_before(self, session_row: int, before: int, roles: Iterable[str] | None, limit: int) -> list[int]:
+        rwhere, rargs = _roles(roles)
+        return [r["message_index"] for r in self.run(
+            f"SELECT message_index FROM messages m WHERE session_row=%s AND message_index<%s{rwhere}"
+            " ORDER BY message_index DESC LIMIT %s",
+            (session_row, before, *rargs, limit),
+        )]
+
+    def messages_from(self, session_row: int, first: int, roles: Iterable[str] | None, limit: int
+                      ) -> list[dict[str, Any]]:
+        """Messages from ``first`` on, in order. A teammate's archive stays on their machine:
+        no source file, model or cwd."""
+        rwhere, rargs = _roles(roles)
+        rows = self.run(
+            "SELECT message_index, role, kind, text, timestamp FROM messages m"
+            f" WHERE session_row=%s AND message_index>=%s{rwhere} ORDER BY message_index LIMIT %s",
+            (session_row, first, *rargs, limit),
+        )
+        return [{**r, "model": None, "cwd": None, "source_path": None, "offset": None, "source_id": None,
+                 "generation": None} for r in rows]
+
+    def message_heads(self, session_row: int, prefix: int) -> list[dict[str, Any]]:
+        return self.run(
+            "SELECT message_index, role, kind, substr(text, 1, %s) AS t, length(text) AS n FROM messages"
+            " WHERE session_row=%s ORDER BY message_index",
+            (prefix, session_row),
+        )
+
+    def tool_calls_between(self, session_row: int, lo: int, hi: int) -> list[dict[str, Any]]:
+        return self.run(
+            "SELECT call_id, name, status, exit_code, message_index FROM tool_calls"
+            " WHERE session_row=%s AND message_index>=%s AND message_index<=%s ORDER BY id",
+            (session_row, lo, hi),
+        )
+
+
+def _roles(roles: Iterable[str] | None) -> tuple[str, list[str]]:
+    """`` AND (...)`` for a set of roles, as the local store reads them (``user`` = the
+    person's own messages, without injected ``meta`` records)."""
+    if not roles:
+        return "", []
+    parts, args = [], []
+    for r in roles:
+        if r == "user":
+            parts.append("(m.role='user' AND m.kind<>'meta')")
+        else:
+            parts.append("m.role=%s")
+            args.append(r)
+    return " AND (" + " OR ".join(parts) + ")", args
