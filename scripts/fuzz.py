@@ -20,8 +20,13 @@ library) is reported like any other failure and the phase goes on after it. A fa
 printed with its JSON spec and its input saved under --out; ``--replay SPEC`` rebuilds that
 one input and runs it in this process.
 
+``--mcp CALLS`` fuzzes the MCP server instead, over its real stdio: random tools, argument
+types and sizes, invalid JSON and UTF-8, lone surrogates, several calls in flight; it counts
+crashes, hangs, untyped errors and leaks of another repository, and the server's RSS.
+
 Usage
   python scripts/fuzz.py                         # 100,000 inputs, seed 0
+  python scripts/fuzz.py --mcp 20000             # the MCP server, 20,000 calls
   python scripts/fuzz.py --inputs 5000 --seed 7  # a quick run
   python scripts/fuzz.py --replay '{"kind": "record", ...}'
 
@@ -297,6 +302,239 @@ class Runner:
             attempt += 1
 
 
+# -- the MCP server, over its real stdio -----------------------------------------------------
+
+MCP_TOOLS = ("search_past_sessions", "get_past_session", "code_history", "work_context", "search_memories",
+             "get_memory", "capture_subagent_messages")
+MCP_FIELDS = ("query", "repo", "provider", "since", "until", "roles", "tool", "command", "file", "commit",
+              "include_subagents", "hits_per_session", "mode", "limit", "session_id", "around", "next",
+              "max_message_chars", "content_offset", "max_chars", "path", "symbol", "token_budget", "memory_id",
+              "line", "offset", "message_type", "sender", "recipient_path", "text", "group_revisions")
+
+
+def _mcp_value(rnd: random.Random, world: dict) -> object:
+    """A random JSON value of a random type and size; strings drawn from what the tools read."""
+    k = rnd.random()
+    words = ["app.py", "vault.py", "../b/vault.py", "link_to_b/vault.py", str(world["b"]), "greet", "hi", "user",
+             "assistant", "keyword", "meaning", "2026-11-20", "2026-11-20T09:00:00", "garbage", "aaaaaaaa",
+             "bbbbbbbb", "-x", '"a phrase"', "or", "%", "_", "*", "NEAR(", "\\", "\u0000", "é", "🙂", ""]
+    if k < 0.35:
+        return rnd.choice(words)
+    if k < 0.45:
+        return " ".join(rnd.choice(words) for _ in range(rnd.randint(1, 400)))
+    if k < 0.55:
+        return rnd.choice([0, 1, -1, 5, 20, 10**rnd.randint(2, 40), -(10**rnd.randint(2, 40)), 2**31, 2**63])
+    if k < 0.6:
+        return rnd.choice([1.5, -0.0, 1e308, 3.0])
+    if k < 0.65:
+        return rnd.choice([True, False, None])
+    if k < 0.72:
+        return [rnd.choice(words) for _ in range(rnd.randint(0, 30))]
+    if k < 0.75:
+        return {"x": rnd.choice(words)}
+    if k < 0.9995:
+        return "".join(rnd.choice("abc xyz:/._-0123456789é") for _ in range(rnd.randint(0, 3000)))
+    return "z" * rnd.choice([1 << 20, 5 << 20])
+
+
+def _mcp_line(rnd: random.Random, world: dict, req_id: int) -> tuple[bytes, bool]:
+    """(one line for the server, does it carry ``req_id``?)"""
+    k = rnd.random()
+    if k < 0.04:  # not JSON, or not UTF-8: answered with id null
+        return rnd.choice([b"{", b"not json", b'{"jsonrpc":"2.0","id":1,"method":"tools/list"', b"\xff\xfe{}",
+                           b'{"a":"\xc3\x28"}', b"[1, NaN]", b"[" * 100_000]), False
+    if k < 0.06:  # lone surrogates, as JSON escapes
+        body = (b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"%s","arguments":{"%s":"a\\ud800b"}}}'
+                % (req_id, rnd.choice(MCP_TOOLS).encode(), rnd.choice(MCP_FIELDS).encode()))
+        return body, True
+    if k < 0.08:
+        return json.dumps({"jsonrpc": "2.0", "id": req_id, "method": rnd.choice(["tools/list", "ping", "nope/x"])}).encode(), True
+    name = rnd.choice(MCP_TOOLS) if rnd.random() < 0.97 else rnd.choice(["no_such_tool", "", "x" * 500])
+    args = {f: _mcp_value(rnd, world) for f in rnd.sample(MCP_FIELDS, rnd.randint(0, 5))}
+    if rnd.random() < 0.6:  # mostly the required argument, so that tools really run
+        need = {"search_past_sessions": "query", "get_past_session": "session_id", "code_history": "path",
+                "search_memories": "query", "get_memory": "memory_id"}.get(name)
+        if need:
+            args[need] = rnd.choice(["greet", "vault", "aaaaaaaa", "app.py", "app.py:1", "bbbbbbbb", "hi there"])
+    params = {"name": name, "arguments": args if rnd.random() < 0.98 else rnd.choice([[1], "x", 5])}
+    return json.dumps({"jsonrpc": "2.0", "id": req_id, "method": "tools/call", "params": params}).encode(), True
+
+
+def _rss_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def mcp_fuzz(calls: int, seed: int, concurrency: int, hang: float) -> int:
+    """Random tools, argument types and sizes, invalid JSON and UTF-8, concurrent calls,
+    against `hansard mcp serve --scope repo` in a child process. Counts crashes (the server
+    exits), hangs (no answer within ``hang`` s), untyped errors (``internal``, or a failure
+    without the error envelope) and leaks (another repository's private text in an answer)."""
+    import queue
+    import threading
+
+    from hansard.errors import HansardError
+
+    tmp = Path(tempfile.mkdtemp(prefix="hansard-mcpfuzz-"))
+    _isolate(tmp / "home")
+    os.environ["CLAUDE_CONFIG_DIR"] = str(tmp / "home" / ".claude")
+    for role in ("AUTHOR", "COMMITTER"):
+        os.environ.setdefault(f"GIT_{role}_NAME", "Fuzz")
+        os.environ.setdefault(f"GIT_{role}_EMAIL", "fuzz@example.com")
+    from tests.hostile import B_CODE, B_PROMPT, make_world
+
+    world = make_world(tmp)
+    known = {c.code for c in _subclasses(HansardError)} - {"internal"}
+    secrets = [B_PROMPT.encode(), B_CODE.strip().encode()]
+    env = {**os.environ, "HANSARD_TOOL_TIMEOUT": "5"}
+    proc = subprocess.Popen([sys.executable, "-m", "hansard", "mcp", "serve", "--scope", "repo"], cwd=world["a"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    replies: dict[object, dict] = {}
+    nulls: queue.Queue = queue.Queue()
+    got = threading.Condition()
+
+    def pump() -> None:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            try:
+                msg = json.loads(line)
+            except ValueError:
+                msg = {"id": "?", "unparsable": line[:200].decode(errors="replace")}
+            leak = any(s in line for s in secrets)
+            if leak:
+                msg["_leak"] = True
+            with got:
+                if msg.get("id") is None:
+                    nulls.put(msg)
+                else:
+                    replies[msg["id"]] = msg
+                got.notify_all()
+
+    threading.Thread(target=pump, daemon=True).start()
+
+    def send(data: bytes) -> None:
+        proc.stdin.write(data + b"\n")  # type: ignore[union-attr]
+        proc.stdin.flush()  # type: ignore[union-attr]
+
+    send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "fuzz", "version": "0"}}}).encode())
+    with got:
+        got.wait_for(lambda: 0 in replies, 60)
+    send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+    time.sleep(4.0)  # past the background index the server starts
+    rss_start = _rss_kb(proc.pid)
+    rnd = random.Random(seed)
+    counts: Counter = Counter()
+    failures: list[str] = []
+    pending: dict[int, float] = {}
+    t0 = time.perf_counter()
+    null_expected = 0
+    for i in range(1, calls + 1):
+        line, has_id = _mcp_line(rnd, world, i)
+        with got:
+            got.wait_for(lambda: sum(k not in replies for k in pending) < concurrency or proc.poll() is not None,
+                         hang)
+            done = [k for k in pending if k in replies]
+            for k in done:
+                pending.pop(k)
+                _judge(replies.pop(k), known, counts, failures)
+            late = [k for k, t in pending.items() if time.monotonic() - t > hang]
+            for k in late:
+                pending.pop(k)
+                counts["hang"] += 1
+                failures.append(f"hang: request {k}")
+        if proc.poll() is not None:
+            counts["crash"] += 1
+            failures.append(f"crash: the server exited ({proc.returncode}) at call {i}")
+            break
+        try:
+            send(line)
+        except (BrokenPipeError, OSError):
+            counts["crash"] += 1
+            failures.append(f"crash: stdin closed at call {i}")
+            break
+        counts["calls"] += 1
+        if has_id:
+            pending[i] = time.monotonic()
+        else:
+            null_expected += 1
+        if i % 2000 == 0:
+            print(f"  {i:,} calls, {time.perf_counter() - t0:.0f} s, RSS {_rss_kb(proc.pid) / 1024:.0f} MiB",
+                  file=sys.stderr, flush=True)
+    with got:
+        got.wait_for(lambda: all(k in replies for k in pending) or proc.poll() is not None, hang)
+        for k in list(pending):
+            if k in replies:
+                _judge(replies.pop(k), known, counts, failures)
+            else:
+                counts["hang"] += 1
+                failures.append(f"hang: request {k}")
+    nulls_got = nulls.qsize()
+    if nulls_got != null_expected:
+        failures.append(f"parse errors: {null_expected} invalid lines sent, {nulls_got} answered with id null")
+        counts["hang"] += abs(null_expected - nulls_got)
+    time.sleep(3.0)
+    rss_end = _rss_kb(proc.pid) if proc.poll() is None else 0
+    elapsed = time.perf_counter() - t0
+    proc.stdin.close()  # type: ignore[union-attr]
+    try:
+        code = proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        code = None
+        failures.append("the server did not exit within 30 s of its stdin closing")
+    print(f"\nhansard fuzz --mcp: {counts['calls']:,} calls in {elapsed:.0f} s (seed {seed}, {concurrency} in flight)")
+    for key in ("answered", "tool_error", "rpc_error", "hang", "crash", "untyped", "leak"):
+        print(f"  {key:<11}{counts[key]:>9,}")
+    print(f"  parse errors answered with id null: {nulls_got:,} of {null_expected:,}")
+    print(f"  error codes: {dict(counts_by_code(counts))}")
+    print(f"  server RSS: {rss_start / 1024:.0f} MiB after start, {rss_end / 1024:.0f} MiB after the run "
+          f"({(rss_end - rss_start) / 1024:+.0f} MiB); exit code after stdin closed: {code}")
+    if rss_end - rss_start > 50 * 1024:
+        failures.append(f"RSS grew by {(rss_end - rss_start) / 1024:.0f} MiB")
+    for f in failures[:20]:
+        print("  FAIL " + f)
+    import shutil
+
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if failures or code != 0 else 0
+
+
+def counts_by_code(counts: Counter) -> list[tuple[str, int]]:
+    return sorted((k[5:], v) for k, v in counts.items() if k.startswith("code:"))
+
+
+def _subclasses(cls: type) -> list[type]:
+    out = [cls]
+    for sub in cls.__subclasses__():
+        out += _subclasses(sub)
+    return out
+
+
+def _judge(msg: dict, known: set, counts: Counter, failures: list[str]) -> None:
+    if msg.get("_leak"):
+        counts["leak"] += 1
+        failures.append(f"leak: {json.dumps(msg)[:300]}")
+    if "error" in msg:
+        counts["rpc_error"] += 1
+        counts[f"code:{msg['error'].get('code')}"] += 1
+        if msg["error"].get("code") not in (-32700, -32600, -32601, -32602):
+            counts["untyped"] += 1
+            failures.append(f"untyped JSON-RPC error: {json.dumps(msg)[:300]}")
+        return
+    res = msg.get("result") or {}
+    if not res.get("isError"):
+        counts["answered"] += 1
+        return
+    counts["tool_error"] += 1
+    err = (res.get("structuredContent") or {}).get("error") or {}
+    counts[f"code:{err.get('code')}"] += 1
+    if err.get("code") not in known or not isinstance(err.get("message"), str) or "retryable" not in err:
+        counts["untyped"] += 1
+        failures.append(f"untyped tool error: {json.dumps(msg)[:400]}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--inputs", type=int, default=100_000, help="total inputs (default 100,000)")
@@ -307,9 +545,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hang-seconds", type=float, default=600, help="an input running longer counts as a hang")
     ap.add_argument("--replay", metavar="SPEC", help="rebuild and run one input from its JSON spec, then exit")
     ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--mcp", type=int, metavar="CALLS", help="fuzz `hansard mcp serve` with this many calls instead")
+    ap.add_argument("--concurrency", type=int, default=8, help="--mcp: calls in flight at once (default 8)")
     a = ap.parse_args(argv)
     if a.child:
         return child(Path(a.child))
+    if a.mcp:
+        return mcp_fuzz(a.mcp, a.seed, a.concurrency, min(a.hang_seconds, 60.0))
 
     tmp = Path(tempfile.mkdtemp(prefix="hansard-fuzz-"))
     _isolate(tmp / "home")

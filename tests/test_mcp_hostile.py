@@ -5,6 +5,7 @@ one gets a typed answer and the server keeps serving; it exits when its client g
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from pathlib import Path
@@ -125,3 +126,40 @@ def test_client_gone_mid_call_stops_the_server(world: dict[str, Any]) -> None:
     assert c.proc.stdin is not None
     c.proc.stdin.close()
     assert wait_for(lambda: c.proc.poll() is not None, 15), "server still running after its client left"
+
+
+def test_every_call_is_audited_while_an_index_holds_the_store(world: dict[str, Any]) -> None:
+    path = Path(world["env"]["HANSARD_HOME"]) / "hansard.db"
+    before = sqlite3.connect(path).execute("SELECT COUNT(*) FROM audit").fetchone()[0]
+    c = serve(world)
+    c.initialize()
+    lock = sqlite3.connect(path, isolation_level=None)
+    lock.execute("BEGIN IMMEDIATE")  # what an index run holds while it writes a file
+    try:
+        for _ in range(4):
+            alive(c)
+        c.call("search_past_sessions", {"query": "x", "roles": 5})  # refused by the transport, audited too
+    finally:
+        lock.execute("ROLLBACK")
+    assert c.close(timeout=30) == 0
+    after = sqlite3.connect(path).execute("SELECT COUNT(*) FROM audit").fetchone()[0]
+    assert after - before == 5
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def test_timed_out_work_stops(world: dict[str, Any]) -> None:
+    c = RawClient(world["a"], {**world["env"], "HANSARD_TOOL_TIMEOUT": "0.001"})
+    c.initialize()
+    for _ in range(3):
+        r = c.call("search_past_sessions", {"query": " ".join(f"term{i} or" for i in range(120))})
+        assert tool_error(r)["code"] == "tool_timeout"
+    time.sleep(1.0)
+    cpu = _cpu_seconds(c.proc.pid)
+    time.sleep(2.0)
+    assert _cpu_seconds(c.proc.pid) - cpu < 0.3, "work kept running after its timeout"
+    assert not any(b"still running" in line for line in c.stderr)
+    assert c.close(timeout=15) == 0
