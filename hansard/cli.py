@@ -231,6 +231,8 @@ def cmd_memory(a: argparse.Namespace) -> int:
 
     store = _store()
     if a.memory_cmd == "show":
+        if a.memory_id.startswith("team-"):  # a teammate's project memory (hansard team)
+            store = _with_team(store)
         data = memories.get_memory(store, a.memory_id, line=a.line, offset=a.offset)
         if a.json:
             _print_json(data)
@@ -241,8 +243,15 @@ def cmd_memory(a: argparse.Namespace) -> int:
     if a.memory_cmd == "scan":
         print(f"{memories.memory_count(store)} memory files indexed")
         return 0
+    notice = None
+    if a.include_team_sessions or a.team:
+        from hansard.team.search import with_team_memories
+
+        store, notice = with_team_memories(store, include=a.include_team_sessions, team=a.team)
     data = memories.search_memories(store, " ".join(a.query), repo=a.repo, provider=a.provider, source=a.source,
                                     full=a.json)
+    if notice:
+        data["notice"] = notice
     if a.json:
         _print_json(data)
     else:
@@ -616,6 +625,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     m.add_argument("--repo", help="rank this project's guidance with global and unkeyed memories")
     m.add_argument("--provider", help=names)
     m.add_argument("--source", help="a provider or a kind (claude_md, claude_auto_memory, agents_md, ...)")
+    m.add_argument("--include-team-sessions", action="store_true", help="also teammates' project memories (hansard team)")
+    m.add_argument("--team", help="also the project memories of this team (hansard team)")
     m.add_argument("--json", action="store_true")
     m = msub.add_parser("show", help="a window of one memory")
     m.add_argument("memory_id")

@@ -156,8 +156,8 @@ def test_pushing_a_repository_not_opted_in_is_refused(team, tmp_path: Path) -> N
     assert team["pg"].psql("SELECT COUNT(*) FROM sessions").strip() == "0"
 
 
-def _as_bob(team) -> Path:
-    assert cli_json("team", "push")["pushed"] == 1
+def _as_bob(team, pushed: int = 1) -> Path:
+    assert cli_json("team", "push")["pushed"] == pushed
     mp = team["mp"]
     team["bob"].enter(mp)
     mp.chdir(team["repo_b"])
@@ -396,3 +396,28 @@ def test_scope_repo_holds_team_sessions_in_every_mcp_tool(team) -> None:
             assert [h["session_id"] for h in hits["results"]] == [SID_O]
 
     anyio.run(drive)
+
+
+def test_project_memories_are_shared_redacted_and_searchable_with_the_flags(team) -> None:
+    repo_a = team["repo_a"]
+    (repo_a / "CLAUDE.md").write_text(f"# Shop\n\nAlways round prices with the quokka rule.\nstaging token {SECRET}\n")
+    assert run_cli("memory", "scan")[0] == 0
+    dry = cli_json("team", "push", "--dry-run")
+    assert [m["rel_path"] for m in dry["memories"]] == ["CLAUDE.md"] and dry["memories"][0]["redactions"] >= 1
+    first = cli_json("team", "push")
+    assert [m["rel_path"] for m in first["memories"]] == ["CLAUDE.md"]
+    assert cli_json("team", "push")["memories"] == []  # unchanged: nothing sent again
+    on_server = team["pg"].psql("SELECT COALESCE(string_agg(t::text, E'\\n'), '') FROM memories t")
+    assert "quokka rule" in on_server and SECRET not in on_server and SECRET[:12] not in on_server
+    _as_bob(team, pushed=0)
+    assert cli_json("memory", "search", "quokka")["results"] == []
+    hits = cli_json("memory", "search", "quokka", "--include-team-sessions")["results"]
+    assert len(hits) == 1 and hits[0]["member"] == "alice@example.com" and hits[0]["rel_path"] == "CLAUDE.md"
+    assert hits[0]["memory_id"].startswith("team-") and hits[0]["repo"] == str(team["repo_b"])
+    assert cli_json("memory", "search", "quokka", "--team", "core", "--repo", str(team["repo_b"]))["results"]
+    shown = cli_json("memory", "show", hits[0]["memory_id"])
+    assert "quokka rule" in shown["content"] and SECRET not in shown["content"] and "[REDACTED:" in shown["content"]
+    wrong = cli_json("memory", "search", "quokka", "--team", "another")
+    assert wrong["results"] == [] and "no team named" in wrong["notice"]
+    # The offline copy carries them too.
+    assert cli_json("team", "pull")["counts"]["memories"] == 1

@@ -33,6 +33,8 @@ def _record(r: dict[str, Any], full: bool = False) -> dict[str, Any]:
         "title": r["title"], "path": r["path"], "repo": r["repo_path"], "rel_path": r["rel_path"],
         "updated_at": r["last_seen"], "missing": bool(r["missing"]) if full else (bool(r["missing"]) or None),
     }
+    if r.get("member"):  # a teammate's project memory (hansard team)
+        d["member"], d["member_name"] = r["member"], r.get("member_name")
     return d if full else {k: v for k, v in d.items() if v not in (None, "", [], {})}
 
 

@@ -393,8 +393,16 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             from hansard.answers.memories import search_memories as core
 
             def call(store: Store, **kw: Any) -> dict[str, Any]:
-                out = core(store, query, repo=_in_scope_repo(opts, repo, "search_memories"), provider=provider,
-                           source=source)
+                from hansard.team.search import with_team_memories
+
+                where = _in_scope_repo(opts, repo, "search_memories")
+                store, notice = with_team_memories(store, include=include_team_sessions, team=team)
+                try:
+                    out = core(store, query, repo=where, provider=provider, source=source)
+                finally:
+                    getattr(store, "close_team", lambda: None)()
+                if notice:
+                    out["notice"] = notice
                 return scope.filter_memories(opts.repo_root or "/nonexistent", out) if opts.scope == "repo" else out
 
             return await runner.run("search_memories", call, {}, query)
@@ -406,8 +414,15 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
                              ) -> Annotated[CallToolResult, Result]:
             from hansard.answers.memories import get_memory as core
 
+            include_team_sessions: bool = False,
+            team: str | None = None,
             def call(store: Store, **kw: Any) -> dict[str, Any]:
-                out = core(store, memory_id, line=line, offset=offset)
+                if memory_id.startswith("team-"):  # a teammate's project memory
+                    store = _with_team(store)
+                try:
+                    out = core(store, memory_id, line=line, offset=offset)
+                finally:
+                    getattr(store, "close_team", lambda: None)()
                 if opts.scope == "repo" and not scope.memory_allowed(opts.repo_root or "/nonexistent", out):
                     raise ScopeNotGranted(f"memory {memory_id} belongs to another repository (--scope repo)")
                 return out

@@ -1,9 +1,10 @@
 """`hansard team init | add-repo | push | pull | status`: what leaves this machine and when.
 
 A push sends, for the opted-in repositories only, each session's derived rows as the local
-store holds them (redacted at ingest), passed through the redactor once more on the way out;
-never the raw archive. It is incremental and idempotent: a session whose content digest the
-server already has for this member-machine is not sent again. A server that is down or slow
+store holds them (redacted at ingest), and the current text of their project memory files,
+passed through the redactor once more on the way out; never the raw archive, never a global
+memory. It is incremental and idempotent: a session whose content digest the
+server already has for this member-machine is not sent again (a memory: its text's digest). A server that is down or slow
 fails the command with ``TeamUnreachable`` (retryable) and nothing changes locally.
 """
 
@@ -148,6 +149,23 @@ def collect(local: Any, cfg: dict[str, Any], repo: str | None = None) -> list[di
     return out
 
 
+def collect_memories(local: Any, cfg: dict[str, Any], repo: str | None = None) -> list[dict[str, Any]]:
+    """The project memories a push would send, each redacted again, with its digest."""
+    import hashlib
+
+    from hansard.ingest import redact
+
+    exp = local.team_export
+    out = []
+    for r in _selected(cfg, repo):
+        for m in exp.memories_in(exp.repo_ids_with_root(r["root_commit"])):
+            m["text"], _ = redact.redact(m["text"])
+            m["sha256"] = hashlib.sha256(m["text"].encode("utf-8", "surrogatepass")).hexdigest()
+            out.append({"repo": r, "memory": m, "bytes": len(m["text"].encode("utf-8", "surrogatepass")),
+                        "redactions": m["text"].count("[REDACTED:")})
+    return out
+
+
 def push(local: Any, repo: str | None = None, *, dry_run: bool = False) -> dict[str, Any]:
     cfg = tconfig.load()
     _selected(cfg, repo)  # refused before anything else when not opted in
@@ -170,11 +188,16 @@ def _push(local: Any, cfg: dict[str, Any], repo: str | None, server: Any) -> dic
                 "repo": e["repo"]["name"], "root_commit": e["repo"]["root_commit"], "bytes": e["bytes"],
                 "messages": len(e["rows"]["messages"]), "edits": len(e["rows"]["edits"]),
                 "redactions": e["redactions"]} for e in entries]
+    mems = collect_memories(local, cfg, repo)
+    mem_listing = [{"memory_id": m["memory"]["memory_id"], "kind": m["memory"]["kind"], "repo": m["repo"]["name"],
+                    "rel_path": m["memory"]["rel_path"], "bytes": m["bytes"], "redactions": m["redactions"]}
+                   for m in mems]
     summary: dict[str, Any] = {"team": cfg["name"], "member": cfg["member"]["email"], "dry_run": dry_run,
                                "repos": [r["name"] for r in _selected(cfg, repo)],
-                               "redactions": sum(e["redactions"] for e in entries)}
+                               "redactions": sum(e["redactions"] for e in entries) + sum(m["redactions"] for m in mems)}
     if dry_run:
-        return {**summary, "sessions": listing, "bytes": sum(e["bytes"] for e in entries)}
+        return {**summary, "sessions": listing, "memories": mem_listing,
+                "bytes": sum(e["bytes"] for e in entries) + sum(m["bytes"] for m in mems)}
     up = server.uploads
     member_id = up.member(cfg["member"]["email"], cfg["member"]["machine"], cfg["member"].get("name"))
     repo_ids = {r["root_commit"]: up.repo(r["root_commit"], r.get("remote"), r.get("name"))
@@ -188,8 +211,16 @@ def _push(local: Any, cfg: dict[str, Any], repo: str | None, server: Any) -> dic
                        e["redactions"])
         have[e["session"]["session_id"]] = e["hash"]
         sent.append(item)
+    have_mem = up.pushed_memories(member_id)
+    sent_mem = []
+    for m, item in zip(mems, mem_listing, strict=True):
+        if have_mem.get(m["memory"]["memory_id"]) == m["memory"]["sha256"]:
+            continue
+        up.put_memory(member_id, repo_ids[m["repo"]["root_commit"]], m["memory"])
+        sent_mem.append(item)
     return {**summary, "sessions": sent, "pushed": len(sent), "unchanged": len(entries) - len(sent),
-            "bytes": sum(s["bytes"] for s in sent)}
+            "memories": sent_mem, "memories_unchanged": len(mems) - len(sent_mem),
+            "bytes": sum(s["bytes"] for s in sent) + sum(m["bytes"] for m in sent_mem)}
 
 
 # -- pull / status ----------------------------------------------------------------------------------
@@ -276,6 +307,8 @@ def run(a: Any, local_store: Any) -> tuple[dict[str, Any], str]:
         d = push(local_store(), a.repo, dry_run=a.dry_run)
         lines = [f"{s['session_id'][:13]}  {s['provider']:11}  {s['repo']:16}  {s['bytes']:>8} bytes"
                  f"  {s['redactions']} redacted" for s in d["sessions"]]
+        lines += [f"memory {m['rel_path'] or m['memory_id']}  {m['repo']:16}  {m['bytes']:>8} bytes"
+                  f"  {m['redactions']} redacted" for m in d["memories"]]
         head = ("would send" if d["dry_run"] else "pushed") + f" {len(d['sessions'])} session(s), " \
             f"{d['bytes']} bytes, {d['redactions']} redaction(s)"
         if not d["dry_run"]:

@@ -86,3 +86,18 @@ def load_name() -> str | None:
     from hansard.team.config import load
 
     return load().get("name")
+
+
+def with_team_memories(store: Any, *, include: bool, team: str | None) -> tuple[Any, str | None]:
+    """The store whose memories also hold teammates' project memories, when the team flags ask
+    for them (as for sessions); else the store. With the notice when they cannot be read."""
+    if not include and not (team and team.strip()):
+        return store, None
+    from hansard.team import configured, wrap
+
+    if not configured():
+        return store, NOT_CONFIGURED
+    if team and team.strip() and team.strip() != load_name():
+        return store, f"no team named {team.strip()!r} here (this member's team is {load_name()!r})"
+    wrapped = wrap(store)
+    return wrapped, None if hasattr(wrapped, "team_roots") else NOT_CONFIGURED

@@ -56,6 +56,15 @@ class TeamView:
             self._sessions = MergedSessions(self._local.sessions, self.evidence, self.team_paths)
         return self._sessions
 
+    _memories = None
+
+    @property
+    def memories(self) -> MergedMemories:
+        if self._memories is None:
+            self._memories = MergedMemories(self._local.memories, self.team, self.team_roots, self.team_paths,
+                                            self._local)
+        return self._memories
+
     @property
     def evidence(self) -> MergedEvidence:
         if self._evidence is None:
@@ -331,3 +340,63 @@ class MergedEvidence:
 
     def session_sources(self) -> list[Any]:
         return self.local.session_sources()
+
+
+class MergedMemories:
+    """The local memories, and other members' project memories of the opted-in repositories
+    (their current text, pushed redacted). A team memory's id is ``team-<n>`` and its row id
+    negative; its ``repo_path`` is this member's checkout of the repository, so a server held
+    to one repository (``--scope repo``) serves it only there. A few files per repository and
+    member: matched here, with the words of the query, not ranked by the server."""
+
+    def __init__(self, local: Any, team: Any, roots: set[str], paths: dict[str, str], store: Any) -> None:
+        self._local = local
+        self._team = team
+        self._roots = roots
+        self._paths = paths
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._local, name)
+
+    def _row(self, r: dict[str, Any]) -> dict[str, Any]:
+        return {"id": -r["id"], "version_id": -r["id"], "memory_id": f"team-{r['id']}", "kind": r["kind"],
+                "source": r["source"], "scope": "project", "title": r["title"],
+                "path": r["rel_path"] or f"team-{r['id']}", "repo_path": self._paths.get(r["root_commit"]),
+                "rel_path": r["rel_path"], "last_seen": r["seen_at"], "first_seen": None, "missing": 0,
+                "text": r["text"], "member": r["member"], "member_name": r["member_name"], "sha256": r["sha256"]}
+
+    def current(self, q: Any, *, project: Any = None, sources: Any = ()) -> list[dict[str, Any]]:
+        rows = list(self._local.current(q, project=project, sources=sources))
+        roots = set(self._roots)
+        if project is not None:
+            repo_ids, root = project
+            ids = set(repo_ids or ())
+            exp = self._store.team_export
+            roots = {c for c in roots if ids & set(exp.repo_ids_with_root(c)) or (root and self._paths.get(c) == root)}
+        if not roots:
+            return rows
+        groups = [[w.casefold() for t in g for w in ([t.text] if t.identifier else t.words)] for g in q.groups]
+        excluded = [[w.casefold() for w in t.words] for t in q.exclude]
+        for r in self._team.memories(sorted(roots)):
+            if any(v not in (r["source"], r["kind"]) for v in sources):
+                continue
+            low = (r["text"] or "").casefold()
+            if groups and not any(w in low for g in groups for w in g):
+                continue
+            if any(ws and all(w in low for w in ws) for ws in excluded):
+                continue
+            rows.append(self._row(r) | {"relevance": 0.0})
+        return rows
+
+    def get(self, memory_id: str) -> dict[str, Any] | None:
+        if not memory_id.startswith("team-") or not memory_id[5:].isdigit():
+            return self._local.get(memory_id)
+        found = [r for r in self._team.memories([], int(memory_id[5:])) if r["root_commit"] in self._roots]
+        return self._row(found[0]) if found else None
+
+    def versions(self, row_id: int) -> list[dict[str, Any]]:
+        if row_id >= 0:
+            return self._local.versions(row_id)
+        found = self._team.memories([], -row_id)
+        return [{"id": row_id, "sha256": r["sha256"], "seen_at": r["seen_at"], "text": r["text"]} for r in found]

@@ -104,3 +104,27 @@ def t001_team() -> str:
         );
         CREATE INDEX edit_lines_hash ON edit_lines(hash, side);
     """
+
+
+@migration
+def t002_memories() -> str:
+    return """
+        -- The current text of each project guidance file (CLAUDE.md, AGENTS.md, auto memory...)
+        -- of an opted-in repository, redacted on the member's machine; one row per member-machine
+        -- and file. Global memories (a person's own) are never pushed.
+        CREATE TABLE memories (
+            id BIGSERIAL PRIMARY KEY,
+            member_id INTEGER NOT NULL REFERENCES members(id),
+            repo_id INTEGER NOT NULL REFERENCES repos(id),
+            memory_id TEXT NOT NULL,
+            kind TEXT NOT NULL, source TEXT NOT NULL,
+            rel_path TEXT, title TEXT,
+            text TEXT NOT NULL,
+            sha256 TEXT NOT NULL,
+            seen_at TEXT,
+            tsv TSVECTOR GENERATED ALWAYS AS (to_tsvector('simple', left(text, 200000))) STORED,
+            UNIQUE (member_id, memory_id)
+        );
+        CREATE INDEX memories_repo ON memories(repo_id);
+        CREATE INDEX memories_tsv ON memories USING GIN (tsv);
+    """

@@ -194,6 +194,23 @@ class TeamQueries:
             (session_row,),
         )
 
+    # -- memories ---------------------------------------------------------------------------
+
+    def memories(self, roots: Collection[str], memory_row: int | None = None) -> list[dict[str, Any]]:
+        """Other members' project memories of these repositories (or the one row), with their
+        text. A handful of files per repository and member: matched by the caller."""
+        if not roots and memory_row is None:
+            return []
+        where = f"r.root_commit IN ({_marks(len(roots))})" if memory_row is None else "m.id=%s"
+        args = list(roots) if memory_row is None else [memory_row]
+        return self.run(
+            "SELECT m.id, m.memory_id, m.kind, m.source, m.rel_path, m.title, m.text, m.sha256, m.seen_at,"
+            " r.root_commit, mb.email AS member, mb.name AS member_name FROM memories m"
+            " JOIN members mb ON mb.id=m.member_id JOIN repos r ON r.id=m.repo_id"
+            f" WHERE {where} AND{_NOT_ME} ORDER BY m.id",
+            (*args, *self.me),
+        )
+
     # -- one session, read in windows (get_past_session) ----------------------------------------
 
     def find(self, ref: str) -> list[dict[str, Any]]:

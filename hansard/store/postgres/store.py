@@ -193,9 +193,25 @@ class TeamUploads:
                         cp.write_row((eid, side, ordinal, h, exact, bool(trivial)))
             conn.execute("UPDATE members SET last_push=now() WHERE id=%s", (member_id,))
 
+    def pushed_memories(self, member_id: int) -> dict[str, str]:
+        """memory_id -> sha256 of the text this member-machine last pushed."""
+        return {r["memory_id"]: r["sha256"] for r in self.store.run(
+            "SELECT memory_id, sha256 FROM memories WHERE member_id=%s", (member_id,))}
+
+    def put_memory(self, member_id: int, repo_id: int, m: dict[str, Any]) -> None:
+        self.store.run(
+            "INSERT INTO memories(member_id, repo_id, memory_id, kind, source, rel_path, title, text, sha256, seen_at)"
+            " VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (member_id, memory_id) DO UPDATE SET"
+            " repo_id=EXCLUDED.repo_id, kind=EXCLUDED.kind, source=EXCLUDED.source, rel_path=EXCLUDED.rel_path,"
+            " title=EXCLUDED.title, text=EXCLUDED.text, sha256=EXCLUDED.sha256, seen_at=EXCLUDED.seen_at",
+            (member_id, repo_id, m["memory_id"], m["kind"], m["source"], m.get("rel_path"), m.get("title"), m["text"],
+             m["sha256"], m.get("seen_at")),
+        )
+
     def counts(self) -> dict[str, Any]:
         one = self.store.run(
             "SELECT (SELECT COUNT(*) FROM members) AS members, (SELECT COUNT(*) FROM repos) AS repos,"
+            " (SELECT COUNT(*) FROM memories) AS memories,"
             " (SELECT COUNT(*) FROM sessions) AS sessions, (SELECT COUNT(*) FROM messages) AS messages,"
             " (SELECT COUNT(*) FROM edits) AS edits")[0]
         per = self.store.run(
@@ -208,7 +224,8 @@ class TeamUploads:
         """Every other member's rows in these repositories, table by table (for an offline copy)."""
         me = self.store.me
         if not roots:
-            return {k: [] for k in ("members", "repos", "sessions", "messages", "tool_calls", "edits", "edit_lines")}
+            return {k: [] for k in ("members", "repos", "sessions", "messages", "tool_calls", "edits", "edit_lines",
+                                    "memories")}
         marks = ",".join(["%s"] * len(roots))
         sel = (f"SELECT s.id FROM sessions s JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
                f" WHERE r.root_commit IN ({marks}) AND NOT (mb.email=%s AND mb.machine=%s)")
@@ -228,6 +245,10 @@ class TeamUploads:
                          f" user_modified, hunks, after_text FROM edits WHERE session_row IN ({sel})", args),
             "edit_lines": run("SELECT edit_id, side, ordinal, hash, exact, trivial FROM edit_lines WHERE edit_id IN"
                               f" (SELECT id FROM edits WHERE session_row IN ({sel}))", args),
+            "memories": run("SELECT m.id, m.member_id, m.repo_id, m.memory_id, m.kind, m.source, m.rel_path, m.title,"
+                            " m.text, m.sha256, m.seen_at FROM memories m JOIN members mb ON mb.id=m.member_id"
+                            f" JOIN repos r ON r.id=m.repo_id WHERE r.root_commit IN ({marks})"
+                            " AND NOT (mb.email=%s AND mb.machine=%s)", args),
         }
 
 

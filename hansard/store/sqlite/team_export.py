@@ -1,6 +1,7 @@
 """What this machine shares with its team, read from the local store: repository identities,
 the sessions that ran in given repositories, and each session's derived rows (messages, tool
-calls, applied edits with their line hashes).
+calls, applied edits with their line hashes), and the current text of the project guidance
+files (memories) of those repositories.
 
 Only derived rows are read, and they were redacted when they were written (the raw archive is
 never read here). Edits are the applied ones linked to a path in the repository: nothing else
@@ -72,3 +73,16 @@ class SqliteTeamExport:
             )]
             edits.append(d)
         return {"messages": messages, "tool_calls": tool_calls, "edits": edits}
+
+    def memories_in(self, repo_ids: Sequence[int]) -> list[dict[str, Any]]:
+        """Present project memories of these repositories with their current text (global ones
+        are a person's own and never leave the machine)."""
+        if not repo_ids:
+            return []
+        return [dict(r) for r in self.db.execute(
+            "SELECT m.memory_id, m.kind, m.source, m.rel_path, m.title, v.text, v.seen_at FROM memories m"
+            " JOIN memory_versions v ON v.id=m.version_id"
+            f" WHERE m.missing=0 AND m.scope='project' AND m.repo_id IN ({','.join('?' * len(repo_ids))})"
+            " ORDER BY m.memory_id",
+            list(repo_ids),
+        )]
