@@ -421,3 +421,35 @@ def test_project_memories_are_shared_redacted_and_searchable_with_the_flags(team
     assert wrong["results"] == [] and "no team named" in wrong["notice"]
     # The offline copy carries them too.
     assert cli_json("team", "pull")["counts"]["memories"] == 1
+
+
+def test_team_meaning_search_uses_the_pushed_passage_vectors(team) -> None:
+    pytest.importorskip("wordllama", reason="meaning search needs the semantic extra")
+    _as_bob(team)
+    assert int(team["pg"].psql("SELECT COUNT(*) FROM passage_vectors").strip()) > 0
+    query = "function that lowers prices by a percentage"
+    kw = cli_json("history", query, "--include-team-sessions", "--no-sync")
+    assert kw["results"] == []  # no message holds these words
+    sem = cli_json("history", query, "--mode", "meaning", "--include-team-sessions", "--no-sync")
+    hits = [h for h in sem["results"] if h.get("member")]
+    assert [h["session_id"] for h in hits] == [SID_A] and hits[0]["matched_by"] == "meaning"
+    both = cli_json("history", "discount helper", "--mode", "hybrid", "--include-team-sessions", "--no-sync")
+    hits = [h for h in both["results"] if h.get("member")]
+    assert [h["session_id"] for h in hits] == [SID_A] and hits[0]["matched_by"] == "both"
+    # Without the flags, meaning search leaves team sessions out too.
+    assert not [h for h in cli_json("history", query, "--mode", "meaning", "--no-sync")["results"] if h.get("member")]
+
+
+def test_team_search_falls_back_to_the_offline_copy(team) -> None:
+    _as_bob(team)
+    cli_json("team", "pull")
+    pg = team["pg"]
+    pg.stop()
+    try:
+        team["mp"].setenv("HANSARD_TEAM_TIMEOUT", "1")
+        d = cli_json("history", "zebra", "--include-team-sessions", "--no-sync")
+        assert [h["session_id"] for h in d["results"]] == [SID_A] and d["results"][0]["member"] == "alice@example.com"
+        assert any("offline copy" in n for n in ([d["notice"]] if isinstance(d.get("notice"), str) else d.get("notice") or []))
+        assert cli_json("history", "zebra", "--no-sync")["results"] == []
+    finally:
+        pg.start()

@@ -126,8 +126,43 @@ def _redact_all(session: dict[str, Any], rows: dict[str, list[dict[str, Any]]]) 
     return n
 
 
-def collect(local: Any, cfg: dict[str, Any], repo: str | None = None) -> list[dict[str, Any]]:
-    """What a push would send: one entry per (repository, session) with its rows."""
+# What meaning search embeds (as locally): conversation, not tool output.
+_EMBEDDED_KINDS = {"text", "compaction_summary", "thinking"}
+_EMBEDDED_ROLES = {"user", "assistant", "system"}
+
+
+def _embedder() -> Any:
+    """The local embedder when the `semantic` extra is on, else None (sessions go without
+    vectors; pushing again once it is on sends them)."""
+    import importlib.util
+
+    if importlib.util.find_spec("numpy") is None:
+        return None
+    from hansard.answers.search.meaning import load_embedder
+
+    return load_embedder()[0]
+
+
+def _passages(embedder: Any, messages: list[dict[str, Any]]) -> list[tuple[int, int, int, bytes]]:
+    """(message_index, start, end, float16 vector) of every passage of the conversation
+    messages, embedded from the text being sent (already redacted)."""
+    import numpy as np
+
+    from hansard.answers.search.meaning import passages
+
+    spans = [(m["message_index"], a, b, m["text"][a:b]) for m in messages
+             if m["kind"] in _EMBEDDED_KINDS and m["role"] in _EMBEDDED_ROLES and len(m["text"]) >= 8
+             for a, b in passages(m["text"])]
+    if not spans:
+        return []
+    vecs = embedder.embed([t for *_, t in spans])
+    return [(i, a, b, np.asarray(v, np.float16).tobytes()) for (i, a, b, _), v in zip(spans, vecs, strict=True)]
+
+
+def collect(local: Any, cfg: dict[str, Any], repo: str | None = None, model: str | None = None
+            ) -> list[dict[str, Any]]:
+    """What a push would send: one entry per (repository, session) with its rows. ``model``:
+    the embedder whose vectors go with them (part of the digest: vectors made later are sent)."""
     from hansard.store.postgres.store import content_hash
 
     out = []
@@ -143,7 +178,8 @@ def collect(local: Any, cfg: dict[str, Any], repo: str | None = None) -> list[di
                 e.pop("repo_id", None)
             payload = json.dumps([session, rows], default=str)
             marks = payload.count("[REDACTED:")
-            out.append({"repo": r, "session": session, "rows": rows, "hash": content_hash(session, rows),
+            out.append({"repo": r, "session": session, "rows": rows,
+                        "hash": content_hash({**session, "_vectors": model}, rows),
                         "bytes": len(payload.encode("utf-8", "surrogatepass")), "redactions": marks,
                         "redacted_now": extra})
     return out
@@ -183,7 +219,8 @@ def push(local: Any, repo: str | None = None, *, dry_run: bool = False) -> dict[
 
 def _push(local: Any, cfg: dict[str, Any], repo: str | None, server: Any) -> dict[str, Any]:
     dry_run = server is None
-    entries = collect(local, cfg, repo)
+    embedder = None if dry_run else _embedder()
+    entries = collect(local, cfg, repo, embedder.id if embedder else None)
     listing = [{"session_id": e["session"]["session_id"], "provider": e["session"]["provider"],
                 "repo": e["repo"]["name"], "root_commit": e["repo"]["root_commit"], "bytes": e["bytes"],
                 "messages": len(e["rows"]["messages"]), "edits": len(e["rows"]["edits"]),
@@ -207,6 +244,8 @@ def _push(local: Any, cfg: dict[str, Any], repo: str | None, server: Any) -> dic
     for e, item in zip(entries, listing, strict=True):
         if have.get(e["session"]["session_id"]) == e["hash"]:
             continue
+        if embedder is not None:
+            e["rows"]["model"], e["rows"]["passages"] = embedder.id, _passages(embedder, e["rows"]["messages"])
         up.put_session(member_id, repo_ids[e["repo"]["root_commit"]], e["session"], e["rows"], e["hash"],
                        e["redactions"])
         have[e["session"]["session_id"]] = e["hash"]

@@ -1,8 +1,9 @@
 """Team sessions in session search and listings, as the recall contract says: left out unless
 ``include_team_sessions`` is set or ``team`` names this member's team. The search runs in
-PostgreSQL (never a copy of the team store on this machine); hits carry ``member`` and
+PostgreSQL (the team store is not copied to this machine for it); hits carry ``member`` and
 ``team``. The repositories searched are the opted-in ones, narrowed by ``repo`` (and so by
-the MCP server's ``--scope repo``).
+the MCP server's ``--scope repo``). When the server does not answer, the offline copy of
+``hansard team pull`` is searched instead (keyword only), and the answer says so.
 """
 
 from __future__ import annotations
@@ -18,6 +19,11 @@ def _roots(store: Any, team: str | None, repo: str | None) -> tuple[list[str] | 
     from hansard.team.config import load
 
     if not hasattr(store, "team_roots"):
+        from hansard.team.config import configured
+
+        if configured() and load().get("repos"):
+            return None, ("team sessions left out: the team server did not answer and there is no offline copy"
+                          " (`hansard team pull` keeps one)")
         return None, NOT_CONFIGURED
     cfg = load()
     if team and team.strip() and team.strip() != cfg.get("name"):
@@ -36,19 +42,125 @@ def _roots(store: Any, team: str | None, repo: str | None) -> tuple[list[str] | 
 
 
 def team_hits(store: Any, q: Any, *, team: str | None, repo: str | None, since: str | None, until: str | None,
-              limit: int) -> tuple[list[dict[str, Any]], str | None]:
-    from hansard.answers.search import text as textmod
+              limit: int, mode: str = "keyword", query: str = "") -> tuple[list[dict[str, Any]], str | None]:
+    """Team hits, one per session, best first. ``mode`` as for local sessions: keyword in
+    PostgreSQL; meaning through the passage vectors pushed with the sessions (when the
+    `semantic` extra is on here); hybrid, both (a session both found is ``matched_by``
+    ``both``). When the server does not answer, keyword search over the offline copy of
+    ``hansard team pull``, saying so."""
     from hansard.timebounds import local_time
 
     roots, notice = _roots(store, team, repo)
     if roots is None:
         return [], notice
+    words = q.highlight_words()
     if store.team_source != "server":
-        return [], "team search needs the team server, which did not answer; try again later"
+        rows = _offline_messages(store, q, roots, since, until, limit * 5)
+        return _hits(rows, words, "keyword", local_time, limit), (
+            f"team sessions from the offline copy (pulled {_pulled_at()}): the team server did not answer"
+            + ("; keyword search only" if mode != "keyword" else ""))
     from hansard.store.postgres.store import TeamSearch
 
-    rows = TeamSearch(store.team_server).messages(q, roots, since, until, limit * 5)
-    words = q.highlight_words()
+    kw: list[dict[str, Any]] = []
+    if mode in ("keyword", "hybrid"):
+        kw = TeamSearch(store.team_server).messages(q, roots, since, until, limit * 5)
+    if mode == "keyword":
+        return _hits(kw, words, "keyword", local_time, limit), None
+    sem, why = _meaning_rows(store, query, roots, since, until, limit * 5)
+    if why:
+        if mode == "meaning":
+            kw = TeamSearch(store.team_server).messages(q, roots, since, until, limit * 5)
+        return _hits(kw, words, "keyword", local_time, limit), why
+    if mode == "meaning":
+        return _hits(sem, words, "meaning", local_time, limit), None
+    both = {r["session_id"] for r in kw} & {r["session_id"] for r in sem}
+    hits = _hits(kw, words, "keyword", local_time, limit * 2) + _hits(sem, words, "meaning", local_time, limit * 2)
+    out, seen = [], set()
+    for h in sorted(hits, key=lambda h: (h["session_id"] not in both, -h["score"])):
+        if h["session_id"] in seen:
+            continue
+        seen.add(h["session_id"])
+        if h["session_id"] in both:
+            h["matched_by"] = "both"
+        out.append(h)
+    return out[:limit], None
+
+
+def _meaning_rows(store: Any, query: str, roots: list[str], since: str | None, until: str | None,
+                  k: int) -> tuple[list[dict[str, Any]], str | None]:
+    import importlib.util
+
+    if importlib.util.find_spec("numpy") is None:
+        from hansard.answers.search.meaning import INSTALL_HINT
+
+        return [], f"team meaning search skipped: {INSTALL_HINT}; ran keyword search"
+    from hansard.answers.search.meaning import load_embedder
+    from hansard.store.postgres.store import TeamVectors
+
+    embedder, why = load_embedder()
+    if embedder is None:
+        return [], f"team meaning search skipped: {why}; ran keyword search"
+    tv = TeamVectors(store.team_server)
+    best = tv.nearest(embedder.id, embedder.embed([query])[0], roots, k * 4)
+    if not best:
+        return [], ("team meaning search skipped: no team session was pushed with vectors of this model;"
+                    " ran keyword search")
+    sims = {mid: sim for mid, sim, _, _ in best}
+    rows = [r for r in tv.messages(list(sims)) if (not since or (r["timestamp"] or "") >= since)
+            and (not until or (r["timestamp"] or "") <= until)]
+    for r in rows:
+        r["score"] = sims[r["id"]]
+    rows.sort(key=lambda r: -r["score"])
+    return rows[:k], None
+
+
+def _offline_messages(store: Any, q: Any, roots: list[str], since: str | None, until: str | None,
+                      limit: int) -> list[dict[str, Any]]:
+    """Messages of the offline copy whose text holds a word of every group of ``q`` (and none
+    of an excluded term), newest first."""
+    groups = [[w for t in g for w in ([t.text] if t.identifier else t.words)] for g in q.groups]
+    if not groups:
+        return []
+    where, args = ["r.root_commit IN (" + ",".join(["%s"] * len(roots)) + ")"], list(roots)
+    for g in groups:
+        where.append("(" + " OR ".join(["m.text LIKE %s"] * len(g)) + ")")
+        args += ["%" + w + "%" for w in g]
+    for t in q.exclude:
+        if t.words:
+            where.append("NOT (" + " AND ".join(["m.text LIKE %s"] * len(t.words)) + ")")
+            args += ["%" + w + "%" for w in t.words]
+    if since:
+        where.append("m.timestamp>=%s")
+        args.append(since)
+    if until:
+        where.append("m.timestamp<=%s")
+        args.append(until)
+    return store.team.run(
+        "SELECT m.message_index, m.role, m.kind, substr(m.text, 1, 4000) AS text, m.timestamp, 0.0 AS score,"
+        " s.session_id, s.provider, s.title, s.first_prompt, s.started_at, r.name AS repo, mb.email AS member,"
+        " mb.name AS member_name FROM messages m JOIN sessions s ON s.id=m.session_row"
+        " JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
+        f" WHERE {' AND '.join(where)} AND NOT (mb.email=%s AND mb.machine=%s) ORDER BY m.timestamp DESC LIMIT %s",
+        (*args, *store.team.me, limit),
+    )
+
+
+def _pulled_at() -> str | None:
+    from hansard.store.sqlite.team_copy import SqliteTeamCopy
+    from hansard.team.config import offline_path
+
+    copy = SqliteTeamCopy(offline_path(), readonly=True)
+    try:
+        return copy.pulled_at()
+    finally:
+        copy.close()
+
+
+def _hits(rows: list[dict[str, Any]], words: list[str], matched_by: str, local_time: Any,
+          limit: int) -> list[dict[str, Any]]:
+    from hansard.answers.search import text as textmod
+
+    name = load_name()
     out: list[dict[str, Any]] = []
     seen: set[str] = set()
     for r in rows:
@@ -60,13 +172,13 @@ def team_hits(store: Any, q: Any, *, team: str | None, repo: str | None, since: 
             "session_id": r["session_id"], "title": title, "provider": r["provider"], "repo": r["repo"],
             "message_index": r["message_index"], "role": r["role"], "kind": r["kind"],
             "excerpt": textmod.excerpt(r["text"], words), "score": round(float(r["score"] or 0), 4),
-            "matched_by": "keyword", "started_at_local": local_time(r["started_at"]),
+            "matched_by": matched_by, "started_at_local": local_time(r["started_at"]),
             "timestamp_local": local_time(r["timestamp"]), "member": r["member"], "member_name": r["member_name"],
-            "team": load_name(),
+            "team": name,
         })
         if len(out) >= limit:
             break
-    return out, None
+    return out
 
 
 def team_sessions(store: Any, *, team: str | None, repo: str | None, since: str | None,

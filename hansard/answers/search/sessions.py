@@ -147,7 +147,8 @@ def search_past_sessions(
     if include_team_sessions or (team and team.strip()):
         from hansard.team.search import team_hits as search_team
 
-        team_hits, team_notice = search_team(store, q, team=team, repo=repo, since=f.since, until=f.until, limit=limit)
+        team_hits, team_notice = search_team(store, q, team=team, repo=repo, since=f.since, until=f.until, limit=limit,
+                                             mode=mode, query=query or "")
         if team_notice:
             notice.append(team_notice)
 

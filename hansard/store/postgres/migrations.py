@@ -128,3 +128,21 @@ def t002_memories() -> str:
         CREATE INDEX memories_repo ON memories(repo_id);
         CREATE INDEX memories_tsv ON memories USING GIN (tsv);
     """
+
+
+@migration
+def t003_passage_vectors() -> str:
+    return """
+        -- Meaning search over team sessions: the passages of each conversation message, embedded
+        -- on the pushing member's machine from the redacted text the server holds (float16, as
+        -- locally), keyed by the embedder's id (model and weights). Searched by brute force.
+        CREATE TABLE passage_vectors (
+            message_id BIGINT NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            model TEXT NOT NULL,
+            start INTEGER NOT NULL,
+            "end" INTEGER NOT NULL,
+            vector BYTEA NOT NULL,
+            PRIMARY KEY (message_id, model, start)
+        );
+        CREATE INDEX passage_vectors_model ON passage_vectors(model);
+    """

@@ -181,6 +181,12 @@ class TeamUploads:
                 for t in rows["tool_calls"]:
                     cp.write_row((srow, t["message_index"], t["call_id"], t["name"], t["input"], t["output"],
                                   t["exit_code"], t["status"], t["timestamp"], t["cwd"]))
+            if rows.get("passages"):
+                ids = {r["message_index"]: r["id"] for r in conn.execute(
+                    "SELECT id, message_index FROM messages WHERE session_row=%s", (srow,))}
+                with conn.cursor().copy('COPY passage_vectors(message_id, model, start, "end", vector) FROM STDIN') as cp:
+                    for idx, start, end, vec in rows["passages"]:
+                        cp.write_row((ids[idx], rows["model"], start, end, vec))
             for e in rows["edits"]:
                 eid = conn.execute(
                     "INSERT INTO edits(session_row, repo_id, message_index, call_id, seq, tool, kind, rel_path, timestamp,"
@@ -311,6 +317,53 @@ class TeamSearch:
             " ORDER BY score DESC, c.timestamp DESC LIMIT %s"
         )
         return self.store.run(sql, ([tsq] if tsq is not None else []) + args + [CANDIDATES, limit])
+
+
+class TeamVectors:
+    """Meaning search over other members' sessions in given repositories: every passage vector
+    of the embedder's model scored against the query vector on this machine (brute force, as
+    the local search does)."""
+
+    def __init__(self, store: PostgresTeamStore) -> None:
+        self.store = store
+
+    def nearest(self, model: str, qv: Any, roots: Sequence[str], k: int) -> list[tuple[int, float, int, int]]:
+        """(message id, similarity, passage start, end) of the ``k`` best messages, best first."""
+        import numpy as np
+
+        if not roots:
+            return []
+        rows = self.store.run(
+            'SELECT p.message_id, p.start, p."end", p.vector FROM passage_vectors p JOIN messages m ON m.id=p.message_id'
+            " JOIN sessions s ON s.id=m.session_row JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
+            f" WHERE p.model=%s AND r.root_commit IN ({','.join(['%s'] * len(roots))})"
+            " AND NOT (mb.email=%s AND mb.machine=%s)",
+            (model, *roots, *self.store.me),
+        )
+        if not rows:
+            return []
+        mat = np.frombuffer(b"".join(bytes(r["vector"]) for r in rows), dtype=np.float16).reshape(len(rows), -1)
+        sims = mat.astype(np.float32) @ np.asarray(qv, dtype=np.float32)
+        best: dict[int, tuple[float, int, int]] = {}
+        for i in np.argsort(-sims).tolist():
+            mid = rows[i]["message_id"]
+            if mid not in best:
+                best[mid] = (float(sims[i]), rows[i]["start"], rows[i]["end"])
+                if len(best) >= k:
+                    break
+        return [(mid, sim, a, b) for mid, (sim, a, b) in best.items()]
+
+    def messages(self, ids: Sequence[int]) -> list[dict[str, Any]]:
+        if not ids:
+            return []
+        return self.store.run(
+            "SELECT m.id, m.message_index, m.role, m.kind, left(m.text, 4000) AS text, m.timestamp, s.session_id,"
+            " s.provider, s.title, s.first_prompt, s.started_at, r.name AS repo, mb.email AS member,"
+            " mb.name AS member_name FROM messages m JOIN sessions s ON s.id=m.session_row"
+            " JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
+            f" WHERE m.id IN ({','.join(['%s'] * len(ids))})",
+            list(ids),
+        )
 
 
 def tsquery(q: Any) -> str | None:
