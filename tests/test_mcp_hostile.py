@@ -75,6 +75,8 @@ def test_wrong_types_huge_numbers_and_strings_are_invalid_argument(world: dict[s
         ("code_history", {"path": "app.py", "token_budget": -(10**40)}, "token_budget"),
         ("code_history", {"path": ["app.py"]}, "path"),
         ("get_memory", {"memory_id": "m", "line": True}, "line"),
+        ("code_history", {"path": "app\u0000.py"}, "path"),
+        ("search_past_sessions", {"query": "x", "file": "a\u0000b"}, "file"),
         ("search_past_sessions", {"query": " ".join(["word"] * (limits.MAX_QUERY_TERMS + 1))}, "query"),
         ("get_past_session", {"session_id": big}, "session_id"),
         ("code_history", {"path": big}, "path"),

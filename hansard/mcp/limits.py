@@ -2,7 +2,7 @@
 
 Always true of an argument that reaches a tool: it has the JSON type its schema declares (an
 integral float such as ``5.0`` counts as an integer, nothing else is coerced), a string is
-valid Unicode (no lone UTF-16 surrogate) and at most ``max_chars(name)`` characters, an integer
+valid Unicode (no lone UTF-16 surrogate, no NUL but in ``text``) and at most ``max_chars(name)`` characters, an integer
 lies in ``INT_MIN..INT_MAX``, a list has at most ``MAX_ITEMS`` items, and a search query has
 at most ``MAX_QUERY_TERMS`` terms. Anything else is ``invalid_argument`` naming the field and
 the limit, never the value (a 50 MB argument is not echoed back). The README's MCP section
@@ -49,6 +49,8 @@ MAX_CHARS: dict[str, int] = {
     "text": 1_000_000,  # capture_subagent_messages: one delivery, stored
 }
 QUERY_FIELDS = frozenset({"query"})
+# Only a captured delivery is stored as given; everywhere else a NUL reaches the OS or SQLite.
+NUL_ALLOWED = frozenset({"text"})
 
 
 def max_chars(name: str) -> int:
@@ -120,6 +122,8 @@ def _check_value(field: str, value: Any, alts: list[dict[str, Any]]) -> Any:
                 raise _bad(field, f"at most {limit:,} characters (got {len(value):,})")
             if lone_surrogate(value):
                 raise _bad(field, "holds a lone UTF-16 surrogate escape; send valid Unicode text")
+            if "\0" in value and field not in NUL_ALLOWED:
+                raise _bad(field, "holds a NUL character (no path, id or search word has one)")
             if field in QUERY_FIELDS:
                 terms = len(value.split())
                 if terms > MAX_QUERY_TERMS:
