@@ -48,7 +48,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -56,6 +55,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from hansard.store.sqlite.codec import unpack_record  # noqa: E402 - archived records, old (zlib) or new
 SAMPLES = Path(os.environ.get("HANSARD_SAMPLES", ROOT.parent / "shared" / "samples"))
 CANDIDATE = (".jsonl", ".json")
 
@@ -306,7 +306,7 @@ def snapshot(path: Path, corpus: Path) -> dict[str, list]:
              r["parser_state"], r["missing"])
             for r in con.execute("SELECT * FROM sources"))
         out["raw_records"] = sorted(
-            (r[0].replace(root, ""), r[1], r[2], r[3], hashlib.blake2b(zlib.decompress(r[4])).hexdigest())
+            (r[0].replace(root, ""), r[1], r[2], r[3], hashlib.blake2b(unpack_record(r[4])).hexdigest())
             for r in con.execute("SELECT s.path, r.generation, r.\"offset\", r.length, r.data FROM raw_records r"
                                  " JOIN sources s ON s.id=r.source_id"))
     finally:

@@ -19,7 +19,6 @@ import os
 import random
 import sqlite3
 import string
-import zlib
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ import pytest
 
 from hansard.ingest import redact as R
 from hansard.ingest.redact import redact, redact_lines, redact_value, withheld_note
+from hansard.store.sqlite.codec import unpack_record
 from tests.helpers import run_cli
 
 RNG = random.Random(7)
@@ -588,7 +588,7 @@ def test_planted_secrets_stay_in_the_archive_and_show_raw(planted: dict[str, Any
     # raw_records holds every line of each transcript byte for byte.
     for path in planted["files"]:
         src = db.execute("SELECT id FROM sources WHERE path=?", (str(path),)).fetchone()[0]
-        stored = [zlib.decompress(r[0]) for r in db.execute(
+        stored = [unpack_record(r[0]) for r in db.execute(
             "SELECT data FROM raw_records WHERE source_id=? ORDER BY \"offset\"", (src,))]
         assert stored == path.read_bytes().rstrip(b"\n").split(b"\n")
     # No derived table holds a planted secret; every one is in the archive.

@@ -117,8 +117,8 @@ def reading_tools(store: Store, redactor: Redactor | None = None) -> Tools:
     """What a reading job (hansard/ingest/prepare.py) needs from this store and redactor."""
     from hansard.ingest.prepare import Tools
 
-    return Tools(prepare=store.items.preparer(), pack=store.archive.packer(), redactor=redactor or default_redactor(),
-                 store_path=getattr(store, "path", "") or "", store=store)
+    return Tools(prepare=store.items.preparer(), pack=store.archive.packer(), unpack=store.archive.unpacker(),
+                 redactor=redactor or default_redactor(), store_path=getattr(store, "path", "") or "", store=store)
 
 
 _ERRORS: dict[str, type[Exception]] = {"FileNotFoundError": FileNotFoundError, "PermissionError": PermissionError,

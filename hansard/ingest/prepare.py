@@ -10,24 +10,25 @@ the parser state and the ops of the parser's last items), or ``mid_write`` (a wh
 transcript caught mid-rewrite), or ``error``. Nothing here writes the store: a worker that dies
 leaves nothing behind, and the writer applies a source's results in one transaction.
 
-The worker runs only ahead of the writer by what one pipe holds plus one chunk, so memory stays
-bounded whatever the corpus size. It exits when its job pipe closes or its parent dies.
+The worker is forked and never touches SQLite (a connection must not cross a fork): an ARCHIVE
+job's packed records follow the job down the job pipe, read by a connection of the writer's
+process. The worker runs only ahead of the writer by what one pipe holds plus one chunk, so
+memory stays bounded whatever the corpus size. It exits when its job pipe closes or its
+parent dies.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import pickle
 import threading
 import traceback
-import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hansard.ingest import reader
-from hansard.models import Skip
+from hansard.models import RawRecord, Skip
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Redactor, Store
@@ -59,34 +60,25 @@ class Tools:
 
     prepare: Callable[[list[Any], Redactor], list[tuple]]
     pack: Callable[[bytes], bytes]
+    unpack: Callable[[bytes], bytes]
     redactor: Redactor
-    store_path: str = ""  # ARCHIVE jobs in a worker open their own reading connection
-    store: Store | None = None  # ARCHIVE jobs inline read through the writer's store
-
-    def __getstate__(self) -> dict[str, Any]:
-        # A spawned worker gets a module redactor (hansard.ingest.redact) by name.
-        state = dict(self.__dict__, store=None)
-        if isinstance(self.redactor, types.ModuleType):
-            state["redactor"] = self.redactor.__name__
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        if isinstance(state["redactor"], str):
-            state["redactor"] = importlib.import_module(state["redactor"])
-        self.__dict__.update(state)
+    store_path: str = ""  # a worker's ARCHIVE jobs: records read by a connection of their own
+    store: Store | None = None  # inline ARCHIVE jobs: records read through the writer's store
 
 
-def run_job(job: Job, tools: Tools) -> Iterator[tuple]:
-    """The results of one job (see the module docstring); exceptions become ``error``."""
+
+def run_job(job: Job, tools: Tools, records: Iterator[RawRecord] | None = None) -> Iterator[tuple]:
+    """The results of one job (see the module docstring); exceptions become ``error``. An
+    ARCHIVE job reads ``records``, else the writer's store."""
     try:
-        yield from _run(job, tools)
+        yield from _run(job, tools, records)
     except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
         yield ("error", type(exc).__name__, str(exc))
     except Exception:  # noqa: BLE001 - the writer re-raises it, with this traceback
         yield ("error", "Exception", traceback.format_exc())
 
 
-def _run(job: Job, tools: Tools) -> Iterator[tuple]:
+def _run(job: Job, tools: Tools, archived: Iterator[RawRecord] | None) -> Iterator[tuple]:
     from hansard import agents as registry
 
     provider = registry.from_key(job.provider_key)
@@ -95,7 +87,11 @@ def _run(job: Job, tools: Tools) -> Iterator[tuple]:
     prepare, red = tools.prepare, tools.redactor
     if job.kind == ARCHIVE:
         parser = provider.new_parser(job.path, None)
-        records = _archive(tools).records(job.source_id, job.generation, job.path)
+        if archived is not None:
+            records = archived
+        else:
+            assert tools.store is not None
+            records = tools.store.archive.records(job.source_id, job.generation, job.path)
         pack = None
         res = None
     elif job.whole_file:
@@ -131,19 +127,6 @@ def _run(job: Job, tools: Tools) -> Iterator[tuple]:
         yield ("end", res.end, res.partial_tail, parser.state(), final)
 
 
-_OWN_STORE: list[Any] = []
-
-
-def _archive(tools: Tools) -> Any:
-    if tools.store is not None:
-        return tools.store.archive
-    if not _OWN_STORE:
-        from hansard.store import open_for_reading
-
-        _OWN_STORE.append(open_for_reading(tools.store_path))
-    return _OWN_STORE[0].archive
-
-
 # -- the worker process -------------------------------------------------------------------------
 
 
@@ -162,10 +145,56 @@ def _serve(jobs: Any, results: Any, tools: Tools, parent: int) -> None:
                 return
             if job is None:
                 return
-            for msg in run_job(job, tools):
+            archived = _from_pipe(jobs, job, tools.unpack) if job.kind == ARCHIVE else None
+            for msg in run_job(job, tools, archived):
                 results.send_bytes(pickle.dumps(msg, pickle.HIGHEST_PROTOCOL))
+            if archived is not None:
+                for _ in archived:  # a job that failed early: its records still end at "eoj"
+                    pass
     except (BrokenPipeError, ConnectionResetError):
         return  # the writer is gone: nothing to finish
+
+
+def _from_pipe(jobs: Any, job: Job, unpack: Callable[[bytes], bytes]) -> Iterator[RawRecord]:
+    """An ARCHIVE job's records as the writer's process sends them: packed, in chunks."""
+    while True:
+        msg = jobs.recv()
+        if msg[0] == "eoj":
+            return
+        for offset, blob in msg[1]:
+            yield RawRecord(job.path, offset, unpack(blob))
+
+
+def _feed(conn: Any, jobs: list[Job], store_path: str) -> None:
+    """Send the jobs, and after each ARCHIVE job its packed records, read by a connection of
+    this process's own: the worker never opens the store (SQLite must not be used across a
+    fork)."""
+    store = None
+    try:
+        for job in jobs:
+            conn.send(job)
+            if job.kind != ARCHIVE:
+                continue
+            if store is None:
+                from hansard.store import open_for_reading
+
+                store = open_for_reading(store_path)
+            chunk: list[tuple[int, bytes]] = []
+            size = 0
+            for offset, blob in store.archive.packed_records(job.source_id, job.generation):
+                chunk.append((offset, blob))
+                size += len(blob)
+                if size >= CHUNK_BYTES or len(chunk) >= CHUNK_RECORDS:
+                    conn.send(("blobs", chunk))
+                    chunk, size = [], 0
+            conn.send(("blobs", chunk))
+            conn.send(("eoj",))
+        conn.send(None)
+    except (BrokenPipeError, OSError):
+        pass  # the worker is gone; the writer hears of it from the results pipe
+    finally:
+        if store is not None:
+            store.close()
 
 
 class Inline:
@@ -192,10 +221,9 @@ class Worker:
     def __init__(self, tools: Tools) -> None:
         import multiprocessing as mp
 
-        # fork starts in milliseconds and inherits the imports; a process with other threads
-        # (the MCP server) spawns instead, as forking it could copy a lock held mid-use.
-        method = "fork" if threading.active_count() == 1 and "fork" in mp.get_all_start_methods() else "spawn"
-        ctx = mp.get_context(method)
+        # Forked: it starts in milliseconds with the imports done. It never touches SQLite.
+        ctx = mp.get_context("fork")
+        self._store_path = tools.store_path
         self._jobs_r, self._jobs_w = ctx.Pipe(duplex=False)
         self._res_r, self._res_w = ctx.Pipe(duplex=False)
         self.proc = ctx.Process(target=_serve, args=(self._jobs_r, self._res_w, tools, os.getpid()), daemon=True,
@@ -207,15 +235,8 @@ class Worker:
 
     def submit(self, jobs: list[Job]) -> None:
         # From a thread: a full job pipe must not stop this process from reading results.
-        def feed() -> None:
-            try:
-                for job in jobs:
-                    self._jobs_w.send(job)
-                self._jobs_w.send(None)
-            except (BrokenPipeError, OSError):
-                pass
-
-        self._feeder = threading.Thread(target=feed, daemon=True, name="hansard-index-jobs")
+        self._feeder = threading.Thread(target=_feed, args=(self._jobs_w, jobs, self._store_path), daemon=True,
+                                        name="hansard-index-jobs")
         self._feeder.start()
 
     def results(self) -> Iterator[tuple]:
@@ -241,8 +262,17 @@ class Worker:
             self.proc.join(timeout=2)
 
 
+def can_fork() -> bool:
+    """Forking copies only the calling thread: a process with others (the MCP server) could
+    hand the child a lock held mid-use, so it reads inline."""
+    import multiprocessing as mp
+
+    return threading.active_count() == 1 and "fork" in mp.get_all_start_methods()
+
+
 def open_readers(jobs: list[Job], tools: Tools, todo_bytes: int) -> Inline | Worker:
     """A worker process for a job list worth one, else inline; the jobs are submitted."""
-    runner: Inline | Worker = Worker(tools) if todo_bytes >= WORKER_MIN_BYTES else Inline(tools)
+    worth = todo_bytes >= WORKER_MIN_BYTES and can_fork()
+    runner: Inline | Worker = Worker(tools) if worth else Inline(tools)
     runner.submit(jobs)
     return runner

@@ -59,6 +59,10 @@ class Archive(Protocol):
         """How a record's bytes are stored, as a module-level function a worker process can run."""
     def append_packed(self, source_id: int, generation: int, rows: Iterable[tuple[int, int, bytes]]) -> None:
         """(offset, length, bytes packed by ``packer()``) of records, archived in one call."""
+    def unpacker(self) -> Callable[[bytes], bytes]:
+        """The inverse of ``packer()``, as a module-level function."""
+    def packed_records(self, source_id: int, generation: int) -> Iterator[tuple[int, bytes]]:
+        """(offset, packed bytes) of a source's records in order, for a reader that unpacks them elsewhere."""
     def records(self, source_id: int, generation: int, path: str) -> Iterator[RawRecord]: ...
     def has_runs(self) -> bool: ...
     def record_run(self, run: Mapping[str, Any]) -> None:

@@ -14,12 +14,14 @@ import sqlite3
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hansard.errors import StoreBusy
-from hansard.models import RawRecord
 from hansard.store.sqlite.codec import pack_record, unpack_record
 from hansard.store.sqlite.db import transaction
+
+if TYPE_CHECKING:  # hansard.models costs ~25 ms of import (dataclasses), and `why` opens the archive
+    from hansard.models import RawRecord
 
 _STAT_COLS = "id, path, provider, inode, size, mtime_ns, \"offset\", generation, head_hash, missing"
 # A long write run's page cache (KiB) and WAL pages between checkpoints (4 KiB pages).
@@ -165,6 +167,19 @@ class SqliteArchive:
         pack records while this process writes."""
         return pack_record
 
+    def unpacker(self) -> Callable[[bytes], bytes]:
+        """The inverse of ``packer()`` (it also reads what older versions packed)."""
+        return unpack_record
+
+    def packed_records(self, source_id: int, generation: int) -> Iterator[tuple[int, bytes]]:
+        """(offset, packed bytes) of a source's records, in order: for a reader that unpacks
+        them elsewhere."""
+        for r in self.db.execute(
+            "SELECT \"offset\", data FROM raw_records WHERE source_id=? AND generation=? ORDER BY \"offset\"",
+            (source_id, generation),
+        ):
+            yield r[0], r[1]
+
     def append_packed(self, source_id: int, generation: int, rows: Iterable[tuple[int, int, bytes]]) -> None:
         """(offset, length, packed bytes) of records, ``packed`` by ``packer()``."""
         self.db.executemany(
@@ -176,6 +191,8 @@ class SqliteArchive:
             "SELECT \"offset\", data FROM raw_records WHERE source_id=? AND generation=? ORDER BY \"offset\"",
             (source_id, generation),
         ):
+            from hansard.models import RawRecord
+
             yield RawRecord(path, r[0], unpack_record(r[1]))
 
     # -- runs ---------------------------------------------------------------------------

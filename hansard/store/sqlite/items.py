@@ -52,6 +52,11 @@ class SqliteItems:
     def clear_all(self) -> None:
         from hansard.store.sqlite.migrations import DERIVED_TABLES
 
+        # The full-text indexes emptied at once: with the watermark at 0 the delete triggers
+        # leave them alone rather than remove every row's terms one by one.
+        self.db.execute("UPDATE fts_watermark SET last_id=0")
+        for fts_table in ("messages_fts", "messages_tri", "tool_calls_fts"):
+            self.db.execute(f"INSERT INTO {fts_table}({fts_table}) VALUES('delete-all')")
         for table in DERIVED_TABLES:
             self.db.execute(f"DELETE FROM {table}")
 

@@ -8,7 +8,6 @@ name) or plain dicts ready for JSON.
 from __future__ import annotations
 
 import sqlite3
-import zlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -229,7 +228,9 @@ class SqliteSessionQueries:
             "SELECT data FROM raw_records WHERE source_id=? AND \"offset\"=? ORDER BY generation DESC LIMIT 1",
             (source_id, offset),
         ).fetchone()
-        return zlib.decompress(rec[0]).decode("utf-8", "replace") if rec else None
+        from hansard.store.sqlite.codec import unpack_record
+
+        return unpack_record(rec[0]).decode("utf-8", "replace") if rec else None
 
 
 def find_session(db: sqlite3.Connection, ref: str) -> sqlite3.Row:
