@@ -59,6 +59,31 @@ class Cluster:
         subprocess.run(self._as_owner([os.path.join(self.bindir, "pg_ctl"), "-D", os.path.join(self.folder, "data"),
                                        "-m", "immediate", "-w", "stop"]), capture_output=True, timeout=60)
 
+    def _postmaster(self) -> int:
+        with open(os.path.join(self.folder, "data", "postmaster.pid")) as fh:
+            return int(fh.readline())
+
+    def pause(self) -> None:
+        """SIGSTOP the server (and its backends): it accepts connections at the kernel and then
+        never answers, as a server that is up but hung or overloaded."""
+        import signal
+
+        self._paused = [self._postmaster(), *self._children()]
+        for pid in self._paused:
+            os.kill(pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        import signal
+
+        for pid in getattr(self, "_paused", []):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+        self._paused = []
+
+    def _children(self) -> list[int]:
+        out = subprocess.run(["pgrep", "-P", str(self._postmaster())], capture_output=True, text=True)
+        return [int(x) for x in out.stdout.split()]
+
     def start(self) -> None:
         subprocess.run(self._as_owner([os.path.join(self.bindir, "pg_ctl"), "-D", os.path.join(self.folder, "data"),
                                        "-l", os.path.join(self.folder, "log"), "-w", "start"]),

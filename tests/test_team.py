@@ -453,3 +453,43 @@ def test_team_search_falls_back_to_the_offline_copy(team) -> None:
         assert cli_json("history", "zebra", "--no-sync")["results"] == []
     finally:
         pg.start()
+
+
+def test_a_hung_server_fails_push_and_pull_retryably_and_local_commands_do_not_wait(team) -> None:
+    """A server that accepts connections and never answers (SIGSTOP): push and pull give up
+    after the team timeout with a retryable error and change nothing locally; commands that
+    do not read the team never touch it; why answers from the offline copy."""
+    import time
+
+    app = _as_bob(team)
+    cli_json("team", "pull")
+    assert run_cli("index")[0] == 0
+    home = team["bob"].root / "hansard"
+    before = ((home / "hansard.db").read_bytes(), (home / "team/config.json").read_bytes(),
+              (home / "team/offline.db").read_bytes())
+    local = cli_json("sessions")
+    pg = team["pg"]
+    team["mp"].setenv("HANSARD_TEAM_TIMEOUT", "2")
+    pg.pause()
+    try:
+        for cmd in (("team", "push"), ("team", "pull")):
+            t0 = time.monotonic()
+            rc, out, _ = run_cli(*cmd, "--json")
+            err = json.loads(out)["error"]
+            assert rc == 30 and err["code"] == "team_unreachable" and err["retryable"] is True, (cmd, out)
+            assert time.monotonic() - t0 < 15, cmd
+        after = ((home / "hansard.db").read_bytes(), (home / "team/config.json").read_bytes(),
+                 (home / "team/offline.db").read_bytes())
+        assert after == before
+        t0 = time.monotonic()
+        assert cli_json("sessions") == local
+        assert cli_json("history", "zebra", "--no-sync")["results"] == []
+        assert time.monotonic() - t0 < 1.5  # neither waited for the team timeout
+        n = _line_of(app, "kept = [i * (1 - rate)")
+        t0 = time.monotonic()
+        ans = cli_json("why", f"app.py:{n}", "--no-sync")
+        assert ans["lines"][0]["session_id"] == SID_A and ans["sessions"][SID_A]["member"] == "alice@example.com"
+        assert time.monotonic() - t0 < 12
+    finally:
+        pg.resume()
+    assert cli_json("team", "status")["server"]["reachable"] is True  # and it answers again once resumed
