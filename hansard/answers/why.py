@@ -126,7 +126,19 @@ def file_text(t: Target, rev: str | None, contents: bytes | None) -> bytes:
             return git(["show", f"{rev}:{t.rel}"], t.top)
         except GitError as exc:
             raise NotTracked(f"{t.rel} does not exist at {rev}") from exc
-    with open(os.path.join(t.top, t.rel), "rb") as fh:
+    full = os.path.join(t.top, t.rel)
+    if os.path.islink(full):
+        # git tracks a symlink as the text of its target, and blames that one line.
+        return os.fsencode(os.readlink(full))
+    import stat
+
+    try:
+        regular = stat.S_ISREG(os.stat(full).st_mode)
+    except OSError as exc:
+        raise NotAFile(f"{t.rel} cannot be read: {exc.strerror}") from None
+    if not regular:  # a FIFO or a device would block or never end
+        raise NotAFile(f"{t.rel} is not a regular file")
+    with open(full, "rb") as fh:
         return fh.read()
 
 

@@ -78,6 +78,24 @@ class _Call:
 
     def __init__(self) -> None:
         self.store: Store | None = None
+        self.finished = threading.Event()
+
+    def stop(self, tool: str, grace: float = 10.0) -> None:
+        """Interrupt the call's statements until its worker returns (one interrupt stops only
+        the statement running at that moment; the next would run); git calls stop at the same
+        deadline. Says so on stderr if the work is still running after ``grace``."""
+        end = time.monotonic() + grace
+        while not self.finished.wait(0.05):
+            if self.store is not None:
+                try:
+                    self.store.interrupt()
+                except Exception:  # noqa: BLE001 - closed in the meantime: nothing left to stop
+                    pass
+            if time.monotonic() > end:
+                import sys
+
+                print(f"hansard: {tool} still running {grace:.0f} s after its timeout", file=sys.stderr)
+                return
 
 
 def _error(code: str, message: str, retryable: bool, extra: dict[str, Any] | None = None) -> CallToolResult:
@@ -114,6 +132,7 @@ class Runner:
                 return fn(call.store, **kwargs)
             finally:
                 call.store.close()
+                call.finished.set()
 
         outcome, code, count = "answered", None, None
         try:
@@ -123,8 +142,7 @@ class Runner:
             return CallToolResult(content=[TextContent(type="text", text=json.dumps(result, default=str))],
                                   structured_content=json.loads(json.dumps(result, default=str)))
         except TimeoutError:
-            if call.store is not None:
-                call.store.interrupt()
+            threading.Thread(target=call.stop, args=(tool,), name="hansard-stop", daemon=True).start()
             outcome, code = "failed", ToolTimeout.code
             return _error(code, f"{tool} did not answer within {self.opts.timeout:.0f} s; narrow the request", False)
         except ScopeNotGranted as exc:
@@ -153,26 +171,25 @@ class Runner:
         from hansard.store import open_store
         from hansard.timebounds import utc_stamp
 
+        row = dict(at=utc_stamp(), tool=tool, caller=self.opts.caller_session, outcome=outcome, error_code=code,
+                   duration_ms=round(ms, 1), result_count=count,
+                   query=_redacted(query) if self.opts.audit_queries else None)
         try:
             store = open_store()
             try:
                 # An index run may hold the write lock for a while: never make the caller wait
-                # for the audit row (it is dropped then, and the server says so on stderr).
-                store.audit.record(at=utc_stamp(), tool=tool, caller=self.opts.caller_session, outcome=outcome,
-                                   error_code=code, duration_ms=round(ms, 1), result_count=count,
-                                   query=_redacted(query) if self.opts.audit_queries else None, wait_ms=500)
+                # for the audit row; it is queued and written once the lock is free.
+                store.audit.record(**row, wait_ms=500)
             finally:
                 store.close()
         except Exception as exc:
-            import sys
-
             from hansard.store.errors import is_engine_error
 
             if not (isinstance(exc, HansardError) or is_engine_error(exc)):
                 raise
+            from hansard.mcp import audit_queue
 
-            # An audit row must never turn an answer into a failure.
-            print(f"hansard: audit row for {tool} not written: {exc}", file=sys.stderr)
+            audit_queue.later(row)
 
 
 def _redacted(text: str | None) -> str | None:
@@ -496,7 +513,12 @@ def serve(opts: ServeOptions) -> None:
     def audit(tool: str, outcome: str, code: str | None, ms: float) -> None:
         runner._audit(tool, outcome, code, ms, None, None)
 
-    transport.run(build_server(opts), audit=audit)
+    def on_close() -> None:
+        from hansard.mcp import audit_queue
+
+        audit_queue.flush(30.0)
+
+    transport.run(build_server(opts), audit=audit, on_close=on_close)
 
 
 def _background_index() -> None:
