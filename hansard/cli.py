@@ -66,7 +66,12 @@ def cmd_index(a: argparse.Namespace) -> int:
         from hansard.errors import NotFound
 
         raise NotFound(f"no such file or folder: {missing[0]}")
-    summary = index(_store(), [Path(p) for p in a.paths] or None, wait=not a.no_wait, progress=stderr_progress())
+    if a.watch:
+        from hansard.ingest.watch import serve
+
+        return serve(_store(), [Path(p) for p in a.paths] or None, quiet=a.quiet)
+    summary = index(_store(), [Path(p) for p in a.paths] or None, wait=not a.no_wait,
+                    progress=None if a.quiet else stderr_progress())
     if summary is None:
         print("hansard: another `hansard index` is running; not waiting (--no-wait)", file=sys.stderr)
         return 13
@@ -80,8 +85,9 @@ def cmd_index(a: argparse.Namespace) -> int:
 def cmd_reindex(a: argparse.Namespace) -> int:
     from hansard.render import answers as render
     from hansard.ingest.run import rebuild
+    from hansard.ingest.scanner import stderr_progress
 
-    summary = rebuild(_store())
+    summary = rebuild(_store(), progress=None if a.quiet else stderr_progress())
     if a.json:
         _print_json(summary.as_dict())
     else:
@@ -558,9 +564,13 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("paths", nargs="*", help="transcript files or folders (default: the agents' homes)")
     sp.add_argument("--json", action="store_true")
     sp.add_argument("--no-wait", action="store_true", help="exit at once if another indexer is running")
+    sp.add_argument("--quiet", action="store_true", help="no progress line (it is shown only on a terminal anyway)")
+    sp.add_argument("--watch", action="store_true",
+                    help="keep running: index new transcript lines as they are written, until SIGTERM")
 
     sp = add("reindex", cmd_reindex, "Rebuild every derived table from the archive alone")
     sp.add_argument("--json", action="store_true")
+    sp.add_argument("--quiet", action="store_true", help="no progress line (it is shown only on a terminal anyway)")
 
     sp = add("status", cmd_status, "What is indexed: sources, counts, freshness, last run")
     sp.add_argument("--json", action="store_true")
