@@ -490,6 +490,12 @@ def test_a_hung_server_fails_push_and_pull_retryably_and_local_commands_do_not_w
         ans = cli_json("why", f"app.py:{n}", "--no-sync")
         assert ans["lines"][0]["session_id"] == SID_A and ans["sessions"][SID_A]["member"] == "alice@example.com"
         assert time.monotonic() - t0 < 12
+        # A copy pulled within HANSARD_TEAM_FRESH seconds answers without asking the server at all.
+        team["mp"].setenv("HANSARD_TEAM_FRESH", "3600")
+        t0 = time.monotonic()
+        ans = cli_json("why", f"app.py:{n}", "--no-sync")
+        assert ans["sessions"][SID_A]["member"] == "alice@example.com"
+        assert time.monotonic() - t0 < 2  # less than the team timeout: it never tried to connect
     finally:
         pg.resume()
     assert cli_json("team", "status")["server"]["reachable"] is True  # and it answers again once resumed

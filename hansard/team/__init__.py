@@ -3,7 +3,8 @@
 ``wrap(store)`` is all answer commands call: with no team configured it returns the store
 untouched after one stat (psycopg is never imported); with one, a :class:`TeamView` whose
 evidence also reads other members' sessions, from the server, or from the offline copy of
-``hansard team pull`` when the server does not answer within the team timeout.
+``hansard team pull`` when the server does not answer within the team timeout (or when the
+copy is fresher than ``HANSARD_TEAM_FRESH`` seconds: then the server is not asked).
 """
 
 from __future__ import annotations
@@ -48,6 +49,27 @@ def open_offline(cfg: dict[str, Any]) -> Any | None:
     return SqliteTeamCopy(path, readonly=True)
 
 
+def _fresh_copy(cfg: dict[str, Any]) -> Any | None:
+    """The offline copy when it was pulled less than ``HANSARD_TEAM_FRESH`` seconds ago (or the
+    config's ``fresh_seconds``; default 0: always ask the server). A member who pulls on a
+    schedule trades that much staleness for answers with no round trip to the server."""
+    import os
+
+    limit = float(os.environ.get("HANSARD_TEAM_FRESH") or cfg.get("fresh_seconds") or 0)
+    if limit <= 0:
+        return None
+    copy = open_offline(cfg)
+    if copy is None:
+        return None
+    from datetime import UTC, datetime
+
+    at = copy.pulled_at()
+    if at and (datetime.now(UTC) - datetime.fromisoformat(at)).total_seconds() < limit:
+        return copy
+    copy.close()
+    return None
+
+
 def wrap(store: Any) -> Any:
     """``store``, or, when a team is configured and has opted-in repositories, the store with
     the team's evidence beside it."""
@@ -63,6 +85,10 @@ def wrap(store: Any) -> Any:
     if not roots:
         return store
     paths = {r["root_commit"]: r["path"] for r in cfg.get("repos", []) if r.get("root_commit") and r.get("path")}
+    fresh = _fresh_copy(cfg)
+    if fresh is not None:  # pulled recently enough for this member's taste: no connection at all
+        return TeamView(store, TeamQueries(fresh.run, me(cfg)), roots, source="offline copy", closer=fresh.close,
+                        paths=paths)
     try:
         server = open_server(cfg)
     except TeamUnreachable:

@@ -126,6 +126,9 @@ def _redact_all(session: dict[str, Any], rows: dict[str, list[dict[str, Any]]]) 
     return n
 
 
+# Sessions per transaction of a push: whole batches land or none.
+PUSH_BATCH = 200
+
 # What meaning search embeds (as locally): conversation, not tool output.
 _EMBEDDED_KINDS = {"text", "compaction_summary", "thinking"}
 _EMBEDDED_ROLES = {"user", "assistant", "system"}
@@ -240,16 +243,21 @@ def _push(local: Any, cfg: dict[str, Any], repo: str | None, server: Any) -> dic
     repo_ids = {r["root_commit"]: up.repo(r["root_commit"], r.get("remote"), r.get("name"))
                 for r in _selected(cfg, repo)}
     have = up.pushed(member_id)
-    sent = []
+    sent, batch = [], []
     for e, item in zip(entries, listing, strict=True):
         if have.get(e["session"]["session_id"]) == e["hash"]:
             continue
         if embedder is not None:
             e["rows"]["model"], e["rows"]["passages"] = embedder.id, _passages(embedder, e["rows"]["messages"])
-        up.put_session(member_id, repo_ids[e["repo"]["root_commit"]], e["session"], e["rows"], e["hash"],
-                       e["redactions"])
-        have[e["session"]["session_id"]] = e["hash"]
+        if any(b[1]["session_id"] == e["session"]["session_id"] for b in batch):
+            up.put_sessions(member_id, batch)  # one session in two opted-in repositories: the last wins
+            batch = []
+        batch.append((repo_ids[e["repo"]["root_commit"]], e["session"], e["rows"], e["hash"], e["redactions"]))
         sent.append(item)
+        if len(batch) >= PUSH_BATCH:
+            up.put_sessions(member_id, batch)
+            batch = []
+    up.put_sessions(member_id, batch)
     have_mem = up.pushed_memories(member_id)
     sent_mem = []
     for m, item in zip(mems, mem_listing, strict=True):

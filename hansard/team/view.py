@@ -194,13 +194,28 @@ class MergedEvidence:
         rows: list[Any] = list(self.local.edit_lines(repo_id, hl, side))
         root = self._root(repo_id)
         if root:
-            for r in self.team.edit_lines(root, hl, side):
+            found = self._with_sessions(root, hl, side)
+            for r in found:
                 d = dict(r)
                 d["id"] = -d["id"]
                 d["srow"] = -d["srow"]
                 self._seen(d["session_id"])
                 rows.append(d)
         return rows
+
+    def _with_sessions(self, root: str, hashes: list[int], side: str) -> list[dict[str, Any]]:
+        """The team's edit lines of these hashes; from the server, with their sessions and
+        prompts in the same round trip (kept for ``session`` and ``prompt_before``)."""
+        if not self.team.combined:  # the offline copy: SQLite, three cheap local queries
+            return self.team.edit_lines(root, hashes, side)
+        lines, sessions, prompts = self.team.edit_lines_with_sessions(root, hashes, side)
+        got: dict[str, list[tuple[int, str]]] = {r["session_id"]: [] for r in sessions}
+        for p in prompts:
+            got[p["session_id"]].append((p["message_index"], p["text"]))
+        for r in sessions:
+            self._sessions[r["session_id"]] = team_session_row(r, self._local_repo(r["root_commit"]))
+        self._prompts.update(got)
+        return lines
 
     def removed_lines(self, edit_ids: Collection[int]) -> list[tuple[int, int]]:
         mine = [i for i in edit_ids if i >= 0]

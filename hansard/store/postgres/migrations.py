@@ -146,3 +146,12 @@ def t003_passage_vectors() -> str:
         );
         CREATE INDEX passage_vectors_model ON passage_vectors(model);
     """
+
+
+@migration
+def t004_tool_call_inputs() -> str:
+    return """
+        -- why's commit-level pass looks for a path in teammates' shell commands (input LIKE
+        -- '%path%'): a trigram index answers it without reading every tool call.
+        CREATE INDEX tool_calls_input_trgm ON tool_calls USING GIN (input gin_trgm_ops);
+    """

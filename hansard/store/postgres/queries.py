@@ -33,9 +33,10 @@ def _marks(n: int) -> str:
 
 
 class TeamQueries:
-    def __init__(self, run: Run, me: tuple[str, str]) -> None:
+    def __init__(self, run: Run, me: tuple[str, str], *, combined: bool = False) -> None:
         self.run = run
         self.me = me
+        self.combined = combined  # PostgreSQL: edit_lines_with_sessions answers in one round trip
 
     # -- edits --------------------------------------------------------------------------
 
@@ -53,6 +54,29 @@ class TeamQueries:
                 (side, *part, root_commit, *self.me),
             )
         return out
+
+    def edit_lines_with_sessions(self, root_commit: str, hashes: Iterable[int], side: str = "+"
+                                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+        """PostgreSQL only: ``edit_lines``, the sessions of those edits and their typed prompts,
+        in one round trip (a question about a file is one query to the server)."""
+        hl = list(hashes)
+        lines = ("SELECT el.hash, el.exact, el.trivial, e.id, e.rel_path, e.timestamp, e.call_id, s.provider,"
+                 " e.user_modified, e.tool, s.session_id, e.message_index, s.id AS srow"
+                 " FROM edit_lines el JOIN edits e ON e.id=el.edit_id JOIN sessions s ON s.id=e.session_row"
+                 " JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=e.repo_id"
+                 f" WHERE el.side=%s AND el.hash = ANY(%s::bigint[]) AND r.root_commit=%s AND{_NOT_ME}")
+        rows = self.run(
+            f"WITH l AS ({lines})"
+            " SELECT (SELECT COALESCE(json_agg(l), '[]') FROM l) AS lines,"
+            f" (SELECT COALESCE(json_agg(x), '[]') FROM (SELECT {_SESSION_COLS}{_FROM_SESSIONS}"
+            "   WHERE s.id IN (SELECT srow FROM l)) x) AS sessions,"
+            " (SELECT COALESCE(json_agg(p ORDER BY p.message_index), '[]') FROM (SELECT s.session_id, m.message_index,"
+            "   m.text FROM messages m JOIN sessions s ON s.id=m.session_row WHERE m.session_row IN (SELECT srow FROM l)"
+            "   AND m.role='user' AND m.kind='text') p) AS prompts",
+            (side, hl, root_commit, *self.me),
+        )
+        r = rows[0]
+        return r["lines"], r["sessions"], r["prompts"]
 
     def removed_lines(self, edit_ids: Collection[int]) -> list[tuple[int, int]]:
         if not edit_ids:

@@ -1,10 +1,10 @@
-"""``PostgresTeamStore``: the team's shared store on a PostgreSQL server, through a psycopg 3
-connection pool.
+"""``PostgresTeamStore``: the team's shared store on a PostgreSQL server, through psycopg 3 (one
+connection, or a psycopg_pool pool for a long-lived process).
 
 Every failure to reach the server, or a statement past its deadline, is raised as
 ``TeamUnreachable`` (retryable); a server migrated by a newer hansard is refused with
-``StoreTooNew``. Writes (a push) run in one transaction per session, so a push that fails
-half-way leaves whole sessions or none, and pushing again finishes it.
+``StoreTooNew``. A push writes sessions in batches, one transaction each, so a push that
+fails half-way leaves whole sessions or none, and pushing again finishes it.
 """
 
 from __future__ import annotations
@@ -28,13 +28,17 @@ def _unreachable(exc: BaseException) -> TeamUnreachable:
 
 
 class PostgresTeamStore:
+    """One connection (a CLI command: one question or one push), or, with ``pooled``, a
+    psycopg_pool pool (a long-lived process answering many). Connections are in autocommit: a
+    reader's query is one round trip (no BEGIN, no ROLLBACK on return to the pool); writers
+    open their transactions explicitly."""
+
     def __init__(self, conninfo: str, *, me: tuple[str, str], timeout: float = 5.0, statement_timeout_ms: int = 30000,
-                 passfile: str | None = None, max_size: int = 4) -> None:
+                 passfile: str | None = None, max_size: int = 4, pooled: bool = False) -> None:
         import logging
 
         import psycopg
         from psycopg.rows import dict_row
-        from psycopg_pool import ConnectionPool
 
         # The pool logs each failed attempt; the caller gets TeamUnreachable instead, and a CLI
         # with no logging set up would otherwise print them all.
@@ -44,35 +48,51 @@ class PostgresTeamStore:
         self._psycopg = psycopg
         kwargs: dict[str, Any] = {"connect_timeout": max(1, int(round(timeout))), "row_factory": dict_row,
                                   "options": f"-c statement_timeout={int(statement_timeout_ms)}",
-                                  "application_name": "hansard"}
+                                  "application_name": "hansard", "autocommit": True}
         if passfile:
             kwargs["passfile"] = passfile
+        self.pool: Any = None
+        self.conn: Any = None
         try:
-            self.pool = ConnectionPool(conninfo, min_size=1, max_size=max_size, kwargs=kwargs, timeout=timeout,
-                                       open=False, name="hansard-team")
-            self.pool.open(wait=True, timeout=timeout)
+            if pooled:
+                from psycopg_pool import ConnectionPool
+
+                self.pool = ConnectionPool(conninfo, min_size=1, max_size=max_size, kwargs=kwargs, timeout=timeout,
+                                           open=False, name="hansard-team")
+                self.pool.open(wait=True, timeout=timeout)
+            else:
+                self.conn = psycopg.connect(conninfo, **kwargs)
         except Exception as exc:  # PoolTimeout, OperationalError: the server did not answer
             with contextlib.suppress(Exception):
-                self.pool.close(timeout=0)
+                if self.pool is not None:
+                    self.pool.close(timeout=0)
             raise _unreachable(exc) from None
         self.readonly = False
 
     def close(self) -> None:
-        self.pool.close(timeout=1)
+        if self.pool is not None:
+            self.pool.close(timeout=1)
+        if self.conn is not None:
+            with contextlib.suppress(Exception):
+                self.conn.close()
 
     @contextlib.contextmanager
     def connection(self) -> Iterator[Any]:
         psycopg = self._psycopg
         try:
-            with self.pool.connection() as conn:
-                yield conn
+            if self.conn is not None:
+                yield self.conn
+            else:
+                with self.pool.connection() as conn:
+                    yield conn
         except (psycopg.OperationalError, psycopg.errors.QueryCanceled) as exc:
             raise _unreachable(exc) from None
         except Exception as exc:
-            from psycopg_pool import PoolTimeout
+            if self.pool is not None:
+                from psycopg_pool import PoolTimeout
 
-            if isinstance(exc, PoolTimeout):
-                raise _unreachable(exc) from None
+                if isinstance(exc, PoolTimeout):
+                    raise _unreachable(exc) from None
             raise
 
     def run(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
@@ -121,7 +141,7 @@ class PostgresTeamStore:
 
     @cached_property
     def evidence(self) -> TeamQueries:
-        return TeamQueries(self.run, self.me)
+        return TeamQueries(self.run, self.me, combined=True)
 
     @cached_property
     def uploads(self) -> TeamUploads:
@@ -159,44 +179,60 @@ class TeamUploads:
         return {r["session_id"]: r["content_hash"] for r in self.store.run(
             "SELECT session_id, content_hash FROM sessions WHERE member_id=%s", (member_id,))}
 
-    def put_session(self, member_id: int, repo_id: int, session: dict[str, Any], rows: dict[str, list[dict[str, Any]]],
-                    content_hash: str, redactions: int) -> None:
-        """Replace this member's copy of one session with ``rows``, in one transaction."""
+    def put_sessions(self, member_id: int, items: Sequence[tuple[int, dict[str, Any], dict[str, Any], str, int]]) -> None:
+        """Replace this member's copy of each session (repo id, session, rows, content hash,
+        redactions) with its rows, all in one transaction: row ids are taken from the sequences
+        first, so every table is written with one COPY, whatever the number of sessions."""
+        if not items:
+            return
+
+        def ids(conn: Any, seq: str, n: int) -> list[int]:
+            if not n:
+                return []
+            return [r["id"] for r in conn.execute(
+                "SELECT nextval(%s) AS id FROM generate_series(1, %s)", (seq, n))]
+
         with self.store.connection() as conn, conn.transaction():
-            conn.execute("DELETE FROM sessions WHERE member_id=%s AND session_id=%s", (member_id, session["session_id"]))
-            srow = conn.execute(
-                "INSERT INTO sessions(member_id, repo_id, session_id, provider, cwd, started_at, last_at, title,"
-                " first_prompt, parent_session_id, resumed_from, git_branch, version, message_count, content_hash,"
-                " redactions) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
-                (member_id, repo_id, session["session_id"], session["provider"], session.get("cwd"),
-                 session.get("started_at"), session.get("last_at"), session.get("title"), session.get("first_prompt"),
-                 session.get("parent_session_id"), session.get("resumed_from"), session.get("git_branch"),
-                 session.get("version"), session.get("message_count") or 0, content_hash, redactions),
-            ).fetchone()["id"]
-            with conn.cursor().copy("COPY messages(session_row, message_index, role, kind, text, timestamp) FROM STDIN") as cp:
+            conn.execute("DELETE FROM sessions WHERE member_id=%s AND session_id = ANY(%s)",
+                         (member_id, [s["session_id"] for _, s, _, _, _ in items]))
+            srows = ids(conn, "sessions_id_seq", len(items))
+            mids = iter(ids(conn, "messages_id_seq", sum(len(r["messages"]) for _, _, r, _, _ in items)))
+            eids = iter(ids(conn, "edits_id_seq", sum(len(r["edits"]) for _, _, r, _, _ in items)))
+            sessions, messages, calls, edits, lines, vectors = [], [], [], [], [], []
+            for srow, (repo_id, s, rows, digest, redactions) in zip(srows, items, strict=True):
+                sessions.append((srow, member_id, repo_id, s["session_id"], s["provider"], s.get("cwd"),
+                                 s.get("started_at"), s.get("last_at"), s.get("title"), s.get("first_prompt"),
+                                 s.get("parent_session_id"), s.get("resumed_from"), s.get("git_branch"),
+                                 s.get("version"), s.get("message_count") or 0, digest, redactions))
+                by_index = {}
                 for m in rows["messages"]:
-                    cp.write_row((srow, m["message_index"], m["role"], m["kind"], m["text"], m["timestamp"]))
-            with conn.cursor().copy("COPY tool_calls(session_row, message_index, call_id, name, input, output, exit_code,"
-                                    " status, timestamp, cwd) FROM STDIN") as cp:
-                for t in rows["tool_calls"]:
-                    cp.write_row((srow, t["message_index"], t["call_id"], t["name"], t["input"], t["output"],
-                                  t["exit_code"], t["status"], t["timestamp"], t["cwd"]))
-            if rows.get("passages"):
-                ids = {r["message_index"]: r["id"] for r in conn.execute(
-                    "SELECT id, message_index FROM messages WHERE session_row=%s", (srow,))}
-                with conn.cursor().copy('COPY passage_vectors(message_id, model, start, "end", vector) FROM STDIN') as cp:
-                    for idx, start, end, vec in rows["passages"]:
-                        cp.write_row((ids[idx], rows["model"], start, end, vec))
-            for e in rows["edits"]:
-                eid = conn.execute(
-                    "INSERT INTO edits(session_row, repo_id, message_index, call_id, seq, tool, kind, rel_path, timestamp,"
-                    " user_modified, hunks, after_text) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) RETURNING id",
-                    (srow, repo_id, e["message_index"], e["call_id"], e["seq"], e["tool"], e["kind"], e["rel_path"],
-                     e["timestamp"], bool(e["user_modified"]), e["hunks"], e["after_text"]),
-                ).fetchone()["id"]
-                with conn.cursor().copy("COPY edit_lines(edit_id, side, ordinal, hash, exact, trivial) FROM STDIN") as cp:
-                    for side, ordinal, h, exact, trivial in e["lines"]:
-                        cp.write_row((eid, side, ordinal, h, exact, bool(trivial)))
+                    mid = next(mids)
+                    by_index[m["message_index"]] = mid
+                    messages.append((mid, srow, m["message_index"], m["role"], m["kind"], m["text"], m["timestamp"]))
+                calls += [(srow, t["message_index"], t["call_id"], t["name"], t["input"], t["output"], t["exit_code"],
+                           t["status"], t["timestamp"], t["cwd"]) for t in rows["tool_calls"]]
+                for e in rows["edits"]:
+                    eid = next(eids)
+                    edits.append((eid, srow, repo_id, e["message_index"], e["call_id"], e["seq"], e["tool"], e["kind"],
+                                  e["rel_path"], e["timestamp"], bool(e["user_modified"]), e["hunks"], e["after_text"]))
+                    lines += [(eid, side, ordinal, h, exact, bool(trivial)) for side, ordinal, h, exact, trivial in e["lines"]]
+                vectors += [(by_index[i], rows["model"], a, b, v) for i, a, b, v in rows.get("passages") or ()]
+            for sql, body in (
+                ("COPY sessions(id, member_id, repo_id, session_id, provider, cwd, started_at, last_at, title, first_prompt,"
+                 " parent_session_id, resumed_from, git_branch, version, message_count, content_hash, redactions)"
+                 " FROM STDIN", sessions),
+                ("COPY messages(id, session_row, message_index, role, kind, text, timestamp) FROM STDIN", messages),
+                ("COPY tool_calls(session_row, message_index, call_id, name, input, output, exit_code, status, timestamp,"
+                 " cwd) FROM STDIN", calls),
+                ("COPY edits(id, session_row, repo_id, message_index, call_id, seq, tool, kind, rel_path, timestamp,"
+                 " user_modified, hunks, after_text) FROM STDIN", edits),
+                ("COPY edit_lines(edit_id, side, ordinal, hash, exact, trivial) FROM STDIN", lines),
+                ('COPY passage_vectors(message_id, model, start, "end", vector) FROM STDIN', vectors),
+            ):
+                if body:
+                    with conn.cursor().copy(sql) as cp:
+                        for row in body:
+                            cp.write_row(row)
             conn.execute("UPDATE members SET last_push=now() WHERE id=%s", (member_id,))
 
     def pushed_memories(self, member_id: int) -> dict[str, str]:
