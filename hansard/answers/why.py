@@ -592,6 +592,9 @@ def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes 
     history.prefetch()  # the file's `git log` runs beside blame
     bl = run_blame(t, rev, contents)
     repo_id = repo_for(store, t.main_top)
+    # An index elsewhere may still be adding what this file's answer needs (its first run, or
+    # an edit of it not linked yet): the answer says so.
+    building = store.archive.building(os.path.basename(t.rel))
     answers = Attributor(store, t, repo_id, bl, rev, history).answer()
     if any(a.kind == "human" for a in answers):
         from hansard.answers.pasted import mark_pasted
@@ -603,7 +606,10 @@ def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes 
 
         # human lines copied from a web chat
         answers = mark_pasted(store, bl, answers, whole=None if t.start is None else whole)
-    return render_contract(store, t, rev, bl, answers)
+    ans = render_contract(store, t, rev, bl, answers)
+    if building:
+        ans["indexing"] = True
+    return ans
 
 
 def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers: list[LineAnswer]

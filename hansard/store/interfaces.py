@@ -30,6 +30,8 @@ class Archive(Protocol):
     def transaction(self) -> AbstractContextManager[None]: ...
     def index_lock(self, wait: bool = True, timeout: float = 600.0) -> AbstractContextManager[bool]:
         """One indexer of this store at a time; yields False when ``wait`` is off and another holds it."""
+    def building(self, name: str) -> bool:
+        """An index run elsewhere is still building what answers about files named ``name`` need."""
     def bulk(self) -> AbstractContextManager[None]:
         """Settings for a run that writes much (an index, a reindex); restored after."""
     def file_stats(self) -> dict[str, tuple[int | None, int | None, int | None]]:
