@@ -337,7 +337,7 @@ def integer(text: str) -> int:
 
 
 def cmd_why(a: argparse.Namespace) -> int:
-    from hansard.answers.why import explain
+    from hansard.answers.why import explain, explain_json
 
     store = _reader_store()
     if not a.no_sync:
@@ -347,19 +347,14 @@ def cmd_why(a: argparse.Namespace) -> int:
         contents = sys.stdin.buffer.read()
     elif a.contents:
         contents = _read_contents(a.contents)
-    ans = explain(_with_team(store), a.target, rev=a.rev, contents=contents)
     if a.json:
-        # orjson here: a whole file's answer is thousands of lines, where its C encoder
-        # saves more than its import costs.
-        import orjson
-
+        # the document as bytes: a cached answer is printed as stored, never decoded
+        doc = explain_json(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache)
         sys.stdout.flush()
-        sys.stdout.buffer.write(orjson.dumps(ans, default=str, option=orjson.OPT_INDENT_2) + b"\n")
+        sys.stdout.buffer.write(doc + b"\n")
         sys.stdout.buffer.flush()
         return 0
-    if ans.get("indexing"):
-        print("warning: an index of this store is still running; sessions it has not read or linked yet "
-              "are missing from this answer", file=sys.stderr)
+    ans = explain(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache)
     from hansard.render import answers as render
 
     if len(ans["lines"]) == 1 or (len(ans["lines"]) <= 5 and ":" in a.target):
@@ -667,6 +662,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("--contents", metavar="FILE|-", help="blame these contents (an unsaved editor buffer; - for stdin)")
     sp.add_argument("--json", action="store_true", help="the stable JSON contract, for editors")
     sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
+    sp.add_argument("--no-cache", action="store_true", help="answer afresh: neither read nor remember a cached answer")
 
     sp = add("log", cmd_log, "code_history: the conversations that changed a file, a line or a symbol, newest first")
     sp.add_argument("target", help="PATH or PATH:LINE (relative to the repository)")

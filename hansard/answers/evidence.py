@@ -8,7 +8,6 @@ Everything here reads through the store's ``evidence`` facet and never writes.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -114,6 +113,8 @@ def first_shell_write(store: Store, repo_id: int, basename: str) -> float | None
     this file (sed -i, cat >, a script naming it), or None. Such edits are invisible to
     structured patches, so a line committed after that may still be an agent's: unknown, not
     human."""
+    import json
+
     from hansard.facts.shell import SHELL_TOOLS, may_write, shell_command
 
     first: float | None = None

@@ -4,7 +4,7 @@ resolution).
 
 Such an edit did not write the line for the commit that has it now: it wrote it for the
 commit that first landed it. The file's history comes from one `git log` of the file (its
-diffs from the store's commit-diff cache, see ``hansard.link.landing.file_commits``); the
+diffs from the store's commit-diff cache, filled by ``hansard.link.landing.file_commits``); the
 blobs of the few commits that removed the line are read to see whether another copy stayed.
 """
 
@@ -14,23 +14,35 @@ from typing import TYPE_CHECKING
 
 from hansard import textnorm
 from hansard.answers.evidence import CLOCK_SLACK_S
+from hansard.errors import GitError
 
 if TYPE_CHECKING:
-    from hansard.link.landing import FileCommit
+    from hansard.git.history import LogEntry
     from hansard.store.interfaces import Store
 
 
 class FileHistory:
-    """The history of one file at one revision, read once, on first use."""
+    """The history of one file at one revision: the commit list read once, on first use; each
+    commit's diff (from the store's commit-diff cache) and line hashes only for the commits a
+    question reaches, so one line costs a few cached diffs, not the whole history's."""
 
-    def __init__(self, store: Store, top: str, rel: str, rev: str | None) -> None:
+    def __init__(self, store: Store, top: str, rel: str, rev: str | None, *, whole: bool = False) -> None:
         self.store = store
         self.top = top
         self.rel = rel
         self.rev = rev or "HEAD"
-        self._commits: list[FileCommit] | None = None
+        self.whole = whole  # most commits will be reached: read all their diffs at once
+        self._windows: dict[tuple[float, int], list[LogEntry]] = {}
+        self._text_hashes: dict[str, int] = {}  # line text -> normal-form hash
+        self._trivial_texts: set[str] = set()
+        self._by_hash: tuple[dict[int, list[int]], dict[int, list[int]]] | None = None
+        self._commits: list[LogEntry] | None = None
         self._log: object = None  # a thread running the `git log` of the file, when prefetched
-        self.wanted = False  # prefetched, or already read: cheap to use for every commit
+        self._log_out: str | None = None
+        self._pos: dict[str, int] = {}
+        self._hunks: dict[str, list] = {}  # sha -> the commit's hunks (as in ``edits.hunks``)
+        self._sets: dict[str, tuple[set[int], set[int]]] = {}  # sha -> (added, removed) hashes
+        self._blob_hashes: dict[str, set[int]] = {}
 
     def prefetch(self) -> None:
         """Start the file's `git log` now, beside blame; ``commits`` collects it."""
@@ -43,39 +55,137 @@ class FileHistory:
         def run() -> None:
             try:
                 box["out"] = file_log(self.top, self.rel, self.rev)
-            except Exception as exc:  # noqa: BLE001 - re-raised, or retried, by commits()
+            except Exception as exc:  # noqa: BLE001 - retried by commits()
                 box["err"] = exc
 
         th = threading.Thread(target=run, daemon=True)
         th.start()
         self._log = (th, box)
-        self.wanted = True
-        self._pos: dict[str, int] = {}
-        self._blob_hashes: dict[str, set[int]] = {}
 
-    def commits(self) -> list[FileCommit]:
+    def commits(self) -> list[LogEntry]:
+        """Commits that touched the file in the history of the revision, newest first, renames
+        followed (none when git cannot list them)."""
         if self._commits is None:
-            from hansard.link.landing import file_commits
+            from hansard.git.history import file_log, parse_file_log
 
-            log = None
+            out = None
             if self._log is not None:
                 th, box = self._log  # type: ignore[misc]
                 th.join()
-                log = box.get("out")
-            self._commits = file_commits(self.store, self.top, self.rel, self.rev, log=log)  # type: ignore[arg-type]
-            self.wanted = True
+                out = box.get("out")
+            if out is None:
+                try:
+                    out = file_log(self.top, self.rel, self.rev)
+                except GitError:
+                    out = ""
+            self._log_out = out  # type: ignore[assignment]
+            self._commits = [c for c, _ in parse_file_log(out, self.rel)]  # type: ignore[arg-type]
             self._pos = {c.sha: k for k, c in enumerate(self._commits)}
         return self._commits
+
+    def names(self) -> set[str]:
+        """Every path the file had in this history (renames followed), its own included."""
+        return {self.rel} | {p for c in self.commits() for p in (c.path, c.old_path) if p}
+
+    def commit(self, sha: str) -> tuple[LogEntry, list] | None:
+        """One commit of the file's history and its hunks (None: not in it)."""
+        self.commits()
+        pos = self._pos.get(sha)
+        if pos is None:
+            return None
+        c = self._commits[pos]  # type: ignore[index]
+        self._load([c])
+        return c, self._hunks[c.sha]
+
+    def _load(self, commits: list[LogEntry]) -> None:
+        """The hunks of these commits, from the cache; when one is missing there, the whole
+        file's diffs from git once (which also fills the cache)."""
+        todo = [c for c in commits if c.sha not in self._hunks]
+        if not todo:
+            return
+        if self.whole:
+            todo = [c for c in self.commits() if c.sha not in self._hunks]
+        got = self.store.commit_diffs.get_many([(c.sha, c.path) for c in todo])
+        if len(got) < len(todo):
+            from hansard.link.landing import file_commits
+
+            full = file_commits(self.store, self.top, self.rel, self.rev, log=self._log_out)
+            by_sha = {c.sha: c for c in full}
+            for c in self.commits():
+                fc = by_sha.get(c.sha)
+                self._hunks[c.sha] = fc.hunks if fc is not None else []
+            return
+        for c in todo:
+            self._hunks[c.sha] = got[(c.sha, c.path)]
+
+    def _hash(self, text: str) -> int | None:
+        """The line's normal-form hash, None for a trivial line; successive versions of a file
+        share most lines, so each distinct text is hashed once."""
+        h = self._text_hashes.get(text)
+        if h is None:
+            h = self._text_hashes[text] = textnorm.line_hash(text)
+            if textnorm.is_trivial(text):
+                self._trivial_texts.add(text)
+        return None if text in self._trivial_texts else h
+
+    def _changed(self, c: LogEntry) -> tuple[set[int], set[int]]:
+        """(added, removed): normal-form hashes of the commit's non-trivial lines in the file."""
+        hit = self._sets.get(c.sha)
+        if hit is None:
+            added: set[int] = set()
+            removed: set[int] = set()
+            for h in self._hunks[c.sha]:
+                for ln in h[4]:
+                    if ln[:1] in "+-" and (x := self._hash(ln[1:])) is not None:
+                        (added if ln[0] == "+" else removed).add(x)
+            hit = self._sets[c.sha] = (added, removed)
+        return hit
+
+    def _index(self) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+        """(adders, removers): for each line hash, the positions of the commits that added
+        (removed) it, newest first. Built once, when the question reaches the whole history."""
+        if self._by_hash is None:
+            commits = self.commits()
+            self._load(commits)
+            adders: dict[int, list[int]] = {}
+            removers: dict[int, list[int]] = {}
+            for k, c in enumerate(commits):
+                added, removed = self._changed(c)
+                for h in added:
+                    adders.setdefault(h, []).append(k)
+                for h in removed:
+                    removers.setdefault(h, []).append(k)
+            self._by_hash = (adders, removers)
+        return self._by_hash
+
+    def _touching(self, h: int, edit_ts: float, older_than: int, side: int) -> list[LogEntry]:
+        """Commits older than position ``older_than``, not older than the edit, that added
+        (side 0) or removed (side 1) the line ``h``, newest first."""
+        if self.whole:
+            commits = self.commits()
+            return [commits[k] for k in self._index()[side].get(h, ())
+                    if k > older_than and commits[k].committer_time + CLOCK_SLACK_S >= edit_ts]
+        return [c for c in self._since(edit_ts, older_than) if h in self._changed(c)[side]]
+
+    def _since(self, edit_ts: float, older_than: int) -> list[LogEntry]:
+        """Commits older than position ``older_than`` and not older than the edit, loaded."""
+        key = (edit_ts, older_than)
+        out = self._windows.get(key)
+        if out is None:
+            out = self._windows[key] = [c for c in self.commits()[older_than + 1:]
+                                        if c.committer_time + CLOCK_SLACK_S >= edit_ts]
+            self._load(out)
+        return out
 
     def removed_since(self, h: int, edit_ts: float, sha: str) -> str | None:
         """The newest commit older than ``sha`` and newer than the edit that removed every
         copy of the line ``h`` from the file, or None (also when ``sha`` is not in the file's
         history)."""
-        commits = self.commits()
+        self.commits()
         pos = self._pos.get(sha)
         if pos is None:
             return None
-        suspects = [c for c in commits[pos + 1:] if h in c.removed and c.committer_time + CLOCK_SLACK_S >= edit_ts]
+        suspects = self._touching(h, edit_ts, pos, 1)
         if not suspects:
             return None
         self._read_blobs([c.blob for c in suspects if c.blob])
@@ -84,20 +194,11 @@ class FileHistory:
                 return c.sha
         return None
 
-    def commit(self, sha: str) -> FileCommit | None:
-        """One commit of the file's history (None: not in it)."""
-        self.commits()
-        pos = self._pos.get(sha)
-        return None if pos is None else self._commits[pos]  # type: ignore[index]
-
     def first_landed(self, h: int, edit_ts: float, before: str) -> str | None:
         """The oldest commit, not older than the edit and older than ``before``, that added ``h``."""
         commits = self.commits()
-        pos = self._pos.get(before, len(commits))
-        for c in reversed(commits[pos + 1:]):
-            if c.committer_time + CLOCK_SLACK_S >= edit_ts and h in c.added:
-                return c.sha
-        return None
+        landed = self._touching(h, edit_ts, self._pos.get(before, len(commits)), 0)
+        return landed[-1].sha if landed else None
 
     def _read_blobs(self, blobs: list[str]) -> None:
         todo = [b for b in dict.fromkeys(blobs) if b not in self._blob_hashes]
@@ -107,4 +208,5 @@ class FileHistory:
 
         for bid, data in read_blobs(self.top, todo).items():
             text = data.decode("utf-8", "surrogateescape")
-            self._blob_hashes[bid] = {textnorm.line_hash(ln) for ln in text.split("\n")}
+            known = self._text_hashes.get
+            self._blob_hashes[bid] = {known(ln) or textnorm.line_hash(ln) for ln in text.split("\n")}

@@ -19,13 +19,12 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from typing import Any
 
+    from hansard.answers.restored import FileHistory
     from hansard.store.interfaces import Store
 
 from hansard import textnorm
 from hansard.answers import evidence
-from hansard.answers.commit_sessions import CommitSessions
 from hansard.answers.evidence import CLOCK_SLACK_S, EditRef, similarity
-from hansard.answers.restored import FileHistory
 from hansard.errors import (
     BadLineRange,
     BinaryFile,
@@ -40,6 +39,8 @@ from hansard.git import identity
 from hansard.git.blame import ZERO, Blame, BlameLine, blame
 
 WINDOW = 3  # lines either side that count as the same block
+# From this many lines, a question reaches most of the file's history: its diffs are read at once.
+WHOLE_LINES = 100
 # difflib ratio from which a changed line counts as "the same line, modified". Below ~0.7,
 # unrelated lines of the same shape (`a_1 = f(x, 1)` vs `b_2 = g(y, 9)`) start to pass.
 SIMILAR = 0.7
@@ -178,25 +179,35 @@ class Attributor:
         self.trivial = [textnorm.is_trivial(b.content) for b in self.lines]
         self.untimed: dict[int, set[str]] = {}  # hash -> paths that edits with no time added it to
         self.edits, self.by_hash = evidence.load_candidates(store, repo_id, set(self.hashes), untimed=self.untimed)
+        from hansard.answers.commit_sessions import CommitSessions
+        from hansard.answers.restored import FileHistory
+
+        self.history = history or FileHistory(store, t.top, t.rel, rev)
         self.names = {t.rel} | {b.orig_path for b in self.lines}
         if any(e.rel_path not in self.names for e in self.edits.values()):
-            from hansard.git.history import path_names
+            if rev is None:  # the `git log --follow` of HEAD that the history already ran
+                self.names |= self.history.names()
+            else:
+                from hansard.git.history import path_names
 
-            self.names |= path_names(t.top, t.rel)
+                self.names |= path_names(t.top, t.rel)
         self.unlinked = evidence.unlinked_hashes(store, set(self.hashes), os.path.basename(t.rel))
         self._texts: dict[int, list[str]] = {}
         self._shell: float | None | bool = False  # False: not looked up yet
         self._has_edits: bool | None = None
         self._hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]] = {}
         self.cs = CommitSessions(store, t.top, repo_id, bl)
-        self.history = history or FileHistory(store, t.top, t.rel, rev)
         self.by_commit: dict[str, list[int]] = {}
         for i, b in enumerate(self.lines):
             self.by_commit.setdefault(b.sha, []).append(i)
         self._loose: list[list[EditRef] | None] = [None] * len(self.lines)
+        self._loose_by: dict[tuple[int, str], list[EditRef]] = {}
         self._quals: list[list[EditRef] | None] = [None] * len(self.lines)
         self._restored: dict[int, dict[int, tuple[str, str]]] = {}  # line -> edit -> (original, restoring)
         self._file_edits: list[Any] | None = None
+        self._removed_writers: dict[tuple[str, str], dict[int, list[EditRef]]] = {}
+        self._removed_by_commit: dict[tuple[str, str], set[int]] = {}
+        self._later: dict[tuple[int, int], list[str]] = {}  # (line hash, edit) -> later sessions
 
     # -- rules ----------------------------------------------------------------------
 
@@ -211,11 +222,16 @@ class Attributor:
         committer time."""
         out = self._loose[i]
         if out is None:
-            bound = self.commit_time(self.lines[i].sha)
-            out = self._loose[i] = [
-                e for eid in self.by_hash.get(self.hashes[i], ())
-                if (e := self.edits[eid]).rel_path in self.names and (bound is None or e.ts <= bound + CLOCK_SLACK_S)
-            ]
+            # the same text in the same commit has the same edits: common lines repeat
+            key = (self.hashes[i], self.lines[i].sha)
+            out = self._loose_by.get(key)
+            if out is None:
+                bound = self.commit_time(self.lines[i].sha)
+                out = self._loose_by[key] = [
+                    e for eid in self.by_hash.get(self.hashes[i], ())
+                    if (e := self.edits[eid]).rel_path in self.names and (bound is None or e.ts <= bound + CLOCK_SLACK_S)
+                ]
+            self._loose[i] = out
         return out
 
     def commit_weights(self, sha: str) -> dict[str, float]:
@@ -382,7 +398,11 @@ class Attributor:
         """For each edit: how many non-trivial lines it removed that the line's commit removed."""
         if b.sha == ZERO:
             return {}
-        removed_by_commit = {textnorm.line_hash(r) for _, _, rem, _ in self._commit_hunks(b.sha, b.orig_path) for r in rem}
+        key = (b.sha, b.orig_path)
+        removed_by_commit = self._removed_by_commit.get(key)
+        if removed_by_commit is None:
+            removed_by_commit = self._removed_by_commit[key] = {
+                textnorm.line_hash(r) for _, _, rem, _ in self._commit_hunks(b.sha, b.orig_path) for r in rem}
         if not removed_by_commit:
             return {}
         out: dict[int, int] = {}
@@ -410,10 +430,13 @@ class Attributor:
     def _agent(self, i: int, kind: str, commit: str | None, e: EditRef, rule: str, conf: float,
                similarity: float | None = None) -> LineAnswer:
         b = self.lines[i]
-        later = sorted({
-            x.session_id for eid in self.by_hash.get(self.hashes[i], ())
-            if (x := self.edits[eid]).ts > e.ts and x.session_id != e.session_id and x.rel_path in self.names
-        })
+        key = (self.hashes[i], e.edit_id)
+        later = self._later.get(key)
+        if later is None:
+            later = self._later[key] = sorted({
+                x.session_id for eid in self.by_hash.get(self.hashes[i], ())
+                if (x := self.edits[eid]).ts > e.ts and x.session_id != e.session_id and x.rel_path in self.names
+            })
         return LineAnswer(
             b.final_line, b.content, kind, commit, e.session_id, e.provider, e.message_index, e.call_id, rule, conf,
             similarity, later, e.edit_id, e.tool,
@@ -503,12 +526,23 @@ class Attributor:
             for sim, r in scored:
                 if sim < SIMILAR:
                     break
-                edits, _ = evidence.load_candidates(self.store, self.repo_id, {textnorm.line_hash(r)})
                 names = self.names | ({old_path} if old_path else set())
-                quals = [e for e in edits.values() if e.rel_path in names and e.ts <= bound + CLOCK_SLACK_S]
+                quals = [e for e in self._writers(b.sha, b.orig_path, textnorm.line_hash(r))
+                         if e.rel_path in names and e.ts <= bound + CLOCK_SLACK_S]
                 if quals:
                     return max(quals, key=lambda e: (e.ts, e.edit_id)), sim, "modified"
         return None
+
+    def _writers(self, sha: str, path: str, h: int) -> list[EditRef]:
+        """The timed edits in this repository that added the line ``h``, one of the lines the
+        commit removed from the file: the lines of a whole commit are looked up at once."""
+        key = (sha, path)
+        got = self._removed_writers.get(key)
+        if got is None:
+            hashes = {textnorm.line_hash(r) for _, _, removed, _ in self._commit_hunks(sha, path) for r in removed}
+            edits, by_hash = evidence.load_candidates(self.store, self.repo_id, hashes)
+            got = self._removed_writers[key] = {x: [edits[eid] for eid in ids] for x, ids in by_hash.items()}
+        return got.get(h, [])
 
     def _commit_session_version(self, i: int, bound: float) -> tuple[EditRef, float, str] | None:
         """The newest edit, by one of the sessions of line i's commit and before it, that added a
@@ -548,11 +582,11 @@ class Attributor:
         change to this file; computed once per commit."""
         key = (sha, path)
         if key not in self._hunks:
-            # The file's history (one `git log`, diffs cached) has every commit's hunks at once;
-            # a merge, or a commit outside it, is asked of git alone.
-            fc = self.history.commit(sha) if self.history.wanted else None
-            if fc is not None and fc.path == path and len(fc.parents) <= 1:
-                rows, old_path = fc.hunks, fc.old_path
+            # The file's history (one `git log`, diffs cached) has the commit's hunks; a merge,
+            # or a commit outside it, is asked of git alone.
+            hit = self.history.commit(sha)
+            if hit is not None and hit[0].path == path and len(hit[0].parents) <= 1:
+                rows, old_path = hit[1], hit[0].old_path
             else:
                 from hansard.link.landing import commit_diff
 
@@ -580,21 +614,60 @@ class Attributor:
 
 
 def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes | None = None,
-            cwd: str | None = None) -> dict[str, Any]:
-    """The `why` answer for ``PATH[:LINE[-END]]`` as the README's `hansard why --json` contract."""
+            cwd: str | None = None, cache: bool = True) -> dict[str, Any]:
+    """The `why` answer for ``PATH[:LINE[-END]]`` as the README's `hansard why --json` contract.
+    With ``cache``, an answer already given for the same revision, bytes, question and store
+    generation is served from the store's why-result cache (see ``_cached``)."""
+    doc, raw = _explain(store, spec, rev, contents, cwd, cache)
+    if doc is None:
+        import json
+
+        doc = json.loads(raw)  # type: ignore[arg-type]
+    return doc
+
+
+def explain_json(store: Store, spec: str, *, rev: str | None = None, contents: bytes | None = None,
+                 cwd: str | None = None, cache: bool = True) -> bytes:
+    """``explain``'s answer as the JSON document `hansard why --json` prints (UTF-8, indent 2,
+    no final newline): from the cache as stored, without decoding it."""
+    doc, raw = _explain(store, spec, rev, contents, cwd, cache)
+    return raw if raw is not None else to_json(doc)  # type: ignore[arg-type]
+
+
+# From this many lines, orjson's encoder saves more than its import costs (~15 ms, with
+# dataclasses and uuid). Both write the same bytes.
+ORJSON_LINES = 200
+
+
+def to_json(doc: dict[str, Any]) -> bytes:
+    if len(doc["lines"]) >= ORJSON_LINES:
+        import orjson
+
+        return orjson.dumps(doc, default=str, option=orjson.OPT_INDENT_2)
+    import json
+
+    return json.dumps(doc, indent=2, ensure_ascii=False, default=str).encode("utf-8", "surrogateescape")
+
+
+def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, cwd: str | None, cache: bool
+             ) -> tuple[dict[str, Any] | None, bytes | None]:
+    """(answer, its JSON document): a cached answer as its document alone, a fresh one as the
+    answer, with its document when it was cached."""
     from hansard.link.repos import repo_for
 
     path, start, end = parse_target(spec)
     t = resolve_target(path, start, end, cwd=cwd, check_exists=contents is None and rev is None)
     data = file_text(t, rev, contents)
     check_range(t, data)
-    history = FileHistory(store, t.top, t.rel, rev)
+    repo_id = repo_for(store, t.main_top)
+    cached = _cached(store, t, rev, contents, data, repo_id) if cache else None
+    if cached is not None and cached[2] is not None:
+        return None, cached[2]
+    from hansard.answers.restored import FileHistory
+
+    history = FileHistory(store, t.top, t.rel, rev, whole=t.start is None or t.end - t.start >= WHOLE_LINES)
     history.prefetch()  # the file's `git log` runs beside blame
     bl = run_blame(t, rev, contents)
-    repo_id = repo_for(store, t.main_top)
-    # An index elsewhere may still be adding what this file's answer needs (its first run, or
-    # an edit of it not linked yet): the answer says so.
-    building = store.archive.building(os.path.basename(t.rel))
     answers = Attributor(store, t, repo_id, bl, rev, history).answer()
     if any(a.kind == "human" for a in answers):
         from hansard.answers.pasted import mark_pasted
@@ -602,14 +675,62 @@ def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes 
         def whole() -> tuple[Blame, list[LineAnswer]]:  # a range's neighbours decide a pasted run
             tw = t._replace(start=None, end=None)
             bw = run_blame(tw, rev, contents)
+            history.whole = True
             return bw, Attributor(store, tw, repo_id, bw, rev, history).answer()
 
         # human lines copied from a web chat
         answers = mark_pasted(store, bl, answers, whole=None if t.start is None else whole)
     ans = render_contract(store, t, rev, bl, answers)
-    if building:
-        ans["indexing"] = True
-    return ans
+    if cached is None:
+        return ans, None
+    raw = to_json(ans)
+    cached[0].put(cached[1], cached[3], raw)
+    return ans, raw
+
+
+# Part of every cache key: a change to what an answer holds must not be served from old rows.
+CACHE_FORMAT = 1
+
+
+def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, data: bytes, repo_id: int
+            ) -> tuple[Any, str, bytes | None, int] | None:
+    """(cache, key, the cached JSON document or None, generation) when the store keeps answers; None
+    when it does not (a store wrapped with a team's evidence: the team's rows change without
+    the local generation) or the revision names no commit.
+
+    The key is a hash of all an answer depends on: the commit of HEAD (or ``rev``), the
+    file's bytes (the working tree's, or ``contents``), the question (path, line range), the
+    files git blame reads beside history (``.git-blame-ignore-revs``, ``.mailmap``), the
+    repository, hansard's version and the store generation (a newly indexed transcript, a
+    linked repository or a re-dated edit changes it)."""
+    cache = store.why_cache if hasattr(type(store), "why_cache") else None  # type: ignore[attr-defined]
+    if cache is None:
+        return None
+    generation = cache.generation()
+    if generation is None:
+        return None
+    from hansard.git.refs import head_commit, resolve_commit
+
+    commit = resolve_commit(t.top, rev) if rev else head_commit(t.top)
+    if commit is None:
+        return None
+    import hashlib
+
+    from hansard import __version__
+
+    h = hashlib.blake2b(digest_size=20)
+    h.update(repr((CACHE_FORMAT, __version__, generation, repo_id, t.top, t.main_top, t.rel, t.start, t.end,
+                   rev, commit, contents is not None)).encode("utf-8", "surrogateescape"))
+    for name in (".git-blame-ignore-revs", ".mailmap"):
+        try:
+            with open(os.path.join(t.top, name), "rb") as fh:
+                side = fh.read()
+        except OSError:
+            side = None
+        h.update(repr(side).encode())
+    h.update(data)
+    key = h.hexdigest()
+    return cache, key, cache.get(key), generation
 
 
 def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers: list[LineAnswer]

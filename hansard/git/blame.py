@@ -14,6 +14,7 @@ from collections import namedtuple
 from hansard.git.run import git
 
 ZERO = "0" * 40
+_HEX = b"0123456789abcdef"
 
 
 # Plain slotted classes rather than dataclasses: this module is on the `why` start-up path.
@@ -79,17 +80,18 @@ def parse_porcelain(out: bytes) -> Blame:
                 )
                 pending = None
             continue
-        line = raw.decode("utf-8", "surrogateescape")
-        if not line:
+        if not raw:
             continue
-        head, _, rest = line.partition(" ")
-        if len(head) == 40 and all(c in "0123456789abcdef" for c in head):
-            parts = rest.split()
+        if raw[40:41] == b" " and not raw[:40].strip(_HEX):  # "<sha> <orig> <final> [<count>]"
+            head = raw[:40].decode()
+            parts = raw[41:].split()
             pending = (head, int(parts[0]), int(parts[1]))
             cur = commits.get(head)
             if cur is None:
                 cur = commits[head] = CommitInfo(head)
             continue
+        line = raw.decode("utf-8", "surrogateescape")
+        head, _, rest = line.partition(" ")
         if cur is None:
             continue
         if head == "author":

@@ -101,6 +101,34 @@ def file_log(top: str, path: str, rev: str = "HEAD", *, patches: bool = False) -
     return git_text([*args, rev, "--", path], top)
 
 
+# One commit of a file's history: the file's name in it (and before it, for a rename), its
+# blob after it (None: deleted), parents and committer time.
+LogEntry = namedtuple("LogEntry", "sha path old_path blob parents committer_time author summary")
+
+
+def parse_file_log(out: str, path: str) -> list[tuple[LogEntry, str]]:
+    """(entry, its patch text, empty without ``patches``) for each record of ``file_log``,
+    newest first."""
+    entries: list[tuple[LogEntry, str]] = []
+    for block in out.split("\x00")[1:]:
+        head, _, rest = block.partition("\n")
+        sha, parents, ct, author, summary = (head.split("\x1f") + [""] * 5)[:5]
+        name, old, blob = path, None, None
+        patch_at = rest.find("\ndiff --git ")
+        raw, patch = (rest, "") if patch_at < 0 else (rest[:patch_at], rest[patch_at + 1:])
+        for line in raw.splitlines():
+            if not line.startswith(":"):
+                continue
+            meta, _, names = line.partition("\t")
+            fields = meta.split()
+            parts = names.split("\t")
+            name = parts[-1]
+            old = parts[0] if len(parts) > 1 else None
+            blob = None if fields[3].strip("0") == "" else fields[3]
+        entries.append((LogEntry(sha, name, old, blob, parents.split(), int(ct or 0), author, summary), patch))
+    return entries
+
+
 def patch_ids(top: str, revs: list[str]) -> dict[str, str]:
     """rev -> `git patch-id --stable` of that commit's change, for the revs git has (a short id
     as given). One `git show` of them all, piped to one `git patch-id`."""

@@ -71,13 +71,13 @@ def identify(top: str) -> RepoIdentity:
     return RepoIdentity(top, min(roots) if roots else None, normalise_remote(remote) if remote else None)
 
 
-_SCP = re.compile(r"^(?:[\w.-]+@)?([\w.-]+):(?!/)(.+)$")
+_SCP = r"^(?:[\w.-]+@)?([\w.-]+):(?!/)(.+)$"  # compiled on first use (re caches it): `why` never needs it
 
 
 def normalise_remote(url: str) -> str:
     """``git@github.com:a/b.git`` and ``https://github.com/a/b`` name the same remote."""
     u = url.strip()
-    m = _SCP.match(u)
+    m = re.match(_SCP, u)
     if m and "://" not in u:
         host, rest = m.groups()
     else:

@@ -30,8 +30,6 @@ class Archive(Protocol):
     def transaction(self) -> AbstractContextManager[None]: ...
     def index_lock(self, wait: bool = True, timeout: float = 600.0) -> AbstractContextManager[bool]:
         """One indexer of this store at a time; yields False when ``wait`` is off and another holds it."""
-    def building(self, name: str) -> bool:
-        """An index run elsewhere is still building what answers about files named ``name`` need."""
     def bulk(self) -> AbstractContextManager[None]:
         """Settings for a run that writes much (an index, a reindex); restored after."""
     def file_stats(self) -> dict[str, tuple[int | None, int | None, int | None]]:
@@ -165,6 +163,20 @@ class CommitDiffCache(Protocol):
     def get(self, sha: str, path: str) -> tuple[str | None, list[Any]] | None: ...
     def get_many(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[Any]]: ...
     def put_many(self, rows: Iterable[tuple[str, str, str | None, list[Any]]]) -> None: ...
+
+
+# --- why-result cache: whole `why` answers by a key naming everything they depend on ---
+class WhyCache(Protocol):
+    """Answers keyed by a hash of the revision, the file's bytes, the question and the store
+    generation. Filling it is best effort, as for the commit-diff cache."""
+
+    def generation(self) -> int | None:
+        """A number that changes whenever indexed evidence may have changed (None: no cache)."""
+    def get(self, key: str) -> bytes | None:
+        """The answer's JSON document remembered under ``key``."""
+    def put(self, key: str, generation: int, document: bytes) -> None:
+        """Remember an answer's JSON document computed at ``generation`` (not kept if the
+        store has moved on since)."""
 
 
 # --- repositories: identities, path maps, session/edit resolution (the link stage) ---
@@ -318,6 +330,7 @@ class Store(Protocol):
     items: ItemSink
     evidence: EvidenceIndex
     commit_diffs: CommitDiffCache
+    why_cache: WhyCache
     repos: RepoRegistry
     sessions: SessionQueries
     search: SearchIndex

@@ -564,3 +564,42 @@ def m024_passage_vectors() -> str:
         DELETE FROM vector_progress;
         """
     )
+
+
+@migration
+def m025_why_cache() -> str:
+    triggers = []
+    # Every write that can change a `why` answer bumps the generation, in the same transaction:
+    # a source read further or again (its items were written with it), a run recorded after
+    # linking, a repository or path map added, an edit or session linked, re-dated or cleared.
+    for table, events in (
+        ("sources", ("INSERT", "UPDATE", "DELETE")),
+        ("runs", ("INSERT",)),
+        ("repos", ("INSERT", "UPDATE", "DELETE")),
+        ("path_maps", ("INSERT", "UPDATE", "DELETE")),
+        ("sessions", ("UPDATE OF repo_id, cwd", "DELETE")),
+        ("edits", ("UPDATE OF repo_id, rel_path, timestamp, status", "DELETE")),
+    ):
+        for event in events:
+            name = f"generation_{table}_{event.split()[0].lower()}"
+            triggers.append(f"CREATE TRIGGER {name} AFTER {event} ON {table} BEGIN"
+                            " UPDATE store_generation SET n = n + 1; END;")
+    return (
+        """
+        -- How many times the evidence may have changed: part of every why_cache key, so an
+        -- answer cached before a transcript was indexed (or a repository linked) is never served.
+        CREATE TABLE store_generation (n INTEGER NOT NULL);
+        INSERT INTO store_generation (n) VALUES (0);
+        -- `hansard why` answers, keyed by a hash of everything the answer depends on: the
+        -- revision (HEAD's commit), the file's path and bytes, the question's line range, the
+        -- hansard version and the store generation. The JSON document, zlib-compressed. A
+        -- cache only: it can be emptied at any time.
+        CREATE TABLE why_cache (
+            key TEXT PRIMARY KEY,
+            generation INTEGER NOT NULL,   -- store_generation.n when the answer was computed
+            answer BLOB NOT NULL,
+            used_at INTEGER NOT NULL       -- unix seconds when it was remembered: the oldest go first
+        );
+        """
+        + "\n".join(triggers)
+    )

@@ -124,3 +124,9 @@ class SqliteStore:
         from hansard.store.sqlite.team_export import SqliteTeamExport
 
         return SqliteTeamExport(self.db)
+
+    @cached_property
+    def why_cache(self):  # noqa: ANN201 - hansard.store.sqlite.why_cache.SqliteWhyCache
+        from hansard.store.sqlite.why_cache import SqliteWhyCache
+
+        return SqliteWhyCache(self.db)

@@ -1,0 +1,75 @@
+"""The commit a working tree's HEAD names, read from git's own files when that is plain (a
+loose or packed branch, a detached HEAD) and from ``git rev-parse`` otherwise. `why` asks
+this before every answer, so the common case costs a few small reads and no process."""
+
+from __future__ import annotations
+
+import os
+
+from hansard.errors import GitError
+
+
+def _is_id(text: str) -> bool:
+    return len(text) in (40, 64) and all(c in "0123456789abcdef" for c in text)
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read().strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _from_files(top: str) -> str | None:
+    gitdir = os.path.join(top, ".git")
+    if os.path.isfile(gitdir):  # a worktree or submodule: "gitdir: PATH"
+        line = _read(gitdir) or ""
+        if not line.startswith("gitdir:"):
+            return None
+        gitdir = os.path.normpath(os.path.join(top, line[len("gitdir:"):].strip()))
+    common = gitdir
+    rel = _read(os.path.join(gitdir, "commondir"))
+    if rel:
+        common = os.path.normpath(os.path.join(gitdir, rel))
+    head = _read(os.path.join(gitdir, "HEAD"))
+    if head is None:
+        return None
+    if _is_id(head):
+        return head
+    if not head.startswith("ref: refs/"):
+        return None
+    ref = head[len("ref: "):]
+    for base in (gitdir, common):
+        text = _read(os.path.join(base, ref))
+        if text is not None:
+            return text if _is_id(text) else None  # a symbolic ref to a ref: ask git
+    packed = _read(os.path.join(common, "packed-refs"))
+    for line in (packed or "").splitlines():
+        sha, _, name = line.partition(" ")
+        if name == ref and _is_id(sha):
+            return sha
+    return None  # an unborn branch, or refs git keeps elsewhere (reftable): ask git
+
+
+def head_commit(top: str) -> str | None:
+    """HEAD's commit id in the working tree at ``top``; None when HEAD names no commit yet."""
+    sha = _from_files(top)
+    if sha is not None:
+        return sha
+    from hansard.git.run import git_text
+
+    try:
+        return git_text(["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], top).strip() or None
+    except GitError:
+        return None
+
+
+def resolve_commit(top: str, rev: str) -> str | None:
+    """The commit ``rev`` names now (None: it names none)."""
+    from hansard.git.run import git_text
+
+    try:
+        return git_text(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top).strip() or None
+    except GitError:
+        return None
