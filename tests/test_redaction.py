@@ -725,3 +725,60 @@ def test_memory_files_are_redacted(tmp_path, monkeypatch) -> None:
     mem = get_memory(store, hits["results"][0]["memory_id"])
     blob = repr(hits) + repr(mem)
     assert key not in blob and "[REDACTED" in blob
+
+
+def test_commit_diffs_hold_no_secret(tmp_path: Path) -> None:
+    """Issue 17, item 3: a secret committed in a file is not copied into the commit-diff cache
+    by `why` or `log` (git gives that diff again); diffs without one are still cached."""
+    from tests.hostile import git
+
+    token = "ghp_" + rand(36)
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "settings.py").write_text("DEBUG = False\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "settings")
+    (repo / "settings.py").write_text(f"DEBUG = False\nGITHUB_TOKEN = '{token}'\nRETRIES = 3\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "token")
+    (repo / "settings.py").write_text(f"DEBUG = True\nGITHUB_TOKEN = '{token}'\nRETRIES = 3\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "debug")
+    cwd = os.getcwd()
+    os.chdir(repo)
+    try:
+        for args in (("why", "settings.py", "--json"), ("why", "settings.py:2", "--json"),
+                     ("log", "settings.py", "--json")):
+            code, out, err = run_cli(*args)
+            assert code == 0, (args, out, err)
+    finally:
+        os.chdir(cwd)
+    db = sqlite3.connect(Path(os.environ["HANSARD_HOME"]) / "hansard.db")
+    rows = db.execute("SELECT sha, path, hunks FROM commit_diffs").fetchall()
+    assert rows, "the diffs without a secret are cached"
+    assert not any(token in r[2] for r in rows), "a committed secret reached the commit-diff cache"
+    # raw_records is the verbatim archive; why_cache keeps whole `why` answers, which quote
+    # the file's lines as `why` prints them (not diffs), and is left to that cache's own rule.
+    for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type='table'"
+                               " AND name NOT LIKE 'raw_records%' AND name <> 'why_cache'"):
+        for row in db.execute(f"SELECT * FROM \"{table}\""):
+            assert not any(token.encode() in _plain(v) for v in row if isinstance(v, (str, bytes))), table
+
+
+def _plain(v: str | bytes) -> bytes:
+    """A stored value as bytes, decompressed when it is a zlib or Zstandard blob."""
+    if isinstance(v, str):
+        return v.encode("utf-8", "surrogateescape")
+    import zlib
+
+    try:
+        return zlib.decompress(v)
+    except zlib.error:
+        pass
+    from hansard.store.sqlite.codec import unpack_record
+
+    try:
+        return unpack_record(v)
+    except Exception:  # noqa: BLE001 - neither: the bytes as stored
+        return v

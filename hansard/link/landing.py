@@ -18,6 +18,8 @@ from hansard.answers.evidence import CLOCK_SLACK_S
 from hansard.errors import GitError
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from hansard.git.history import FileDiff
     from hansard.store.interfaces import Store
 
@@ -87,7 +89,7 @@ def file_commits(store: Store, top: str, path: str, rev: str = "HEAD", until: fl
             rows = hunks_to_json(hunks)
             cached[(c.sha, c.path)] = rows
             fresh.append((c.sha, c.path, c.old_path, rows))
-        store.commit_diffs.put_many(fresh)
+        store.commit_diffs.put_many(_without_secrets(fresh))
     out = []
     for c in listed:
         if until is not None and c.committer_time > until:
@@ -133,8 +135,19 @@ def commit_diff(store: Store, top: str, sha: str, path: str) -> FileDiff | None:
         return FileDiff(hit[0], path, tuple(hunks_from_json(hit[1])))
     diff = commit_file_diff(top, sha, path)
     if diff is not None:
-        store.commit_diffs.put_many([(sha, path, diff.old_path, hunks_to_json(diff.hunks))])
+        store.commit_diffs.put_many(_without_secrets([(sha, path, diff.old_path, hunks_to_json(diff.hunks))]))
     return diff
+
+
+def _without_secrets(rows: list[tuple[str, str, str | None, list[Any]]]) -> list[tuple[str, str, str | None, list[Any]]]:
+    """The rows of the commit-diff cache that hold no secret. A diff that holds one is not
+    stored (git gives it again): a redacted copy would hash differently from the file's line
+    and change the answer, and the store holds no secret outside its raw archive."""
+    if not rows:
+        return rows
+    from hansard.ingest.redact import find_secrets
+
+    return [r for r in rows if not find_secrets("\n".join(ln for h in r[3] for ln in h[4]))]
 
 
 def edit_landed_in(edit_ts: float, added: set[int], removed: set[int], commits: list[FileCommit]) -> list[str]:
