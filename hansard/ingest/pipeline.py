@@ -199,21 +199,22 @@ def reindex(store: Store, redactor: Redactor | None = None, progress: Progress |
             progress.start(total, len(jobs))
         readers = open_readers(jobs, reading_tools(store, redactor), total)
         try:
-            for src, provider in todo:
-                if progress is not None:
-                    progress.file(src["path"])
-                done = write_results(store, source_id=src["id"], generation=src["generation"], provider=provider.name,
-                                     results=readers.results(), redactor=redactor, index_text=False,
-                                     on_bytes=progress.advance if progress is not None else None)
-                assert done is not None  # only a whole-file job read from disk can be mid-write
-                state = done.state
-                if getattr(provider, "container", None):
-                    # A database or folder source resumes at its reader's cursor, which the archive
-                    # alone cannot rebuild: keep it (hansard/ingest/containers.py).
-                    state = {"parser": done.state, "reader": (archive.parser_state(src["id"]) or {}).get("reader")}
-                archive.rebuilt(src["id"], parser_state=state, redactions=done.writer.counts["redactions"])
-                summary.files += 1
-                summary.add(done)
+            with store.items.rebuilding():
+                for src, provider in todo:
+                    if progress is not None:
+                        progress.file(src["path"])
+                    done = write_results(store, source_id=src["id"], generation=src["generation"], provider=provider.name,
+                                         results=readers.results(), redactor=redactor, index_text=False,
+                                         on_bytes=progress.advance if progress is not None else None)
+                    assert done is not None  # only a whole-file job read from disk can be mid-write
+                    state = done.state
+                    if getattr(provider, "container", None):
+                        # A database or folder source resumes at its reader's cursor, which the archive
+                        # alone cannot rebuild: keep it (hansard/ingest/containers.py).
+                        state = {"parser": done.state, "reader": (archive.parser_state(src["id"]) or {}).get("reader")}
+                    archive.rebuilt(src["id"], parser_state=state, redactions=done.writer.counts["redactions"])
+                    summary.files += 1
+                    summary.add(done)
         finally:
             readers.close()
         store.items.index_text()

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import os
 import pickle
+import signal
+import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator
@@ -130,11 +132,25 @@ def _run(job: Job, tools: Tools, archived: Iterator[RawRecord] | None) -> Iterat
 # -- the worker process -------------------------------------------------------------------------
 
 
-def _serve(jobs: Any, results: Any, tools: Tools, parent: int) -> None:
-    """The worker's loop: one job at a time, its results in order, until the job pipe closes."""
-    import signal
+def _die_with_parent() -> None:
+    """Linux: the kernel kills this process when its parent dies (even by SIGKILL), so it
+    never outlives the writer holding the file lock it inherited."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
 
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+
+
+def _serve(jobs: Any, results: Any, tools: Tools, parent: int, parent_ends: tuple[Any, ...]) -> None:
+    """The worker's loop: one job at a time, its results in order, until the job pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the writer decides when to stop
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with_parent()
+    for end in parent_ends:
+        end.close()  # the writer's ends: with them closed here, its death reads as end of file
     try:
         while True:
             if os.getppid() != parent:
@@ -226,8 +242,9 @@ class Worker:
         self._store_path = tools.store_path
         self._jobs_r, self._jobs_w = ctx.Pipe(duplex=False)
         self._res_r, self._res_w = ctx.Pipe(duplex=False)
-        self.proc = ctx.Process(target=_serve, args=(self._jobs_r, self._res_w, tools, os.getpid()), daemon=True,
-                                name="hansard-index-reader")
+        self.proc = ctx.Process(target=_serve, args=(self._jobs_r, self._res_w, tools, os.getpid(),
+                                                     (self._jobs_w, self._res_r)),
+                                daemon=True, name="hansard-index-reader")
         self.proc.start()
         self._jobs_r.close()
         self._res_w.close()

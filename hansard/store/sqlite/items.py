@@ -8,7 +8,8 @@ indexes level with the rows, and writers call it before their transaction commit
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from hansard.store.sqlite import fts
@@ -59,6 +60,30 @@ class SqliteItems:
             self.db.execute(f"INSERT INTO {fts_table}({fts_table}) VALUES('delete-all')")
         for table in DERIVED_TABLES:
             self.db.execute(f"DELETE FROM {table}")
+
+    @contextmanager
+    def rebuilding(self) -> Iterator[None]:
+        """Inside the caller's transaction, around writing every derived row again (after
+        ``clear_all``): the tables' non-unique indexes are dropped, and built once over the
+        finished tables on the way out, which costs less than keeping them up to date row by
+        row. The unique ones stay, as the writer's conflict rules need them. A transaction
+        rolled back takes the drop back with it."""
+        from hansard.store.sqlite.migrations import DERIVED_TABLES
+
+        marks = ",".join("?" * len(DERIVED_TABLES))
+        dropped = self.db.execute(
+            f"SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL AND tbl_name IN ({marks})"
+            " AND upper(sql) NOT LIKE 'CREATE UNIQUE%'", DERIVED_TABLES).fetchall()
+        for name, _sql in dropped:
+            self.db.execute(f'DROP INDEX "{name}"')
+        ok = False
+        try:
+            yield
+            ok = True
+        finally:
+            if ok:
+                for _name, sql in dropped:
+                    self.db.execute(sql)
 
     def message_index(self, provider: str, key: str) -> int | None:
         row = self.db.execute("SELECT message_index FROM messages WHERE provider=? AND key=?", (provider, key)).fetchone()
