@@ -194,6 +194,17 @@ class FileHistory:
                 return c.sha
         return None
 
+    def prefetch_removals(self, questions: list[tuple[int, float, str]]) -> None:
+        """Read at once, in one `git cat-file`, the blobs every ``removed_since(h, edit_ts,
+        sha)`` among ``questions`` may look at."""
+        self.commits()
+        blobs: list[str] = []
+        for h, edit_ts, sha in questions:
+            pos = self._pos.get(sha)
+            if pos is not None:
+                blobs += [c.blob for c in self._touching(h, edit_ts, pos, 1) if c.blob]
+        self._read_blobs(blobs)
+
     def first_landed(self, h: int, edit_ts: float, before: str) -> str | None:
         """The oldest commit, not older than the edit and older than ``before``, that added ``h``."""
         commits = self.commits()

@@ -205,7 +205,8 @@ class Attributor:
         self._quals: list[list[EditRef] | None] = [None] * len(self.lines)
         self._restored: dict[int, dict[int, tuple[str, str]]] = {}  # line -> edit -> (original, restoring)
         self._file_edits: list[Any] | None = None
-        self._removed_writers: dict[tuple[str, str], dict[int, list[EditRef]]] = {}
+        self._removed_writers: dict[int, list[EditRef]] = {}  # removed line hash -> edits that added it
+        self._scored: dict[int, list[tuple[list[tuple[float, str]], str | None]]] = {}
         self._removed_by_commit: dict[tuple[str, str], set[int]] = {}
         self._later: dict[tuple[int, int], list[str]] = {}  # (line hash, edit) -> later sessions
 
@@ -296,6 +297,10 @@ class Attributor:
 
     def answer(self) -> list[LineAnswer]:
         answers: list[LineAnswer | None] = [None] * len(self.lines)
+        if self.history.whole:
+            # the file versions that may show an edit's line removed, read in one git process
+            self.history.prefetch_removals(list({(self.hashes[i], e.ts, b.sha) for i, b in enumerate(self.lines)
+                                                 if not self.trivial[i] and b.sha != ZERO for e in self.loose(i)}))
         for g in self.groups():
             self._answer_group(g, answers)
         return [a for a in answers if a is not None]
@@ -513,10 +518,7 @@ class Attributor:
         bound = self.commit_time(b.sha)
         if bound is None or not self._path_has_edits():
             return None
-        for lo, hi, removed, old_path in self._commit_hunks(b.sha, b.orig_path):
-            if not lo <= b.orig_line < hi:
-                continue
-            scored = sorted(((similarity(r, b.content, SIMILAR), r) for r in removed), reverse=True)
+        for scored, old_path in self._similar_removed(i):
             if scored and scored[0][0] >= SIMILAR:
                 # The commit rewrote this region: the version the person changed is the last
                 # one an edit of the commit's own sessions wrote there, if any did.
@@ -527,22 +529,39 @@ class Attributor:
                 if sim < SIMILAR:
                     break
                 names = self.names | ({old_path} if old_path else set())
-                quals = [e for e in self._writers(b.sha, b.orig_path, textnorm.line_hash(r))
+                quals = [e for e in self._writers(i, textnorm.line_hash(r))
                          if e.rel_path in names and e.ts <= bound + CLOCK_SLACK_S]
                 if quals:
                     return max(quals, key=lambda e: (e.ts, e.edit_id)), sim, "modified"
         return None
 
-    def _writers(self, sha: str, path: str, h: int) -> list[EditRef]:
-        """The timed edits in this repository that added the line ``h``, one of the lines the
-        commit removed from the file: the lines of a whole commit are looked up at once."""
-        key = (sha, path)
-        got = self._removed_writers.get(key)
+    def _similar_removed(self, i: int) -> list[tuple[list[tuple[float, str]], str | None]]:
+        """For each hunk of line i's commit around the line: the lines it removed, scored by
+        likeness to line i (0.0 below ``SIMILAR``), best first, and the file's old name."""
+        out = self._scored.get(i)
+        if out is None:
+            b = self.lines[i]
+            out = self._scored[i] = [
+                (sorted(((similarity(r, b.content, SIMILAR), r) for r in removed), reverse=True), old_path)
+                for lo, hi, removed, old_path in self._commit_hunks(b.sha, b.orig_path) if lo <= b.orig_line < hi
+            ]
+        return out
+
+    def _writers(self, i: int, h: int) -> list[EditRef]:
+        """The timed edits in this repository that added ``h``, a line similar to line i that
+        its commit removed. Looked up at once for every such line of line i, or, for a whole
+        file, of every line."""
+        got = self._removed_writers.get(h)
         if got is None:
-            hashes = {textnorm.line_hash(r) for _, _, removed, _ in self._commit_hunks(sha, path) for r in removed}
+            todo = range(len(self.lines)) if self.history.whole else (i,)
+            hashes = {textnorm.line_hash(r) for j in todo if not self.trivial[j] and self.lines[j].sha != ZERO
+                      for scored, _ in self._similar_removed(j) for sim, r in scored if sim >= SIMILAR}
+            hashes = {x for x in hashes if x not in self._removed_writers} | {h}
             edits, by_hash = evidence.load_candidates(self.store, self.repo_id, hashes)
-            got = self._removed_writers[key] = {x: [edits[eid] for eid in ids] for x, ids in by_hash.items()}
-        return got.get(h, [])
+            for x in hashes:
+                self._removed_writers[x] = [edits[eid] for eid in by_hash.get(x, ())]
+            got = self._removed_writers[h]
+        return got
 
     def _commit_session_version(self, i: int, bound: float) -> tuple[EditRef, float, str] | None:
         """The newest edit, by one of the sessions of line i's commit and before it, that added a
