@@ -124,3 +124,127 @@ def test_work_context_lists_no_session_of_another_repository(world: dict[str, An
     repo_of = {entries[0]["session_id"]: (True, str(world["a"])), B_SID: (True, str(world["b"]))}
     kept = filter_sessions(str(world["a"]), entries, repo_of.__getitem__)
     assert [e["session_id"] for e in kept] == [entries[0]["session_id"]]
+
+
+def _no_leak(reply: dict[str, Any], *, allowed: tuple[str, ...] = ()) -> None:
+    text = json.dumps(reply)
+    for word in (*SECRET_WORDS, "B-MEMORY-SECRET"):
+        if word not in allowed:
+            assert word not in text, (word, text)
+
+
+def test_no_tool_leaks_another_repository(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every tool and argument that can name another repository, against b (with a session)
+    and c (none), through a real stdio server under --scope repo: refused, or answered from
+    a alone. Team flags without a team configured hold the same scope."""
+    a, b, c = world["a"], world["b"], world["c"]
+    (b / "CLAUDE.md").write_text("# b\nB-MEMORY-SECRET kept in b\n")
+    monkeypatch.chdir(b)
+    assert run_cli("memory", "scan")[0] == 0
+    code, out, _ = run_cli("memory", "search", "kept", "--json")
+    b_mem = next(r["memory_id"] for r in json.loads(out)["results"] if r["path"].startswith(str(b)))
+    b_head = git(b, "rev-parse", "HEAD").strip()
+    words = (*SECRET_WORDS, "B-MEMORY-SECRET")
+    other_repos = (str(b), "../b", "link_to_b", str(a / "link_to_b"), str(c), "../c")
+    refused_calls: list[tuple[str, dict[str, Any]]] = [
+        ("get_past_session", {"session_id": B_SID}),
+        ("get_past_session", {"session_id": B_SID[:8]}),
+        ("get_past_session", {"session_id": B_SID, "around": 0, "roles": ["user"]}),
+        ("work_context", {"session_id": B_SID}),
+        ("work_context", {"session_id": B_SID[:8]}),
+        ("get_memory", {"memory_id": b_mem}),
+        ("get_memory", {"memory_id": b_mem, "line": 2}),
+        ("search_past_sessions", {"query": "vault", "commit": b_head, "include_team_sessions": True}),
+        ("search_past_sessions", {"query": "vault", "file": "link_to_b/vault.py", "mode": "hybrid"}),
+        ("code_history", {"path": "../b/vault.py:1", "until": "2030-01-01"}),
+    ]
+    for repo in other_repos:
+        refused_calls += [
+            ("search_past_sessions", {"query": "vault", "repo": repo}),
+            ("search_past_sessions", {"query": "vault", "repo": repo, "include_team_sessions": True}),
+            ("code_history", {"path": "vault.py", "repo": repo}),
+            ("code_history", {"path": "c.py", "repo": repo, "symbol": "C_PRIVATE_CONTENT"}),
+            ("work_context", {"repo": repo}),
+            ("search_memories", {"query": "kept", "repo": repo}),
+        ]
+    answered_calls: list[tuple[str, dict[str, Any]]] = [
+        ("search_past_sessions", {"query": "vault"}),
+        ("search_past_sessions", {"query": B_PROMPT}),
+        ("search_past_sessions", {"query": "zebra-quartz", "include_subagents": True, "include_web_chats": True}),
+        ("search_past_sessions", {"query": "vault client", "mode": "meaning"}),
+        ("search_past_sessions", {"query": "vault client", "mode": "hybrid", "include_team_sessions": True}),
+        ("search_past_sessions", {"query": "vault", "roles": ["user"], "limit": 20}),
+        ("search_past_sessions", {"query": "vault", "tool": "edit", "command": "vault"}),
+        ("search_memories", {"query": "kept in b"}),
+        ("search_memories", {"query": "kept in b", "include_team_sessions": True}),
+        ("work_context", {}),
+        ("work_context", {"session_id": "aaaaaaaa"}),
+        ("capture_subagent_messages", {"message_type": "result", "sender": str(b / "vault.py"),
+                                       "recipient_path": str(b / "vault.py"), "text": "zebra please"}),
+    ]
+    with RawClient(a, world["env"], "--scope", "repo") as cl:
+        for tool, args in refused_calls:
+            r = cl.call(tool, args)
+            err = tool_error(r)
+            assert err["code"] == "scope_not_granted", (tool, args, r)
+            _no_leak(r, allowed=tuple(w for w in words if w in json.dumps(args)))
+        for tool, args in answered_calls:
+            r = cl.call(tool, args)
+            assert "result" in r, (tool, args, r)
+            # a capture needs a calling session, which this server has none of
+            assert tool == "capture_subagent_messages" or not r["result"].get("isError"), (tool, args, r)
+            sent = json.dumps(args)  # what the caller sent may come back; nothing else of b or c
+            if args.get("query") == B_PROMPT:
+                assert r["result"]["structuredContent"]["results"] == [], r
+            for word in words:
+                assert word in sent or word not in json.dumps(r), (tool, args, word, r)
+        r = cl.call("search_past_sessions", {"query": "greeting"})  # a's own sessions still answer
+        assert not r["result"].get("isError") and "aaaaaaaa" in json.dumps(r), r
+
+
+def test_a_summary_never_renames_another_repositorys_session(world: dict[str, Any]) -> None:
+    """A summary record in a session file of repository a that names the leaf message of b's
+    session titles nothing (whichever file is read first); in b's own folder it titles it."""
+    from datetime import datetime
+
+    from fixtures_repos.writers import ClaudeWriter, encode_cwd
+
+    home = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    a, b = world["a"], world["b"]
+    db_path = Path(world["env"]["HANSARD_HOME"]) / "hansard.db"
+
+    def title(sid: str) -> str | None:
+        db = sqlite3.connect(db_path)
+        try:
+            return db.execute("SELECT title FROM sessions WHERE session_id=?", (sid,)).fetchone()[0]
+        finally:
+            db.close()
+
+    def summary_file(folder: Path, name: str, text: str, leaf: str) -> None:
+        d = home / "projects" / encode_cwd(str(folder))
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f"{name}.jsonl").write_text(json.dumps({"type": "summary", "summary": text, "leafUuid": leaf}) + "\n")
+
+    # b's session already indexed, the summary read afterwards.
+    b_leaf = sqlite3.connect(db_path).execute(
+        "SELECT m.key FROM messages m JOIN sessions s ON s.id=m.session_id WHERE s.session_id=?"
+        " ORDER BY m.message_index DESC LIMIT 1", (B_SID,)).fetchone()[0]
+    before = title(B_SID)
+    summary_file(a, "aaaaaaaa-9999-4999-8999-000000000009", "PWNED from a", b_leaf)
+    assert run_cli("index")[0] == 0
+    assert title(B_SID) == before
+
+    # The summary read first, the session of b afterwards.
+    sid2 = "bbbbbbbb-3333-4333-8333-000000000003"
+    w = ClaudeWriter(home, b, sid2, datetime(2026, 11, 21, 9, 0, 0))
+    w.prompt("another task in b")
+    w.say("done")
+    summary_file(a, "aaaaaaaa-9999-4999-8999-00000000000a", "PWNED again from a", str(w.last_uuid))
+    assert run_cli("index", str(home / "projects" / encode_cwd(str(a)))) [0] == 0
+    assert run_cli("index")[0] == 0
+    assert title(sid2) != "PWNED again from a"
+
+    # In b's own folder a summary still titles b's session.
+    summary_file(b, "bbbbbbbb-9999-4999-8999-000000000009", "Vault client work", b_leaf)
+    assert run_cli("index")[0] == 0
+    assert title(B_SID) == "Vault client work"

@@ -263,9 +263,10 @@ class Writer:
             pending[3] = text[:PROMPT_CHARS]
         self.counts["messages"] += 1
         self.counts["redactions"] += red
-        title = self.db.execute("SELECT title FROM leaf_titles WHERE leaf_uuid=? LIMIT 1", (key,)).fetchone()
-        if title is not None:
-            self._title(sid, title[0], SUMMARY_RANK)
+        for title, source_id in self.db.execute("SELECT title, source_id FROM leaf_titles WHERE leaf_uuid=?", (key,)):
+            if self._same_folder(source_id):
+                self._title(sid, title, SUMMARY_RANK)
+                break
 
     def _known_message(self, sid: int, key: str, role: str, kind: str, text: str, red: int, timestamp: str | None,
                        model: str | None, replace: bool) -> None:
@@ -366,10 +367,20 @@ class Writer:
         )
         self.counts["redactions"] += red * cur.rowcount
         row = self.db.execute(
-            "SELECT session_id FROM messages WHERE provider=? AND key=?", (self.provider, leaf_uuid)
+            "SELECT session_id, source_id FROM messages WHERE provider=? AND key=?", (self.provider, leaf_uuid)
         ).fetchone()
-        if row is not None:
+        if row is not None and self._same_folder(row[1]):
             self._title(row[0], title, SUMMARY_RANK)
+
+    def _same_folder(self, source_id: int) -> bool:
+        """Whether ``source_id``'s file sits in the folder of the file being written. A summary
+        record titles only a session of its own project folder: a file of one repository
+        never renames a session of another, whatever leaf it names."""
+        if source_id == self.source_id:
+            return True
+        paths = dict(self.db.execute("SELECT id, path FROM sources WHERE id IN (?,?)", (source_id, self.source_id)))
+        a, b = paths.get(source_id), paths.get(self.source_id)
+        return a is not None and b is not None and a.rsplit("/", 1)[0] == b.rsplit("/", 1)[0]
 
     def _rewind(self, op: tuple) -> None:
         _, session_id, message_key = op
