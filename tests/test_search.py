@@ -397,6 +397,29 @@ def test_meaning_and_hybrid_with_an_embedder(db) -> None:
         db, "kiwi parser", mode="meaning", embedder=emb, exclude_session_id="sess-beta")["results"])
 
 
+def test_long_messages_are_embedded_by_passage(tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    from hansard.answers.search.meaning import MAX_PASSAGES, PASSAGE_CHARS, build_vectors, passages
+
+    text = ("Setting up the build cache took a while. " * 40) + "\n\n" + ("The walrus migration is done. " * 5)
+    spans = passages(text)
+    assert spans[0][0] == 0 and all(b - a <= PASSAGE_CHARS for a, b in spans)
+    assert all(spans[i][1] == spans[i + 1][0] for i in range(len(spans) - 1)) and spans[-1][1] == len(text)
+    assert all(text[b - 1] in " \n" for _, b in spans[:-1])  # cut at a break, never inside a word
+    assert len(passages("word " * 10_000)) == MAX_PASSAGES
+    d = open_store()
+    t = Transcript("sess-long", cwd="/work/app")
+    t.user("tell me everything")
+    t.assistant(text)
+    t.write(tmp_path / "l")
+    index(d, [tmp_path / "l"])
+    counts = build_vectors(d.search, HashEmbedder())
+    assert counts["passages"] == counts["messages"] - 1 + len(spans)
+    hit = search_past_sessions(d, "walrus migration", mode="meaning", embedder=HashEmbedder())["results"][0]
+    a, b = hit["passage"]
+    assert "walrus" in text[a:b] and "walrus" in hit["excerpt"].lower() and 0 < hit["similarity"] <= 1
+
+
 def test_rrf_prefers_agreement() -> None:
     kw = [Candidate(1), Candidate(2), Candidate(3)]
     fused = rrf(kw, [(3, 0.9), (4, 0.8)])

@@ -4,10 +4,10 @@ what the query looks like.
 Each ranking's scores are scaled to [0, 1] (keyword: the score over the best keyword score;
 meaning: the similarity between the ``FLOOR_RANK``-th and the best one, so a flat top of
 near-equal similarities says little), then ``fused = w * keyword + (1 - w) * meaning``.
-``w`` comes from :data:`WEIGHTS` by the query's shape (:func:`query_shape`) and by whether the
-best keyword match covers every term of the query: exact identifiers and a query that some
-message states in full are keyword's to answer; a question or a paraphrase that no message
-covers is meaning's. The weights were chosen on the development half of
+``w`` comes from :data:`WEIGHTS` by the query's shape (:func:`query_shape`) and by how much of
+the query the best keyword match covers (:func:`coverage_level`: all, most, or few of its
+terms): exact identifiers and a query that some message states in full are keyword's to
+answer; a paraphrase that no message comes close to covering is meaning's. The weights were chosen on the development half of
 ``scripts/eval_search.py``'s queries, never on the held-out half it reports. Within the keyword
 scores a message covering every term still outranks one covering some, and with two or more
 terms such a message outranks every message that does not (:data:`FULL_COVERAGE_FIRST`): what
@@ -26,11 +26,11 @@ from hansard.store.types import Candidate
 
 K = 60
 FLOOR_RANK = 50
-# keyword's weight by (query shape, best keyword match covers every term)
-WEIGHTS: dict[tuple[str, bool], float] = {
-    ("exact", True): 0.8, ("exact", False): 0.5,
-    ("question", True): 0.4, ("question", False): 0.2,
-    ("words", True): 0.5, ("words", False): 0.25,
+# keyword's weight by (query shape, coverage level of the best keyword match)
+WEIGHTS: dict[tuple[str, str], float] = {
+    ("exact", "all"): 0.8, ("exact", "most"): 0.5, ("exact", "few"): 0.5,
+    ("question", "all"): 0.5, ("question", "most"): 0.5, ("question", "few"): 0.2,
+    ("words", "all"): 0.5, ("words", "most"): 0.5, ("words", "few"): 0.1,
 }
 FULL_COVERAGE_FIRST = True
 QUESTION_WORDS = frozenset("which what did do does how why when where who whom whose was were is are have has "
@@ -49,12 +49,21 @@ def query_shape(q: Any) -> str:
     return "words"
 
 
+def coverage_level(q: Any, keyword: list[Candidate]) -> str:
+    """``all``: the best keyword match covers every term group; ``most``: at least half of
+    them (and more than one); ``few``: less, or nothing matched."""
+    groups = max(len(q.groups), 1)
+    best = max((c.coverage for c in keyword), default=0)
+    if best >= groups:
+        return "all"
+    return "most" if best > 1 and 2 * best >= groups else "few"
+
+
 def fuse(q: Any, keyword: list[Candidate], meaning: list[tuple[int, float]],
-         weights: dict[tuple[str, bool], float] | None = None, full_first: bool | None = None
+         weights: dict[tuple[str, str], float] | None = None, full_first: bool | None = None
          ) -> list[tuple[Candidate, str, float | None]]:
     groups = max(len(q.groups), 1)
-    full = bool(keyword) and max(c.coverage for c in keyword) >= groups
-    w = (weights or WEIGHTS)[(query_shape(q), full)]
+    w = (weights or WEIGHTS)[(query_shape(q), coverage_level(q, keyword))]
     top_kw = max((c.score for c in keyword), default=0.0) or 1.0
     kw = {c.id: c for c in keyword}
     sim = dict(meaning)

@@ -118,7 +118,7 @@ def search_past_sessions(
         else:
             kw = index.recent_candidates(f, k, MAX_HITS_PER_SESSION + 1)
             exact = False
-    elif mode in ("keyword", "hybrid") or mode == "meaning":
+    elif mode in ("keyword", "hybrid"):
         kw, total, exact = index.keyword_candidates(q, f, k)
 
     ranked: list[tuple[Candidate, str, float | None]] = [(c, "keyword" if not q.empty else "filter", None) for c in kw]
@@ -130,6 +130,9 @@ def search_past_sessions(
         if res.notice:
             mode_notice = res.notice
             ran = "keyword"
+            if mode == "meaning":
+                kw, total, exact = index.keyword_candidates(q, f, k)
+                ranked = [(c, "keyword", None) for c in kw]
         elif mode == "meaning":
             mode_notice = res.coverage_note
             ranked = [(Candidate(mid, score=sim), "meaning", sim) for mid, sim in res.hits]

@@ -321,18 +321,20 @@ def _window(db: sqlite3.Connection, table: str, expr: str, max_id: int) -> tuple
 
 
 def _count(db: sqlite3.Connection, q: Query, where: str, wargs: list, seen: int) -> tuple[int, bool]:
-    """Sessions with a matching message, counted up to COUNT_CAP so a common word costs little."""
+    """Sessions with a matching message, among the first COUNT_CAP + 1 matching messages so a
+    common word costs little: exact when no more messages match, else a lower bound."""
     expr = fts_any(q)
     if not expr:
         return seen, True
     rows = _fetch(
         db,
-        "SELECT COUNT(*) FROM (SELECT DISTINCT m.session_id FROM messages_fts f JOIN messages m ON m.id=f.rowid"
-        f" JOIN sessions s ON s.id=m.session_id WHERE messages_fts MATCH ? AND {where} LIMIT ?)",
+        "SELECT COUNT(*), COUNT(DISTINCT sid) FROM (SELECT m.session_id AS sid FROM messages_fts f"
+        f" JOIN messages m ON m.id=f.rowid JOIN sessions s ON s.id=m.session_id WHERE messages_fts MATCH ? AND {where}"
+        " LIMIT ?)",
         (expr, *wargs, COUNT_CAP + 1),
     )
-    n = rows[0][0] if rows else 0
-    return min(n, COUNT_CAP), n <= COUNT_CAP
+    n, sessions = (rows[0][0], rows[0][1]) if rows else (0, 0)
+    return sessions, n <= COUNT_CAP
 
 
 def rank(db: sqlite3.Connection, cands: list[Candidate], groups: int) -> list[Candidate]:
