@@ -164,6 +164,33 @@ def test_vanishing_file_mid_scan(samples: Path, tmp_path: Path, monkeypatch: pyt
     assert s is not None and s.skipped.get("vanished") == 1 and s.messages > 0
 
 
+def test_file_vanishing_after_planning_takes_back_only_itself(samples: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files are written several to a transaction, each in a savepoint: a file that vanishes
+    between the plan and its reading is skipped alone; the files around it commit."""
+    from hansard.ingest import scanner
+
+    a = _copy(samples, CC_SAMPLE, tmp_path / "t", "a.jsonl")
+    _copy(samples, CODEX_SAMPLE, tmp_path / "t", "b.jsonl")
+    _copy(samples, CC_SAMPLE, tmp_path / "u", "c.jsonl")
+    real = scanner.Scanner.scan_file
+
+    def vanish(self, path, row):  # planned, then deleted before it is read
+        plan = real(self, path, row)
+        if path.name == "a.jsonl":
+            a.unlink()
+        return plan
+
+    monkeypatch.setattr(scanner.Scanner, "scan_file", vanish)
+    db = connect()
+    s = index(db, [tmp_path / "t"])
+    assert s is not None and s.skipped.get("vanished") == 1 and s.messages > 0
+    assert [Path(r[0]).name for r in db.execute("SELECT path FROM sources")] == ["b.jsonl"]
+    one = index(connect(), [tmp_path / "u"])  # the same transcript as a.jsonl, alone
+    assert one is not None
+    assert db.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == s.messages + one.messages
+
+
 def test_status_and_sessions_cli(samples: Path) -> None:
     code, out, err = run_cli("index", str(samples))
     assert code == 0, err

@@ -1,9 +1,10 @@
 """The incremental scanner: finds transcript files and runs the new bytes of each through the
 ingest pipeline (hansard/ingest/pipeline.py).
 
-Always true after a scan of a file, in one transaction: its new complete lines are in the
+Always true after a scan of a file, in one transaction (shared with other files read just
+before or after it, each in a savepoint of its own): its new complete lines are in the
 archive, their items are applied, and the source row holds the offset just past them and
-the parser state to resume from. A half-written last line is left for the next scan. A file
+the parser state to resume from; a file's rows are never split between transactions. A half-written last line is left for the next scan. A file
 that shrank or was rewritten gets a new archive generation, and its derived rows are
 replaced. Nothing here raises on a bad file: problems become counted skips.
 """
@@ -13,7 +14,9 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,6 +32,9 @@ if TYPE_CHECKING:
     from hansard.store.interfaces import Redactor, Store
 
 HEAD_HASH_BYTES = 4096
+# Files written in one transaction, up to this many bytes read or this long holding the lock.
+GROUP_BYTES = 8 << 20
+GROUP_S = 1.0
 
 
 def discover(paths: Iterable[Path] | None = None) -> Iterator[Path]:
@@ -146,8 +152,7 @@ class Scanner:
 
     def read(self, plans: list[Plan]) -> None:
         """Read the planned files, in order: their records are read, parsed and redacted by a
-        worker process (or inline, for a few bytes) while this process writes each file in
-        one transaction."""
+        worker process (or inline, for a few bytes) while this process writes them."""
         from hansard.ingest.prepare import FILE, Job, open_readers
 
         files = [p for p in plans if not p.container]
@@ -157,67 +162,121 @@ class Scanner:
         jobs = [Job(FILE, str(p.path), registry.provider_key(p.provider), start=p.start, state=p.state,
                     whole_file=p.provider.whole_file) for p in files if p.provider is not None]
         readers = open_readers(jobs, reading_tools(self.store, self.redactor), total) if jobs else None
+        group = _Group(self)
         try:
             for plan in plans:
                 if self.progress is not None:
                     self.progress.file(str(plan.path))
                 try:
                     if plan.container:
+                        group.commit()
                         containers.scan(self, plan.path, plan.row)
                     else:
                         assert readers is not None
-                        self._write(plan, readers.results())
+                        self._write(plan, readers.results(), group)
                 except FileNotFoundError:
                     self.summary.skip("vanished")
                 except PermissionError:
                     self.summary.skip("unreadable")
                 except IsADirectoryError:
                     continue
+            group.commit()
+        except BaseException:
+            group.abort()
+            raise
         finally:
             if readers is not None:
                 readers.close()
         if self.progress is not None:
             self.progress.done()
 
-    def _write(self, plan: Plan, results: Iterator[tuple]) -> None:
+    def _write(self, plan: Plan, results: Iterator[tuple], group: _Group) -> None:
         assert plan.provider is not None
         self.summary.changed += 1
-        pkey = registry.provider_key(plan.provider)
         on_bytes = self.progress.advance if self.progress is not None else None
+        group.begin()
         try:
-            done = self._transaction(plan, results, pkey, on_bytes)
+            with self.archive.savepoint():
+                done = self._file(plan, results, on_bytes)
         except _MidWrite:
             # A whole-file transcript caught mid-rewrite: nothing written, and the unchanged
             # stat row makes the next scan try again.
             self.summary.skip("whole_file_mid_write")
             return
-        self.summary.add(done)
+        group.add(done)
 
-    def _transaction(self, plan: Plan, results: Iterator[tuple], pkey: str, on_bytes: Callable[[int], None] | None
-                     ) -> Ingested:
+    def _file(self, plan: Plan, results: Iterator[tuple], on_bytes: Callable[[int], None] | None) -> Ingested:
+        """One file's new rows and its new offset, inside the group's transaction."""
         provider, path, row = plan.provider, plan.path, plan.row
         assert provider is not None
+        pkey = registry.provider_key(provider)
         inode, size, mtime = plan.stat
-        with self.archive.transaction():
-            if row is None:
-                source_id = self.archive.add_source(str(path), pkey)
-            else:
-                source_id = row["id"]
-                if not plan.appended:
-                    self.store.items.clear_source(source_id)
-                    self.archive.restart(source_id, pkey)
-            done = write_results(self.store, source_id=source_id, generation=plan.generation, provider=provider.name,
-                                 results=results, redactor=self.redactor, end=size if provider.whole_file else None,
-                                 on_bytes=on_bytes)
-            if done is None:
-                raise _MidWrite
-            end = done.end
-            # A partial last line: remember a size that cannot match, so the next scan looks again.
-            self.archive.advance(source_id, offset=end, parser_state=done.state,
-                                 redactions=done.writer.counts["redactions"], generation=plan.generation,
-                                 stat=(inode, -1 if done.partial_tail else size, mtime),
-                                 head_hash=_head_hash(path, end) if end else None)
+        if row is None:
+            source_id = self.archive.add_source(str(path), pkey)
+        else:
+            source_id = row["id"]
+            if not plan.appended:
+                self.store.items.clear_source(source_id)
+                self.archive.restart(source_id, pkey)
+        done = write_results(self.store, source_id=source_id, generation=plan.generation, provider=provider.name,
+                             results=results, redactor=self.redactor, end=size if provider.whole_file else None,
+                             index_text=False, on_bytes=on_bytes)
+        if done is None:
+            raise _MidWrite
+        end = done.end
+        # A partial last line: remember a size that cannot match, so the next scan looks again.
+        self.archive.advance(source_id, offset=end, parser_state=done.state,
+                             redactions=done.writer.counts["redactions"], generation=plan.generation,
+                             stat=(inode, -1 if done.partial_tail else size, mtime),
+                             head_hash=_head_hash(path, end) if end else None)
         return done
+
+
+class _Group:
+    """Consecutive files written in one transaction, each inside a savepoint of its own (a file
+    that fails takes back only its own rows), committed with their full-text index entries
+    once the group holds ``GROUP_BYTES`` or has held the write lock for ``GROUP_S``: fewer
+    commits and larger full-text segments than one transaction per file, and a file's rows
+    still commit together, never split. Counts reach the summary when they commit."""
+
+    def __init__(self, scanner: Scanner) -> None:
+        self.scanner = scanner
+        self.stack: ExitStack | None = None
+        self.bytes = 0
+        self.started = 0.0
+        self.done: list[Ingested] = []
+
+    def begin(self) -> None:
+        if self.stack is None:
+            stack = ExitStack()
+            stack.enter_context(self.scanner.archive.transaction())
+            self.stack, self.bytes, self.started = stack, 0, time.monotonic()
+
+    def add(self, done: Ingested) -> None:
+        self.done.append(done)
+        self.bytes += done.bytes
+        if self.bytes >= GROUP_BYTES or time.monotonic() - self.started >= GROUP_S:
+            self.commit()
+
+    def commit(self) -> None:
+        if self.stack is None:
+            return
+        stack, self.stack = self.stack, None
+        try:
+            self.scanner.store.items.index_text()
+        except BaseException:
+            stack.__exit__(*sys.exc_info())
+            raise
+        stack.close()
+        for done in self.done:
+            self.scanner.summary.add(done)
+        self.done = []
+
+    def abort(self) -> None:
+        if self.stack is not None:
+            stack, self.stack = self.stack, None
+            self.done = []
+            stack.__exit__(*sys.exc_info())
 
 
 def stderr_progress() -> Progress | None:

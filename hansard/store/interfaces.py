@@ -28,6 +28,8 @@ class Archive(Protocol):
     sink's writes: a file's records, items and new offset commit together or not at all."""
 
     def transaction(self) -> AbstractContextManager[None]: ...
+    def savepoint(self) -> AbstractContextManager[None]:
+        """Inside ``transaction()``: the block's writes are taken back alone if it raises."""
     def index_lock(self, wait: bool = True, timeout: float = 600.0) -> AbstractContextManager[bool]:
         """One indexer of this store at a time; yields False when ``wait`` is off and another holds it."""
     def bulk(self) -> AbstractContextManager[None]:

@@ -48,6 +48,23 @@ class SqliteArchive:
             yield
 
     @contextmanager
+    def savepoint(self) -> Iterator[None]:
+        """Inside a transaction: what is written in the block is taken back alone if it raises."""
+        self.db.execute("SAVEPOINT one_source")
+        try:
+            yield
+        except BaseException:
+            if self.db.in_transaction:
+                try:
+                    self.db.execute("ROLLBACK TO one_source")
+                    self.db.execute("RELEASE one_source")
+                except sqlite3.Error:
+                    pass  # the transaction is beyond saving: the caller's rollback takes it all back
+            raise
+        else:
+            self.db.execute("RELEASE one_source")
+
+    @contextmanager
     def index_lock(self, wait: bool = True, timeout: float = 600.0) -> Iterator[bool]:
         # Beside the store file, so that two indexers of one store exclude each other and
         # indexers of different stores do not.
@@ -199,6 +216,33 @@ class SqliteArchive:
 
     def has_runs(self) -> bool:
         return self.db.execute("SELECT 1 FROM runs LIMIT 1").fetchone() is not None
+
+    def building(self, name: str) -> bool:
+        """Whether an answer about a file named ``name`` (its last path component) may be
+        missing evidence because the store is being built: another process holds the indexer
+        lock and either no index run has finished (the first index: sessions still unread or
+        not linked yet) or an edit of a file of that name is archived but not linked yet.
+        The look-ups come first (two indexed queries); the lock is probed only when they say
+        the store is incomplete."""
+        if self.has_runs():
+            pattern = "%/" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            if self.db.execute("SELECT 1 FROM edits WHERE resolved=0 AND (path=? OR path LIKE ? ESCAPE '\\')"
+                               " LIMIT 1", (name, pattern)).fetchone() is None:
+                return False
+        home = os.path.dirname(os.path.abspath(self.path)) if self.path else _home()
+        try:
+            fd = os.open(os.path.join(home, "index.lock"), os.O_RDONLY)
+        except OSError:
+            return False  # no indexer ever ran here
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True  # an index run holds it
+        else:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return False
+        finally:
+            os.close(fd)
 
     def record_run(self, run: Mapping[str, Any]) -> None:
         self.db.execute(f"INSERT INTO runs ({', '.join(_RUN_COLS)}) VALUES ({','.join('?' * len(_RUN_COLS))})",
