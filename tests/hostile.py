@@ -64,6 +64,18 @@ def make_world(tmp: Path) -> dict[str, Any]:
     return {**repos, "env": env}
 
 
+def add_filler(folder: Path, sessions: int, messages: int = 20) -> None:
+    """``sessions`` Claude Code sessions in ``folder`` (not a repository), ``messages`` prompts
+    and replies each of common words: enough text that a long query costs seconds."""
+    home = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    folder.mkdir(parents=True, exist_ok=True)
+    for k in range(sessions):
+        w = ClaudeWriter(home, folder, f"ffffffff-0000-4000-8000-{k:012d}", datetime(2026, 11, 1, 9, 0, 0))
+        for j in range(messages):
+            w.prompt(f"filler prompt {k} {j} " + "lorem ipsum dolor sit amet " * 20)
+            w.say("reply " + "consectetur adipiscing elit " * 30)
+
+
 class RawClient:
     """`hansard mcp serve` in a subprocess, spoken to line by line."""
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from hansard.mcp import limits
-from tests.hostile import RawClient, make_world, tool_error, wait_for
+from tests.hostile import RawClient, add_filler, make_world, tool_error, wait_for
 
 
 @pytest.fixture
@@ -151,6 +151,30 @@ def test_every_call_is_audited_while_an_index_holds_the_store(world: dict[str, A
 def _cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+@pytest.mark.slow
+def test_timed_out_slow_search_stops(world: dict[str, Any], tmp_path: Path) -> None:
+    """A query that takes many seconds over a real corpus, past a limit so short that it
+    passes before the worker has opened the store (nothing to interrupt yet at the timeout):
+    the worker still stops soon after the reply (no CPU used after it), and the server keeps
+    answering."""
+    from tests.helpers import run_cli
+
+    add_filler(tmp_path / "filler", 200)
+    assert run_cli("index")[0] == 0
+    query = " ".join(["lorem", "ipsum", "dolor", "sit", "amet", "elit", "reply", "filler"] * 30)
+    c = RawClient(world["a"], {**world["env"], "HANSARD_TOOL_TIMEOUT": "0.001"})
+    c.initialize()
+    started = time.monotonic()
+    r = c.call("search_past_sessions", {"query": query}, timeout=120)
+    assert tool_error(r)["code"] == "tool_timeout" and time.monotonic() - started < 5, r
+    time.sleep(1.5)
+    cpu = _cpu_seconds(c.proc.pid)
+    time.sleep(2.0)
+    assert _cpu_seconds(c.proc.pid) - cpu < 0.3, "work kept running after its timeout"
+    assert not any(b"still running" in line for line in c.stderr)
+    assert c.close(timeout=30) == 0
 
 
 def test_timed_out_work_stops(world: dict[str, Any]) -> None:
