@@ -355,6 +355,9 @@ def cmd_why(a: argparse.Namespace) -> int:
         sys.stdout.buffer.flush()
         return 0
     ans = explain(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache)
+    if ans.get("indexing"):
+        print("warning: an index of this store is still running; sessions it has not read or linked yet "
+              "are missing from this answer", file=sys.stderr)
     from hansard.render import answers as render
 
     if len(ans["lines"]) == 1 or (len(ans["lines"]) <= 5 and ":" in a.target):

@@ -32,6 +32,8 @@ class Archive(Protocol):
         """Inside ``transaction()``: the block's writes are taken back alone if it raises."""
     def index_lock(self, wait: bool = True, timeout: float = 600.0) -> AbstractContextManager[bool]:
         """One indexer of this store at a time; yields False when ``wait`` is off and another holds it."""
+    def building(self, name: str) -> bool:
+        """An index run elsewhere is still building what answers about files named ``name`` need."""
     def bulk(self) -> AbstractContextManager[None]:
         """Settings for a run that writes much (an index, a reindex); restored after."""
     def file_stats(self) -> dict[str, tuple[int | None, int | None, int | None]]:
