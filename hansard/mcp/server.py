@@ -406,6 +406,8 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             repo: str | None = None,
             provider: str | None = None,
             source: str | None = None,
+            include_team_sessions: bool = False,
+            team: str | None = None,
         ) -> Annotated[CallToolResult, Result]:
             from hansard.answers.memories import search_memories as core
 
@@ -431,8 +433,6 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
                              ) -> Annotated[CallToolResult, Result]:
             from hansard.answers.memories import get_memory as core
 
-            include_team_sessions: bool = False,
-            team: str | None = None,
             def call(store: Store, **kw: Any) -> dict[str, Any]:
                 if memory_id.startswith("team-"):  # a teammate's project memory
                     store = _with_team(store)
