@@ -270,3 +270,42 @@ def test_sessions_repo_outside_git_exits_5(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     assert cli_json("sessions", "--repo", str(repo))["sessions"] == []
     assert cli_json("status")["counts"].get("repos", 0) == 0
+
+
+def test_progress_by_bytes_on_a_terminal_only(samples: Path, tmp_path: Path) -> None:
+    """`hansard index` draws bytes read of bytes to read, rate and time left on stderr when it
+    is a terminal; into a pipe, or with --quiet, it writes no progress at all."""
+    import pty
+    import subprocess
+    import sys
+
+    for i, rel in enumerate((CC_SAMPLE, CODEX_SAMPLE)):
+        _copy(samples, rel, tmp_path / "t", f"{i}.jsonl")
+
+    def run(*args: str, tty: bool) -> str:
+        home = tmp_path / f"h{len(list(tmp_path.iterdir()))}"
+        env = dict(os.environ, HANSARD_HOME=str(home))
+        cmd = [sys.executable, "-m", "hansard", "index", *args, str(tmp_path / "t")]
+        if not tty:
+            return subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stderr
+        main, side = pty.openpty()
+        p = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=side)
+        os.close(side)
+        out = b""
+        while True:
+            try:
+                chunk = os.read(main, 4096)
+            except OSError:  # the terminal's other side closed
+                break
+            if not chunk:
+                break
+            out += chunk
+        assert p.wait(timeout=120) == 0
+        os.close(main)
+        return out.decode(errors="replace")
+
+    shown = run(tty=True)
+    assert " MB (" in shown and "MB/s" in shown and " left " in shown and "\r" in shown, shown
+    assert str(tmp_path / "t") in shown or "…" in shown  # the file being read
+    assert run(tty=False) == ""
+    assert run("--quiet", tty=True) == ""

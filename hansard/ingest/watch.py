@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hansard import config
+from hansard.errors import StoreBusy
 from hansard.ingest.quickcheck import TRANSCRIPT_SUFFIXES
 
 if TYPE_CHECKING:
@@ -97,6 +98,8 @@ class Watcher:
         self.busy = True
         try:
             summary = index(self.store, [Path(f) for f in files] if files else self.paths)
+        except StoreBusy:
+            return None  # another indexer held the store too long: the next change tries again
         finally:
             self.busy = False
         self.runs += 1

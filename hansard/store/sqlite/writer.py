@@ -437,9 +437,22 @@ class Writer:
                 self._skip(op, offset)
 
 
+# Line facts already computed: edits repeat lines (blank lines, braces, the lines an edit
+# touches again). Emptied when full, so it stays a few MB.
+_FACTS: dict[str, tuple[int, int, int]] = {}
+_FACTS_MAX = 100_000
+
+
 def _facts(text: str) -> tuple[int, int, int]:
-    h, e, trivial = textnorm.line_facts(text)
-    return h, e, int(trivial)
+    got = _FACTS.get(text)
+    if got is None:
+        h, e, trivial = textnorm.line_facts(text)
+        got = (h, e, int(trivial))
+        if len(_FACTS) >= _FACTS_MAX:
+            _FACTS.clear()
+        if len(text) <= 200:
+            _FACTS[text] = got
+    return got
 
 
 def edit_line_rows(it: EditItem) -> list[tuple[str, int, int | None, str]]:
