@@ -302,8 +302,15 @@ def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedde
         if mid not in spans:  # best passage of each message first
             spans[mid] = (int(vi.starts[r]), int(vi.ends[r]))
             cand.append((mid, float(sim)))
-    keep = index.passing([c[0] for c in cand], f)
-    hits = [c for c in cand if c[0] in keep][:k]
+    hits: list[tuple[int, float]] = []
+    step = k + k // 2
+    for at in range(0, len(cand), step):  # best first, a chunk at a time: usually one is enough
+        chunk = cand[at:at + step]
+        keep = index.passing([c[0] for c in chunk], f)
+        hits += [c for c in chunk if c[0] in keep]
+        if len(hits) >= k:
+            break
+    hits = hits[:k]
     res = MeaningResult(hits=hits, passages={m: spans[m] for m, _ in hits})
     # Cheap freshness check (two index look-ups): is anything above the builder's mark?
     through, last = index.vector_mark(embedder.id)

@@ -16,6 +16,7 @@ look-up per identifier term. Coverage is then checked per group on that small ca
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
@@ -25,6 +26,8 @@ from hansard.store.types import Candidate, SearchFilters
 
 if TYPE_CHECKING:
     from hansard.answers.search.query import Query, Term
+
+_WORDS = re.compile(r"[^\W_]+", re.UNICODE)
 
 # Weights on relevance by (role, kind): never enough to beat coverage.
 KIND_WEIGHT = {
@@ -219,8 +222,10 @@ def keyword_candidates(db: sqlite3.Connection, q: Query, f: SearchFilters, k: in
         add(rows, "trigram", False)
     if not cands:
         return [], 0, True
-    _check_coverage(db, q, cands, [c.id for c in cands.values() if c.coverage < G])
-    _apply_exclusions(db, q, cands)
+    partial = [c.id for c in cands.values() if c.coverage < G]
+    texts = _texts(db, sorted(set(partial) | (set(cands) if q.exclude else set())))
+    _check_coverage(db, q, cands, partial, texts)
+    _apply_exclusions(q, cands, texts)
     seen = _sessions_of(db, list(cands))
     if estimate is not None:
         total, exact = _estimate_sessions(db, estimate, len(cands), seen), False
@@ -248,49 +253,60 @@ def _in(ids: Sequence[int]) -> str:
     return ",".join(str(int(i)) for i in ids)
 
 
-def _check_coverage(db: sqlite3.Connection, q: Query, cands: dict[int, Candidate], ids: list[int]) -> None:
-    if not ids:
-        return
-    covered: dict[int, set[int]] = {i: set() for i in ids}
-    for gi in range(len(q.groups)):
-        expr = group_expr(q, gi)
-        hit: set[int] = set()
-        if expr:
-            hit |= {r[0] for r in _fetch(db, f"SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid IN ({_in(ids)})",
-                                         (expr,))}
-            hit |= {r[0] for r in _fetch(
-                db,
-                "SELECT t.message_id FROM tool_calls t WHERE t.message_id IN (" + _in(ids) + ")"
-                " AND t.id IN (SELECT rowid FROM tool_calls_fts WHERE tool_calls_fts MATCH ?"
-                " AND rowid IN (SELECT id FROM tool_calls WHERE message_id IN (" + _in(ids) + ")))",
-                (expr,),
-            )}
-        for term in q.groups[gi]:
-            if term.identifier:
-                needle = term.text.lower()
-                rest = [i for i in ids if i not in hit]
-                if rest:
-                    hit |= {r[0] for r in db.execute(
-                        f"SELECT id FROM messages WHERE id IN ({_in(rest)}) AND instr(lower(text), ?) > 0", (needle,))}
-        for i in hit:
-            if i in covered:
-                covered[i].add(gi)
-    for i, gs in covered.items():
-        cands[i].coverage = len(gs)
+def _tokens(text: str) -> list[str]:
+    """Roughly what ``unicode61 remove_diacritics 2`` makes of ``text``: case-folded words
+    without their accents."""
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKD", text.casefold())
+    return _WORDS.findall("".join(ch for ch in folded if not unicodedata.combining(ch)))
 
 
-def _apply_exclusions(db: sqlite3.Connection, q: Query, cands: dict[int, Candidate]) -> None:
-    neg = fts_exclude(q)
-    drop: set[int] = set()
-    if neg:
-        drop |= {r[0] for r in _fetch(
-            db, f"SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? AND rowid IN ({_in(list(cands))})", (neg,))}
-    for t in q.exclude:
-        if t.identifier:
-            drop |= {r[0] for r in db.execute(
-                f"SELECT id FROM messages WHERE id IN ({_in(list(cands))}) AND instr(lower(text), ?) > 0", (t.text.lower(),))}
-    for i in drop:
-        cands.pop(i, None)
+def _matches(tokens: list[str], t: Term) -> bool:
+    """Whether ``t`` (as FTS5 reads it: the phrase of its words, the last a prefix when ``t``
+    is one) occurs in ``tokens``."""
+    words = [w for w in _tokens(t.text)]
+    if not words:
+        return False
+    n = len(words)
+    for i in range(len(tokens) - n + 1):
+        if tokens[i:i + n - 1] == words[:-1] and (
+                tokens[i + n - 1].startswith(words[-1]) if t.prefix else tokens[i + n - 1] == words[-1]):
+            return True
+    return False
+
+
+def _texts(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, tuple[str, list[str]]]:
+    """Each message's text (lower-cased, for identifier substrings) and the tokens of its text
+    and of its tool calls' names and inputs (what the two FTS tables index for it)."""
+    out: dict[int, tuple[str, list[str]]] = {}
+    for i in range(0, len(ids), 500):
+        chunk = _in(ids[i:i + 500])
+        calls: dict[int, list[str]] = {}
+        for mid, name, inp in db.execute(f"SELECT message_id, name, input FROM tool_calls WHERE message_id IN ({chunk})"):
+            calls.setdefault(mid, []).append(f"{name or ''} {inp or ''}")
+        for mid, text in db.execute(f"SELECT id, text FROM messages WHERE id IN ({chunk})"):
+            text = text or ""
+            out[mid] = (text.lower(), _tokens(text + " \n " + " \n ".join(calls.get(mid, []))))
+    return out
+
+
+def _check_coverage(db: sqlite3.Connection, q: Query, cands: dict[int, Candidate], ids: list[int],
+                    texts: dict[int, tuple[str, list[str]]]) -> None:
+    """How many term groups each of ``ids`` matches, read from the candidates' own text and tool
+    calls: asking the full-text index per row costs a whole posting list per common word."""
+    for i in ids:
+        low, toks = texts.get(i, ("", []))
+        cands[i].coverage = sum(
+            1 for g in q.groups
+            if any(_matches(toks, t) or (t.identifier and t.text.lower() in low) for t in g))
+
+
+def _apply_exclusions(q: Query, cands: dict[int, Candidate], texts: dict[int, tuple[str, list[str]]]) -> None:
+    for i in list(cands):
+        low, toks = texts.get(i, ("", []))
+        if any(_matches(toks, t) or (t.identifier and t.text.lower() in low) for t in q.exclude):
+            cands.pop(i)
     for i in [i for i, c in cands.items() if c.coverage == 0]:
         cands.pop(i)  # a trigram look-alike (`_` is a LIKE wildcard) that matched nothing
 
@@ -454,9 +470,11 @@ class SqliteSearchIndex:
         where, args = filters_sql(f)
         keep: set[int] = set()
         for i in range(0, len(ids), 500):
+            # CROSS JOIN keeps messages the outer loop: by session first, the planner would walk
+            # every message of every session that passes the filters to find these few.
             keep |= {r[0] for r in self.db.execute(
-                f"SELECT m.id FROM messages m JOIN sessions s ON s.id=m.session_id WHERE m.id IN ({_in(ids[i:i + 500])})"
-                f" AND {where}", args)}
+                f"SELECT m.id FROM messages m CROSS JOIN sessions s ON s.id=m.session_id"
+                f" WHERE m.id IN ({_in(ids[i:i + 500])}) AND {where}", args)}
         return keep
 
     # -- vectors (meaning search) --------------------------------------------------------
