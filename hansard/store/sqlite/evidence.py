@@ -30,23 +30,33 @@ class SqliteEvidence:
 
     # -- edits and their lines ---------------------------------------------------------------
 
-    def edit_lines(self, repo_id: int, hashes: Iterable[int], side: str = "+") -> list[sqlite3.Row]:
+    def edit_lines(self, repo_id: int, hashes: Iterable[int], side: str = "+") -> list[dict[str, Any]]:
         """Lines of applied edits in ``repo_id`` that added (side '+') or removed (side '-') any
         of ``hashes``: rows (hash, exact, trivial, id, rel_path, timestamp, call_id, provider,
-        user_modified, tool, session_id, message_index), one per matching line."""
-        out: list[sqlite3.Row] = []
+        user_modified, tool, session_id, message_index), one per matching line.
+
+        Two passes: the matching lines, then each edit's facts once (a common line matches
+        hundreds of lines of the same few edits)."""
+        lines: list[tuple[int, int, int, int]] = []
         hl = list(hashes)
         for i in range(0, len(hl), CHUNK):
             part = hl[i:i + CHUNK]
-            out += self.db.execute(
-                "SELECT el.hash, el.exact, el.trivial, e.id, e.rel_path, e.timestamp, e.call_id, e.provider,"
-                " e.user_modified, e.tool, s.session_id, m.message_index"
-                " FROM edit_lines el JOIN edits e ON e.id=el.edit_id JOIN sessions s ON s.id=e.session_id"
-                " LEFT JOIN messages m ON m.id=e.message_id"
+            lines += self.db.execute(
+                "SELECT el.hash, el.exact, el.trivial, e.id FROM edit_lines el JOIN edits e ON e.id=el.edit_id"
                 f" WHERE el.side=? AND el.hash IN ({_marks(len(part))}) AND e.repo_id=? AND e.status='applied'",
                 (side, *part, repo_id),
             ).fetchall()
-        return out
+        ids = list({r[3] for r in lines})
+        facts: dict[int, dict[str, Any]] = {}
+        for i in range(0, len(ids), CHUNK):
+            part = ids[i:i + CHUNK]
+            for r in self.db.execute(
+                "SELECT e.id, e.rel_path, e.timestamp, e.call_id, e.provider, e.user_modified, e.tool, s.session_id,"
+                " m.message_index FROM edits e JOIN sessions s ON s.id=e.session_id"
+                f" LEFT JOIN messages m ON m.id=e.message_id WHERE e.id IN ({_marks(len(part))})", part,
+            ):
+                facts[r[0]] = dict(r)
+        return [{"hash": h, "exact": x, "trivial": t, **facts[eid]} for h, x, t, eid in lines]
 
     def removed_lines(self, edit_ids: Collection[int]) -> list[tuple[int, int]]:
         """(edit id, hash) of every non-trivial line these edits removed."""
