@@ -262,24 +262,36 @@ def _tokens(text: str) -> list[str]:
     return _WORDS.findall("".join(ch for ch in folded if not unicodedata.combining(ch)))
 
 
-def _matches(tokens: list[str], t: Term) -> bool:
+def _matches(tokens: list[str], vocab: set[str], t: Term) -> bool:
     """Whether ``t`` (as FTS5 reads it: the phrase of its words, the last a prefix when ``t``
-    is one) occurs in ``tokens``."""
-    words = [w for w in _tokens(t.text)]
+    is one) occurs in ``tokens`` (``vocab``: the same as a set)."""
+    words = _tokens(t.text)
     if not words:
         return False
     n = len(words)
-    for i in range(len(tokens) - n + 1):
-        if tokens[i:i + n - 1] == words[:-1] and (
+    if not t.prefix and any(w not in vocab for w in words):
+        return False
+    if n == 1:
+        return words[0] in vocab if not t.prefix else any(v.startswith(words[0]) for v in vocab)
+    last = len(tokens) - n
+    start = 0
+    while True:
+        try:
+            i = tokens.index(words[0], start)
+        except ValueError:
+            return False
+        if i > last:
+            return False
+        if tokens[i + 1:i + n - 1] == words[1:-1] and (
                 tokens[i + n - 1].startswith(words[-1]) if t.prefix else tokens[i + n - 1] == words[-1]):
             return True
-    return False
+        start = i + 1
 
 
-def _texts(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, tuple[str, list[str]]]:
+def _texts(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, tuple[str, list[str], set[str]]]:
     """Each message's text (lower-cased, for identifier substrings) and the tokens of its text
     and of its tool calls' names and inputs (what the two FTS tables index for it)."""
-    out: dict[int, tuple[str, list[str]]] = {}
+    out: dict[int, tuple[str, list[str], set[str]]] = {}
     for i in range(0, len(ids), 500):
         chunk = _in(ids[i:i + 500])
         calls: dict[int, list[str]] = {}
@@ -287,25 +299,27 @@ def _texts(db: sqlite3.Connection, ids: Sequence[int]) -> dict[int, tuple[str, l
             calls.setdefault(mid, []).append(f"{name or ''} {inp or ''}")
         for mid, text in db.execute(f"SELECT id, text FROM messages WHERE id IN ({chunk})"):
             text = text or ""
-            out[mid] = (text.lower(), _tokens(text + " \n " + " \n ".join(calls.get(mid, []))))
+            toks = _tokens(text + " \n " + " \n ".join(calls.get(mid, [])))
+            out[mid] = (text.lower(), toks, set(toks))
     return out
 
 
 def _check_coverage(db: sqlite3.Connection, q: Query, cands: dict[int, Candidate], ids: list[int],
-                    texts: dict[int, tuple[str, list[str]]]) -> None:
+                    texts: dict[int, tuple[str, list[str], set[str]]]) -> None:
     """How many term groups each of ``ids`` matches, read from the candidates' own text and tool
     calls: asking the full-text index per row costs a whole posting list per common word."""
     for i in ids:
-        low, toks = texts.get(i, ("", []))
+        low, toks, vocab = texts.get(i, ("", [], set()))
         cands[i].coverage = sum(
             1 for g in q.groups
-            if any(_matches(toks, t) or (t.identifier and t.text.lower() in low) for t in g))
+            if any(_matches(toks, vocab, t) or (t.identifier and t.text.lower() in low) for t in g))
 
 
-def _apply_exclusions(q: Query, cands: dict[int, Candidate], texts: dict[int, tuple[str, list[str]]]) -> None:
+def _apply_exclusions(q: Query, cands: dict[int, Candidate],
+                      texts: dict[int, tuple[str, list[str], set[str]]]) -> None:
     for i in list(cands):
-        low, toks = texts.get(i, ("", []))
-        if any(_matches(toks, t) or (t.identifier and t.text.lower() in low) for t in q.exclude):
+        low, toks, vocab = texts.get(i, ("", [], set()))
+        if any(_matches(toks, vocab, t) or (t.identifier and t.text.lower() in low) for t in q.exclude):
             cands.pop(i)
     for i in [i for i, c in cands.items() if c.coverage == 0]:
         cands.pop(i)  # a trigram look-alike (`_` is a LIKE wildcard) that matched nothing
