@@ -1355,9 +1355,10 @@ class Story:
         self.root = root
         self.repo = root / repo
         self.env = dict(os.environ, GIT_CONFIG_GLOBAL=os.devnull, GIT_CONFIG_NOSYSTEM="1")
-        for var, sub in (("CLAUDE_CONFIG_DIR", ".claude"), ("CODEX_HOME", ".codex"), ("GEMINI_CLI_HOME", "gemini"),
-                         ("HANSARD_HOME", "hansard")):
-            os.environ[var] = str(root / "home" / sub)
+        # The same homes `hansard demo` uses, so a story can extend the shipped demo.
+        from hansard.demo import point_homes
+
+        point_homes(root)
         self.commits: list[dict[str, Any]] = []  # each commit's message, author, date and changed files
         self.transcripts: list[Path] = []
         self._committed: dict[str, str] = {}
