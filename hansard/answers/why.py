@@ -679,10 +679,7 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     data = file_text(t, rev, contents)
     check_range(t, data)
     repo_id = repo_for(store, t.main_top)
-    # An index elsewhere may still be adding what this file's answer needs (its first run, or
-    # an edit of it not linked yet): the answer says so and is never cached.
-    building = store.archive.building(os.path.basename(t.rel))
-    cached = _cached(store, t, rev, contents, data, repo_id) if cache and not building else None
+    cached = _cached(store, t, rev, contents, data, repo_id) if cache else None
     if cached is not None and cached[2] is not None:
         return None, cached[2]
     from hansard.answers.restored import FileHistory
@@ -703,8 +700,6 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
         # human lines copied from a web chat
         answers = mark_pasted(store, bl, answers, whole=None if t.start is None else whole)
     ans = render_contract(store, t, rev, bl, answers)
-    if building:
-        ans["indexing"] = True
     if cached is None:
         return ans, None
     raw = to_json(ans)
@@ -714,6 +709,21 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
 
 # Part of every cache key: a change to what an answer holds must not be served from old rows.
 CACHE_FORMAT = 1
+# The modules whose code decides an answer: a checkout that changes one (same version number)
+# gets fresh answers.
+_ANSWER_CODE = ("answers/why.py", "answers/evidence.py", "answers/commit_sessions.py", "answers/restored.py",
+                "answers/pasted.py", "git/blame.py", "textnorm.py")
+
+
+def _code_stamp() -> tuple[int, ...]:
+    top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = []
+    for rel in _ANSWER_CODE:
+        try:
+            out.append(os.stat(os.path.join(top, rel)).st_mtime_ns)
+        except OSError:
+            out.append(0)
+    return tuple(out)
 
 
 def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, data: bytes, repo_id: int
@@ -743,8 +753,8 @@ def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, da
     from hansard import __version__
 
     h = hashlib.blake2b(digest_size=20)
-    h.update(repr((CACHE_FORMAT, __version__, generation, repo_id, t.top, t.main_top, t.rel, t.start, t.end,
-                   rev, commit, contents is not None)).encode("utf-8", "surrogateescape"))
+    h.update(repr((CACHE_FORMAT, __version__, _code_stamp(), generation, repo_id, t.top, t.main_top, t.rel,
+                   t.start, t.end, rev, commit, contents is not None)).encode("utf-8", "surrogateescape"))
     for name in (".git-blame-ignore-revs", ".mailmap"):
         try:
             with open(os.path.join(t.top, name), "rb") as fh:
