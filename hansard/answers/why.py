@@ -679,7 +679,10 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     data = file_text(t, rev, contents)
     check_range(t, data)
     repo_id = repo_for(store, t.main_top)
-    cached = _cached(store, t, rev, contents, data, repo_id) if cache else None
+    # An index elsewhere may still be adding what this file's answer needs (its first run, or
+    # an edit of it not linked yet): the answer says so and is never cached.
+    building = store.archive.building(os.path.basename(t.rel))
+    cached = _cached(store, t, rev, contents, data, repo_id) if cache and not building else None
     if cached is not None and cached[2] is not None:
         return None, cached[2]
     from hansard.answers.restored import FileHistory
@@ -700,6 +703,8 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
         # human lines copied from a web chat
         answers = mark_pasted(store, bl, answers, whole=None if t.start is None else whole)
     ans = render_contract(store, t, rev, bl, answers)
+    if building:
+        ans["indexing"] = True
     if cached is None:
         return ans, None
     raw = to_json(ans)
