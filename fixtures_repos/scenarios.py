@@ -187,8 +187,8 @@ class Build:
         return Scenario(
             name=self.name, repo=repo.path, homes=dict(self.homes), files=files, rev=rev,
             notes=textwrap.dedent(notes).strip(), ledger=self.ledger, repos=[r.path for r in self.repos],
-            transcripts=sorted(p for home in self.homes.values() for p in home.rglob("*")
-                               if p.suffix == ".jsonl" or p.name.startswith("session-") and p.suffix == ".json"),
+            transcripts=sorted(p for home in self.homes.values() for p in ([home] if home.is_file() else home.rglob("*"))
+                               if p.is_file() and not p.name.endswith((".meta.json", "-wal", "-shm"))),
         )
 
 

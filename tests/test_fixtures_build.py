@@ -28,16 +28,18 @@ def test_scenario_builds_soundly(name: str, tmp_path: Path) -> None:
                              capture_output=True, text=True)
         assert out.returncode == 0, f"git fsck failed in {repo}:\n{out.stdout}{out.stderr}"
 
-    assert scn.transcripts, "a scenario without transcripts tests nothing"
-    for path in scn.transcripts:
-        assert any(path.is_relative_to(home) for home in scn.homes.values()), path
-        text = path.read_text(encoding="utf-8")
-        if path.suffix == ".json":  # Gemini's legacy chat file: one JSON document, rewritten whole
-            doc = json.loads(text)
-            assert {"sessionId", "projectHash", "messages"} <= set(doc)
-        else:
-            for n, line in enumerate(text.splitlines(), 1):
+    assert scn.transcripts or scn.imports, "a scenario without transcripts tests nothing"
+    for path in [*scn.transcripts, *scn.imports]:  # imports: web-chat exports, read by `hansard import`
+        assert path in scn.imports or any(path.is_relative_to(home) for home in scn.homes.values()), path
+        assert path.stat().st_size > 0, path
+        if path.suffix == ".json":
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            if path.name.startswith("session-"):  # Gemini's legacy chat file: one JSON document, rewritten whole
+                assert {"sessionId", "projectHash", "messages"} <= set(doc)
+        elif path.suffix == ".jsonl":
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
                 assert isinstance(json.loads(line), dict), f"{path}:{n}"
+        # Other formats (Aider's Markdown log, Cursor's state.vscdb) are checked by their scenario's answers.
 
     for meta in (p for home in scn.homes.values() for p in home.rglob("*.meta.json")):
         assert isinstance(json.loads(meta.read_text(encoding="utf-8")), dict), meta  # subagent sidecars
