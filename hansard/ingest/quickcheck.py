@@ -20,10 +20,13 @@ TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".vscdb", ".db")
 def candidate_files(roots: Iterable[str], whole: set[str] | None = None) -> Iterator[str]:
     """Transcript candidates below each root (a root may itself be a file). A folder in
     ``whole`` (default: the agents' folders read as one source) is one candidate itself."""
-    if whole is None:
-        from hansard import agents
+    from hansard import agents
 
+    if whole is None:
         whole = agents.whole_dirs()
+    # Files agents keep in repositories (Aider's `.aider.chat.history.md`) also count in a folder
+    # given by hand, whatever prefix a copy of them got.
+    suffixes = (*TRANSCRIPT_SUFFIXES, *agents.repo_files())
     for root in roots:
         if os.path.isfile(root):
             yield os.path.abspath(root)
@@ -34,7 +37,7 @@ def candidate_files(roots: Iterable[str], whole: set[str] | None = None) -> Iter
                 yield os.path.abspath(dirpath)
                 continue
             for name in files:
-                if name.endswith(TRANSCRIPT_SUFFIXES) and not name.endswith(".meta.json"):
+                if name.endswith(suffixes) and not name.endswith(".meta.json"):
                     yield os.path.join(os.path.abspath(dirpath), name)
 
 
