@@ -159,5 +159,6 @@ def test_the_generation_moves_with_indexing_and_linking(tmp_path, monkeypatch):
         assert store.why_cache.get("k") == b"{}"
         store.why_cache.put("stale", g1, b"{}")  # computed before the store moved on: not kept
         assert store.why_cache.get("stale") is None
+        assert store.why_cache.get("k") == b"{}"  # and the current generation's rows stay
     finally:
         store.close()

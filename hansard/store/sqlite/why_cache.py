@@ -12,9 +12,13 @@ from __future__ import annotations
 import sqlite3
 import time
 import zlib
+
 from hansard.store.sqlite.db import impatient
 
 KEEP = 200
+# A write waits at most this long for another writer (an index run): an answer not remembered
+# costs nothing but the next question's time.
+WAIT_MS = 20
 
 
 class SqliteWhyCache:
@@ -36,23 +40,17 @@ class SqliteWhyCache:
         return None if row is None else zlib.decompress(row[0])
 
     def put(self, key: str, generation: int, document: bytes) -> None:
+        """Remember a document computed at ``generation``, unless the store has moved on since
+        (then it would never be asked for). Single statements, no transaction held: the
+        connection may be shared by threads (the language and MCP servers)."""
         blob = zlib.compress(document, 1)
         try:
-            with impatient(self.db):
-                self.db.execute("BEGIN IMMEDIATE")
-                try:
-                    now = self.db.execute("SELECT n FROM store_generation").fetchone()[0]
-                    if now != generation:  # the evidence changed while answering: never asked for again
-                        self.db.execute("ROLLBACK")
-                        return
-                    self.db.execute("DELETE FROM why_cache WHERE generation<>?", (generation,))
-                    self.db.execute("INSERT OR REPLACE INTO why_cache (key, generation, answer, used_at)"
-                                    " VALUES (?,?,?,?)", (key, generation, blob, int(time.time())))
-                    self.db.execute("DELETE FROM why_cache WHERE key IN (SELECT key FROM why_cache"
-                                    " ORDER BY used_at DESC LIMIT -1 OFFSET ?)", (KEEP,))
-                    self.db.execute("COMMIT")
-                except BaseException:
-                    self.db.execute("ROLLBACK")
-                    raise
+            with impatient(self.db, WAIT_MS):
+                self.db.execute(
+                    "INSERT OR REPLACE INTO why_cache (key, generation, answer, used_at)"
+                    " SELECT ?, n, ?, ? FROM store_generation WHERE n=?", (key, blob, int(time.time()), generation))
+                self.db.execute("DELETE FROM why_cache WHERE generation<>(SELECT n FROM store_generation)")
+                self.db.execute("DELETE FROM why_cache WHERE key IN (SELECT key FROM why_cache"
+                                " ORDER BY used_at DESC LIMIT -1 OFFSET ?)", (KEEP,))
         except sqlite3.OperationalError:
             pass  # a read-only or busy store: no answer depends on the cache
