@@ -203,6 +203,9 @@ def main() -> None:
             words = "ARRAY[" + ",".join(f"'{w}'" for w in WORDS) + "]"
             sid = int(pg.psql("SELECT MIN(id) FROM sessions"))
             step = 200_000
+            # A bulk load: the GIN indexes are built once at the end (as t001 defines them),
+            # not row by row.
+            pg.psql("DROP INDEX messages_tsv; DROP INDEX messages_trgm")
             for lo in range(0, extra, step):
                 hi = min(extra, lo + step)
                 pg.psql(
@@ -211,8 +214,10 @@ def main() -> None:
                     f" (SELECT string_agg(({words})[1 + ((g * 31 + k * 17) % {len(WORDS)})], ' ')"
                     " FROM generate_series(1, 24) k) || ' id_' || g,"
                     " to_char(timestamp '2026-11-01' + g * interval '1 second', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
-                    f" FROM generate_series({lo}, {hi - 1}) g")
-            pg.psql("ANALYZE messages")
+                    f" FROM generate_series({lo}, {hi - 1}) g", timeout=1200)
+            pg.psql("SET maintenance_work_mem='256MB'; CREATE INDEX messages_tsv ON messages USING GIN (tsv);"
+                    " CREATE INDEX messages_trgm ON messages USING GIN (text gin_trgm_ops); ANALYZE messages",
+                    timeout=3600)
             print(f"added {extra} messages in {time.perf_counter() - t:.1f}s")
         from hansard.answers.search.query import parse
         from hansard.store.postgres.store import TeamSearch

@@ -41,12 +41,12 @@ class Cluster:
         secret = f":{self.password}" if password else ""
         return f"postgresql://{self.user}{secret}@127.0.0.1:{self.port}/{self.database}"
 
-    def psql(self, sql: str) -> str:
+    def psql(self, sql: str, timeout: float = 60) -> str:
         """Run SQL as the cluster's superuser over the Unix socket; its output (tuples only)."""
         out = subprocess.run(self._as_owner([os.path.join(self.bindir, "psql"), "-h", self.folder, "-p", str(self.port),
                                             "-U", "postgres", "-d", self.database, "-At", "-v", "ON_ERROR_STOP=1",
                                             "-c", sql]),
-                             capture_output=True, text=True, check=True, timeout=60)
+                             capture_output=True, text=True, check=True, timeout=timeout)
         return out.stdout
 
     bindir: str = ""

@@ -236,6 +236,11 @@ def _push(local: Any, cfg: dict[str, Any], repo: str | None, server: Any) -> dic
                                "repos": [r["name"] for r in _selected(cfg, repo)],
                                "redactions": sum(e["redactions"] for e in entries) + sum(m["redactions"] for m in mems)}
     if dry_run:
+        import importlib.util
+
+        # With the semantic extra, each session above also carries its conversation's passage
+        # vectors, embedded from the redacted text listed.
+        summary["passage_vectors"] = importlib.util.find_spec("wordllama") is not None
         return {**summary, "sessions": listing, "memories": mem_listing,
                 "bytes": sum(e["bytes"] for e in entries) + sum(m["bytes"] for m in mems)}
     up = server.uploads

@@ -60,7 +60,12 @@ class SqliteTeamCopy:
         self.db.close()
 
     def run(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        return [dict(r) for r in self.db.execute(sql.replace("%s", "?"), list(params))]
+        try:
+            return [dict(r) for r in self.db.execute(sql.replace("%s", "?"), list(params))]
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return []  # a copy pulled by an older hansard: pulling again brings the table
+            raise
 
     def replace(self, tables: dict[str, list[dict[str, Any]]], at: str) -> dict[str, int]:
         """The whole copy becomes ``tables``; returns rows per table."""
