@@ -118,11 +118,11 @@ def resolve_target(path: str, start: int | None, end: int | None, *, cwd: str | 
 
 
 def file_text(t: Target, rev: str | None, contents: bytes | None) -> bytes:
-    from hansard.git.run import git
-
     if contents is not None:
         return contents
     if rev:
+        from hansard.git.run import git
+
         try:
             return git(["show", f"{rev}:{t.rel}"], t.top)
         except GitError as exc:
@@ -753,11 +753,14 @@ def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, da
     commit = resolve_commit(t.top, rev) if rev else head_commit(t.top)
     if commit is None:
         return None
-    import hashlib
+    try:  # the C module directly: hashlib loads OpenSSL too
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - not CPython
+        from hashlib import blake2b
 
     from hansard import __version__
 
-    h = hashlib.blake2b(digest_size=20)
+    h = blake2b(digest_size=20)
     h.update(repr((CACHE_FORMAT, __version__, _code_stamp(), generation, repo_id, t.top, t.main_top, t.rel,
                    t.start, t.end, rev, commit, contents is not None)).encode("utf-8", "surrogateescape"))
     for name in (".git-blame-ignore-revs", ".mailmap"):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from collections import namedtuple
 
-from hansard.git.run import git
 
 ZERO = "0" * 40
 _HEX = b"0123456789abcdef"
@@ -62,6 +61,8 @@ def blame(top: str, path: str, *, rev: str | None = None, start: int | None = No
     if rev:
         args.append(rev)
     args += ["--", path]
+    from hansard.git.run import git  # subprocess: not on the path of a cached `why`
+
     return parse_porcelain(git(args, top, input=contents))
 
 

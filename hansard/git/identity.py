@@ -14,7 +14,6 @@ import re
 from collections import namedtuple
 
 from hansard.errors import GitError
-from hansard.git.run import git_text
 
 # path: the main working tree (a worktree maps to it); root_commit, remote: str | None.
 RepoIdentity = namedtuple("RepoIdentity", "path root_commit remote")
@@ -60,6 +59,8 @@ def _main_of_worktree(top: str, dotgit: str) -> str:
 
 
 def identify(top: str) -> RepoIdentity:
+    from hansard.git.run import git_text  # subprocess: not on the path of a cached `why`
+
     try:
         roots = git_text(["rev-list", "--max-parents=0", "HEAD"], top, check=True).split()
     except GitError:
