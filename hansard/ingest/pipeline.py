@@ -1,12 +1,15 @@
 """The ingest pipeline: archive → parse → redact → write → advance, for one source at a time.
 
-The scanner (new bytes of a transcript file), ``reindex`` (every source again, from the
-archive alone) and capture (one delivery between agents) all run their records through
-``ingest``. Always true when its caller's transaction commits: every record fed is archived
+The scanner (new bytes of a transcript file) and ``reindex`` (every source again, from the
+archive alone) have their records read, parsed and redacted by a reading job
+(hansard/ingest/prepare.py, in a worker process for large runs) and write its results with
+``write_results``; capture (one delivery between agents) and container sources run theirs
+through ``ingest``, all in this process. Always true when its caller's transaction commits: every record fed is archived
 under (source, generation, byte offset) unless it came from the archive, its items are
 written with their secrets withheld, the full-text indexes cover the new rows, and the
 source's offset and parser state resume exactly after the last record. Nothing here opens a
-transaction: the caller holds one per source, so a reader never sees part of one.
+transaction: the caller holds one around each source's writes (one source's rows are never
+split between transactions), so a reader never sees part of one.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The archive facet on SQLite: the ``sources`` rows, every raw record, the index runs.
 
-Always true: a record is kept verbatim (zlib) under (source, generation, byte offset), and
-older generations are never deleted; a source row's ``offset`` is the end of the last
+Always true: a record is kept verbatim (codec.pack_record) under (source, generation, byte
+offset), and older generations are never deleted; a source row's ``offset`` is the end of the last
 complete line archived, and its ``parser_state`` resumes its parser there. Only what the
 stat comparison needs is read for every file; parser states are read one file at a time.
 """
