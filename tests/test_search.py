@@ -420,6 +420,22 @@ def test_long_messages_are_embedded_by_passage(tmp_path: Path) -> None:
     assert "walrus" in text[a:b] and "walrus" in hit["excerpt"].lower() and 0 < hit["similarity"] <= 1
 
 
+def test_large_vector_indexes_search_in_two_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    np = pytest.importorskip("numpy")
+    from hansard.answers.search import meaning
+
+    monkeypatch.setattr(meaning, "COARSE_ABOVE", 100)
+    mat = np.random.default_rng(1).standard_normal((500, 256)).astype(np.float32)
+    mat /= np.linalg.norm(mat, axis=1, keepdims=True)
+    ids = np.arange(1, 501, dtype=np.int64)
+    vi = meaning.VectorIndex(ids, np.zeros(500, np.int64), np.full(500, 10, np.int64), mat)
+    assert vi.coarse is not None and vi.coarse.shape == (500, meaning.COARSE_DIMS) and vi.mat.dtype == np.float16
+    rows, sims = vi.top(mat[123], 5)
+    assert rows[0] == 123 and abs(sims[0] - 1.0) < 1e-2 and list(sims) == sorted(sims, reverse=True)
+    small = meaning.VectorIndex(ids[:50], np.zeros(50, np.int64), np.full(50, 10, np.int64), mat[:50])
+    assert small.coarse is None and small.top(mat[7], 3)[0][0] == 7
+
+
 def test_rrf_prefers_agreement() -> None:
     kw = [Candidate(1), Candidate(2), Candidate(3)]
     fused = rrf(kw, [(3, 0.9), (4, 0.8)])

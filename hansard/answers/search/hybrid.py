@@ -1,20 +1,20 @@
 """Hybrid ranking: the keyword and the meaning rankings fused by their scores, weighted by
 what the query looks like.
 
-Each ranking's scores are scaled to [0, 1] (keyword: the score over the best keyword score;
-meaning: the similarity between the ``FLOOR_RANK``-th and the best one, so a flat top of
-near-equal similarities says little), then ``fused = w * keyword + (1 - w) * meaning``.
-``w`` comes from :data:`WEIGHTS` by the query's shape (:func:`query_shape`) and by how much of
-the query the best keyword match covers (:func:`coverage_level`: all, most, or few of its
-terms): exact identifiers and a query that some message states in full are keyword's to
-answer; a paraphrase that no message comes close to covering is meaning's. The weights were chosen on the development half of
-``scripts/eval_search.py``'s queries, never on the held-out half it reports. Within the keyword
-scores a message covering every term still outranks one covering some, and with two or more
-terms such a message outranks every message that does not (:data:`FULL_COVERAGE_FIRST`): what
-a person typed in full is what they meant.
+Each ranking's scores are scaled to [0, 1]. Keyword: the score over the best keyword score,
+times the share of the query's term groups the message covers (a match of one word of eight
+says little). Meaning: where the similarity falls between the lowest and the highest of the
+meaning ranking. Then ``fused = w * keyword + (1 - w)
+* meaning``, ``w`` from :data:`WEIGHTS` by the query's shape (:func:`query_shape`) and by how
+much of the query the best keyword match covers (:func:`coverage_level`): exact identifiers
+and a query some message states in full are keyword's to answer; a paraphrase that no message
+comes close to covering is meaning's. The weights were chosen on the development half of
+``scripts/eval_search.py``'s queries, never on the held-out half it reports. With two or more
+terms, a message covering every term outranks every message that does not
+(:data:`FULL_COVERAGE_FIRST`): what a person typed in full is what they meant.
 
 ``rrf`` (reciprocal-rank fusion) is kept for comparison in that evaluation: it ignores how
-sure each ranking is, which let a confident keyword or meaning answer be outvoted.
+sure each ranking is, so a confident answer of one ranking was outvoted by the other's noise.
 ``matched_by`` says which ranking found a message: keyword, meaning or both.
 """
 
@@ -25,7 +25,6 @@ from typing import Any
 from hansard.store.types import Candidate
 
 K = 60
-FLOOR_RANK = 50
 # keyword's weight by (query shape, coverage level of the best keyword match)
 WEIGHTS: dict[tuple[str, str], float] = {
     ("exact", "all"): 0.8, ("exact", "most"): 0.5, ("exact", "few"): 0.5,
@@ -70,12 +69,12 @@ def fuse(q: Any, keyword: list[Candidate], meaning: list[tuple[int, float]],
     tier = (FULL_COVERAGE_FIRST if full_first is None else full_first) and groups >= 2
     if meaning:
         best = meaning[0][1]
-        floor = meaning[min(FLOOR_RANK, len(meaning)) - 1][1] if len(meaning) > 1 else best - 1.0
-        span = max(best - floor, 1e-6)
+        floor = min(meaning[-1][1], best - 1e-3)
+        span = best - floor
     out: list[tuple[Candidate, str, float | None]] = []
     for mid in dict.fromkeys([c.id for c in keyword] + [m for m, _ in meaning]):
         c = kw.get(mid)
-        ks = c.score / top_kw if c else 0.0
+        ks = c.score / top_kw * min(1.0, c.coverage / groups) if c else 0.0
         ms = max(0.0, (sim[mid] - floor) / span) if mid in sim else 0.0
         fused = w * ks + (1 - w) * ms
         if tier and c is not None and c.coverage >= groups:

@@ -41,11 +41,14 @@ MAX_PASSAGES = 12       # per message: the first 7,200 characters or so of a lon
 BATCH = 256
 # Above this many passages a search first scores every passage on the first COARSE_DIMS
 # dimensions (the WordLlama embedding is trained so that its leading dimensions stand on their
-# own), then rescores the best COARSE_KEEP on all of them: a quarter of the arithmetic and of
-# the memory of a full float32 matrix.
+# own), then rescores the best COARSE_SHARE of them (at least COARSE_KEEP) on all dimensions,
+# from a float16 copy: half the arithmetic and the memory of a float32 matrix. On the
+# evaluation corpus's WordLlama vectors 128 dimensions and 1% keep 90% of the exact top 10
+# (64 dimensions and 0.4%: 63%).
 COARSE_ABOVE = 200_000
-COARSE_DIMS = 64
-COARSE_KEEP = 4000
+COARSE_DIMS = 128
+COARSE_SHARE = 0.01
+COARSE_KEEP = 2000
 # sha256 of the files inside the wordllama 0.4.0.post1 wheel (also listed in its RECORD).
 WORDLLAMA_FILES = {
     "weights/l2_supercat_256.safetensors": "64b47a2dc493cb8e85944076601189739852d7b64e0e1eedcb1937a251cd9fd5",
@@ -235,10 +238,13 @@ class VectorIndex:
     def __init__(self, ids: Any, starts: Any, ends: Any, mat: Any) -> None:
         import numpy as np
 
-        self.ids, self.starts, self.ends, self.mat = ids, starts, ends, mat
+        self.ids, self.starts, self.ends = ids, starts, ends
         self.messages = int((np.diff(ids) != 0).sum()) + 1 if len(ids) else 0  # ids are sorted
-        self.coarse = (np.ascontiguousarray(mat[:, :COARSE_DIMS]) if len(ids) > COARSE_ABOVE
-                       and mat.shape[1] > 2 * COARSE_DIMS else None)
+        self.coarse = None
+        if len(ids) > COARSE_ABOVE and mat.shape[1] >= 2 * COARSE_DIMS:
+            self.coarse = np.ascontiguousarray(mat[:, :COARSE_DIMS], dtype=np.float32)
+            mat = mat.astype(np.float16)
+        self.mat = mat
 
     @classmethod
     def get(cls, index: Any, model: str) -> VectorIndex:
@@ -267,9 +273,9 @@ class VectorIndex:
 
         if self.coarse is not None:
             rough = self.coarse @ qv[:COARSE_DIMS]
-            keep = min(len(rough), max(COARSE_KEEP, n * 4))
+            keep = min(len(rough), max(COARSE_KEEP, int(len(rough) * COARSE_SHARE), n * 4))
             rows = np.argpartition(-rough, keep - 1)[:keep]
-            sims = self.mat[rows] @ qv
+            sims = self.mat[rows].astype(np.float32) @ qv
         else:
             rows = None
             sims = self.mat @ qv
