@@ -656,6 +656,7 @@ def explain_json(store: Store, spec: str, *, rev: str | None = None, contents: b
 # From this many lines, orjson's encoder saves more than its import costs (~15 ms, with
 # dataclasses and uuid). Both write the same bytes.
 ORJSON_LINES = 200
+ORJSON_BYTES = 64 * 1024  # the same trade-off for decoding a document
 
 
 def to_json(doc: dict[str, Any]) -> bytes:
@@ -684,7 +685,7 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     building = store.archive.building(os.path.basename(t.rel))
     cached = _cached(store, t, rev, contents, data, repo_id) if cache and not building else None
     if cached is not None and cached[2] is not None:
-        return None, cached[2]
+        return None, _with_contents(cached[2], data)
     from hansard.answers.restored import FileHistory
 
     history = FileHistory(store, t.top, t.rel, rev, whole=t.start is None or t.end - t.start >= WHOLE_LINES)
@@ -708,12 +709,50 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     if cached is None:
         return ans, None
     raw = to_json(ans)
-    cached[0].put(cached[1], cached[3], raw)
+    stored = _without_contents(ans, data)
+    if stored is not None:
+        cached[0].put(cached[1], cached[3], stored)
     return ans, raw
 
 
+def _file_lines(data: bytes) -> list[str]:
+    """The file's lines as blame gives them (UTF-8, undecodable bytes kept, no line end)."""
+    return [ln.rstrip("\r") for ln in data.decode("utf-8", "surrogateescape").split("\n")]
+
+
+def _without_contents(ans: dict[str, Any], data: bytes) -> bytes | None:
+    """The answer's document for the cache, each line's text left out (null): the text is the
+    file's own, which git and the file give again, and it may hold a committed secret that the
+    store must not keep (README: secrets). None when the file's lines do not give back the
+    texts blame gave (then the answer is not cached at all)."""
+    lines = _file_lines(data)
+    out = []
+    for ln in ans["lines"]:
+        n = ln["line"]
+        if n > len(lines) or lines[n - 1] != ln["content"]:
+            return None
+        out.append({**ln, "content": None})
+    return to_json({**ans, "lines": out})
+
+
+def _with_contents(stored: bytes, data: bytes) -> bytes:
+    """A cached document with each line's text put back from the file's bytes."""
+    lines = _file_lines(data)
+    if len(stored) >= ORJSON_BYTES:
+        import orjson
+
+        doc = orjson.loads(stored)
+    else:
+        import json
+
+        doc = json.loads(stored)
+    for ln in doc["lines"]:
+        ln["content"] = lines[ln["line"] - 1]
+    return to_json(doc)
+
+
 # Part of every cache key: a change to what an answer holds must not be served from old rows.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2  # 2: lines stored without their text
 # The modules whose code decides an answer: a checkout that changes one (same version number)
 # gets fresh answers.
 _ANSWER_CODE = ("answers/why.py", "answers/evidence.py", "answers/commit_sessions.py", "answers/restored.py",
