@@ -45,24 +45,10 @@ class FileCommit:
 
 def _parse_log(out: str, path: str) -> list[tuple[FileCommit, str]]:
     """(commit, its patch text) for each record of ``git.history.file_log``."""
-    commits: list[tuple[FileCommit, str]] = []
-    for block in out.split("\x00")[1:]:
-        head, _, rest = block.partition("\n")
-        sha, parents, ct, author, summary = (head.split("\x1f") + [""] * 5)[:5]
-        c = FileCommit(sha, path, int(ct or 0), author, summary, parents.split())
-        patch_at = rest.find("\ndiff --git ")
-        raw, patch = (rest, "") if patch_at < 0 else (rest[:patch_at], rest[patch_at + 1:])
-        for line in raw.splitlines():
-            if not line.startswith(":"):
-                continue
-            meta, _, names = line.partition("\t")
-            fields = meta.split()
-            parts = names.split("\t")
-            c.path = parts[-1]
-            c.old_path = parts[0] if len(parts) > 1 else None
-            c.blob = None if fields[3].strip("0") == "" else fields[3]
-        commits.append((c, patch))
-    return commits
+    from hansard.git.history import parse_file_log
+
+    return [(FileCommit(e.sha, e.path, e.committer_time, e.author, e.summary, e.parents, e.blob, e.old_path), patch)
+            for e, patch in parse_file_log(out, path)]
 
 
 def file_commits(store: Store, top: str, path: str, rev: str = "HEAD", until: float | None = None,
