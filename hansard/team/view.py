@@ -1,12 +1,13 @@
-"""The local store seen together with the team's: a store whose ``evidence`` facet answers
-from this machine's sessions and from other members' sessions in the opted-in repositories.
+"""The local store seen together with the team's: a store whose ``evidence``, ``sessions``
+and ``memories`` facets answer from this machine's rows and from other members' rows in the
+opted-in repositories.
 
-Team rows keep their own ids, negated: an edit or a session row below zero is the team's, so
-answer code passes ids back without knowing where they came from. A repository is matched by
-identity (its root commit), never by path. Team sessions carry ``member`` (git email) and
-``member_name``. Round trips to the server are per question, not per line: the edits of
-a file's hashes in one query, then their sessions and their prompts in one query each.
-Everything else (archive, search, memories, ...) is the local store's.
+Team rows keep their own ids, negated: an edit, session or memory row below zero is the
+team's, so answer code passes ids back without knowing where they came from. A repository is
+matched by identity (its root commit), never by path. Team sessions and memories carry
+``member`` (git email) and ``member_name``. Round trips to the server are per question, not
+per line: from PostgreSQL, a file's edit lines with their sessions and prompts in one query.
+Everything else (archive, search index, audit, ...) is the local store's.
 """
 
 from __future__ import annotations
