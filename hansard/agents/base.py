@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Protocol
 
 import orjson
@@ -59,6 +60,15 @@ def load_json(record: RawRecord) -> tuple[Any, Skip | None]:
         if not data.strip():
             return None, Skip("blank_line", record.offset)
         return None, Skip("malformed_json", record.offset, str(exc)[:200])
+
+
+def guarded(feed: Callable[[RawRecord], list[Item]], record: RawRecord) -> list[Item]:
+    """``feed(record)``, or one ``parser_error`` Skip naming the exception when it raises:
+    a parser bug costs one record, never the file (``Parser.feed`` never raises)."""
+    try:
+        return feed(record)
+    except Exception as exc:  # noqa: BLE001 - a parser never raises on input
+        return [Skip("parser_error", record.offset, repr(exc)[:200])]
 
 
 def record_key(record: RawRecord) -> str:

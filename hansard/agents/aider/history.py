@@ -38,7 +38,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from hansard.agents.base import diff_texts
+from hansard.agents.base import diff_texts, guarded
 from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip, ToolCallItem, ToolResultItem
 
 NAME = "aider"
@@ -170,10 +170,7 @@ class _Parser:
         return self._message(final=False)
 
     def feed(self, record: RawRecord) -> list[Item]:
-        try:
-            return self._feed(record)
-        except Exception as exc:  # noqa: BLE001 - a parser never raises on input
-            return [Skip("parser_error", record.offset, repr(exc)[:200])]
+        return guarded(self._feed, record)
 
     def _feed(self, record: RawRecord) -> list[Item]:
         try:

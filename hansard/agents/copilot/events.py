@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import diff_texts, first_json_lines, lines_of, load_json, parse_unified_diff
+from hansard.agents.base import diff_texts, first_json_lines, guarded, lines_of, load_json, parse_unified_diff
 from hansard.agents.edits import PatchError, parse_patch
 from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip, ToolCallItem, ToolResultItem
 
@@ -97,10 +97,7 @@ class _Parser:
         return []
 
     def feed(self, record: RawRecord) -> list[Item]:
-        try:
-            return self._feed(record)
-        except Exception as exc:  # noqa: BLE001 - a parser never raises on input
-            return [Skip("parser_error", record.offset, repr(exc)[:200])]
+        return guarded(self._feed, record)
 
     def _feed(self, record: RawRecord) -> list[Item]:
         obj, skip = load_json(record)

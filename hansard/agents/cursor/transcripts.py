@@ -49,7 +49,7 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import diff_texts, first_json_lines, lines_of, load_json
+from hansard.agents.base import diff_texts, first_json_lines, guarded, lines_of, load_json
 from hansard.diffs import Hunk
 from hansard.agents.edits import PatchError, parse_patch
 from hansard.models import (
@@ -213,10 +213,7 @@ class _TranscriptParser:
         return []
 
     def feed(self, record: RawRecord) -> list[Item]:
-        try:
-            return self._feed(record)
-        except Exception as exc:  # noqa: BLE001 - a parser never raises on input
-            return [Skip("parser_error", record.offset, repr(exc)[:200])]
+        return guarded(self._feed, record)
 
     def _feed(self, record: RawRecord) -> list[Item]:
         obj, skip = load_json(record)
@@ -350,10 +347,7 @@ class _VscdbParser:
         return []
 
     def feed(self, record: RawRecord) -> list[Item]:
-        try:
-            return self._feed(record)
-        except Exception as exc:  # noqa: BLE001 - a parser never raises on input
-            return [Skip("parser_error", record.offset, repr(exc)[:200])]
+        return guarded(self._feed, record)
 
     def _feed(self, record: RawRecord) -> list[Item]:
         obj, skip = load_json(record)

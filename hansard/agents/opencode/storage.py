@@ -45,7 +45,7 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import as_text, diff_texts, lines_of, load_json, parse_unified_diff
+from hansard.agents.base import as_text, diff_texts, guarded, lines_of, load_json, parse_unified_diff
 from hansard.agents.edits import PatchError, parse_patch
 from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip, StepsItem, ToolCallItem, ToolResultItem
 
@@ -229,25 +229,25 @@ class _Parser:
         return []
 
     def feed(self, record: RawRecord) -> list[Item]:
-        try:
-            obj, skip = load_json(record)
-            if skip:
-                return [skip]
-            if not isinstance(obj, dict):
-                return [Skip("not_an_object", record.offset)]
-            norm = _normalise(obj)
-            if norm is None:
-                return [Skip("malformed_json", record.offset)]
-            kind, d = norm
-            if not isinstance(d.get("id"), str):
-                return [Skip("bad_field", record.offset, "id")]
-            if kind == "session":
-                return self._session(d)
-            if kind == "message":
-                return self._message(d, record.offset)
-            return self._part(d, record.offset)
-        except Exception as exc:  # noqa: BLE001 - a parser never raises on input
-            return [Skip("parser_error", record.offset, repr(exc)[:200])]
+        return guarded(self._feed, record)
+
+    def _feed(self, record: RawRecord) -> list[Item]:
+        obj, skip = load_json(record)
+        if skip:
+            return [skip]
+        if not isinstance(obj, dict):
+            return [Skip("not_an_object", record.offset)]
+        norm = _normalise(obj)
+        if norm is None:
+            return [Skip("malformed_json", record.offset)]
+        kind, d = norm
+        if not isinstance(d.get("id"), str):
+            return [Skip("bad_field", record.offset, "id")]
+        if kind == "session":
+            return self._session(d)
+        if kind == "message":
+            return self._message(d, record.offset)
+        return self._part(d, record.offset)
 
     def _session(self, d: dict[str, Any]) -> list[Item]:
         sid = d["id"]

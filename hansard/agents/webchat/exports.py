@@ -35,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import load_json
+from hansard.agents.base import guarded, load_json
 from hansard.models import Item, MessageItem, RawRecord, SessionInfo, Skip
 
 CHATGPT = "chatgpt"
@@ -149,16 +149,16 @@ class _Parser:
         return []
 
     def feed(self, record: RawRecord) -> list[Item]:
-        try:
-            conv, skip = load_json(record)
-            if skip:
-                return [skip]
-            kind = kind_of(conv)
-            if kind is None:
-                return [Skip("not_a_conversation", record.offset)]
-            return _chatgpt(conv, record.offset) if kind == CHATGPT else _claude(conv, record.offset)
-        except Exception as exc:  # noqa: BLE001 - a parser never raises on input
-            return [Skip("parser_error", record.offset, repr(exc)[:200])]
+        return guarded(self._feed, record)
+
+    def _feed(self, record: RawRecord) -> list[Item]:
+        conv, skip = load_json(record)
+        if skip:
+            return [skip]
+        kind = kind_of(conv)
+        if kind is None:
+            return [Skip("not_a_conversation", record.offset)]
+        return _chatgpt(conv, record.offset) if kind == CHATGPT else _claude(conv, record.offset)
 
 
 def _chatgpt_text(msg: dict[str, Any]) -> str:
