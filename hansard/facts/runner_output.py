@@ -41,6 +41,14 @@ class ParsedOutput:
         if tid and tid not in self.passing:
             self.passing.append(tid)
 
+    def take_counts(self, text: str) -> None:
+        """The counts of a jest or vitest summary ("1 failed, 3 passed, 4 total"): a count it
+        does not name is 0, and these runners count no errors apart from failures."""
+        self.summary = True
+        counts = dict((w, int(n)) for n, w in re.findall(r"(\d+) (\w+)", text))
+        self.failed, self.passed, self.skipped = counts.get("failed", 0), counts.get("passed", 0), counts.get("skipped", 0)
+        self.errors = 0
+
 
 # pytest ---------------------------------------------------------------------------------
 
@@ -185,10 +193,7 @@ def _parse_jest(lines: list[str]) -> ParsedOutput | None:
             continue
         m = _JEST_TESTS.match(ln)
         if m:
-            p.summary = True
-            counts = dict((w, int(n)) for n, w in re.findall(r"(\d+) (\w+)", m.group(1)))
-            p.failed, p.passed, p.skipped = counts.get("failed", 0), counts.get("passed", 0), counts.get("skipped", 0)
-            p.errors = 0
+            p.take_counts(m.group(1))
             continue
         if current is None:
             continue
@@ -238,10 +243,7 @@ def _parse_vitest(lines: list[str]) -> ParsedOutput | None:
     for ln in lines:
         m = _VITEST_TESTS.match(ln)
         if m:
-            p.summary = True
-            counts = dict((w, int(n)) for n, w in re.findall(r"(\d+) (\w+)", m.group(1)))
-            p.failed, p.passed, p.skipped = counts.get("failed", 0), counts.get("passed", 0), counts.get("skipped", 0)
-            p.errors = 0
+            p.take_counts(m.group(1))
             continue
         m = _VITEST_FAIL.match(ln)
         if m:
