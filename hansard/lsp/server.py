@@ -278,11 +278,17 @@ def _eol(ls: HansardServer, uri: str, line: int) -> int:
     return len(text.encode("utf-16-le")) // 2  # LSP's default position encoding counts UTF-16 units
 
 
+async def _wanted_entry(ls: HansardServer, feature: str, uri: str) -> Entry | None:
+    """The document's answers when the client wants ``feature`` shown; None when it does not,
+    or when the document has no answers."""
+    if not ls.wants(feature):
+        return None
+    return await ls.answers.for_document(ls, uri)
+
+
 @server.feature(T.TEXT_DOCUMENT_INLAY_HINT, T.InlayHintOptions(resolve_provider=False))
 async def inlay_hints(ls: HansardServer, params: T.InlayHintParams) -> list[T.InlayHint]:
-    if not ls.wants("inlay"):
-        return []
-    entry = await ls.answers.for_document(ls, params.text_document.uri)
+    entry = await _wanted_entry(ls, "inlay", params.text_document.uri)
     if entry is None:
         return []
     lo, hi = params.range.start.line, params.range.end.line
@@ -299,9 +305,7 @@ async def inlay_hints(ls: HansardServer, params: T.InlayHintParams) -> list[T.In
 
 @server.feature(T.TEXT_DOCUMENT_CODE_LENS, T.CodeLensOptions(resolve_provider=False))
 async def code_lens(ls: HansardServer, params: T.CodeLensParams) -> list[T.CodeLens]:
-    if not ls.wants("codelens"):
-        return []
-    entry = await ls.answers.for_document(ls, params.text_document.uri)
+    entry = await _wanted_entry(ls, "codelens", params.text_document.uri)
     if entry is None:
         return []
     out = []
