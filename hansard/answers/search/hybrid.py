@@ -25,11 +25,12 @@ from typing import Any
 from hansard.store.types import Candidate
 
 K = 60
-# keyword's weight by (query shape, coverage level of the best keyword match)
+# keyword's weight by (query shape, coverage level of the best keyword match), as tuned by
+# `scripts/eval_search.py --tune` on its development queries (with WordLlama)
 WEIGHTS: dict[tuple[str, str], float] = {
-    ("exact", "all"): 0.8, ("exact", "most"): 0.5, ("exact", "few"): 0.5,
-    ("question", "all"): 0.5, ("question", "most"): 0.5, ("question", "few"): 0.2,
-    ("words", "all"): 0.5, ("words", "most"): 0.5, ("words", "few"): 0.1,
+    ("exact", "all"): 0.55, ("exact", "most"): 0.5, ("exact", "few"): 0.5,
+    ("question", "all"): 0.5, ("question", "most"): 1.0, ("question", "few"): 0.5,
+    ("words", "all"): 0.5, ("words", "most"): 0.5, ("words", "few"): 0.45,
 }
 FULL_COVERAGE_FIRST = True
 QUESTION_WORDS = frozenset("which what did do does how why when where who whom whose was were is are have has "
