@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import io
 import json
+import os
 import sqlite3
+from pathlib import Path
 from typing import Any
 
 from hansard.cli import main
@@ -79,3 +82,21 @@ def _dump(db: sqlite3.Connection) -> dict[str, list[tuple]]:
     )
     out["skips"] = sorted((r["reason"], r["offset"]) for r in db.execute("SELECT * FROM skips"))
     return out
+
+
+def index_lock_held() -> bool:
+    """True while some process holds the indexer's lock ($HANSARD_HOME/index.lock), probed
+    without keeping it."""
+    try:
+        fd = os.open(Path(os.environ["HANSARD_HOME"]) / "index.lock", os.O_RDONLY)
+    except FileNotFoundError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)

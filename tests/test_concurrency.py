@@ -8,7 +8,6 @@ while readers poll it, and assert every count they saw was 0 or the final count.
 
 from __future__ import annotations
 
-import fcntl
 import importlib.util
 import json
 import os
@@ -25,7 +24,7 @@ import pytest
 from hansard.ingest.run import index
 from hansard.store.sqlite.db import connect
 from tests.conftest import REPO_ROOT
-from tests.helpers import dump
+from tests.helpers import dump, index_lock_held
 
 pytestmark = pytest.mark.slow
 
@@ -57,26 +56,9 @@ def store_file() -> Path:
     return Path(os.environ["HANSARD_HOME"]) / "hansard.db"
 
 
-def lock_held() -> bool:
-    """True while some process holds the indexer lock (probed without keeping it)."""
-    path = Path(os.environ["HANSARD_HOME"]) / "index.lock"
-    if not path.exists():
-        return False
-    fd = os.open(path, os.O_RDWR)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
-
-
 def wait_for_lock(proc: subprocess.Popen[str], timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
-    while not lock_held():
+    while not index_lock_held():
         assert proc.poll() is None, f"the indexer ended before it was seen holding the lock: {proc.stderr.read()}"
         assert time.monotonic() < deadline, "the indexer never took the lock"
         time.sleep(0.02)
@@ -121,7 +103,7 @@ def test_two_indexers_started_at_once_are_serialised(samples: Path, tmp_path: Pa
     a, b = spawn("index", str(c), "--json"), spawn("index", str(c), "--json")
     both_alive_locked = 0  # samples where both processes lived and one held the lock
     while a.poll() is None or b.poll() is None:
-        if a.poll() is None and b.poll() is None and lock_held():
+        if a.poll() is None and b.poll() is None and index_lock_held():
             both_alive_locked += 1
         time.sleep(0.02)
     outs = {}

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from fixtures_repos.writers import ClaudeWriter
+from tests.helpers import index_lock_held
 from tests.hostile import git
 
 SID = "12345678-1111-4111-8111-000000000001"
@@ -55,22 +56,6 @@ def _lock_path() -> Path:
     home = Path(os.environ["HANSARD_HOME"])
     home.mkdir(parents=True, exist_ok=True)
     return home / "index.lock"
-
-
-def _held_elsewhere() -> bool:
-    try:
-        fd = os.open(_lock_path(), os.O_RDONLY)
-    except FileNotFoundError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
 
 
 def _runs() -> int:
@@ -116,13 +101,13 @@ def test_why_during_a_real_first_index(tmp_path: Path) -> None:
         seen = False
         end = time.monotonic() + 60
         while proc.poll() is None and time.monotonic() < end and not seen:
-            if not _held_elsewhere():
+            if not index_lock_held():
                 time.sleep(0.01)
                 continue
             ans = _why(repo, "--no-sync")
             # Only an answer given wholly inside the run counts: the lock was held before it
             # started, and after it the run is still unrecorded and the lock still held.
-            if _held_elsewhere() and _runs() == 0:
+            if index_lock_held() and _runs() == 0:
                 assert ans.get("indexing") is True, ans
                 seen = True
         assert seen, "the index finished before why could ask during it; make the filler larger"
