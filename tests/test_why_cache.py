@@ -20,8 +20,9 @@ FIRST = src('''
 TAX = "TAX_RATE = load_rate('sales_tax', region=DEFAULT_REGION)\n"  # not trivial: evidence of its own
 
 
-def _setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    b = Build("why_cache", tmp_path / "build")
+def _shop(tmp_path: Path, name: str):
+    """A repository whose second commit is a Claude Code session's shop.py (FIRST)."""
+    b = Build(name, tmp_path / "build")
     r = b.init()
     r.write("README.md", "# shop\n")
     b.commit(r, "Initial commit")
@@ -29,9 +30,19 @@ def _setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     cc.prompt("Add a total helper")
     cc.write(r.path / "shop.py", FIRST)
     b.commit(r, "Add total")
+    return b, r, cc
+
+
+def _enter(b: Build, r, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run hansard inside the repository, with the built scenario's agent homes and a store of its own."""
     for var, value in env_for(b.scenario(r, {}), tmp_path / "store").items():
         monkeypatch.setenv(var, value)
     monkeypatch.chdir(r.path)
+
+
+def _setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    b, r, cc = _shop(tmp_path, "why_cache")
+    _enter(b, r, tmp_path, monkeypatch)
     assert run_cli("index")[0] == 0
     return b, r, cc
 
@@ -79,14 +90,7 @@ def test_second_answer_is_the_cached_one_and_the_same(tmp_path, monkeypatch):
 
 
 def test_a_new_transcript_gives_a_fresh_answer(tmp_path, monkeypatch):
-    b = Build("why_cache_transcript", tmp_path / "build")
-    r = b.init()
-    r.write("README.md", "# shop\n")
-    b.commit(r, "Initial commit")
-    cc = b.claude(r.path)
-    cc.prompt("Add a total helper")
-    cc.write(r.path / "shop.py", FIRST)
-    b.commit(r, "Add total")
+    b, r, cc = _shop(tmp_path, "why_cache_transcript")
     late = b.claude(r.path)
     late.prompt("Add a tax constant")
     late.edit(r.path / "shop.py", FIRST, FIRST + TAX)
@@ -94,9 +98,7 @@ def test_a_new_transcript_gives_a_fresh_answer(tmp_path, monkeypatch):
     # the second session's transcript turns up only later (copied from another machine)
     away = tmp_path / "away.jsonl"
     late.path.rename(away)
-    for var, value in env_for(b.scenario(r, {}), tmp_path / "store").items():
-        monkeypatch.setenv(var, value)
-    monkeypatch.chdir(r.path)
+    _enter(b, r, tmp_path, monkeypatch)
     before = _why("shop.py")
     assert before["lines"][2]["kind"] == "human" and _cached_rows() == 1
     assert _why("shop.py") == before  # nothing new: the cached answer
