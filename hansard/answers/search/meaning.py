@@ -3,8 +3,13 @@
 Optional extra: ``pip install 'hansard[semantic]'``. Nothing is downloaded at run time: the
 embedder is WordLlama's ``l2_supercat`` 256-d static embedding, whose weights ship inside the
 ``wordllama`` wheel and are checked against a pinned sha256 before use (see
-``WORDLLAMA_FILES``). Why this one and not MiniLM: see ``scripts/eval_search.py``; it is 19 MB with numpy + tokenizers instead of 1.5 GB with torch, embeds
-thousands of texts a second on 2 cores, and starts in well under a second.
+``WORDLLAMA_FILES``). Why this one: ``scripts/eval_search.py`` compares it with the other
+embedders whose weights ship in a package (README, Performance): tokenlearn's 64-d static model
+found less on every kind of query, and all-MiniLM-L6-v2 either brings torch (1.5 GB) or, run in
+numpy, embeds about 60 times slower. WordLlama is 19 MB with numpy + tokenizers, embeds
+about a thousand passages a second on a loaded core, and starts in well under a second. Its
+weakness is paraphrase: it averages words, so a query that shares no word with a conversation
+rarely finds it first.
 
 Any object with ``id`` (str, names model and weights), ``dim`` and
 ``embed(list[str]) -> float32 array (n, dim), L2-normalised`` can stand in (tests use a tiny
@@ -16,8 +21,8 @@ is cut into passages of about ``PASSAGE_CHARS`` at paragraph, line or sentence e
 (:func:`passages`), at most ``MAX_PASSAGES`` of them: a static embedding averages its tokens,
 so one vector for a long message blurs its topics together; a hit's ``similarity`` is that of
 its best passage. Only conversation is embedded: the person's requests, the agent's answers
-and reasoning, compaction summaries; tool output is left to keyword search. ``build_vectors`` works through new messages in small batches, each its
-own short transaction, so readers and the indexer never wait long; ``start_background_build``
+and reasoning, compaction summaries; tool output is left to keyword search. ``build_vectors``
+works through new messages in small batches, each its own short transaction, so readers and the indexer never wait long; ``start_background_build``
 runs it in a detached ``hansard embed`` process. A search never waits for it: with no
 vectors yet it falls back to keyword search and says so in ``mode_notice``.
 """
