@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -315,6 +316,36 @@ def _infer_tool(tur: Any) -> str | None:
 # -- the parser ------------------------------------------------------------------------------
 
 
+def _message_blocks(obj: dict[str, Any], record: RawRecord, role: str,
+                    bad_content: str) -> tuple[dict[str, Any], list[Any]] | Skip:
+    """A user or assistant record's message and its content blocks (text content as one text
+    block), or the Skip for a message that is not an object or content that is neither."""
+    msg = obj.get("message")
+    if not isinstance(msg, dict):
+        return Skip("bad_field", record.offset, f"{role}.message is not an object")
+    content = msg.get("content")
+    if isinstance(content, str):
+        return msg, [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return msg, content
+    return Skip("bad_field", record.offset, bad_content)
+
+
+def _item_keys(obj: dict[str, Any], record: RawRecord) -> Callable[[], str]:
+    """Keys for the items one record yields, in order: the record's uuid (or the hash of its
+    bytes), then ``uuid#1``, ``uuid#2``…"""
+    base = _s(obj.get("uuid")) or record_key(record)
+    n = 0
+
+    def key() -> str:
+        nonlocal n
+        k = base if n == 0 else f"{base}#{n}"
+        n += 1
+        return k
+
+    return key
+
+
 class ClaudeCodeParser:
     def __init__(self, path: str, state: dict[str, Any] | None = None) -> None:
         self.path = str(path)
@@ -556,28 +587,15 @@ class ClaudeCodeParser:
         return items
 
     def _assistant(self, obj: dict[str, Any], record: RawRecord) -> list[Item]:
-        off = record.offset
-        msg = obj.get("message")
-        if not isinstance(msg, dict):
-            return [Skip("bad_field", off, "assistant.message is not an object")]
-        content = msg.get("content")
-        if isinstance(content, str):
-            content = [{"type": "text", "text": content}]
-        if not isinstance(content, list):
-            return [Skip("bad_field", off, "assistant.message.content is not a list")]
+        got = _message_blocks(obj, record, "assistant", "assistant.message.content is not a list")
+        if isinstance(got, Skip):
+            return [got]
+        msg, content = got
         sid, items = self._route(obj)
         ts = _s(obj.get("timestamp"))
         cwd = self.cwd
         model = _s(msg.get("model"))
-        base = _s(obj.get("uuid")) or record_key(record)
-        n = 0
-
-        def key() -> str:
-            nonlocal n
-            k = base if n == 0 else f"{base}#{n}"
-            n += 1
-            return k
-
+        key = _item_keys(obj, record)
         for block in content:
             if not isinstance(block, dict):
                 continue
@@ -607,29 +625,14 @@ class ClaudeCodeParser:
         return items
 
     def _user(self, obj: dict[str, Any], record: RawRecord) -> list[Item]:
-        off = record.offset
-        msg = obj.get("message")
-        if not isinstance(msg, dict):
-            return [Skip("bad_field", off, "user.message is not an object")]
-        content = msg.get("content")
-        if isinstance(content, str):
-            blocks: list[Any] = [{"type": "text", "text": content}]
-        elif isinstance(content, list):
-            blocks = content
-        else:
-            return [Skip("bad_field", off, "user.message.content is neither text nor a list")]
+        got = _message_blocks(obj, record, "user", "user.message.content is neither text nor a list")
+        if isinstance(got, Skip):
+            return [got]
+        _, blocks = got
         sid, items = self._route(obj)
         ts = _s(obj.get("timestamp"))
         cwd = self.cwd
-        base = _s(obj.get("uuid")) or record_key(record)
-        n = 0
-
-        def key() -> str:
-            nonlocal n
-            k = base if n == 0 else f"{base}#{n}"
-            n += 1
-            return k
-
+        key = _item_keys(obj, record)
         results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
         tur = obj.get("toolUseResult") if len(results) == 1 else None
         rest: list[Any] = []
