@@ -347,6 +347,18 @@ def _result_text(tc: dict[str, Any]) -> str:
     return ""
 
 
+def _each_message(dec: _Decoder, msgs: list[Any], offset: int, field: str) -> list[Item]:
+    """The items of each message in a list; an entry that is not an object is a bad_field
+    Skip naming ``field[i]``."""
+    out: list[Item] = []
+    for i, m in enumerate(msgs):
+        if isinstance(m, dict):
+            out += dec.message(m, offset)
+        else:
+            out.append(Skip("bad_field", offset, f"{field}[{i}]"))
+    return out
+
+
 def _safely(dec: _Decoder, record: RawRecord, work: Any) -> list[Item]:
     saved = dec.begin()
     try:
@@ -394,11 +406,7 @@ class GeminiJsonlParser:
             if isinstance(msgs, list):
                 # A full rewrite of the history (masking sync, synthetic summaries): upsert each.
                 out += dec.ensure_session()
-                for i, m in enumerate(msgs):
-                    if isinstance(m, dict):
-                        out += dec.message(m, record.offset)
-                    else:
-                        out.append(Skip("bad_field", record.offset, f"$set.messages[{i}]"))
+                out += _each_message(dec, msgs, record.offset, "$set.messages")
             return out
         if isinstance(obj.get("sessionId"), str):
             return dec.metadata(obj)
@@ -471,11 +479,7 @@ class GeminiJsonParser:
         if not isinstance(msgs, list):
             out.append(Skip("bad_field", record.offset, "messages"))
             return out
-        for i, m in enumerate(msgs):
-            if isinstance(m, dict):
-                out += dec.message(m, record.offset)
-            else:
-                out.append(Skip("bad_field", record.offset, f"messages[{i}]"))
+        out += _each_message(dec, msgs, record.offset, "messages")
         return out
 
     def finish(self) -> list[Item]:
