@@ -13,8 +13,8 @@ new bytes only.
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol
 
 import orjson
@@ -60,6 +60,11 @@ def load_json(record: RawRecord) -> tuple[Any, Skip | None]:
         if not data.strip():
             return None, Skip("blank_line", record.offset)
         return None, Skip("malformed_json", record.offset, str(exc)[:200])
+
+
+def nonempty_str(v: Any) -> str | None:
+    """``v`` when it is a non-empty string, else None: a field a record may omit, null or blank."""
+    return v if isinstance(v, str) and v else None
 
 
 def guarded(feed: Callable[[RawRecord], list[Item]], record: RawRecord) -> list[Item]:

@@ -43,7 +43,7 @@ import orjson
 
 from hansard.agents.base import as_text as _as_text_base
 from hansard.agents.claude_code import AGENT
-from hansard.agents.base import first_json_lines, load_json, record_key
+from hansard.agents.base import first_json_lines, load_json, nonempty_str as _s, record_key
 from hansard.agents.edits import diff_texts, hunks_from_structured_patch, lines_of
 from hansard.models import (
     EditItem,
@@ -104,11 +104,6 @@ _STEP_STATUS = {
 
 
 # -- small helpers ---------------------------------------------------------------------------
-
-
-def _s(v: Any) -> str | None:
-    """A non-empty string, or None."""
-    return v if isinstance(v, str) and v else None
 
 
 def _as_text(v: Any) -> str:

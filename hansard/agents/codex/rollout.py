@@ -49,7 +49,7 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import as_text, first_json_lines, load_json, record_key, snapshot_steps
+from hansard.agents.base import as_text, first_json_lines, load_json, nonempty_str as _str, record_key, snapshot_steps
 from hansard.agents.codex import AGENT
 from hansard.agents.edits import FileOp, PatchError, extract_patch, lines_of, parse_patch, parse_unified_diff, scan_headers
 from hansard.models import (
@@ -577,10 +577,6 @@ def _path_order(paths: list[str], patch: str | None, cwd: str | None) -> list[st
 
 
 # ---- small helpers -------------------------------------------------------------------------
-
-
-def _str(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 def _join(cwd: str | None, wd: str) -> str:

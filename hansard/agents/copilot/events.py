@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import diff_texts, first_json_lines, guarded, lines_of, load_json, parse_unified_diff
+from hansard.agents.base import diff_texts, first_json_lines, guarded, lines_of, load_json, nonempty_str as _str, parse_unified_diff
 from hansard.agents.edits import PatchError, parse_patch
 from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip, ToolCallItem, ToolResultItem
 
@@ -47,10 +47,6 @@ READ_TOOLS = frozenset({"view", "read", "grep", "glob"})
 PLAN_TOOLS = frozenset({"update_todo", "todo_write"})
 MEMORY_FILES = (".github/copilot-instructions.md", "AGENTS.md", ".github/instructions")
 _TITLE_MAX = 100
-
-
-def _str(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 def _storable(call: dict[str, Any]) -> dict[str, Any]:

@@ -49,7 +49,7 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import diff_texts, first_json_lines, guarded, lines_of, load_json
+from hansard.agents.base import diff_texts, first_json_lines, guarded, lines_of, load_json, nonempty_str as _str
 from hansard.diffs import Hunk
 from hansard.agents.edits import PatchError, parse_patch
 from hansard.models import (
@@ -78,10 +78,6 @@ READ_TOOLS = frozenset({"Read", "read_file", "Grep", "grep", "Glob", "LS", "list
                         "file_search", "glob_file_search"})
 PLAN_TOOLS = frozenset({"TodoWrite", "UpdateTodos", "todo_write"})
 MEMORY_FILES = (".cursorrules", ".cursor/rules", "AGENTS.md")
-
-
-def _str(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 def _iso_ms(v: Any) -> str | None:

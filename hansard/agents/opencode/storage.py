@@ -45,7 +45,7 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import as_text, diff_texts, guarded, lines_of, load_json, parse_unified_diff
+from hansard.agents.base import as_text, diff_texts, guarded, lines_of, load_json, nonempty_str as _str, parse_unified_diff
 from hansard.agents.edits import PatchError, parse_patch
 from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip, StepsItem, ToolCallItem, ToolResultItem
 
@@ -70,10 +70,6 @@ def _iso(v: Any) -> str | None:
         return datetime.fromtimestamp(v / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{int(v) % 1000:03d}Z"
     except (OverflowError, OSError, ValueError):
         return None
-
-
-def _str(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 # -------------------------------------------------------------------------- readers

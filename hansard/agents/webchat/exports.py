@@ -35,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import guarded, load_json
+from hansard.agents.base import guarded, load_json, nonempty_str as _str
 from hansard.models import Item, MessageItem, RawRecord, SessionInfo, Skip
 
 CHATGPT = "chatgpt"
@@ -45,10 +45,6 @@ MIN_RUN = 3
 MIN_CHARS = 10  # a line shorter than this (after normalising) is trivial, as in why
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _TITLE_MAX = 100
-
-
-def _str(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 def _epoch(v: Any) -> str | None:
