@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -65,6 +66,17 @@ def load_json(record: RawRecord) -> tuple[Any, Skip | None]:
 def nonempty_str(v: Any) -> str | None:
     """``v`` when it is a non-empty string, else None: a field a record may omit, null or blank."""
     return v if isinstance(v, str) and v else None
+
+
+def iso_from_epoch_ms(v: Any) -> str | None:
+    """Milliseconds since the epoch as UTC ISO-8601 to the millisecond (``…T12:00:00.250Z``);
+    None for anything that is not a number or is out of range."""
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        return None
+    try:
+        return datetime.fromtimestamp(v / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{int(v) % 1000:03d}Z"
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def guarded(feed: Callable[[RawRecord], list[Item]], record: RawRecord) -> list[Item]:

@@ -43,13 +43,12 @@ replaced key gets a larger rowid, so "rowid above the last one read" is exactly 
 from __future__ import annotations
 
 import base64
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from hansard.agents.base import diff_texts, first_json_lines, guarded, lines_of, load_json, nonempty_str as _str
+from hansard.agents.base import diff_texts, first_json_lines, guarded, iso_from_epoch_ms, lines_of, load_json, nonempty_str as _str
 from hansard.diffs import Hunk
 from hansard.agents.edits import PatchError, parse_patch
 from hansard.models import (
@@ -81,12 +80,8 @@ MEMORY_FILES = (".cursorrules", ".cursor/rules", "AGENTS.md")
 
 
 def _iso_ms(v: Any) -> str | None:
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        return _str(v)
-    try:
-        return datetime.fromtimestamp(v / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{int(v) % 1000:03d}Z"
-    except (OverflowError, OSError, ValueError):
-        return None
+    """A time in epoch milliseconds as ISO-8601; a string is taken as written."""
+    return _str(v) if isinstance(v, str) else iso_from_epoch_ms(v)
 
 
 def _json_field(v: Any) -> Any:

@@ -39,13 +39,12 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from hansard.agents.base import as_text, diff_texts, guarded, lines_of, load_json, nonempty_str as _str, parse_unified_diff
+from hansard.agents.base import as_text, diff_texts, guarded, iso_from_epoch_ms as _iso, lines_of, load_json, nonempty_str as _str, parse_unified_diff
 from hansard.agents.edits import PatchError, parse_patch
 from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip, StepsItem, ToolCallItem, ToolResultItem
 
@@ -61,15 +60,6 @@ _REJECTED = re.compile(r"rejected|denied|user dismissed", re.I)
 _DEFAULT_TITLE = re.compile(r"^(New session|Child session) - \d{4}-")
 _TITLE_MAX = 100
 _KINDS = ("session", "message", "part")
-
-
-def _iso(v: Any) -> str | None:
-    if isinstance(v, bool) or not isinstance(v, int | float):
-        return None
-    try:
-        return datetime.fromtimestamp(v / 1000, UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{int(v) % 1000:03d}Z"
-    except (OverflowError, OSError, ValueError):
-        return None
 
 
 # -------------------------------------------------------------------------- readers
