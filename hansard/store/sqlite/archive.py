@@ -102,10 +102,9 @@ class SqliteArchive:
         try:
             yield
         finally:
+            # The next commit past the usual threshold copies the WAL back, as always.
             self.db.execute(f"PRAGMA cache_size={int(old[0])}")
             self.db.execute(f"PRAGMA wal_autocheckpoint={int(old[1])}")
-            if not self.db.in_transaction:
-                self.db.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     # -- source rows --------------------------------------------------------------------
 
