@@ -352,6 +352,12 @@ def run(quick: bool = False, directory: str | None = None, rounds: int = 15, see
         print(f"built the {corpus} corpus in {time.perf_counter() - t:.1f}s at {root}", file=sys.stderr)
     repo, home = root / "repo", root / "home"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    # An editable install never writes hansard's bytecode while PYTHONDONTWRITEBYTECODE is set
+    # (each process would compile every module again): write it once, as an installed wheel has it.
+    import importlib.util
+
+    package = os.path.dirname(importlib.util.find_spec("hansard").origin)  # the one `-m hansard` runs
+    subprocess.run([sys.executable, "-m", "compileall", "-q", package], env=env, check=True, capture_output=True)
     env.update(HANSARD_HOME=str(root / "store"), CLAUDE_CONFIG_DIR=str(home / ".claude"),
                CODEX_HOME=str(home / ".codex"), GEMINI_CLI_HOME=str(home))
     t = time.perf_counter()

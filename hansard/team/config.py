@@ -10,7 +10,6 @@ here ever holds a password that another user could read.
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
@@ -33,6 +32,8 @@ def configured() -> bool:
 
 
 def load() -> dict[str, Any]:
+    import json
+
     from hansard.errors import TeamNotConfigured
 
     try:
@@ -43,6 +44,8 @@ def load() -> dict[str, Any]:
 
 
 def save(cfg: dict[str, Any]) -> None:
+    import json
+
     os.makedirs(team_dir(), mode=0o700, exist_ok=True)
     _write_private(config_path(), json.dumps(cfg, indent=2) + "\n")
 
