@@ -465,9 +465,21 @@ def test_a_hung_server_fails_push_and_pull_retryably_and_local_commands_do_not_w
     cli_json("team", "pull")
     assert run_cli("index")[0] == 0
     home = team["bob"].root / "hansard"
-    before = ((home / "hansard.db").read_bytes(), (home / "team/config.json").read_bytes(),
-              (home / "team/offline.db").read_bytes())
     local = cli_json("sessions")
+
+    def local_state() -> tuple:
+        import sqlite3
+
+        from tests.helpers import dump
+
+        db = sqlite3.connect(home / "hansard.db")
+        db.row_factory = sqlite3.Row
+        try:
+            return dump(db), (home / "team/config.json").read_bytes(), (home / "team/offline.db").read_bytes()
+        finally:
+            db.close()
+
+    before = local_state()
     pg = team["pg"]
     team["mp"].setenv("HANSARD_TEAM_TIMEOUT", "2")
     pg.pause()
@@ -478,9 +490,7 @@ def test_a_hung_server_fails_push_and_pull_retryably_and_local_commands_do_not_w
             err = json.loads(out)["error"]
             assert rc == 30 and err["code"] == "team_unreachable" and err["retryable"] is True, (cmd, out)
             assert time.monotonic() - t0 < 15, cmd
-        after = ((home / "hansard.db").read_bytes(), (home / "team/config.json").read_bytes(),
-                 (home / "team/offline.db").read_bytes())
-        assert after == before
+        assert local_state() == before
         t0 = time.monotonic()
         assert cli_json("sessions") == local
         assert cli_json("history", "zebra", "--no-sync")["results"] == []

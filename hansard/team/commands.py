@@ -263,6 +263,8 @@ def _push(local: Any, cfg: dict[str, Any], repo: str | None, server: Any) -> dic
             up.put_sessions(member_id, batch)
             batch = []
     up.put_sessions(member_id, batch)
+    if len(sent) >= PUSH_BATCH:
+        up.analyze()
     have_mem = up.pushed_memories(member_id)
     sent_mem = []
     for m, item in zip(mems, mem_listing, strict=True):

@@ -235,6 +235,11 @@ class TeamUploads:
                             cp.write_row(row)
             conn.execute("UPDATE members SET last_push=now() WHERE id=%s", (member_id,))
 
+    def analyze(self) -> None:
+        """Fresh planner statistics after a large push (autovacuum would get there later; until
+        then a search may join the messages the slow way)."""
+        self.store.run("ANALYZE members, repos, sessions, messages, tool_calls, edits, edit_lines")
+
     def pushed_memories(self, member_id: int) -> dict[str, str]:
         """memory_id -> sha256 of the text this member-machine last pushed."""
         return {r["memory_id"]: r["sha256"] for r in self.store.run(
