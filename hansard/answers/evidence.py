@@ -64,15 +64,15 @@ def load_candidates(store: Store, repo_id: int, hashes: set[int], side: str = "+
     edits: dict[int, EditRef] = {}
     by_hash: dict[int, list[int]] = {}
     for r in store.evidence.edit_lines(repo_id, hashes, side):
-        ts = parse_ts(r["timestamp"])
-        if ts is None:
-            # An edit with no time (Cursor's agent transcripts record none) can never be placed
-            # before a commit: never a candidate, though evidence that an agent wrote the text.
-            if untimed is not None and r["rel_path"]:
-                untimed.setdefault(r["hash"], set()).add(r["rel_path"])
-            continue
-        ref = edits.get(r["id"])
+        ref = edits.get(r["id"])  # one row per line: an edit's facts are read once
         if ref is None:
+            ts = parse_ts(r["timestamp"])
+            if ts is None:
+                # An edit with no time (Cursor's agent transcripts record none) can never be placed
+                # before a commit: never a candidate, though evidence that an agent wrote the text.
+                if untimed is not None and r["rel_path"]:
+                    untimed.setdefault(r["hash"], set()).add(r["rel_path"])
+                continue
             ref = edits[r["id"]] = EditRef(
                 r["id"], r["session_id"], r["provider"], r["call_id"], r["message_index"], r["rel_path"], ts,
                 r["timestamp"], bool(r["user_modified"]), r["tool"],

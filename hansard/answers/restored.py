@@ -43,6 +43,8 @@ class FileHistory:
         self._hunks: dict[str, list] = {}  # sha -> the commit's hunks (as in ``edits.hunks``)
         self._sets: dict[str, tuple[set[int], set[int]]] = {}  # sha -> (added, removed) hashes
         self._blob_hashes: dict[str, set[int]] = {}
+        self._removed: dict[tuple[int, float, str], str | None] = {}  # removed_since's answers
+        self._touched: dict[tuple[int, float, int, int], list[LogEntry]] = {}  # _touching's answers
 
     def prefetch(self) -> None:
         """Start the file's `git log` now, beside blame; ``commits`` collects it."""
@@ -61,6 +63,12 @@ class FileHistory:
         th = threading.Thread(target=run, daemon=True)
         th.start()
         self._log = (th, box)
+
+    def prepare(self) -> None:
+        """For a whole file, every commit's line hashes now (while blame runs): its questions
+        reach most of the history."""
+        if self.whole:
+            self._index()
 
     def commits(self) -> list[LogEntry]:
         """Commits that touched the file in the history of the revision, newest first, renames
@@ -161,11 +169,17 @@ class FileHistory:
     def _touching(self, h: int, edit_ts: float, older_than: int, side: int) -> list[LogEntry]:
         """Commits older than position ``older_than``, not older than the edit, that added
         (side 0) or removed (side 1) the line ``h``, newest first."""
-        if self.whole:
-            commits = self.commits()
-            return [commits[k] for k in self._index()[side].get(h, ())
-                    if k > older_than and commits[k].committer_time + CLOCK_SLACK_S >= edit_ts]
-        return [c for c in self._since(edit_ts, older_than) if h in self._changed(c)[side]]
+        key = (h, edit_ts, older_than, side)
+        out = self._touched.get(key)
+        if out is None:
+            if self.whole:
+                commits = self.commits()
+                out = [commits[k] for k in self._index()[side].get(h, ())
+                       if k > older_than and commits[k].committer_time + CLOCK_SLACK_S >= edit_ts]
+            else:
+                out = [c for c in self._since(edit_ts, older_than) if h in self._changed(c)[side]]
+            self._touched[key] = out
+        return out
 
     def _since(self, edit_ts: float, older_than: int) -> list[LogEntry]:
         """Commits older than position ``older_than`` and not older than the edit, loaded."""
@@ -181,18 +195,21 @@ class FileHistory:
         """The newest commit older than ``sha`` and newer than the edit that removed every
         copy of the line ``h`` from the file, or None (also when ``sha`` is not in the file's
         history)."""
+        key = (h, edit_ts, sha)
+        if key in self._removed:
+            return self._removed[key]
         self.commits()
         pos = self._pos.get(sha)
-        if pos is None:
-            return None
-        suspects = self._touching(h, edit_ts, pos, 1)
-        if not suspects:
-            return None
-        self._read_blobs([c.blob for c in suspects if c.blob])
-        for c in suspects:
-            if c.blob is None or h not in self._blob_hashes.get(c.blob, set()):
-                return c.sha
-        return None
+        out = None
+        suspects = self._touching(h, edit_ts, pos, 1) if pos is not None else []
+        if suspects:
+            self._read_blobs([c.blob for c in suspects if c.blob])
+            for c in suspects:
+                if c.blob is None or h not in self._blob_hashes.get(c.blob, set()):
+                    out = c.sha
+                    break
+        self._removed[key] = out
+        return out
 
     def prefetch_removals(self, questions: list[tuple[int, float, str]]) -> None:
         """Read at once, in one `git cat-file`, the blobs every ``removed_since(h, edit_ts,
@@ -217,7 +234,12 @@ class FileHistory:
             return
         from hansard.git.history import read_blobs
 
+        known = self._text_hashes.get  # each text's line_hash, for the texts of the loaded diffs
         for bid, data in read_blobs(self.top, todo).items():
-            text = data.decode("utf-8", "surrogateescape")
-            known = self._text_hashes.get
-            self._blob_hashes[bid] = {known(ln) or textnorm.line_hash(ln) for ln in text.split("\n")}
+            texts = set(data.decode("utf-8", "surrogateescape").split("\n"))
+            got = list(map(known, texts))
+            hashes = set(got)
+            if None in hashes:
+                hashes.discard(None)
+                hashes.update(textnorm.line_hash(x) for x, h in zip(texts, got) if h is None)
+            self._blob_hashes[bid] = hashes  # type: ignore[assignment]

@@ -164,21 +164,38 @@ def run_blame(t: Target, rev: str | None, contents: bytes | None) -> Blame:
         raise
 
 
+class Prepared:
+    """What the answer needs of the question's lines themselves, whoever blame names: their
+    hashes and the edits that added such lines (computed while git blame runs)."""
+
+    def __init__(self, store: Store, repo_id: int, texts: list[str], basename: str) -> None:
+        self.texts = texts
+        facts = {x: textnorm.line_facts(x) for x in set(texts)}  # a file repeats its common lines
+        self.hashes = [facts[x][0] for x in texts]
+        self.exacts = [facts[x][1] for x in texts]
+        self.trivial = [facts[x][2] for x in texts]
+        self.untimed: dict[int, set[str]] = {}  # hash -> paths that edits with no time added it to
+        hashes = set(self.hashes)
+        self.edits, self.by_hash = evidence.load_candidates(store, repo_id, hashes, untimed=self.untimed)
+        self.unlinked = evidence.unlinked_hashes(store, hashes, basename)
+
+
 class Attributor:
     """Attributes the blamed lines of one file. One instance per question."""
 
     def __init__(self, store: Store, t: Target, repo_id: int, bl: Blame, rev: str | None = None,
-                 history: FileHistory | None = None) -> None:
+                 history: FileHistory | None = None, pre: Prepared | None = None) -> None:
         self.store = store
         self.t = t
         self.repo_id = repo_id
         self.bl = bl
         self.lines = bl.lines
-        self.hashes = [textnorm.line_hash(b.content) for b in self.lines]
-        self.exacts = [textnorm.exact_hash(b.content) for b in self.lines]
-        self.trivial = [textnorm.is_trivial(b.content) for b in self.lines]
-        self.untimed: dict[int, set[str]] = {}  # hash -> paths that edits with no time added it to
-        self.edits, self.by_hash = evidence.load_candidates(store, repo_id, set(self.hashes), untimed=self.untimed)
+        texts = [b.content for b in self.lines]
+        if pre is None or pre.texts != texts:  # prepared from other lines than blame gave
+            pre = Prepared(store, repo_id, texts, os.path.basename(t.rel))
+        self.hashes, self.exacts, self.trivial = pre.hashes, pre.exacts, pre.trivial
+        self.untimed = pre.untimed
+        self.edits, self.by_hash = pre.edits, pre.by_hash
         from hansard.answers.commit_sessions import CommitSessions
         from hansard.answers.restored import FileHistory
 
@@ -191,7 +208,7 @@ class Attributor:
                 from hansard.git.history import path_names
 
                 self.names |= path_names(t.top, t.rel)
-        self.unlinked = evidence.unlinked_hashes(store, set(self.hashes), os.path.basename(t.rel))
+        self.unlinked = pre.unlinked
         self._texts: dict[int, list[str]] = {}
         self._shell: float | None | bool = False  # False: not looked up yet
         self._has_edits: bool | None = None
@@ -209,6 +226,11 @@ class Attributor:
         self._scored: dict[int, list[tuple[list[tuple[float, str]], str | None]]] = {}
         self._removed_by_commit: dict[tuple[str, str], set[int]] = {}
         self._later: dict[tuple[int, int], list[str]] = {}  # (line hash, edit) -> later sessions
+        # line hash -> (time, edit) of the edits that added it to this file, in by_hash order
+        self._named: dict[int, list[tuple[float, EditRef]]] = {}
+        self._absent: dict[int, list[str]] = {}  # edit -> its added lines no longer in the file
+        self._present = set(self.hashes)
+        self._other_path: dict[int, bool] = {}  # line hash -> an edit added it to another file
 
     # -- rules ----------------------------------------------------------------------
 
@@ -228,11 +250,22 @@ class Attributor:
             out = self._loose_by.get(key)
             if out is None:
                 bound = self.commit_time(self.lines[i].sha)
-                out = self._loose_by[key] = [
-                    e for eid in self.by_hash.get(self.hashes[i], ())
-                    if (e := self.edits[eid]).rel_path in self.names and (bound is None or e.ts <= bound + CLOCK_SLACK_S)
-                ]
+                named = self._named_edits(self.hashes[i])
+                if bound is None:
+                    out = [e for _, e in named]
+                else:
+                    limit = bound + CLOCK_SLACK_S
+                    out = [e for ts, e in named if ts <= limit]
+                self._loose_by[key] = out
             self._loose[i] = out
+        return out
+
+    def _named_edits(self, h: int) -> list[tuple[float, EditRef]]:
+        """(time, edit) of the edits that added the line ``h`` to this file (renames followed)."""
+        out = self._named.get(h)
+        if out is None:
+            out = self._named[h] = [(e.ts, e) for eid in self.by_hash.get(h, ())
+                                    if (e := self.edits[eid]).rel_path in self.names]
         return out
 
     def commit_weights(self, sha: str) -> dict[str, float]:
@@ -439,8 +472,7 @@ class Attributor:
         later = self._later.get(key)
         if later is None:
             later = self._later[key] = sorted({
-                x.session_id for eid in self.by_hash.get(self.hashes[i], ())
-                if (x := self.edits[eid]).ts > e.ts and x.session_id != e.session_id and x.rel_path in self.names
+                x.session_id for ts, x in self._named_edits(self.hashes[i]) if ts > e.ts and x.session_id != e.session_id
             })
         return LineAnswer(
             b.final_line, b.content, kind, commit, e.session_id, e.provider, e.message_index, e.call_id, rule, conf,
@@ -461,7 +493,7 @@ class Attributor:
             if mod is not None:
                 e, sim, rule = mod
                 return self._agent(i, "agent_modified", commit, e, rule, round(0.8 * sim, 2), sim)
-            if any(self.edits[eid].rel_path not in self.names for eid in self.by_hash.get(self.hashes[i], ())):
+            if self._elsewhere(self.hashes[i]):
                 return LineAnswer(b.final_line, b.content, "unknown", commit, rule="other_path")
             if self.hashes[i] in self.unlinked:
                 return LineAnswer(b.final_line, b.content, "unknown", commit, rule="unlinked_session")
@@ -473,10 +505,26 @@ class Attributor:
             return LineAnswer(b.final_line, b.content, "unknown", commit, rule="shell_command")
         return LineAnswer(b.final_line, b.content, "human", commit, rule="no_session", confidence=0.9)
 
+    def _elsewhere(self, h: int) -> bool:
+        """An edit added the line ``h`` to another file of this repository."""
+        out = self._other_path.get(h)
+        if out is None:
+            out = self._other_path[h] = any(self.edits[eid].rel_path not in self.names for eid in self.by_hash.get(h, ()))
+        return out
+
     def _added_texts(self, edit_id: int) -> list[str]:
         if edit_id not in self._texts:
             self._texts[edit_id] = evidence.added_texts(self.store, edit_id)
         return self._texts[edit_id]
+
+    def _absent_texts(self, edit_id: int) -> list[str]:
+        """The non-trivial lines the edit added that are no longer in the file, in its order."""
+        out = self._absent.get(edit_id)
+        if out is None:
+            present = self._present
+            out = self._absent[edit_id] = [x for x in self._added_texts(edit_id)
+                                           if not (textnorm.line_hash(x) in present or textnorm.is_trivial(x))]
+        return out
 
     def _modified_block(self, g: list[int], chosen: dict[int, EditRef]) -> dict[int, tuple[EditRef, float, str]]:
         if not chosen:
@@ -501,12 +549,9 @@ class Attributor:
         that is no longer in the file: a human changed it before committing."""
         i = g[pos]
         near = {chosen[j].edit_id: chosen[j] for j in g[max(0, pos - WINDOW): pos + WINDOW + 1] if j in chosen}
-        present = set(self.hashes)
         best: tuple[float, EditRef] | None = None
         for e in near.values():
-            for text in self._added_texts(e.edit_id):
-                if textnorm.line_hash(text) in present or textnorm.is_trivial(text):
-                    continue
+            for text in self._absent_texts(e.edit_id):
                 sim = similarity(text, self.lines[i].content, SIMILAR)
                 if sim >= SIMILAR and (best is None or sim > best[0]):
                     best = (sim, e)
@@ -573,7 +618,6 @@ class Attributor:
             return None
         if self._file_edits is None:
             self._file_edits = list(self.store.evidence.applied_edits(self.repo_id, sorted(self.names)))
-        present = set(self.hashes)
         best: tuple[float, float, EditRef] | None = None
         for r in self._file_edits:
             ts = parse_ts(r["timestamp"])
@@ -581,9 +625,7 @@ class Attributor:
                 continue
             if best is not None and ts < best[0]:
                 continue
-            for text in self._added_texts(r["id"]):
-                if textnorm.is_trivial(text) or textnorm.line_hash(text) in present:
-                    continue
+            for text in self._absent_texts(r["id"]):
                 sim = similarity(text, self.lines[i].content, SIMILAR)
                 if sim >= SIMILAR and (best is None or (ts, sim) > best[:2]):
                     e = EditRef(r["id"], r["session_id"], r["provider"], r["call_id"], r["message_index"],
@@ -678,7 +720,7 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     path, start, end = parse_target(spec)
     t = resolve_target(path, start, end, cwd=cwd, check_exists=contents is None and rev is None)
     data = file_text(t, rev, contents)
-    check_range(t, data)
+    n = check_range(t, data)
     repo_id = repo_for(store, t.main_top)
     # An index elsewhere may still be adding what this file's answer needs (its first run, or
     # an edit of it not linked yet): the answer says so and is never cached.
@@ -690,8 +732,20 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
 
     history = FileHistory(store, t.top, t.rel, rev, whole=t.start is None or t.end - t.start >= WHOLE_LINES)
     history.prefetch()  # the file's `git log` runs beside blame
-    bl = run_blame(t, rev, contents)
-    answers = Attributor(store, t, repo_id, bl, rev, history).answer()
+    blamed = _in_thread(run_blame, t, rev, contents)
+    # While git blames (the other core): what the answer needs of the lines' own text and of
+    # the file's history. Attributor checks that blame gave these very lines.
+    failed = None
+    try:
+        texts = _file_lines(data)[:n][(t.start or 1) - 1:t.end]
+        pre = Prepared(store, repo_id, texts, os.path.basename(t.rel))
+        history.prepare()
+    except Exception as exc:  # noqa: BLE001 - blame's own error, if any, is the one to report
+        failed = exc
+    bl = blamed()
+    if failed is not None:
+        raise failed
+    answers = Attributor(store, t, repo_id, bl, rev, history, pre).answer()
     if any(a.kind == "human" for a in answers):
         from hansard.answers.pasted import mark_pasted
 
@@ -713,6 +767,33 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     if stored is not None:
         cached[0].put(cached[1], cached[3], stored)
     return ans, raw
+
+
+def _in_thread(fn: Any, *args: Any) -> Any:
+    """Start ``fn(*args)`` in a thread (in this context: an MCP call's git deadline reaches it);
+    the function returned waits for it and gives its result or raises its error."""
+    import contextvars
+    import threading
+
+    box: dict[str, Any] = {}
+    ctx = contextvars.copy_context()
+
+    def run() -> None:
+        try:
+            box["out"] = ctx.run(fn, *args)
+        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
+            box["err"] = exc
+
+    th = threading.Thread(target=run, daemon=True)
+    th.start()
+
+    def result() -> Any:
+        th.join()
+        if "err" in box:
+            raise box["err"]
+        return box["out"]
+
+    return result
 
 
 def _file_lines(data: bytes) -> list[str]:
@@ -825,6 +906,7 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
         except GitError:
             resolved = rev
     sessions: dict[str, dict[str, Any]] = {}
+    prompts: dict[tuple[str, int | None], tuple[int, str] | None] = {}  # lines of one call share its prompt
     for a in answers:
         if a.session_id is None:
             continue
@@ -841,7 +923,8 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
             }
             if row is not None and "member" in row.keys():  # a teammate's session (hansard.team)
                 s["member"], s["member_name"] = row["member"], row["member_name"]
-        p = evidence.prompt_for(store, a.session_id, a.message_index)
+        key = (a.session_id, a.message_index)
+        p = prompts[key] if key in prompts else prompts.setdefault(key, evidence.prompt_for(store, *key))
         if p is not None:
             s["prompts"][str(p[0])] = p[1]
             if s["prompt"] is None:
