@@ -509,3 +509,27 @@ def test_a_hung_server_fails_push_and_pull_retryably_and_local_commands_do_not_w
     finally:
         pg.resume()
     assert cli_json("team", "status")["server"]["reachable"] is True  # and it answers again once resumed
+
+
+def test_a_server_that_hangs_mid_question_fails_within_the_deadline(team) -> None:
+    """Connected, then the server stops (SIGSTOP): the waiting statement does not hang, it fails
+    as team_unreachable once the client's deadline (statement timeout + connect timeout) passes."""
+    import time
+
+    from hansard.errors import TeamUnreachable
+    from hansard.store.postgres.store import PostgresTeamStore
+
+    pg = team["pg"]
+    server = PostgresTeamStore(pg.url(password=True), me=("x@example.com", "m"), timeout=1, statement_timeout_ms=1000)
+    try:
+        assert server.run("SELECT 1 AS one") == [{"one": 1}]
+        pg.pause()
+        try:
+            t0 = time.monotonic()
+            with pytest.raises(TeamUnreachable):
+                server.run("SELECT 2 AS two")
+            assert time.monotonic() - t0 < 6
+        finally:
+            pg.resume()
+    finally:
+        server.close()

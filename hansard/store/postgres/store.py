@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 from collections.abc import Iterator, Sequence
 from functools import cached_property
 from typing import Any
@@ -25,6 +26,31 @@ _MIGRATE_LOCK = 0x68616E73
 
 def _unreachable(exc: BaseException) -> TeamUnreachable:
     return TeamUnreachable(f"the team server cannot be reached: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}")
+
+
+@contextlib.contextmanager
+def _watchdog(conn: Any, seconds: float) -> Iterator[None]:
+    """Shut the connection's socket down if the block is still running after ``seconds``: a
+    statement waiting on it then fails at once (the server-side statement timeout cannot help
+    when the server itself does not run)."""
+    import socket
+    import threading
+
+    def sever() -> None:
+        with contextlib.suppress(OSError, ValueError):
+            s = socket.socket(fileno=os.dup(conn.pgconn.socket))
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            finally:
+                s.close()
+
+    timer = threading.Timer(seconds, sever)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
 
 class PostgresTeamStore:
@@ -68,6 +94,7 @@ class PostgresTeamStore:
                     self.pool.close(timeout=0)
             raise _unreachable(exc) from None
         self.readonly = False
+        self.deadline = statement_timeout_ms / 1000 + timeout
 
     def close(self) -> None:
         if self.pool is not None:
@@ -77,13 +104,18 @@ class PostgresTeamStore:
                 self.conn.close()
 
     @contextlib.contextmanager
-    def connection(self) -> Iterator[Any]:
+    def connection(self, deadline: float | None = None) -> Iterator[Any]:
+        """A connection for one block of statements. A server that stops answering mid-block
+        (hung, overloaded, a network that drops packets) never outlasts ``deadline`` seconds
+        (default: the statement timeout plus the connect timeout): the socket is shut down
+        under the waiting statement, which fails as ``TeamUnreachable``."""
         psycopg = self._psycopg
         try:
             if self.conn is not None:
-                yield self.conn
+                with _watchdog(self.conn, deadline or self.deadline):
+                    yield self.conn
             else:
-                with self.pool.connection() as conn:
+                with self.pool.connection() as conn, _watchdog(conn, deadline or self.deadline):
                     yield conn
         except (psycopg.OperationalError, psycopg.errors.QueryCanceled) as exc:
             raise _unreachable(exc) from None
@@ -192,7 +224,7 @@ class TeamUploads:
             return [r["id"] for r in conn.execute(
                 "SELECT nextval(%s) AS id FROM generate_series(1, %s)", (seq, n))]
 
-        with self.store.connection() as conn, conn.transaction():
+        with self.store.connection(deadline=4 * self.store.deadline) as conn, conn.transaction():
             conn.execute("DELETE FROM sessions WHERE member_id=%s AND session_id = ANY(%s)",
                          (member_id, [s["session_id"] for _, s, _, _, _ in items]))
             srows = ids(conn, "sessions_id_seq", len(items))
