@@ -331,7 +331,10 @@ def _second_repo(team, name: str, sid: str, word: str) -> None:
     w.edit(repo / "lib.py", "x = 1\n", "x = 1\ny = 2\n")
     _git(repo, "commit", "-q", "-am", "y")
     assert run_cli("index")[0] == 0
+    (repo / "CLAUDE.md").write_text(f"# {name}\n\nThe {word} guidance of {name}.\n")
+    (team["repo_a"] / "CLAUDE.md").write_text(f"# shop\n\nThe {word} guidance of shop.\n")
     mp.chdir(repo)
+    assert run_cli("memory", "scan")[0] == 0
     cli_json("team", "add-repo", ".")
     assert cli_json("team", "push")["pushed"] >= 1
     team["bob"].enter(mp)
@@ -360,7 +363,7 @@ def test_scope_repo_holds_team_sessions_in_every_mcp_tool(team) -> None:
     params = StdioServerParameters(command=sys.executable, args=["-m", "hansard", "mcp", "serve", "--scope", "repo"],
                                    env=dict(os.environ), cwd=str(team["repo_b"]))
 
-    async def drive() -> None:
+    async def drive() -> str:
         def data(r):  # noqa: ANN001, ANN202
             assert r.structured_content is not None, r
             return r.structured_content
@@ -387,6 +390,13 @@ def test_scope_repo_holds_team_sessions_in_every_mcp_tool(team) -> None:
             assert [h["session_id"] for h in hits["results"]] == [SID_A]
             plain = data(await c.call_tool("search_past_sessions", {"query": "zebra or walrus"}))
             assert plain["results"] == []
+            mems = data(await c.call_tool("search_memories", {"query": "walrus guidance", "include_team_sessions": True}))
+            theirs = [m for m in mems["results"] if m.get("member")]
+            assert [m["repo"] for m in theirs] == [str(team["repo_b"])]  # shop's, never other's
+            ids = {m["repo"]: m["memory_id"] for m in data(await c.call_tool(
+                "search_memories", {"query": "walrus guidance", "include_team_sessions": True}))["results"]}
+            got = data(await c.call_tool("get_memory", {"memory_id": ids[str(team["repo_b"])]}))
+            assert "walrus guidance of shop" in got["content"]
         # Without --scope repo the other repository's session is Bob's to read.
         async with Client(StdioServerParameters(command=params.command, args=params.args[:-2], env=params.env,
                                                 cwd=params.cwd), mode="legacy") as c:
@@ -394,8 +404,19 @@ def test_scope_repo_holds_team_sessions_in_every_mcp_tool(team) -> None:
             assert win["session"]["member"] == "alice@example.com"
             hits = data(await c.call_tool("search_past_sessions", {"query": "walrus", "include_team_sessions": True}))
             assert [h["session_id"] for h in hits["results"]] == [SID_O]
+            mems = data(await c.call_tool("search_memories", {"query": "walrus guidance", "include_team_sessions": True}))
+            others = {m["repo"]: m["memory_id"] for m in mems["results"] if m.get("member")}
+            assert set(others) == {str(team["repo_b"]), str(team["repo_b"].parent / "other")}
+            return others[str(team["repo_b"].parent / "other")]
 
-    anyio.run(drive)
+    other_memory = anyio.run(drive)
+
+    async def refused_memory() -> None:
+        async with Client(params, mode="legacy") as c:
+            r = await c.call_tool("get_memory", {"memory_id": other_memory})
+            assert r.is_error and r.structured_content["reason"] == "scope_not_granted"
+
+    anyio.run(refused_memory)
 
 
 def test_project_memories_are_shared_redacted_and_searchable_with_the_flags(team) -> None:
