@@ -512,21 +512,23 @@ def test_a_hung_server_fails_push_and_pull_retryably_and_local_commands_do_not_w
             assert rc == 30 and err["code"] == "team_unreachable" and err["retryable"] is True, (cmd, out)
             assert time.monotonic() - t0 < 15, cmd
         assert local_state() == before
-        t0 = time.monotonic()
-        assert cli_json("sessions") == local
-        assert cli_json("history", "zebra", "--no-sync")["results"] == []
-        assert time.monotonic() - t0 < 1.5  # neither waited for the team timeout
         n = _line_of(app, "kept = [i * (1 - rate)")
         t0 = time.monotonic()
         ans = cli_json("why", f"app.py:{n}", "--no-sync")
         assert ans["lines"][0]["session_id"] == SID_A and ans["sessions"][SID_A]["member"] == "alice@example.com"
         assert time.monotonic() - t0 < 12
+        # With a long team timeout, a command that tried the server would take at least that long.
+        team["mp"].setenv("HANSARD_TEAM_TIMEOUT", "10")
+        t0 = time.monotonic()
+        assert cli_json("sessions") == local
+        assert cli_json("history", "zebra", "--no-sync")["results"] == []
+        assert time.monotonic() - t0 < 10  # neither waited for the team timeout
         # A copy pulled within HANSARD_TEAM_FRESH seconds answers without asking the server at all.
         team["mp"].setenv("HANSARD_TEAM_FRESH", "3600")
         t0 = time.monotonic()
         ans = cli_json("why", f"app.py:{n}", "--no-sync")
         assert ans["sessions"][SID_A]["member"] == "alice@example.com"
-        assert time.monotonic() - t0 < 2  # less than the team timeout: it never tried to connect
+        assert time.monotonic() - t0 < 10  # less than the team timeout: it never tried to connect
     finally:
         pg.resume()
     assert cli_json("team", "status")["server"]["reachable"] is True  # and it answers again once resumed
