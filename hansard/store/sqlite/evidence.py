@@ -35,28 +35,41 @@ class SqliteEvidence:
         of ``hashes``: rows (hash, exact, trivial, id, rel_path, timestamp, call_id, provider,
         user_modified, tool, session_id, message_index), one per matching line.
 
-        Two passes: the matching lines, then each edit's facts once (a common line matches
-        hundreds of lines of the same few edits)."""
-        lines: list[tuple[int, int, int, int]] = []
+        Two passes: the matching lines, by the hash index (never a scan of every line of the
+        repository's edits), then each edit's facts once, in this repository and applied (a
+        common line matches hundreds of lines of the same few edits). Per chunk of hashes the
+        rows come in the order SQLite's plan for a join of both tables gives (one hash: by edit
+        and position; more: by path, edit and position), so the answers built on them keep
+        their order."""
+        lines: list[tuple[int, int, int, int, int, int]] = []
         hl = list(hashes)
         for i in range(0, len(hl), CHUNK):
             part = hl[i:i + CHUNK]
-            lines += self.db.execute(
-                "SELECT el.hash, el.exact, el.trivial, e.id FROM edit_lines el JOIN edits e ON e.id=el.edit_id"
-                f" WHERE el.side=? AND el.hash IN ({_marks(len(part))}) AND e.repo_id=? AND e.status='applied'",
-                (side, *part, repo_id),
-            ).fetchall()
-        ids = list({r[3] for r in lines})
+            lines += [(i, *r) for r in self.db.execute(
+                "SELECT hash, exact, trivial, edit_id, ordinal FROM edit_lines"
+                f" WHERE side=? AND hash IN ({_marks(len(part))})", (side, *part),
+            )]
+        ids = list({r[4] for r in lines})
         facts: dict[int, dict[str, Any]] = {}
         for i in range(0, len(ids), CHUNK):
             part = ids[i:i + CHUNK]
             for r in self.db.execute(
                 "SELECT e.id, e.rel_path, e.timestamp, e.call_id, e.provider, e.user_modified, e.tool, s.session_id,"
                 " m.message_index FROM edits e JOIN sessions s ON s.id=e.session_id"
-                f" LEFT JOIN messages m ON m.id=e.message_id WHERE e.id IN ({_marks(len(part))})", part,
+                f" LEFT JOIN messages m ON m.id=e.message_id WHERE e.id IN ({_marks(len(part))})"
+                " AND e.repo_id=? AND e.status='applied'", (*part, repo_id),
             ):
                 facts[r[0]] = dict(r)
-        return [{"hash": h, "exact": x, "trivial": t, **facts[eid]} for h, x, t, eid in lines]
+        single = {i for i in range(0, len(hl), CHUNK) if len(hl) - i == 1}
+
+        def order(r: tuple[int, int, int, int, int, int]) -> tuple[Any, ...]:
+            if r[0] in single:
+                return (r[0], r[4], r[5])
+            path = facts[r[4]]["rel_path"]
+            return (r[0], path is not None, path or "", r[4], r[5])
+
+        kept = sorted((r for r in lines if r[4] in facts), key=order)
+        return [{"hash": h, "exact": x, "trivial": t, **facts[eid]} for _, h, x, t, eid, _ in kept]
 
     def removed_lines(self, edit_ids: Collection[int]) -> list[tuple[int, int]]:
         """(edit id, hash) of every non-trivial line these edits removed."""
