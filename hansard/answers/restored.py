@@ -10,6 +10,7 @@ blobs of the few commits that removed the line are read to see whether another c
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import TYPE_CHECKING
 
 from hansard import textnorm
@@ -19,6 +20,8 @@ from hansard.errors import GitError
 if TYPE_CHECKING:
     from hansard.git.history import LogEntry
     from hansard.store.interfaces import Store
+
+_NONE: frozenset[int] = frozenset()  # the lines of a blob git does not have
 
 
 class FileHistory:
@@ -174,8 +177,9 @@ class FileHistory:
         if out is None:
             if self.whole:
                 commits = self.commits()
-                out = [commits[k] for k in self._index()[side].get(h, ())
-                       if k > older_than and commits[k].committer_time + CLOCK_SLACK_S >= edit_ts]
+                at = self._index()[side].get(h, ())  # ascending positions: newest commit first
+                out = [c for k in at[bisect_right(at, older_than):]
+                       if (c := commits[k]).committer_time + CLOCK_SLACK_S >= edit_ts]
             else:
                 out = [c for c in self._since(edit_ts, older_than) if h in self._changed(c)[side]]
             self._touched[key] = out
@@ -202,12 +206,18 @@ class FileHistory:
         pos = self._pos.get(sha)
         out = None
         suspects = self._touching(h, edit_ts, pos, 1) if pos is not None else []
-        if suspects:
-            self._read_blobs([c.blob for c in suspects if c.blob])
-            for c in suspects:
-                if c.blob is None or h not in self._blob_hashes.get(c.blob, set()):
-                    out = c.sha
-                    break
+        blobs = self._blob_hashes
+        for c in suspects:
+            if c.blob is None:
+                out = c.sha
+                break
+            got = blobs.get(c.blob)
+            if got is None:  # read once with the other suspects' blobs (for a whole file: prefetched)
+                self._read_blobs([x.blob for x in suspects if x.blob])
+                got = blobs.get(c.blob, _NONE)
+            if h not in got:
+                out = c.sha
+                break
         self._removed[key] = out
         return out
 

@@ -343,6 +343,8 @@ class Attributor:
         chosen: dict[int, EditRef] = {}
         alternatives: dict[int, list[str]] = {}
         sha = self.lines[g[0]].sha
+        mine: set[str] | None = None  # the commit's sessions, looked up at the first line that asks
+        tied_to: set[str] = set()
         # 1. wrote: non-trivial lines with direct evidence. The commit's own sessions first
         #    (a common line that an older session also wrote elsewhere in the file is theirs),
         #    then block support decides between edits, then the newest edit before the commit.
@@ -352,15 +354,13 @@ class Attributor:
             if len(quals[i]) == 1:
                 chosen[i] = quals[i][0]
                 continue
-            window = g[max(0, pos - WINDOW): pos + WINDOW + 1]
-            mine = self.commit_sessions(sha)
-            tied_to = self.cs.tied(sha) if sha != ZERO else set()
-
-            def rank(e: EditRef, window: list[int] = window, mine: set[str] = mine) -> tuple[int, int]:
-                return (e.session_id in mine, sum(1 for j in window if self.hashes[j] in e.added))
-
-            best = max(rank(e) for e in quals[i])
-            tied = [e for e in quals[i] if rank(e) == best]
+            window = [self.hashes[j] for j in g[max(0, pos - WINDOW): pos + WINDOW + 1]]
+            if mine is None:
+                mine = self.commit_sessions(sha)
+                tied_to = self.cs.tied(sha) if sha != ZERO else set()
+            ranks = [(e.session_id in mine, sum(1 for x in window if x in e.added)) for e in quals[i]]
+            best = max(ranks)
+            tied = [e for e, r in zip(quals[i], ranks) if r == best]
             if len(tied) > 1:
                 # replaced, as supporting evidence only: an edit that also removed what this
                 # commit removed beats one that merely wrote the same text.
