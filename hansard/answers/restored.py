@@ -5,7 +5,9 @@ resolution).
 Such an edit did not write the line for the commit that has it now: it wrote it for the
 commit that first landed it. The file's history comes from one `git log` of the file (its
 diffs from the store's commit-diff cache, filled by ``hansard.link.landing.file_commits``); the
-blobs of the few commits that removed the line are read to see whether another copy stayed.
+file versions of the few commits that removed the line show whether another copy stayed. For a
+whole file those versions are rebuilt from the diffs and taken only when their git object id
+is the blob's; git reads the others.
 """
 
 from __future__ import annotations
@@ -242,14 +244,50 @@ class FileHistory:
         todo = [b for b in dict.fromkeys(blobs) if b not in self._blob_hashes]
         if not todo:
             return
+        todo = self._replay(todo)
+        if not todo:
+            return
         from hansard.git.history import read_blobs
 
-        known = self._text_hashes.get  # each text's line_hash, for the texts of the loaded diffs
         for bid, data in read_blobs(self.top, todo).items():
-            texts = set(data.decode("utf-8", "surrogateescape").split("\n"))
-            got = list(map(known, texts))
-            hashes = set(got)
-            if None in hashes:
-                hashes.discard(None)
-                hashes.update(textnorm.line_hash(x) for x, h in zip(texts, got) if h is None)
-            self._blob_hashes[bid] = hashes  # type: ignore[assignment]
+            self._add_blob(bid, data)
+
+    def _add_blob(self, bid: str, data: bytes) -> None:
+        known = self._text_hashes.get  # each text's line_hash, for the texts of the loaded diffs
+        texts = set(data.decode("utf-8", "surrogateescape").split("\n"))
+        got = list(map(known, texts))
+        hashes = set(got)
+        if None in hashes:
+            hashes.discard(None)
+            hashes.update(textnorm.line_hash(x) for x, h in zip(texts, got) if h is None)
+        self._blob_hashes[bid] = hashes  # type: ignore[assignment]
+
+    def _replay(self, todo: list[str]) -> list[str]:
+        """For a whole file, whose every diff is loaded: the blobs among ``todo`` rebuilt by
+        applying the history's diffs from the oldest commit on, each taken only when its git
+        object id is the one the log names (so its bytes are the blob's); the rest, for git to
+        read (a merge, a copy from another file, text the diff could not give back)."""
+        if not self.whole or self._by_hash is None:
+            return todo
+        import hashlib
+
+        want = set(todo)
+        lines: list[str] = []
+        for c in reversed(self.commits()):
+            if not want:
+                break
+            for old_start, old_lines, _, _, hunk in reversed(self._hunks.get(c.sha) or []):
+                if old_start is None:  # not a line-numbered hunk: what follows is git's to read
+                    return [b for b in todo if b in want]
+                at = old_start if not old_lines else old_start - 1
+                lines[at:at + (old_lines or 0)] = [ln[1:] for ln in hunk if ln[:1] == "+"]
+            if c.blob not in want:
+                continue
+            text = "\n".join(lines).encode("utf-8", "surrogateescape")
+            algo = hashlib.sha1 if len(c.blob) == 40 else hashlib.sha256
+            for data in ((text + b"\n") if lines else text, text):
+                if algo(b"blob %d\0" % len(data) + data).hexdigest() == c.blob:
+                    self._add_blob(c.blob, data)
+                    want.discard(c.blob)
+                    break
+        return [b for b in todo if b in want]
