@@ -283,7 +283,10 @@ class FileHistory:
                 lines[at:at + (old_lines or 0)] = [ln[1:] for ln in hunk if ln[:1] == "+"]
             if c.blob not in want:
                 continue
-            text = "\n".join(lines).encode("utf-8", "surrogateescape")
+            try:
+                text = "\n".join(lines).encode("utf-8", "surrogateescape")
+            except UnicodeEncodeError:  # text no file's bytes decode to: git reads this one
+                continue
             algo = hashlib.sha1 if len(c.blob) == 40 else hashlib.sha256
             for data in ((text + b"\n") if lines else text, text):
                 if algo(b"blob %d\0" % len(data) + data).hexdigest() == c.blob:
