@@ -1,9 +1,9 @@
 """Per-session facts read back from the store for code_history and work_context: whether a
 session is live, its shell commands, its test runs (failing, then fixed), and its steps.
 
-Shell commands are read from the tool calls of every provider (Claude ``Bash``, Codex
-``shell``/``shell_command``/``exec_command``, Gemini ``run_shell_command``), with the
-working directory of that call where the transcript gives one.
+Shell commands are read from the tool calls of every agent's shell tools (each agent's
+record in hansard.agents names them), with the working directory of that call where the
+transcript gives one.
 """
 
 from __future__ import annotations
