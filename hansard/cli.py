@@ -288,6 +288,11 @@ def cmd_embed(a: argparse.Namespace) -> int:
         return 0
     try:
         counts = meaning.build_vectors(_store().search, emb, max_seconds=a.max_seconds)
+        from hansard.answers.search.intent import build_intent_vectors, load_intent_encoder
+
+        enc = load_intent_encoder()[0]
+        if enc is not None:  # the sessions' intent texts, after every passage: a search uses both
+            counts["intents"] = build_intent_vectors(_store().search, enc, max_seconds=a.max_seconds)["embedded"]
     finally:
         os.close(fd)
     if a.json:

@@ -147,6 +147,21 @@ class MiniLMNumpy:
 
 
 def load(name: str):
+    """The passage embedder named, and the intent encoder when the name ends in ``+minilm``
+    (all-MiniLM-L6-v2 over each session's intent texts, hansard/answers/search/intent.py)."""
+    from hansard.answers.search import meaning
+
+    if name.endswith("+minilm"):
+        from hansard.answers.search.intent import load_intent_encoder
+
+        enc, why = load_intent_encoder()
+        if enc is None:
+            raise RuntimeError(why)
+        return load(name.removesuffix("+minilm"))[0], enc
+    return load_passages(name), None
+
+
+def load_passages(name: str):
     from hansard.answers.search import meaning
 
     if name == "wordllama":
@@ -182,23 +197,31 @@ def corpus(cache: Path, n: int):
     return store, queries
 
 
-def vectors(store, emb) -> dict[str, float]:
+def vectors(store, emb, enc=None) -> dict[str, float]:
     from hansard.answers.search import meaning
 
     t = time.perf_counter()
     counts = meaning.build_vectors(store.search, emb)
     el = time.perf_counter() - t
-    return {"passages": counts["passages"], "embedded": counts["embedded"], "seconds": el}
+    out = {"passages": counts["passages"], "embedded": counts["embedded"], "seconds": el}
+    if enc is not None:
+        from hansard.answers.search.intent import build_intent_vectors
+
+        t = time.perf_counter()
+        c = build_intent_vectors(store.search, enc)
+        out.update(intents=c["texts"], intents_embedded=c["embedded"], intent_seconds=time.perf_counter() - t)
+    return out
 
 
 # -- ranking ------------------------------------------------------------------------------------
 
 
-def sessions_of(store, text: str, mode: str, emb) -> list[str]:
+def sessions_of(store, text: str, mode: str, emb, enc=None) -> list[str]:
     """The first 10 distinct sessions, best first, from the answer function itself."""
     from hansard.answers.search.sessions import search_past_sessions
 
-    ans = search_past_sessions(store, text, mode=mode, limit=10, embedder=emb, include_subagents=True)
+    ans = search_past_sessions(store, text, mode=mode, limit=10, embedder=emb, intent_encoder=enc,
+                               include_subagents=True)
     if ans["mode"] != mode:
         raise RuntimeError(f"{mode} ran as {ans['mode']}: {ans.get('mode_notice')}")
     return [h["session_id"] for h in ans["results"]]
@@ -208,25 +231,41 @@ class Parts:
     """One query's keyword candidates and meaning hits, and the session of every message among
     them: hybrid rankings under other weights (or RRF) are rebuilt from these without the store."""
 
-    def __init__(self, store, text: str, emb) -> None:
+    def __init__(self, store, text: str, emb, enc=None) -> None:
         from hansard.answers.search import meaning
+        from hansard.answers.search.intent import intent_candidates
         from hansard.answers.search.query import parse
         from hansard.store.types import SearchFilters
 
         self.q = parse(text)
         f = SearchFilters(include_subagents=True)
         self.kw, _, _ = store.search.keyword_candidates(self.q, f, 100)
-        self.hits = meaning.meaning_candidates(store.search, text, f, 100, embedder=emb).hits
-        ids = [c.id for c in self.kw] + [m for m, _ in self.hits]
+        self.passage_hits = meaning.meaning_candidates(store.search, text, f, 100, embedder=emb).hits
+        self.intent_hits = intent_candidates(store.search, text, f, 100, enc)[0] if enc is not None else []
+        ids = [c.id for c in self.kw] + [m for m, _ in self.passage_hits] + [m for m, _, _ in self.intent_hits]
+        self.session_of = store.search.message_sessions([m for m, _ in self.passage_hits])
         self.sid = {i: r["session_id"] for i, r in store.search.hit_rows(ids).items()}
         from hansard.answers.search import hybrid
 
         self.level = hybrid.coverage_level(self.q, self.kw)
 
-    def sessions(self, mode: str, weights=None) -> list[str]:
+    def hits(self, intent_weight=None) -> list[tuple[int, float]]:
+        from hansard.answers.search import meaning
+
+        if not self.intent_hits:
+            return self.passage_hits
+        return meaning.combine(self.passage_hits, self.intent_hits, self.session_of, intent_weight)[:100]
+
+    def sessions(self, mode: str, weights=None, intent_weight=None, intent_weights=None) -> list[str]:
         from hansard.answers.search import hybrid
 
-        ranked = hybrid.rrf(self.kw, self.hits) if mode == "rrf" else hybrid.fuse(self.q, self.kw, self.hits, weights)
+        hits = self.hits(intent_weight)
+        if mode == "meaning":
+            ranked = [(c, None, None) for c, _ in hits]
+            return list(dict.fromkeys(self.sid[c] for c, _, _ in ranked if c in self.sid))[:10]
+        parts = (self.passage_hits, self.intent_hits, self.session_of) if self.intent_hits else None
+        ranked = hybrid.rrf(self.kw, hits) if mode == "rrf" else hybrid.fuse(
+            self.q, self.kw, hits, weights, parts=parts, intent_weights=intent_weights)
         return list(dict.fromkeys(self.sid[c.id] for c, _, _ in ranked if c.id in self.sid))[:10]
 
 
@@ -243,27 +282,46 @@ def score(ranked: list[list[str]], targets: list[str]) -> dict[str, float]:
     return {k: v / n for k, v in out.items()}
 
 
-def tune(store, queries, emb) -> dict[tuple[str, str], float]:
-    """Per (query shape, keyword coverage level) cell, the keyword weight with the best mean of
-    R@1 and MRR on the development queries that fall in the cell."""
+def tune(store, queries, emb, enc=None) -> tuple[dict, float | None, dict]:
+    """With an intent encoder, first the intent weight (meaning.INTENT_WEIGHT) with the best
+    mean of R@1 and MRR in meaning mode over all the development queries; then per (query
+    shape, keyword coverage level) cell, the keyword weight with the best mean of R@1 and MRR
+    on the development queries that fall in the cell, jointly with the cell's intent weight
+    (hybrid.INTENT_WEIGHTS)."""
     from hansard.answers.search import hybrid
 
+    parts = [(q, Parts(store, q.text, emb, enc)) for q in queries]
+    a = None
+    if enc is not None:
+        results = []
+        for x in range(11):
+            s = score([p.sessions("meaning", intent_weight=x / 10) for _, p in parts], [q.target for q, _ in parts])
+            results.append(((s["R@1"] + s["MRR"]) / 2, x / 10))
+        a = max(results)[1]
+        print(f"  tuned INTENT_WEIGHT = {a} on {len(parts)} dev queries, (R@1+MRR)/2 {max(results)[0]:.3f}",
+              file=sys.stderr)
     cells: dict[tuple[str, str], list] = defaultdict(list)
-    for q in queries:
-        p = Parts(store, q.text, emb)
+    for q, p in parts:
         cells[(hybrid.query_shape(p.q), p.level)].append((q, p))
     best = dict(hybrid.WEIGHTS)
+    best_a = {c: (a if a is not None else v) for c, v in hybrid.INTENT_WEIGHTS.items()}
     grid = [round(x * 0.05, 2) for x in range(21)]
+    agrid = [x / 10 for x in range(11)] if enc is not None else [None]
     for cell, qs in sorted(cells.items()):
         results = []
         for w in grid:
-            weights = {**best, cell: w}
-            s = score([p.sessions("hybrid", weights) for _, p in qs], [q.target for q, _ in qs])
-            results.append(((s["R@1"] + s["MRR"]) / 2, -abs(w - 0.5), w))
+            for ia in agrid:
+                weights = {**best, cell: w}
+                iw = {**best_a, cell: ia} if ia is not None else None
+                s = score([p.sessions("hybrid", weights, a, iw) for _, p in qs], [q.target for q, _ in qs])
+                results.append(((s["R@1"] + s["MRR"]) / 2, -abs(w - 0.5), -abs((ia or 0) - (a or 0)), w, ia))
         top = max(results)
-        best[cell] = top[2]
-        print(f"  tuned {cell}: w={top[2]} on {len(qs)} dev queries, (R@1+MRR)/2 {top[0]:.3f}", file=sys.stderr)
-    return best
+        best[cell] = top[3]
+        if top[4] is not None:
+            best_a[cell] = top[4]
+        print(f"  tuned {cell}: w={top[3]} intent={top[4]} on {len(qs)} dev queries, (R@1+MRR)/2 {top[0]:.3f}",
+              file=sys.stderr)
+    return best, a, best_a
 
 
 def main() -> None:
@@ -271,7 +329,8 @@ def main() -> None:
     ap.add_argument("--sessions", type=int, default=1100)
     ap.add_argument("--per-kind", type=int, default=150, help="queries of each kind reported (sampled)")
     ap.add_argument("--split", choices=("test", "dev"), default="test")
-    ap.add_argument("--embedder", default="wordllama", help="comma-separated: wordllama, static64")
+    ap.add_argument("--embedder", default="wordllama+minilm",
+                    help="comma-separated: wordllama, static64, minilm (passages), each optionally +minilm (intents)")
     ap.add_argument("--tune", action="store_true", help="choose hybrid's weights on the development set first")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/hansard-eval-cache"))
     args = ap.parse_args()
@@ -296,16 +355,16 @@ def main() -> None:
     for name in args.embedder.split(","):
         t = time.perf_counter()
         try:
-            emb = load(name)
+            emb, enc = load(name)
         except Exception as exc:  # noqa: BLE001 - a missing candidate is reported, not fatal
             print(f"\n{name}: not available ({exc})")
             continue
         load_s = time.perf_counter() - t
-        built = vectors(store, emb)
+        built = vectors(store, emb, enc)
         lat = []
         for q in report[:60]:
             t = time.perf_counter()
-            sessions_of(store, q.text, "meaning", emb)
+            sessions_of(store, q.text, "meaning", emb, enc)
             lat.append((time.perf_counter() - t) * 1000)
         sample = [" ".join(random.Random(i).choices(q.text.split() * 5, k=40)) for i, q in enumerate(report[:500])]
         t = time.perf_counter()
@@ -314,19 +373,30 @@ def main() -> None:
         print(f"\n== {name} ({emb.id}, {emb.dim} dims): load {load_s:.2f} s; {tput:,.0f} passages/s embedded "
               f"(40-word texts); vectors built: {built['embedded']:,} new of {built['passages']:,} passages "
               f"in {built['seconds']:.0f} s; meaning search p50 {statistics.median(lat):.1f} ms")
-        weights = tune(store, [q for k in KINDS for q in chosen[("dev", k)]], emb) if args.tune else None
+        if enc is not None:
+            texts = [r[2] for r in store.search.intent_to_embed("eval-throughput", 1000, 200)]
+            t = time.perf_counter()
+            enc.embed(texts)
+            itput = len(texts) / (time.perf_counter() - t)
+            print(f"   intent encoder {enc.id} ({enc.dim} dims): {itput:,.0f} intent texts/s; "
+                  f"{built['intents']:,} intent texts, {built['intents_embedded']:,} embedded now "
+                  f"in {built['intent_seconds']:.0f} s")
+        weights, intent_weight, intent_weights = (tune(store, [q for k in KINDS for q in chosen[("dev", k)]], emb, enc)
+                                                  if args.tune else (None, None, None))
         if weights:
             print("  tuned WEIGHTS = {" + ", ".join(f"{k!r}: {v}" for k, v in sorted(weights.items())) + "}")
+            print(f"  tuned INTENT_WEIGHT = {intent_weight}; INTENT_WEIGHTS = {{"
+                  + ", ".join(f"{k!r}: {v}" for k, v in sorted(intent_weights.items())) + "}")
         table: dict[tuple[str, str], dict[str, float]] = {}
         for kind in KINDS:
             qs = chosen[(args.split, kind)]
-            parts = [Parts(store, q.text, emb) for q in qs] if weights else []
+            parts = [Parts(store, q.text, emb, enc) for q in qs] if weights else []
             for mode in MODES:
-                if mode == "rrf" or (weights and mode == "hybrid"):
-                    parts = parts or [Parts(store, q.text, emb) for q in qs]
-                    ranked = [p.sessions(mode, weights) for p in parts]
+                if mode == "rrf" or (weights and mode in ("hybrid", "meaning")):
+                    parts = parts or [Parts(store, q.text, emb, enc) for q in qs]
+                    ranked = [p.sessions(mode, weights, intent_weight, intent_weights) for p in parts]
                 else:
-                    ranked = [sessions_of(store, q.text, mode, emb) for q in qs]
+                    ranked = [sessions_of(store, q.text, mode, emb, enc) for q in qs]
                 table[(mode, kind)] = score(ranked, [q.target for q in qs])
         print(f"  {'kind':11} {'mode':8} {'R@1':>6} {'R@5':>6} {'R@10':>6} {'MRR':>6}")
         for kind, mode in itertools.product(KINDS, MODES):

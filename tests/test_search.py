@@ -420,6 +420,90 @@ def test_long_messages_are_embedded_by_passage(tmp_path: Path) -> None:
     assert "walrus" in text[a:b] and "walrus" in hit["excerpt"].lower() and 0 < hit["similarity"] <= 1
 
 
+class ConceptEncoder:
+    """A stand-in sentence encoder: words map to a few concepts, so a paraphrase that shares
+    no word with a session still lands near it (as a real sentence encoder's would)."""
+
+    id = "test-concepts"
+    dim = 5  # the last: none of the concepts
+    CONCEPTS = {"upload": 0, "resending": 0, "documents": 0, "transfer": 0, "retry": 0,
+                "crashes": 1, "falls": 1, "over": 1, "empty": 1, "blank": 1,
+                "invoice": 2, "bills": 2, "exporter": 2, "spreadsheets": 2,
+                "leaks": 3, "memory": 3, "ram": 3, "growing": 3}
+
+    def embed(self, texts: list[str]):
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), np.float32)
+        for i, t in enumerate(texts):
+            for w in t.lower().split():
+                c = self.CONCEPTS.get(w.strip(".,:;!?"))
+                if c is not None:
+                    out[i, c] += 1.0
+            if not out[i].any():
+                out[i, -1] = 1.0
+        return out / np.linalg.norm(out, axis=1, keepdims=True)
+
+
+class StableHashEmbedder(HashEmbedder):
+    """HashEmbedder with a hash that does not change between runs, and few collisions."""
+
+    id = "test-crc-4096"
+    dim = 4096
+
+    def embed(self, texts: list[str]):
+        import zlib
+
+        import numpy as np
+
+        out = np.zeros((len(texts), self.dim), np.float32)
+        for i, t in enumerate(texts):
+            for w in t.lower().split():
+                out[i, zlib.crc32(w.strip(".,:;!?").encode()) % self.dim] += 1.0
+        n = np.linalg.norm(out, axis=1, keepdims=True)
+        n[n == 0] = 1
+        return out / n
+
+
+def test_session_intent_tier_finds_a_paraphrase(tmp_path: Path) -> None:
+    pytest.importorskip("numpy")
+    from hansard.answers.search.intent import build_intent_vectors
+    from hansard.answers.search.meaning import build_vectors
+
+    d = open_store()
+    for sid, ask, work in (
+        ("sess-upload", "The upload retry crashes on empty input. Please fix it.",
+         "The loop in send_chunk never checks the length."),
+        ("sess-invoice", "The invoice exporter leaks memory under load.", "Profiling the exporter now."),
+        ("sess-both", "The invoice exporter crashes on empty input.", "Adding a guard for empty rows."),
+    ):
+        t = Transcript(sid, cwd="/work/app")
+        t.user(ask)
+        t.assistant(work)
+        t.tool("Bash", {"command": "pytest -q"}, "upload invoice retry exporter " * 20)
+        t.assistant("Done; the tests pass.")
+        t.write(tmp_path / "i")
+    index(d, [tmp_path / "i"])
+    build_vectors(d.search, StableHashEmbedder())
+    enc = ConceptEncoder()
+    counts = build_intent_vectors(d.search, enc)
+    # the requests and each session's last answer, not the middle of the work
+    assert counts["texts"] == 6 and counts["embedded"] == 4  # "Done; the tests pass." once
+    assert build_intent_vectors(d.search, enc)["texts"] == 0  # nothing new above the mark
+    query = "resending documents falls over when blank"
+    m = search_past_sessions(d, query, mode="meaning", embedder=StableHashEmbedder(), intent_encoder=enc)
+    top = m["results"][0]
+    assert top["session_id"] == "sess-upload" and top["matched_by"] == "meaning"
+    # named by its request (the whole message: no ``passage``), with the intent's similarity
+    assert top["message_index"] == 0 and "passage" not in top and "upload retry" in top["excerpt"]
+    assert 0.5 < top["similarity"] <= 1
+    # keyword finds nothing in this paraphrase: hybrid's ranking is meaning's
+    h = search_past_sessions(d, query, mode="hybrid", embedder=StableHashEmbedder(), intent_encoder=enc)
+    assert [r["session_id"] for r in h["results"]] == [r["session_id"] for r in m["results"]]
+    # the other intents rank by how much of the query they share in meaning
+    assert [r["session_id"] for r in m["results"]][:2] == ["sess-upload", "sess-both"]
+
+
 def test_large_vector_indexes_search_in_two_steps(monkeypatch: pytest.MonkeyPatch) -> None:
     np = pytest.importorskip("numpy")
     from hansard.answers.search import meaning

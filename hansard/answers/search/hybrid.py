@@ -32,6 +32,13 @@ WEIGHTS: dict[tuple[str, str], float] = {
     ("question", "all"): 0.5, ("question", "most"): 1.0, ("question", "few"): 0.5,
     ("words", "all"): 0.5, ("words", "most"): 0.5, ("words", "few"): 0.45,
 }
+# the session intent tier's share of the meaning ranking by the same cells (meaning.combine),
+# tuned with WEIGHTS: a paraphrase no message covers is the intent encoder's to answer
+INTENT_WEIGHTS: dict[tuple[str, str], float] = {
+    ("exact", "all"): 0.4, ("exact", "most"): 0.4, ("exact", "few"): 0.4,
+    ("question", "all"): 0.4, ("question", "most"): 0.4, ("question", "few"): 0.4,
+    ("words", "all"): 0.4, ("words", "most"): 0.4, ("words", "few"): 0.4,
+}
 FULL_COVERAGE_FIRST = True
 QUESTION_WORDS = frozenset("which what did do does how why when where who whom whose was were is are have has "
                            "should could can".split())
@@ -60,10 +67,18 @@ def coverage_level(q: Any, keyword: list[Candidate]) -> str:
 
 
 def fuse(q: Any, keyword: list[Candidate], meaning: list[tuple[int, float]],
-         weights: dict[tuple[str, str], float] | None = None, full_first: bool | None = None
+         weights: dict[tuple[str, str], float] | None = None, full_first: bool | None = None,
+         parts: tuple[Any, Any, Any] | None = None, intent_weights: dict[tuple[str, str], float] | None = None
          ) -> list[tuple[Candidate, str, float | None]]:
+    """``parts`` (the meaning ranking's passage hits, intent hits and sessions, from
+    meaning_candidates) recombines the meaning ranking with this cell's intent weight."""
     groups = max(len(q.groups), 1)
-    w = (weights or WEIGHTS)[(query_shape(q), coverage_level(q, keyword))]
+    cell = (query_shape(q), coverage_level(q, keyword))
+    w = (weights or WEIGHTS)[cell]
+    if parts is not None:
+        from hansard.answers.search.meaning import combine
+
+        meaning = combine(*parts, (intent_weights or INTENT_WEIGHTS)[cell])[:max(len(meaning), 1)]
     top_kw = max((c.score for c in keyword), default=0.0) or 1.0
     kw = {c.id: c for c in keyword}
     sim = dict(meaning)

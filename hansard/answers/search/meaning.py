@@ -228,8 +228,12 @@ def start_background_build() -> bool:
 
 @dataclass
 class MeaningResult:
-    hits: list[tuple[int, float]] = field(default_factory=list)  # (messages.id, best passage's cosine similarity)
-    passages: dict[int, tuple[int, int]] = field(default_factory=dict)  # messages.id -> that passage
+    hits: list[tuple[int, float]] = field(default_factory=list)  # (messages.id, meaning score), best first
+    passages: dict[int, tuple[int, int]] = field(default_factory=dict)  # messages.id -> the passage it names
+    similarity: dict[int, float] = field(default_factory=dict)  # messages.id -> cosine of query and that passage
+    # with an intent encoder: (passage hits, intent hits, session of each passage hit), for
+    # hybrid to combine with its own intent weight
+    parts: tuple[Any, Any, Any] | None = None
     notice: str | None = None        # set: meaning search did not run
     coverage_note: str | None = None  # ran, but over part of the messages
 
@@ -290,12 +294,19 @@ class VectorIndex:
         return (rows[best] if rows is not None else best), sims[best]
 
 
-def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedder | None = None
-                       ) -> MeaningResult:
+def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedder | None = None,
+                       intent_encoder: Any = None) -> MeaningResult:
+    """Passages by the passage embedder and, with an intent encoder (loaded with the installed
+    embedder when ``embedder`` is None), sessions by intent, combined per session
+    (:func:`combine`). ``hits`` are ranked by that score; ``similarity`` keeps the cosine of
+    the passage each hit names."""
     if embedder is None:
         embedder, why = load_embedder()
         if embedder is None:
             return MeaningResult(notice=f"meaning search skipped: {why}; ran keyword search")
+        from hansard.answers.search.intent import load_intent_encoder
+
+        intent_encoder = load_intent_encoder()[0]
     import numpy as np  # only with an embedder: the optional `semantic` extra brings it
 
     vi = VectorIndex.get(index, embedder.id)
@@ -322,7 +333,18 @@ def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedde
         if len(hits) >= k:
             break
     hits = hits[:k]
-    res = MeaningResult(hits=hits, passages={m: spans[m] for m, _ in hits})
+    res = MeaningResult(hits=hits, passages={m: spans[m] for m, _ in hits}, similarity=dict(hits))
+    if intent_encoder is not None:
+        from hansard.answers.search.intent import intent_candidates
+
+        ihits, ispans = intent_candidates(index, query, f, k, intent_encoder)
+        if ihits:
+            session_of = index.message_sessions([m for m, _ in hits])
+            res.hits = combine(hits, ihits, session_of)[:k]
+            res.parts = (hits, ihits, session_of)
+            for m, _, sim in ihits:  # an intent text names its own span unless a passage of it matched closer
+                if sim > res.similarity.get(m, -1.0):
+                    res.passages[m], res.similarity[m] = ispans[m], sim
     # Cheap freshness check (two index look-ups): is anything above the builder's mark?
     through, last = index.vector_mark(embedder.id)
     if through is not None and through < last:
@@ -330,3 +352,45 @@ def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedde
         res.coverage_note = (f"meaning search covers {vi.messages} embedded messages; newer ones are"
                              " still being embedded (keyword search has them)")
     return res
+
+
+# The intent similarity's share of a session's meaning score, as tuned by
+# `scripts/eval_search.py --tune` on its development queries (MiniLM intents, WordLlama passages).
+INTENT_WEIGHT = 0.4
+
+
+def _scaled(sims: list[float]) -> tuple[float, float]:
+    """(floor, span): where a similarity falls between the lowest and the highest of a ranking."""
+    best, low = max(sims), min(sims)
+    floor = min(low, best - 1e-3)
+    return floor, best - floor
+
+
+def combine(passage_hits: list[tuple[int, float]], intent_hits: list[tuple[int, int, float]],
+            session_of: dict[int, int], weight: float | None = None) -> list[tuple[int, float]]:
+    """One meaning ranking of messages from the passage ranking and the per-session intent
+    ranking: each similarity scaled to [0, 1] within its ranking, then a message scores
+    ``weight * intent(its session) + (1 - weight) * passage(itself)``. A session's intent
+    text stands in for it when none of its passages was found. Best first."""
+    a = INTENT_WEIGHT if weight is None else weight
+    inten: dict[int, float] = {}
+    if intent_hits:
+        floor, span = _scaled([s for *_, s in intent_hits])
+        inten = {sid: (s - floor) / span for _, sid, s in intent_hits}
+    score: dict[int, float] = {}
+    best: dict[int, float] = {}  # session -> its best passage's scaled similarity
+    if passage_hits and max(s for _, s in passage_hits) > 0:  # no passage near the query at all: no say
+        floor, span = _scaled([s for _, s in passage_hits])
+        for m, s in passage_hits:
+            sid = session_of.get(m)
+            p = (s - floor) / span
+            best[sid] = max(best.get(sid, 0.0), p)
+            score[m] = (1 - a) * p + a * inten.get(sid, 0.0)
+    for m, sid, _ in intent_hits:
+        # the intent text scores as its session does, and names the session when the intent
+        # counts for more than the best passage
+        s = a * inten[sid] + (1 - a) * best.get(sid, 0.0)
+        if a * inten[sid] >= (1 - a) * best.get(sid, 0.0):
+            s += 1e-9
+        score[m] = max(score.get(m, 0.0), s)
+    return sorted(score.items(), key=lambda t: (-t[1], -t[0]))

@@ -81,6 +81,7 @@ def search_past_sessions(
     *,
     exclude_session_id: str | None = None,
     embedder: Any = None,
+    intent_encoder: Any = None,
 ) -> dict[str, Any]:
     mode = (mode or "keyword").lower()
     if mode not in MODES:
@@ -126,7 +127,8 @@ def search_past_sessions(
     if mode in ("meaning", "hybrid") and not q.empty:
         from hansard.answers.search import meaning
 
-        res = meaning.meaning_candidates(index, query or "", f, k, embedder=embedder)
+        res = meaning.meaning_candidates(index, query or "", f, k, embedder=embedder,
+                                          intent_encoder=intent_encoder)
         if res.notice:
             mode_notice = res.notice
             ran = "keyword"
@@ -135,13 +137,14 @@ def search_past_sessions(
                 ranked = [(c, "keyword", None) for c in kw]
         elif mode == "meaning":
             mode_notice = res.coverage_note
-            ranked = [(Candidate(mid, score=sim), "meaning", sim) for mid, sim in res.hits]
+            ranked = [(Candidate(mid, score=sc), "meaning", res.similarity.get(mid)) for mid, sc in res.hits]
             total, exact = 0, len(res.hits) < k
         else:
             mode_notice = res.coverage_note
             from hansard.answers.search.hybrid import fuse
 
-            ranked = fuse(q, kw, res.hits)
+            ranked = [(c, how, res.similarity.get(c.id) if how != "keyword" else None)
+                      for c, how, _ in fuse(q, kw, res.hits, parts=res.parts)]
         if not res.notice:
             passages = res.passages
     if f.repo_ids == []:

@@ -603,3 +603,29 @@ def m025_why_cache() -> str:
         """
         + "\n".join(triggers)
     )
+
+
+@migration
+def m026_intent_vectors() -> str:
+    return (
+        """
+        -- Session intent vectors: what each session was for (the person's requests, compaction
+        -- summaries, its last answer), embedded by a sentence encoder stronger than the passage
+        -- embedder; a paraphrase query is matched against these at session level. Vectors live
+        -- in `vectors` under the encoder's model id; the builder's mark is the vector_progress
+        -- row 'intent:' || model (moved back by passage_vectors_au when a message's text changes).
+        CREATE TABLE intent_vectors (
+            model TEXT NOT NULL,
+            message_id INTEGER NOT NULL,      -- messages.id
+            session_id INTEGER NOT NULL,      -- sessions.id
+            text_hash BLOB NOT NULL,          -- vectors.text_hash of the embedded text
+            PRIMARY KEY (model, message_id)
+        ) WITHOUT ROWID;
+        CREATE TRIGGER intent_vectors_ad AFTER DELETE ON messages BEGIN
+            DELETE FROM intent_vectors WHERE message_id = old.id;
+        END;
+        CREATE TRIGGER intent_vectors_au AFTER UPDATE OF text ON messages BEGIN
+            DELETE FROM intent_vectors WHERE message_id = old.id;
+        END;
+        """
+    )

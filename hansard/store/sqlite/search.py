@@ -386,6 +386,18 @@ def rank(db: sqlite3.Connection, cands: list[Candidate], groups: int) -> list[Ca
 ELIGIBLE = ("m.kind IN ('text','compaction_summary','thinking') AND m.role IN ('user','assistant','system')"
             " AND length(m.text) >= 8")
 
+# What a session was for: the person's requests, compaction summaries, and the session's last
+# answer (its summary of what was done). A handful of texts per session.
+INTENT = ("length(m.text) >= 8 AND ((m.role='user' AND m.kind='text') OR m.kind='compaction_summary'"
+          " OR (m.role='assistant' AND m.kind='text' AND m.id = (SELECT MAX(x.id) FROM messages x"
+          " WHERE x.session_id=m.session_id AND x.role='assistant' AND x.kind='text')))")
+INTENT_CHARS = 1000  # of an intent text, embedded (the encoder reads 128 tokens at most)
+
+
+def intent_key(model: str) -> str:
+    """The intent encoder's row in vector_progress, apart from any passage embedder's."""
+    return "intent:" + model
+
 
 class SqliteSearchIndex:
     def __init__(self, db: sqlite3.Connection) -> None:
@@ -557,6 +569,65 @@ class SqliteSearchIndex:
             self.db.executemany("INSERT INTO passage_vectors (message_id, start, \"end\", text_hash) VALUES (?,?,?,?)",
                                 passages)
             self.db.execute("UPDATE vector_progress SET through_id=?, updated_at=? WHERE model=?", (through, at, model))
+
+    # -- session intent vectors (the strong encoder, a handful of texts per session) ----------
+
+    def intent_to_embed(self, model: str, max_chars: int, batch: int) -> list[tuple[int, int, str]]:
+        """The next intent texts above the intent mark of ``model``: (message id, session, first
+        ``max_chars`` characters). Intent texts say what a session was for: the person's
+        requests, compaction summaries, and the session's last answer."""
+        key = intent_key(model)
+        self.db.execute("INSERT OR IGNORE INTO vector_progress (model, through_id) VALUES (?, 0)", (key,))
+        through = self.vector_mark(key)[0] or 0
+        return [tuple(r) for r in self.db.execute(
+            f"SELECT m.id, m.session_id, substr(m.text, 1, ?) FROM messages m WHERE m.id > ? AND {INTENT}"
+            " ORDER BY m.id LIMIT ?", (max_chars, through, batch),
+        )]
+
+    def add_intent_vectors(self, model: str, vectors: Sequence[tuple[bytes, bytes]],
+                           texts: Sequence[tuple[int, int, bytes]], through: int, at: str) -> None:
+        """One batch in one short transaction: new (text hash, vector) pairs under ``model``,
+        the batch's intent texts (message id, session, text hash), and the mark moved to ``through``."""
+        from hansard.store.sqlite.db import transaction
+
+        with transaction(self.db):
+            self.db.executemany("INSERT OR IGNORE INTO vectors (model, text_hash, vector) VALUES (?,?,?)",
+                                [(model, h, v) for h, v in vectors])
+            self.db.executemany("INSERT OR REPLACE INTO intent_vectors (model, message_id, session_id, text_hash)"
+                                " VALUES (?,?,?,?)", [(model, *t) for t in texts])
+            self.db.execute("UPDATE vector_progress SET through_id=?, updated_at=? WHERE model=?",
+                            (through, at, intent_key(model)))
+
+    def intent_stamp(self, model: str) -> tuple[str, int, int]:
+        """(the store file, intent rows of ``model``, highest embedded message id)."""
+        row = self.db.execute("SELECT COUNT(*), COALESCE(MAX(message_id), 0) FROM intent_vectors WHERE model=?",
+                              (model,)).fetchone()
+        path = self.db.execute("PRAGMA database_list").fetchone()[2]
+        return path, row[0], row[1]
+
+    def intent_vectors(self, model: str) -> tuple[list[tuple[int, int, int]], list[bytes]]:
+        """Every intent text of ``model`` as (message id, session, length of the embedded text)
+        and its float16 vector, by message id."""
+        rows, blobs = [], []
+        for mid, sid, n, blob in self.db.execute(
+            "SELECT i.message_id, i.session_id, min(length(m.text), ?), v.vector FROM intent_vectors i"
+            " JOIN messages m ON m.id=i.message_id"
+            " JOIN vectors v ON v.model=i.model AND v.text_hash=i.text_hash WHERE i.model=? ORDER BY i.message_id",
+            (INTENT_CHARS, model),
+        ):
+            rows.append((mid, sid, n))
+            blobs.append(blob)
+        return rows, blobs
+
+    def message_sessions(self, ids: Sequence[int]) -> dict[int, int]:
+        """messages.id -> its session (sessions.id)."""
+        out: dict[int, int] = {}
+        ids = list(ids)
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            out.update(self.db.execute(f"SELECT id, session_id FROM messages WHERE id IN ({','.join('?' * len(chunk))})",
+                                       chunk).fetchall())
+        return out
 
     def skip_vectors_to(self, model: str, at: str) -> None:
         """Nothing eligible above the mark: move it past the ineligible rows for good."""
