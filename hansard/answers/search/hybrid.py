@@ -13,6 +13,11 @@ comes close to covering is meaning's. The weights were chosen on the development
 terms, a message covering every term outranks every message that does not
 (:data:`FULL_COVERAGE_FIRST`): what a person typed in full is what they meant.
 
+With the session intent tier (:mod:`intent`), the meaning ranking is itself recombined per
+cell (:data:`INTENT_WEIGHTS`): where keyword finds little of the query, the sentence encoder's
+per-session similarity leads and keyword's weight is small, so a paraphrase ranks as meaning
+ranks it.
+
 ``rrf`` (reciprocal-rank fusion) is kept for comparison in that evaluation: it ignores how
 sure each ranking is, so a confident answer of one ranking was outvoted by the other's noise.
 ``matched_by`` says which ranking found a message: keyword, meaning or both.
@@ -26,18 +31,18 @@ from hansard.store.types import Candidate
 
 K = 60
 # keyword's weight by (query shape, coverage level of the best keyword match), as tuned by
-# `scripts/eval_search.py --tune` on its development queries (with WordLlama)
+# `scripts/eval_search.py --tune` on its development queries (WordLlama passages, MiniLM intents)
 WEIGHTS: dict[tuple[str, str], float] = {
     ("exact", "all"): 0.55, ("exact", "most"): 0.5, ("exact", "few"): 0.5,
-    ("question", "all"): 0.5, ("question", "most"): 1.0, ("question", "few"): 0.5,
-    ("words", "all"): 0.5, ("words", "most"): 0.5, ("words", "few"): 0.45,
+    ("question", "all"): 0.5, ("question", "most"): 0.8, ("question", "few"): 0.15,
+    ("words", "all"): 0.5, ("words", "most"): 0.5, ("words", "few"): 0.05,
 }
 # the session intent tier's share of the meaning ranking by the same cells (meaning.combine),
-# tuned with WEIGHTS: a paraphrase no message covers is the intent encoder's to answer
+# tuned jointly with WEIGHTS: a paraphrase that no message covers is the intent encoder's to answer
 INTENT_WEIGHTS: dict[tuple[str, str], float] = {
-    ("exact", "all"): 0.4, ("exact", "most"): 0.4, ("exact", "few"): 0.4,
-    ("question", "all"): 0.4, ("question", "most"): 0.4, ("question", "few"): 0.4,
-    ("words", "all"): 0.4, ("words", "most"): 0.4, ("words", "few"): 0.4,
+    ("exact", "all"): 0.4, ("exact", "most"): 0.4, ("exact", "few"): 0.8,
+    ("question", "all"): 0.4, ("question", "most"): 1.0, ("question", "few"): 1.0,
+    ("words", "all"): 0.4, ("words", "most"): 0.4, ("words", "few"): 0.8,
 }
 FULL_COVERAGE_FIRST = True
 QUESTION_WORDS = frozenset("which what did do does how why when where who whom whose was were is are have has "

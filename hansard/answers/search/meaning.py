@@ -9,7 +9,9 @@ found less on every kind of query, and all-MiniLM-L6-v2 either brings torch (1.5
 numpy, embeds about 60 times slower. WordLlama is 19 MB with numpy + tokenizers, embeds
 about a thousand passages a second on a loaded core, and starts in well under a second. Its
 weakness is paraphrase: it averages words, so a query that shares no word with a conversation
-rarely finds it first.
+rarely finds it first. For that, a sentence encoder (all-MiniLM-L6-v2, :mod:`intent`) embeds
+each session's intent texts, and :func:`combine` mixes its per-session similarity into the
+ranking (``INTENT_WEIGHT``; hybrid uses its own per-query-shape weights).
 
 Any object with ``id`` (str, names model and weights), ``dim`` and
 ``embed(list[str]) -> float32 array (n, dim), L2-normalised`` can stand in (tests use a tiny
