@@ -1,6 +1,6 @@
 """Known-item retrieval: can search find the conversation a person remembers?
 
-    python scripts/eval_search.py [--sessions 1100] [--split test|dev] [--embedder wordllama,static64,minilm]
+    python scripts/eval_search.py [--sessions 1100] [--split test|dev] [--embedder wordllama+minilm,wordllama,static64,minilm]
                                   [--tune] [--cache DIR]
 
 The corpus is ``fixtures_repos/search_corpus.py``: generated sessions written like real ones
@@ -11,6 +11,10 @@ and ``decision`` ("which retry policy did we choose for ..."). Queries are split
 session into a development set and a held-out set: ``--tune`` chooses hybrid's weights
 (hansard/answers/search/hybrid.py ``WEIGHTS``) on the development set only; the report is
 on the held-out set unless ``--split dev`` asks otherwise.
+
+An embedder named ``X+minilm`` adds the session intent tier (all-MiniLM-L6-v2 over each
+session's requests, compaction summaries and last answer; hansard/answers/search/intent.py),
+and ``--tune`` then also chooses its weights (meaning.INTENT_WEIGHT, hybrid.INTENT_WEIGHTS).
 
 For each embedder, kind and mode (keyword, meaning, hybrid, and RRF for comparison) it prints
 R@1, R@5, R@10 (the target among the first 1/5/10 sessions) and MRR (over the first 10), plus
