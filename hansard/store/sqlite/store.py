@@ -100,7 +100,6 @@ class SqliteStore:
         """Stop the statement running on another thread (a call past its deadline)."""
         self.db.interrupt()
 
-
     @cached_property
     def memories(self):  # noqa: ANN201 - hansard.store.sqlite.memories.SqliteMemories
         from hansard.store.sqlite.memories import SqliteMemories
