@@ -14,7 +14,8 @@ on the held-out set unless ``--split dev`` asks otherwise.
 
 An embedder named ``X+minilm`` adds the session intent tier (all-MiniLM-L6-v2 over each
 session's requests, compaction summaries and last answer; hansard/answers/search/intent.py),
-and ``--tune`` then also chooses its weights (meaning.INTENT_WEIGHT, hybrid.INTENT_WEIGHTS).
+and ``--tune`` then also chooses its weights (meaning.INTENT_WEIGHTS per query shape,
+hybrid.INTENT_WEIGHTS per query shape and keyword coverage).
 
 For each embedder, kind and mode (keyword, meaning, hybrid, and RRF for comparison) it prints
 R@1, R@5, R@10 (the target among the first 1/5/10 sessions) and MRR (over the first 10), plus
@@ -254,11 +255,13 @@ class Parts:
         self.level = hybrid.coverage_level(self.q, self.kw)
 
     def hits(self, intent_weight=None) -> list[tuple[int, float]]:
-        from hansard.answers.search import meaning
+        """``intent_weight``: the intent tier's share by query shape (meaning.INTENT_WEIGHTS when None)."""
+        from hansard.answers.search import hybrid, meaning
 
         if not self.intent_hits:
             return self.passage_hits
-        return meaning.combine(self.passage_hits, self.intent_hits, self.session_of, intent_weight)[:100]
+        a = (intent_weight or meaning.INTENT_WEIGHTS)[hybrid.query_shape(self.q)]
+        return meaning.combine(self.passage_hits, self.intent_hits, self.session_of, a)[:100]
 
     def sessions(self, mode: str, weights=None, intent_weight=None, intent_weights=None) -> list[str]:
         from hansard.answers.search import hybrid
@@ -286,9 +289,13 @@ def score(ranked: list[list[str]], targets: list[str]) -> dict[str, float]:
     return {k: v / n for k, v in out.items()}
 
 
-def tune(store, queries, emb, enc=None) -> tuple[dict, float | None, dict]:
-    """With an intent encoder, first the intent weight (meaning.INTENT_WEIGHT) with the best
-    mean of R@1 and MRR in meaning mode over all the development queries; then per (query
+def tune(store, queries, emb, enc=None) -> tuple[dict, dict | None, dict]:
+    """With an intent encoder, first per query shape the intent weight (meaning.INTENT_WEIGHTS)
+    with the best mean of R@1 and MRR in meaning mode over the development queries of that
+    shape, among the weights that leave every kind of query of that shape at least as well
+    answered (R@1 and MRR) as the passages alone (weight 0) — paraphrases and decisions share
+    the question shape, and a weight that wins paraphrases by losing decisions is not taken;
+    ties go to the smaller weight. Then per (query
     shape, keyword coverage level) cell, the keyword weight with the best mean of R@1 and MRR
     on the development queries that fall in the cell, jointly with the cell's intent weight
     (hybrid.INTENT_WEIGHTS)."""
@@ -297,18 +304,27 @@ def tune(store, queries, emb, enc=None) -> tuple[dict, float | None, dict]:
     parts = [(q, Parts(store, q.text, emb, enc)) for q in queries]
     a = None
     if enc is not None:
-        results = []
-        for x in range(11):
-            s = score([p.sessions("meaning", intent_weight=x / 10) for _, p in parts], [q.target for q, _ in parts])
-            results.append(((s["R@1"] + s["MRR"]) / 2, x / 10))
-        a = max(results)[1]
-        print(f"  tuned INTENT_WEIGHT = {a} on {len(parts)} dev queries, (R@1+MRR)/2 {max(results)[0]:.3f}",
-              file=sys.stderr)
+        a = {}
+        for shape in ("exact", "question", "words"):
+            qs = [(q, p) for q, p in parts if hybrid.query_shape(p.q) == shape]
+            kinds = sorted({q.kind for q, _ in qs})
+            results, floor = [], None
+            for x in range(11):
+                ranked = [p.sessions("meaning", intent_weight={shape: x / 10}) for _, p in qs]
+                s = score(ranked, [q.target for q, _ in qs])
+                by_kind = [score([r for r, (q, _) in zip(ranked, qs) if q.kind == k],
+                                 [q.target for q, _ in qs if q.kind == k]) for k in kinds]
+                floor = floor or by_kind
+                if all(b[m] >= f[m] - 1e-9 for b, f in zip(by_kind, floor) for m in ("R@1", "MRR")):
+                    results.append(((s["R@1"] + s["MRR"]) / 2, -x))
+            a[shape] = -max(results)[1] / 10 if qs else 0.0
+            print(f"  tuned meaning INTENT_WEIGHTS[{shape!r}] = {a[shape]} on {len(qs)} dev queries, "
+                  f"(R@1+MRR)/2 {max(results)[0]:.3f}", file=sys.stderr)
     cells: dict[tuple[str, str], list] = defaultdict(list)
     for q, p in parts:
         cells[(hybrid.query_shape(p.q), p.level)].append((q, p))
     best = dict(hybrid.WEIGHTS)
-    best_a = {c: (a if a is not None else v) for c, v in hybrid.INTENT_WEIGHTS.items()}
+    best_a = {c: (a[c[0]] if a is not None else v) for c, v in hybrid.INTENT_WEIGHTS.items()}
     grid = [round(x * 0.05, 2) for x in range(21)]
     agrid = [x / 10 for x in range(11)] if enc is not None else [None]
     for cell, qs in sorted(cells.items()):
@@ -318,7 +334,7 @@ def tune(store, queries, emb, enc=None) -> tuple[dict, float | None, dict]:
                 weights = {**best, cell: w}
                 iw = {**best_a, cell: ia} if ia is not None else None
                 s = score([p.sessions("hybrid", weights, a, iw) for _, p in qs], [q.target for q, _ in qs])
-                results.append(((s["R@1"] + s["MRR"]) / 2, -abs(w - 0.5), -abs((ia or 0) - (a or 0)), w, ia))
+                results.append(((s["R@1"] + s["MRR"]) / 2, -abs(w - 0.5), -abs((ia or 0) - (a[cell[0]] if a else 0)), w, ia))
         top = max(results)
         best[cell] = top[3]
         if top[4] is not None:
@@ -389,7 +405,7 @@ def main() -> None:
                                                   if args.tune else (None, None, None))
         if weights:
             print("  tuned WEIGHTS = {" + ", ".join(f"{k!r}: {v}" for k, v in sorted(weights.items())) + "}")
-            print(f"  tuned INTENT_WEIGHT = {intent_weight}; INTENT_WEIGHTS = {{"
+            print(f"  tuned meaning.INTENT_WEIGHTS = {intent_weight}; hybrid.INTENT_WEIGHTS = {{"
                   + ", ".join(f"{k!r}: {v}" for k, v in sorted(intent_weights.items())) + "}")
         table: dict[tuple[str, str], dict[str, float]] = {}
         for kind in KINDS:

@@ -504,6 +504,28 @@ def test_session_intent_tier_finds_a_paraphrase(tmp_path: Path) -> None:
     assert [r["session_id"] for r in m["results"]][:2] == ["sess-upload", "sess-both"]
 
 
+def test_meaning_weighs_the_intent_tier_by_query_shape() -> None:
+    from hansard.answers.search import meaning
+
+    assert meaning.intent_weight("which retry policy did we choose for uploads?") == meaning.INTENT_WEIGHTS["question"]
+    assert meaning.intent_weight("resending documents falls over when blank") == meaning.INTENT_WEIGHTS["words"]
+    assert meaning.intent_weight("send_chunk") == meaning.INTENT_WEIGHTS["exact"]
+    # session 10's passage states the decision, session 20's comes close; session 20's request
+    # is closer to the query in meaning (one weight of 0.4 for every shape ranked it first)
+    passages, intents = [(1, 0.9), (2, 0.85), (5, 0.5)], [(3, 20, 0.8), (4, 10, 0.2)]
+    passage_session = {1: 10, 2: 20, 5: 30}
+    session = {**passage_session, 3: 20, 4: 10}
+    assert session[meaning.combine(passages, intents, passage_session, 0.4)[0][0]] == 20
+
+    def top(query: str) -> int:
+        return session[meaning.combine(passages, intents, passage_session, meaning.intent_weight(query))[0][0]]
+
+    # a question about a decision is answered by the passage that states it ...
+    assert top("which retry policy did we choose?") == 10
+    # ... and a paraphrase (no question word, nothing exact) by the session's intent
+    assert top("resending documents falls over when blank") == 20
+
+
 def test_large_vector_indexes_search_in_two_steps(monkeypatch: pytest.MonkeyPatch) -> None:
     np = pytest.importorskip("numpy")
     from hansard.answers.search import meaning

@@ -11,7 +11,8 @@ about a thousand passages a second on a loaded core, and starts in well under a 
 weakness is paraphrase: it averages words, so a query that shares no word with a conversation
 rarely finds it first. For that, a sentence encoder (all-MiniLM-L6-v2, :mod:`intent`) embeds
 each session's intent texts, and :func:`combine` mixes its per-session similarity into the
-ranking (``INTENT_WEIGHT``; hybrid uses its own per-query-shape weights).
+ranking with a weight per query shape (``INTENT_WEIGHTS``, the shapes of
+:func:`hybrid.query_shape`; hybrid uses its own weights per shape and keyword coverage).
 
 Any object with ``id`` (str, names model and weights), ``dim`` and
 ``embed(list[str]) -> float32 array (n, dim), L2-normalised`` can stand in (tests use a tiny
@@ -342,7 +343,7 @@ def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedde
         ihits, ispans = intent_candidates(index, query, f, k, intent_encoder)
         if ihits:
             session_of = index.message_sessions([m for m, _ in hits])
-            res.hits = combine(hits, ihits, session_of)[:k]
+            res.hits = combine(hits, ihits, session_of, intent_weight(query))[:k]
             res.parts = (hits, ihits, session_of)
             for m, _, sim in ihits:  # an intent text names its own span unless a passage of it matched closer
                 if sim > res.similarity.get(m, -1.0):
@@ -356,9 +357,21 @@ def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedde
     return res
 
 
-# The intent similarity's share of a session's meaning score, as tuned by
-# `scripts/eval_search.py --tune` on its development queries (MiniLM intents, WordLlama passages).
-INTENT_WEIGHT = 0.4
+# The intent similarity's share of a session's meaning score by query shape (hybrid.query_shape),
+# as tuned by `scripts/eval_search.py --tune` on its development queries (MiniLM intents,
+# WordLlama passages) among the weights that answer no kind of query of that shape worse than
+# the passages alone. A question ("which retry policy did we choose ...") is the passages' to
+# answer: any intent share let the encoder's topical matches outrank the passage that states
+# the decision, more often than it found a paraphrase asked as a question.
+INTENT_WEIGHTS: dict[str, float] = {"exact": 0.3, "question": 0.0, "words": 0.6}
+
+
+def intent_weight(query: str) -> float:
+    """The intent tier's share for this query's shape."""
+    from hansard.answers.search.hybrid import query_shape
+    from hansard.answers.search.query import parse
+
+    return INTENT_WEIGHTS[query_shape(parse(query))]
 
 
 def _scaled(sims: list[float]) -> tuple[float, float]:
@@ -369,12 +382,12 @@ def _scaled(sims: list[float]) -> tuple[float, float]:
 
 
 def combine(passage_hits: list[tuple[int, float]], intent_hits: list[tuple[int, int, float]],
-            session_of: dict[int, int], weight: float | None = None) -> list[tuple[int, float]]:
+            session_of: dict[int, int], weight: float) -> list[tuple[int, float]]:
     """One meaning ranking of messages from the passage ranking and the per-session intent
     ranking: each similarity scaled to [0, 1] within its ranking, then a message scores
     ``weight * intent(its session) + (1 - weight) * passage(itself)``. A session's intent
     text stands in for it when none of its passages was found. Best first."""
-    a = INTENT_WEIGHT if weight is None else weight
+    a = weight
     inten: dict[int, float] = {}
     if intent_hits:
         floor, span = _scaled([s for *_, s in intent_hits])
