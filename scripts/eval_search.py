@@ -298,7 +298,8 @@ def tune(store, queries, emb, enc=None) -> tuple[dict, dict | None, dict]:
     ties go to the smaller weight. Then per (query
     shape, keyword coverage level) cell, the keyword weight with the best mean of R@1 and MRR
     on the development queries that fall in the cell, jointly with the cell's intent weight
-    (hybrid.INTENT_WEIGHTS)."""
+    (hybrid.INTENT_WEIGHTS; ties: the keyword weight nearer 0.5, the intent weight nearer the
+    one hybrid.py has)."""
     from hansard.answers.search import hybrid
 
     parts = [(q, Parts(store, q.text, emb, enc)) for q in queries]
@@ -324,17 +325,18 @@ def tune(store, queries, emb, enc=None) -> tuple[dict, dict | None, dict]:
     for q, p in parts:
         cells[(hybrid.query_shape(p.q), p.level)].append((q, p))
     best = dict(hybrid.WEIGHTS)
-    best_a = {c: (a[c[0]] if a is not None else v) for c, v in hybrid.INTENT_WEIGHTS.items()}
+    best_a = dict(hybrid.INTENT_WEIGHTS)  # a cell without development queries keeps its weight
     grid = [round(x * 0.05, 2) for x in range(21)]
     agrid = [x / 10 for x in range(11)] if enc is not None else [None]
     for cell, qs in sorted(cells.items()):
         results = []
+        anchor = hybrid.INTENT_WEIGHTS[cell]  # a tie keeps the weight hybrid.py has
         for w in grid:
             for ia in agrid:
                 weights = {**best, cell: w}
                 iw = {**best_a, cell: ia} if ia is not None else None
                 s = score([p.sessions("hybrid", weights, a, iw) for _, p in qs], [q.target for q, _ in qs])
-                results.append(((s["R@1"] + s["MRR"]) / 2, -abs(w - 0.5), -abs((ia or 0) - (a[cell[0]] if a else 0)), w, ia))
+                results.append(((s["R@1"] + s["MRR"]) / 2, -abs(w - 0.5), -abs((ia or 0) - anchor), w, ia))
         top = max(results)
         best[cell] = top[3]
         if top[4] is not None:
