@@ -93,8 +93,8 @@ def fts_exclude(q: Query) -> str | None:
     return " OR ".join(neg) if neg else None
 
 
-def filters_sql(f: SearchFilters) -> tuple[str, list]:
-    """Conditions on ``m`` (messages) and ``s`` (sessions), joined with AND."""
+def _session_sql(f: SearchFilters) -> tuple[list[str], list]:
+    """The conditions on ``s`` (sessions) alone: repository and provider."""
     where: list[str] = []
     args: list = []
     if f.repo_ids is not None:
@@ -103,6 +103,12 @@ def filters_sql(f: SearchFilters) -> tuple[str, list]:
     if f.provider:
         where.append("s.provider=?")
         args.append(f.provider)
+    return where, args
+
+
+def filters_sql(f: SearchFilters) -> tuple[str, list]:
+    """Conditions on ``m`` (messages) and ``s`` (sessions), joined with AND."""
+    where, args = _session_sql(f)
     if f.since:
         where.append("COALESCE(m.timestamp, s.started_at) >= ?")
         args.append(f.since)
@@ -418,19 +424,13 @@ class SqliteSearchIndex:
         where, args = filters_sql(f)
         if f.impossible:
             return []
-        swhere, sargs = ["1=1"], []
-        if f.repo_ids is not None:
-            swhere.append(f"s.repo_id IN ({','.join('?' * len(f.repo_ids))})")
-            sargs += f.repo_ids
-        if f.provider:
-            swhere.append("s.provider=?")
-            sargs.append(f.provider)
+        swhere, sargs = _session_sql(f)
         if f.since:
             swhere.append("s.last_at >= ?")
             sargs.append(f.since)
         out: list[Candidate] = []
         found = 0
-        cur = db.execute(f"SELECT s.id FROM sessions s WHERE {' AND '.join(swhere)} ORDER BY s.last_at DESC LIMIT 5000",
+        cur = db.execute(f"SELECT s.id FROM sessions s WHERE {' AND '.join(swhere) or '1=1'} ORDER BY s.last_at DESC LIMIT 5000",
                          sargs)
         for (sid,) in cur.fetchall():
             rows = db.execute(
