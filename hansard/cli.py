@@ -267,22 +267,16 @@ def cmd_memory(a: argparse.Namespace) -> int:
 
 def cmd_embed(a: argparse.Namespace) -> int:
     """Build meaning-search vectors for new messages (what the background builder runs)."""
-    import fcntl
     import os
 
-    from hansard.config import hansard_home
     from hansard.answers.search import meaning
 
     emb, why = meaning.load_embedder()
     if emb is None:
         print(f"hansard: {why}", file=sys.stderr)
         return 1
-    home = hansard_home()
-    home.mkdir(parents=True, exist_ok=True)
-    fd = os.open(home / "embed.lock", os.O_CREAT | os.O_RDWR, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
+    fd = meaning.take_embed_lock()
+    if fd is None:
         if not a.quiet:
             print("another `hansard embed` is running", file=sys.stderr)
         return 0

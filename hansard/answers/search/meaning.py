@@ -204,11 +204,9 @@ def build_vectors(index: Any, embedder: Embedder, *, batch: int = BATCH, max_sec
     return counts
 
 
-def start_background_build() -> bool:
-    """Start ``hansard embed`` detached, unless one is running or this is turned off
-    (HANSARD_NO_BACKGROUND=1). Returns whether a process was started."""
-    if os.environ.get("HANSARD_NO_BACKGROUND"):
-        return False
+def take_embed_lock() -> int | None:
+    """The builder's lock (``embed.lock`` in the hansard home), taken without waiting: its
+    descriptor (closing it releases the lock), or None when another builder holds it."""
     import fcntl
 
     home = config.hansard_home()
@@ -216,11 +214,21 @@ def start_background_build() -> bool:
     fd = os.open(home / "embed.lock", os.O_CREAT | os.O_RDWR, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        fcntl.flock(fd, fcntl.LOCK_UN)
     except BlockingIOError:
-        return False  # a builder is already at work
-    finally:
         os.close(fd)
+        return None
+    return fd
+
+
+def start_background_build() -> bool:
+    """Start ``hansard embed`` detached, unless one is running or this is turned off
+    (HANSARD_NO_BACKGROUND=1). Returns whether a process was started."""
+    if os.environ.get("HANSARD_NO_BACKGROUND"):
+        return False
+    fd = take_embed_lock()
+    if fd is None:
+        return False  # a builder is already at work
+    os.close(fd)
     subprocess.Popen([sys.executable, "-m", "hansard", "embed", "--quiet"], stdin=subprocess.DEVNULL,
                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     return True
