@@ -110,7 +110,6 @@ def _parse_pytest(lines: list[str]) -> ParsedOutput | None:
             p.passed_groups.remove(last_file)  # a long file's progress wraps onto more lines
     if not seen:
         return None
-    p.passing = [t for t in p.passing if t not in p.failing]
     return p
 
 
@@ -167,7 +166,6 @@ def _parse_unittest(lines: list[str]) -> ParsedOutput | None:
     if total == 0 and not p.summary:  # "NO TESTS RAN" (3.12+)
         p.passed = p.failed = p.errors = 0
         p.summary = True
-    p.passing = [t for t in p.passing if t not in p.failing]
     return p
 
 
@@ -225,7 +223,6 @@ def _parse_jest(lines: list[str]) -> ParsedOutput | None:
             in_tree = False
     if not p.summary and not p.failing and not p.passing:
         return None
-    p.passing = [t for t in p.passing if t not in p.failing]
     return p
 
 
@@ -266,7 +263,6 @@ def _parse_vitest(lines: list[str]) -> ParsedOutput | None:
                 p.ok(f"{current}::{name}")
     if not p.summary and not p.failing:
         return None
-    p.passing = [t for t in p.passing if t not in p.failing]
     return p
 
 
@@ -323,7 +319,6 @@ def _parse_go(lines: list[str]) -> ParsedOutput | None:
     p.failed, p.errors, p.skipped = failed, errors, skipped
     p.passed = passed if any_pass_line else None
     p.summary = bool(p.passed_groups or p.failing)
-    p.passing = [t for t in p.passing if t not in p.failing]
     return p
 
 
@@ -371,7 +366,6 @@ def _parse_cargo(lines: list[str]) -> ParsedOutput | None:
         return None
     if p.errors and not p.summary:
         p.failed, p.passed = p.failed or 0, p.passed or 0
-    p.passing = [t for t in p.passing if t not in p.failing]
     return p
 
 
@@ -401,6 +395,8 @@ def parse_output(output: str, hint: str | None = None) -> ParsedOutput | None:
         order.append("pytest")
     for r in order:
         parsed = _PARSERS[r](lines)
+        if parsed is not None:  # a test that failed anywhere in the output is not passing
+            parsed.passing = [t for t in parsed.passing if t not in parsed.failing]
         if parsed is not None and (
             parsed.summary or parsed.failing or parsed.passing or parsed.passed_groups or parsed.errors
         ):
