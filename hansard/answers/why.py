@@ -221,7 +221,7 @@ class Attributor:
         self._loose_by: dict[tuple[int, str], list[EditRef]] = {}
         self._quals: list[list[EditRef] | None] = [None] * len(self.lines)
         self._restored: dict[int, dict[int, tuple[str, str]]] = {}  # line -> edit -> (original, restoring)
-        self._file_edits: list[Any] | None = None
+        self._file_edits: list[tuple[float | None, Any]] | None = None
         self._removed_writers: dict[int, list[EditRef]] = {}  # removed line hash -> edits that added it
         self._scored: dict[int, list[tuple[list[tuple[float, str]], str | None]]] = {}
         self._removed_by_commit: dict[tuple[str, str], set[int]] = {}
@@ -616,11 +616,11 @@ class Attributor:
         mine = self.commit_sessions(self.lines[i].sha)
         if not mine:
             return None
-        if self._file_edits is None:
-            self._file_edits = list(self.store.evidence.applied_edits(self.repo_id, sorted(self.names)))
+        if self._file_edits is None:  # (time, row), each timestamp parsed once for every line that asks
+            self._file_edits = [(parse_ts(r["timestamp"]), r)
+                                for r in self.store.evidence.applied_edits(self.repo_id, sorted(self.names))]
         best: tuple[float, float, EditRef] | None = None
-        for r in self._file_edits:
-            ts = parse_ts(r["timestamp"])
+        for ts, r in self._file_edits:
             if r["session_id"] not in mine or ts is None or ts > bound + CLOCK_SLACK_S:
                 continue
             if best is not None and ts < best[0]:
