@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from hansard.errors import StoreBusy
 from hansard.store.sqlite.codec import pack_record, unpack_record
-from hansard.store.sqlite.db import transaction
+from hansard.store.sqlite.db import marks, transaction
 
 if TYPE_CHECKING:  # hansard.models costs ~25 ms of import (dataclasses), and `why` opens the archive
     from hansard.models import RawRecord
@@ -244,7 +244,7 @@ class SqliteArchive:
             os.close(fd)
 
     def record_run(self, run: Mapping[str, Any]) -> None:
-        self.db.execute(f"INSERT INTO runs ({', '.join(_RUN_COLS)}) VALUES ({','.join('?' * len(_RUN_COLS))})",
+        self.db.execute(f"INSERT INTO runs ({', '.join(_RUN_COLS)}) VALUES ({marks(len(_RUN_COLS))})",
                         tuple(run.get(c) for c in _RUN_COLS))
 
 

@@ -144,6 +144,11 @@ def _typed(exc: sqlite3.Error) -> Exception:
     return err if isinstance(err, HansardError) else exc
 
 
+def marks(n: int) -> str:
+    """``n`` placeholders for an ``IN (...)`` list."""
+    return ",".join("?" * n)
+
+
 @contextmanager
 def impatient(db: sqlite3.Connection, ms: int = 100) -> Iterator[sqlite3.Connection]:
     """For writes that are only worth it if cheap (caches, audit rows): wait at most ``ms``

@@ -15,13 +15,10 @@ from collections.abc import Collection, Iterable
 from typing import Any
 
 from hansard.store.sqlite.codec import unpack
+from hansard.store.sqlite.db import marks
 
 # Hashes per `IN (...)`: well under SQLite's variable limit.
 CHUNK = 500
-
-
-def _marks(n: int) -> str:
-    return ",".join("?" * n)
 
 
 class SqliteEvidence:
@@ -47,7 +44,7 @@ class SqliteEvidence:
             part = hl[i:i + CHUNK]
             lines += [(i, *r) for r in self.db.execute(
                 "SELECT hash, exact, trivial, edit_id, ordinal FROM edit_lines"
-                f" WHERE side=? AND hash IN ({_marks(len(part))})", (side, *part),
+                f" WHERE side=? AND hash IN ({marks(len(part))})", (side, *part),
             )]
         ids = list({r[4] for r in lines})
         facts: dict[int, dict[str, Any]] = {}
@@ -56,7 +53,7 @@ class SqliteEvidence:
             for r in self.db.execute(
                 "SELECT e.id, e.rel_path, e.timestamp, e.call_id, e.provider, e.user_modified, e.tool, s.session_id,"
                 " m.message_index FROM edits e JOIN sessions s ON s.id=e.session_id"
-                f" LEFT JOIN messages m ON m.id=e.message_id WHERE e.id IN ({_marks(len(part))})"
+                f" LEFT JOIN messages m ON m.id=e.message_id WHERE e.id IN ({marks(len(part))})"
                 " AND e.repo_id=? AND e.status='applied'", (*part, repo_id),
             ):
                 facts[r[0]] = dict(r)
@@ -75,7 +72,7 @@ class SqliteEvidence:
         """(edit id, hash) of every non-trivial line these edits removed."""
         ids = list(edit_ids)
         return [(r[0], r[1]) for r in self.db.execute(
-            f"SELECT edit_id, hash FROM edit_lines WHERE side='-' AND trivial=0 AND edit_id IN ({_marks(len(ids))})",
+            f"SELECT edit_id, hash FROM edit_lines WHERE side='-' AND trivial=0 AND edit_id IN ({marks(len(ids))})",
             ids,
         )]
 
@@ -99,7 +96,7 @@ class SqliteEvidence:
     def has_applied_edits(self, repo_id: int, paths: Collection[str]) -> bool:
         """Did any applied edit in ``repo_id`` touch one of these repository-relative paths?"""
         return self.db.execute(
-            f"SELECT 1 FROM edits WHERE repo_id=? AND rel_path IN ({_marks(len(paths))}) AND status='applied' LIMIT 1",
+            f"SELECT 1 FROM edits WHERE repo_id=? AND rel_path IN ({marks(len(paths))}) AND status='applied' LIMIT 1",
             (repo_id, *paths),
         ).fetchone() is not None
 
@@ -112,7 +109,7 @@ class SqliteEvidence:
             part = hl[i:i + CHUNK]
             for (h,) in self.db.execute(
                 "SELECT DISTINCT el.hash FROM edit_lines el JOIN edits e ON e.id=el.edit_id"
-                f" WHERE el.side='+' AND el.hash IN ({_marks(len(part))}) AND e.repo_id IS NULL"
+                f" WHERE el.side='+' AND el.hash IN ({marks(len(part))}) AND e.repo_id IS NULL"
                 " AND e.status='applied' AND (e.path=? OR e.path LIKE ?)",
                 (*part, basename, "%/" + basename),
             ):
@@ -128,7 +125,7 @@ class SqliteEvidence:
             " s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.parent_session_id, s.id AS srow,"
             " m.message_index"
             " FROM edits e JOIN sessions s ON s.id=e.session_id LEFT JOIN messages m ON m.id=e.message_id"
-            f" WHERE e.repo_id=? AND e.rel_path IN ({_marks(len(paths))}) AND e.status='applied'",
+            f" WHERE e.repo_id=? AND e.rel_path IN ({marks(len(paths))}) AND e.status='applied'",
             (repo_id, *paths),
         ).fetchall()
 
@@ -154,7 +151,7 @@ class SqliteEvidence:
         ``repo_id`` whose input mentions ``needle``."""
         return [(r[0], r[1], r[2], r[3]) for r in self.db.execute(
             "SELECT s.session_id, t.timestamp, t.input, t.output FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
-            f" WHERE s.repo_id=? AND t.name IN ({_marks(len(tools))}) AND instr(t.input, ?) > 0",
+            f" WHERE s.repo_id=? AND t.name IN ({marks(len(tools))}) AND instr(t.input, ?) > 0",
             (repo_id, *tools, needle),
         )]
 
@@ -163,7 +160,7 @@ class SqliteEvidence:
         mentions ``needle``."""
         return [(r[0], r[1]) for r in self.db.execute(
             "SELECT t.timestamp, t.input FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
-            f" WHERE s.repo_id=? AND t.name IN ({_marks(len(tools))}) AND instr(t.input, ?) > 0",
+            f" WHERE s.repo_id=? AND t.name IN ({marks(len(tools))}) AND instr(t.input, ?) > 0",
             (repo_id, *tools, needle),
         )]
 
@@ -173,14 +170,14 @@ class SqliteEvidence:
         return self.db.execute(
             "SELECT t.call_id, t.name, t.input, t.output, t.exit_code, t.status, t.timestamp, t.cwd, m.message_index"
             " FROM tool_calls t LEFT JOIN messages m ON m.id=t.message_id"
-            f" WHERE t.session_id=? AND t.name IN ({_marks(len(tools))}) ORDER BY t.timestamp, t.id",
+            f" WHERE t.session_id=? AND t.name IN ({marks(len(tools))}) ORDER BY t.timestamp, t.id",
             (session_row, *tools),
         ).fetchall()
 
     def steps(self, session_rows: Collection[int]) -> list[dict[str, Any]]:
         """Step snapshots (call_id, snapshot, steps, timestamp) of these sessions, in order."""
         return [dict(r) for r in self.db.execute(
-            f"SELECT call_id, snapshot, steps, timestamp FROM steps WHERE session_id IN ({_marks(len(session_rows))})"
+            f"SELECT call_id, snapshot, steps, timestamp FROM steps WHERE session_id IN ({marks(len(session_rows))})"
             " ORDER BY timestamp, id",
             list(session_rows),
         )]

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from hansard.store.sqlite import fts
+from hansard.store.sqlite.db import marks
 from hansard.store.sqlite.writer import Writer, prepare
 
 if TYPE_CHECKING:
@@ -70,9 +71,9 @@ class SqliteItems:
         rolled back takes the drop back with it."""
         from hansard.store.sqlite.migrations import DERIVED_TABLES
 
-        marks = ",".join("?" * len(DERIVED_TABLES))
         dropped = self.db.execute(
-            f"SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL AND tbl_name IN ({marks})"
+            "SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL"
+            f" AND tbl_name IN ({marks(len(DERIVED_TABLES))})"
             " AND upper(sql) NOT LIKE 'CREATE UNIQUE%'", DERIVED_TABLES).fetchall()
         for name, _sql in dropped:
             self.db.execute(f'DROP INDEX "{name}"')

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from hansard.store.sqlite.db import _typed, transaction
+from hansard.store.sqlite.db import _typed, marks, transaction
 
 if TYPE_CHECKING:
     from hansard.answers.search.query import Query
@@ -121,7 +121,7 @@ class SqliteMemories:
             repo_ids, root = project
             alts = ["m.scope IN ('global','unkeyed')"]
             if repo_ids:
-                alts.append(f"m.repo_id IN ({','.join('?' * len(repo_ids))})")
+                alts.append(f"m.repo_id IN ({marks(len(repo_ids))})")
                 args += list(repo_ids)
             if root:
                 alts.append("m.root=?")

@@ -11,6 +11,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from hansard.store.sqlite.db import marks
+
 
 class SqliteOwnCommits:
     def __init__(self, db: sqlite3.Connection) -> None:
@@ -24,7 +26,7 @@ class SqliteOwnCommits:
         return [dict(r) for r in self.db.execute(
             "SELECT e.id, e.repo_id, e.session_id AS session_row, m.message_index FROM edits e"
             " JOIN sessions s ON s.id=e.session_id LEFT JOIN messages m ON m.id=e.message_id"
-            f" WHERE e.provider IN ({','.join('?' * len(providers))}) AND e.status='applied'"
+            f" WHERE e.provider IN ({marks(len(providers))}) AND e.status='applied'"
             " AND e.repo_id IS NOT NULL AND e.timestamp IS s.started_at"
             " ORDER BY e.session_id, m.message_index, e.id", tuple(providers))]
 

@@ -21,6 +21,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from hansard.store.sqlite.db import marks
 from hansard.store.sqlite.sessions import roles_sql
 from hansard.store.types import Candidate, SearchFilters
 
@@ -98,7 +99,7 @@ def _session_sql(f: SearchFilters) -> tuple[list[str], list]:
     where: list[str] = []
     args: list = []
     if f.repo_ids is not None:
-        where.append(f"s.repo_id IN ({','.join('?' * len(f.repo_ids))})")
+        where.append(f"s.repo_id IN ({marks(len(f.repo_ids))})")
         args += f.repo_ids
     if f.provider:
         where.append("s.provider=?")
@@ -121,18 +122,18 @@ def filters_sql(f: SearchFilters) -> tuple[str, list]:
         args += ra
     if f.tool_names:
         names = list(f.tool_names)
-        marks = ",".join("?" * len(names))
+        qs = marks(len(names))
         where.append(
-            f"(EXISTS (SELECT 1 FROM tool_calls t WHERE t.message_id=m.id AND t.name IN ({marks}) COLLATE NOCASE)"
+            f"(EXISTS (SELECT 1 FROM tool_calls t WHERE t.message_id=m.id AND t.name IN ({qs}) COLLATE NOCASE)"
             f" OR (m.kind='tool_result' AND EXISTS (SELECT 1 FROM tool_calls t WHERE t.session_id=m.session_id"
-            f" AND t.name IN ({marks}) COLLATE NOCASE AND t.output=m.text)))"
+            f" AND t.name IN ({qs}) COLLATE NOCASE AND t.output=m.text)))"
         )
         args += names + names
     if f.command:
-        marks = ",".join("?" * len(f.shell_tools))
+        qs = marks(len(f.shell_tools))
         cmd = ("instr(COALESCE(json_extract(t.input,'$.command'), json_extract(t.input,'$.cmd'), t.input), ?) > 0")
         where.append(
-            f"EXISTS (SELECT 1 FROM tool_calls t WHERE t.session_id=m.session_id AND t.name IN ({marks})"
+            f"EXISTS (SELECT 1 FROM tool_calls t WHERE t.session_id=m.session_id AND t.name IN ({qs})"
             f" AND {cmd} AND (t.message_id=m.id OR (m.kind='tool_result' AND t.output=m.text)))"
         )
         args += list(f.shell_tools) + [f.command]
@@ -142,12 +143,12 @@ def filters_sql(f: SearchFilters) -> tuple[str, list]:
     if not f.include_subagents:
         where.append("s.parent_session_id IS NULL")
     if not f.include_web_chats and f.web_providers:
-        where.append(f"s.provider NOT IN ({','.join('?' * len(f.web_providers))})")
+        where.append(f"s.provider NOT IN ({marks(len(f.web_providers))})")
         args += list(f.web_providers)
     if f.exclude_session_ids:
-        marks = ",".join("?" * len(f.exclude_session_ids))
-        where.append(f"s.session_id NOT IN ({marks})"
-                     f" AND (s.parent_session_id IS NULL OR s.parent_session_id NOT IN ({marks}))")
+        qs = marks(len(f.exclude_session_ids))
+        where.append(f"s.session_id NOT IN ({qs})"
+                     f" AND (s.parent_session_id IS NULL OR s.parent_session_id NOT IN ({qs}))")
         args += f.exclude_session_ids * 2
     return (" AND ".join(where) or "1=1"), args
 
@@ -551,7 +552,7 @@ class SqliteSearchIndex:
         for i in range(0, len(hashes), 500):
             chunk = hashes[i:i + 500]
             have |= {r[0] for r in self.db.execute(
-                f"SELECT text_hash FROM vectors WHERE model=? AND text_hash IN ({','.join('?' * len(chunk))})",
+                f"SELECT text_hash FROM vectors WHERE model=? AND text_hash IN ({marks(len(chunk))})",
                 (model, *chunk))}
         return have
 
@@ -625,7 +626,7 @@ class SqliteSearchIndex:
         ids = list(ids)
         for i in range(0, len(ids), 500):
             chunk = ids[i:i + 500]
-            out.update(self.db.execute(f"SELECT id, session_id FROM messages WHERE id IN ({','.join('?' * len(chunk))})",
+            out.update(self.db.execute(f"SELECT id, session_id FROM messages WHERE id IN ({marks(len(chunk))})",
                                        chunk).fetchall())
         return out
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from hansard.errors import NotFound
+from hansard.store.sqlite.db import marks
 
 
 def roles_sql(roles: Iterable[str] | None, alias: str = "m") -> tuple[str, list[str]]:
@@ -108,13 +109,13 @@ class SqliteSessionQueries:
         sessions of ``exclude_providers`` are left out."""
         where, args = ["1=1"], []
         if repo_ids is not None:
-            where.append(f"s.repo_id IN ({','.join('?' * len(repo_ids))})")
+            where.append(f"s.repo_id IN ({marks(len(repo_ids))})")
             args += list(repo_ids)
         if provider:
             where.append("s.provider=?")
             args.append(provider)
         if exclude_providers:
-            where.append(f"s.provider NOT IN ({','.join('?' * len(exclude_providers))})")
+            where.append(f"s.provider NOT IN ({marks(len(exclude_providers))})")
             args += list(exclude_providers)
         if since:
             where.append("s.last_at>=?")

@@ -7,6 +7,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
+from hansard.store.sqlite.db import marks
+
 
 class SqliteWebChats:
     def __init__(self, db: sqlite3.Connection) -> None:
@@ -16,7 +18,7 @@ class SqliteWebChats:
         if not providers:
             return False
         return self.db.execute(
-            f"SELECT 1 FROM sessions WHERE provider IN ({','.join('?' * len(providers))}) LIMIT 1",
+            f"SELECT 1 FROM sessions WHERE provider IN ({marks(len(providers))}) LIMIT 1",
             tuple(providers)).fetchone() is not None
 
     def code_messages(self, providers: Sequence[str]) -> list[dict[str, Any]]:
@@ -28,5 +30,5 @@ class SqliteWebChats:
         return [dict(r) for r in self.db.execute(
             "SELECT s.session_id, s.provider, m.message_index, COALESCE(m.timestamp, s.started_at) AS timestamp,"
             " m.text FROM messages m JOIN sessions s ON s.id=m.session_id"
-            f" WHERE s.provider IN ({','.join('?' * len(providers))}) AND m.role='assistant'"
+            f" WHERE s.provider IN ({marks(len(providers))}) AND m.role='assistant'"
             " AND instr(m.text, '```') > 0 ORDER BY 4, s.session_id, m.message_index", tuple(providers))]
