@@ -139,7 +139,7 @@ def filters_sql(f: SearchFilters) -> tuple[str, list]:
         args += list(f.shell_tools) + [f.command]
     for ids in (f.file_sessions, f.commit_sessions):
         if ids is not None:
-            where.append(f"s.id IN ({','.join(str(int(i)) for i in sorted(ids))})")
+            where.append(f"s.id IN ({_in(sorted(ids))})")
     if not f.include_subagents:
         where.append("s.parent_session_id IS NULL")
     if not f.include_web_chats and f.web_providers:
