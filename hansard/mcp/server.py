@@ -292,9 +292,7 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
                 if commit and commit.strip():
                     scope.check_commit(kw["repo"], commit, "search_past_sessions commit")
             if include_team_sessions or (team and team.strip()):  # narrowed to kw["repo"] like local sessions
-                from hansard.team import wrap
-
-                store = wrap(store)
+                store = _with_team(store)
             try:
                 out = core(store, **kw)
             finally:
