@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from typing import TYPE_CHECKING, Any
 
 from hansard.agents.capture import PROVIDER, ROLES, SCHEME, companion_id
@@ -20,6 +19,7 @@ from hansard.errors import InvalidArgument
 from hansard.ingest.pipeline import ingest
 from hansard.models import RawRecord
 from hansard.store import as_store
+from hansard.timebounds import utc_stamp
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
@@ -53,7 +53,7 @@ def capture(store: Store, session_id: str | None, message_type: str, sender: str
         dup = idx is not None
         if not dup:
             rec = {"id": cap_id, "message_type": message_type, "sender": sender, "recipient_path": recipient_path,
-                   "text": text, "captured_at": _now(), "content_sha256": digest}
+                   "text": text, "captured_at": utc_stamp(), "content_sha256": digest}
             raw = RawRecord(path, offset, json.dumps(rec, ensure_ascii=False).encode())
             parser = PROVIDER.new_parser(path, archive.parser_state(source_id))
             done = ingest(store, source_id=source_id, generation=generation, provider=PROVIDER.name, parser=parser,
@@ -63,7 +63,3 @@ def capture(store: Store, session_id: str | None, message_type: str, sender: str
             idx = store.items.message_index(PROVIDER.name, cap_id)
     return {"receipt_id": cap_id, "content_sha256": digest, "session_id": session_id,
             "stored_in": companion_id(bound), "message_index": idx, "duplicate": dup}
-
-
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

@@ -4,7 +4,6 @@ to repositories (hansard.link), refresh the memory-file mirror, record the run.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,13 +11,10 @@ from typing import TYPE_CHECKING, Any
 from hansard.ingest.pipeline import Progress, ScanSummary, reindex
 from hansard.ingest.scanner import Scanner
 from hansard.store import as_store
+from hansard.timebounds import utc_stamp
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
-
-
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = True,
@@ -29,7 +25,7 @@ def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = Tru
     with archive.index_lock(wait=wait) as got, archive.bulk():
         if not got:
             return None
-        started = _now()
+        started = utc_stamp()
         if archive.needs_rebuild():
             # Derived rows written before secret redaction existed (migration m021): rebuild
             # them from the archive once, so that no command serves what they hold.
@@ -39,7 +35,7 @@ def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = Tru
             _link(store)
             if summary.changed or not archive.has_runs():
                 archive.record_run({
-                    "started_at": started, "finished_at": _now(), "files": summary.files, "records": summary.records,
+                    "started_at": started, "finished_at": utc_stamp(), "files": summary.files, "records": summary.records,
                     "bytes": summary.bytes, "skipped": sum(summary.skipped.values()), "sessions": summary.sessions,
                     "messages": summary.messages, "edits": summary.edits, "kind": "index",
                     "redactions": summary.redactions,

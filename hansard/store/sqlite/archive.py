@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from hansard.errors import StoreBusy
 from hansard.store.sqlite.codec import pack_record, unpack_record
 from hansard.store.sqlite.db import marks, transaction
+from hansard.timebounds import utc_stamp
 
 if TYPE_CHECKING:  # hansard.models costs ~25 ms of import (dataclasses), and `why` opens the archive
     from hansard.models import RawRecord
@@ -29,10 +30,6 @@ BULK_CACHE_KIB = 64 << 10
 BULK_CHECKPOINT_PAGES = 16384
 _RUN_COLS = ("started_at", "finished_at", "files", "records", "bytes", "skipped", "sessions", "messages", "edits",
              "kind", "redactions")
-
-
-def _now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 class SqliteArchive:
@@ -124,14 +121,14 @@ class SqliteArchive:
         return orjson.loads(raw) if raw else None
 
     def add_source(self, path: str, provider: str | None) -> int:
-        cur = self.db.execute("INSERT INTO sources (path, provider, first_seen) VALUES (?,?,?)", (path, provider, _now()))
+        cur = self.db.execute("INSERT INTO sources (path, provider, first_seen) VALUES (?,?,?)", (path, provider, utc_stamp()))
         return int(cur.lastrowid or 0)
 
     def note_foreign(self, path: str, source_id: int | None, inode: int, size: int, mtime_ns: int) -> None:
         if source_id is None:
             self.db.execute(
                 "INSERT INTO sources (path, provider, inode, size, mtime_ns, first_seen, last_scanned)"
-                " VALUES (?,?,?,?,?,?,?)", (path, None, inode, size, mtime_ns, _now(), _now()))
+                " VALUES (?,?,?,?,?,?,?)", (path, None, inode, size, mtime_ns, utc_stamp(), utc_stamp()))
         else:
             self.db.execute("UPDATE sources SET inode=?, size=?, mtime_ns=? WHERE id=?", (inode, size, mtime_ns, source_id))
 
@@ -154,7 +151,7 @@ class SqliteArchive:
             self.db.execute(
                 "UPDATE sources SET inode=?, size=?, mtime_ns=?, \"offset\"=?, generation=?, parser_state=?,"
                 " head_hash=?, missing=0, last_scanned=? WHERE id=?",
-                (inode, size, mtime_ns, offset, generation, state, head_hash, _now(), source_id))
+                (inode, size, mtime_ns, offset, generation, state, head_hash, utc_stamp(), source_id))
         # -1 (indexed before redaction existed) stays until a rebuild from the archive.
         self.db.execute("UPDATE sources SET redactions=CASE WHEN redactions < 0 THEN redactions ELSE redactions + ? END"
                         " WHERE id=?", (redactions, source_id))
