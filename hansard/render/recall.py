@@ -4,10 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-
-def _short(text: str | None, n: int) -> str:
-    t = " ".join((text or "").split())
-    return t if len(t) <= n else t[: n - 1] + "…"
+from hansard.render.answers import short as _short
 
 
 def freshness(d: dict[str, Any]) -> str:
