@@ -88,6 +88,25 @@ def guarded(feed: Callable[[RawRecord], list[Item]], record: RawRecord) -> list[
         return [Skip("parser_error", record.offset, repr(exc)[:200])]
 
 
+class JsonParser:
+    """The skeleton of a parser whose every record is one JSON document: ``feed`` decodes it
+    (bad bytes or JSON become its Skip) and hands the value to ``_parse`` under ``guarded``;
+    ``finish`` has nothing held back."""
+
+    def finish(self) -> list[Item]:
+        return []
+
+    def feed(self, record: RawRecord) -> list[Item]:
+        return guarded(self._feed, record)
+
+    def _feed(self, record: RawRecord) -> list[Item]:
+        obj, skip = load_json(record)
+        return [skip] if skip else self._parse(obj, record)
+
+    def _parse(self, obj: Any, record: RawRecord) -> list[Item]:
+        raise NotImplementedError
+
+
 def record_key(record: RawRecord) -> str:
     """A stable id for a record whose provider gives none: the hash of its exact bytes.
     Identical lines copied into another file (a continued rollout) get the same key."""

@@ -36,7 +36,7 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import diff_texts, first_json_lines, guarded, lines_of, load_json, nonempty_str as _str, parse_unified_diff
+from hansard.agents.base import JsonParser, diff_texts, first_json_lines, lines_of, nonempty_str as _str, parse_unified_diff
 from hansard.agents.edits import PatchError, parse_patch
 from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip, ToolCallItem, ToolResultItem
 
@@ -72,7 +72,7 @@ class _Provider:
         return _Parser(path, state)
 
 
-class _Parser:
+class _Parser(JsonParser):
     """State: session id, cwd, title flag, and the calls started but not yet completed."""
 
     def __init__(self, path: str, state: dict[str, Any] | None) -> None:
@@ -89,16 +89,7 @@ class _Parser:
         return {"sid": self.sid, "cwd": self.cwd, "titled": self.titled, "started": self.started,
                 "model": self.model, "pending": {cid: _storable(call) for cid, call in self.pending.items()}}
 
-    def finish(self) -> list[Item]:
-        return []
-
-    def feed(self, record: RawRecord) -> list[Item]:
-        return guarded(self._feed, record)
-
-    def _feed(self, record: RawRecord) -> list[Item]:
-        obj, skip = load_json(record)
-        if skip:
-            return [skip]
+    def _parse(self, obj: Any, record: RawRecord) -> list[Item]:
         if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
             return [Skip("not_an_object", record.offset)]
         etype, data = obj["type"], obj.get("data")

@@ -48,7 +48,7 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import diff_texts, first_json_lines, guarded, iso_from_epoch_ms, lines_of, load_json, nonempty_str as _str
+from hansard.agents.base import JsonParser, diff_texts, first_json_lines, iso_from_epoch_ms, lines_of, nonempty_str as _str
 from hansard.diffs import Hunk
 from hansard.agents.edits import PatchError, parse_patch
 from hansard.models import (
@@ -188,7 +188,7 @@ class _TranscriptProvider:
         return _TranscriptParser(path, state)
 
 
-class _TranscriptParser:
+class _TranscriptParser(JsonParser):
     def __init__(self, path: str, state: dict[str, Any] | None) -> None:
         st = state or {}
         p = Path(path)
@@ -200,16 +200,7 @@ class _TranscriptParser:
     def state(self) -> dict[str, Any]:
         return {"sid": self.sid, "started": self.started, "titled": self.titled}
 
-    def finish(self) -> list[Item]:
-        return []
-
-    def feed(self, record: RawRecord) -> list[Item]:
-        return guarded(self._feed, record)
-
-    def _feed(self, record: RawRecord) -> list[Item]:
-        obj, skip = load_json(record)
-        if skip:
-            return [skip]
+    def _parse(self, obj: Any, record: RawRecord) -> list[Item]:
         if not isinstance(obj, dict):
             return [Skip("not_an_object", record.offset)]
         role, msg = obj.get("role"), obj.get("message")
@@ -323,7 +314,7 @@ class _VscdbProvider:
 _FINAL = {"completed": "ok", "error": "error", "cancelled": "interrupted", "aborted": "interrupted"}
 
 
-class _VscdbParser:
+class _VscdbParser(JsonParser):
     def __init__(self, path: str, state: dict[str, Any] | None) -> None:
         st = state or {}
         self.path = path
@@ -334,16 +325,7 @@ class _VscdbParser:
     def state(self) -> dict[str, Any]:
         return {"titled": sorted(self.titled), "done": sorted(self.done)}
 
-    def finish(self) -> list[Item]:
-        return []
-
-    def feed(self, record: RawRecord) -> list[Item]:
-        return guarded(self._feed, record)
-
-    def _feed(self, record: RawRecord) -> list[Item]:
-        obj, skip = load_json(record)
-        if skip:
-            return [skip]
+    def _parse(self, obj: Any, record: RawRecord) -> list[Item]:
         if not isinstance(obj, dict) or not isinstance(obj.get("k"), str):
             return [Skip("not_an_object", record.offset)]
         if not isinstance(obj.get("v"), str):

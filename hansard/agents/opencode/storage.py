@@ -44,7 +44,7 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import as_text, diff_texts, guarded, iso_from_epoch_ms as _iso, lines_of, load_json, nonempty_str as _str, parse_unified_diff
+from hansard.agents.base import JsonParser, as_text, diff_texts, iso_from_epoch_ms as _iso, lines_of, nonempty_str as _str, parse_unified_diff
 from hansard.agents.edits import PatchError, parse_patch
 from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip, StepsItem, ToolCallItem, ToolResultItem
 
@@ -195,7 +195,7 @@ def _normalise(obj: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     return kind, d
 
 
-class _Parser:
+class _Parser(JsonParser):
     """State: the ids of user messages (a part inherits its message's role), and the tool
     calls whose final outcome was emitted."""
 
@@ -211,16 +211,7 @@ class _Parser:
         return {"user": sorted(self.user_msgs), "cwd": self.cwd, "done": sorted(self.done),
                 "titled": sorted(self.titled)}
 
-    def finish(self) -> list[Item]:
-        return []
-
-    def feed(self, record: RawRecord) -> list[Item]:
-        return guarded(self._feed, record)
-
-    def _feed(self, record: RawRecord) -> list[Item]:
-        obj, skip = load_json(record)
-        if skip:
-            return [skip]
+    def _parse(self, obj: Any, record: RawRecord) -> list[Item]:
         if not isinstance(obj, dict):
             return [Skip("not_an_object", record.offset)]
         norm = _normalise(obj)

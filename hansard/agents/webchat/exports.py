@@ -35,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import guarded, load_json, nonempty_str as _str
+from hansard.agents.base import JsonParser, nonempty_str as _str
 from hansard.models import Item, MessageItem, RawRecord, SessionInfo, Skip
 
 CHATGPT = "chatgpt"
@@ -134,23 +134,14 @@ class _Provider:
         return _Parser(self.name)
 
 
-class _Parser:
+class _Parser(JsonParser):
     def __init__(self, name: str) -> None:
         self.name = name
 
     def state(self) -> dict[str, Any]:
         return {}
 
-    def finish(self) -> list[Item]:
-        return []
-
-    def feed(self, record: RawRecord) -> list[Item]:
-        return guarded(self._feed, record)
-
-    def _feed(self, record: RawRecord) -> list[Item]:
-        conv, skip = load_json(record)
-        if skip:
-            return [skip]
+    def _parse(self, conv: Any, record: RawRecord) -> list[Item]:
         kind = kind_of(conv)
         if kind is None:
             return [Skip("not_a_conversation", record.offset)]
