@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from hansard.errors import StoreBusy
 from hansard.store.sqlite.codec import pack_record, unpack_record
-from hansard.store.sqlite.db import marks, transaction
+from hansard.store.sqlite.db import like_escape, marks, transaction
 from hansard.timebounds import utc_stamp
 
 if TYPE_CHECKING:  # hansard.models costs ~25 ms of import (dataclasses), and `why` opens the archive
@@ -221,7 +221,7 @@ class SqliteArchive:
         The look-ups come first (two indexed queries); the lock is probed only when they say
         the store is incomplete."""
         if self.has_runs():
-            pattern = "%/" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+            pattern = "%/" + like_escape(name)
             if self.db.execute("SELECT 1 FROM edits WHERE resolved=0 AND (path=? OR path LIKE ? ESCAPE '\\')"
                                " LIMIT 1", (name, pattern)).fetchone() is None:
                 return False

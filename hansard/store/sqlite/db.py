@@ -149,6 +149,11 @@ def marks(n: int) -> str:
     return ",".join("?" * n)
 
 
+def like_escape(text: str) -> str:
+    """``text`` matched literally by ``LIKE ? ESCAPE '\\'``: its backslashes, ``%`` and ``_`` escaped."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
 @contextmanager
 def impatient(db: sqlite3.Connection, ms: int = 100) -> Iterator[sqlite3.Connection]:
     """For writes that are only worth it if cheap (caches, audit rows): wait at most ``ms``

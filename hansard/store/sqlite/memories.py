@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from hansard.store.sqlite.db import _typed, marks, transaction
+from hansard.store.sqlite.db import _typed, like_escape, marks, transaction
 
 if TYPE_CHECKING:
     from hansard.answers.search.query import Query
@@ -44,7 +44,7 @@ class SqliteMemories:
     def project_of_folder(self, folder: str) -> tuple[int | None, str | None]:
         """(repository row, its path) of a session read from a file under ``folder``, or
         (None, None)."""
-        prefix = folder.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"
+        prefix = like_escape(folder) + "/%"
         row = self.db.execute(
             "SELECT s.repo_id, r.path FROM sessions s JOIN sources src ON src.id=s.source_id"
             " LEFT JOIN repos r ON r.id=s.repo_id WHERE src.path LIKE ? ESCAPE '\\' AND s.repo_id IS NOT NULL LIMIT 1",

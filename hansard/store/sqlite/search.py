@@ -21,7 +21,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
-from hansard.store.sqlite.db import marks
+from hansard.store.sqlite.db import like_escape, marks
 from hansard.store.sqlite.sessions import roles_sql
 from hansard.store.types import Candidate, SearchFilters
 
@@ -468,7 +468,7 @@ class SqliteSearchIndex:
         for form in forms:
             ids |= {r[0] for r in db.execute(
                 "SELECT session_id FROM edits WHERE rel_path=? OR path=? OR path LIKE ? ESCAPE '\\'",
-                (form, form, "%/" + form.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")),
+                (form, form, "%/" + like_escape(form)),
             )}
             expr = '"' + form.replace('"', '""') + '"'
             try:

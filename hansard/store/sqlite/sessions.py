@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from hansard.errors import NotFound
-from hansard.store.sqlite.db import marks
+from hansard.store.sqlite.db import like_escape, marks
 
 
 def roles_sql(roles: Iterable[str] | None, alias: str = "m") -> tuple[str, list[str]]:
@@ -167,7 +167,7 @@ class SqliteSessionQueries:
 
     def repo_ids_named(self, name: str) -> list[int]:
         """Repository rows whose path or remote is ``name`` or ends in ``/name``."""
-        like = "%/" + name.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        like = "%/" + like_escape(name)
         return [r[0] for r in self.db.execute(
             "SELECT id FROM repos WHERE path=? OR path LIKE ? ESCAPE '\\' OR remote=? OR remote LIKE ? ESCAPE '\\'",
             (name, like, name, like),
