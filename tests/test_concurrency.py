@@ -376,6 +376,30 @@ def test_processes_creating_the_store_at_once_all_succeed(tmp_path: Path) -> Non
         assert _kill_test().check_store(store_file()) == []
 
 
+def test_connections_opening_a_new_store_at_once_never_see_database_is_locked(tmp_path: Path) -> None:
+    """A new store starts in rollback-journal mode; two openers switching it to WAL at once can
+    deadlock, and SQLite then answers one of them `database is locked` at once, without waiting
+    (43 of 300 threads before the fix; the CI's two-indexer test failed on it). Threads on a
+    barrier make the race tight enough to see in one process."""
+    failures: list[str] = []
+
+    def open_it(path: Path, barrier: threading.Barrier) -> None:
+        barrier.wait()
+        try:
+            connect(path).close()
+        except Exception as exc:  # noqa: BLE001 - the test reports whatever went wrong
+            failures.append(repr(exc))
+
+    for i in range(60):
+        path, barrier = tmp_path / f"s{i}" / "hansard.db", threading.Barrier(3)
+        threads = [threading.Thread(target=open_it, args=(path, barrier)) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert failures == []
+
+
 def test_migration_applied_by_another_process_meanwhile_is_skipped(tmp_path: Path) -> None:
     """The same race, deterministic: this connection saw no migrations applied, another
     process applied them all before this one got the write lock."""

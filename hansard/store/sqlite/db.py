@@ -47,10 +47,19 @@ def connect(path: str | os.PathLike[str] | None = None, *, readonly: bool = Fals
         db = sqlite3.connect(uri, uri=True, timeout=busy, isolation_level=None, check_same_thread=False)
         db.row_factory = sqlite3.Row
         db.execute("PRAGMA foreign_keys=OFF")
-        if not readonly:
-            db.execute("PRAGMA journal_mode=WAL")
+        if readonly:
+            migrate(db, readonly=True)
+        else:
             db.execute("PRAGMA synchronous=NORMAL")
-        migrate(db, readonly=readonly)
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal" or _pending(db):
+                # A new store is still in rollback-journal mode, where two first-time openers
+                # (two indexers, an indexer and the MCP server) can deadlock switching it to WAL
+                # and one gets `database is locked` at once, without waiting. One at a time.
+                with _setup_lock(path):
+                    db.execute("PRAGMA journal_mode=WAL")
+                    migrate(db)
+            else:
+                migrate(db)  # still refuses a store from a newer hansard
     except sqlite3.DatabaseError as exc:
         raise translate(exc, path) from exc
     for suffix in ("", "-wal", "-shm"):
@@ -84,6 +93,27 @@ def translate(exc: sqlite3.Error, path: str = "") -> Exception:
     if "malformed" in msg or "not a database" in msg or "corrupt" in msg:
         return StoreCorrupt(f"the store at {path} is damaged ({exc}); run `hansard doctor`")
     return exc
+
+
+@contextmanager
+def _setup_lock(path: str) -> Iterator[None]:
+    import fcntl
+
+    try:
+        fd = os.open(path + ".setup-lock", os.O_CREAT | os.O_RDWR, 0o600)
+    except OSError as exc:
+        raise _os_error(exc, path) from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)  # held for milliseconds: creating and migrating
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _pending(db: sqlite3.Connection) -> bool:
+    if not db.execute("SELECT 1 FROM sqlite_master WHERE name='_migrations'").fetchone():
+        return True
+    return len({r[0] for r in db.execute("SELECT name FROM _migrations")}) < len(MIGRATIONS)
 
 
 def migrate(db: sqlite3.Connection, *, readonly: bool = False) -> None:
