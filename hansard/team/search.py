@@ -119,30 +119,7 @@ def _offline_messages(store: Any, q: Any, roots: list[str], since: str | None, u
     """Messages of the offline copy whose text holds a word of every group of ``q`` (and none
     of an excluded term), newest first."""
     groups = [[w for t in g for w in ([t.text] if t.identifier else t.words)] for g in q.groups]
-    if not groups:
-        return []
-    where, args = ["r.root_commit IN (" + ",".join(["%s"] * len(roots)) + ")"], list(roots)
-    for g in groups:
-        where.append("(" + " OR ".join(["m.text LIKE %s"] * len(g)) + ")")
-        args += ["%" + w + "%" for w in g]
-    for t in q.exclude:
-        if t.words:
-            where.append("NOT (" + " AND ".join(["m.text LIKE %s"] * len(t.words)) + ")")
-            args += ["%" + w + "%" for w in t.words]
-    if since:
-        where.append("m.timestamp>=%s")
-        args.append(since)
-    if until:
-        where.append("m.timestamp<=%s")
-        args.append(until)
-    return store.team.run(
-        "SELECT m.message_index, m.role, m.kind, substr(m.text, 1, 4000) AS text, m.timestamp, 0.0 AS score,"
-        " s.session_id, s.provider, s.title, s.first_prompt, s.started_at, r.name AS repo, mb.email AS member,"
-        " mb.name AS member_name FROM messages m JOIN sessions s ON s.id=m.session_row"
-        " JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
-        f" WHERE {' AND '.join(where)} AND NOT (mb.email=%s AND mb.machine=%s) ORDER BY m.timestamp DESC LIMIT %s",
-        (*args, *store.team.me, limit),
-    )
+    return store.team.messages_containing(groups, [t.words for t in q.exclude], roots, since, until, limit)
 
 
 def _pulled_at() -> str | None:

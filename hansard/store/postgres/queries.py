@@ -32,6 +32,17 @@ def _marks(n: int) -> str:
     return ",".join(["%s"] * n)
 
 
+# A literal substring test that reads the same in PostgreSQL and SQLite (whose LIKE has no
+# default escape character).
+_LIKE = "m.text LIKE %s ESCAPE '\\'"
+
+
+def _contains(word: str) -> str:
+    from hansard.store.sqlite.db import like_escape
+
+    return "%" + like_escape(word) + "%"
+
+
 class TeamQueries:
     def __init__(self, run: Run, me: tuple[str, str], *, combined: bool = False) -> None:
         self.run = run
@@ -210,6 +221,37 @@ class TeamQueries:
         return self.run(
             f"SELECT {_SESSION_COLS}{_FROM_SESSIONS} WHERE {' AND '.join(where)} ORDER BY s.last_at DESC LIMIT %s",
             (*args, limit),
+        )
+
+    def messages_containing(self, groups: Sequence[Sequence[str]], excluded: Sequence[Sequence[str]],
+                            roots: Collection[str], since: str | None, until: str | None,
+                            limit: int) -> list[dict[str, Any]]:
+        """Messages holding a word of every group (and not all words of any excluded group),
+        newest first, with their session: keyword search where no full-text index exists
+        (the offline copy). Words match literally, case-insensitively for ASCII."""
+        if not groups or not roots:
+            return []
+        where, args = [f"r.root_commit IN ({_marks(len(roots))})"], list(roots)
+        for g in groups:
+            where.append("(" + " OR ".join([_LIKE] * len(g)) + ")")
+            args += [_contains(w) for w in g]
+        for words in excluded:
+            if words:
+                where.append("NOT (" + " AND ".join([_LIKE] * len(words)) + ")")
+                args += [_contains(w) for w in words]
+        if since:
+            where.append("m.timestamp>=%s")
+            args.append(since)
+        if until:
+            where.append("m.timestamp<=%s")
+            args.append(until)
+        return self.run(
+            "SELECT m.message_index, m.role, m.kind, substr(m.text, 1, 4000) AS text, m.timestamp, 0.0 AS score,"
+            " s.session_id, s.provider, s.title, s.first_prompt, s.started_at, r.name AS repo, mb.email AS member,"
+            " mb.name AS member_name FROM messages m JOIN sessions s ON s.id=m.session_row"
+            " JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
+            f" WHERE {' AND '.join(where)} AND{_NOT_ME} ORDER BY m.timestamp DESC LIMIT %s",
+            (*args, *self.me, limit),
         )
 
     def messages(self, session_row: int) -> list[dict[str, Any]]:
