@@ -21,9 +21,13 @@ def _read(path: str) -> str | None:
         return None
 
 
-def _from_files(top: str) -> str | None:
+def git_dirs(top: str) -> tuple[str, str] | None:
+    """(this working tree's git dir, the common git dir) of the working tree at ``top``: the
+    same folder for a plain clone; for a worktree or a submodule (``.git`` is a file saying
+    ``gitdir: PATH``), that folder and the one its ``commondir`` names. None when ``.git`` is a
+    file that names no git dir."""
     gitdir = os.path.join(top, ".git")
-    if os.path.isfile(gitdir):  # a worktree or submodule: "gitdir: PATH"
+    if os.path.isfile(gitdir):
         line = _read(gitdir) or ""
         if not line.startswith("gitdir:"):
             return None
@@ -32,6 +36,14 @@ def _from_files(top: str) -> str | None:
     rel = _read(os.path.join(gitdir, "commondir"))
     if rel:
         common = os.path.normpath(os.path.join(gitdir, rel))
+    return gitdir, common
+
+
+def _from_files(top: str) -> str | None:
+    dirs = git_dirs(top)
+    if dirs is None:
+        return None
+    gitdir, common = dirs
     head = _read(os.path.join(gitdir, "HEAD"))
     if head is None:
         return None

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 
+from hansard.git.refs import git_dirs
+
 _tops: dict[str, str | None] = {}
 
 
@@ -33,26 +35,6 @@ def repo_top(path: str) -> str | None:
     return top
 
 
-def _git_dirs(top: str) -> tuple[str, str]:
-    """(this worktree's git dir, the common git dir)."""
-    dotgit = os.path.join(top, ".git")
-    if os.path.isfile(dotgit):
-        try:
-            with open(dotgit, encoding="utf-8") as fh:
-                line = fh.read().strip()
-        except OSError:
-            return dotgit, dotgit
-        gitdir = os.path.normpath(os.path.join(top, line.partition("gitdir:")[2].strip()))
-        common = gitdir
-        try:
-            with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as fh:
-                common = os.path.normpath(os.path.join(gitdir, fh.read().strip()))
-        except OSError:
-            pass
-        return gitdir, common
-    return dotgit, dotgit
-
-
 def _stat(p: str) -> tuple[int, int] | None:
     try:
         st = os.stat(p)
@@ -62,7 +44,10 @@ def _stat(p: str) -> tuple[int, int] | None:
 
 
 def head_token(top: str) -> tuple:
-    gitdir, common = _git_dirs(top)
+    dirs = git_dirs(top)
+    if dirs is None:
+        return ("no-git-dir",)
+    gitdir, common = dirs
     try:
         with open(os.path.join(gitdir, "HEAD"), encoding="utf-8") as fh:
             head = fh.read().strip()
