@@ -29,7 +29,7 @@ from hansard import agents
 from hansard.timebounds import utc_stamp
 
 if TYPE_CHECKING:
-    from hansard.store.interfaces import MemoryStore, Store
+    from hansard.store.interfaces import MemoryStore, RepoRegistry, Store
 
 RESCAN_SECONDS = 600
 MAX_FILE_BYTES = 1 << 20
@@ -69,7 +69,7 @@ def _global_files(mem: MemoryStore) -> Iterator[tuple[Path, str, str, int | None
                     yield p, mf.kind, ("project" if repo_id or root else "unkeyed"), repo_id, root
 
 
-def _project_roots(mem: MemoryStore, cwd: str | None) -> list[tuple[str, int | None]]:
+def _project_roots(mem: MemoryStore, repos: RepoRegistry, cwd: str | None) -> list[tuple[str, int | None]]:
     """The repositories hansard knows (present on disk) and the one ``cwd`` is in. A
     Claude project folder's name is a lossy encoding of the cwd and is never decoded: its
     auto memory gets a project from the sessions read from that folder."""
@@ -84,7 +84,7 @@ def _project_roots(mem: MemoryStore, cwd: str | None) -> list[tuple[str, int | N
         if tops:
             for top in dict.fromkeys(tops):
                 if top not in roots:
-                    roots[top] = mem.repo_id_at(top)
+                    roots[top] = repos.id_by_path(top)
     return list(roots.items())
 
 
@@ -134,7 +134,7 @@ def scan_memories(store: Store, cwd: str | None = None, *, force: bool = False) 
     found: list[tuple[str, str, str, int | None, str | None, str | None]] = []
     for p, kind, scope, repo_id, root in _global_files(mem):
         found.append((str(p), kind, scope, repo_id, root, None))
-    for root, repo_id in _project_roots(mem, cwd):
+    for root, repo_id in _project_roots(mem, store.repos, cwd):
         scanned_at = mem.root_scanned_at(root)
         if not force and scanned_at is not None and now - scanned_at < RESCAN_SECONDS:
             continue

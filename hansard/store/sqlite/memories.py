@@ -37,10 +37,6 @@ class SqliteMemories:
         """(path, repository row) of every repository with a known checkout path."""
         return [(r[1], r[0]) for r in self.db.execute("SELECT id, path FROM repos WHERE path IS NOT NULL")]
 
-    def repo_id_at(self, path: str) -> int | None:
-        row = self.db.execute("SELECT id FROM repos WHERE path=?", (path,)).fetchone()
-        return row[0] if row else None
-
     def project_of_folder(self, folder: str) -> tuple[int | None, str | None]:
         """(repository row, its path) of a session read from a file under ``folder``, or
         (None, None)."""
