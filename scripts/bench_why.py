@@ -34,7 +34,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
 LINES = 1000
 T0 = 1_780_000_000  # 2026-05-28, fixed so the corpus is the same every run
@@ -60,7 +65,7 @@ def build(root: Path, commits: int, sessions: int, seed: int) -> tuple[Path, Pat
     lines = [new_line(rng, i) for i in range(LINES)]
     session_every = max(1, commits // sessions)
     stream: list[bytes] = []
-    edits: list[tuple[int, str, list[str], list[str], list[dict]]] = []  # (time, sid, before, after, patch)
+    sessions_out = Sessions(home, repo)
     for c in range(commits):
         before = list(lines)
         for _ in range(3):
@@ -78,45 +83,60 @@ def build(root: Path, commits: int, sessions: int, seed: int) -> tuple[Path, Pat
             stream.append(f"from :{c}\n".encode())
         stream.append(f"M 100644 inline src/big.py\ndata {len(data)}\n".encode() + data + b"\n")
         stream.append(f"M 100644 inline notes/n{c % 50}.txt\ndata {len(other)}\n{other}\n".encode())
-        if c % session_every == 0 and len(edits) < sessions:
-            edits.append((t - 120, f"{seed:04d}{len(edits):04d}-0000-4000-8000-{c:012d}", before, list(lines), []))
+        if c % session_every == 0 and sessions_out.count < sessions:
+            # one session per version: it writes the whole file (a Write over the old version)
+            w = sessions_out.start(f"{seed:04d}{sessions_out.count:04d}-0000-4000-8000-{c:012d}", t - 150,
+                                   "update the computations in big()")
+            sessions_out.put("src/big.py", ["def big():", *before], t - 120)
+            w.write(repo / "src/big.py", data.decode())
+    sessions_out.clear()
     subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=b"".join(stream), check=True)
     subprocess.run(["git", "checkout", "-q", "main"], cwd=repo, check=True)
     subprocess.run(["git", "commit-graph", "write", "--reachable"], cwd=repo, check=True, capture_output=True)
-    write_sessions(home, repo, edits)
     return repo, home
 
 
-def write_sessions(home: Path, repo: Path, edits: list) -> None:
-    import difflib
+class Sessions:
+    """Claude Code sessions written by the fixtures' one transcript writer
+    (``fixtures_repos.writers.ClaudeWriter``), which performs each edit on the file in the
+    working tree: before an edit, the file is put in the state it had at that moment of the
+    corpus' history (the repository itself is written by fast-import, apart from the writer).
+    One clock for all sessions: the corpus' edits come in time order."""
 
-    folder = home / ".claude" / "projects" / str(repo).replace("/", "-")
-    folder.mkdir(parents=True)
-    path = str(repo / "src" / "big.py")
-    for t, sid, before, after, _ in edits:
-        a = ["def big():", *before]
-        b = ["def big():", *after]
-        hunks = []
-        for g in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(3):
-            i1, i2, j1, j2 = g[0][1], g[-1][2], g[0][3], g[-1][4]
-            hl: list[str] = []
-            for tag, x1, x2, y1, y2 in g:
-                hl += [" " + x for x in a[x1:x2]] if tag == "equal" else ["-" + x for x in a[x1:x2]] + ["+" + y for y in b[y1:y2]]
-            hunks.append({"oldStart": i1 + 1, "oldLines": i2 - i1, "newStart": j1 + 1, "newLines": j2 - j1, "lines": hl})
-        ts = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(t))
-        base = {"isSidechain": False, "userType": "external", "cwd": str(repo), "sessionId": sid, "version": "2.1.119"}
-        recs = [
-            {**base, "parentUuid": None, "type": "user", "uuid": sid + "-u", "timestamp": ts,
-             "message": {"role": "user", "content": "update the computations in big()"}},
-            {**base, "parentUuid": sid + "-u", "type": "assistant", "uuid": sid + "-a", "timestamp": ts,
-             "message": {"id": "msg_" + sid, "role": "assistant", "content": [{"type": "tool_use", "id": "toolu_" + sid,
-                         "name": "Write", "input": {"file_path": path, "content": "\n".join(b) + "\n"}}]}},
-            {**base, "parentUuid": sid + "-a", "type": "user", "uuid": sid + "-r", "timestamp": ts,
-             "message": {"role": "user", "content": [{"tool_use_id": "toolu_" + sid, "type": "tool_result", "content": "ok"}]},
-             "toolUseResult": {"type": "update", "filePath": path, "content": "\n".join(b) + "\n", "structuredPatch": hunks,
-                               "originalFile": "\n".join(a) + "\n"}},
-        ]
-        (folder / f"{sid}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
+    def __init__(self, home: Path, repo: Path) -> None:
+        from fixtures_repos.writers import Clock
+
+        self.home, self.repo = home / ".claude", repo
+        self.clock = Clock(datetime.fromtimestamp(T0 - 3600, timezone.utc))
+        self.count = 0
+        self.writer = None
+        self._put: set[Path] = set()
+
+    def at(self, t: float) -> None:
+        """Move the clock to ``t`` (never back)."""
+        self.clock.advance(max(0.0, t - self.clock.now().timestamp()))
+
+    def start(self, sid: str, t: float, prompt: str):
+        from fixtures_repos.writers import ClaudeWriter
+
+        self.at(t)
+        self.writer = ClaudeWriter(self.home, self.repo, sid, self.clock)
+        self.writer.prompt(prompt)
+        self.count += 1
+        return self.writer
+
+    def put(self, rel: str, lines: list[str], t: float) -> None:
+        """The file as it is just before an edit at time ``t``."""
+        p = self.repo / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        self._put.add(p)
+        self.at(t)
+
+    def clear(self) -> None:
+        """The working tree empty again, for the checkout of what fast-import wrote."""
+        for p in self._put:
+            p.unlink(missing_ok=True)
 
 
 # -- the Go/TypeScript-shaped corpus -----------------------------------------------------------
@@ -195,6 +215,14 @@ def _tweak(rng: random.Random, line: str) -> str:
     return line.replace("err", "e", 1) if "err" in line else line + " // checked"
 
 
+def _unique_at(text: str, lines: list[str], a: int, b: int) -> bool:
+    """Lines a..b of the file occur in its text once (overlaps counted), so an Edit of them
+    changes these lines and no others."""
+    at = sum(len(x) + 1 for x in lines[:a])
+    old = "\n".join(lines[a:b])
+    return text.find(old) == at and text.find(old, at + 1) == -1
+
+
 def build_gots(root: Path, seed: int, commits: int = 1500, sessions: int = 320) -> tuple[Path, Path]:
     rng = random.Random(seed)
     repo, home = root / "repo", root / "home"
@@ -209,8 +237,8 @@ def build_gots(root: Path, seed: int, commits: int = 1500, sessions: int = 320) 
             lines += _block(rng, lang, n)
         files[path] = lines
     stream: list[bytes] = []
-    # (session id, [(time, path, hunk dict, old text, new text, user_modified)])
-    work: list[tuple[str, list[tuple[int, str, dict, str, str]]]] = []
+    out = Sessions(home, repo)
+    in_session = 0  # edits the current session has made
     agent_commits = commits * 2 // 3
     per_session = max(1, agent_commits // sessions)
     paths = list(GOTS_FILES)
@@ -227,7 +255,6 @@ def build_gots(root: Path, seed: int, commits: int = 1500, sessions: int = 320) 
             stream.append(f"M 100644 inline {p}\ndata {len(data)}\n".encode() + data + b"\n")
 
     emit(0, T0, "initial import", files)
-    session_i = -1
     agent_done = 0
     for c in range(1, commits):
         t = T0 + c * 300
@@ -255,17 +282,23 @@ def build_gots(root: Path, seed: int, commits: int = 1500, sessions: int = 320) 
             new = []
         by_agent = agent_done < agent_commits and rng.random() < 0.68
         if by_agent:
-            if session_i < 0 or len(work[session_i][1]) >= per_session and len(work) < sessions:
-                session_i = len(work)
-                work.append((f"{seed:04x}{session_i:04x}-6a1e-4c0d-9e2f-{c:012x}", []))
+            if not out.count or in_session >= per_session and out.count < sessions:
+                out.start(f"{seed:04x}{out.count:04x}-6a1e-4c0d-9e2f-{c:012x}", t - 120,
+                          "implement the handlers and the client calls for the new endpoints")
+                in_session = 0
             agent_done += 1
+            in_session += 1
+            # Edit's old_string: the changed lines and 3 lines around them, more until it is
+            # unique in the file (as the agent has to make it)
             ctx_a, ctx_b = max(0, a - 3), min(len(lines), b + 3)
-            hl = ([" " + x for x in lines[ctx_a:a]] + ["-" + x for x in lines[a:b]] + ["+" + x for x in new]
-                  + [" " + x for x in lines[b:ctx_b]])
-            hunk = {"oldStart": ctx_a + 1, "oldLines": ctx_b - ctx_a, "newStart": ctx_a + 1,
-                    "newLines": ctx_b - ctx_a - (b - a) + len(new), "lines": hl}
+            text = "\n".join(lines) + "\n"
+            while not _unique_at(text, lines, ctx_a, ctx_b):
+                ctx_a, ctx_b = max(0, ctx_a - 1), min(len(lines), ctx_b + 1)
             old_s, new_s = "\n".join(lines[ctx_a:ctx_b]), "\n".join(lines[ctx_a:a] + new + lines[b:ctx_b])
-            work[session_i][1].append((t - 90, path, hunk, old_s, new_s))
+            out.put(path, lines, t - 90)
+            out.writer.edit(repo / path, old_s, new_s)
+            if (repo / path).read_text(encoding="utf-8") != "\n".join(lines[:a] + new + lines[b:]) + "\n":
+                raise AssertionError(f"the Edit of commit {c} did not give the committed text")
         lines[a:b] = new
         if by_agent and new and rng.random() < 0.15:  # a person changes one of the agent's lines
             k = a + rng.randrange(len(new))
@@ -274,36 +307,11 @@ def build_gots(root: Path, seed: int, commits: int = 1500, sessions: int = 320) 
         if lines == before:
             lines.append("")
         emit(c, t, f"{'agent' if by_agent else 'dev'}: change {c} in {path}", {path: lines})
+    out.clear()
     subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=b"".join(stream), check=True)
     subprocess.run(["git", "checkout", "-q", "main"], cwd=repo, check=True)
     subprocess.run(["git", "commit-graph", "write", "--reachable"], cwd=repo, check=True, capture_output=True)
-    _write_edit_sessions(home, repo, work)
     return repo, home
-
-
-def _write_edit_sessions(home: Path, repo: Path, work: list) -> None:
-    folder = home / ".claude" / "projects" / str(repo).replace("/", "-")
-    folder.mkdir(parents=True)
-    for sid, edits in work:
-        base = {"isSidechain": False, "userType": "external", "cwd": str(repo), "sessionId": sid, "version": "2.1.119"}
-        ts0 = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(edits[0][0] - 30))
-        recs = [{**base, "parentUuid": None, "type": "user", "uuid": sid + "-u", "timestamp": ts0,
-                 "message": {"role": "user", "content": "implement the handlers and the client calls for the new endpoints"}}]
-        parent = sid + "-u"
-        for k, (t, rel, hunk, old_s, new_s) in enumerate(edits):
-            ts = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(t))
-            path, tid, a_uuid, r_uuid = str(repo / rel), f"toolu_{sid}_{k}", f"{sid}-a{k}", f"{sid}-r{k}"
-            recs.append({**base, "parentUuid": parent, "type": "assistant", "uuid": a_uuid, "timestamp": ts,
-                         "message": {"id": f"msg_{sid}_{k}", "role": "assistant", "content": [
-                             {"type": "tool_use", "id": tid, "name": "Edit",
-                              "input": {"file_path": path, "old_string": old_s, "new_string": new_s}}]}})
-            recs.append({**base, "parentUuid": a_uuid, "type": "user", "uuid": r_uuid, "timestamp": ts,
-                         "message": {"role": "user", "content": [{"tool_use_id": tid, "type": "tool_result",
-                                                                  "content": "The file has been updated."}]},
-                         "toolUseResult": {"filePath": path, "oldString": old_s, "newString": new_s,
-                                           "structuredPatch": [hunk], "userModified": False, "replaceAll": False}})
-            parent = r_uuid
-        (folder / f"{sid}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
 
 
 # -- measuring -------------------------------------------------------------------------------------
