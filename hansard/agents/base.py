@@ -154,7 +154,12 @@ def as_text(value: Any) -> str:
         for k in ("text", "output", "content", "message"):
             if isinstance(value.get(k), str):
                 return value[k]
-        return orjson.dumps(value).decode()
+        try:
+            return orjson.dumps(value).decode()
+        except orjson.JSONEncodeError:
+            # Nested deeper than orjson writes (254 levels): the archive keeps the record
+            # whole; the searchable text says what it is rather than dropping the record.
+            return "[output nested too deeply to show as text]"
     return str(value)
 
 

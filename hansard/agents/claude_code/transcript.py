@@ -867,6 +867,8 @@ def _looks_like_claude(o: dict[str, Any]) -> bool:
     if "payload" in o:  # Codex rollout envelope
         return False
     t = o.get("type")
+    if not isinstance(t, str):
+        return False  # one odd line must not stop the others from being looked at
     if t in ("user", "assistant"):
         msg = o.get("message")
         return isinstance(msg, dict) and ("content" in msg or "role" in msg)

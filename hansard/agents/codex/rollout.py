@@ -245,6 +245,8 @@ class CodexParser:
 
     def _response_item(self, p: dict[str, Any], ts: str | None, rec: RawRecord) -> list[Item]:
         it = p.get("type")
+        if not isinstance(it, str):
+            return [Skip("bad_field", rec.offset, "response_item.type")]
         if it == "message":
             return self._message(p, ts, rec)
         if it == "reasoning":
@@ -715,7 +717,7 @@ class CodexProvider:
             return True
         objs = first_json_lines(head, limit=5)
         for o in objs:
-            if o.get("type") in _TOP_TYPES and isinstance(o.get("payload"), dict) and "timestamp" in o:
+            if _str(o.get("type")) in _TOP_TYPES and isinstance(o.get("payload"), dict) and "timestamp" in o:
                 return True
         if not objs:
             return bool(_LEGACY_HEAD.match(head[:4096]))

@@ -446,7 +446,7 @@ def _looks_like_message(obj: dict[str, Any]) -> bool:
     """A Gemini MessageRecord: {id, timestamp, type, content}, none of the other agents' keys."""
     if not (isinstance(obj.get("id"), str) and isinstance(obj.get("timestamp"), str) and "content" in obj):
         return False
-    if obj.get("type") not in _MESSAGE_TYPES:
+    if not isinstance(obj.get("type"), str) or obj["type"] not in _MESSAGE_TYPES:
         return False
     foreign = {"uuid", "parentUuid", "sessionId", "message", "payload", "role"}
     return not (foreign & set(obj))
