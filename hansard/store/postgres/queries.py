@@ -37,10 +37,21 @@ def _marks(n: int) -> str:
 _LIKE = "m.text LIKE %s ESCAPE '\\'"
 
 
-def _contains(word: str) -> str:
+def contains(word: str) -> str:
+    """The LIKE pattern of messages holding ``word`` literally (backslash escapes)."""
     from hansard.store.sqlite.db import like_escape
 
     return "%" + like_escape(word) + "%"
+
+
+def time_bounds(where: list[str], args: list[Any], since: str | None, until: str | None) -> None:
+    """Adds ``since``/``until`` (UTC stamps, inclusive) on the message's timestamp."""
+    if since:
+        where.append("m.timestamp>=%s")
+        args.append(since)
+    if until:
+        where.append("m.timestamp<=%s")
+        args.append(until)
 
 
 class TeamQueries:
@@ -234,17 +245,12 @@ class TeamQueries:
         where, args = [f"r.root_commit IN ({_marks(len(roots))})"], list(roots)
         for g in groups:
             where.append("(" + " OR ".join([_LIKE] * len(g)) + ")")
-            args += [_contains(w) for w in g]
+            args += [contains(w) for w in g]
         for words in excluded:
             if words:
                 where.append("NOT (" + " AND ".join([_LIKE] * len(words)) + ")")
-                args += [_contains(w) for w in words]
-        if since:
-            where.append("m.timestamp>=%s")
-            args.append(since)
-        if until:
-            where.append("m.timestamp<=%s")
-            args.append(until)
+                args += [contains(w) for w in words]
+        time_bounds(where, args, since, until)
         return self.run(
             "SELECT m.message_index, m.role, m.kind, substr(m.text, 1, 4000) AS text, m.timestamp, 0.0 AS score,"
             " s.session_id, s.provider, s.title, s.first_prompt, s.started_at, r.name AS repo, mb.email AS member,"

@@ -18,7 +18,7 @@ from typing import Any
 
 from hansard.errors import StoreTooNew, TeamUnreachable
 from hansard.store.postgres.migrations import MIGRATIONS
-from hansard.store.postgres.queries import TeamQueries
+from hansard.store.postgres.queries import TeamQueries, contains, time_bounds
 
 # Any key works as long as every hansard uses the same one: migrations run one at a time.
 _MIGRATE_LOCK = 0x68616E73
@@ -367,15 +367,10 @@ class TeamSearch:
             match.append("m.tsv @@ to_tsquery('simple', %s)")
             args.append(tsq)
         for sub in subs:
-            match.append("m.text ILIKE %s")
-            args.append("%" + sub + "%")
+            match.append("m.text ILIKE %s")  # backslash is PostgreSQL's default LIKE escape
+            args.append(contains(sub))
         where.append("(" + " OR ".join(match) + ")")
-        if since:
-            where.append("m.timestamp>=%s")
-            args.append(since)
-        if until:
-            where.append("m.timestamp<=%s")
-            args.append(until)
+        time_bounds(where, args, since, until)
         # Rank a bounded set of candidates (the GIN index finds them; a word on half of a million
         # messages must not mean ranking half a million rows), as the local search does.
         rank = "ts_rank(c.tsv, to_tsquery('simple', %s))" if tsq is not None else "0.0"
