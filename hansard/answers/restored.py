@@ -48,7 +48,11 @@ class FileHistory:
         self._hunks: dict[str, list] = {}  # sha -> the commit's hunks (as in ``edits.hunks``)
         self._sets: dict[str, tuple[set[int], set[int]]] = {}  # sha -> (added, removed) hashes
         self._blob_hashes: dict[str, set[int]] = {}
+        # blob -> (hashes asked, those of them it has): a prefetch that checked only some lines
+        self._blob_some: dict[str, tuple[set[int], set[int]]] = {}
         self._removed: dict[tuple[int, float, str], str | None] = {}  # removed_since's answers
+        self._chains: dict[tuple[int, int], list[LogEntry]] = {}  # _removers' answers
+        self._lacks: dict[tuple[int, int], list[LogEntry]] = {}  # _lacking's answers
         self._touched: dict[tuple[int, float, int, int], list[LogEntry]] = {}  # _touching's answers
 
     def prefetch(self) -> None:
@@ -207,32 +211,78 @@ class FileHistory:
         self.commits()
         pos = self._pos.get(sha)
         out = None
-        suspects = self._touching(h, edit_ts, pos, 1) if pos is not None else []
-        blobs = self._blob_hashes
-        for c in suspects:
-            if c.blob is None:
-                out = c.sha
-                break
-            got = blobs.get(c.blob)
-            if got is None:  # read once with the other suspects' blobs (for a whole file: prefetched)
-                self._read_blobs([x.blob for x in suspects if x.blob])
-                got = blobs.get(c.blob, _NONE)
-            if h not in got:
-                out = c.sha
-                break
+        if pos is not None:
+            chain = self._removers(h, pos) if self.whole else self._touching(h, edit_ts, pos, 1)
+            if self.whole:
+                chain = self._lacking(h, pos, chain)
+            suspects = None  # the chain's commits not older than the edit, when a blob must be read
+            for c in chain:
+                if c.committer_time + CLOCK_SLACK_S < edit_ts:
+                    continue
+                if c.blob is None:
+                    out = c.sha
+                    break
+                has = self._has(c.blob, h)
+                if has is None:  # read once with the other suspects' blobs (for a whole file: prefetched)
+                    if suspects is None:
+                        suspects = [x.blob for x in chain if x.blob and x.committer_time + CLOCK_SLACK_S >= edit_ts]
+                        self._read_blobs(suspects)
+                    has = self._has(c.blob, h)
+                if not has:  # (a blob git does not have has no lines)
+                    out = c.sha
+                    break
         self._removed[key] = out
         return out
 
+    def _removers(self, h: int, pos: int) -> list[LogEntry]:
+        """For a whole file: the commits older than position ``pos`` that removed the line
+        ``h``, newest first (whatever the edit's time: questions about one line in one commit
+        share it)."""
+        key = (h, pos)
+        out = self._chains.get(key)
+        if out is None:
+            commits = self.commits()
+            at = self._index()[1].get(h, ())  # ascending positions: newest commit first
+            out = self._chains[key] = [commits[k] for k in at[bisect_right(at, pos):]]
+        return out
+
+    def _lacking(self, h: int, pos: int, chain: list[LogEntry]) -> list[LogEntry]:
+        """The commits of ``chain`` (the removers of ``h`` older than ``pos``) after which
+        the file may lack ``h``: those that kept a copy of it left out, once known."""
+        key = (h, pos)
+        out = self._lacks.get(key)
+        if out is None:
+            out = [c for c in chain if c.blob is None or not self._has(c.blob, h)]  # (None: not read yet)
+            if all(c.blob is None or self._has(c.blob, h) is not None for c in out):
+                self._lacks[key] = out  # every version read: final
+        return out
+
+    def _has(self, blob: str, h: int) -> bool | None:
+        """Whether the file version ``blob`` has the line ``h``; None when not read yet."""
+        got = self._blob_hashes.get(blob)
+        if got is not None:
+            return h in got
+        some = self._blob_some.get(blob)
+        if some is not None and h in some[0]:  # the prefetch checked this line in this version
+            return h in some[1]
+        return None
+
     def prefetch_removals(self, questions: list[tuple[int, float, str]]) -> None:
-        """Read at once, in one `git cat-file`, the blobs every ``removed_since(h, edit_ts,
-        sha)`` among ``questions`` may look at."""
+        """Read at once, in one `git cat-file` (or one replay of the file's diffs), what every
+        ``removed_since(h, edit_ts, sha)`` among ``questions`` may look at."""
         self.commits()
-        blobs: list[str] = []
+        oldest: dict[tuple[int, int], float] = {}  # (line, commit position) -> the oldest edit asking
         for h, edit_ts, sha in questions:
             pos = self._pos.get(sha)
-            if pos is not None:
-                blobs += [c.blob for c in self._touching(h, edit_ts, pos, 1) if c.blob]
-        self._read_blobs(blobs)
+            if pos is not None and ((h, pos) not in oldest or edit_ts < oldest[(h, pos)]):
+                oldest[(h, pos)] = edit_ts
+        asks: dict[str, set[int]] = {}  # blob -> the lines asked of it
+        for (h, pos), edit_ts in oldest.items():
+            chain = self._removers(h, pos) if self.whole else self._touching(h, edit_ts, pos, 1)
+            for c in chain:
+                if c.blob and c.committer_time + CLOCK_SLACK_S >= edit_ts:
+                    asks.setdefault(c.blob, set()).add(h)
+        self._read_blobs(list(asks), asks)
 
     def first_landed(self, h: int, edit_ts: float, before: str) -> str | None:
         """The oldest commit, not older than the edit and older than ``before``, that added ``h``."""
@@ -240,11 +290,13 @@ class FileHistory:
         landed = self._touching(h, edit_ts, self._pos.get(before, len(commits)), 0)
         return landed[-1].sha if landed else None
 
-    def _read_blobs(self, blobs: list[str]) -> None:
+    def _read_blobs(self, blobs: list[str], asks: dict[str, set[int]] | None = None) -> None:
+        """The line hashes of these blobs; with ``asks``, of a blob the history's diffs rebuild,
+        only whether it has the lines asked of it (the rest: all its lines)."""
         todo = [b for b in dict.fromkeys(blobs) if b not in self._blob_hashes]
         if not todo:
             return
-        todo = self._replay(todo)
+        todo = self._replay(todo, asks)
         if not todo:
             return
         from hansard.git.history import read_blobs
@@ -262,16 +314,23 @@ class FileHistory:
             hashes.update(textnorm.line_hash(x) for x, h in zip(texts, got) if h is None)
         self._blob_hashes[bid] = hashes  # type: ignore[assignment]
 
-    def _replay(self, todo: list[str]) -> list[str]:
+    def _replay(self, todo: list[str], asks: dict[str, set[int]] | None = None) -> list[str]:
         """For a whole file, whose every diff is loaded: the blobs among ``todo`` rebuilt by
         applying the history's diffs from the oldest commit on, each taken only when its git
         object id is the one the log names (so its bytes are the blob's); the rest, for git to
-        read (a merge, a copy from another file, text the diff could not give back)."""
+        read (a merge, a copy from another file, text the diff could not give back).
+
+        With ``asks`` (blob -> line hashes), the replay counts the copies of the asked lines as
+        it goes (each diff's lines, not each version's), and a rebuilt blob keeps only which of
+        its asked lines it has."""
         if not self.whole or self._by_hash is None:
             return todo
-        import hashlib
+        import hashlib  # OpenSSL's: several times faster than the builtin _sha1
 
         want = set(todo)
+        counted = set().union(*(asks[b] for b in todo if b in asks)) if asks else set()
+        copies = dict.fromkeys(counted, 0)  # line hash -> copies of it in ``lines``
+        known = self._text_hashes.get
         lines: list[str] = []
         for c in reversed(self.commits()):
             if not want:
@@ -280,7 +339,16 @@ class FileHistory:
                 if old_start is None:  # not a line-numbered hunk: what follows is git's to read
                     return [b for b in todo if b in want]
                 at = old_start if not old_lines else old_start - 1
-                lines[at:at + (old_lines or 0)] = [ln[1:] for ln in hunk if ln[:1] == "+"]
+                new = [ln[1:] for ln in hunk if ln[:1] == "+"]
+                if counted:
+                    for sign, part in ((-1, lines[at:at + (old_lines or 0)]), (1, new)):
+                        for x in part:
+                            h = known(x)
+                            if h is None:
+                                h = textnorm.line_hash(x)
+                            if h in counted:
+                                copies[h] += sign
+                lines[at:at + (old_lines or 0)] = new
             if c.blob not in want:
                 continue
             try:
@@ -290,7 +358,11 @@ class FileHistory:
             algo = hashlib.sha1 if len(c.blob) == 40 else hashlib.sha256
             for data in ((text + b"\n") if lines else text, text):
                 if algo(b"blob %d\0" % len(data) + data).hexdigest() == c.blob:
-                    self._add_blob(c.blob, data)
+                    asked = asks.get(c.blob) if asks else None
+                    if asked is not None:
+                        self._blob_some[c.blob] = (asked, {h for h in asked if copies[h] > 0})
+                    else:
+                        self._add_blob(c.blob, data)
                     want.discard(c.blob)
                     break
         return [b for b in todo if b in want]
