@@ -248,13 +248,12 @@ class FileHistory:
 
     def _lacking(self, h: int, pos: int, chain: list[LogEntry]) -> list[LogEntry]:
         """The commits of ``chain`` (the removers of ``h`` older than ``pos``) after which
-        the file may lack ``h``: those that kept a copy of it left out, once known."""
+        the file may lack ``h``: those known to have kept a copy of it left out (the caller
+        still asks each one it reaches)."""
         key = (h, pos)
         out = self._lacks.get(key)
         if out is None:
-            out = [c for c in chain if c.blob is None or not self._has(c.blob, h)]  # (None: not read yet)
-            if all(c.blob is None or self._has(c.blob, h) is not None for c in out):
-                self._lacks[key] = out  # every version read: final
+            out = self._lacks[key] = [c for c in chain if c.blob is None or not self._has(c.blob, h)]
         return out
 
     def _has(self, blob: str, h: int) -> bool | None:
