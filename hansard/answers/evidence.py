@@ -56,14 +56,33 @@ class EditRef:
 
 
 def load_candidates(store: Store, repo_id: int, hashes: set[int], side: str = "+",
-                    untimed: dict[int, set[str]] | None = None
+                    untimed: dict[int, set[str]] | None = None, paths: set[str] | None = None,
+                    placed: dict[int, set[str | None]] | None = None
                     ) -> tuple[dict[int, EditRef], dict[int, list[int]]]:
     """(edits by id, edit ids by line hash) for applied edits in ``repo_id`` that added
     (side '+') or removed (side '-') any of ``hashes``. Edits with no time are never
-    candidates; with ``untimed`` given, it receives their hashes (-> repository paths)."""
+    candidates; with ``untimed`` given, it receives their hashes (-> repository paths).
+
+    With ``paths``, only the edits of those repository paths are loaded (when the store can
+    tell them apart; else all are); ``placed`` receives, for every timed edit whatever its
+    path, its hashes (-> repository paths): what says that an edit added a line elsewhere."""
     edits: dict[int, EditRef] = {}
     by_hash: dict[int, list[int]] = {}
-    for r in store.evidence.edit_lines(repo_id, hashes, side):
+    split = getattr(store.evidence, "edit_lines_at", None) if paths is not None else None
+    if split is not None:
+        rows, others = split(repo_id, hashes, paths, side)
+        times: dict[str | None, float | None] = {}
+        for h, rel_path, timestamp in others:
+            ts = times[timestamp] if timestamp in times else times.setdefault(timestamp, parse_ts(timestamp))
+            if ts is None:
+                if untimed is not None and rel_path:
+                    untimed.setdefault(h, set()).add(rel_path)
+            elif placed is not None:
+                placed.setdefault(h, set()).add(rel_path)
+    else:
+        rows = store.evidence.edit_lines(repo_id, hashes, side)
+    listed: set[tuple[int, int]] = set()  # (hash, edit) in by_hash
+    for r in rows:
         ref = edits.get(r["id"])  # one row per line: an edit's facts are read once
         if ref is None:
             ts = parse_ts(r["timestamp"])
@@ -77,12 +96,15 @@ def load_candidates(store: Store, repo_id: int, hashes: set[int], side: str = "+
                 r["id"], r["session_id"], r["provider"], r["call_id"], r["message_index"], r["rel_path"], ts,
                 r["timestamp"], bool(r["user_modified"]), r["tool"],
             )
-        ref.added.setdefault(r["hash"], set()).add(r["exact"])
+        h = r["hash"]
+        ref.added.setdefault(h, set()).add(r["exact"])
         if r["trivial"]:
-            ref.trivial.add(r["hash"])
-        lst = by_hash.setdefault(r["hash"], [])
-        if not lst or lst[-1] != r["id"]:
-            lst.append(r["id"])
+            ref.trivial.add(h)
+        if (h, ref.edit_id) not in listed:
+            listed.add((h, ref.edit_id))
+            by_hash.setdefault(h, []).append(ref.edit_id)
+            if placed is not None:
+                placed.setdefault(h, set()).add(ref.rel_path)
     return edits, by_hash
 
 

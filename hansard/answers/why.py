@@ -168,16 +168,36 @@ class Prepared:
     """What the answer needs of the question's lines themselves, whoever blame names: their
     hashes and the edits that added such lines (computed while git blame runs)."""
 
-    def __init__(self, store: Store, repo_id: int, texts: list[str], basename: str) -> None:
+    def __init__(self, store: Store, repo_id: int, texts: list[str], basename: str,
+                 paths: set[str] | None = None) -> None:
         self.texts = texts
         facts = {x: textnorm.line_facts(x) for x in set(texts)}  # a file repeats its common lines
         self.hashes = [facts[x][0] for x in texts]
         self.exacts = [facts[x][1] for x in texts]
         self.trivial = [facts[x][2] for x in texts]
         self.untimed: dict[int, set[str]] = {}  # hash -> paths that edits with no time added it to
+        self.placed: dict[int, set[str | None]] = {}  # hash -> paths that timed edits added it to
         hashes = set(self.hashes)
-        self.edits, self.by_hash = evidence.load_candidates(store, repo_id, hashes, untimed=self.untimed)
+        # With ``paths`` (the file's names as far as known before blame), only the edits of
+        # those paths are loaded whole; of the others, only where and when.
+        self.paths = paths
+        self.edits, self.by_hash = evidence.load_candidates(store, repo_id, hashes, untimed=self.untimed,
+                                                            paths=paths, placed=self.placed)
         self.unlinked = evidence.unlinked_hashes(store, hashes, basename)
+
+    def add_paths(self, store: Store, repo_id: int, paths: set[str]) -> None:
+        """Also the edits of these paths, loaded whole (blame named a file the question did
+        not know of: a copy's source)."""
+        edits, by_hash = evidence.load_candidates(store, repo_id, set(self.hashes), paths=paths)
+        for eid, e in edits.items():
+            if e.rel_path in paths and eid not in self.edits:
+                self.edits[eid] = e
+        for h, ids in by_hash.items():
+            new = [eid for eid in ids if eid in edits and edits[eid].rel_path in paths
+                   and eid not in self.by_hash.get(h, ())]
+            if new:
+                self.by_hash.setdefault(h, []).extend(new)
+        self.paths = (self.paths or set()) | paths
 
 
 class Attributor:
@@ -200,14 +220,17 @@ class Attributor:
         from hansard.answers.restored import FileHistory
 
         self.history = history or FileHistory(store, t.top, t.rel, rev)
+        self.placed = pre.placed
         self.names = {t.rel} | {b.orig_path for b in self.lines}
-        if any(e.rel_path not in self.names for e in self.edits.values()):
+        if any(p not in self.names for ps in self.placed.values() for p in ps):  # an edit of another path
             if rev is None:  # the `git log --follow` of HEAD that the history already ran
                 self.names |= self.history.names()
             else:
                 from hansard.git.history import path_names
 
                 self.names |= path_names(t.top, t.rel)
+        if pre.paths is not None and not self.names <= pre.paths:
+            pre.add_paths(store, repo_id, self.names - pre.paths)
         self.unlinked = pre.unlinked
         self._texts: dict[int, list[str]] = {}
         self._shell: float | None | bool = False  # False: not looked up yet
@@ -509,7 +532,7 @@ class Attributor:
         """An edit added the line ``h`` to another file of this repository."""
         out = self._other_path.get(h)
         if out is None:
-            out = self._other_path[h] = any(self.edits[eid].rel_path not in self.names for eid in self.by_hash.get(h, ()))
+            out = self._other_path[h] = any(p not in self.names for p in self.placed.get(h, ()))
         return out
 
     def _added_texts(self, edit_id: int) -> list[str]:
@@ -739,7 +762,8 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     failed = None
     try:
         texts = _file_lines(data)[:n][(t.start or 1) - 1:t.end]
-        pre = Prepared(store, repo_id, texts, os.path.basename(t.rel))
+        # the file's names in its history (its `git log` is quicker than blame)
+        pre = Prepared(store, repo_id, texts, os.path.basename(t.rel), paths=history.names())
         history.prepare()
     except Exception as exc:  # noqa: BLE001 - blame's own error, if any, is the one to report
         failed = exc

@@ -68,6 +68,53 @@ class SqliteEvidence:
         kept = sorted((r for r in lines if r[4] in facts), key=order)
         return [{"hash": h, "exact": x, "trivial": t, **facts[eid]} for _, h, x, t, eid, _ in kept]
 
+    def edit_lines_at(self, repo_id: int, hashes: Iterable[int], paths: Collection[str], side: str = "+"
+                      ) -> tuple[list[dict[str, Any]], list[tuple[int, str | None, str | None]]]:
+        """``edit_lines`` split by path: (the rows ``edit_lines`` gives, for the edits of
+        ``paths`` only; (hash, rel_path, timestamp) of the other edits' matching lines, once
+        per edit and hash). A common line matches hundreds of lines of other files' edits:
+        they are looked up by the same hash index, but only their path and time are read."""
+        lines: list[tuple[int, int, int, int]] = []
+        hl = list(hashes)
+        for i in range(0, len(hl), CHUNK):
+            part = hl[i:i + CHUNK]
+            lines += self.db.execute(
+                "SELECT hash, exact, trivial, edit_id FROM edit_lines"
+                f" WHERE side=? AND hash IN ({marks(len(part))})", (side, *part),
+            ).fetchall()
+        ids = list({r[3] for r in lines})
+        wanted = set(paths)
+        facts: dict[int, dict[str, Any]] = {}
+        other: dict[int, tuple[str | None, str | None]] = {}
+        for i in range(0, len(ids), CHUNK):
+            part = ids[i:i + CHUNK]
+            for r in self.db.execute(
+                "SELECT e.id, e.rel_path, e.timestamp FROM edits e"
+                f" WHERE e.id IN ({marks(len(part))}) AND e.repo_id=? AND e.status='applied'", (*part, repo_id),
+            ):
+                if r[1] not in wanted:
+                    other[r[0]] = (r[1], r[2])
+                else:
+                    facts[r[0]] = {}
+        mine = list(facts)
+        for i in range(0, len(mine), CHUNK):
+            part = mine[i:i + CHUNK]
+            for r in self.db.execute(
+                "SELECT e.id, e.rel_path, e.timestamp, e.call_id, e.provider, e.user_modified, e.tool, s.session_id,"
+                " m.message_index FROM edits e JOIN sessions s ON s.id=e.session_id"
+                f" LEFT JOIN messages m ON m.id=e.message_id WHERE e.id IN ({marks(len(part))})", part,
+            ):
+                facts[r[0]] = dict(r)
+        rows = [{"hash": h, "exact": x, "trivial": t, **f} for h, x, t, eid in lines if (f := facts.get(eid))]
+        seen: set[tuple[int, int]] = set()
+        elsewhere = []
+        for h, _, _, eid in lines:
+            o = other.get(eid)
+            if o is not None and (h, eid) not in seen:
+                seen.add((h, eid))
+                elsewhere.append((h, *o))
+        return rows, elsewhere
+
     def removed_lines(self, edit_ids: Collection[int]) -> list[tuple[int, int]]:
         """(edit id, hash) of every non-trivial line these edits removed."""
         ids = list(edit_ids)
