@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 from hansard import __version__
 from hansard.errors import HansardError, InvalidArgument
+from hansard.ingest.quickcheck import quick_sync
 
 
 def _store():
@@ -213,7 +214,7 @@ def cmd_history(a: argparse.Namespace) -> int:
 
     store = _store()
     if not a.no_sync:
-        _quick_sync(store)
+        quick_sync(store)
     data = search_past_sessions(
         _with_team(store) if a.include_team_sessions or a.team else store, " ".join(a.query), repo=a.repo, provider=a.provider, since=a.since, until=a.until, roles=a.roles,
         tool=a.tool, command=a.command_filter, file=a.file, commit=a.commit, include_subagents=a.include_subagents,
@@ -339,8 +340,9 @@ def cmd_why(a: argparse.Namespace) -> int:
     from hansard.answers.why import explain, explain_json
 
     store = _reader_store()
-    if not a.no_sync:
-        _quick_sync(store)
+    # The quick index runs inside the answer, while git blames (or after a cached answer is
+    # found, which is served only if that index found nothing new).
+    sync = None if a.no_sync else (lambda: quick_sync(store))
     contents = None
     if a.contents == "-":
         contents = sys.stdin.buffer.read()
@@ -348,12 +350,12 @@ def cmd_why(a: argparse.Namespace) -> int:
         contents = _read_contents(a.contents)
     if a.json:
         # the document as bytes: a cached answer is printed as stored, never decoded
-        doc = explain_json(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache)
+        doc = explain_json(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync)
         sys.stdout.flush()
         sys.stdout.buffer.write(doc + b"\n")
         sys.stdout.buffer.flush()
         return 0
-    ans = explain(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache)
+    ans = explain(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync)
     if ans.get("indexing"):
         print("warning: an index of this store is still running; sessions it has not read or linked yet "
               "are missing from this answer", file=sys.stderr)
@@ -366,39 +368,12 @@ def cmd_why(a: argparse.Namespace) -> int:
     return 0
 
 
-def _quick_sync(store) -> None:
-    """The cheap incremental index before answering; skipped if another indexer runs or
-    the store is read-only."""
-    from hansard.errors import StoreReadOnly
-    from hansard.config import default_source_dirs
-    from hansard.ingest.quickcheck import anything_changed
-
-    if not anything_changed(store, default_source_dirs()):
-        return
-    from hansard.ingest.run import index
-
-    try:
-        index(store, wait=False)
-    except StoreReadOnly:
-        pass  # answer from what is indexed
-    except OSError as exc:
-        import errno
-
-        if exc.errno not in (errno.EROFS, errno.EACCES):
-            raise
-    except Exception as exc:
-        from hansard.store.errors import typed
-
-        if not (isinstance(typed(exc), StoreReadOnly) and "readonly" in str(exc)):
-            raise
-
-
 def cmd_log(a: argparse.Namespace) -> int:
     from hansard.answers.code_history import code_history
 
     store = _store()
     if not a.no_sync:
-        _quick_sync(store)
+        quick_sync(store)
     result = code_history(_with_team(store), a.target, symbol=a.symbol, repo=a.repo, until=a.until, token_budget=a.budget)
     if a.json:
         _print_json(result)
@@ -412,7 +387,7 @@ def cmd_context(a: argparse.Namespace) -> int:
 
     store = _store()
     if not a.no_sync:
-        _quick_sync(store)
+        quick_sync(store)
     result = work_context(_with_team(store), a.session, repo=a.repo, until=a.until, token_budget=a.budget)
     if a.json:
         _print_json(result)

@@ -109,6 +109,22 @@ def test_a_new_transcript_gives_a_fresh_answer(tmp_path, monkeypatch):
     assert [ln["session_id"] for ln in after["lines"][:2]] == [cc.session_id] * 2
 
 
+def test_a_transcript_read_while_git_blames_is_in_the_answer(tmp_path, monkeypatch):
+    """No cached answer: the quick index runs while git blames, and what it reads is used."""
+    b, r, cc = _shop(tmp_path, "why_cache_during_blame")
+    late = b.claude(r.path)
+    late.prompt("Add a tax constant")
+    late.edit(r.path / "shop.py", FIRST, FIRST + TAX)
+    b.commit(r, "Tax")
+    away = tmp_path / "away.jsonl"
+    late.path.rename(away)
+    _enter(b, r, tmp_path, monkeypatch)
+    assert _why("shop.py", "--no-cache")["lines"][2]["kind"] == "human"
+    away.rename(late.path)
+    after = _why("shop.py", "--no-cache")
+    assert after["lines"][2]["kind"] == "agent" and after["lines"][2]["session_id"] == late.session_id
+
+
 def test_a_commit_and_an_edited_working_tree_give_fresh_answers(tmp_path, monkeypatch):
     b, r, cc = _setup(tmp_path, monkeypatch)
     first = _why("shop.py", "--no-sync")

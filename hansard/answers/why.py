@@ -17,6 +17,7 @@ from collections import namedtuple
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from hansard.answers.restored import FileHistory
@@ -698,11 +699,12 @@ class Attributor:
 
 
 def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes | None = None,
-            cwd: str | None = None, cache: bool = True) -> dict[str, Any]:
+            cwd: str | None = None, cache: bool = True, sync: Callable[[], bool] | None = None) -> dict[str, Any]:
     """The `why` answer for ``PATH[:LINE[-END]]`` as the README's `hansard why --json` contract.
     With ``cache``, an answer already given for the same revision, bytes, question and store
-    generation is served from the store's why-result cache (see ``_cached``)."""
-    doc, raw = _explain(store, spec, rev, contents, cwd, cache)
+    generation is served from the store's why-result cache (see ``_cached``). ``sync``, the
+    caller's incremental index (True when it found something to read), runs while git blames."""
+    doc, raw = _explain(store, spec, rev, contents, cwd, cache, sync)
     if doc is None:
         import json
 
@@ -711,10 +713,10 @@ def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes 
 
 
 def explain_json(store: Store, spec: str, *, rev: str | None = None, contents: bytes | None = None,
-                 cwd: str | None = None, cache: bool = True) -> bytes:
+                 cwd: str | None = None, cache: bool = True, sync: Callable[[], bool] | None = None) -> bytes:
     """``explain``'s answer as the JSON document `hansard why --json` prints (UTF-8, compact,
     no final newline): from the cache as stored, without decoding it."""
-    doc, raw = _explain(store, spec, rev, contents, cwd, cache)
+    doc, raw = _explain(store, spec, rev, contents, cwd, cache, sync)
     return raw if raw is not None else to_json(doc)  # type: ignore[arg-type]
 
 
@@ -735,10 +737,12 @@ def to_json(doc: dict[str, Any]) -> bytes:
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8", "surrogateescape")
 
 
-def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, cwd: str | None, cache: bool
-             ) -> tuple[dict[str, Any] | None, bytes | None]:
+def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, cwd: str | None, cache: bool,
+             sync: Callable[[], bool] | None = None) -> tuple[dict[str, Any] | None, bytes | None]:
     """(answer, its JSON document): a cached answer as its document alone, a fresh one as the
-    answer, with its document when it was cached."""
+    answer, with its document when it was cached. ``sync`` runs before anything read from the
+    store is used: after a cache hit (served only if it found nothing new), or while git blames
+    (blame reads git, never the store)."""
     from hansard.link.repos import repo_for
 
     path, start, end = parse_target(spec)
@@ -751,12 +755,19 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     building = store.archive.building(os.path.basename(t.rel))
     cached = _cached(store, t, rev, contents, data, repo_id) if cache and not building else None
     if cached is not None and cached[2] is not None:
-        return None, _with_contents(cached[2], data)
+        if sync is None or not sync():
+            return None, _with_contents(cached[2], data)
+        return _explain(store, spec, rev, contents, cwd, cache)  # something new was read: look again
+    blamed = _in_thread(run_blame, t, rev, contents)
+    if sync is not None and sync():
+        # New sessions were read while git blamed: the store's generation (the cache key) and
+        # what is still being indexed are read again.
+        building = store.archive.building(os.path.basename(t.rel))
+        cached = _cached(store, t, rev, contents, data, repo_id) if cache and not building else None
     from hansard.answers.restored import FileHistory
 
     history = FileHistory(store, t.top, t.rel, rev, whole=t.start is None or t.end - t.start >= WHOLE_LINES)
     history.prefetch()  # the file's `git log` runs beside blame
-    blamed = _in_thread(run_blame, t, rev, contents)
     # While git blames (the other core): what the answer needs of the lines' own text and of
     # the file's history. Attributor checks that blame gave these very lines.
     failed = None

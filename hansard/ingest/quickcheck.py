@@ -88,3 +88,30 @@ def anything_changed(store: Store, roots: Iterable[str]) -> bool:
         if known.get(path) != ident:
             return True
     return False
+
+
+def quick_sync(store: Store) -> bool:
+    """The cheap incremental index before answering; skipped if another indexer runs or
+    the store is read-only. True when it found something to read (whether or not it could)."""
+    from hansard.errors import StoreReadOnly
+    from hansard.config import default_source_dirs
+
+    if not anything_changed(store, default_source_dirs()):
+        return False
+    from hansard.ingest.run import index  # the pipeline loads only when there is work
+
+    try:
+        index(store, wait=False)
+    except StoreReadOnly:
+        pass  # answer from what is indexed
+    except OSError as exc:
+        import errno
+
+        if exc.errno not in (errno.EROFS, errno.EACCES):
+            raise
+    except Exception as exc:
+        from hansard.store.errors import typed
+
+        if not (isinstance(typed(exc), StoreReadOnly) and "readonly" in str(exc)):
+            raise
+    return True

@@ -27,9 +27,9 @@ def open_writer() -> Any:
 def sync(store: Any) -> None:
     """The CLI's cheap incremental index: a stat walk of the agent homes, and an index run only
     when a transcript changed; skipped while another indexer runs or the store is read-only."""
-    from hansard.cli import _quick_sync
+    from hansard.ingest.quickcheck import quick_sync
 
-    _quick_sync(store)
+    quick_sync(store)
 
 
 def store_version(store: Any) -> int:
