@@ -35,6 +35,9 @@ HEAD_HASH_BYTES = 4096
 # Files written in one transaction, up to this many bytes read or this long holding the lock.
 GROUP_BYTES = 8 << 20
 GROUP_S = 1.0
+# A first index of at least this many bytes fills the empty tables without their non-unique
+# indexes and builds them at the end: one sort each instead of a B-tree insert per row.
+DEFER_INDEX_BYTES = 32 << 20
 
 
 def discover(paths: Iterable[Path] | None = None) -> Iterator[Path]:
@@ -161,6 +164,7 @@ class Scanner:
             self.progress.start(total, len(plans))
         jobs = [Job(FILE, str(p.path), registry.provider_key(p.provider), start=p.start, state=p.state,
                     whole_file=p.provider.whole_file) for p in files if p.provider is not None]
+        deferred = self._defer_indexes(total)
         readers = open_readers(jobs, reading_tools(self.store, self.redactor), total) if jobs else None
         group = _Group(self)
         try:
@@ -187,8 +191,36 @@ class Scanner:
         finally:
             if readers is not None:
                 readers.close()
+            if deferred:
+                self._restore_indexes()
         if self.progress is not None:
             self.progress.done()
+
+    def _defer_indexes(self, total: int) -> bool:
+        """Before a first index (no run has finished): indexes a first index stopped before
+        it finished left dropped are built again, and when the tables are still empty and
+        ``total`` bytes are worth it, the non-unique ones are dropped until the end of this
+        scan. Answers read meanwhile are slower, never wrong, and say the store is being
+        built (archive.building)."""
+        items = self.store.items
+        if self.archive.has_runs() or not hasattr(items, "drop_indexes"):
+            return False
+        with self.archive.transaction():
+            items.restore_indexes()
+            if total < DEFER_INDEX_BYTES or not items.empty():
+                return False
+            items.drop_indexes()
+        return True
+
+    def _restore_indexes(self) -> None:
+        failing = sys.exc_info()[1] is not None
+        try:
+            with self.archive.transaction():
+                self.store.items.restore_indexes()
+        except Exception:
+            if not failing:
+                raise
+            # The scan's own error goes up; the next index run builds them (_defer_indexes).
 
     def _write(self, plan: Plan, results: Iterator[tuple], group: _Group) -> None:
         assert plan.provider is not None

@@ -62,6 +62,16 @@ class SqliteItems:
         for table in DERIVED_TABLES:
             self.db.execute(f"DELETE FROM {table}")
 
+    def _deferrable(self) -> list[tuple[str, str]]:
+        """(name, SQL) of the derived tables' non-unique indexes in the store: the ones no
+        write depends on (the unique ones carry the writer's conflict rules)."""
+        from hansard.store.sqlite.migrations import DERIVED_TABLES
+
+        return self.db.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL"
+            f" AND tbl_name IN ({marks(len(DERIVED_TABLES))})"
+            " AND upper(sql) NOT LIKE 'CREATE UNIQUE%'", DERIVED_TABLES).fetchall()
+
     @contextmanager
     def rebuilding(self) -> Iterator[None]:
         """Inside the caller's transaction, around writing every derived row again (after
@@ -69,12 +79,7 @@ class SqliteItems:
         finished tables on the way out, which costs less than keeping them up to date row by
         row. The unique ones stay, as the writer's conflict rules need them. A transaction
         rolled back takes the drop back with it."""
-        from hansard.store.sqlite.migrations import DERIVED_TABLES
-
-        dropped = self.db.execute(
-            "SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL"
-            f" AND tbl_name IN ({marks(len(DERIVED_TABLES))})"
-            " AND upper(sql) NOT LIKE 'CREATE UNIQUE%'", DERIVED_TABLES).fetchall()
+        dropped = self._deferrable()
         for name, _sql in dropped:
             self.db.execute(f'DROP INDEX "{name}"')
         ok = False
@@ -86,6 +91,49 @@ class SqliteItems:
                 for _name, sql in dropped:
                     self.db.execute(sql)
 
+    def empty(self) -> bool:
+        """Whether no derived row has been written (a store before its first index)."""
+        return all(self.db.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone() is None
+                   for t in ("messages", "tool_calls", "edits", "sessions"))
+
+    def drop_indexes(self) -> None:
+        """Inside the caller's transaction: the non-unique indexes gone, for a first index that
+        fills empty tables (``restore_indexes`` builds them over the filled tables, in one
+        sort each instead of a B-tree insert per row)."""
+        for name, _sql in self._deferrable():
+            self.db.execute(f'DROP INDEX "{name}"')
+
+    def restore_indexes(self) -> int:
+        """Inside the caller's transaction: every index the migrations define on the derived
+        tables that the store lacks, built (a first index stopped before it finished left
+        them dropped). How many were built."""
+        have = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type='index'")}
+        todo = [(n, sql) for n, sql in _schema_indexes() if n not in have]
+        for _name, sql in todo:
+            self.db.execute(sql)
+        return len(todo)
+
     def message_index(self, provider: str, key: str) -> int | None:
         row = self.db.execute("SELECT message_index FROM messages WHERE provider=? AND key=?", (provider, key)).fetchone()
         return None if row is None else row[0]
+
+
+_SCHEMA: list[tuple[str, str]] = []
+
+
+def _schema_indexes() -> list[tuple[str, str]]:
+    """(name, SQL) of the derived tables' indexes as the migrations create them, read from a
+    migrated in-memory store (once per process)."""
+    if not _SCHEMA:
+        from hansard.store.sqlite.db import migrate
+        from hansard.store.sqlite.migrations import DERIVED_TABLES
+
+        mem = sqlite3.connect(":memory:", isolation_level=None)
+        try:
+            migrate(mem)
+            _SCHEMA.extend(mem.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL"
+                f" AND tbl_name IN ({marks(len(DERIVED_TABLES))})", DERIVED_TABLES).fetchall())
+        finally:
+            mem.close()
+    return _SCHEMA

@@ -1,0 +1,76 @@
+"""What a fast first index and reindex trade for speed, and what they never trade: the store
+they leave is the one a plain index leaves, with every index the migrations define."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from hansard.ingest import scanner
+from hansard.ingest.run import index
+from hansard.store import as_store
+from hansard.store.sqlite.db import connect
+from hansard.store.sqlite.items import SqliteItems
+from tests.helpers import dump
+
+
+def _indexes(db: sqlite3.Connection) -> dict[str, str]:
+    return {r[0]: r[1] for r in db.execute("SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL")}
+
+
+def _fresh_indexes() -> dict[str, str]:
+    mem = sqlite3.connect(":memory:", isolation_level=None)
+    from hansard.store.sqlite.db import migrate
+
+    migrate(mem)
+    return _indexes(mem)
+
+
+def test_first_index_fills_without_secondary_indexes_and_builds_them_after(
+        samples: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = connect()
+    index(plain, [samples])
+    expected = dump(plain)
+    plain.close()
+
+    import os
+    import shutil
+
+    shutil.rmtree(os.environ["HANSARD_HOME"])
+    monkeypatch.setattr(scanner, "DEFER_INDEX_BYTES", 0)
+    seen: list[int] = []
+    drop = SqliteItems.drop_indexes
+
+    def counting_drop(self: SqliteItems) -> None:
+        seen.append(len(self._deferrable()))
+        drop(self)
+
+    monkeypatch.setattr(SqliteItems, "drop_indexes", counting_drop)
+    db = connect()
+    index(db, [samples])
+    assert seen and seen[0] > 10, "the first index did not defer the secondary indexes"
+    assert _indexes(db) == _fresh_indexes()
+    assert dump(db) == expected
+    # The next run is not a first index: nothing is dropped again.
+    index(db, [samples])
+    assert len(seen) == 1
+
+
+def test_indexes_a_stopped_first_index_left_dropped_are_built_by_the_next_run(samples: Path) -> None:
+    db = connect()
+    store = as_store(db)
+    # What a first index killed mid-way leaves: some rows, the secondary indexes gone, no run.
+    with store.archive.transaction():
+        store.items.drop_indexes()
+    assert len(_indexes(db)) < len(_fresh_indexes())
+    index(db, [samples])
+    assert _indexes(db) == _fresh_indexes()
+
+
+def test_a_later_index_keeps_every_index(samples: Path, tmp_path: Path) -> None:
+    db = connect()
+    index(db, [tmp_path / "nothing-here"])  # a first run over nothing: the store has a run
+    index(db, [samples])
+    assert _indexes(db) == _fresh_indexes()
