@@ -526,20 +526,64 @@ def test_meaning_weighs_the_intent_tier_by_query_shape() -> None:
     assert top("resending documents falls over when blank") == 20
 
 
-def test_large_vector_indexes_search_in_two_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_large_vector_indexes_search_sign_bits_then_rescore(monkeypatch: pytest.MonkeyPatch) -> None:
     np = pytest.importorskip("numpy")
     from hansard.answers.search import meaning
 
-    monkeypatch.setattr(meaning, "COARSE_ABOVE", 100)
-    mat = np.random.default_rng(1).standard_normal((500, 256)).astype(np.float32)
+    monkeypatch.setattr(meaning, "BITS_ABOVE", 100)
+    monkeypatch.setattr(meaning, "RESCORE_KEEP", 50)
+    monkeypatch.setattr(meaning, "BLOCK", 64)  # several blocks, the last one short
+    rng = np.random.default_rng(1)
+    mat = rng.standard_normal((500, 200)).astype(np.float32)  # 200 dimensions: the last word is padded
     mat /= np.linalg.norm(mat, axis=1, keepdims=True)
     ids = np.arange(1, 501, dtype=np.int64)
     vi = meaning.VectorIndex(ids, np.zeros(500, np.int64), np.full(500, 10, np.int64), mat)
-    assert vi.coarse is not None and vi.coarse.shape == (500, meaning.COARSE_DIMS) and vi.mat.dtype == np.float16
+    assert vi.bits is not None and vi.bits.shape == (4, 500)
     rows, sims = vi.top(mat[123], 5)
     assert rows[0] == 123 and abs(sims[0] - 1.0) < 1e-2 and list(sims) == sorted(sims, reverse=True)
+    assert np.allclose(sims, (mat @ mat[123])[rows], atol=1e-5)  # rescored: the exact similarities
     small = meaning.VectorIndex(ids[:50], np.zeros(50, np.int64), np.full(50, 10, np.int64), mat[:50])
-    assert small.coarse is None and small.top(mat[7], 3)[0][0] == 7
+    assert small.bits is None and small.top(mat[7], 3)[0][0] == 7
+
+
+def test_disagreement_weighs_sign_flips_by_the_query() -> None:
+    np = pytest.importorskip("numpy")
+    from hansard.answers.search import meaning
+
+    q = np.zeros(128, np.float32)
+    q[0], q[1], q[70] = 1.0, 0.5, -0.1  # levels 3, 2 (0.5 rounds to 1.5 -> 2), 0
+    rows = np.ones((4, 128), np.float32)  # all positive ...
+    rows[1, 0] = -1  # ... flips the query's heaviest dimension
+    rows[2, 1] = -1  # ... flips the middle one
+    rows[3, 70] = -1  # ... agrees on dimension 70, where the query is negative
+    d = meaning.disagreement(meaning.sign_bits(rows), q)
+    # rows 0 and 3 disagree only where the query weighs nothing (level 0)
+    assert d.tolist() == [0, 3, 2, 0]
+
+
+def test_fewest_keeps_the_lowest_and_cuts_ties_by_row() -> None:
+    np = pytest.importorskip("numpy")
+    from hansard.answers.search import meaning
+
+    scores = np.array([5, 1, 3, 1, 3, 0, 3], np.uint16)
+    assert meaning.fewest(scores, 4).tolist() == [1, 2, 3, 5]  # 0, 1, 1 and the first 3
+    assert meaning.fewest(scores, 3).tolist() == [1, 3, 5]
+    assert meaning.fewest(scores, 9).tolist() == list(range(7))
+
+
+def test_vector_stamp_changes_with_written_vectors_not_with_a_skipped_mark(db) -> None:
+    idx = db.search
+    model = "stamp-test"
+    idx.to_embed(model, 100, 1)  # creates the model's progress row
+    first = idx.vector_stamp(model)
+    mid = idx.db.execute("SELECT MIN(id) FROM messages").fetchone()[0]
+    idx.add_vectors(model, [(b"h" * 16, b"\0" * 8)], [(mid, 0, 4, b"h" * 16)], mid, "2026-01-01T00:00:00Z")
+    written = idx.vector_stamp(model)
+    assert written != first and written[2] == mid
+    idx.skip_vectors_to(model, "2026-01-01T00:00:09Z")  # moves the mark past messages with no vector
+    assert idx.vector_stamp(model) == written
+    idx.db.execute("UPDATE messages SET text = text || ' edited' WHERE id=?", (mid,))  # steps the mark back
+    assert idx.vector_stamp(model) != written
 
 
 def test_rrf_prefers_agreement() -> None:
