@@ -74,3 +74,35 @@ def test_a_later_index_keeps_every_index(samples: Path, tmp_path: Path) -> None:
     index(db, [tmp_path / "nothing-here"])  # a first run over nothing: the store has a run
     index(db, [samples])
     assert _indexes(db) == _fresh_indexes()
+
+
+def test_two_reading_workers_write_what_one_reader_writes(samples: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import shutil
+
+    from hansard.ingest import prepare
+    from hansard.ingest.run import rebuild
+
+    db = connect()
+    index(db, [samples])
+    expected = dump(db)
+    db.close()
+    shutil.rmtree(os.environ["HANSARD_HOME"])
+
+    monkeypatch.setattr(prepare, "WORKER_MIN_BYTES", 0)
+    monkeypatch.setattr(prepare, "TWO_WORKERS_MIN_BYTES", 0)
+    monkeypatch.setattr(prepare, "CHUNK_RECORDS", 7)  # many chunks per file: interleaving is exercised
+    dealt: list[int] = []
+    init = prepare.Workers.__init__
+
+    def spying_init(self: prepare.Workers, tools: prepare.Tools, n: int) -> None:
+        dealt.append(n)
+        init(self, tools, n)
+
+    monkeypatch.setattr(prepare.Workers, "__init__", spying_init)
+    db = connect()
+    index(db, [samples])
+    assert dump(db) == expected
+    rebuild(db)  # reindex: the archive's records dealt to the two workers
+    assert dump(db) == expected
+    assert dealt == [2, 2]

@@ -12,9 +12,10 @@ leaves nothing behind, and the writer applies a source's results in one transact
 
 The worker is forked and never touches SQLite (a connection must not cross a fork): an ARCHIVE
 job's packed records follow the job down the job pipe, read by a connection of the writer's
-process. The worker runs only ahead of the writer by what one pipe holds plus one chunk, so
-memory stays bounded whatever the corpus size. It exits when its job pipe closes or its
-parent dies.
+process. A large run deals its jobs to two workers in turn and reads their results back in
+job order. A worker runs ahead of the writer by at most ``AHEAD_CHUNKS`` chunks plus what one
+pipe holds, so memory stays bounded whatever the corpus size. It exits when its job pipe
+closes or its parent dies.
 """
 
 from __future__ import annotations
@@ -40,6 +41,12 @@ CHUNK_BYTES = 4 << 20
 CHUNK_RECORDS = 2000
 # Below this many bytes to read, a worker process costs more than it saves.
 WORKER_MIN_BYTES = 8 << 20
+# From this many bytes, and with two CPUs or more, two workers read: reading (parse, redact,
+# compress) costs about as much CPU as writing, and the writer waits on it otherwise.
+TWO_WORKERS_MIN_BYTES = 64 << 20
+# Chunks a worker holds ready beyond the pipe: a large file's chunks keep coming while the
+# writer takes another worker's.
+AHEAD_CHUNKS = 4
 
 FILE, ARCHIVE = "file", "archive"
 
@@ -144,6 +151,38 @@ def _die_with_parent() -> None:
             pass
 
 
+class _Sender:
+    """Results sent down the pipe by a thread of their own, up to ``AHEAD_CHUNKS`` waiting:
+    the worker goes on parsing while the writer is busy with another worker's job."""
+
+    def __init__(self, conn: Any) -> None:
+        import queue
+
+        self.conn = conn
+        self.queue: queue.Queue[bytes | None] = queue.Queue(maxsize=AHEAD_CHUNKS)
+        self.broken = False
+        self.thread = threading.Thread(target=self._run, daemon=True, name="hansard-index-send")
+        self.thread.start()
+
+    def _run(self) -> None:
+        while (data := self.queue.get()) is not None:
+            if self.broken:
+                continue
+            try:
+                self.conn.send_bytes(data)
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                self.broken = True
+
+    def send(self, msg: tuple) -> None:
+        if self.broken:
+            raise BrokenPipeError("the writer is gone")
+        self.queue.put(pickle.dumps(msg, pickle.HIGHEST_PROTOCOL))
+
+    def close(self) -> None:
+        self.queue.put(None)
+        self.thread.join()
+
+
 def _serve(jobs: Any, results: Any, tools: Tools, parent: int, parent_ends: tuple[Any, ...]) -> None:
     """The worker's loop: one job at a time, its results in order, until the job pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the writer decides when to stop
@@ -151,6 +190,7 @@ def _serve(jobs: Any, results: Any, tools: Tools, parent: int, parent_ends: tupl
     _die_with_parent()
     for end in parent_ends:
         end.close()  # the writer's ends: with them closed here, its death reads as end of file
+    sender = _Sender(results)
     try:
         while True:
             if os.getppid() != parent:
@@ -163,12 +203,14 @@ def _serve(jobs: Any, results: Any, tools: Tools, parent: int, parent_ends: tupl
                 return
             archived = _from_pipe(jobs, job, tools.unpack) if job.kind == ARCHIVE else None
             for msg in run_job(job, tools, archived):
-                results.send_bytes(pickle.dumps(msg, pickle.HIGHEST_PROTOCOL))
+                sender.send(msg)
             if archived is not None:
                 for _ in archived:  # a job that failed early: its records still end at "eoj"
                     pass
     except (BrokenPipeError, ConnectionResetError):
         return  # the writer is gone: nothing to finish
+    finally:
+        sender.close()
 
 
 def _from_pipe(jobs: Any, job: Job, unpack: Callable[[bytes], bytes]) -> Iterator[RawRecord]:
@@ -234,16 +276,17 @@ class Inline:
 class Worker:
     """One worker process that runs jobs in the order submitted while this process writes."""
 
-    def __init__(self, tools: Tools) -> None:
+    def __init__(self, tools: Tools, inherited: tuple[Any, ...] = ()) -> None:
         import multiprocessing as mp
 
         # Forked: it starts in milliseconds with the imports done. It never touches SQLite.
+        # ``inherited``: this process's ends of other workers' pipes, closed in the child.
         ctx = mp.get_context("fork")
         self._store_path = tools.store_path
         self._jobs_r, self._jobs_w = ctx.Pipe(duplex=False)
         self._res_r, self._res_w = ctx.Pipe(duplex=False)
         self.proc = ctx.Process(target=_serve, args=(self._jobs_r, self._res_w, tools, os.getpid(),
-                                                     (self._jobs_w, self._res_r)),
+                                                     (self._jobs_w, self._res_r, *inherited)),
                                 daemon=True, name="hansard-index-reader")
         self.proc.start()
         self._jobs_r.close()
@@ -279,6 +322,33 @@ class Worker:
             self.proc.join(timeout=2)
 
 
+class Workers:
+    """Jobs dealt to worker processes in turn (all forked before any thread starts); each
+    job's results read back from its worker, in the order the jobs were submitted."""
+
+    def __init__(self, tools: Tools, n: int) -> None:
+        self.workers: list[Worker] = []
+        for _ in range(n):
+            inherited = tuple(end for w in self.workers for end in (w._jobs_w, w._res_r))
+            self.workers.append(Worker(tools, inherited))
+        self.turn = 0
+
+    def submit(self, jobs: list[Job]) -> None:
+        n = len(self.workers)
+        for i, w in enumerate(self.workers):
+            w.submit(jobs[i::n])
+
+    def results(self) -> Iterator[tuple]:
+        """The next job's results."""
+        w = self.workers[self.turn % len(self.workers)]
+        self.turn += 1
+        return w.results()
+
+    def close(self) -> None:
+        for w in self.workers:
+            w.close()
+
+
 def can_fork() -> bool:
     """Forking copies only the calling thread: a process with others (the MCP server) could
     hand the child a lock held mid-use, so it reads inline."""
@@ -287,9 +357,14 @@ def can_fork() -> bool:
     return threading.active_count() == 1 and "fork" in mp.get_all_start_methods()
 
 
-def open_readers(jobs: list[Job], tools: Tools, todo_bytes: int) -> Inline | Worker:
-    """A worker process for a job list worth one, else inline; the jobs are submitted."""
+def open_readers(jobs: list[Job], tools: Tools, todo_bytes: int) -> Inline | Workers:
+    """Worker processes for a job list worth them (two for a large one on two CPUs or more),
+    else inline; the jobs are submitted."""
     worth = todo_bytes >= WORKER_MIN_BYTES and can_fork()
-    runner: Inline | Worker = Worker(tools) if worth else Inline(tools)
+    if not worth:
+        runner: Inline | Workers = Inline(tools)
+    else:
+        two = todo_bytes >= TWO_WORKERS_MIN_BYTES and (os.cpu_count() or 1) >= 2 and len(jobs) >= 2
+        runner = Workers(tools, 2 if two else 1)
     runner.submit(jobs)
     return runner
