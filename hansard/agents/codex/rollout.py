@@ -36,6 +36,49 @@ Decisions worth knowing:
   - ``turn_aborted`` gives every pending call an interrupted result and its undecided edits
     "failed".
   Each (call_id, file) yields exactly one EditItem.
+* Copies of another thread's history (read in openai/codex, code index, 2026 sources; paths
+  under codex-rs/):
+  - ``history/src/lib.rs`` (RolloutLine): a line is ``{"timestamp", "ordinal"?, "type",
+    "payload"}``; ``rollout/src/ordinal.rs``: "legacy" rollouts write no ordinal, "paginated"
+    ones (``session_meta.payload.history_mode``) number every line from 0, +1 per line, a
+    resumed file going on from its last line's ordinal.
+  - ``core/src/agent/control/spawn.rs`` (``spawn_forked_thread``, ``keep_forked_rollout_item``):
+    a subagent spawned with a fork (``fork_turns``/``fork_context``) gets its own rollout whose
+    first line is its own session_meta (``source.subagent.thread_spawn.parent_thread_id``,
+    ``forked_from_id`` = the parent), then the parent's history filtered: the parent's
+    session_meta, turn_context, user/developer/system messages, final answers, compactions and
+    *every* event_msg (``patch_apply_end`` included), but no tool call or output.
+  - ``subagent_history_start_ordinal`` (on that first session_meta, paginated files) is the
+    first ordinal that is the child's own; openai/codex's own readers keep only lines with
+    ``ordinal >= start`` (thread-store projection and a timing reader, seen as index excerpts).
+    Here every line below it except the owner's session_meta is ``Skip("copied_history")``:
+    the raw archive keeps it, the child gets none of the parent's messages or edits, and the
+    child still names its parent (parent_session_id from thread_spawn or the top-level
+    ``parent_thread_id``, resumed_from from ``forked_from_id``).
+  - Unnumbered (legacy) copies have no boundary: the copied messages stay (nothing says where
+    the copy ends), but once a second session_meta of another thread was seen, a
+    ``patch_apply_end`` whose call is not in this file is the copy's (calls are never copied)
+    and is skipped as ``copied_history``.
+  - ``history_base {thread_id, end_ordinal_exclusive, end_byte_offset}`` (+ ``forked_from_id``,
+    ``forked_from_ordinal_exclusive`` on a fork) marks a paginated thread that continues
+    another rollout *by reference*: this file holds no copy, its own lines are numbered from
+    ``end_ordinal_exclusive`` (thread-store projection: ``initial_ordinal =
+    history_base.end_ordinal_exclusive``). Nothing is skipped; these fields, ``thread_source``
+    and ``history_mode`` are kept in ``extra``. ``forked_from_ordinal_exclusive`` is not used
+    as a boundary (the source does not show a copy below it in the same file).
+  - ``history/src/lib.rs`` CodexHarnessMetadata: a ``response_item`` line may carry a sibling
+    ``"metadata"``; ``inherited_user_message: true`` marks "copied parent user/assistant
+    context" and is skipped as ``copied_history`` too.
+  - ``history/src/rollout_payload.rs`` (RolloutItemWire) names every line type: besides the five
+    read here, ``inter_agent_communication``, ``inter_agent_communication_metadata``
+    (``{trigger_turn}``), ``token_usage_record``, ``world_state``, ``retained_context``,
+    ``security_risk_score``, ``realtime_item`` — all ignored without a skip.
+  - ``session_meta.payload.session_id`` is the *root* thread's id on a subagent; ``id`` is the
+    thread's own and is the one used here.
+  Compressed rollouts (``rollout/src/compression.rs``): cold (mtime ≥ 7 days) files under
+  ``archived_sessions/`` become ``rollout-….jsonl.zst`` (one zstd frame, level 3, mtime kept,
+  the ``.jsonl`` removed); a plain ``.jsonl`` beside it wins; appending decompresses it back.
+  This module reads lines only: reading ``.zst`` is the ingest reader's business.
 """
 
 from __future__ import annotations
@@ -68,8 +111,12 @@ from hansard.models import (
 NAME = AGENT.name
 
 _TOP_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
-# Known newer rollout items that carry nothing we keep.
-_TOP_IGNORED = frozenset({"world_state", "inter_agent_communication", "inter_agent_communication_metadata"})
+# Known newer rollout items that carry nothing we keep (the wire names of codex-rs/history's
+# RolloutItemWire; see the module docstring).
+_TOP_IGNORED = frozenset({
+    "world_state", "inter_agent_communication", "inter_agent_communication_metadata", "token_usage_record",
+    "retained_context", "security_risk_score", "realtime_item",
+})
 _RESPONSE_IGNORED = frozenset({
     "web_search_call", "ghost_snapshot", "compaction", "compaction_summary", "other", "image_generation_call",
     "tool_search_call", "tool_search_output", "mcp_list_tools", "mcp_approval_request", "mcp_approval_response",
@@ -85,7 +132,8 @@ _SUMMARY_MAX = 2000
 _TITLE_MAX = 100
 
 _WRAPPED_HEAD = re.compile(
-    rb'^\s*\{"timestamp":"[^"]*","type":"(?:session_meta|response_item|event_msg|turn_context|compacted)","payload":\{'
+    rb'^\s*\{"timestamp":"[^"]*",(?:"ordinal":\d+,)?'
+    rb'"type":"(?:session_meta|response_item|event_msg|turn_context|compacted)","payload":\{'
 )
 _LEGACY_HEAD = re.compile(rb'^\s*\{"id":"[0-9a-fA-F-]{32,36}","timestamp":"[^"]*"')
 _EXIT_CODE = re.compile(r"^(?:Process exited with code|Exit code:)\s*(-?\d+)\s*$", re.M)
@@ -115,6 +163,9 @@ class CodexParser:
         self.done: list[str] = list(st.get("done") or [])  # calls whose edits are decided
         self.closed: list[str] = list(st.get("closed") or [])  # calls closed by turn_aborted
         self.forks: list[str] = list(st.get("forks") or [])
+        # subagent_history_start_ordinal of the first session_meta: lines numbered below it
+        # are the parent's history copied into this file.
+        self.own_from: int | None = st.get("own_from")
 
     # -- protocol -------------------------------------------------------------------
 
@@ -123,6 +174,7 @@ class CodexParser:
             "sid": self.sid, "fmt": self.fmt, "cwd": self.cwd, "model": self.model, "titled": self.titled,
             "ring": [list(x) for x in self.ring], "pending": {k: dict(v) for k, v in self.pending.items()},
             "done": list(self.done), "closed": list(self.closed), "forks": list(self.forks),
+            "own_from": self.own_from,
         }
 
     def finish(self) -> list[Item]:
@@ -161,12 +213,19 @@ class CodexParser:
                 return [Skip("unknown_type", rec.offset, t[:100])]
             if not isinstance(payload, dict):
                 return [Skip("bad_field", rec.offset, f"{t}.payload")]
+            ordinal = obj.get("ordinal")
+            if (self.own_from is not None and isinstance(ordinal, int) and not isinstance(ordinal, bool)
+                    and ordinal < self.own_from and not (t == "session_meta" and self.sid is None)):
+                return [Skip("copied_history", rec.offset, f"{t} at ordinal {ordinal} < {self.own_from}")]
             if t == "session_meta":
                 return self._session_meta(payload, rec)
             if t == "turn_context":
                 self._turn_context(payload)
                 return []
             if t == "response_item":
+                meta = obj.get("metadata")
+                if isinstance(meta, dict) and meta.get("inherited_user_message") is True:
+                    return [Skip("copied_history", rec.offset, "response_item marked inherited_user_message")]
                 return self._response_item(payload, ts, rec)
             if t == "event_msg":
                 return self._event(payload, ts, rec)
@@ -197,14 +256,24 @@ class CodexParser:
                 return [SessionInfo(self.sid, NAME, resumed_from=sid)]
             return []
         self.sid = sid
+        start = p.get("subagent_history_start_ordinal")
+        if isinstance(start, int) and not isinstance(start, bool) and start > 0:
+            self.own_from = start
         cwd = _str(p.get("cwd"))
         if cwd and not self.cwd:
             self.cwd = cwd
         git = p.get("git") if isinstance(p.get("git"), dict) else {}
         extra: dict[str, Any] = {}
-        for k in ("originator", "model_provider", "agent_nickname", "agent_role"):
+        for k in ("originator", "model_provider", "agent_nickname", "agent_role", "thread_source", "history_mode"):
             if _str(p.get(k)):
                 extra[k] = p[k]
+        for k in ("subagent_history_start_ordinal", "forked_from_ordinal_exclusive"):
+            if isinstance(p.get(k), int) and not isinstance(p.get(k), bool):
+                extra[k] = p[k]
+        base = p.get("history_base")
+        if isinstance(base, dict) and _str(base.get("thread_id")):
+            extra["history_base"] = {k: base[k] for k in ("thread_id", "end_ordinal_exclusive")
+                                     if isinstance(base.get(k), (str, int)) and not isinstance(base.get(k), bool)}
         parent = spawn = agent = None
         source = p.get("source")
         if isinstance(source, str):
@@ -224,6 +293,7 @@ class CodexParser:
                 }
             elif sub is not None:
                 extra["subagent"] = sub if isinstance(sub, str) else next(iter(sub), "?") if isinstance(sub, dict) else "?"
+        parent = parent or _str(p.get("parent_thread_id"))
         forked = _str(p.get("forked_from_id"))
         return [SessionInfo(
             session_id=sid, provider=NAME, cwd=cwd, started_at=_str(p.get("timestamp")),
@@ -417,6 +487,11 @@ class CodexParser:
         pend = self.pending.get(call_id)
         if call_id in self.done or (pend and pend.get("e")):
             return []  # already decided (by the tool output, or a repeated event)
+        if pend is None and self.forks:
+            # A file holding another thread's session_meta holds a copy of its history; a
+            # subagent's copy keeps the parent's events but not its tool calls, so an event
+            # whose call is not in this file is the parent's edit, not this thread's.
+            return [Skip("copied_history", rec.offset, f"patch_apply_end {call_id[:80]} without its call")]
         success = p.get("success")
         status_s = _str(p.get("status"))
         if success is True or (success is None and status_s == "completed"):
