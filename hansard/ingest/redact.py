@@ -658,6 +658,11 @@ class _Recent:
 
 
 _RECENT = _Recent()
+# Short texts repeat far more often (a tool result is both the call's output and a message, a
+# path or command recurs): two in three of the short texts of the bench corpus are repeats.
+# A plain dict, emptied when full (a few MB at most); the result depends on the text alone.
+_SHORT: dict[str, tuple[str, int]] = {}
+_SHORT_MAX = 50_000
 
 
 def redact(text: str) -> tuple[str, int]:
@@ -670,7 +675,13 @@ def redact(text: str) -> tuple[str, int]:
             hit = _redact(text)
             _RECENT.put(text, hit)
         return hit
-    return _redact(text)
+    hit = _SHORT.get(text)
+    if hit is None:
+        hit = _redact(text)
+        if len(_SHORT) >= _SHORT_MAX:
+            _SHORT.clear()
+        _SHORT[text] = hit
+    return hit
 
 
 def unchanged_lines_only(after: str, before: str | None, hunks: Any) -> bool:

@@ -157,6 +157,9 @@ class Writer:
         self.counts = {"messages": 0, "edits": 0, "tool_calls": 0, "skipped": 0, "redactions": 0}
         self.skip_reasons: dict[str, int] = {}
         self.touched_sessions: set[int] = set()
+        # Whether any summary record has titled a leaf yet: until one has, a new message has
+        # no title to look up (most stores hold none, and the look-up ran once a message).
+        self._leaf_titles = db.execute("SELECT 1 FROM leaf_titles LIMIT 1").fetchone() is not None
 
     def apply(self, items: list[Item], offset: int) -> None:
         self.write(prepare(items, self.redactor), offset)
@@ -263,6 +266,8 @@ class Writer:
             pending[3] = text[:PROMPT_CHARS]
         self.counts["messages"] += 1
         self.counts["redactions"] += red
+        if not self._leaf_titles:
+            return
         for title, source_id in self.db.execute("SELECT title, source_id FROM leaf_titles WHERE leaf_uuid=?", (key,)):
             if self._same_folder(source_id):
                 self._title(sid, title, SUMMARY_RANK)
@@ -366,6 +371,7 @@ class Writer:
             (leaf_uuid, title, session_id, self.source_id),
         )
         self.counts["redactions"] += red * cur.rowcount
+        self._leaf_titles = True
         row = self.db.execute(
             "SELECT session_id, source_id FROM messages WHERE provider=? AND key=?", (self.provider, leaf_uuid)
         ).fetchone()
