@@ -1,6 +1,7 @@
 """Sources whose records are not lines at byte offsets: another program's SQLite database
 (Cursor's ``state.vscdb``, OpenCode's ``opencode.db``), a folder of JSON files (OpenCode's
-``storage/``) and a web-chat export (``hansard import``). Their reader (a provider with a
+``storage/``), a web-chat export (``hansard import``) and a compressed rollout (Codex's
+``.jsonl.zst``). Their reader (a provider with a
 ``container``) answers ``records(path, cursor)``: the records changed since ``cursor``, each
 numbered by a running sequence number, and the next cursor, or None when the source cannot be
 read now (a database locked or caught mid-write).
@@ -9,8 +10,8 @@ Always true after one of these sources is scanned, in one transaction: the recor
 archived at their sequence numbers, their items are written through the ingest pipeline, and the
 source row holds ``{"parser": parser state, "reader": cursor}`` and the source's identity. When
 the reader answers None nothing is written, and the unchanged row makes the next scan try again.
-An export is read whole each time it changes (a new export replaces the old one's rows); a
-database or a folder resumes at its cursor. A source's identity covers what a plain ``stat``
+An export or a compressed file is read whole each time it changes (the new reading replaces
+the old one's rows); a database or a folder resumes at its cursor. A source's identity covers what a plain ``stat``
 misses: a database's ``-wal`` file (committed rows may live only there), every file below a
 folder.
 """
@@ -31,8 +32,13 @@ if TYPE_CHECKING:
     from hansard.ingest.scanner import Scanner
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 EXPORT = "export"
-CONTAINERS = ("sqlite", "dir", EXPORT)
+COMPRESSED = "zst"
+CONTAINERS = ("sqlite", "dir", EXPORT, COMPRESSED)
+# Read whole each time they change: an export is replaced by the next one, and a compressed
+# file is rewritten, never appended to.
+WHOLE = (EXPORT, COMPRESSED)
 
 
 def container_of(p: Provider | None) -> str | None:
@@ -47,7 +53,8 @@ def claims(path: Path, row: Mapping[str, Any] | None) -> bool:
         return True
     try:
         with open(path, "rb") as fh:
-            return fh.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+            head = fh.read(len(SQLITE_MAGIC))
+        return head == SQLITE_MAGIC or head.startswith(ZSTD_MAGIC)
     except OSError:
         return False
 
@@ -92,7 +99,7 @@ def scan(scanner: Scanner, path: Path, row: Mapping[str, Any] | None, provider: 
     state = archive.parser_state(row["id"]) if row is not None and row["provider"] == pkey else None
     # Resume at the reader's cursor; an export, a changed reader, or a state without a cursor
     # (a source rebuilt from the archive alone) is read again from the start.
-    fresh = row is None or state is None or "reader" not in state or container_of(provider) == EXPORT
+    fresh = row is None or state is None or "reader" not in state or container_of(provider) in WHOLE
     got = provider.records(spath, None if fresh else state["reader"])
     if got is None:
         scanner.summary.skip("source_busy")

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
 
-# JSON lines and whole-file JSON; other programs' SQLite databases (Cursor, OpenCode).
-TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".vscdb", ".db")
+# JSON lines and whole-file JSON; other programs' SQLite databases (Cursor, OpenCode); JSON
+# lines an agent compressed (Codex's archived rollouts).
+TRANSCRIPT_SUFFIXES = (".jsonl", ".json", ".vscdb", ".db", ".jsonl.zst")
 
 
 def candidate_files(roots: Iterable[str], whole: set[str] | None = None) -> Iterator[str]:
@@ -54,7 +55,7 @@ def source_identity(path: str) -> tuple[int, int, int]:
     mtime also count its ``-wal`` file (committed rows may live only there); a folder read as
     one source gives its file count and the newest mtime below it."""
     st = os.stat(path)
-    if path.endswith((".jsonl", ".json")):
+    if path.endswith((".jsonl", ".json", ".zst")):
         return st.st_ino, st.st_size, st.st_mtime_ns
     if os.path.isdir(path):
         count, newest = 0, st.st_mtime_ns

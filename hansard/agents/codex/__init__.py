@@ -1,5 +1,6 @@
 """OpenAI Codex CLI, IDE and Desktop: rollouts under ``<CODEX_HOME or ~/.codex>``,
-read by :mod:`hansard.agents.codex.rollout`."""
+read by :mod:`hansard.agents.codex.rollout`; those Codex compressed (``.jsonl.zst``) by
+:mod:`hansard.agents.codex.archived`."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ AGENT = Agent(
     home=home,
     home_env=("CODEX_HOME",),
     transcript_dirs=("sessions", "archived_sessions"),
-    readers=("hansard.agents.codex.rollout:PROVIDER",),
+    # Plain rollouts first (the reader asked for by name); then the ones Codex compressed.
+    readers=("hansard.agents.codex.rollout:PROVIDER", "hansard.agents.codex.archived:PROVIDER"),
     aliases=("openai",),
     install_name="codex",
     mcp=McpConfig(lambda: os.path.join(home(), "config.toml"), "toml"),
