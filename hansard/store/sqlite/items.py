@@ -60,7 +60,25 @@ class SqliteItems:
         for fts_table in ("messages_fts", "messages_tri", "tool_calls_fts"):
             self.db.execute(f"INSERT INTO {fts_table}({fts_table}) VALUES('delete-all')")
         for table in DERIVED_TABLES:
+            self._truncate(table)
+
+    def _truncate(self, table: str) -> None:
+        """Every row of ``table`` deleted, inside the caller's transaction. SQLite empties a
+        table without visiting its rows only while it has no triggers: when each trigger on it
+        is one whose whole-table effect is known (``_EMPTIED``), the triggers are set aside,
+        that effect is applied once, and they are put back; otherwise rows go one by one."""
+        triggers = self.db.execute("SELECT name, sql FROM sqlite_master WHERE type='trigger' AND tbl_name=?",
+                                   (table,)).fetchall()
+        if not triggers or any(name not in _EMPTIED for name, _sql in triggers):
             self.db.execute(f"DELETE FROM {table}")
+            return
+        for name, _sql in triggers:
+            self.db.execute(f'DROP TRIGGER "{name}"')
+        self.db.execute(f"DELETE FROM {table}")
+        for name, sql in triggers:
+            for stmt in _EMPTIED[name]:
+                self.db.execute(stmt)
+            self.db.execute(sql)
 
     def _deferrable(self) -> list[tuple[str, str]]:
         """(name, SQL) of the derived tables' non-unique indexes in the store: the ones no
@@ -117,6 +135,15 @@ class SqliteItems:
         row = self.db.execute("SELECT message_index FROM messages WHERE provider=? AND key=?", (provider, key)).fetchone()
         return None if row is None else row[0]
 
+
+# What each trigger on a derived table does when every row of it is deleted (after
+# ``clear_all`` has emptied the full-text indexes and set their watermarks to 0): the
+# full-text ones nothing more, the vector ones empty their tables, update triggers nothing.
+_EMPTIED: dict[str, tuple[str, ...]] = {
+    "messages_fts_ad": (), "messages_fts_au": (), "tool_calls_fts_ad": (), "tool_calls_fts_au": (),
+    "passage_vectors_ad": ("DELETE FROM passage_vectors",), "passage_vectors_au": (),
+    "intent_vectors_ad": ("DELETE FROM intent_vectors",), "intent_vectors_au": (),
+}
 
 _SCHEMA: list[tuple[str, str]] = []
 
