@@ -61,6 +61,9 @@ class SqliteItems:
             self.db.execute(f"INSERT INTO {fts_table}({fts_table}) VALUES('delete-all')")
         for table in DERIVED_TABLES:
             self._truncate(table)
+        # Message ids start again from 1: every vector builder walks them again from the start
+        # (each text's vector is kept in `vectors`, so nothing is embedded twice).
+        self.db.execute("UPDATE vector_progress SET through_id=0")
 
     def _truncate(self, table: str) -> None:
         """Every row of ``table`` deleted, inside the caller's transaction. SQLite empties a
