@@ -194,7 +194,7 @@ def build_vectors(index: Any, embedder: Embedder, *, batch: int = BATCH, max_sec
         text_of = {h: sp[3] for h, sp in zip(hashes, spans)}
         vecs = embedder.embed([text_of[h] for h in todo]) if todo else np.zeros((0, embedder.dim), np.float32)
         index.add_vectors(model, [(h, np.asarray(v, np.float16).tobytes()) for h, v in zip(todo, vecs)],
-                          [(sp[0], sp[1], sp[2], h) for sp, h in zip(spans, hashes)], rows[-1][0], utc_stamp())
+                          [(sp[0], sp[1], sp[2], h) for sp, h in zip(spans, hashes)], rows[-1][0], _written_at())
         counts["messages"] += len(rows)
         counts["passages"] += len(spans)
         counts["embedded"] += len(todo)
@@ -203,7 +203,24 @@ def build_vectors(index: Any, embedder: Embedder, *, batch: int = BATCH, max_sec
             progress(counts)
         if max_seconds is not None and time.monotonic() - t0 > max_seconds:
             break
+    # The copy searches map (vector_cache): written here, in the background, so that the next
+    # search's process does not read every vector from SQLite.
+    from hansard.answers.search import vector_cache
+
+    try:
+        vector_cache.refresh(index, model)
+    except OSError:
+        pass  # a read-only home: searches read SQLite
     return counts
+
+
+def _written_at() -> str:
+    """When a batch of vectors is written, to the microsecond: ``vector_stamp`` compares it, and
+    a message edited and embedded again within the second the copy of the vectors was written
+    (vector_cache) must not leave the stamp as it was (it did with whole seconds)."""
+    import datetime as dt
+
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def take_embed_lock() -> int | None:
@@ -254,23 +271,35 @@ class MeaningResult:
 class VectorIndex:
     """All of a model's passage vectors as one float32 matrix, cached per process and reloaded
     only when the builder wrote new ones; above BITS_ABOVE passages also each passage's sign
-    bits, 64 dimensions to a word, word-major. Float32, not the float16 the store keeps: numpy
-    converts float16 one element at a time (6-10 ns each here), which made rescoring 4,000 rows
-    cost 10 ms; converting once at load costs that per row once."""
+    bits, 64 dimensions to a word, word-major. The arrays are mapped from the copy beside the
+    store (:mod:`vector_cache`) when it can be read or written, else read from SQLite. Float32,
+    not the float16 the store keeps: numpy converts float16 one element at a time (6-10 ns each
+    here), which made rescoring 4,000 rows cost 10 ms; converting once at load costs that per
+    row once."""
 
     _cache: dict[tuple[str, str], tuple[Any, Any]] = {}
 
-    def __init__(self, ids: Any, starts: Any, ends: Any, mat: Any) -> None:
+    def __init__(self, ids: Any, starts: Any, ends: Any, mat: Any, *, bits: Any = None,
+                 messages: int | None = None) -> None:
         import numpy as np
 
         self.ids, self.starts, self.ends = ids, starts, ends
-        self.messages = int((np.diff(ids) != 0).sum()) + 1 if len(ids) else 0  # ids are sorted
-        self.mat = np.ascontiguousarray(mat, dtype=np.float32)
-        self.bits = sign_bits(self.mat) if len(ids) > BITS_ABOVE else None
+        if messages is None:
+            messages = int((np.diff(ids) != 0).sum()) + 1 if len(ids) else 0  # ids are sorted
+        self.messages = messages
+        if not (mat.dtype == np.float32 and mat.flags.c_contiguous):
+            mat = np.ascontiguousarray(mat, dtype=np.float32)
+        self.mat = mat
+        if len(ids) <= BITS_ABOVE:
+            self.bits = None
+        else:
+            self.bits = bits if bits is not None else sign_bits(self.mat)
 
     @classmethod
     def get(cls, index: Any, model: str) -> VectorIndex:
         import numpy as np
+
+        from hansard.answers.search import vector_cache
 
         path, *stamp = index.vector_stamp(model)
         key = (path, model)
@@ -278,14 +307,19 @@ class VectorIndex:
         if hit and hit[0] == stamp:
             return hit[1]
         cls._cache.pop(key, None)  # free the old matrices before the new ones are read
-        spans, blobs = index.vectors(model)
-        if spans:
-            mat = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(spans), -1)
-            arr = np.asarray(spans, dtype=np.int64)
-            vi = cls(arr[:, 0].copy(), arr[:, 1].copy(), arr[:, 2].copy(), mat)
+        mapped = vector_cache.open_or_build(index, model)
+        if mapped is not None:
+            vi = cls(mapped.ids, mapped.starts, mapped.ends, mapped.mat, bits=mapped.bits, messages=mapped.messages)
+            stamp = list(mapped.stamp)  # what it was built at, which may be newer than the stamp above
         else:
-            z = np.zeros(0, np.int64)
-            vi = cls(z, z, z, np.zeros((0, 1), np.float32))
+            spans, blobs = index.vectors(model)
+            if spans:
+                mat = np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(spans), -1)
+                arr = np.asarray(spans, dtype=np.int64)
+                vi = cls(arr[:, 0].copy(), arr[:, 1].copy(), arr[:, 2].copy(), mat)
+            else:
+                z = np.zeros(0, np.int64)
+                vi = cls(z, z, z, np.zeros((0, 1), np.float32))
         cls._cache[key] = (stamp, vi)
         return vi
 

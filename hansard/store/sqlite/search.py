@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from hansard.store.sqlite.db import like_escape, marks
@@ -545,6 +546,52 @@ class SqliteSearchIndex:
             spans.append((mid, start, end))
             blobs.append(blob)
         return spans, blobs
+
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """The reads inside see one state of the store (a read transaction; WAL writers go on),
+        unless the caller is already inside a transaction."""
+        if self.db.in_transaction:
+            yield
+            return
+        self.db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self.db.execute("COMMIT")
+
+    def passage_count(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM passage_vectors").fetchone()[0]
+
+    def passage_keys(self) -> list[tuple[int, int, int, bytes]]:
+        """Every embedded passage as (message id, start, end, text hash), by message id and
+        start: the primary key's order, no vector read (0.5 s at 450k passages, against 3.6 s
+        for :meth:`vectors`)."""
+        cur = self.db.cursor()
+        cur.row_factory = None  # plain tuples: a sqlite3.Row per passage costs more than the read
+        return cur.execute(
+            "SELECT message_id, start, \"end\", text_hash FROM passage_vectors ORDER BY message_id, start").fetchall()
+
+    def passages_with_vectors(self, model: str) -> Iterator[tuple[int, int, int, bytes, bytes | None]]:
+        """Every embedded passage as :meth:`passage_keys` orders them, with its float16 vector
+        of ``model`` (None when the text has none under this model), one row at a time."""
+        cur = self.db.cursor()
+        cur.row_factory = None
+        yield from cur.execute(
+            "SELECT p.message_id, p.start, p.\"end\", p.text_hash, v.vector FROM passage_vectors p"
+            " LEFT JOIN vectors v ON v.model=? AND v.text_hash=p.text_hash ORDER BY p.message_id, p.start", (model,))
+
+    def vectors_by_hash(self, model: str, hashes: Sequence[bytes]) -> dict[bytes, bytes]:
+        """text hash -> float16 vector of ``model``, for those of ``hashes`` the store has."""
+        out: dict[bytes, bytes] = {}
+        cur = self.db.cursor()
+        cur.row_factory = None
+        for i in range(0, len(hashes), 500):
+            chunk = hashes[i:i + 500]
+            out.update(cur.execute(
+                f"SELECT text_hash, vector FROM vectors WHERE model=? AND text_hash IN ({marks(len(chunk))})",
+                (model, *chunk)).fetchall())
+        return out
 
     def to_embed(self, model: str, max_chars: int, batch: int) -> list[tuple[int, str]]:
         """The next eligible messages above the model's mark: (id, first ``max_chars`` characters)."""
