@@ -13,7 +13,7 @@ session into a development set and a held-out set: ``--tune`` chooses hybrid's w
 on the held-out set unless ``--split dev`` asks otherwise.
 
 An embedder named ``X+minilm`` adds the session intent tier (all-MiniLM-L6-v2 over each
-session's requests, compaction summaries and last answer; hansard/answers/search/intent.py),
+session's requests, compaction summaries, last answer and commit messages; hansard/answers/search/intent.py),
 and ``--tune`` then also chooses its weights (meaning.INTENT_WEIGHTS per query shape,
 hybrid.INTENT_WEIGHTS per query shape and keyword coverage).
 

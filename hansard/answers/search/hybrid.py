@@ -31,18 +31,19 @@ from hansard.store.types import Candidate
 
 K = 60
 # keyword's weight by (query shape, coverage level of the best keyword match), as tuned by
-# `scripts/eval_search.py --tune` on its development queries (WordLlama passages, MiniLM intents)
+# `scripts/eval_search.py --tune` on its development queries (WordLlama passages, MiniLM intents with
+# commit messages)
 WEIGHTS: dict[tuple[str, str], float] = {
     ("exact", "all"): 0.55, ("exact", "most"): 0.5, ("exact", "few"): 0.5,
-    ("question", "all"): 0.5, ("question", "most"): 0.8, ("question", "few"): 0.15,
-    ("words", "all"): 0.5, ("words", "most"): 0.5, ("words", "few"): 0.05,
+    ("question", "all"): 0.5, ("question", "most"): 0.8, ("question", "few"): 0.0,
+    ("words", "all"): 0.5, ("words", "most"): 0.5, ("words", "few"): 0.1,
 }
 # the session intent tier's share of the meaning ranking by the same cells (meaning.combine),
 # tuned jointly with WEIGHTS: a paraphrase that no message covers is the intent encoder's to answer
 INTENT_WEIGHTS: dict[tuple[str, str], float] = {
-    ("exact", "all"): 0.4, ("exact", "most"): 0.4, ("exact", "few"): 0.8,
-    ("question", "all"): 0.4, ("question", "most"): 1.0, ("question", "few"): 1.0,
-    ("words", "all"): 0.4, ("words", "most"): 0.4, ("words", "few"): 0.8,
+    ("exact", "all"): 0.4, ("exact", "most"): 0.4, ("exact", "few"): 0.9,
+    ("question", "all"): 0.4, ("question", "most"): 1.0, ("question", "few"): 0.8,
+    ("words", "all"): 0.4, ("words", "most"): 0.4, ("words", "few"): 1.0,
 }
 FULL_COVERAGE_FIRST = True
 QUESTION_WORDS = frozenset("which what did do does how why when where who whom whose was were is are have has "
