@@ -172,19 +172,14 @@ def _write(index: Any, model: str, where: Path, old: Cached | None) -> dict[str,
         if len(missing) > len(keys) // 2:
             keys, reuse = None, {}  # mostly new texts: one pass over the join is cheaper
     n = len(keys) if keys is not None else index.passage_count()
-    dim = old.mat.shape[1] if old is not None and keys is not None else None
+    dim = index.vector_dim(model) or 1
     build = secrets.token_hex(6)
     tmp: dict[str, Path] = {}
     try:
-        if keys is not None:
-            fetched = index.vectors_by_hash(model, sorted(missing))
-            dim = dim or _dim(fetched.values())
-            blocks = _blocks_reused(keys, reuse, fetched, old)
+        if keys is not None and old is not None and old.mat.shape[1] == dim:
+            blocks = _blocks_reused(keys, reuse, index.vectors_by_hash(model, sorted(missing)), old)
         else:
-            blocks = _blocks_read(index.passages_with_vectors(model), n)
-            first = next(blocks, None)
-            dim = first[3].shape[1] if first is not None else 1
-            blocks = _chain(first, blocks)
+            blocks = _blocks_read(index.passages_with_vectors(model), dim)
         words = -(-dim // 64)
         arr = {name: _create(where, name, build, dtype, shape, tmp) for name, dtype, shape in (
             ("mat", np.float32, (n, dim)), ("bits", np.uint64, (words, n)), ("rows", np.int64, (3, n)),
@@ -219,30 +214,27 @@ def _write(index: Any, model: str, where: Path, old: Cached | None) -> dict[str,
             p.unlink(missing_ok=True)
 
 
-def _blocks_read(rows: Any, n: int) -> Any:
+def _blocks_read(rows: Any, dim: int) -> Any:
     """(ids, starts, ends, float32 matrix, hashes) blocks of the join, ``CHUNK`` rows each."""
-    import numpy as np
-
     buf: list[Any] = []
-    dim = None
     for r in rows:
         buf.append(r)
-        if dim is None and r[4] is not None:
-            dim = len(r[4]) // 2
         if len(buf) == CHUNK:
-            yield _block(buf, dim, np)
+            yield _block(buf, dim)
             buf = []
     if buf:
-        yield _block(buf, dim, np)
+        yield _block(buf, dim)
 
 
-def _block(buf: list[Any], dim: int | None, np: Any) -> tuple[Any, ...]:
-    dim = dim or 1
+def _block(buf: list[Any], dim: int) -> tuple[Any, ...]:
+    import numpy as np
+
     zero = bytes(dim * 2)
-    ids = np.fromiter((r[0] if r[4] is not None else -1 for r in buf), np.int64, len(buf))
+    ok = [r[4] is not None and len(r[4]) == dim * 2 for r in buf]
+    ids = np.fromiter((r[0] if good else -1 for r, good in zip(buf, ok)), np.int64, len(buf))
     starts = np.fromiter((r[1] for r in buf), np.int64, len(buf))
     ends = np.fromiter((r[2] for r in buf), np.int64, len(buf))
-    mat = np.frombuffer(b"".join(r[4] if r[4] is not None and len(r[4]) == dim * 2 else zero for r in buf),
+    mat = np.frombuffer(b"".join(r[4] if good else zero for r, good in zip(buf, ok)),
                         np.float16).reshape(len(buf), dim).astype(np.float32)
     hashes = np.frombuffer(b"".join(_hash16(r[3]) for r in buf), np.uint8).reshape(len(buf), HASH_BYTES)
     return ids, starts, ends, mat, hashes
@@ -272,18 +264,6 @@ def _blocks_reused(keys: list[Any], reuse: dict[bytes, int], fetched: dict[bytes
         ends = np.fromiter((k[2] for k in part), np.int64, m)
         hashes = np.frombuffer(b"".join(_hash16(k[3]) for k in part), np.uint8).reshape(m, HASH_BYTES)
         yield ids, starts, ends, mat, hashes
-
-
-def _chain(first: Any, rest: Any) -> Any:
-    if first is not None:
-        yield first
-        yield from rest
-
-
-def _dim(blobs: Any) -> int:
-    for b in blobs:
-        return len(b) // 2
-    return 1
 
 
 def _hash16(h: bytes) -> bytes:

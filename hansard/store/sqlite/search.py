@@ -563,6 +563,11 @@ class SqliteSearchIndex:
     def passage_count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM passage_vectors").fetchone()[0]
 
+    def vector_dim(self, model: str) -> int | None:
+        """How many float16 values a vector of ``model`` holds (None before the first)."""
+        row = self.db.execute("SELECT length(vector) / 2 FROM vectors WHERE model=? LIMIT 1", (model,)).fetchone()
+        return row[0] if row else None
+
     def passage_keys(self) -> list[tuple[int, int, int, bytes]]:
         """Every embedded passage as (message id, start, end, text hash), by message id and
         start: the primary key's order, no vector read (0.5 s at 450k passages, against 3.6 s
