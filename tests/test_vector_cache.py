@@ -9,6 +9,7 @@ import os
 import stat
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -234,3 +235,20 @@ def test_a_passage_without_a_vector_of_the_model_is_a_row_no_search_returns(stor
         assert mid not in vi.ids.tolist() and -1 in vi.ids.tolist()
         assert not np.asarray(vi.mat)[np.asarray(vi.ids) == -1].any()
         assert _top(store, "kiwi parser crash") == "sess-kiwi"
+
+
+def test_a_weights_hash_is_remembered_per_version_of_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+
+    f = tmp_path / "weights.bin"
+    f.write_bytes(b"one")
+    assert meaning._sha256(f) == hashlib.sha256(b"one").hexdigest()
+    calls = []
+    real = hashlib.sha256
+    monkeypatch.setattr(meaning.hashlib, "sha256", lambda *a: calls.append(1) or real(*a))
+    assert meaning._sha256(f) == real(b"one").hexdigest() and not calls  # remembered
+    time.sleep(0.05)  # past the file system's timestamp granularity
+    f.write_bytes(b"two")  # same size, new change time: hashed again
+    assert meaning._sha256(f) == real(b"two").hexdigest() and calls
+    record = Path(os.environ["HANSARD_HOME"]) / "file-hashes.json"
+    assert stat.S_IMODE(record.stat().st_mode) == 0o600 and len(json.loads(record.read_bytes())) == 1
