@@ -27,7 +27,10 @@ its best passage. Only conversation is embedded: the person's requests, the agen
 and reasoning, compaction summaries; tool output is left to keyword search. ``build_vectors``
 works through new messages in small batches, each its own short transaction, so readers and the indexer never wait long; ``start_background_build``
 runs it in a detached ``hansard embed`` process. A search never waits for it: with no
-vectors yet it falls back to keyword search and says so in ``mode_notice``.
+vectors yet it falls back to keyword search and says so in ``mode_notice``. Searches map the
+vectors from a copy beside the store (:mod:`vector_cache`), which the builder writes after each
+run (else the first search that finds it missing or stale), so a new process does not read them
+all from SQLite.
 """
 
 from __future__ import annotations
