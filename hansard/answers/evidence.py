@@ -63,14 +63,13 @@ def load_candidates(store: Store, repo_id: int, hashes: set[int], side: str = "+
     (side '+') or removed (side '-') any of ``hashes``. Edits with no time are never
     candidates; with ``untimed`` given, it receives their hashes (-> repository paths).
 
-    With ``paths``, only the edits of those repository paths are loaded (when the store can
-    tell them apart; else all are); ``placed`` receives, for every timed edit whatever its
-    path, its hashes (-> repository paths): what says that an edit added a line elsewhere."""
+    With ``paths``, only the edits of those repository paths are loaded whole. ``placed``
+    receives, for every timed edit whatever its path, its hashes (-> repository paths): what
+    says that an edit added a line elsewhere."""
     edits: dict[int, EditRef] = {}
     by_hash: dict[int, list[int]] = {}
-    split = getattr(store.evidence, "edit_lines_at", None) if paths is not None else None
-    if split is not None:
-        rows, others = split(repo_id, hashes, paths, side)
+    if paths is not None:
+        rows, others = store.evidence.edit_lines_at(repo_id, hashes, paths, side)
         times: dict[str | None, float | None] = {}
         for h, rel_path, timestamp in others:
             ts = times[timestamp] if timestamp in times else times.setdefault(timestamp, parse_ts(timestamp))

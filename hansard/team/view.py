@@ -146,8 +146,9 @@ class MergedSessions:
 
 
 class MergedEvidence:
-    """The evidence facet over both stores. A method not written here answers from the local
-    store alone (a facet method added since, until it learns about the team)."""
+    """The evidence facet over both stores. Every method of the local evidence facet is
+    written here (tests/test_team_view.py checks it): one forwarded to the local store alone
+    would silently leave teammates' edits out of `why`."""
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.local, name)
@@ -193,16 +194,40 @@ class MergedEvidence:
     def edit_lines(self, repo_id: int, hashes: Iterable[int], side: str = "+") -> list[Any]:
         hl = list(hashes)
         rows: list[Any] = list(self.local.edit_lines(repo_id, hl, side))
-        root = self._root(repo_id)
-        if root:
-            found = self._with_sessions(root, hl, side)
-            for r in found:
-                d = dict(r)
-                d["id"] = -d["id"]
-                d["srow"] = -d["srow"]
+        for d in self._team_rows(repo_id, hl, side):
+            self._seen(d["session_id"])
+            rows.append(d)
+        return rows
+
+    def edit_lines_at(self, repo_id: int, hashes: Iterable[int], paths: Collection[str], side: str = "+"
+                      ) -> tuple[list[Any], list[tuple[int, str | None, str | None]]]:
+        """As the local store's: the team's edits of ``paths`` whole, of other paths where and
+        when (the team's rows come in one round trip either way)."""
+        hl = list(hashes)
+        rows, elsewhere = self.local.edit_lines_at(repo_id, hl, paths, side)
+        rows, wanted, placed = list(rows), set(paths), set()
+        for d in self._team_rows(repo_id, hl, side):
+            if d["rel_path"] in wanted:
                 self._seen(d["session_id"])
                 rows.append(d)
-        return rows
+            elif (d["hash"], d["id"]) not in placed:
+                placed.add((d["hash"], d["id"]))
+                elsewhere.append((d["hash"], d["rel_path"], d["timestamp"]))
+        return rows, elsewhere
+
+    def _team_rows(self, repo_id: int, hashes: list[int], side: str) -> list[dict[str, Any]]:
+        """The team's edit lines of ``hashes`` in this repository, their ids negated (a team
+        row never collides with a local one)."""
+        root = self._root(repo_id)
+        if not root:
+            return []
+        out = []
+        for r in self._with_sessions(root, hashes, side):
+            d = dict(r)
+            d["id"] = -d["id"]
+            d["srow"] = -d["srow"]
+            out.append(d)
+        return out
 
     def _with_sessions(self, root: str, hashes: list[int], side: str) -> list[dict[str, Any]]:
         """The team's edit lines of these hashes; from the server, with their sessions and
