@@ -39,10 +39,8 @@ def store_version(store: Any) -> int:
 
 
 def _why():
-    try:
-        from hansard.answers import why
-    except ImportError:  # before the answers/ package existed
-        from hansard.attribution import why  # type: ignore[no-redef]
+    from hansard.answers import why
+
     return why
 
 
@@ -58,22 +56,15 @@ def why_file(db: Any, path: str, contents: bytes | None) -> dict[str, Any]:
 
 def conversation(db: Any, session_id: str, around: int | None, limit: int = 11) -> str:
     """`hansard show SESSION --around N --limit 11` as text."""
-    try:
-        from hansard.answers.transcript import get_past_session
-    except ImportError:
-        from hansard.search.transcript import get_past_session  # type: ignore[no-redef]
-    try:
-        from hansard.render.recall import transcript
-    except ImportError:
-        from hansard.search.render import transcript  # type: ignore[no-redef]
+    from hansard.answers.transcript import get_past_session
+    from hansard.render.recall import transcript
+
     return transcript(get_past_session(db, session_id, around=around, limit=limit))
 
 
 def _render():
-    try:
-        from hansard.render import answers as r
-    except ImportError:
-        from hansard import render as r  # type: ignore[no-redef]
+    from hansard.render import answers as r
+
     return r
 
 
