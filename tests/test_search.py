@@ -20,7 +20,7 @@ from hansard.store.types import Candidate
 from hansard.answers.search.sessions import cap_answer, search_past_sessions
 from fixtures_repos.writers import Transcript
 from hansard.store import open_store
-from tests.helpers import cli_json, run_cli
+from tests.helpers import WordsEmbedder, cli_json, run_cli
 
 HIT_FIELDS = {"session_id", "title", "provider", "message_index", "role", "kind", "excerpt", "score", "matched_by",
               "started_at_local", "timestamp_local"}
@@ -445,26 +445,6 @@ class ConceptEncoder:
         return out / np.linalg.norm(out, axis=1, keepdims=True)
 
 
-class StableHashEmbedder(HashEmbedder):
-    """HashEmbedder with a hash that does not change between runs, and few collisions."""
-
-    id = "test-crc-4096"
-    dim = 4096
-
-    def embed(self, texts: list[str]):
-        import zlib
-
-        import numpy as np
-
-        out = np.zeros((len(texts), self.dim), np.float32)
-        for i, t in enumerate(texts):
-            for w in t.lower().split():
-                out[i, zlib.crc32(w.strip(".,:;!?").encode()) % self.dim] += 1.0
-        n = np.linalg.norm(out, axis=1, keepdims=True)
-        n[n == 0] = 1
-        return out / n
-
-
 def test_session_intent_tier_finds_a_paraphrase(tmp_path: Path) -> None:
     pytest.importorskip("numpy")
     from hansard.answers.search.intent import build_intent_vectors
@@ -484,21 +464,21 @@ def test_session_intent_tier_finds_a_paraphrase(tmp_path: Path) -> None:
         t.assistant("Done; the tests pass.")
         t.write(tmp_path / "i")
     index(d, [tmp_path / "i"])
-    build_vectors(d.search, StableHashEmbedder())
+    build_vectors(d.search, WordsEmbedder("test-crc-4096", 4096))
     enc = ConceptEncoder()
     counts = build_intent_vectors(d.search, enc)
     # the requests and each session's last answer, not the middle of the work
     assert counts["texts"] == 6 and counts["embedded"] == 4  # "Done; the tests pass." once
     assert build_intent_vectors(d.search, enc)["texts"] == 0  # nothing new above the mark
     query = "resending documents falls over when blank"
-    m = search_past_sessions(d, query, mode="meaning", embedder=StableHashEmbedder(), intent_encoder=enc)
+    m = search_past_sessions(d, query, mode="meaning", embedder=WordsEmbedder("test-crc-4096", 4096), intent_encoder=enc)
     top = m["results"][0]
     assert top["session_id"] == "sess-upload" and top["matched_by"] == "meaning"
     # named by its request (the whole message: no ``passage``), with the intent's similarity
     assert top["message_index"] == 0 and "passage" not in top and "upload retry" in top["excerpt"]
     assert 0.5 < top["similarity"] <= 1
     # keyword finds nothing in this paraphrase: hybrid's ranking is meaning's
-    h = search_past_sessions(d, query, mode="hybrid", embedder=StableHashEmbedder(), intent_encoder=enc)
+    h = search_past_sessions(d, query, mode="hybrid", embedder=WordsEmbedder("test-crc-4096", 4096), intent_encoder=enc)
     assert [r["session_id"] for r in h["results"]] == [r["session_id"] for r in m["results"]]
     # the other intents rank by how much of the query they share in meaning
     assert [r["session_id"] for r in m["results"]][:2] == ["sess-upload", "sess-both"]

@@ -17,6 +17,7 @@ import pytest
 from fixtures_repos.writers import Transcript
 from hansard.ingest.run import index, rebuild
 from hansard.store import open_store
+from tests.helpers import WordsEmbedder
 
 np = pytest.importorskip("numpy")
 
@@ -26,22 +27,7 @@ from hansard.answers.search.sessions import search_past_sessions  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 
 
-class WordEmbedder:
-    """A stand-in embedder, the same in every process: each word lights one dimension."""
-
-    id = "test-words-64"
-    dim = 64
-
-    def embed(self, texts: list[str]):
-        import zlib
-
-        out = np.zeros((len(texts), self.dim), np.float32)
-        for i, t in enumerate(texts):
-            for w in t.lower().split():
-                out[i, zlib.crc32(w.strip(".,:;!?").encode()) % self.dim] += 1.0
-        n = np.linalg.norm(out, axis=1, keepdims=True)
-        n[n == 0] = 1
-        return out / n
+EMB = WordsEmbedder("test-words-64", 64)  # the same vectors in every process
 
 
 @pytest.fixture(autouse=True)
@@ -65,12 +51,12 @@ def store(tmp_path: Path):
              "the kiwi parser reads past the end of the buffer")
     _session(tmp_path / "t", "sess-mango", "rename the mango helper", "the mango helper is renamed")
     index(d, [tmp_path / "t"])
-    meaning.build_vectors(d.search, WordEmbedder())
+    meaning.build_vectors(d.search, EMB)
     return d
 
 
 def _where(d) -> Path:
-    return vector_cache.folder(d.search.vector_stamp(WordEmbedder.id)[0], WordEmbedder.id)
+    return vector_cache.folder(d.search.vector_stamp(EMB.id)[0], EMB.id)
 
 
 def _meta(d) -> dict:
@@ -78,20 +64,20 @@ def _meta(d) -> dict:
 
 
 def _top(d, query: str) -> str:
-    return search_past_sessions(d, query, mode="meaning", embedder=WordEmbedder())["results"][0]["session_id"]
+    return search_past_sessions(d, query, mode="meaning", embedder=EMB)["results"][0]["session_id"]
 
 
 def test_the_builder_writes_an_owner_only_copy_at_the_store_stamp(store) -> None:
     where = _where(store)
-    assert where.parent.parent == Path(store.search.vector_stamp(WordEmbedder.id)[0]).parent
+    assert where.parent.parent == Path(store.search.vector_stamp(EMB.id)[0]).parent
     meta = _meta(store)
-    assert meta["stamp"] == list(store.search.vector_stamp(WordEmbedder.id)[1:])
+    assert meta["stamp"] == list(store.search.vector_stamp(EMB.id)[1:])
     assert meta["rows"] == store.search.passage_count() == 4 and meta["messages"] == 4
     assert stat.S_IMODE(where.stat().st_mode) == 0o700
     assert all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in where.iterdir())
-    vi = meaning.VectorIndex.get(store.search, WordEmbedder.id)
+    vi = meaning.VectorIndex.get(store.search, EMB.id)
     assert isinstance(vi.mat, np.memmap)  # mapped, not read from SQLite
-    spans, blobs = store.search.vectors(WordEmbedder.id)  # the same rows and vectors as SQLite's
+    spans, blobs = store.search.vectors(EMB.id)  # the same rows and vectors as SQLite's
     assert [tuple(r) for r in np.stack([vi.ids, vi.starts, vi.ends], 1).tolist()] == [tuple(s) for s in spans]
     assert np.array_equal(vi.mat, np.frombuffer(b"".join(blobs), np.float16).reshape(len(spans), -1).astype(np.float32))
     assert _top(store, "kiwi parser crash") == "sess-kiwi"
@@ -102,13 +88,13 @@ def test_another_process_maps_the_copy_without_rewriting_it(store) -> None:
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(0, sys.argv[1] + '/tests')\n"
         "import numpy as np\n"
-        "from test_vector_cache import WordEmbedder\n"
+        "from test_vector_cache import EMB\n"
         "from hansard.answers.search import meaning\n"
         "from hansard.answers.search.sessions import search_past_sessions\n"
         "from hansard.store import open_store\n"
         "d = open_store()\n"
-        "vi = meaning.VectorIndex.get(d.search, WordEmbedder.id)\n"
-        "r = search_past_sessions(d, 'mango helper', mode='meaning', embedder=WordEmbedder())\n"
+        "vi = meaning.VectorIndex.get(d.search, EMB.id)\n"
+        "r = search_past_sessions(d, 'mango helper', mode='meaning', embedder=EMB)\n"
         "print(type(vi.mat).__name__, r['results'][0]['session_id'])\n"
     )
     out = subprocess.run([sys.executable, "-c", code, str(REPO)], capture_output=True, text=True, env=os.environ,
@@ -130,9 +116,9 @@ def test_a_new_session_embedded_rewrites_it_reusing_the_old_vectors(store, tmp_p
         return real(self, model, hashes)
 
     monkeypatch.setattr(type(store.search), "vectors_by_hash", spy)
-    meaning.build_vectors(store.search, WordEmbedder())
+    meaning.build_vectors(store.search, EMB)
     new = _meta(store)
-    assert new["stamp"] != old["stamp"] and new["stamp"] == list(store.search.vector_stamp(WordEmbedder.id)[1:])
+    assert new["stamp"] != old["stamp"] and new["stamp"] == list(store.search.vector_stamp(EMB.id)[1:])
     assert new["rows"] == 6 and new["files"] != old["files"]
     assert len(asked) == 2  # only the two new passages were read from SQLite
     assert not (_where(store) / old["files"]["mat"]).exists()  # the old build swept
@@ -142,36 +128,36 @@ def test_a_new_session_embedded_rewrites_it_reusing_the_old_vectors(store, tmp_p
 def test_a_message_rewritten_under_its_vectors_moves_the_stamp_and_the_copy(store) -> None:
     """What a redaction that rewrites a stored message does: the update trigger steps the
     builder's mark back; the stamp moves, the message is embedded again, the copy follows."""
-    model = WordEmbedder.id
+    model = EMB.id
     old = _meta(store)
     mid = store.search.db.execute("SELECT id FROM messages WHERE text LIKE '%kiwi parser reads%'").fetchone()[0]
     store.search.db.execute("UPDATE messages SET text='the [REDACTED] zebra overflows' WHERE id=?", (mid,))
     assert list(store.search.vector_stamp(model)[1:]) != old["stamp"]
     # searched before the builder ran: the copy follows at once, without the rewritten message
     assert mid not in meaning.VectorIndex.get(store.search, model).ids.tolist()
-    meaning.build_vectors(store.search, WordEmbedder())
+    meaning.build_vectors(store.search, EMB)
     new = _meta(store)
     assert new["stamp"] != old["stamp"]
     vi = meaning.VectorIndex.get(store.search, model)
     row = int(np.flatnonzero(np.asarray(vi.ids) == mid)[0])
-    assert np.allclose(vi.mat[row], WordEmbedder().embed(["the [REDACTED] zebra overflows"])[0], atol=1e-3)
+    assert np.allclose(vi.mat[row], EMB.embed(["the [REDACTED] zebra overflows"])[0], atol=1e-3)
     assert _top(store, "zebra overflows") == "sess-kiwi"
 
 
 def test_a_reindex_moves_the_stamp_and_the_copy_follows_the_new_ids(store, monkeypatch: pytest.MonkeyPatch) -> None:
-    model = WordEmbedder.id
+    model = EMB.id
     old = _meta(store)
     rebuild(store)
     stamp = list(store.search.vector_stamp(model)[1:])
     assert stamp != old["stamp"]
     assert vector_cache.load(_where(store), store.search.vector_stamp(model)[0], model, tuple(stamp)) is None
-    embedded = meaning.build_vectors(store.search, WordEmbedder())  # walks the new ids from the start
+    embedded = meaning.build_vectors(store.search, EMB)  # walks the new ids from the start
     assert embedded["messages"] == 4 and embedded["embedded"] == 0  # every text's vector was kept
     assert _meta(store)["rows"] == 4 and _meta(store)["stamp"] == list(store.search.vector_stamp(model)[1:])
     vi = meaning.VectorIndex.get(store.search, model)
     spans, _ = store.search.vectors(model)
     assert [tuple(r) for r in np.stack([vi.ids, vi.starts, vi.ends], 1).tolist()] == [tuple(s) for s in spans]
-    res = search_past_sessions(store, "kiwi parser crash", mode="meaning", embedder=WordEmbedder())
+    res = search_past_sessions(store, "kiwi parser crash", mode="meaning", embedder=EMB)
     assert res["mode"] == "meaning" and res["results"][0]["session_id"] == "sess-kiwi"
 
 
@@ -187,7 +173,7 @@ def test_a_damaged_copy_is_rewritten(store, damage: str) -> None:
         (where / "meta.json").write_bytes(b"{not json")
     else:
         mat.unlink()
-    vi = meaning.VectorIndex.get(store.search, WordEmbedder.id)
+    vi = meaning.VectorIndex.get(store.search, EMB.id)
     assert isinstance(vi.mat, np.memmap) and len(vi.ids) == 4
     assert _meta(store)["files"] != meta["files"] or damage == "meta"
     assert _top(store, "kiwi parser crash") == "sess-kiwi"
@@ -198,7 +184,7 @@ def test_a_copy_that_cannot_be_written_falls_back_to_sqlite(store, tmp_path: Pat
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     monkeypatch.setattr(vector_cache, "folder", lambda s, m: blocker / "vectors" / m)  # mkdir fails
-    vi = meaning.VectorIndex.get(store.search, WordEmbedder.id)
+    vi = meaning.VectorIndex.get(store.search, EMB.id)
     assert not isinstance(vi.mat, np.memmap) and len(vi.ids) == 4
     assert _top(store, "mango helper") == "sess-mango"
     monkeypatch.setenv("HANSARD_VECTOR_CACHE", "0")  # turned off: the same answer from SQLite
@@ -212,14 +198,14 @@ def test_a_read_only_copy_is_still_mapped(store, monkeypatch: pytest.MonkeyPatch
         raise AssertionError("a current copy is never rewritten")
 
     monkeypatch.setattr(vector_cache, "refresh", no_refresh)
-    vi = meaning.VectorIndex.get(store.search, WordEmbedder.id)
+    vi = meaning.VectorIndex.get(store.search, EMB.id)
     assert isinstance(vi.mat, np.memmap)
 
 
 def test_a_passage_without_a_vector_of_the_model_is_a_row_no_search_returns(store) -> None:
     """Passages written by another model's builder (a model change half done): their texts have
     no vector under this model, so their rows carry message id -1 and a zero vector."""
-    model = WordEmbedder.id
+    model = EMB.id
     mid = store.search.db.execute("SELECT id FROM messages WHERE text LIKE '%mango helper is renamed%'").fetchone()[0]
     store.search.add_vectors("other-model", [(b"o" * 16, b"\0" * 128)], [(mid, 0, 5, b"o" * 16)], mid,
                              "2026-01-01T00:00:00.000001Z")

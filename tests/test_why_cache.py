@@ -89,16 +89,22 @@ def test_second_answer_is_the_cached_one_and_the_same(tmp_path, monkeypatch):
     assert _cached_rows() == 2
 
 
-def test_a_new_transcript_gives_a_fresh_answer(tmp_path, monkeypatch):
-    b, r, cc = _shop(tmp_path, "why_cache_transcript")
+def _late_session(tmp_path, monkeypatch, name):
+    """(the first session, a second one that wrote line 3, where its transcript is for now):
+    the second session's transcript turns up only later (copied from another machine)."""
+    b, r, cc = _shop(tmp_path, name)
     late = b.claude(r.path)
     late.prompt("Add a tax constant")
     late.edit(r.path / "shop.py", FIRST, FIRST + TAX)
     b.commit(r, "Tax")
-    # the second session's transcript turns up only later (copied from another machine)
     away = tmp_path / "away.jsonl"
     late.path.rename(away)
     _enter(b, r, tmp_path, monkeypatch)
+    return cc, late, away
+
+
+def test_a_new_transcript_gives_a_fresh_answer(tmp_path, monkeypatch):
+    cc, late, away = _late_session(tmp_path, monkeypatch, "why_cache_transcript")
     before = _why("shop.py")
     assert before["lines"][2]["kind"] == "human" and _cached_rows() == 1
     assert _why("shop.py") == before  # nothing new: the cached answer
@@ -111,14 +117,7 @@ def test_a_new_transcript_gives_a_fresh_answer(tmp_path, monkeypatch):
 
 def test_a_transcript_read_while_git_blames_is_in_the_answer(tmp_path, monkeypatch):
     """No cached answer: the quick index runs while git blames, and what it reads is used."""
-    b, r, cc = _shop(tmp_path, "why_cache_during_blame")
-    late = b.claude(r.path)
-    late.prompt("Add a tax constant")
-    late.edit(r.path / "shop.py", FIRST, FIRST + TAX)
-    b.commit(r, "Tax")
-    away = tmp_path / "away.jsonl"
-    late.path.rename(away)
-    _enter(b, r, tmp_path, monkeypatch)
+    _, late, away = _late_session(tmp_path, monkeypatch, "why_cache_during_blame")
     assert _why("shop.py", "--no-cache")["lines"][2]["kind"] == "human"
     away.rename(late.path)
     after = _why("shop.py", "--no-cache")
