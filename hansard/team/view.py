@@ -87,6 +87,14 @@ class MergedSessions:
     its id or a unique prefix when no local one is, and read in windows like a local one. Its
     row id is negative; its messages have no source file (the archive stays on their machine)."""
 
+    # Answered from this machine's store alone, by decision (tests/test_team_view.py holds
+    # every other method to being written here): listings and counts of this machine's
+    # sessions (teammates' come through hansard.team.search), its raw records and index state,
+    # and its repository rows.
+    LOCAL_ONLY = frozenset({"data_version", "index_state", "list", "provider_counts", "raw_record",
+                            "records_between", "repo_ids_at", "repo_ids_named", "repo_ids_with_root",
+                            "repo_path", "status", "subagents"})
+
     def __init__(self, local: Any, evidence: MergedEvidence, paths: dict[str, str] | None = None) -> None:
         self._local = local
         self._evidence = evidence
@@ -389,6 +397,12 @@ class MergedMemories:
     negative; its ``repo_path`` is this member's checkout of the repository, so a server held
     to one repository (``--scope repo``) serves it only there. A few files per repository and
     member: matched here, with the words of the query, not ranked by the server."""
+
+    # Answered from this machine's store alone, by decision (tests/test_team_view.py holds
+    # every other method to being written here): the mirror's bookkeeping, which only this
+    # machine's indexer writes.
+    LOCAL_ONLY = frozenset({"count", "known", "mark_missing", "mark_root_scanned", "project_of_folder",
+                            "project_roots", "root_scanned_at", "save", "set_scope", "transaction"})
 
     def __init__(self, local: Any, team: Any, roots: set[str], paths: dict[str, str], store: Any) -> None:
         self._local = local
