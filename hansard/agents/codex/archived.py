@@ -34,11 +34,9 @@ SNIFF_BYTES = 4096
 
 
 def _zstd() -> Any:
-    try:
-        from compression import zstd  # type: ignore[import-not-found]  # Python 3.14+
-    except ImportError:
-        from backports import zstd  # type: ignore[import-not-found,no-redef]
-    return zstd
+    from hansard.zstdlib import zstd
+
+    return zstd()
 
 
 def _lines(path: str) -> tuple[list[bytes], bytes]:

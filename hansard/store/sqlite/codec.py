@@ -27,12 +27,9 @@ def unpack(blob: bytes | None) -> str | None:
 
 
 def _zstd() -> Any:
-    # Imported on first use: `hansard why` never reads a raw record.
-    try:
-        from compression import zstd  # type: ignore[import-not-found]  # Python 3.14+
-    except ImportError:
-        from backports import zstd  # type: ignore[import-not-found,no-redef]
-    return zstd
+    from hansard.zstdlib import zstd  # on first use: `hansard why` never reads a raw record
+
+    return zstd()
 
 
 def pack_record(data: bytes) -> bytes:
