@@ -3,6 +3,8 @@ they leave is the one a plain index leaves, with every index the migrations defi
 
 from __future__ import annotations
 
+import os
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -20,6 +22,17 @@ def _indexes(db: sqlite3.Connection) -> dict[str, str]:
     return {r[0]: r[1] for r in db.execute("SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL")}
 
 
+def _plain_dump(samples: Path) -> dict:
+    """The store a plain index of the samples leaves, as a dump; the store is removed after, so
+    the test's own index starts from nothing."""
+    db = connect()
+    index(db, [samples])
+    expected = dump(db)
+    db.close()
+    shutil.rmtree(os.environ["HANSARD_HOME"])
+    return expected
+
+
 def _fresh_indexes() -> dict[str, str]:
     mem = sqlite3.connect(":memory:", isolation_level=None)
     from hansard.store.sqlite.db import migrate
@@ -30,15 +43,7 @@ def _fresh_indexes() -> dict[str, str]:
 
 def test_first_index_fills_without_secondary_indexes_and_builds_them_after(
         samples: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    plain = connect()
-    index(plain, [samples])
-    expected = dump(plain)
-    plain.close()
-
-    import os
-    import shutil
-
-    shutil.rmtree(os.environ["HANSARD_HOME"])
+    expected = _plain_dump(samples)
     monkeypatch.setattr(scanner, "DEFER_INDEX_BYTES", 0)
     seen: list[int] = []
     drop = SqliteItems.drop_indexes
@@ -77,17 +82,10 @@ def test_a_later_index_keeps_every_index(samples: Path, tmp_path: Path) -> None:
 
 
 def test_two_reading_workers_write_what_one_reader_writes(samples: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import os
-    import shutil
-
     from hansard.ingest import prepare
     from hansard.ingest.run import rebuild
 
-    db = connect()
-    index(db, [samples])
-    expected = dump(db)
-    db.close()
-    shutil.rmtree(os.environ["HANSARD_HOME"])
+    expected = _plain_dump(samples)
 
     monkeypatch.setattr(prepare, "WORKER_MIN_BYTES", 0)
     monkeypatch.setattr(prepare, "TWO_WORKERS_MIN_BYTES", 0)
