@@ -45,8 +45,10 @@ WORKER_MIN_BYTES = 8 << 20
 # compress) costs about as much CPU as writing, and the writer waits on it otherwise.
 TWO_WORKERS_MIN_BYTES = 64 << 20
 # Chunks a worker holds ready beyond the pipe: a large file's chunks keep coming while the
-# writer takes another worker's.
-AHEAD_CHUNKS = 4
+# writer takes another worker's (results are taken in job order, so a worker whose turn has not
+# come waits once this many are ready). 16 rather than 4: full index of the 530 MB bench corpus,
+# five alternated runs each, median 27.6 s against 29.5 s; peak RSS unchanged (168 MiB).
+AHEAD_CHUNKS = 16
 
 FILE, ARCHIVE = "file", "archive"
 
