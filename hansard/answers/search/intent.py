@@ -264,14 +264,8 @@ def intent_candidates(index: Any, query: str, f: Any, k: int, encoder: Any) -> t
         if sid not in seen:
             seen.add(sid)
             best.append((int(ii.ids[r]), sid, float(sims[r])))
-    hits: list[tuple[int, int, float]] = []
-    step = k + k // 2
-    for at in range(0, len(best), step):
-        chunk = best[at:at + step]
-        keep = index.passing([c[0] for c in chunk], f)
-        hits += [c for c in chunk if c[0] in keep]
-        if len(hits) >= k:
-            break
-    hits = hits[:k]
+    from hansard.answers.search.meaning import first_passing
+
+    hits: list[tuple[int, int, float]] = first_passing(index, best, f, k)
     length = dict(zip(ii.ids.tolist(), ii.lengths.tolist()))
     return hits, {m: (0, int(length[m])) for m, _, _ in hits}

@@ -441,6 +441,20 @@ def fewest(scores: Any, keep: int) -> Any:
     return np.sort(np.concatenate([below, at]))
 
 
+def first_passing(index: Any, ranked: list[Any], f: Any, k: int) -> list[Any]:
+    """The first ``k`` of ``ranked`` (tuples whose first item is a message id, best first)
+    whose message passes the filters ``f``: asked a chunk at a time, usually one is enough."""
+    hits: list[Any] = []
+    step = k + k // 2
+    for at in range(0, len(ranked), step):
+        chunk = ranked[at:at + step]
+        keep = index.passing([c[0] for c in chunk], f)
+        hits += [c for c in chunk if c[0] in keep]
+        if len(hits) >= k:
+            break
+    return hits[:k]
+
+
 def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedder | None = None,
                        intent_encoder: Any = None) -> MeaningResult:
     """Passages by the passage embedder and, with an intent encoder (loaded with the installed
@@ -471,15 +485,7 @@ def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedde
         if mid not in spans:  # best passage of each message first
             spans[mid] = (int(vi.starts[r]), int(vi.ends[r]))
             cand.append((mid, float(sim)))
-    hits: list[tuple[int, float]] = []
-    step = k + k // 2
-    for at in range(0, len(cand), step):  # best first, a chunk at a time: usually one is enough
-        chunk = cand[at:at + step]
-        keep = index.passing([c[0] for c in chunk], f)
-        hits += [c for c in chunk if c[0] in keep]
-        if len(hits) >= k:
-            break
-    hits = hits[:k]
+    hits = first_passing(index, cand, f, k)
     res = MeaningResult(hits=hits, passages={m: spans[m] for m, _ in hits}, similarity=dict(hits))
     if intent_encoder is not None:
         from hansard.answers.search.intent import intent_candidates
