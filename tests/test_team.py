@@ -234,6 +234,21 @@ def test_search_shows_team_sessions_only_with_the_flags(team) -> None:
     assert [s["session_id"] for s in listed["sessions"]] == [SID_A]
 
 
+def _local_state(home: Path) -> tuple:
+    """This member's store, team config and offline copy, as they stand (what a team failure
+    must leave untouched)."""
+    import sqlite3
+
+    from tests.helpers import dump
+
+    db = sqlite3.connect(home / "hansard.db")
+    db.row_factory = sqlite3.Row
+    try:
+        return dump(db), (home / "team/config.json").read_bytes(), (home / "team/offline.db").read_bytes()
+    finally:
+        db.close()
+
+
 def test_server_down_push_fails_retryably_and_why_uses_the_offline_copy(team) -> None:
     app = _as_bob(team)
     pulled = cli_json("team", "pull")
@@ -241,19 +256,7 @@ def test_server_down_push_fails_retryably_and_why_uses_the_offline_copy(team) ->
     assert run_cli("index")[0] == 0
     home = team["bob"].root / "hansard"
 
-    def local_state() -> tuple:
-        import sqlite3
-
-        from tests.helpers import dump
-
-        db = sqlite3.connect(home / "hansard.db")
-        db.row_factory = sqlite3.Row
-        try:
-            return dump(db), (home / "team/config.json").read_bytes(), (home / "team/offline.db").read_bytes()
-        finally:
-            db.close()
-
-    before = local_state()
+    before = _local_state(home)
     pg = team["pg"]
     pg.stop()
     try:
@@ -262,7 +265,7 @@ def test_server_down_push_fails_retryably_and_why_uses_the_offline_copy(team) ->
             rc, out, _ = run_cli(*cmd, "--json")
             err = json.loads(out)["error"]
             assert rc == 30 and err["code"] == "team_unreachable" and err["retryable"] is True
-        assert local_state() == before
+        assert _local_state(home) == before
         n = _line_of(app, "kept = [i * (1 - rate)")
         ans = cli_json("why", f"app.py:{n}", "--no-sync")
         assert ans["lines"][0]["session_id"] == SID_A
@@ -488,19 +491,7 @@ def test_a_hung_server_fails_push_and_pull_retryably_and_local_commands_do_not_w
     home = team["bob"].root / "hansard"
     local = cli_json("sessions")
 
-    def local_state() -> tuple:
-        import sqlite3
-
-        from tests.helpers import dump
-
-        db = sqlite3.connect(home / "hansard.db")
-        db.row_factory = sqlite3.Row
-        try:
-            return dump(db), (home / "team/config.json").read_bytes(), (home / "team/offline.db").read_bytes()
-        finally:
-            db.close()
-
-    before = local_state()
+    before = _local_state(home)
     pg = team["pg"]
     team["mp"].setenv("HANSARD_TEAM_TIMEOUT", "2")
     pg.pause()
@@ -511,7 +502,7 @@ def test_a_hung_server_fails_push_and_pull_retryably_and_local_commands_do_not_w
             err = json.loads(out)["error"]
             assert rc == 30 and err["code"] == "team_unreachable" and err["retryable"] is True, (cmd, out)
             assert time.monotonic() - t0 < 15, cmd
-        assert local_state() == before
+        assert _local_state(home) == before
         n = _line_of(app, "kept = [i * (1 - rate)")
         t0 = time.monotonic()
         ans = cli_json("why", f"app.py:{n}", "--no-sync")
