@@ -83,16 +83,6 @@ class SqliteItems:
                 self.db.execute(stmt)
             self.db.execute(sql)
 
-    def _deferrable(self) -> list[tuple[str, str]]:
-        """(name, SQL) of the derived tables' non-unique indexes in the store: the ones no
-        write depends on (the unique ones carry the writer's conflict rules)."""
-        from hansard.store.sqlite.migrations import DERIVED_TABLES
-
-        return self.db.execute(
-            "SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL"
-            f" AND tbl_name IN ({marks(len(DERIVED_TABLES))})"
-            " AND upper(sql) NOT LIKE 'CREATE UNIQUE%'", DERIVED_TABLES).fetchall()
-
     @contextmanager
     def rebuilding(self) -> Iterator[None]:
         """Inside the caller's transaction, around writing every derived row again (after
@@ -100,17 +90,9 @@ class SqliteItems:
         finished tables on the way out, which costs less than keeping them up to date row by
         row. The unique ones stay, as the writer's conflict rules need them. A transaction
         rolled back takes the drop back with it."""
-        dropped = self._deferrable()
-        for name, _sql in dropped:
-            self.db.execute(f'DROP INDEX "{name}"')
-        ok = False
-        try:
-            yield
-            ok = True
-        finally:
-            if ok:
-                for _name, sql in dropped:
-                    self.db.execute(sql)
+        self.drop_indexes()
+        yield
+        self.restore_indexes()  # not on an error: the rollback takes the drop back
 
     def empty(self) -> bool:
         """Whether no derived row has been written (a store before its first index)."""
@@ -118,10 +100,16 @@ class SqliteItems:
                    for t in ("messages", "tool_calls", "edits", "sessions"))
 
     def drop_indexes(self) -> None:
-        """Inside the caller's transaction: the non-unique indexes gone, for a first index that
-        fills empty tables (``restore_indexes`` builds them over the filled tables, in one
-        sort each instead of a B-tree insert per row)."""
-        for name, _sql in self._deferrable():
+        """Inside the caller's transaction: the derived tables' non-unique indexes gone, for a
+        run that fills them (a reindex, a first index; ``restore_indexes`` builds them over the
+        filled tables, one sort each instead of a B-tree insert per row). The unique ones stay:
+        they carry the writer's conflict rules."""
+        from hansard.store.sqlite.migrations import DERIVED_TABLES
+
+        for (name,) in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE type='index' AND sql IS NOT NULL"
+            f" AND tbl_name IN ({marks(len(DERIVED_TABLES))})"
+            " AND upper(sql) NOT LIKE 'CREATE UNIQUE%'", DERIVED_TABLES).fetchall():
             self.db.execute(f'DROP INDEX "{name}"')
 
     def restore_indexes(self) -> int:
