@@ -625,15 +625,15 @@ def find_secrets(text: str) -> list[tuple[int, int, str]]:
 # -- redacting ------------------------------------------------------------------------------------
 
 
-class _Recent:
-    """The last few long texts redacted, with their results. Transcripts repeat long texts
-    (a file read, then the same file as an edit's "before"; Codex's patch events carry the
-    content twice): about half the bytes of the shared samples are repeats."""
+class _Memo:
+    """The texts last redacted, with their results, up to ``max_chars`` of text (the least
+    recently used go first). Transcripts repeat texts: a file read, then the same file as an
+    edit's "before"; Codex's patch events carry the content twice; a tool result is both the
+    call's output and a message; a path or a command recurs. About half the bytes of the
+    shared samples, and two in three of the bench corpus' short texts, are repeats."""
 
-    MIN_CHARS = 512
-    MAX_CHARS = 4_000_000
-
-    def __init__(self) -> None:
+    def __init__(self, max_chars: int) -> None:
+        self.max_chars = max_chars
         self.items: OrderedDict[str, tuple[str, int]] = OrderedDict()
         self.chars = 0
         self.lock = threading.Lock()  # the MCP server writes captures from worker threads
@@ -646,41 +646,33 @@ class _Recent:
             return hit
 
     def put(self, text: str, result: tuple[str, int]) -> None:
-        if len(text) > self.MAX_CHARS // 4:
+        if len(text) > self.max_chars // 4:
             return
         with self.lock:
             if text not in self.items:
                 self.chars += len(text)
             self.items[text] = result
-            while self.chars > self.MAX_CHARS:
+            while self.chars > self.max_chars:
                 old, _ = self.items.popitem(last=False)
                 self.chars -= len(old)
 
 
-_RECENT = _Recent()
-# Short texts repeat far more often (a tool result is both the call's output and a message, a
-# path or command recurs): two in three of the short texts of the bench corpus are repeats.
-# A plain dict, emptied when full (a few MB at most); the result depends on the text alone.
-_SHORT: dict[str, tuple[str, int]] = {}
-_SHORT_MAX = 50_000
+# Long and short texts are remembered apart, so that a few long file texts never push out the
+# many short ones.
+LONG_CHARS = 512
+_LONG = _Memo(4_000_000)
+_SHORT = _Memo(2_000_000)
 
 
 def redact(text: str) -> tuple[str, int]:
     """``text`` with every secret replaced by ``[REDACTED:<rule>]``, and how many there were."""
     if len(text) < 6:
         return text, 0
-    if len(text) >= _Recent.MIN_CHARS:
-        hit = _RECENT.get(text)
-        if hit is None:
-            hit = _redact(text)
-            _RECENT.put(text, hit)
-        return hit
-    hit = _SHORT.get(text)
+    memo = _LONG if len(text) >= LONG_CHARS else _SHORT
+    hit = memo.get(text)
     if hit is None:
         hit = _redact(text)
-        if len(_SHORT) >= _SHORT_MAX:
-            _SHORT.clear()
-        _SHORT[text] = hit
+        memo.put(text, hit)
     return hit
 
 
