@@ -51,12 +51,9 @@ def save(cfg: dict[str, Any]) -> None:
 
 
 def _write_private(path: str, text: str) -> None:
-    tmp = path + ".tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.chmod(tmp, 0o600)
-    os.replace(tmp, path)
+    from hansard.privfile import write_private
+
+    write_private(path, text.encode("utf-8"))
 
 
 def split_password(url: str) -> tuple[str, str | None]:

@@ -134,11 +134,9 @@ def _sha256(path: Path) -> str:
                 if k.split("|")[0] != key.split("|")[0]}
         keep[key] = got
         record.parent.mkdir(parents=True, exist_ok=True)
-        tmp = record.with_name(f".{record.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(json.dumps(keep).encode())
-        os.replace(tmp, record)
+        from hansard.privfile import write_private
+
+        write_private(record, json.dumps(keep).encode())
     except OSError:
         pass  # a read-only home: hashed again next time
     return got

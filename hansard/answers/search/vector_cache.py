@@ -50,6 +50,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hansard.privfile import write_private
+
 FORMAT = "hansard-vector-cache/1"
 CHUNK = 32768
 HASH_BYTES = 16
@@ -151,7 +153,7 @@ def refresh(index: Any, model: str) -> Cached | None:
             old = load(where, store, model, None)
             meta = _write(index, model, where, old)
         meta.update(format=FORMAT, store=store, model=model, stamp=list(stamp))
-        _put(where / "meta.json", json.dumps(meta).encode())
+        write_private(where / "meta.json", json.dumps(meta).encode())
         _sweep(where, set(meta["files"].values()))
         return load(where, store, model, stamp)
     finally:
@@ -278,18 +280,6 @@ def _create(where: Path, name: str, build: str, dtype: Any, shape: tuple[int, ..
     os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
     tmp[name] = path
     return np.lib.format.open_memmap(path, mode="w+", dtype=dtype, shape=shape)
-
-
-def _put(path: Path, data: bytes) -> None:
-    """``data`` at ``path`` whole or not at all (a temporary file, synced, then moved)."""
-    t = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(t, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
-    try:
-        os.write(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(t, path)
 
 
 def _sweep(where: Path, keep: set[str]) -> None:
