@@ -429,3 +429,21 @@ def test_migration_applied_by_another_process_meanwhile_is_skipped(tmp_path: Pat
     migrate(SawNothing(con))  # type: ignore[arg-type]
     names = [r[0] for r in con.execute("SELECT name FROM _migrations")]
     assert sorted(names) == sorted(fn.__name__ for fn in MIGRATIONS)  # each once, none re-run
+
+
+def test_a_repository_registered_meanwhile_by_another_process_is_that_row(tmp_path: Path) -> None:
+    """`why` looks a repository up, finds nothing, and registers it; an index run registered
+    the same checkout in between (seen in CI as `UNIQUE constraint failed: repos.path` from a
+    `why` during a first index). The later registration is the earlier row."""
+    from hansard.store import open_store
+
+    indexer, asker = open_store(), open_store()
+    try:
+        path = str(tmp_path / "repo")
+        assert asker.repos.id_by_path(path) is None  # what `why` saw
+        first = indexer.repos.register("a" * 40, None, path)
+        assert asker.repos.register("a" * 40, None, path) == first
+        assert asker.repos.id_by_path(path) == first
+    finally:
+        indexer.close()
+        asker.close()

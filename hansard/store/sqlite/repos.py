@@ -45,8 +45,12 @@ class SqliteRepos:
             raise (err if isinstance(err, HansardError) else StoreReadOnly(str(exc))) from exc
 
     def _register(self, root_commit: str | None, remote: str | None, path: str, key_fields: Collection[str]) -> int:
-        cur = self.db.execute("INSERT INTO repos (root_commit, remote, path) VALUES (?,?,?)",
-                              (root_commit, remote, path))
+        cur = self.db.execute("INSERT INTO repos (root_commit, remote, path) VALUES (?,?,?)"
+                              " ON CONFLICT(path) DO NOTHING", (root_commit, remote, path))
+        if cur.rowcount == 0:
+            # Another process (an index run, beside a `why`) registered this path since the
+            # caller looked: its row is the one, and it has marked the waiting sessions itself.
+            return int(self.db.execute("SELECT id FROM repos WHERE path=?", (path,)).fetchone()[0])
         for field in key_fields:
             self.db.execute(
                 "UPDATE sessions SET resolved=0 WHERE repo_id IS NULL AND cwd IS NULL"
