@@ -53,11 +53,14 @@ class SqliteRepos:
             return int(self.db.execute("SELECT id FROM repos WHERE path=?", (path,)).fetchone()[0])
         for field in key_fields:
             self.db.execute(
-                "UPDATE sessions SET resolved=0 WHERE repo_id IS NULL AND cwd IS NULL"
+                "UPDATE sessions SET resolved=0 WHERE resolved<>0 AND repo_id IS NULL AND cwd IS NULL"
                 " AND json_extract(extra, ?) IS NOT NULL", ("$." + field,)
             )
+        # Rows already marked are left alone: rewriting an edit rewrites its hunks too, and while
+        # a first index links, every edit is still unmarked (about 60 ms a repository -> 11 ms on the
+        # bench corpus's 6,705 edits).
         self.db.execute(
-            "UPDATE edits SET resolved=0 WHERE repo_id IS NULL"
+            "UPDATE edits SET resolved=0 WHERE resolved<>0 AND repo_id IS NULL"
             " AND session_id IN (SELECT id FROM sessions WHERE resolved=0)"
         )
         return int(cur.lastrowid or 0)
