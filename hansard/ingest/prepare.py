@@ -13,7 +13,7 @@ leaves nothing behind, and the writer applies a source's results in one transact
 The worker is forked and never touches SQLite (a connection must not cross a fork): an ARCHIVE
 job's packed records follow the job down the job pipe, read by a connection of the writer's
 process. A large run deals its jobs to two workers in turn and reads their results back in
-job order. A worker runs ahead of the writer by at most ``AHEAD_CHUNKS`` chunks plus what one
+job order. A worker runs ahead of the writer by at most ``AHEAD_BYTES`` of results plus what one
 pipe holds, so memory stays bounded whatever the corpus size. It exits when its job pipe
 closes or its parent dies.
 """
@@ -44,11 +44,13 @@ WORKER_MIN_BYTES = 8 << 20
 # From this many bytes, and with two CPUs or more, two workers read: reading (parse, redact,
 # compress) costs about as much CPU as writing, and the writer waits on it otherwise.
 TWO_WORKERS_MIN_BYTES = 64 << 20
-# Chunks a worker holds ready beyond the pipe: a large file's chunks keep coming while the
+# What a worker holds ready beyond the pipe: a large file's chunks keep coming while the
 # writer takes another worker's (results are taken in job order, so a worker whose turn has not
-# come waits once this many are ready). 16 rather than 4: full index of the 530 MB bench corpus,
-# five alternated runs each, median 27.6 s against 29.5 s; peak RSS unchanged (168 MiB).
-AHEAD_CHUNKS = 16
+# come waits once this much is ready). Bounded by bytes, not by messages: a run of small files
+# sends two small messages a file, and a count of 16 messages stopped a worker eight files
+# ahead while the writer was still on the other worker's large one.
+AHEAD_BYTES = 48 << 20
+AHEAD_MESSAGES = 4096
 
 FILE, ARCHIVE = "file", "archive"
 
@@ -154,34 +156,53 @@ def _die_with_parent() -> None:
 
 
 class _Sender:
-    """Results sent down the pipe by a thread of their own, up to ``AHEAD_CHUNKS`` waiting:
-    the worker goes on parsing while the writer is busy with another worker's job."""
+    """Results sent down the pipe by a thread of their own, up to ``AHEAD_BYTES`` (or
+    ``AHEAD_MESSAGES``) waiting: the worker goes on parsing while the writer is busy with
+    another worker's job. One message larger than the bound still goes, alone."""
 
     def __init__(self, conn: Any) -> None:
-        import queue
+        from collections import deque
 
         self.conn = conn
-        self.queue: queue.Queue[bytes | None] = queue.Queue(maxsize=AHEAD_CHUNKS)
+        self.waiting: deque[bytes | None] = deque()
+        self.bytes = 0
+        self.ready = threading.Condition()
         self.broken = False
         self.thread = threading.Thread(target=self._run, daemon=True, name="hansard-index-send")
         self.thread.start()
 
     def _run(self) -> None:
-        while (data := self.queue.get()) is not None:
-            if self.broken:
-                continue
-            try:
-                self.conn.send_bytes(data)
-            except (BrokenPipeError, ConnectionResetError, OSError):
-                self.broken = True
+        while True:
+            with self.ready:
+                while not self.waiting:
+                    self.ready.wait()
+                data = self.waiting.popleft()
+            if data is None:
+                return
+            if not self.broken:
+                try:
+                    self.conn.send_bytes(data)
+                except (BrokenPipeError, ConnectionResetError, OSError):
+                    self.broken = True
+            with self.ready:
+                self.bytes -= len(data)
+                self.ready.notify_all()
 
     def send(self, msg: tuple) -> None:
         if self.broken:
             raise BrokenPipeError("the writer is gone")
-        self.queue.put(pickle.dumps(msg, pickle.HIGHEST_PROTOCOL))
+        data = pickle.dumps(msg, pickle.HIGHEST_PROTOCOL)
+        with self.ready:
+            while self.waiting and (self.bytes + len(data) > AHEAD_BYTES or len(self.waiting) >= AHEAD_MESSAGES):
+                self.ready.wait()
+            self.waiting.append(data)
+            self.bytes += len(data)
+            self.ready.notify_all()
 
     def close(self) -> None:
-        self.queue.put(None)
+        with self.ready:
+            self.waiting.append(None)
+            self.ready.notify_all()
         self.thread.join()
 
 
