@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from hansard.cli import main
+from hansard.store.sqlite.db import OUTPUT_SQL
 
 # Columns that are bookkeeping, not content: row ids and scan times differ between runs.
 _VOLATILE = {"id", "last_scanned", "first_seen", "source_id", "session_id", "message_id", "edit_id"}
@@ -65,8 +66,9 @@ def _dump(db: sqlite3.Connection) -> dict[str, list[tuple]]:
         for r in db.execute("SELECT m.*, s.session_id AS sid FROM messages m JOIN sessions s ON s.id=m.session_id")
     )
     out["tool_calls"] = list(
-        (r["sid"], r["call_id"], r["name"], r["input"], r["status"], r["output"], r["exit_code"])
-        for r in db.execute("SELECT t.*, s.session_id AS sid FROM tool_calls t JOIN sessions s ON s.id=t.session_id")
+        (r["sid"], r["call_id"], r["name"], r["input"], r["status"], r["out"], r["exit_code"])
+        for r in db.execute(f"SELECT t.*, {OUTPUT_SQL} AS out, s.session_id AS sid FROM tool_calls t"
+                            " JOIN sessions s ON s.id=t.session_id")
     )
     out["edits"] = list(
         (r["sid"], r["call_id"], r["seq"], r["tool"], r["kind"], r["status"], r["path"], r["hunks"], r["rel_path"])

@@ -174,6 +174,11 @@ def _typed(exc: sqlite3.Error) -> Exception:
     return err if isinstance(err, HansardError) else exc
 
 
+# A tool call's output, in a query over ``tool_calls t``: stored in the call, or the text of its
+# tool-result message when the writer stored it once (hansard/store/sqlite/writer.py).
+OUTPUT_SQL = "COALESCE(t.output, (SELECT om.text FROM messages om WHERE om.id=t.output_message_id))"
+
+
 def marks(n: int) -> str:
     """``n`` placeholders for an ``IN (...)`` list."""
     return ",".join("?" * n)

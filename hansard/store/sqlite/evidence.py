@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable
 from typing import Any
 
 from hansard.store.sqlite.codec import unpack
-from hansard.store.sqlite.db import marks
+from hansard.store.sqlite.db import OUTPUT_SQL, marks
 
 # Hashes per `IN (...)`: well under SQLite's variable limit.
 CHUNK = 500
@@ -197,7 +197,7 @@ class SqliteEvidence:
         """(session id, timestamp, input JSON, output) of calls to ``tools`` in sessions of
         ``repo_id`` whose input mentions ``needle``."""
         return [(r[0], r[1], r[2], r[3]) for r in self.db.execute(
-            "SELECT s.session_id, t.timestamp, t.input, t.output FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
+            f"SELECT s.session_id, t.timestamp, t.input, {OUTPUT_SQL} FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
             f" WHERE s.repo_id=? AND t.name IN ({marks(len(tools))}) AND instr(t.input, ?) > 0",
             (repo_id, *tools, needle),
         )]
@@ -215,7 +215,8 @@ class SqliteEvidence:
         """A session's calls to ``tools`` in order: rows (call_id, name, input, output,
         exit_code, status, timestamp, cwd, message_index)."""
         return self.db.execute(
-            "SELECT t.call_id, t.name, t.input, t.output, t.exit_code, t.status, t.timestamp, t.cwd, m.message_index"
+            f"SELECT t.call_id, t.name, t.input, {OUTPUT_SQL} AS output, t.exit_code, t.status, t.timestamp, t.cwd,"
+            " m.message_index"
             " FROM tool_calls t LEFT JOIN messages m ON m.id=t.message_id"
             f" WHERE t.session_id=? AND t.name IN ({marks(len(tools))}) ORDER BY t.timestamp, t.id",
             (session_row, *tools),

@@ -127,7 +127,7 @@ def filters_sql(f: SearchFilters) -> tuple[str, list]:
         where.append(
             f"(EXISTS (SELECT 1 FROM tool_calls t WHERE t.message_id=m.id AND t.name IN ({qs}) COLLATE NOCASE)"
             f" OR (m.kind='tool_result' AND EXISTS (SELECT 1 FROM tool_calls t WHERE t.session_id=m.session_id"
-            f" AND t.name IN ({qs}) COLLATE NOCASE AND t.output=m.text)))"
+            f" AND t.name IN ({qs}) COLLATE NOCASE AND (t.output_message_id=m.id OR t.output=m.text))))"
         )
         args += names + names
     if f.command:
@@ -135,7 +135,7 @@ def filters_sql(f: SearchFilters) -> tuple[str, list]:
         cmd = ("instr(COALESCE(json_extract(t.input,'$.command'), json_extract(t.input,'$.cmd'), t.input), ?) > 0")
         where.append(
             f"EXISTS (SELECT 1 FROM tool_calls t WHERE t.session_id=m.session_id AND t.name IN ({qs})"
-            f" AND {cmd} AND (t.message_id=m.id OR (m.kind='tool_result' AND t.output=m.text)))"
+            f" AND {cmd} AND (t.message_id=m.id OR t.output_message_id=m.id OR (m.kind='tool_result' AND t.output=m.text)))"
         )
         args += list(f.shell_tools) + [f.command]
     for ids in (f.file_sessions, f.commit_sessions):

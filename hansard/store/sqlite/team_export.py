@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hansard.store.sqlite.codec import unpack
+from hansard.store.sqlite.db import OUTPUT_SQL
 
 
 class SqliteTeamExport:
@@ -52,7 +53,8 @@ class SqliteTeamExport:
             (session_row,),
         )]
         tool_calls = [dict(r) for r in db.execute(
-            "SELECT m.message_index, t.call_id, t.name, t.input, t.output, t.exit_code, t.status, t.timestamp, t.cwd"
+            f"SELECT m.message_index, t.call_id, t.name, t.input, {OUTPUT_SQL} AS output, t.exit_code, t.status,"
+            " t.timestamp, t.cwd"
             " FROM tool_calls t LEFT JOIN messages m ON m.id=t.message_id WHERE t.session_id=? ORDER BY t.id",
             (session_row,),
         )]

@@ -12,7 +12,9 @@ lines so that matching agent edits to committed code still works. Messages are u
 (provider, key), tool calls per (provider, call_id), edits per (provider, call_id, seq). A
 message that already belongs to another session is a replayed prefix: it is not copied, and
 the replaying session records ``resumed_from``. message_index is assigned here, in arrival
-order, from ``sessions.message_count``.
+order, from ``sessions.message_count``. A tool call's output equal to the text of its
+tool-result message, written by the same source, is that message's text (``output`` NULL,
+``output_message_id`` set): read it as ``db.OUTPUT_SQL``.
 """
 
 from __future__ import annotations
@@ -98,7 +100,7 @@ def prepare(items: list[Item], redactor: Redactor) -> list[tuple]:
                         it.cwd))
         elif isinstance(it, ToolResultItem):
             output, red = clean(it.output)
-            ops.append((RESULT, it.call_id, it.status, output, red, _int64(it.exit_code), it.timestamp))
+            ops.append((RESULT, it.call_id, it.status, output, red, _int64(it.exit_code), it.timestamp, it.message_key))
         elif isinstance(it, EditItem):
             ops.append(_prepare_edit(it, redactor, clean))
         elif isinstance(it, SessionInfo):
@@ -154,6 +156,9 @@ class Writer:
         # not yet written to its sessions row.
         self._pending: dict[int, list[Any]] = {}
         self._message_ids: dict[str, int] = {}  # keys of this provider's messages seen here
+        # Tool-result messages inserted by the current ``write`` (one record's ops): key ->
+        # (id, text), for the result of the same record to point at instead of a second copy.
+        self._results: dict[str, tuple[int, str]] = {}
         self.counts = {"messages": 0, "edits": 0, "tool_calls": 0, "skipped": 0, "redactions": 0}
         self.skip_reasons: dict[str, int] = {}
         self.touched_sessions: set[int] = set()
@@ -255,7 +260,9 @@ class Writer:
         if cur.rowcount == 0:
             self._known_message(sid, key, role, kind, text, red, timestamp, model, replace)
             return
-        self._message_ids[key] = int(cur.lastrowid or 0)
+        self._message_ids[key] = mid = int(cur.lastrowid or 0)
+        if kind == "tool_result" and text:
+            self._results[key] = (mid, text)
         pending[0] += 1
         if timestamp is not None:
             if pending[1] is None or timestamp > pending[1]:
@@ -281,6 +288,7 @@ class Writer:
         self._message_ids[key] = row["id"]
         if row["session_id"] == sid:
             if replace:
+                self._own_outputs(f"SELECT {int(row['id'])}")
                 self.db.execute(
                     "UPDATE messages SET text=?, role=?, kind=?, timestamp=COALESCE(?, timestamp), model=COALESCE(?, model)"
                     " WHERE id=?",
@@ -324,11 +332,24 @@ class Writer:
         self.counts["redactions"] += red * cur.rowcount
 
     def _tool_result(self, op: tuple) -> None:
-        _, call_id, status, output, red, exit_code, timestamp = op
-        cur = self.db.execute(
-            "UPDATE tool_calls SET status=?, output=?, exit_code=?, result_timestamp=? WHERE provider=? AND call_id=?",
-            (status, output, exit_code, timestamp, self.provider, call_id),
-        )
+        _, call_id, status, output, red, exit_code, timestamp, message_key = op
+        shared = self._results.get(message_key) if message_key else None
+        if shared is not None and shared[1] == output:
+            # Stored once, as the message's text, when the call was written by this source too
+            # (a source's rows are removed together; another's call keeps a copy of its own).
+            cur = self.db.execute(
+                "UPDATE tool_calls SET status=?, output=CASE WHEN source_id=? THEN NULL ELSE ? END,"
+                " output_message_id=CASE WHEN source_id=? THEN ? END, exit_code=?, result_timestamp=?"
+                " WHERE provider=? AND call_id=?",
+                (status, self.source_id, output, self.source_id, shared[0], exit_code, timestamp, self.provider,
+                 call_id),
+            )
+        else:
+            cur = self.db.execute(
+                "UPDATE tool_calls SET status=?, output=?, output_message_id=NULL, exit_code=?, result_timestamp=?"
+                " WHERE provider=? AND call_id=?",
+                (status, output, exit_code, timestamp, self.provider, call_id),
+            )
         self.counts["redactions"] += red if cur.rowcount else 0
         if cur.rowcount == 0:
             self._skip((SKIP, "orphan_tool_result", 0, self.redactor.redact(call_id[:4000])[0][:500]), 0)
@@ -404,9 +425,17 @@ class Writer:
                         (sid, cut))
         self.db.execute(f"DELETE FROM edits WHERE message_id IN ({gone})", (sid, cut))
         self.db.execute(f"DELETE FROM tool_calls WHERE message_id IN ({gone})", (sid, cut))
+        self._own_outputs(gone, (sid, cut))
         self.db.execute("DELETE FROM messages WHERE session_id=? AND message_index>=?", (sid, cut))
         self.db.execute("UPDATE sessions SET message_count=? WHERE id=?", (cut, sid))
         self._message_ids.clear()  # ids of removed messages must not be handed out again
+
+    def _own_outputs(self, messages: str, args: tuple = ()) -> None:
+        """Calls whose output is the text of one of ``messages`` (a SELECT of ids) get a copy of
+        their own, before those messages are removed or rewritten."""
+        self.db.execute(
+            "UPDATE tool_calls SET output=(SELECT text FROM messages WHERE id=tool_calls.output_message_id),"
+            f" output_message_id=NULL WHERE output_message_id IN ({messages})", args)
 
     def _skip(self, op: tuple, offset: int) -> None:
         _, reason, at, detail = op
@@ -421,6 +450,7 @@ class Writer:
 
     def write(self, ops: list[tuple], offset: int) -> None:
         """Apply ``ops`` (from ``prepare``) read at ``offset``; call ``finish`` before commit."""
+        self._results.clear()
         for op in ops:
             tag = op[0]
             if tag == MSG:
