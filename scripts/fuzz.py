@@ -2,7 +2,9 @@
 """Fuzz hansard's input parsers: at least 100,000 mutated inputs, counts per target, and every
 crash with a reproducer.
 
-Targets: the Claude Code, Codex and Gemini (JSONL and legacy JSON) parsers, fed one record
+Targets: every agent's parser (tests/fuzzing.py PARSER_TARGETS: Claude Code, Codex, Gemini
+JSONL and legacy JSON, Cursor's agent transcripts and ``state.vscdb`` rows, Aider, Copilot CLI,
+OpenCode's storage folder and SQLite rows, ChatGPT and claude.ai exports), fed one record
 at a time through ``new_parser(path, state).feed(RawRecord(...))`` then ``finish()``; the
 apply_patch parser; the search query parser (and SQLite running what it produces); and, end to
 end, the real ``index`` (scanner, reader, writer, archive) and ``rebuild`` on mutated files

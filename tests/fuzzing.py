@@ -2,9 +2,11 @@
 long run): real sample records, the mutations applied to them, and the invariants checked.
 
 Targets
-  * each provider parser (claude_code, codex, gemini JSONL, gemini legacy JSON), fed one
-    record at a time through ``new_parser(path, state).feed(RawRecord(...))`` then ``finish()``,
-    the way the scanner does it (state saved as JSON between chunks);
+  * each provider parser (``PARSER_TARGETS``: claude_code, codex, gemini JSONL, gemini legacy
+    JSON, and the agents of issue 11: cursor transcripts and state.vscdb rows, aider, copilot,
+    opencode folder and SQLite rows, chatgpt and claude_web exports), fed one record at a
+    time through ``new_parser(path, state).feed(RawRecord(...))`` then ``finish()``, the way
+    the scanner does it (state saved as JSON between chunks);
   * the apply_patch parser (``parse_patch`` and the helpers the Codex parser runs on any
     shell command: ``extract_patch``, ``unwrap_patch``, ``scan_headers``, ``apply_to_text``);
   * the search query parser (``hansard.answers.search.query.parse``), whose FTS5 expressions must
@@ -79,7 +81,7 @@ MB = 1 << 20
 @dataclass
 class SampleFile:
     path: str
-    target: str  # provider key: claude_code | codex | gemini | gemini:json
+    target: str  # provider key, one of PARSER_TARGETS
     records: list[RawRecord]
     states: list[bytes]  # orjson state before records[i]; states[len] after the last
 
