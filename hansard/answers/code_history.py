@@ -391,7 +391,8 @@ def render_tree(result: dict[str, Any]) -> str:
         if e["kind"] == "session":
             live = " [live]" if e.get("live") else ""
             idx = ", ".join(str(x["message_index"]) for x in e["edits"] if x["message_index"] is not None)
-            lines.append(f"{lead}{(e['last_edit_at'] or '')[:10]} {e['provider']} {e['session_id'][:13]} "
+            who = f"{e.get('member_name') or e['member']}'s " if e.get("member") else ""  # a teammate's
+            lines.append(f"{lead}{(e['last_edit_at'] or '')[:10]} {who}{e['provider']} {e['session_id'][:13]} "
                          f"\"{(e['title'] or '')[:60]}\"{live}")
             lines.append(f"{cont}messages {idx}")
             for c in e["commits"]:

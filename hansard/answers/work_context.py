@@ -211,10 +211,16 @@ def _reachable(top: str | None, sha: str) -> bool:
 
 def render_tree(result: dict[str, Any]) -> str:
     s = result["session"]
-    lines = [f"{s['provider']} session {s['session_id']} \"{(s['title'] or '')[:70]}\" ({s['selected_by']})"]
+
+    def whose(c: dict[str, Any]) -> str:  # a teammate's session (hansard team) names its member
+        return f"{c.get('member_name') or c['member']}'s " if c.get("member") else ""
+
+    own = next((c for c in result["entries"] if c["session_id"] == s["session_id"]), {})
+    lines = [f"{whose(own)}{s['provider']} session {s['session_id']} \"{(s['title'] or '')[:70]}\" ({s['selected_by']})"]
     lines.append("conversations")
     for c in result["entries"]:
-        lines.append(f"  {c['relation']:13} {c['session_id'][:13]} \"{(c['title'] or '')[:50]}\" — {c['evidence']}")
+        lines.append(f"  {c['relation']:13} {whose(c)}{c['session_id'][:13]} \"{(c['title'] or '')[:50]}\""
+                     f" — {c['evidence']}")
     steps = result["steps"]
     for state in ("open", "done", "dropped"):
         items = steps.get(state, [])
