@@ -41,6 +41,7 @@ from hansard.lsp.repostate import head_token, repo_top
 
 log = logging.getLogger("hansard.lsp")
 
+SETTINGS = ("marks", "pollSeconds", "sync", "refresh")
 CACHE_ENTRIES = 64
 # An answer for a buffer version older than this many edits is not worth computing.
 RETRIES = 3
@@ -239,6 +240,14 @@ def _warm(ls: HansardServer, uri: str, version: int | None) -> None:
     asyncio.ensure_future(ls.answers.for_document(ls, uri))
 
 
+@server.feature(T.WORKSPACE_DID_CHANGE_CONFIGURATION)
+def did_change_configuration(ls: HansardServer, params: T.DidChangeConfigurationParams) -> None:
+    """Helix sends its ``config`` table again after ``initialized`` (and on ``:config-reload``):
+    the same settings as ``initializationOptions``; other keys are ignored."""
+    if isinstance(params.settings, dict):
+        ls.options.update({k: v for k, v in params.settings.items() if k in SETTINGS})
+
+
 @server.feature(T.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: HansardServer, params: T.DidOpenTextDocumentParams) -> None:
     _warm(ls, params.text_document.uri, params.text_document.version)
@@ -271,11 +280,13 @@ async def hover(ls: HansardServer, params: T.HoverParams) -> T.Hover | None:
 
 
 def _eol(ls: HansardServer, uri: str, line: int) -> int:
-    lines = ls.workspace.get_text_document(uri).lines
+    doc = ls.workspace.get_text_document(uri)
+    lines = doc.lines
     if line >= len(lines):
         return 0
-    text = lines[line].rstrip("\r\n")
-    return len(text.encode("utf-16-le")) // 2  # LSP's default position encoding counts UTF-16 units
+    # In the position encoding agreed at initialize: UTF-16 units by default, UTF-8 bytes for
+    # a client that prefers them (Helix).
+    return doc.position_codec.client_num_units(lines[line].rstrip("\r\n"))
 
 
 async def _wanted_entry(ls: HansardServer, feature: str, uri: str) -> Entry | None:
