@@ -92,6 +92,42 @@ def test_why_says_the_store_is_being_built_while_the_first_index_holds_the_lock(
     assert "still running" not in text.stderr, text
 
 
+def test_why_in_a_new_repository_does_not_wait_for_the_index_runs_write_lock(tmp_path: Path) -> None:
+    """An index run holds write transactions one after another; registering this repository
+    (a write) would wait for the run's end. It is given up at once, and the answer says the
+    store is being indexed. Liveness, not speed: the writer here holds on until `why` is done
+    or 60 s have passed, and `why` would wait up to HANSARD_BUSY_TIMEOUT (90 s) for it."""
+    repo = _world(tmp_path)
+    from hansard.store.sqlite.db import connect
+
+    connect().close()  # the store exists and is migrated, as an index run leaves it
+    fd = os.open(_lock_path(), os.O_CREAT | os.O_RDWR, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    db = sqlite3.connect(Path(os.environ["HANSARD_HOME"]) / "hansard.db", isolation_level=None)
+    db.execute("BEGIN IMMEDIATE")  # the run's current group of files
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "hansard", "why", "app.py:2", "--json", "--no-sync"], cwd=repo,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL,
+                                env={**os.environ, "HANSARD_BUSY_TIMEOUT": "90"})
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            pytest.fail("why waited for the index run's write transaction")
+        assert proc.returncode == 0, err
+        during = json.loads(out)
+        assert during.get("indexing") is True, during
+        assert during["lines"][0]["kind"] != "agent", during
+    finally:
+        db.execute("ROLLBACK")
+        db.close()
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+    after = _why(repo)
+    assert "indexing" not in after and after["lines"][0]["kind"] == "agent", after
+
+
 @pytest.mark.slow
 def test_why_during_a_real_first_index(tmp_path: Path) -> None:
     repo = _world(tmp_path, filler=400)

@@ -750,9 +750,13 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     data = file_text(t, rev, contents)
     n = check_range(t, data)
     repo_id = repo_for(store, t.main_top)
-    # An index elsewhere may still be adding what this file's answer needs (its first run, or
-    # an edit of it not linked yet): the answer says so and is never cached.
-    building = store.archive.building(os.path.basename(t.rel))
+    # An index elsewhere may still be adding what this file's answer needs (its first run, an
+    # edit of it not linked yet, or this repository, which it could not register meanwhile):
+    # the answer says so and is never cached.
+    def still_building() -> bool:
+        return store.archive.building(os.path.basename(t.rel)) or (repo_id == -1 and store.archive.index_running())
+
+    building = still_building()
     cached = _cached(store, t, rev, contents, data, repo_id) if cache and not building else None
     if cached is not None and cached[2] is not None:
         if sync is None or not sync():
@@ -762,7 +766,7 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     if sync is not None and sync():
         # New sessions were read while git blamed: the store's generation (the cache key) and
         # what is still being indexed are read again.
-        building = store.archive.building(os.path.basename(t.rel))
+        building = still_building()
         cached = _cached(store, t, rev, contents, data, repo_id) if cache and not building else None
     from hansard.answers.restored import FileHistory
 

@@ -24,8 +24,12 @@ if TYPE_CHECKING:
 
 
 class Resolver:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, answering: bool = False) -> None:
+        self.store = store
         self.repos = store.repos
+        # Answering a question (not indexing): a new repository is registered only if that
+        # is quick while an index run holds the store (see ``repo_for``).
+        self.answering = answering
         self.maps = sorted(
             ((old.rstrip("/"), new.rstrip("/")) for old, new in self.repos.path_maps()),
             key=lambda m: -len(m[0]),
@@ -57,7 +61,8 @@ class Resolver:
             if ident.root_commit:
                 rid = self.repos.id_by_identity(ident.root_commit, ident.remote)
             if rid is None:
-                rid = self.repos.register(ident.root_commit, ident.remote, main_top, _project_key_fields())
+                wait = not (self.answering and self.store.archive.index_running())
+                rid = self.repos.register(ident.root_commit, ident.remote, main_top, _project_key_fields(), wait=wait)
                 self.created = True
         self._repo_ids[main_top] = rid
         return rid
@@ -95,8 +100,10 @@ def repo_for(store: Store, main_top: str) -> int:
     """The repository's id before answering about it: registered when new, and then the
     sessions waiting for it (those that record only a hash of their project root) are
     linked. A store that cannot be written now answers with what it has: an unknown
-    repository is -1 and has no evidence."""
-    r = Resolver(store)
+    repository is -1 and has no evidence. While an index run holds the store, registering
+    waits only a moment (the run links this repository's sessions itself, and the answer
+    says it is being indexed)."""
+    r = Resolver(store, answering=True)
     try:
         rid = r.repo_id(main_top)
         if r.created:

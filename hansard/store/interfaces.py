@@ -34,6 +34,8 @@ class Archive(Protocol):
         """One indexer of this store at a time; yields False when ``wait`` is off and another holds it."""
     def building(self, name: str) -> bool:
         """An index run elsewhere is still building what answers about files named ``name`` need."""
+    def index_running(self) -> bool:
+        """Another process holds the indexer lock now."""
     def bulk(self) -> AbstractContextManager[None]:
         """Settings for a run that writes much (an index, a reindex); restored after."""
     def file_stats(self) -> dict[str, tuple[int | None, int | None, int | None]]:
@@ -194,10 +196,12 @@ class RepoRegistry(Protocol):
 
     def id_by_path(self, path: str) -> int | None: ...
     def id_by_identity(self, root_commit: str, remote: str | None) -> int | None: ...
-    def register(self, root_commit: str | None, remote: str | None, path: str, key_fields: Collection[str] = ()) -> int:
+    def register(self, root_commit: str | None, remote: str | None, path: str, key_fields: Collection[str] = (),
+                 wait: bool = True) -> int:
         """A new repository; sessions known only by a project-root key (``sessions.extra``
         fields ``key_fields``) get another look.
-        ``StoreReadOnly``/``StoreBusy`` when the store cannot be written now."""
+        ``StoreReadOnly``/``StoreBusy`` when the store cannot be written now (without
+        ``wait``: after a moment rather than the usual timeout)."""
     def path_of(self, repo_id: int | None) -> str | None: ...
     def paths(self) -> list[str]: ...
     def path_maps(self) -> list[tuple[str, str]]: ...

@@ -225,6 +225,10 @@ class SqliteArchive:
             if self.db.execute("SELECT 1 FROM edits WHERE resolved=0 AND (path=? OR path LIKE ? ESCAPE '\\')"
                                " LIMIT 1", (name, pattern)).fetchone() is None:
                 return False
+        return self.index_running()
+
+    def index_running(self) -> bool:
+        """Whether another process holds the indexer lock now."""
         home = os.path.dirname(os.path.abspath(self.path)) if self.path else _home()
         try:
             fd = os.open(os.path.join(home, "index.lock"), os.O_RDONLY)

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Collection
+from contextlib import nullcontext
+
+from hansard.store.sqlite.db import impatient, transaction
 
 
 class SqliteRepos:
@@ -30,13 +33,20 @@ class SqliteRepos:
         ).fetchone()
         return row[0] if row else None
 
-    def register(self, root_commit: str | None, remote: str | None, path: str, key_fields: Collection[str] = ()) -> int:
+    def register(self, root_commit: str | None, remote: str | None, path: str, key_fields: Collection[str] = (),
+                 wait: bool = True) -> int:
         """A new repository row. Sessions with no cwd that name their project only by a key of
         its root (in one of ``key_fields`` of ``sessions.extra``), and their edits, are marked
         for another look, since this root may be theirs. A store that cannot be written now
-        raises ``StoreReadOnly`` or ``StoreBusy``."""
+        raises ``StoreReadOnly`` or ``StoreBusy`` (without ``wait``, after 100 ms: an index run
+        holds its write transactions one after another, and a waiting writer may not get in
+        until the run ends)."""
         try:
-            return self._register(root_commit, remote, path, key_fields)
+            with impatient(self.db) if not wait else nullcontext():
+                if self.db.in_transaction:
+                    return self._register(root_commit, remote, path, key_fields)
+                with transaction(self.db):  # the row and the marks together
+                    return self._register(root_commit, remote, path, key_fields)
         except sqlite3.OperationalError as exc:
             from hansard.errors import HansardError, StoreReadOnly
             from hansard.store.sqlite.db import translate
@@ -87,8 +97,6 @@ class SqliteRepos:
         if self.db.in_transaction:
             self._add_path_map(old, new)
             return
-        from hansard.store.sqlite.db import transaction
-
         with transaction(self.db):
             self._add_path_map(old, new)
 
