@@ -18,7 +18,7 @@ RegexBasedDetector plugins (AWS, Azure storage, GitHub, GitLab, Slack, Stripe, J
 URLs, OpenAI, Discord, Twilio, SendGrid, npm, PyPI, ...), reused as patterns only. Its scanning
 machinery (a plugin call per line, filters, verification) is far too slow for indexing.
 Instead each text is encoded to UTF-8 once and lower-cased once (bytes: ASCII only, fast);
-a few literal searches find which rules' anchors (``aws``, ``ghp_``, ``eyj``, ``private
+one Aho-Corasick pass finds which rules' anchors (``aws``, ``ghp_``, ``eyj``, ``private
 key``...) occur at all, and only those rules run their own regex. What detect-secrets
 lacks and issue 7 requires is added below, each with where it comes from.
 """
@@ -52,9 +52,8 @@ class Rule:
     trim: bytes = b""           # delimiters a pattern consumes around the secret (Artifactory's)
     # Literals, one of which every match contains: the rule runs only on a text holding one.
     # An anchor with a capital letter is looked for as written, any other in the lower-cased
-    # text. Anchors start with a byte that is rare in transcripts where possible ("yj" for a
-    # JWT's "eyJ", "q0csp-" for Square's "sq0csp-"): see _Engine. ``gate``: a regex starting
-    # with a literal; with anchors, it must also find something; without, it is the anchor.
+    # text (see _Engine). ``gate``: a regex; with anchors, it must also find something;
+    # without, it is the anchor, searched for once in each text.
     anchors: tuple[str, ...] = ()
     gate: str | None = None
     gate_on_text: bool = False  # the gate runs on the text as written, not lower-cased
@@ -375,127 +374,59 @@ class _Compiled:
         self.gate_on_text = rule.gate_on_text
 
 
-def _first_byte(gate: str) -> int:
-    """The literal byte a gate regex starts with."""
-    ch = gate[1] if gate.startswith("\\") else gate[0]
-    assert ch.isalnum() or ch in ".:-_", gate
-    return ord(ch)
-
-
-@dataclass(frozen=True)
-class _Hit:
-    """What finding one anchor literal means: the rules to run, where secret keywords end
-    (offsets from the match), and literals of the same scan that may start inside the match
-    and go on past it (finditer does not report overlapping matches): (offset, literal,
-    rules, keyword?)."""
-
-    rules: frozenset[int]
-    keyword_ends: tuple[int, ...]
-    straddles: tuple[tuple[int, bytes, frozenset[int], bool], ...]
-
-
-class _Scan:
-    """One search over the text: literals (and gate regexes) that share their first byte.
-    sre finds a literal prefix fast (a skip loop over the bytes), but an alternation of
-    literals with different first bytes tries every branch at almost every position (~3 MB/s
-    for the ~80 anchors here): one scan per first byte is much faster, and faster still when
-    that byte is rare (k, y, w, x, _, q, z, capitals), which is why anchors start with one."""
-
-    def __init__(self, literals: dict[bytes, set[int]], keywords: set[bytes], gates: list[tuple[bytes, int]],
-                 on_text: bool) -> None:
-        self.on_text = on_text
-        alts = [re.escape(a) for a in sorted(literals, key=lambda a: (-len(a), a))] + [g for g, _ in gates]
-        self.rx = re.compile(b"|".join(alts))
-        self.gates = [(re.compile(g), i) for g, i in gates]
-        self.hits: dict[bytes, _Hit] = {}
-        for h in literals:
-            inside = [(k, a) for a in literals for k in range(len(h)) if h.startswith(a, k)]
-            self.hits[h] = _Hit(
-                frozenset(i for _, a in inside for i in literals[a]),
-                tuple(k + len(a) for k, a in inside if a in keywords),
-                tuple((k, a, frozenset(literals[a]), a in keywords)
-                      for a in literals for k in range(1, len(h)) if a.startswith(h[k:]) and len(a) > len(h) - k),
-            )
-
-    def run(self, hay: bytes, want: set[int], kw_ends: list[int]) -> None:
-        hits = self.hits
-        for m in self.rx.finditer(hay):
-            p = m.start()
-            hit = hits.get(m.group())
-            if hit is None or self.gates:
-                for g, i in self.gates:  # a gate's match, or one hidden behind a literal's
-                    if g.match(hay, p):
-                        want.add(i)
-                if hit is None:
-                    continue
-            want |= hit.rules
-            for k in hit.keyword_ends:
-                kw_ends.append(p + k)
-            for k, a, idx, is_kw in hit.straddles:
-                if hay.startswith(a, p + k):
-                    want |= idx
-                    if is_kw:
-                        kw_ends.append(p + k + len(a))
-
-
-def _trie(literals: set[bytes]) -> list[bytes]:
-    """Top-level alternatives matching exactly ``literals``, one per first byte, as a trie:
-    sre then tries at most one of them per position."""
-    root: dict[Any, Any] = {}
-    for w in literals:
-        node = root
-        for ch in w:
-            node = node.setdefault(ch, {})
-        node[None] = {}
-
-    def emit(node: dict[Any, Any]) -> bytes:
-        alts = [re.escape(bytes([ch])) + emit(sub) for ch, sub in sorted((k, v) for k, v in node.items() if k is not None)]
-        if not alts:
-            return b""
-        body = alts[0] if len(alts) == 1 else b"(?:" + b"|".join(alts) + b")"
-        return b"(?:" + body + b")?" if None in node else body
-
-    return [re.escape(bytes([ch])) + emit(sub) for ch, sub in sorted((k, v) for k, v in root.items() if k is not None)]
-
-
-# Texts up to this size are first screened by one search for any anchor (a search costs about
-# a microsecond to start, and there are ~20 scans); most short texts hold none.
-SCREEN_BYTES = 2048
-
-
 class _Engine:
-    """Which rules a text needs, and where secret keywords end in it."""
+    """Which rules a text needs, and where secret keywords end in it.
+
+    One Aho-Corasick pass over the lower-cased text finds every occurrence of every anchor and
+    secret keyword, overlapping ones too (an anchor looked for as written is looked for in
+    lower case and then compared as written, at the same offsets: lower-casing bytes changes
+    ASCII letters only). Each rule with a gate and no anchor has its gate searched for once.
+    It replaced 24 regex scans (one per first byte of the anchors): on the bench corpus's
+    81,000 redacted texts the results are the same, and redacting took 0.43 s instead of 1.0 s
+    for the texts under 2 KB and 1.6 s instead of 3.2 s for the 12,600 longer ones
+    (ahocorasick_rs: Rust's aho-corasick crate)."""
 
     def __init__(self, rules: list[Rule]) -> None:
+        import ahocorasick_rs
+
         self.rules = [_Compiled(r, i) for i, r in enumerate(rules)]
-        # literal -> rules, per (scan on the text as written?, first byte)
-        lits: dict[tuple[bool, int], dict[bytes, set[int]]] = {}
-        gates: dict[tuple[bool, int], list[tuple[bytes, int]]] = {}
+        keywords = {kw.encode() for kw in KEYWORDS}
+        # lower-cased literal -> [rules when found in the lower-cased text, keyword?,
+        #                         ((literal as written, its rules), ...)]
+        found: dict[bytes, list[Any]] = {kw: [set(), True, []] for kw in keywords}
+        self.gates: list[tuple[re.Pattern[bytes], int, bool]] = []
         for c in self.rules:
             for a in c.rule.anchors:
-                on_text = a != a.lower()
-                lits.setdefault((on_text, ord(a[0])), {}).setdefault(a.encode(), set()).add(c.order)
+                lit = a.encode()
+                entry = found.setdefault(lit.lower(), [set(), False, []])
+                if lit == lit.lower():
+                    entry[0].add(c.order)
+                else:
+                    entry[2].append((lit, c.order))
             if c.rule.gate and not c.rule.anchors:
-                gates.setdefault((c.rule.gate_on_text, _first_byte(c.rule.gate)), []).append(
-                    (c.rule.gate.encode(), c.order))
+                self.gates.append((re.compile(c.rule.gate.encode()), c.order, c.rule.gate_on_text))
             assert c.rule.anchors or c.rule.gate, f"{c.rule.name} has no anchor: it would run on every text"
-        keywords = {kw.encode() for kw in KEYWORDS}
-        for kw in keywords:
-            lits.setdefault((False, kw[0]), {}).setdefault(kw, set())
-        self.scans = [_Scan(lits.get(key, {}), keywords, gates.get(key, []), key[0])
-                      for key in sorted(set(lits) | set(gates))]
-        every = {a.lower() for g in lits.values() for a in g}
-        gate_rx = [g.lower() if on_text else g for (on_text, _), gs in gates.items() for g, _ in gs]
-        self.screen = re.compile(b"|".join(_trie(every) + gate_rx))
+        words = sorted(found)
+        self.ac = ahocorasick_rs.BytesAhoCorasick(words)
+        self.found = [(frozenset(found[w][0]), found[w][1], tuple(found[w][2])) for w in words]
 
     def plan(self, b: bytes, low: bytes) -> tuple[list[_Compiled], list[int]]:
         """The rules the text needs, in priority order, and where secret keywords end in it."""
         want: set[int] = set()
         kw_ends: list[int] = []
-        if len(low) <= SCREEN_BYTES and self.screen.search(low) is None:
-            return [], kw_ends
-        for scan in self.scans:
-            scan.run(b if scan.on_text else low, want, kw_ends)
+        found = self.found
+        for i, s, e in self.ac.find_matches_as_indexes(low, overlapping=True):
+            rules, keyword, as_written = found[i]
+            want |= rules
+            if keyword:
+                kw_ends.append(e)
+            for lit, order in as_written:
+                if b.startswith(lit, s):
+                    want.add(order)
+        for gate, order, on_text in self.gates:
+            if order not in want and gate.search(b if on_text else low) is not None:
+                want.add(order)
+        kw_ends.sort()
         return [self.rules[i] for i in sorted(want)], kw_ends
 
 
