@@ -155,6 +155,22 @@ def _die_with_parent() -> None:
             pass
 
 
+# How much lower a reading worker's CPU priority is than the writer's. Two workers and the
+# writer share two CPUs, and the writer alone sets the pace: at equal priority it had to
+# share a CPU with them; this lower, it runs whenever it has work, and the workers (which keep
+# results ready ahead of it) take the rest. Bench corpus, alternated runs on a quiet machine:
+# full index 26.3 and 27.8 MB/s against 25.8 and 24.4; reindex 35.4 and 34.8 against 29.4
+# and 32.9.
+WORKER_NICE = 5
+
+
+def _yield_to_writer() -> None:
+    try:
+        os.nice(WORKER_NICE)
+    except OSError:
+        pass
+
+
 class _Sender:
     """Results sent down the pipe by a thread of their own, up to ``AHEAD_BYTES`` (or
     ``AHEAD_MESSAGES``) waiting: the worker goes on parsing while the writer is busy with
@@ -211,6 +227,7 @@ def _serve(jobs: Any, results: Any, tools: Tools, parent: int, parent_ends: tupl
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the writer decides when to stop
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent()
+    _yield_to_writer()
     for end in parent_ends:
         end.close()  # the writer's ends: with them closed here, its death reads as end of file
     sender = _Sender(results)
