@@ -30,6 +30,7 @@ Usage
   python scripts/fuzz.py                         # 100,000 inputs, seed 0
   python scripts/fuzz.py --mcp 20000             # the MCP server, 20,000 calls
   python scripts/fuzz.py --inputs 5000 --seed 7  # a quick run
+  python scripts/fuzz.py --targets cursor,aider  # only these parsers (names as in the table)
   python scripts/fuzz.py --replay '{"kind": "record", ...}'
 
 Exit status: 0 when no invariant broke, 1 otherwise.
@@ -108,10 +109,17 @@ class Tally:
 # -- the child: runs one phase -----------------------------------------------------------------
 
 
+def _chosen(fz) -> list[str]:
+    """The parser targets of this run: --targets (passed to the phases' children in the
+    environment), else all of them."""
+    only = [t for t in os.environ.get("HANSARD_FUZZ_TARGETS", "").split(",") if t]
+    return [t for t in fz.PARSER_TARGETS if not only or t in only]
+
+
 def _strategies(fz, big: int) -> dict:
     from hypothesis import strategies as st
 
-    targets = [t for t in fz.PARSER_TARGETS]
+    targets = _chosen(fz)
     weights = {"claude_code": 3, "codex": 3, "gemini": 2, "gemini:json": 1}
     target_st = st.sampled_from([t for t in targets for _ in range(weights.get(t, 1))])
     seed_st = st.integers(0, 2**32 - 1)
@@ -541,6 +549,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--inputs", type=int, default=100_000, help="total inputs (default 100,000)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--targets", help="comma-separated parser targets to fuzz alone (default: every target, plus the"
+                                      " apply_patch and query parsers)")
     ap.add_argument("--big-mb", type=int, default=50, help="size of the very large line (MiB, default 50)")
     ap.add_argument("--scanner-cases", type=int, help="end-to-end index runs (default inputs/1000, at least 5)")
     ap.add_argument("--out", help="where failing inputs are saved (default: a temporary folder)")
@@ -558,6 +568,12 @@ def main(argv: list[str] | None = None) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="hansard-fuzz-"))
     _isolate(tmp / "home")
     from tests import fuzzing as fz
+
+    if a.targets:
+        unknown = sorted(set(a.targets.split(",")) - set(fz.PARSER_TARGETS))
+        if unknown:
+            ap.error(f"unknown targets {', '.join(unknown)}; known: {', '.join(fz.PARSER_TARGETS)}")
+        os.environ["HANSARD_FUZZ_TARGETS"] = a.targets
 
     if a.replay:
         corpus = fz.load_corpus()
@@ -586,7 +602,7 @@ def main(argv: list[str] | None = None) -> int:
     rnd = random.Random(a.seed)
     big = 3 * fz.MB
     size = a.big_mb * fz.MB
-    targets = [t for t in fz.PARSER_TARGETS if corpus.files[t]]
+    targets = [t for t in _chosen(fz) if corpus.files[t]]
     print(f"fuzzing with seed {a.seed}, {n:,} inputs; samples from {fz.SAMPLES}", file=sys.stderr, flush=True)
 
     def total() -> int:
@@ -624,6 +640,8 @@ def main(argv: list[str] | None = None) -> int:
     # 4. hypothesis-generated inputs for the rest
     left = max(0, n - total())
     shares = [("patch", 0.20), ("query", 0.20), ("stream", 0.02), ("record", 0.58)]
+    if os.environ.get("HANSARD_FUZZ_TARGETS"):
+        shares = [("stream", 0.03), ("record", 0.97)]  # only the chosen parsers
     for i, (kind, share) in enumerate(shares):
         want = int(left * share) if i < len(shares) - 1 else max(0, n - total())
         phase(f"{kind}: {want:,} hypothesis inputs")
@@ -644,7 +662,8 @@ def main(argv: list[str] | None = None) -> int:
     tally = runner.tally
     elapsed = time.perf_counter() - t_start
     print(f"\nhansard fuzz: {total():,} inputs in {elapsed:.0f} s (seed {a.seed}, {a.big_mb} MiB big line)\n")
-    order = [*targets, "apply_patch", "query", "scanner"]
+    order = [*targets, "scanner"] if os.environ.get("HANSARD_FUZZ_TARGETS") else [*targets, "apply_patch", "query",
+                                                                                   "scanner"]
     print(f"{'target':<13}{'inputs':>9}{'records':>10}{'skips':>9}{'parser_error':>14}{'failures':>10}  top skip reasons")
     for t in order:
         sk = tally.skips.get(t, Counter())
