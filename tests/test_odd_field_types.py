@@ -58,3 +58,30 @@ def test_output_nested_deeper_than_json_writes_still_gives_text() -> None:
         deep = {"inner": deep}
     assert as_text(deep) == "[output nested too deeply to show as text]"
     assert as_text({"inner": {"x": 1}}) == '{"inner":{"x":1}}'
+
+
+def test_gemini_tool_call_with_an_object_for_its_status_keeps_its_record(samples: Path) -> None:
+    from hansard.agents.gemini.chats import PROVIDER as GEMINI
+    from hansard.models import ToolCallItem
+
+    lines = (samples / "gemini-cli/gitai_gemini-session-simple.jsonl").read_bytes().splitlines()
+    odd = next(i for i, line in enumerate(lines) if b'"toolCalls"' in line)
+    obj = orjson.loads(lines[odd])
+    for weird in ({"state": "success"}, ["success"]):
+        obj["toolCalls"][0]["status"] = weird
+        items = _feed(GEMINI, "x.jsonl", [*lines[:odd], orjson.dumps(obj), *lines[odd + 1:]])
+        assert not [s for s in items if isinstance(s, Skip) and s.reason == "parser_error"], weird
+        # The call is still read; with no status it has no result (yet).
+        assert obj["toolCalls"][0]["id"] in {i.call_id for i in items if isinstance(i, ToolCallItem)}
+
+
+def test_codex_reasoning_with_a_number_for_its_summary_keeps_its_record(samples: Path) -> None:
+    lines = (samples / "codex/entire_codex_0.121/full.jsonl").read_bytes().splitlines()
+    odd = next(i for i, line in enumerate(lines) if b'"type":"reasoning"' in line)
+    obj = orjson.loads(lines[odd])
+    for weird in (7, 1.5, True):
+        obj["payload"]["summary"] = weird
+        obj["payload"]["content"] = [{"type": "reasoning_text", "text": "check the retry cap first"}]
+        items = _feed(CODEX, "x.jsonl", [*lines[:odd], orjson.dumps(obj), *lines[odd + 1:]])
+        assert not [s for s in items if isinstance(s, Skip) and s.reason == "parser_error"], weird
+        assert any(isinstance(i, MessageItem) and "retry cap" in i.text for i in items)

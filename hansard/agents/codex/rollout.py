@@ -365,7 +365,8 @@ class CodexParser:
         return out
 
     def _reasoning(self, p: dict[str, Any], ts: str | None, rec: RawRecord) -> list[Item]:
-        parts = [b["text"] for b in p.get("summary") or () if isinstance(b, dict) and isinstance(b.get("text"), str)]
+        summary = p.get("summary") if isinstance(p.get("summary"), list) else ()
+        parts = [b["text"] for b in summary if isinstance(b, dict) and isinstance(b.get("text"), str)]
         if not any(x.strip() for x in parts) and isinstance(p.get("content"), list):
             parts = [b["text"] for b in p["content"] if isinstance(b, dict) and isinstance(b.get("text"), str)]
         text = "\n\n".join(x for x in parts if x.strip())

@@ -193,7 +193,7 @@ class _Decoder:
         name = _str(tc.get("name")) or "unknown"
         args = tc.get("args") if isinstance(tc.get("args"), dict) else {}
         ts = _str(tc.get("timestamp")) or msg_ts
-        status = tc.get("status")
+        status = _str(tc.get("status"))  # an object or a list here is no status: the call has no result yet
         seen = self.calls.get(call_id)
         out: list[Item] = []
         use_key = f"{mid}#{call_id}"
