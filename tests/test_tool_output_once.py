@@ -83,3 +83,13 @@ def test_a_call_from_another_source_keeps_its_own_copy() -> None:
     assert [tuple(r) for r in _stored(store)] == [("c1", OUT, 0)]
     store.items.clear_source(2)
     assert _outputs(store) == [OUT]
+
+
+def test_one_message_is_the_output_of_one_call_only() -> None:
+    store = as_store(connect())
+    result = [MessageItem("s1", "r", "tool", OUT, kind="tool_result"),
+              ToolResultItem("s1", "c1", "ok", OUT, message_key="r"),
+              ToolResultItem("s1", "c2", "ok", OUT, message_key="r")]
+    _write(store, "/t/a.jsonl", [_call("s1", "c1") + _call("s1", "c2"), result])
+    assert sorted(tuple(r) for r in _stored(store)) == [("c1", None, 1), ("c2", OUT, 0)]
+    assert _outputs(store) == [OUT, OUT]

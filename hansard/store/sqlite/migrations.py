@@ -638,6 +638,9 @@ def m027_tool_output_in_message() -> str:
         -- word (all 28,990 on the bench corpus: 115 MB, an eighth of the store). The writer then
         -- stores it once: output NULL and output_message_id naming that message (same source, so
         -- both go together). Read it as db.OUTPUT_SQL. Rows written before keep their output.
+        -- Unique (a message is one call's output), so the index stays while a bulk run has
+        -- the others dropped: a rewound or rewritten message finds its call through it.
         ALTER TABLE tool_calls ADD COLUMN output_message_id INTEGER;
-        CREATE INDEX tool_calls_output_message ON tool_calls(output_message_id) WHERE output_message_id IS NOT NULL;
+        CREATE UNIQUE INDEX tool_calls_output_message ON tool_calls(output_message_id)
+            WHERE output_message_id IS NOT NULL;
     """

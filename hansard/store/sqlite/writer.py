@@ -333,7 +333,7 @@ class Writer:
 
     def _tool_result(self, op: tuple) -> None:
         _, call_id, status, output, red, exit_code, timestamp, message_key = op
-        shared = self._results.get(message_key) if message_key else None
+        shared = self._results.pop(message_key, None) if message_key else None  # one call a message
         if shared is not None and shared[1] == output:
             # Stored once, as the message's text, when the call was written by this source too
             # (a source's rows are removed together; another's call keeps a copy of its own).
