@@ -6,7 +6,8 @@ installed, else by polling the sources' stat every ``POLL_S``. Changes are gathe
 most ``DEBOUNCE_MS`` (an agent streaming a reply writes many times a second), so a line
 written is searchable well within a second. A change to a transcript file indexes that file
 alone; any other change (a database's ``-wal``, a file of a folder read as one source, a new
-folder) scans every watched folder, which costs a stat per unchanged file.
+folder, whose first files may come before its notifications do) scans every watched folder,
+which costs a stat per unchanged file.
 
 SIGTERM or SIGINT stops it: a run in progress is abandoned at once (its open transaction rolls
 back, as after a crash: nothing half-written stays), the index lock is released, and the exit
@@ -148,6 +149,11 @@ class Watcher:
                 first = False
                 self.index(None)
                 self._ready()
+            elif any(change == watchfiles.Change.added and os.path.isdir(p) for change, p in changes):
+                # A new folder is watched only from when the notification of its creation is
+                # read: a file written into it before then has no notification of its own (7 of
+                # 20 files written right after their folders were seen). One scan finds them.
+                self.index(None)
             elif changes:
                 self.changed({p for _change, p in changes})
             if time.monotonic() - looked >= ROOTS_S:
