@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from hansard.store.sqlite.codec import unpack
@@ -19,6 +19,9 @@ from hansard.store.sqlite.db import OUTPUT_SQL, marks
 
 # Hashes per `IN (...)`: well under SQLite's variable limit.
 CHUNK = 500
+# An edit's facts, as ``edit_lines`` gives them beside each line.
+_FACTS = ("SELECT e.id, e.rel_path, e.timestamp, e.call_id, e.provider, e.user_modified, e.tool, s.session_id,"
+          " m.message_index FROM edits e JOIN sessions s ON s.id=e.session_id LEFT JOIN messages m ON m.id=e.message_id")
 
 
 class SqliteEvidence:
@@ -38,25 +41,10 @@ class SqliteEvidence:
         rows come in the order SQLite's plan for a join of both tables gives (one hash: by edit
         and position; more: by path, edit and position), so the answers built on them keep
         their order."""
-        lines: list[tuple[int, int, int, int, int, int]] = []
         hl = list(hashes)
-        for i in range(0, len(hl), CHUNK):
-            part = hl[i:i + CHUNK]
-            lines += [(i, *r) for r in self.db.execute(
-                "SELECT hash, exact, trivial, edit_id, ordinal FROM edit_lines"
-                f" WHERE side=? AND hash IN ({marks(len(part))})", (side, *part),
-            )]
-        ids = list({r[4] for r in lines})
-        facts: dict[int, dict[str, Any]] = {}
-        for i in range(0, len(ids), CHUNK):
-            part = ids[i:i + CHUNK]
-            for r in self.db.execute(
-                "SELECT e.id, e.rel_path, e.timestamp, e.call_id, e.provider, e.user_modified, e.tool, s.session_id,"
-                " m.message_index FROM edits e JOIN sessions s ON s.id=e.session_id"
-                f" LEFT JOIN messages m ON m.id=e.message_id WHERE e.id IN ({marks(len(part))})"
-                " AND e.repo_id=? AND e.status='applied'", (*part, repo_id),
-            ):
-                facts[r[0]] = dict(r)
+        lines = self._matching(hl, side)
+        facts = {r[0]: dict(r) for r in self._chunked(
+            _FACTS + " WHERE e.id IN ({}) AND e.repo_id=? AND e.status='applied'", list({r[4] for r in lines}), repo_id)}
         single = {i for i in range(0, len(hl), CHUNK) if len(hl) - i == 1}
 
         def order(r: tuple[int, int, int, int, int, int]) -> tuple[Any, ...]:
@@ -74,46 +62,46 @@ class SqliteEvidence:
         ``paths`` only; (hash, rel_path, timestamp) of the other edits' matching lines, once
         per edit and hash). A common line matches hundreds of lines of other files' edits:
         they are looked up by the same hash index, but only their path and time are read."""
-        lines: list[tuple[int, int, int, int]] = []
-        hl = list(hashes)
-        for i in range(0, len(hl), CHUNK):
-            part = hl[i:i + CHUNK]
-            lines += self.db.execute(
-                "SELECT hash, exact, trivial, edit_id FROM edit_lines"
-                f" WHERE side=? AND hash IN ({marks(len(part))})", (side, *part),
-            ).fetchall()
-        ids = list({r[3] for r in lines})
+        lines = self._matching(list(hashes), side)
         wanted = set(paths)
-        facts: dict[int, dict[str, Any]] = {}
+        mine: list[int] = []
         other: dict[int, tuple[str | None, str | None]] = {}
-        for i in range(0, len(ids), CHUNK):
-            part = ids[i:i + CHUNK]
-            for r in self.db.execute(
-                "SELECT e.id, e.rel_path, e.timestamp FROM edits e"
-                f" WHERE e.id IN ({marks(len(part))}) AND e.repo_id=? AND e.status='applied'", (*part, repo_id),
-            ):
-                if r[1] not in wanted:
-                    other[r[0]] = (r[1], r[2])
-                else:
-                    facts[r[0]] = {}
-        mine = list(facts)
-        for i in range(0, len(mine), CHUNK):
-            part = mine[i:i + CHUNK]
-            for r in self.db.execute(
-                "SELECT e.id, e.rel_path, e.timestamp, e.call_id, e.provider, e.user_modified, e.tool, s.session_id,"
-                " m.message_index FROM edits e JOIN sessions s ON s.id=e.session_id"
-                f" LEFT JOIN messages m ON m.id=e.message_id WHERE e.id IN ({marks(len(part))})", part,
-            ):
-                facts[r[0]] = dict(r)
-        rows = [{"hash": h, "exact": x, "trivial": t, **f} for h, x, t, eid in lines if (f := facts.get(eid))]
+        for eid, rel_path, timestamp in self._chunked(
+                "SELECT e.id, e.rel_path, e.timestamp FROM edits e WHERE e.id IN ({}) AND e.repo_id=?"
+                " AND e.status='applied'", list({r[4] for r in lines}), repo_id):
+            if rel_path in wanted:
+                mine.append(eid)
+            else:
+                other[eid] = (rel_path, timestamp)
+        facts = {r[0]: dict(r) for r in self._chunked(_FACTS + " WHERE e.id IN ({})", mine)}
+        rows = [{"hash": h, "exact": x, "trivial": t, **f} for _, h, x, t, eid, _ in lines if (f := facts.get(eid))]
         seen: set[tuple[int, int]] = set()
         elsewhere = []
-        for h, _, _, eid in lines:
+        for _, h, _, _, eid, _ in lines:
             o = other.get(eid)
             if o is not None and (h, eid) not in seen:
                 seen.add((h, eid))
                 elsewhere.append((h, *o))
         return rows, elsewhere
+
+    def _matching(self, hashes: list[int], side: str) -> list[tuple[int, int, int, int, int, int]]:
+        """(chunk start, hash, exact, trivial, edit id, ordinal) of the edit lines of ``side``
+        holding any of ``hashes``, by the hash index, a chunk of hashes at a time."""
+        lines: list[tuple[int, int, int, int, int, int]] = []
+        for i in range(0, len(hashes), CHUNK):
+            part = hashes[i:i + CHUNK]
+            lines += [(i, *r) for r in self.db.execute(
+                "SELECT hash, exact, trivial, edit_id, ordinal FROM edit_lines"
+                f" WHERE side=? AND hash IN ({marks(len(part))})", (side, *part),
+            )]
+        return lines
+
+    def _chunked(self, sql: str, ids: list[int], *args: Any) -> Iterator[sqlite3.Row]:
+        """The rows of ``sql`` (whose ``{}`` is an id list) for ``ids``, a chunk at a time; ``args``
+        follow the ids."""
+        for i in range(0, len(ids), CHUNK):
+            part = ids[i:i + CHUNK]
+            yield from self.db.execute(sql.format(marks(len(part))), (*part, *args))
 
     def removed_lines(self, edit_ids: Collection[int]) -> list[tuple[int, int]]:
         """(edit id, hash) of every non-trivial line these edits removed."""
