@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+# The four bytes every Zstandard frame starts with.
+MAGIC = b"\x28\xb5\x2f\xfd"
+
 
 def zstd() -> Any:
     try:

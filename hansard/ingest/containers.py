@@ -26,13 +26,13 @@ from typing import TYPE_CHECKING, Any
 from hansard import agents as registry
 from hansard.ingest.pipeline import ingest
 from hansard.ingest.quickcheck import source_identity
+from hansard.zstdlib import MAGIC as ZSTD_MAGIC
 
 if TYPE_CHECKING:
     from hansard.agents.base import Provider
     from hansard.ingest.scanner import Scanner
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 EXPORT = "export"
 COMPRESSED = "zst"
 CONTAINERS = ("sqlite", "dir", EXPORT, COMPRESSED)

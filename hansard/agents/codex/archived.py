@@ -24,35 +24,29 @@ from typing import Any
 
 from hansard.agents.codex.rollout import PROVIDER as ROLLOUT, CodexParser
 from hansard.models import RawRecord
+from hansard.zstdlib import MAGIC, zstd
 
 NAME = ROLLOUT.name
 SUFFIX = ".jsonl.zst"
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 # Enough of the first line to see a Codex envelope: the session_meta line starts with its
 # timestamp and type; its payload (instructions of many kB) need not be complete.
 SNIFF_BYTES = 4096
 
 
-def _zstd() -> Any:
-    from hansard.zstdlib import zstd
-
-    return zstd()
-
-
 def _lines(path: str) -> tuple[list[bytes], bytes]:
     """The complete lines of the decompressed file, and what followed the last newline (a
     damaged or cut-off tail, or b"")."""
-    zstd = _zstd()
+    mod = zstd()
     out: list[bytes] = []
     tail = b""
-    with open(path, "rb") as raw, zstd.ZstdFile(raw, "rb") as fh:
+    with open(path, "rb") as raw, mod.ZstdFile(raw, "rb") as fh:
         try:
             for line in fh:
                 if line.endswith(b"\n"):
                     out.append(line[:-1].rstrip(b"\r") if line.endswith(b"\r\n") else line[:-1])
                 else:
                     tail = line
-        except (zstd.ZstdError, EOFError) as exc:
+        except (mod.ZstdError, EOFError) as exc:
             # Lines before the damage are good; the rest cannot be read.
             tail = tail or f"[compressed rollout damaged: {exc}]".encode()
     return out, tail
@@ -66,12 +60,12 @@ class ArchivedRolloutProvider:
     container = "zst"
 
     def sniff(self, path: Path, head: bytes) -> bool:
-        if not str(path).endswith(SUFFIX) or not head.startswith(ZSTD_MAGIC):
+        if not str(path).endswith(SUFFIX) or not head.startswith(MAGIC):
             return False
-        zstd = _zstd()
+        mod = zstd()
         try:
-            start = zstd.ZstdDecompressor().decompress(head, max_length=SNIFF_BYTES)
-        except zstd.ZstdError:
+            start = mod.ZstdDecompressor().decompress(head, max_length=SNIFF_BYTES)
+        except mod.ZstdError:
             return False
         return ROLLOUT.sniff(path, start)
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import threading
 import zlib
-from typing import Any
 
-ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+from hansard.zstdlib import MAGIC, zstd
+
 RECORD_LEVEL = 3
 
 _local = threading.local()
@@ -26,26 +26,20 @@ def unpack(blob: bytes | None) -> str | None:
     return None if blob is None else zlib.decompress(blob).decode("utf-8", "surrogatepass")
 
 
-def _zstd() -> Any:
-    from hansard.zstdlib import zstd  # on first use: `hansard why` never reads a raw record
-
-    return zstd()
-
-
 def pack_record(data: bytes) -> bytes:
     """A raw record's bytes as stored: one Zstandard frame."""
     comp = getattr(_local, "comp", None)
     if comp is None:
-        zstd = _zstd()
-        comp = _local.comp = (zstd.ZstdCompressor(level=RECORD_LEVEL), zstd.ZstdCompressor.FLUSH_FRAME)
+        mod = zstd()  # loaded on first use: `hansard why` never reads a raw record
+        comp = _local.comp = (mod.ZstdCompressor(level=RECORD_LEVEL), mod.ZstdCompressor.FLUSH_FRAME)
     return comp[0].compress(data, mode=comp[1])
 
 
 def unpack_record(blob: bytes) -> bytes:
     """A raw record's bytes, stored by ``pack_record`` or (older stores) zlib."""
-    if blob[:4] == ZSTD_MAGIC:
+    if blob[:4] == MAGIC:
         dec = getattr(_local, "decompress", None)
         if dec is None:
-            dec = _local.decompress = _zstd().decompress
+            dec = _local.decompress = zstd().decompress
         return dec(blob)
     return zlib.decompress(blob)
