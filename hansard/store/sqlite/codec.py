@@ -4,6 +4,12 @@ Text (an edit's whole file) is zlib at level 1. A raw record is a Zstandard fram
 about twice as fast to write as zlib at level 1, and smaller. A record archived before
 (a zlib stream) stays readable: a blob is read by its first bytes, a Zstandard frame's magic
 number or a zlib header.
+
+Frames are written by the standard library's Zstandard module (its backport before Python
+3.14) and read back by python-zstandard's decompressor, kept per thread: the standard one
+sets up a new decompression context for every frame, about 9 µs, which is most of the cost of
+a record of a few kB (a reindex of the bench corpus's 128,650 records: 2.1 s of CPU against
+0.95 s). For writing, the standard module measured faster (1.26 s against 1.53 s for 300 MB).
 """
 
 from __future__ import annotations
@@ -37,9 +43,25 @@ def pack_record(data: bytes) -> bytes:
 
 def unpack_record(blob: bytes) -> bytes:
     """A raw record's bytes, stored by ``pack_record`` or (older stores) zlib."""
-    if blob[:4] == MAGIC:
-        dec = getattr(_local, "decompress", None)
-        if dec is None:
-            dec = _local.decompress = zstd().decompress
-        return dec(blob)
-    return zlib.decompress(blob)
+    if blob[:4] != MAGIC:
+        return zlib.decompress(blob)
+    dec = getattr(_local, "dec", None)
+    if dec is None:
+        import zstandard  # on first use, as above
+
+        mod = zstd()
+        dec = _local.dec = (zstandard.ZstdDecompressor().decompress, zstandard.ZstdError, mod.get_frame_size,
+                            mod.ZstdError, mod.decompress)
+    fast, fast_error, frame_size, error, decompress = dec
+    try:
+        whole = frame_size(blob) == len(blob)
+    except error:
+        whole = False
+    if whole:
+        try:
+            return fast(blob)
+        except fast_error:
+            pass  # a frame that does not state its size
+    # Several frames, or a damaged one: the standard module reads the former and raises its
+    # own error for the latter, as it always did.
+    return decompress(blob)
