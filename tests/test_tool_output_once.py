@@ -1,9 +1,15 @@
 """A tool call's output that is word for word its tool-result message's text is stored once
 (hansard/store/sqlite/writer.py, migration m027), and every reader still gets it back: after a
 rewind between the call and its result, after the result message is rewritten, and when the
-call came from another source."""
+call came from another source.
+
+Every test runs twice: each record's items applied and finished on their own, and a whole
+file's records written before one ``finish``, as the index does (the writer then holds a call
+back until its result comes, and writes both in one row)."""
 
 from __future__ import annotations
+
+import pytest
 
 from hansard.ingest import redact
 from hansard.models import MessageItem, Rewind, ToolCallItem, ToolResultItem
@@ -24,13 +30,28 @@ def _result(sid: str = "s1", call: str = "c1", text: str = OUT, replace: bool = 
             ToolResultItem(sid, call, "ok", text, exit_code=0, message_key=f"{call}-result")]
 
 
+@pytest.fixture(autouse=True, params=["record by record", "one finish a file"])
+def finish_once(request: pytest.FixtureRequest) -> bool:
+    return request.param == "one finish a file"
+
+
 def _write(store, source: str, records: list[list]) -> None:
+    once = _write.finish_once  # type: ignore[attr-defined]
     with store.archive.transaction():
         sid = store.archive.add_source(source, "claude_code")
         w = store.items.writer(sid, "claude_code", redact)
         for offset, items in enumerate(records):
-            w.apply(items, offset)
+            if once:
+                w.write(store.items.preparer()(items, redact), offset)
+            else:
+                w.apply(items, offset)
+        w.finish()
         store.items.index_text()
+
+
+@pytest.fixture(autouse=True)
+def _mode(finish_once: bool) -> None:
+    _write.finish_once = finish_once  # type: ignore[attr-defined]
 
 
 def _stored(store) -> list[tuple]:
@@ -93,3 +114,28 @@ def test_one_message_is_the_output_of_one_call_only() -> None:
     _write(store, "/t/a.jsonl", [_call("s1", "c1") + _call("s1", "c2"), result])
     assert sorted(tuple(r) for r in _stored(store)) == [("c1", None, 1), ("c2", OUT, 0)]
     assert _outputs(store) == [OUT, OUT]
+
+
+def test_a_call_already_stored_gets_its_result_from_a_later_read() -> None:
+    """The call's row is there from an earlier read of the same source; the file read again
+    repeats the call and adds its result (the held-back call is not inserted again, and the
+    result reaches the row already there, and is stored once: the row is this source's)."""
+    store = as_store(connect())
+    _write(store, "/t/a.jsonl", [_call()])
+    with store.archive.transaction():
+        w = store.items.writer(1, "claude_code", redact)
+        prep = store.items.preparer()
+        w.write(prep(_call(), redact), 5)
+        w.write(prep(_result(), redact), 6)
+        w.finish()
+        store.items.index_text()
+    assert [tuple(r) for r in _stored(store)] == [("c1", None, 1)]
+    assert w.counts["tool_calls"] == 0
+    assert _outputs(store) == [OUT]
+
+
+def test_a_result_without_its_call_is_a_counted_skip() -> None:
+    store = as_store(connect())
+    _write(store, "/t/a.jsonl", [[ToolResultItem("s1", "nowhere", "ok", "x", message_key=None)]])
+    assert store.db.execute("SELECT reason FROM skips").fetchall()[0][0] == "orphan_tool_result"
+    assert _stored(store) == []

@@ -143,8 +143,9 @@ def _prepare_edit(it: EditItem, redactor: Redactor, clean: Any) -> tuple:
 
 class Writer:
     """Writes the ops of one source file. The caller owns the transaction and calls
-    ``finish`` before it commits: a session's message count, times and first prompt are
-    kept here between statements and written once (``_flush``), before anything reads them."""
+    ``finish`` before it commits: a session's message count, times and first prompt, and
+    the tool calls with the results that follow them, are kept here between statements and
+    written once (``_flush``, ``_flush_calls``), before anything reads them."""
 
     def __init__(self, db: sqlite3.Connection, source_id: int, provider: str, redactor: Redactor) -> None:
         self.db = db
@@ -159,6 +160,11 @@ class Writer:
         # Tool-result messages inserted by the current ``write`` (one record's ops): key ->
         # (id, text), for the result of the same record to point at instead of a second copy.
         self._results: dict[str, tuple[int, str]] = {}
+        # Tool calls not written yet, in arrival order: call_id -> [row, redactions, its result
+        # (status, output, exit_code, timestamp, id of the message whose text the output is) or
+        # None, the result's redactions]. Written by ``_flush_calls`` before anything reads
+        # tool_calls (``finish``, a rewind, a message rewritten).
+        self._calls: dict[str, list[Any]] = {}
         self.counts = {"messages": 0, "edits": 0, "tool_calls": 0, "skipped": 0, "redactions": 0}
         self.skip_reasons: dict[str, int] = {}
         self.touched_sessions: set[int] = set()
@@ -172,6 +178,7 @@ class Writer:
 
     def finish(self) -> None:
         """Everything held back written: call before the transaction commits."""
+        self._flush_calls()
         self._flush()
 
     # -- sessions -------------------------------------------------------------------
@@ -321,27 +328,34 @@ class Writer:
 
     def _tool_call(self, op: tuple) -> None:
         _, session_id, call_id, name, tool_input, red, message_key, timestamp, cwd = op
+        if call_id in self._calls:
+            return  # the first one stands, as INSERT OR IGNORE would have it
         sid = self._session_row(session_id)
-        cur = self.db.execute(
-            "INSERT OR IGNORE INTO tool_calls (session_id, message_id, provider, call_id, name, input, timestamp, cwd,"
-            " source_id) VALUES (?,?,?,?,?,?,?,?,?)",
-            (sid, self._message_id(message_key), self.provider, call_id, name, tool_input, timestamp, cwd,
-             self.source_id),
-        )
-        self.counts["tool_calls"] += cur.rowcount
-        self.counts["redactions"] += red * cur.rowcount
+        self._calls[call_id] = [(sid, self._message_id(message_key), self.provider, call_id, name, tool_input,
+                                 timestamp, cwd, self.source_id), red, None, 0]
 
     def _tool_result(self, op: tuple) -> None:
         _, call_id, status, output, red, exit_code, timestamp, message_key = op
         shared = self._results.pop(message_key, None) if message_key else None  # one call a message
-        if shared is not None and shared[1] == output:
-            # Stored once, as the message's text, when the call was written by this source too
-            # (a source's rows are removed together; another's call keeps a copy of its own).
+        # Stored once, as the message's text, when the call was written by this source too
+        # (a source's rows are removed together; another's call keeps a copy of its own).
+        shared_id = shared[0] if shared is not None and shared[1] == output else None
+        result = (status, output, exit_code, timestamp, shared_id)
+        pending = self._calls.get(call_id)
+        if pending is None:
+            self._update_result(call_id, result, red)
+        else:
+            pending[2] = result
+            pending[3] += red
+
+    def _update_result(self, call_id: str, result: tuple, red: int) -> None:
+        status, output, exit_code, timestamp, shared_id = result
+        if shared_id is not None:
             cur = self.db.execute(
                 "UPDATE tool_calls SET status=?, output=CASE WHEN source_id=? THEN NULL ELSE ? END,"
                 " output_message_id=CASE WHEN source_id=? THEN ? END, exit_code=?, result_timestamp=?"
                 " WHERE provider=? AND call_id=?",
-                (status, self.source_id, output, self.source_id, shared[0], exit_code, timestamp, self.provider,
+                (status, self.source_id, output, self.source_id, shared_id, exit_code, timestamp, self.provider,
                  call_id),
             )
         else:
@@ -353,6 +367,32 @@ class Writer:
         self.counts["redactions"] += red if cur.rowcount else 0
         if cur.rowcount == 0:
             self._skip((SKIP, "orphan_tool_result", 0, self.redactor.redact(call_id[:4000])[0][:500]), 0)
+
+    def _flush_calls(self) -> None:
+        """The calls held back written, each with the result that came after it, if any: one
+        INSERT where a call and its result used to cost an INSERT and an UPDATE. A call whose
+        row was already there (another source's, or an earlier read's) gets its result the old
+        way."""
+        for call_id, (row, red, result, result_red) in self._calls.items():
+            if result is None:
+                cur = self.db.execute(
+                    "INSERT OR IGNORE INTO tool_calls (session_id, message_id, provider, call_id, name, input, timestamp,"
+                    " cwd, source_id) VALUES (?,?,?,?,?,?,?,?,?)", row)
+            else:
+                status, output, exit_code, result_at, shared_id = result
+                cur = self.db.execute(
+                    "INSERT OR IGNORE INTO tool_calls (session_id, message_id, provider, call_id, name, input, timestamp,"
+                    " cwd, source_id, status, output, output_message_id, exit_code, result_timestamp)"
+                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                    (*row, status, output if shared_id is None else None, shared_id, exit_code, result_at))
+            self.counts["tool_calls"] += cur.rowcount
+            self.counts["redactions"] += red * cur.rowcount
+            if result is not None:
+                if cur.rowcount:
+                    self.counts["redactions"] += result_red
+                else:
+                    self._update_result(call_id, result, result_red)
+        self._calls.clear()
 
     def _edit(self, op: tuple) -> None:
         (_, session_id, message_key, call_id, seq, tool, kind, status, path, cwd, move_to, timestamp, user_modified,
@@ -413,6 +453,7 @@ class Writer:
         _, session_id, message_key = op
         sid = self._session_row(session_id)
         self._flush()
+        self._flush_calls()
         row = self.db.execute(
             "SELECT message_index FROM messages WHERE session_id=? AND key=? AND provider=?",
             (sid, message_key, self.provider),
@@ -433,6 +474,7 @@ class Writer:
     def _own_outputs(self, messages: str, args: tuple = ()) -> None:
         """Calls whose output is the text of one of ``messages`` (a SELECT of ids) get a copy of
         their own, before those messages are removed or rewritten."""
+        self._flush_calls()
         self.db.execute(
             "UPDATE tool_calls SET output=(SELECT text FROM messages WHERE id=tool_calls.output_message_id),"
             f" output_message_id=NULL WHERE output_message_id IN ({messages})", args)
