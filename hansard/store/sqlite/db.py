@@ -19,6 +19,11 @@ from hansard.store.sqlite.migrations import MIGRATIONS
 # How long a writer waits for another writer before `store_busy`. HANSARD_BUSY_TIMEOUT
 # shortens it (tests of the busy path).
 BUSY_TIMEOUT_S = 10.0
+# A new store's page size. Most of its bytes are texts of one to a few kB (messages, tool
+# inputs, hunks): at SQLite's default 4 kB a row over about 1 kB spills into a chain of
+# overflow pages, which every insert, index build and reindex's emptying walks page by page.
+# A store keeps the size it was made with (WAL mode cannot change it).
+PAGE_SIZE = 16384
 
 
 def connect(path: str | os.PathLike[str] | None = None, *, readonly: bool = False) -> sqlite3.Connection:
@@ -56,6 +61,8 @@ def connect(path: str | os.PathLike[str] | None = None, *, readonly: bool = Fals
                 # (two indexers, an indexer and the MCP server) can deadlock switching it to WAL
                 # and one gets `database is locked` at once, without waiting. One at a time.
                 with _setup_lock(path):
+                    if db.execute("PRAGMA page_count").fetchone()[0] == 0:
+                        db.execute(f"PRAGMA page_size={PAGE_SIZE}")
                     db.execute("PRAGMA journal_mode=WAL")
                     migrate(db)
             else:
