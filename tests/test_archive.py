@@ -33,6 +33,20 @@ def test_store_is_owner_only(tmp_path: Path) -> None:
     assert oct(store.parent.stat().st_mode & 0o777) == "0o700"
 
 
+def test_a_new_store_has_large_pages_and_an_old_one_keeps_its_own(tmp_path: Path) -> None:
+    import sqlite3
+
+    from hansard.store.sqlite.db import PAGE_SIZE
+
+    new = connect(str(tmp_path / "new.db"))
+    assert new.execute("PRAGMA page_size").fetchone()[0] == PAGE_SIZE == 16384
+    old_path = tmp_path / "old.db"
+    raw = sqlite3.connect(old_path)
+    raw.execute("CREATE TABLE t (x)")  # a store begun at the default size
+    raw.close()
+    assert connect(str(old_path)).execute("PRAGMA page_size").fetchone()[0] == 4096
+
+
 def test_deleted_source_is_still_shown_and_reindexed(samples: Path, tmp_path: Path) -> None:
     src = _copy(samples, CC_SAMPLE, tmp_path / "t", "cc.jsonl")
     codex = _copy(samples, CODEX_SAMPLE, tmp_path / "t", "codex.jsonl")
