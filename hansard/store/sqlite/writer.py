@@ -136,7 +136,7 @@ def _prepare_edit(it: EditItem, redactor: Redactor, clean: Any) -> tuple:
     if it.after is not None and not any(ln.startswith("+") for h in it.hunks for ln in h.lines):
         after, n = clean(it.after)
         red += n
-    lines = [(side, i, _int64(ln), *_facts(text)) for side, i, ln, text in edit_line_rows(it)]
+    lines = edit_line_rows(it)
     return (EDIT, it.session_id, it.message_key, it.call_id, it.seq, it.tool, it.kind, it.status, it.path, it.cwd,
             it.move_to, it.timestamp, int(it.user_modified), _json(hunks), pack(after), red, lines)
 
@@ -533,29 +533,36 @@ def _facts(text: str) -> tuple[int, int, int]:
     return got
 
 
-def edit_line_rows(it: EditItem) -> list[tuple[str, int, int | None, str]]:
-    """(side, ordinal, post-edit line number or None, text) for every added and removed line.
-    Line numbers come from hunks that carry them; otherwise the plain added/removed lists."""
-    rows: list[tuple[str, int, int | None, str]] = []
+def edit_line_rows(it: EditItem) -> list[tuple[str, int, int | None, int, int, int]]:
+    """(side, ordinal, post-edit line number or None, line hash, exact hash, trivial) for every
+    added and removed line: ``edit_lines`` rows but for the edit's id. Line numbers come from
+    hunks that carry them; otherwise the plain added/removed lists. A number SQLite cannot
+    store is None. (A million lines an index on the bench corpus: the loops are written out,
+    and facts come from the cache before any call.)"""
+    get = _FACTS.get
+    rows: list[tuple[str, int, int | None, int, int, int]] = []
     numbered = [h for h in it.hunks if h.new_start is not None]
     if numbered and len(numbered) == len(it.hunks):
         plus = minus = 0
         for h in numbered:
             ln = h.new_start or 1
             for raw in h.lines:
-                tag, text = raw[:1], raw[1:]
+                tag = raw[:1]
                 if tag == "+":
-                    rows.append(("+", plus, ln, text))
+                    text = raw[1:]
+                    rows.append(("+", plus, ln if -_INT64 <= ln < _INT64 else None) + (get(text) or _facts(text)))
                     plus += 1
                     ln += 1
                 elif tag == "-":
-                    rows.append(("-", minus, None, text))
+                    text = raw[1:]
+                    rows.append(("-", minus, None) + (get(text) or _facts(text)))
                     minus += 1
                 else:
                     ln += 1
         if plus == len(it.added):
             return rows
         rows = []
-    rows += [("+", i, None, t) for i, t in enumerate(it.added)]
-    rows += [("-", i, None, t) for i, t in enumerate(it.removed)]
+    for side, texts in (("+", it.added), ("-", it.removed)):
+        for i, text in enumerate(texts):
+            rows.append((side, i, None) + (get(text) or _facts(text)))
     return rows
