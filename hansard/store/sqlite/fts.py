@@ -1,7 +1,8 @@
 """Bringing the full-text indexes up to date with the rows written since the last time.
 
 Always true after ``catch_up`` inside a write transaction: every message and tool call is in
-its full-text indexes (the trigram index: prose under 32 KiB only), and the watermark is the
+its full-text indexes (the trigram index: prose under 32 KiB only, without the agents' own
+system instructions: the condition of the triggers of migration m029), and the watermark is the
 largest id indexed. Writers call it once at the end of each transaction that inserts rows, so
 a reader never sees rows without their index entries.
 """
@@ -17,7 +18,8 @@ def catch_up(db: sqlite3.Connection) -> None:
     if top > m:
         db.execute("INSERT INTO messages_fts(rowid, text) SELECT id, text FROM messages WHERE id > ?", (m,))
         db.execute("INSERT INTO messages_tri(rowid, text) SELECT id, text FROM messages"
-                   " WHERE id > ? AND length(text) <= 32768 AND role <> 'tool'", (m,))
+                   " WHERE id > ? AND length(text) <= 32768 AND role <> 'tool'"
+                   " AND NOT (role = 'system' AND kind = 'meta')", (m,))
         db.execute("UPDATE fts_watermark SET last_id=? WHERE name='messages'", (top,))
     (t,) = db.execute("SELECT last_id FROM fts_watermark WHERE name='tool_calls'").fetchone()
     top = db.execute("SELECT MAX(id) FROM tool_calls").fetchone()[0] or 0

@@ -658,3 +658,43 @@ def m028_fts_hashsize() -> str:
         INSERT INTO messages_tri(messages_tri, rank) VALUES ('hashsize', 16777216);
         INSERT INTO tool_calls_fts(tool_calls_fts, rank) VALUES ('hashsize', 16777216);
     """
+
+
+@migration
+def m029_trigram_without_system_instructions() -> str:
+    return """
+        -- The agents' own system instructions (Codex's developer and permissions text, 10 to
+        -- 20 kB repeated in every session; kind 'meta', role 'system') were three fifths of
+        -- what the trigram index read on the bench corpus, and a part-of-a-word match in them
+        -- says nothing about a session. They leave it as tool output did (m022); their words
+        -- stay in messages_fts. A compaction summary (role 'system', kind
+        -- 'compaction_summary') stays. store/fts.py inserts by the same condition.
+        DROP TRIGGER messages_fts_ad;
+        DROP TRIGGER messages_fts_au;
+        INSERT INTO messages_tri(messages_tri, rowid, text)
+            SELECT 'delete', id, text FROM messages
+            WHERE id <= (SELECT last_id FROM fts_watermark WHERE name='messages')
+              AND length(text) <= 32768 AND role = 'system' AND kind = 'meta';
+        CREATE TRIGGER messages_fts_ad AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text)
+                SELECT 'delete', old.id, old.text
+                WHERE old.id <= (SELECT last_id FROM fts_watermark WHERE name='messages');
+            INSERT INTO messages_tri(messages_tri, rowid, text)
+                SELECT 'delete', old.id, old.text
+                WHERE old.id <= (SELECT last_id FROM fts_watermark WHERE name='messages')
+                  AND length(old.text) <= 32768 AND old.role <> 'tool'
+                  AND NOT (old.role = 'system' AND old.kind = 'meta');
+            UPDATE fts_watermark SET last_id = MIN(last_id, COALESCE((SELECT MAX(id) FROM messages), 0))
+                WHERE name='messages';
+        END;
+        CREATE TRIGGER messages_fts_au AFTER UPDATE OF text, role, kind ON messages
+        WHEN old.id <= (SELECT last_id FROM fts_watermark WHERE name='messages') BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+            INSERT INTO messages_tri(messages_tri, rowid, text)
+                SELECT 'delete', old.id, old.text
+                WHERE length(old.text) <= 32768 AND old.role <> 'tool' AND NOT (old.role = 'system' AND old.kind = 'meta');
+            INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text);
+            INSERT INTO messages_tri(rowid, text) SELECT new.id, new.text
+                WHERE length(new.text) <= 32768 AND new.role <> 'tool' AND NOT (new.role = 'system' AND new.kind = 'meta');
+        END;
+    """
