@@ -25,9 +25,10 @@ if TYPE_CHECKING:  # hansard.models costs ~25 ms of import (dataclasses), and `w
     from hansard.models import RawRecord
 
 _STAT_COLS = "id, path, provider, inode, size, mtime_ns, \"offset\", generation, head_hash, missing"
-# A long write run's page cache (KiB) and WAL pages between checkpoints (4 KiB pages).
+# A long write run's page cache (KiB), and how much WAL between checkpoints (set in pages of
+# the store's own size: 16 kB in a new store, 4 kB in one made before).
 BULK_CACHE_KIB = 64 << 10
-BULK_CHECKPOINT_PAGES = 16384
+BULK_CHECKPOINT_BYTES = 64 << 20
 _RUN_COLS = ("started_at", "finished_at", "files", "records", "bytes", "skipped", "sessions", "messages", "edits",
              "kind", "redactions")
 
@@ -94,8 +95,9 @@ class SqliteArchive:
         copied back into the store every 64 MiB rather than every 4 MiB, so that pages written
         by many small transactions (index pages, full-text segments) are copied back once."""
         old = [self.db.execute(f"PRAGMA {p}").fetchone()[0] for p in ("cache_size", "wal_autocheckpoint")]
+        page = self.db.execute("PRAGMA page_size").fetchone()[0]
         self.db.execute(f"PRAGMA cache_size={-BULK_CACHE_KIB}")
-        self.db.execute(f"PRAGMA wal_autocheckpoint={BULK_CHECKPOINT_PAGES}")
+        self.db.execute(f"PRAGMA wal_autocheckpoint={BULK_CHECKPOINT_BYTES // page}")
         try:
             yield
         finally:
