@@ -193,7 +193,6 @@ def reindex(store: Store, redactor: Redactor | None = None, progress: Progress |
     summary = ScanSummary()
     archive = store.archive
     with archive.transaction():
-        store.items.clear_all()
         todo = []
         for src in archive.readable_sources():
             provider = registry.from_key(src["provider"])
@@ -209,6 +208,9 @@ def reindex(store: Store, redactor: Redactor | None = None, progress: Progress |
         readers = open_readers(jobs, reading_tools(store, redactor), total)
         unindexed = 0
         try:
+            # Emptied while the reading workers start on the first records (they read the
+            # archive, which this leaves alone).
+            store.items.clear_all()
             with store.items.rebuilding():
                 for src, provider in todo:
                     if progress is not None:
