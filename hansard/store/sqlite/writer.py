@@ -75,6 +75,10 @@ def _json(value: Any) -> str:
             return orjson.dumps({"_unserialisable": type(exc).__name__}).decode()
 
 
+# A held-back call's result columns (status, output, exit_code, timestamp, output message) before
+# its result comes: all NULL, as a call without a result is stored.
+_NO_RESULT = (None, None, None, None, None)
+
 # Op tags: the first element of every tuple ``prepare`` returns.
 MSG, CALL, RESULT, EDIT, INFO, STEPS, LEAF, REWIND, SKIP = range(9)
 
@@ -374,17 +378,12 @@ class Writer:
         row was already there (another source's, or an earlier read's) gets its result the old
         way."""
         for call_id, (row, red, result, result_red) in self._calls.items():
-            if result is None:
-                cur = self.db.execute(
-                    "INSERT OR IGNORE INTO tool_calls (session_id, message_id, provider, call_id, name, input, timestamp,"
-                    " cwd, source_id) VALUES (?,?,?,?,?,?,?,?,?)", row)
-            else:
-                status, output, exit_code, result_at, shared_id = result
-                cur = self.db.execute(
-                    "INSERT OR IGNORE INTO tool_calls (session_id, message_id, provider, call_id, name, input, timestamp,"
-                    " cwd, source_id, status, output, output_message_id, exit_code, result_timestamp)"
-                    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (*row, status, output if shared_id is None else None, shared_id, exit_code, result_at))
+            status, output, exit_code, result_at, shared_id = result or _NO_RESULT
+            cur = self.db.execute(
+                "INSERT OR IGNORE INTO tool_calls (session_id, message_id, provider, call_id, name, input, timestamp,"
+                " cwd, source_id, status, output, output_message_id, exit_code, result_timestamp)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (*row, status, output if shared_id is None else None, shared_id, exit_code, result_at))
             self.counts["tool_calls"] += cur.rowcount
             self.counts["redactions"] += red * cur.rowcount
             if result is not None:
