@@ -30,13 +30,17 @@ def _result(sid: str = "s1", call: str = "c1", text: str = OUT, replace: bool = 
             ToolResultItem(sid, call, "ok", text, exit_code=0, message_key=f"{call}-result")]
 
 
+_FINISH_ONCE = False
+
+
 @pytest.fixture(autouse=True, params=["record by record", "one finish a file"])
-def finish_once(request: pytest.FixtureRequest) -> bool:
-    return request.param == "one finish a file"
+def _mode(request: pytest.FixtureRequest) -> None:
+    global _FINISH_ONCE
+    _FINISH_ONCE = request.param == "one finish a file"
 
 
 def _write(store, source: str, records: list[list]) -> None:
-    once = _write.finish_once  # type: ignore[attr-defined]
+    once = _FINISH_ONCE
     with store.archive.transaction():
         sid = store.archive.add_source(source, "claude_code")
         w = store.items.writer(sid, "claude_code", redact)
@@ -47,11 +51,6 @@ def _write(store, source: str, records: list[list]) -> None:
                 w.apply(items, offset)
         w.finish()
         store.items.index_text()
-
-
-@pytest.fixture(autouse=True)
-def _mode(finish_once: bool) -> None:
-    _write.finish_once = finish_once  # type: ignore[attr-defined]
 
 
 def _stored(store) -> list[tuple]:
