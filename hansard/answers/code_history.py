@@ -19,6 +19,7 @@ from hansard.answers.budget import fit_budget
 from hansard.answers.evidence import similarity
 from hansard.answers.session_facts import live_sessions, session_tests
 from hansard.answers.why import explain, parse_target, resolve_target
+from hansard.render import whose
 from hansard.errors import NotFound, UntilNotAllowed
 from hansard.git.run import git_text
 from hansard.link.landing import FileCommit, commit_diff, edit_hashes, edit_landed_in, file_commits
@@ -391,8 +392,7 @@ def render_tree(result: dict[str, Any]) -> str:
         if e["kind"] == "session":
             live = " [live]" if e.get("live") else ""
             idx = ", ".join(str(x["message_index"]) for x in e["edits"] if x["message_index"] is not None)
-            who = f"{e.get('member_name') or e['member']}'s " if e.get("member") else ""  # a teammate's
-            lines.append(f"{lead}{(e['last_edit_at'] or '')[:10]} {who}{e['provider']} {e['session_id'][:13]} "
+            lines.append(f"{lead}{(e['last_edit_at'] or '')[:10]} {whose(e)}{e['provider']} {e['session_id'][:13]} "
                          f"\"{(e['title'] or '')[:60]}\"{live}")
             lines.append(f"{cont}messages {idx}")
             for c in e["commits"]:

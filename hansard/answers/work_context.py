@@ -24,6 +24,7 @@ from hansard.git import identity
 from hansard.git.run import git_text
 from hansard.link.landing import edit_hashes, edit_landed_in, file_commits
 from hansard.link.repos import register_repo
+from hansard.render import whose
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
@@ -211,10 +212,6 @@ def _reachable(top: str | None, sha: str) -> bool:
 
 def render_tree(result: dict[str, Any]) -> str:
     s = result["session"]
-
-    def whose(c: dict[str, Any]) -> str:  # a teammate's session (hansard team) names its member
-        return f"{c.get('member_name') or c['member']}'s " if c.get("member") else ""
-
     own = next((c for c in result["entries"] if c["session_id"] == s["session_id"]), {})
     lines = [f"{whose(own)}{s['provider']} session {s['session_id']} \"{(s['title'] or '')[:70]}\" ({s['selected_by']})"]
     lines.append("conversations")

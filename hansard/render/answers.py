@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from hansard import agents
+from hansard.render import whose
 
 
 def short(text: str | None, n: int = 80) -> str:
@@ -90,9 +91,7 @@ def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
     sid = ln.get("session_id")
     if sid:
         s = ans["sessions"][sid]
-        who = PROVIDER_NAMES.get(s["provider"] or "", s["provider"] or "agent")
-        if s.get("member"):
-            who = f"{s.get('member_name') or s['member']}'s {who}"
+        who = whose(s) + PROVIDER_NAMES.get(s["provider"] or "", s["provider"] or "agent")
         title = f" \"{short(s['title'], 50)}\"" if s.get("title") else ""
         label = {"agent": "written by", "uncommitted": "written by", "agent_modified": "written by",
                  "pasted": "pasted from"}.get(ln["kind"], "written by")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hansard.render import whose
 from hansard.render.answers import short as _short
 
 
@@ -46,7 +47,7 @@ def transcript(d: dict[str, Any], raw: bool = False) -> str:
     head = [f"{s['provider']} session {s['session_id']}  {s['title'] or ''}".rstrip(),
             f"  started {s.get('started_at_local') or s['started_at']}  in {s['cwd']}  ({s['message_count']} messages)"]
     if s.get("member"):
-        head.append(f"  {s.get('member_name') or s['member']}'s session ({s['member']}, hansard team)")
+        head.append(f"  {whose(s)}session ({s['member']}, hansard team)")
     if s.get("parent_session_id"):
         head.append(f"  subagent of {s['parent_session_id']}")
     if s.get("resumed_from"):
