@@ -101,7 +101,7 @@ def redact_all(calls: list[tuple[str, Any]], cache: bool) -> tuple[float, int]:
 
     old = R._LONG, R._SHORT
     # Fresh memos for each run; without the cache, memos that keep nothing.
-    R._LONG, R._SHORT = (R._Memo(4_000_000), R._Memo(2_000_000)) if cache else (R._Memo(0), R._Memo(0))
+    R._LONG, R._SHORT = (R._Memo(old[0].max_chars), R._Memo(old[1].max_chars)) if cache else (R._Memo(0), R._Memo(0))
     try:
         n = 0
         t = time.process_time()
