@@ -228,13 +228,16 @@ def test_a_weights_hash_is_remembered_per_version_of_the_file(tmp_path: Path, mo
 
     f = tmp_path / "weights.bin"
     f.write_bytes(b"one")
-    assert meaning._sha256(f) == hashlib.sha256(b"one").hexdigest()
+    assert meaning.file_sha256(f) == hashlib.sha256(b"one").hexdigest()
     calls = []
     real = hashlib.sha256
     monkeypatch.setattr(meaning.hashlib, "sha256", lambda *a: calls.append(1) or real(*a))
-    assert meaning._sha256(f) == real(b"one").hexdigest() and not calls  # remembered
+    assert meaning.file_sha256(f) == real(b"one").hexdigest() and not calls  # remembered
     time.sleep(0.05)  # past the file system's timestamp granularity
     f.write_bytes(b"two")  # same size, new change time: hashed again
-    assert meaning._sha256(f) == real(b"two").hexdigest() and calls
+    assert meaning.file_sha256(f) == real(b"two").hexdigest() and calls
+    meaning.verify_weights(f, real(b"two").hexdigest())
+    with pytest.raises(meaning.WeightsMismatch, match="is not the pinned"):  # weights load only as pinned
+        meaning.verify_weights(f, real(b"one").hexdigest())
     record = Path(os.environ["HANSARD_HOME"]) / "file-hashes.json"
     assert stat.S_IMODE(record.stat().st_mode) == 0o600 and len(json.loads(record.read_bytes())) == 1

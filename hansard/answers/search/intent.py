@@ -56,11 +56,9 @@ class MiniLMEncoder:
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
-        from hansard.answers.search.meaning import WeightsMismatch, _sha256
+        from hansard.answers.search.meaning import verify_weights
 
-        got = _sha256(root / "model.safetensors")
-        if got != MINILM_SHA256:
-            raise WeightsMismatch(f"{root / 'model.safetensors'}: sha256 {got} is not the pinned {MINILM_SHA256}")
+        verify_weights(root / "model.safetensors", MINILM_SHA256)
         w = {k: v.astype(np.float32) for k, v in load_file(str(root / "model.safetensors")).items()}
         # weights as (in, out), contiguous: activations are (tokens, 384) matrices, one BLAS call each
         self.w = {k: (np.ascontiguousarray(v.T) if k.endswith(".weight") and v.ndim == 2

@@ -89,9 +89,7 @@ class WordLlamaEmbedder:
 
         root = Path(wordllama.__file__).parent
         for rel, want in WORDLLAMA_FILES.items():
-            got = _sha256(root / rel)
-            if got != want:
-                raise WeightsMismatch(f"{root / rel}: sha256 {got} is not the pinned {want}")
+            verify_weights(root / rel, want)
         from wordllama import WordLlama
 
         # cache_dir=the package folder: wordllama looks for <cache>/weights and <cache>/tokenizers
@@ -108,7 +106,14 @@ class WordLlamaEmbedder:
         return v
 
 
-def _sha256(path: Path) -> str:
+def verify_weights(path: Path, want: str) -> None:
+    """Refuse a model file whose sha256 is not the pinned one: weights are loaded only as pinned."""
+    got = file_sha256(path)
+    if got != want:
+        raise WeightsMismatch(f"{path}: sha256 {got} is not the pinned {want}")
+
+
+def file_sha256(path: Path) -> str:
     """The file's sha256, remembered per version of the file (``file-hashes.json`` in the hansard
     home, owner-only): hashing the two models' weights (19 + 91 MB) cost ~0.3 s in every new
     process. A version is its inode, size, modification and change times; the kernel sets the
