@@ -36,6 +36,12 @@ Decisions worth knowing:
   - ``turn_aborted`` gives every pending call an interrupted result and its undecided edits
     "failed".
   Each (call_id, file) yields exactly one EditItem.
+* Code mode (:mod:`code_mode`): an ``exec`` custom tool call whose input is a JavaScript
+  script calling ``tools.apply_patch(...)``/``tools.exec_command(...)`` is a patch call when
+  the script applies one; the patch text is kept only when every patch in it is a literal.
+  Its ``patch_apply_end`` carries the nested call's own id, which no record names: it decides
+  the pending script whose patch names every changed file, or the only pending script whose
+  patch could not be read; otherwise it stays an edit of no known call.
 * Copies of another thread's history (read in openai/codex, code index, 2026 sources; paths
   under codex-rs/):
   - ``history/src/lib.rs`` (RolloutLine): a line is ``{"timestamp", "ordinal"?, "type",
@@ -93,7 +99,7 @@ from typing import Any
 import orjson
 
 from hansard.agents.base import as_text, first_json_lines, load_json, nonempty_str as _str, record_key, snapshot_steps
-from hansard.agents.codex import AGENT
+from hansard.agents.codex import AGENT, code_mode
 from hansard.agents.edits import FileOp, PatchError, extract_patch, lines_of, parse_patch, parse_unified_diff, scan_headers
 from hansard.models import (
     EditItem,
@@ -123,6 +129,9 @@ _RESPONSE_IGNORED = frozenset({
     "file_search_call", "computer_call", "computer_call_output", "code_interpreter_call",
 })
 _SHELL_TOOLS = AGENT.shell_tools
+# The tool that runs a code-mode script (:mod:`code_mode`): its input is JavaScript calling the
+# other tools, apply_patch and exec_command among them.
+_CODE_MODE_TOOLS = frozenset({"exec"})
 
 _RING_MAX = 32
 _PENDING_MAX = 256
@@ -383,7 +392,10 @@ class CodexParser:
         if not name:
             return [Skip("bad_field", rec.offset, f"{kind}.name")]
         namespace = _str(p.get("namespace"))
-        full_name = namespace + name if namespace and not name.startswith(namespace) else name
+        # An MCP namespace prefixes its tools ("mcp__codex_apps__github" + "_fetch_pr");
+        # "functions" is the built-in tools' own, which names them bare.
+        full_name = namespace + name if namespace and namespace != "functions" and not name.startswith(namespace) \
+            else name
         if kind == "custom_tool_call":
             raw = p.get("input")
             args: dict[str, Any] = {"input": raw if isinstance(raw, str) else as_text(raw)}
@@ -410,9 +422,13 @@ class CodexParser:
                 patch, wd = found
                 if wd:
                     cwd = _join(cwd, wd)
+        script = kind == "custom_tool_call" and name in _CODE_MODE_TOOLS
+        nested = code_mode.tool_calls(args["input"]) if script else []
+        if nested:
+            is_patch, patch, cwd = _script_patch(nested, cwd)
 
         sid = self.sid or ""
-        summary = _summary(name, args, patch if is_patch else None)
+        summary = _script_summary(nested) if nested else _summary(name, args, patch if is_patch else None)
         out: list[Item] = [
             MessageItem(sid, call_id, "assistant", summary, ts, cwd, "tool_use", self.model),
             ToolCallItem(sid, call_id, full_name, args, call_id, ts, cwd),
@@ -425,6 +441,8 @@ class CodexParser:
         entry: dict[str, Any] = {"cwd": cwd}
         if is_patch:
             entry["ap"] = 1
+            if script:
+                entry["cm"] = 1  # its apply_patch events carry the nested call's own id
             if patch is not None and len(patch) <= _PATCH_MAX:
                 entry["p"] = patch
         self.pending.pop(call_id, None)
@@ -488,6 +506,11 @@ class CodexParser:
         pend = self.pending.get(call_id)
         if call_id in self.done or (pend and pend.get("e")):
             return []  # already decided (by the tool output, or a repeated event)
+        if pend is None:
+            owner = self._script_owner(list(changes))
+            if owner is not None:  # a patch that a running code-mode script applied: the script's edit
+                self._mark(self.done, call_id, _DONE_MAX)
+                call_id, pend = owner
         if pend is None and self.forks:
             # A file holding another thread's session_meta holds a copy of its history; a
             # subagent's copy keeps the parent's events but not its tool calls, so an event
@@ -517,6 +540,19 @@ class CodexParser:
         else:
             self._mark(self.done, call_id, _DONE_MAX)
         return out
+
+    def _script_owner(self, paths: list[str]) -> tuple[str, dict[str, Any]] | None:
+        """The pending code-mode call whose patch applied ``paths``: the one whose patch names
+        every path, or, where no pending script's patch text could be read, the only such
+        script pending. None when that is not one call."""
+        scripts = [(cid, pend) for cid, pend in self.pending.items() if pend.get("cm") and not pend.get("e")]
+        named = [(cid, pend) for cid, pend in scripts
+                 if pend.get("p") and all(_named(path, pend["p"], pend.get("cwd")) for path in paths)]
+        if len(named) == 1:
+            return named[0]
+        if not named and len(scripts) == 1 and not scripts[0][1].get("p"):
+            return scripts[0]
+        return None
 
     def _aborted(self, ts: str | None) -> list[Item]:
         out: list[Item] = []
@@ -637,6 +673,51 @@ def _edit_from_change(sid: str, call_id: str, path: str, ch: dict[str, Any], cwd
     move = _str(ch.get("move_path"))
     return EditItem(sid, call_id, "apply_patch", path, cwd, "move" if move else "update", status, ts,  # type: ignore[arg-type]
                     message_key, added=added, removed=removed, hunks=hunks, move_to=move, seq=seq)
+
+
+def _script_patch(nested: list[tuple[str, Any]], cwd: str | None) -> tuple[bool, str | None, str | None]:
+    """(applies a patch, the patch text when every one of them could be read, the directory its
+    paths are relative to) for a code-mode script's calls."""
+    patches: list[str] = []
+    unread = False
+    for tool, arg in nested:
+        if tool in AGENT.edit_tools:
+            text = code_mode.text_of(arg, "input", "patch")
+            unread |= text is None
+            patches += [text] if text is not None else []
+        elif tool in _SHELL_TOOLS:
+            found = extract_patch(code_mode.text_of(arg, "cmd", "command"))
+            if found is not None:
+                patches.append(found[0])
+                wd = [w for w in (code_mode.text_of(arg, "workdir"), found[1]) if w]
+                if len(nested) == 1:  # its directory is the patch's only when it is the only call
+                    for w in wd:
+                        cwd = _join(cwd, w)
+    if not patches and not unread:
+        return False, None, cwd
+    return True, (None if unread else code_mode.one_patch(patches)), cwd
+
+
+def _script_summary(nested: list[tuple[str, Any]]) -> str:
+    """A code-mode script's calls, one summary each: "exec: apply_patch: Update a.py; npm test"."""
+    parts = []
+    for tool, arg in nested:
+        if tool in AGENT.edit_tools:
+            parts.append(_summary(tool, {}, code_mode.text_of(arg, "input", "patch") or ""))
+        elif tool in _SHELL_TOOLS and code_mode.text_of(arg, "cmd", "command"):
+            cmd = code_mode.text_of(arg, "cmd", "command")
+            found = extract_patch(cmd)
+            parts.append(_summary(tool, {"cmd": cmd}, found[0] if found else None))
+        else:
+            parts.append(tool)
+    text = "exec: " + "; ".join(parts)
+    return text if len(text) <= _SUMMARY_MAX else text[: _SUMMARY_MAX - 1] + "…"
+
+
+def _named(path: str, patch: str, cwd: str | None) -> bool:
+    """Does ``patch`` name ``path`` (as it is, below ``cwd``, or as its tail)?"""
+    return any(path == n or path == _join(cwd, n) or path.endswith("/" + n.lstrip("./"))
+               for _, n, _ in scan_headers(patch))
 
 
 def _path_order(paths: list[str], patch: str | None, cwd: str | None) -> list[str]:
