@@ -349,6 +349,45 @@ def basic_duplicate_lines(b: Build) -> Scenario:
 
 
 @scenario
+def codex_code_mode(b: Build) -> Scenario:
+    """Codex in code mode: each patch is applied by an ``exec`` script calling
+    ``tools.apply_patch``, and the patch event carries the nested call's id, not the script's."""
+    r = b.init()
+    r.write("src/limits.py", src('''
+        MAX_UPLOAD = 10
+
+
+        def allowed(size: int) -> bool:
+            return size <= MAX_UPLOAD
+    '''))
+    c0 = b.commit(r, "Upload limits")
+    path = r.path / "src/limits.py"
+    cx = b.codex(r.path)
+    cx.prompt("Sizes are in megabytes now; say so, and refuse negative sizes")
+    t1 = cx.apply_patch(Update(path, ("MAX_UPLOAD = 10\n", "MAX_UPLOAD_MB = 10  # megabytes\n"),
+                               ("    return size <= MAX_UPLOAD\n",
+                                "    if size < 0:\n        raise ValueError(size)\n    return size <= MAX_UPLOAD_MB\n")),
+                        script=True)
+    t2 = cx.apply_patch(Add(r.path / "tests/test_limits.py", src('''
+        from src.limits import allowed
+
+
+        def test_ten_megabytes_is_allowed():
+            assert allowed(10)
+    ''')), script=True)
+    cx.end_turn()
+    c1 = b.commit(r, "Limits in megabytes")
+    return b.scenario(r, {
+        "src/limits.py": b.expect(r, "src/limits.py", b.agent(t1, c1), b.human(c0, 3), b.agent(t1, c1, 3)),
+        "tests/test_limits.py": b.expect(r, "tests/test_limits.py", b.agent(t2, c1, 5)),
+    }, notes='''
+        Each line goes to the `exec` call whose script applied the patch: the patch_apply_end
+        event names the nested apply_patch call ("exec-..."), which no other record names; the
+        one pending script whose patch names the changed file owns it.
+    ''')
+
+
+@scenario
 def basic_multi_edit_one_message(b: Build) -> Scenario:
     """Two Edit calls in one assistant message (Claude Code 2.1) and a MultiEdit (1.0.x)."""
     r = b.init()

@@ -982,9 +982,12 @@ class CodexWriter:
     def _abs(self, p: str) -> str:
         return p if Path(p).is_absolute() else str(Path(self.cwd) / p)
 
-    def apply_patch(self, *ops: PatchOp, fail: bool = False) -> str:
+    def apply_patch(self, *ops: PatchOp, fail: bool = False, script: bool = False) -> str:
         """One ``apply_patch`` call (custom_tool_call). ``fail=True`` records a verification
-        failure: plain-string output, no patch_apply_end, files untouched."""
+        failure: plain-string output, no patch_apply_end, files untouched. ``script=True`` writes
+        it as code mode does (Codex 0.144 on): an ``exec`` call whose JavaScript input calls
+        ``tools.apply_patch``, its patch_apply_end under the nested call's own id, and an output
+        of content blocks; the ``exec`` call is the one that made the edit."""
         call_id = "call_" + self.ids.b62(24)
         plan: list[tuple[PatchOp, str | None, str | None, bool]] = []  # op, before, after, crlf
         chunks = ["*** Begin Patch"]
@@ -1033,8 +1036,14 @@ class CodexWriter:
             for op, _before, after, _crlf in plan:
                 if op.kind != "delete":
                     assert check[self._abs(op.path)][1] == after, op.path
-        self._emit("response_item", {"type": "custom_tool_call", "status": "completed", "call_id": call_id,
-                                     "name": "apply_patch", "input": patch}, self._ts())
+        if script:
+            self._emit("response_item", {"type": "custom_tool_call", "status": "completed", "call_id": call_id,
+                                         "namespace": "functions", "name": "exec",
+                                         "input": f"const r = await tools.apply_patch({_dumps(patch)});\ntext(r);\n"},
+                       self._ts())
+        else:
+            self._emit("response_item", {"type": "custom_tool_call", "status": "completed", "call_id": call_id,
+                                         "name": "apply_patch", "input": patch}, self._ts())
         if fail:
             first = plan[0]
             path = self._abs(first[0].path)
@@ -1070,11 +1079,14 @@ class CodexWriter:
             self._record(call_id, op, "applied", before, after)
         stdout = "Success. Updated the following files:\n" + "".join(
             f"{k} {p}\n" for k in ("A", "M", "D") for p in summary[k])
-        self._emit("event_msg", {"type": "patch_apply_end", "call_id": call_id, "turn_id": self.turn_id,
-                                 "stdout": stdout, "stderr": "", "success": True, "changes": changes,
-                                 "status": "completed"}, ts)
-        self._emit("response_item", {"type": "custom_tool_call_output", "call_id": call_id, "output": _dumps(
-            {"output": stdout, "metadata": {"exit_code": 0, "duration_seconds": 0.0}})}, self._ts())
+        self._emit("event_msg", {"type": "patch_apply_end", "call_id": "exec-" + self.ids.b62(8) if script else call_id,
+                                 "turn_id": self.turn_id, "stdout": stdout, "stderr": "", "success": True,
+                                 "changes": changes, "status": "completed"}, ts)
+        output: Any = ([{"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"},
+                        {"type": "input_text", "text": stdout}] if script
+                       else _dumps({"output": stdout, "metadata": {"exit_code": 0, "duration_seconds": 0.0}}))
+        self._emit("response_item", {"type": "custom_tool_call_output", "call_id": call_id, "output": output},
+                   self._ts())
         return call_id
 
     def _record(self, call_id: str, op: PatchOp, status: str, before: str | None, after: str | None) -> None:
