@@ -114,3 +114,64 @@ def test_scanner_reads_both_shapes_from_the_default_home(tmp_path):
     assert sources == [str(home / "opencode.db"), str(home / "storage")]
     assert first.changed == 2 and again.changed == 0
     assert counts["opencode"]["sessions"] == 1 and counts["opencode"]["edits"] >= 1
+
+
+def _export() -> dict:
+    """The sample session as ``opencode export`` writes it: the session, then each message
+    with its parts."""
+    session = json.loads(next((STORAGE / "session").rglob("*.json")).read_text())
+    messages = []
+    for m in sorted((STORAGE / "message").rglob("*.json")):
+        info = json.loads(m.read_text())
+        parts = [json.loads(p.read_text()) for p in sorted((STORAGE / "part" / info["id"]).glob("*.json"))]
+        messages.append({"info": info, "parts": parts})
+    return {"info": session, "messages": messages}
+
+
+def test_an_export_reads_as_the_stores_do(tmp_path):
+    from hansard.models import RawRecord
+
+    f = tmp_path / "full.jsonl"  # Entire keeps an OpenCode session's export under this name
+    f.write_text(json.dumps(_export(), indent=2))
+    data = f.read_bytes()
+    assert opencode.PROVIDER_EXPORT.sniff(f, data[:65536])
+    assert not opencode.PROVIDER_EXPORT.sniff(f, next((STORAGE / "session").rglob("*.json")).read_bytes())
+    items, _ = parse_records(opencode.PROVIDER_EXPORT, str(f), [RawRecord(str(f), 0, data)])
+    _check(items)
+    assert skips(items) == {"unused_part": 1}
+    # an export that leaves out the ids nested objects share with their parents reads the same
+    doc = _export()
+    for m in doc["messages"]:
+        m["info"].pop("sessionID")
+        for p in m["parts"]:
+            p.pop("sessionID"), p.pop("messageID")
+    bare, _ = parse_records(opencode.PROVIDER_EXPORT, str(f), [RawRecord(str(f), 0, json.dumps(doc).encode())])
+    _check(bare)
+    # a part without an id of its own is named by its place, the same at every reading
+    doc["messages"][0]["parts"][0].pop("id")
+    once, _ = parse_records(opencode.PROVIDER_EXPORT, str(f), [RawRecord(str(f), 0, json.dumps(doc).encode())])
+    again, _ = parse_records(opencode.PROVIDER_EXPORT, str(f), [RawRecord(str(f), 0, json.dumps(doc).encode())])
+    first_prompt = [m for m in once if isinstance(m, MessageItem) and m.role == "user"]
+    assert [m.key for m in first_prompt] == ["msg_c1a2b3c4d001AbCdEfGhIjKlMn#0"]
+    assert [m.key for m in again if isinstance(m, MessageItem) and m.role == "user"] == ["msg_c1a2b3c4d001AbCdEfGhIjKlMn#0"]
+    # not an export: a counted skip, no crash
+    odd, _ = parse_records(opencode.PROVIDER_EXPORT, str(f), [RawRecord(str(f), 0, b'{"info": {"id": "ses_x"}, "messages": 3}')])
+    assert skips(odd) == {"not_a_transcript": 1}
+
+
+def test_index_reads_an_export_named_on_the_command_line(tmp_path):
+    from hansard.ingest.run import index
+    from hansard.store import open_store
+
+    f = tmp_path / "exports" / "ses_3a1b2c3d4e5fAbCdEfGhIjKlMn.json"
+    f.parent.mkdir()
+    f.write_text(json.dumps(_export(), indent=2))
+    store = open_store()
+    try:
+        first = index(store, [f.parent])
+        again = index(store, [f.parent])
+        counts = store.sessions.provider_counts()
+    finally:
+        store.close()
+    assert first.changed == 1 and again.changed == 0
+    assert counts["opencode"]["sessions"] == 1 and counts["opencode"]["edits"] == 1  # applied; the write was refused

@@ -1,6 +1,6 @@
 """OpenCode: its session store under ``<OPENCODE_DATA_DIR or $XDG_DATA_HOME/opencode>``, the
 JSON files of ``storage/`` (up to 1.1, one source for the whole folder) and ``opencode.db``
-(1.2 on), read by :mod:`hansard.agents.opencode.storage`."""
+(1.2 on), and a session's ``opencode export`` document, read by :mod:`hansard.agents.opencode.storage`."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ AGENT = Agent(
     home=home,
     home_env=("OPENCODE_DATA_DIR",),
     transcript_dirs=("opencode.db",),
-    readers=("hansard.agents.opencode.storage:PROVIDER", "hansard.agents.opencode.storage:PROVIDER_STORAGE"),
+    readers=("hansard.agents.opencode.storage:PROVIDER", "hansard.agents.opencode.storage:PROVIDER_STORAGE",
+             "hansard.agents.opencode.storage:PROVIDER_EXPORT"),
     aliases=("sst-opencode",),
     shell_tools=frozenset({"bash"}),
     edit_tools=frozenset({"edit", "write", "multiedit", "patch", "apply_patch"}),

@@ -362,5 +362,52 @@ def _edits(sid: str, call_id: str, tool: str, args: dict[str, Any], meta: dict[s
     return out or [Skip("bad_field", 0, f"{tool}: no newString")]
 
 
+class _ExportParser(_Parser):
+    """One ``opencode export`` document: ``{"info": session, "messages": [{"info": message,
+    "parts": [part, ...]}, ...]}``, the objects the stores hold. An export may leave out the ids
+    that nest: a message gets its session's, a part its message's, and one without an id of its
+    own is named by its place (``<message id>#<n>``), the same in every reading of the file."""
+
+    def _parse(self, obj: Any, record: RawRecord) -> list[Item]:
+        if not isinstance(obj, dict) or not isinstance(obj.get("info"), dict) or not isinstance(obj.get("messages"), list):
+            return [Skip("not_a_transcript", record.offset)]
+        info = obj["info"]
+        sid = _str(info.get("id"))
+        if not sid:
+            return [Skip("bad_field", record.offset, "info.id")]
+        out = self._session(info)
+        for i, m in enumerate(obj["messages"]):
+            minfo = m.get("info") if isinstance(m, dict) else None
+            if not isinstance(minfo, dict):
+                out.append(Skip("bad_field", record.offset, f"messages[{i}].info"))
+                continue
+            mid = _str(minfo.get("id")) or f"{sid}#{i}"
+            out += self._message({**minfo, "id": mid, "sessionID": _str(minfo.get("sessionID")) or sid}, record.offset)
+            for j, part in enumerate(m.get("parts") if isinstance(m.get("parts"), list) else ()):
+                if not isinstance(part, dict):
+                    out.append(Skip("bad_field", record.offset, f"messages[{i}].parts[{j}]"))
+                    continue
+                out += self._part({**part, "id": _str(part.get("id")) or f"{mid}#{j}",
+                                   "sessionID": _str(part.get("sessionID")) or sid,
+                                   "messageID": _str(part.get("messageID")) or mid}, record.offset)
+        return out
+
+
+class _ExportProvider:
+    """A session written out by ``opencode export`` (Entire keeps OpenCode sessions so): one
+    JSON document, read whole each time it changes."""
+
+    name = NAME
+    whole_file = True
+
+    def sniff(self, path: Path, head: bytes) -> bool:
+        return (head.lstrip()[:1] == b"{" and b'"info"' in head and b'"messages"' in head
+                and re.search(rb'"id"\s*:\s*"ses_', head) is not None)
+
+    def new_parser(self, path: str, state: dict[str, Any] | None = None) -> _ExportParser:
+        return _ExportParser(path, state)
+
+
 PROVIDER = _Provider()
 PROVIDER_STORAGE = _StorageProvider()
+PROVIDER_EXPORT = _ExportProvider()
