@@ -648,3 +648,17 @@ def test_injected_context_detection() -> None:
     got = [(m.kind, m.text) for m in of(items, MessageItem)]
     assert got == [("text", "<b>bold?</b>"), ("text", "rename foo to bar\n\n[image]"),
                    ("meta", "<some_new_block>\nstate\n</some_new_block>")]
+
+
+def test_a_message_between_agents_is_kept_as_meta() -> None:
+    """Codex 0.160 writes the task a parent hands its subagent as a response_item of type
+    agent_message, its payload encrypted: the plain header stays readable, never the person's ask."""
+    task = ri({"type": "agent_message", "author": "/root", "recipient": "/root/audio_review", "content": [
+        {"type": "input_text", "text": "Message Type: NEW_TASK\nTask name: /root/audio_review\nSender: /root\nPayload:\n"},
+        {"type": "encrypted_content", "encrypted_content": "gAAAAB..."}]})
+    items, _ = feed_all([meta(), turn(), task, ri({"type": "agent_message", "content": [
+        {"type": "encrypted_content", "encrypted_content": "gAAAAB..."}]})])
+    (msg,) = of(items, MessageItem)
+    assert (msg.role, msg.kind) == ("user", "meta")
+    assert msg.text.startswith("[/root -> /root/audio_review]\nMessage Type: NEW_TASK") and "gAAAAB" not in msg.text
+    assert not of(items, Skip)

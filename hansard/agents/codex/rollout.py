@@ -17,7 +17,8 @@ Decisions worth knowing:
   ring of (source, role, text hash) in its state and an incoming copy consumes a matching
   entry of the *other* source. Injected context (AGENTS.md, ``<environment_context>``,
   ``<permissions instructions>``, ``<turn_aborted>``…) and developer messages become
-  kind "meta".
+  kind "meta", as does a ``response_item`` ``agent_message`` (one agent of a run writing to
+  another, its payload often encrypted).
 * Keys: a payload ``id`` when present, else ``record_key`` of the line; tool calls use their
   ``call_id`` (tool_use message key = call_id, tool_result message key = call_id + "#result"),
   so a continued copy of a rollout (Entire stores the growing file several times) yields the
@@ -334,9 +335,22 @@ class CodexParser:
             return self._call(p, ts, rec)
         if it in ("function_call_output", "custom_tool_call_output"):
             return self._output(p, ts, rec)
+        if it == "agent_message":
+            return self._between_agents(p, ts, rec)
         if it in _RESPONSE_IGNORED:
             return []
         return [Skip("unknown_type", rec.offset, f"response_item:{str(it)[:80]}")]
+
+    def _between_agents(self, p: dict[str, Any], ts: str | None, rec: RawRecord) -> list[Item]:
+        """A message one agent of a run sent another (a parent handing a subagent its task):
+        kept as a "meta" message, readable and searchable but never taken for the person's
+        request. Only its plain text is kept; a payload Codex encrypted is not readable."""
+        text = "\n".join(x for x in _content_texts(p.get("content")) if x.strip()).strip()
+        if not text:
+            return []
+        author, recipient = _str(p.get("author")), _str(p.get("recipient"))
+        head = f"[{author or '?'} -> {recipient or '?'}]\n" if author or recipient else ""
+        return [self._msg(_str(p.get("id")) or record_key(rec), "user", head + text, ts, "meta")]
 
     def _message(self, p: dict[str, Any], ts: str | None, rec: RawRecord) -> list[Item]:
         role = p.get("role")
