@@ -560,11 +560,20 @@ def test_queued_command_attachment_and_meta_tags() -> None:
         {"type": "user", "uuid": "u3", "sessionId": "s", "message": {"content": "<div>html I pasted</div>"}},
         {"type": "user", "uuid": "u4", "sessionId": "s",
          "message": {"content": [{"type": "text", "text": "look"}, {"type": "image", "source": {"data": "AAAA"}}]}},
+        # turnOrigin alone (2.1.2xx): another session's message and a harness notice are not the
+        # person's; a prompt sent through the SDK or a scheduled one is
+        {"type": "user", "uuid": "u5", "sessionId": "s", "turnOrigin": "peer", "promptSource": "system",
+         "message": {"content": "Another Claude session sent a message:\nthe build is green"}},
+        {"type": "user", "uuid": "u6", "sessionId": "s", "turnOrigin": "system",
+         "message": {"content": "[Cross-session idle notice] nothing to do"}},
+        {"type": "user", "uuid": "u7", "sessionId": "s", "turnOrigin": "sdk", "message": {"content": "fix the flaky test"}},
+        {"type": "user", "uuid": "u8", "sessionId": "s", "turnOrigin": "scheduled", "message": {"content": "run the nightly check"}},
     ]
     items, _ = feed_lines(lines)
     assert [(m.key, m.kind) for m in of(items, MessageItem)] == [
-        ("q1", "text"), ("u1", "meta"), ("u2", "meta"), ("u3", "text"), ("u4", "text")]
-    assert of(items, MessageItem)[-1].text == "look\n[image]"
+        ("q1", "text"), ("u1", "meta"), ("u2", "meta"), ("u3", "text"), ("u4", "text"), ("u5", "meta"), ("u6", "meta"),
+        ("u7", "text"), ("u8", "text")]
+    assert of(items, MessageItem)[4].text == "look\n[image]"
 
 
 def test_several_blocks_in_one_record_get_suffixed_keys() -> None:

@@ -82,6 +82,10 @@ _META_TAGS = frozenset({
     "task-notification", "system-reminder", "user-memory-input", "user-prompt-submit-hook",
 })
 _LEADING_TAG = re.compile(r"^<([a-z][a-z0-9-]*)>")
+# A user record's ``turnOrigin`` (Claude Code 2.1.2xx) when something other than the person
+# started the turn: another session's message, a finished background task, a continuation or a
+# notice the harness wrote. "sdk" and "scheduled" stay the person's: the prompt is theirs.
+_NOT_THE_PERSON = frozenset({"peer", "task_notification", "auto_continuation", "system"})
 _META_PREFIXES = ("[Request interrupted by user", "Operation stopped by hook:")
 _COMPACT_PREFIX = "This session is being continued from a previous conversation"
 
@@ -651,6 +655,8 @@ class ClaudeCodeParser:
             return "meta", "user"
         origin = obj.get("origin")
         if isinstance(origin, dict) and origin.get("kind") not in (None, "human"):
+            return "meta", "user"
+        if obj.get("turnOrigin") in _NOT_THE_PERSON:
             return "meta", "user"
         if stripped.startswith(_META_PREFIXES):
             return "meta", "user"
