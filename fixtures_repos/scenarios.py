@@ -350,8 +350,9 @@ def basic_duplicate_lines(b: Build) -> Scenario:
 
 @scenario
 def codex_code_mode(b: Build) -> Scenario:
-    """Codex in code mode: each patch is applied by an ``exec`` script calling
-    ``tools.apply_patch``, and the patch event carries the nested call's id, not the script's."""
+    """Codex in code mode (as a real 0.147 rollout records it): each patch is applied by an
+    ``exec`` script calling ``tools.apply_patch``, reported only by an ``item_completed``
+    ``FileChange`` event under the nested call's id, and the script prints ``{}``."""
     r = b.init()
     r.write("src/limits.py", src('''
         MAX_UPLOAD = 10
@@ -381,9 +382,9 @@ def codex_code_mode(b: Build) -> Scenario:
         "src/limits.py": b.expect(r, "src/limits.py", b.agent(t1, c1), b.human(c0, 3), b.agent(t1, c1, 3)),
         "tests/test_limits.py": b.expect(r, "tests/test_limits.py", b.agent(t2, c1, 5)),
     }, notes='''
-        Each line goes to the `exec` call whose script applied the patch: the patch_apply_end
-        event names the nested apply_patch call ("exec-..."), which no other record names; the
-        one pending script whose patch names the changed file owns it.
+        Each line goes to the `exec` call whose script applied the patch: the FileChange event
+        names the nested apply_patch call ("exec-<uuid>"), which no other record names; the one
+        pending script whose patch names the changed file owns it.
     ''')
 
 

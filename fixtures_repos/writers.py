@@ -985,9 +985,11 @@ class CodexWriter:
     def apply_patch(self, *ops: PatchOp, fail: bool = False, script: bool = False) -> str:
         """One ``apply_patch`` call (custom_tool_call). ``fail=True`` records a verification
         failure: plain-string output, no patch_apply_end, files untouched. ``script=True`` writes
-        it as code mode does (Codex 0.144 on): an ``exec`` call whose JavaScript input calls
-        ``tools.apply_patch``, its patch_apply_end under the nested call's own id, and an output
-        of content blocks; the ``exec`` call is the one that made the edit."""
+        it as code mode does (a real Codex 0.147 rollout): an ``exec`` call whose JavaScript
+        binds the patch to a name and passes it to ``tools.apply_patch``, then, as the only
+        report, an ``item_completed`` event whose ``FileChange`` item carries the nested call's
+        own id, and an output of content blocks printing ``{}``; the ``exec`` call is the one
+        that made the edit."""
         call_id = "call_" + self.ids.b62(24)
         plan: list[tuple[PatchOp, str | None, str | None, bool]] = []  # op, before, after, crlf
         chunks = ["*** Begin Patch"]
@@ -1039,7 +1041,7 @@ class CodexWriter:
         if script:
             self._emit("response_item", {"type": "custom_tool_call", "status": "completed", "call_id": call_id,
                                          "namespace": "functions", "name": "exec",
-                                         "input": f"const r = await tools.apply_patch({_dumps(patch)});\ntext(r);\n"},
+                                         "input": f"const patch = {_dumps(patch)};\ntext(await tools.apply_patch(patch));\n"},
                        self._ts())
         else:
             self._emit("response_item", {"type": "custom_tool_call", "status": "completed", "call_id": call_id,
@@ -1079,11 +1081,18 @@ class CodexWriter:
             self._record(call_id, op, "applied", before, after)
         stdout = "Success. Updated the following files:\n" + "".join(
             f"{k} {p}\n" for k in ("A", "M", "D") for p in summary[k])
-        self._emit("event_msg", {"type": "patch_apply_end", "call_id": "exec-" + self.ids.b62(8) if script else call_id,
-                                 "turn_id": self.turn_id, "stdout": stdout, "stderr": "", "success": True,
-                                 "changes": changes, "status": "completed"}, ts)
-        output: Any = ([{"type": "input_text", "text": "Script completed\nWall time 0.1 seconds\nOutput:\n"},
-                        {"type": "input_text", "text": stdout}] if script
+        if script:
+            at = int(self.clock.now().timestamp() * 1000)
+            self._emit("event_msg", {"type": "item_completed", "thread_id": self.session_id, "turn_id": self.turn_id,
+                                     "item": {"type": "FileChange", "id": "exec-" + self.ids.uuid4(), "changes": changes,
+                                              "status": "completed", "stdout": stdout, "stderr": ""},
+                                     "started_at_ms": at - 2, "completed_at_ms": at}, ts)
+        else:
+            self._emit("event_msg", {"type": "patch_apply_end", "call_id": call_id, "turn_id": self.turn_id,
+                                     "stdout": stdout, "stderr": "", "success": True, "changes": changes,
+                                     "status": "completed"}, ts)
+        output: Any = ([{"type": "input_text", "text": "Script completed\nWall time 0.5 seconds\nOutput:\n"},
+                        {"type": "input_text", "text": "{}"}] if script
                        else _dumps({"output": stdout, "metadata": {"exit_code": 0, "duration_seconds": 0.0}}))
         self._emit("response_item", {"type": "custom_tool_call_output", "call_id": call_id, "output": output},
                    self._ts())

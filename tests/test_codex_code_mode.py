@@ -1,9 +1,12 @@
 """Codex code mode: tool calls written as one JavaScript ``exec`` script (Codex 0.144 on).
 
-The records follow the shapes public readers of real rollouts quote: a ``custom_tool_call``
-named ``exec`` (sometimes with ``"namespace": "functions"``) whose input calls
-``tools.apply_patch``/``tools.exec_command``, an output of ``input_text`` blocks starting
-"Script completed", and ``patch_apply_end`` events carrying the nested call's own id.
+The records follow a real Codex 0.147 rollout (entireio/entire-graph, a checkpoint
+``full.jsonl``): a ``custom_tool_call`` named ``exec`` whose input binds the patch to a name
+and calls ``tools.apply_patch(patch)``, an ``event_msg`` ``item_completed`` with a
+``FileChange`` item under the nested call's id (``exec-<uuid>``) as the only report, and an
+output of ``input_text`` blocks, "Script completed ..." then ``{}``. Public readers' fixtures
+add the other spellings (a literal argument, an object argument, ``"namespace": "functions"``,
+``patch_apply_end`` under the nested id).
 """
 
 from __future__ import annotations
@@ -53,6 +56,37 @@ def test_a_scripts_patch_is_its_edit_decided_by_the_printed_result(js: str) -> N
     (use,) = [m for m in of(items, MessageItem) if m.kind == "tool_use"]
     assert use.text == "exec: apply_patch: Update src/a.py"
     assert state["pending"] == {}
+
+
+def file_change(item_id: str, path: str = "/repo/src/a.py", status: str = "completed") -> dict:
+    return ev({"type": "item_completed", "thread_id": "t", "turn_id": "t1", "item": {
+        "type": "FileChange", "id": item_id, "status": status, "stderr": "",
+        "stdout": f"Success. Updated the following files:\nM {path}\n",
+        "changes": {path: {"type": "update", "move_path": None,
+                           "unified_diff": "@@ -7,3 +7,3 @@\n def f():\n-    return 1\n+    return 2\n"}}},
+        "started_at_ms": 1786846171813, "completed_at_ms": 1786846171815})
+
+
+def test_a_real_code_mode_patch_is_decided_by_its_file_change_event() -> None:
+    js = f"const patch = {orjson.dumps(PATCH).decode()};\ntext(await tools.apply_patch(patch));\n"
+    call = script("call_mjErx1AFfhqTIN7XB3ikStTG", js, id="ctc_07c9", status="completed")
+    items, state = feed_all([meta(), turn(), call, file_change("exec-79b991c5-fdb7-4e9b-81b2-f78d070886bc"),
+                             printed("call_mjErx1AFfhqTIN7XB3ikStTG", "{}")])
+    (edit,) = of(items, EditItem)
+    assert (edit.path, edit.status, edit.message_key) == ("/repo/src/a.py", "applied", "call_mjErx1AFfhqTIN7XB3ikStTG")
+    assert [(h.new_start, h.new_lines) for h in edit.hunks] == [(7, 3)]
+    assert state["pending"] == {} and not of(items, Skip)
+    # the same report twice, or also as a patch_apply_end under that id: one edit
+    again, _ = feed_all([file_change("exec-79b991c5-fdb7-4e9b-81b2-f78d070886bc"),
+                         applied_event("exec-79b991c5-fdb7-4e9b-81b2-f78d070886bc")], state)
+    assert again == []
+    # a failed or refused change, and other items, are read as such
+    items, _ = feed_all([meta(), turn(), call, file_change("exec-1", status="failed")])
+    assert [e.status for e in of(items, EditItem)] == ["failed"]
+    items, _ = feed_all([meta(), turn(), call, file_change("exec-1", status="declined")])
+    assert [e.status for e in of(items, EditItem)] == ["rejected"]
+    other = ev({"type": "item_completed", "item": {"type": "CommandExecution", "id": "exec-2", "command": ["ls"]}})
+    assert feed_all([meta(), other])[0] == [i for i in feed_all([meta()])[0]]
 
 
 def test_a_nested_calls_patch_event_is_the_scripts_edit() -> None:

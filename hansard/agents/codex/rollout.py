@@ -40,9 +40,13 @@ Decisions worth knowing:
 * Code mode (:mod:`code_mode`): an ``exec`` custom tool call whose input is a JavaScript
   script calling ``tools.apply_patch(...)``/``tools.exec_command(...)`` is a patch call when
   the script applies one; the patch text is kept only when every patch in it is a literal.
-  Its ``patch_apply_end`` carries the nested call's own id, which no record names: it decides
-  the pending script whose patch names every changed file, or the only pending script whose
-  patch could not be read; otherwise it stays an edit of no known call.
+  Its patch is reported by an ``event_msg`` under the nested call's own id, which no record
+  names: ``item_completed`` with a ``FileChange`` item (``{id: "exec-<uuid>", changes,
+  status}``, the only report in a real 0.147 rollout, whose script printed ``{}``) or a
+  ``patch_apply_end``, read alike and once per id. It decides the pending script whose patch
+  names every changed file, or the only pending script whose patch could not be read;
+  otherwise it stays an edit of no known call. A script that reports nothing decides from its
+  output like any call (no "Success" text: failed).
 * Copies of another thread's history (read in openai/codex, code index, 2026 sources; paths
   under codex-rs/):
   - ``history/src/lib.rs`` (RolloutLine): a line is ``{"timestamp", "ordinal"?, "type",
@@ -499,6 +503,15 @@ class CodexParser:
             return self._text_message(record_key(rec), role, text, ts)
         if et == "patch_apply_end":
             return self._patch_end(p, ts, rec)
+        if et == "item_completed":
+            item = p.get("item")
+            if isinstance(item, dict) and item.get("type") == "FileChange":
+                # 0.147 on: a patch applied inside a code-mode script is reported only so, under
+                # the nested call's id, with the patch_apply_end fields and a status
+                return self._patch_end({"call_id": item.get("id"), "changes": item.get("changes"),
+                                        "status": item.get("status"), "success": item.get("success")}, ts, rec,
+                                       "item_completed.item")
+            return []  # CommandExecution and the rest repeat what the calls' outputs say
         if et == "turn_aborted":
             return self._aborted(ts)
         if et == "error":
@@ -510,13 +523,14 @@ class CodexParser:
         # mcp_tool_call_*, context_compacted, turn_diff, …: UI/telemetry duplicating history.
         return []
 
-    def _patch_end(self, p: dict[str, Any], ts: str | None, rec: RawRecord) -> list[Item]:
+    def _patch_end(self, p: dict[str, Any], ts: str | None, rec: RawRecord,
+                   what: str = "patch_apply_end") -> list[Item]:
         call_id = _str(p.get("call_id"))
         if not call_id:
-            return [Skip("bad_field", rec.offset, "patch_apply_end.call_id")]
+            return [Skip("bad_field", rec.offset, f"{what}.call_id")]
         changes = p.get("changes")
         if not isinstance(changes, dict):
-            return [Skip("bad_field", rec.offset, "patch_apply_end.changes")]
+            return [Skip("bad_field", rec.offset, f"{what}.changes")]
         pend = self.pending.get(call_id)
         if call_id in self.done or (pend and pend.get("e")):
             return []  # already decided (by the tool output, or a repeated event)
@@ -529,7 +543,7 @@ class CodexParser:
             # A file holding another thread's session_meta holds a copy of its history; a
             # subagent's copy keeps the parent's events but not its tool calls, so an event
             # whose call is not in this file is the parent's edit, not this thread's.
-            return [Skip("copied_history", rec.offset, f"patch_apply_end {call_id[:80]} without its call")]
+            return [Skip("copied_history", rec.offset, f"{what} {call_id[:80]} without its call")]
         success = p.get("success")
         status_s = _str(p.get("status"))
         if success is True or (success is None and status_s == "completed"):
@@ -544,7 +558,7 @@ class CodexParser:
         for seq, path in enumerate(order):
             ch = changes[path]
             if not isinstance(ch, dict):
-                out.append(Skip("bad_field", rec.offset, f"patch_apply_end.changes[{path[:100]}]"))
+                out.append(Skip("bad_field", rec.offset, f"{what}.changes[{path[:100]}]"))
                 continue
             out.append(_edit_from_change(self.sid or "", call_id, path, ch, cwd, status, ts,
                                          call_id if pend else None, seq))
