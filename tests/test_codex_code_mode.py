@@ -16,7 +16,7 @@ import pytest
 
 from hansard.agents.codex.code_mode import one_patch, tool_calls
 from hansard.models import EditItem, MessageItem, Skip, ToolCallItem
-from tests.test_ingest_codex import PATCH, ev, feed_all, fout, meta, of, ri, turn
+from tests.test_ingest_codex import PATCH, ev, fcall, feed_all, fout, meta, of, ri, turn
 
 PATCH_B = "*** Begin Patch\n*** Add File: docs/b.md\n+hello\n*** End Patch\n"
 
@@ -87,6 +87,18 @@ def test_a_real_code_mode_patch_is_decided_by_its_file_change_event() -> None:
     assert [e.status for e in of(items, EditItem)] == ["rejected"]
     other = ev({"type": "item_completed", "item": {"type": "CommandExecution", "id": "exec-2", "command": ["ls"]}})
     assert feed_all([meta(), other])[0] == [i for i in feed_all([meta()])[0]]
+
+
+def test_a_script_still_running_keeps_its_patch_for_its_report() -> None:
+    # real 0.147 output of a script sent to the background; its patch lands after the output
+    js = f"await tools.exec_command({{cmd: 'pytest -q'}});\nawait tools.apply_patch({orjson.dumps(PATCH).decode()});"
+    running = fout("x1", "Script running with cell ID 479\nWall time 11.0 seconds\nOutput:\n", custom=True)
+    items, state = feed_all([meta(), turn(), script("x1", js), running])
+    assert not of(items, EditItem) and "x1" in state["pending"]
+    later, state = feed_all([file_change("exec-5"), fcall("wait", {"cell_id": "479"}, "w1"),
+                             fout("w1", "Script completed\nOutput:\n{}")], state)
+    (edit,) = of(later, EditItem)
+    assert (edit.status, edit.message_key) == ("applied", "x1") and state["pending"] == {}
 
 
 def test_a_nested_calls_patch_event_is_the_scripts_edit() -> None:

@@ -137,6 +137,9 @@ _SHELL_TOOLS = AGENT.shell_tools
 # The tool that runs a code-mode script (:mod:`code_mode`): its input is JavaScript calling the
 # other tools, apply_patch and exec_command among them.
 _CODE_MODE_TOOLS = frozenset({"exec"})
+# How a code-mode script's output begins when the script went on in the background (a later
+# ``wait`` call collects it): its patch may not have been applied yet.
+_SCRIPT_RUNNING = "Script running with cell ID"
 
 _RING_MAX = 32
 _PENDING_MAX = 256
@@ -475,7 +478,12 @@ class CodexParser:
             return [Skip("bad_field", rec.offset, f"{p.get('type')}.call_id")]
         text, exit_code = _output_text(p.get("output"))
         status = _result_status(text, exit_code, p.get("success"))
-        pend = self.pending.pop(call_id, None)
+        pend = self.pending.get(call_id)
+        if pend and pend.get("cm") and text.startswith(_SCRIPT_RUNNING):
+            pend["bg"] = 1  # still running: its patch is decided by its report, or stays undecided
+            pend = None
+        else:
+            self.pending.pop(call_id, None)
         sid = self.sid or ""
         mk = call_id + "#result"
         cwd = pend.get("cwd") if pend else self.cwd
@@ -562,7 +570,10 @@ class CodexParser:
                 continue
             out.append(_edit_from_change(self.sid or "", call_id, path, ch, cwd, status, ts,
                                          call_id if pend else None, seq))
-        if pend:
+        if pend and pend.get("bg"):
+            self.pending.pop(call_id, None)  # its output came before: nothing more to wait for
+            self._mark(self.done, call_id, _DONE_MAX)
+        elif pend:
             pend["e"] = 1
             pend.pop("p", None)
         else:
