@@ -349,6 +349,38 @@ def basic_duplicate_lines(b: Build) -> Scenario:
 
 
 @scenario
+def claude_bash_edit_diff(b: Build) -> Scenario:
+    """Claude Code 2.1.288 reports the files a Bash command changed on its result
+    (``bashEditDiff``): a python heredoc's edit is that Bash call's, line by line."""
+    r = b.init()
+    r.write("src/config.py", src('''
+        REQUEST_TIMEOUT_SECONDS = 30
+        MAX_RETRIES = 3
+
+
+        def settings() -> dict:
+            return {"timeout": REQUEST_TIMEOUT_SECONDS, "retries": MAX_RETRIES}
+    '''))
+    c0 = b.commit(r, "Request settings")
+    path = r.path / "src/config.py"
+    cc = b.claude(r.path)
+    cc.prompt("Raise the timeout to a minute and add a backoff factor")
+    t1 = cc.bash("python3 - <<'EOF'\nfrom pathlib import Path\np = Path('src/config.py')\n"
+                 "p.write_text(p.read_text().replace('= 30\\n', '= 60\\nRETRY_BACKOFF_FACTOR = 2.0\\n'))\nEOF",
+                 run=lambda: r.replace("src/config.py", "REQUEST_TIMEOUT_SECONDS = 30\n",
+                                       "REQUEST_TIMEOUT_SECONDS = 60\nRETRY_BACKOFF_FACTOR = 2.0\n"),
+                 edit_diff=[path])
+    c1 = b.commit(r, "Longer timeout, backoff factor")
+    return b.scenario(r, {
+        "src/config.py": b.expect(r, "src/config.py", b.agent(t1, c1, 2), b.human(c0, 5)),
+    }, notes='''
+        The Bash call's result lists src/config.py with its hunk; the two lines it added are its
+        own. Without that report (older versions) a shell edit leaves no evidence and the lines
+        would be unknown.
+    ''')
+
+
+@scenario
 def codex_code_mode(b: Build) -> Scenario:
     """Codex in code mode (as a real 0.147 rollout records it): each patch is applied by an
     ``exec`` script calling ``tools.apply_patch``, reported only by an ``item_completed``

@@ -772,16 +772,27 @@ class ClaudeWriter:
         return self._tool("Read", {"file_path": path}, run)
 
     def bash(self, command: str, *, description: str | None = None, stdout: str = "", stderr: str = "",
-             run: Callable[[], None] | None = None) -> str:
+             run: Callable[[], None] | None = None, edit_diff: Sequence[Path | str] = ()) -> str:
         """Bash tool. ``run`` performs the command's side effects (e.g. a formatter rewriting a
-        file): shell edits reach the tree but leave no structured patch, as in real sessions."""
+        file): shell edits reach the tree but leave no structured patch, as in real sessions up
+        to 2.1.1xx. ``edit_diff`` names files whose changes the result reports as Claude Code
+        2.1.288 does (``toolUseResult.bashEditDiff``), each then an edit of this call."""
 
-        def go(_tid: str) -> tuple[Any, Any, bool]:
+        def go(tid: str) -> tuple[Any, Any, bool]:
             self._pending_ts = self._ts()
+            before = {str(f): _read_text(Path(f))[0] if Path(f).exists() else "" for f in edit_diff}
             if run is not None:
                 run()
-            result = {"stdout": stdout, "stderr": stderr, "interrupted": False, "isImage": False,
-                      "noOutputExpected": not stdout}
+            result: dict[str, Any] = {"stdout": stdout, "stderr": stderr, "interrupted": False, "isImage": False,
+                                      "noOutputExpected": not stdout}
+            files = []
+            for f, old in before.items():
+                new = _read_text(Path(f))[0]
+                if new != old:
+                    files.append({"filePath": f, "hunks": structured_patch(old, new)})
+                    self._record("Bash", tid, f, "applied", old, new)
+            if edit_diff:
+                result["bashEditDiff"] = {"files": files, "moreFiles": 0, "changedFiles": [x["filePath"] for x in files]}
             return result, stdout or "(No output)", False
 
         inp: dict[str, Any] = {"command": command}

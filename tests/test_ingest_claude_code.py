@@ -606,3 +606,29 @@ def test_sidecar_written_after_the_transcript(tmp_path: Path) -> None:
     later = p2.finish()
     assert [(i.session_id, i.spawn_call_id, i.extra) for i in later] == [("agent-late1", "toolu_L", {"agentType": "Explore"})]
     assert p2.finish() == []
+
+
+def test_a_shell_commands_reported_file_changes_are_its_edits() -> None:
+    """2.1.288: a Bash result's toolUseResult.bashEditDiff lists the files the command changed,
+    with hunks (the shape of a real python-heredoc edit of two Swift files)."""
+    diff = {"files": [
+        {"filePath": "/Users/m1/marvin/App.swift", "hunks": [{"oldStart": 1041, "oldLines": 3, "newStart": 1041,
+                                                              "newLines": 3, "lines": [" a", "-let dirt = 1", "+let dirt = 2"]}]},
+        {"filePath": "/Users/m1/marvin/DirtWorld.swift", "hunks": [{"oldStart": 220, "oldLines": 1, "newStart": 220,
+                                                                    "newLines": 2, "lines": [" x", "+y"]}]},
+        {"filePath": "/Users/m1/marvin/empty.txt", "hunks": []}, "junk"],
+        "moreFiles": 0, "changedFiles": ["/Users/m1/marvin/App.swift", "/Users/m1/marvin/DirtWorld.swift"]}
+    out = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False, "noOutputExpected": True}
+    items, _ = feed_lines([
+        asst("a1", "s", tool("toolu_01GWocQtLP4mg8VEnuCZh82o", "Bash", command="python3 - <<'EOF'\n...\nEOF")),
+        result("r1", "s", "toolu_01GWocQtLP4mg8VEnuCZh82o", "(No output)", {**out, "bashEditDiff": diff}),
+        asst("a2", "s", tool("toolu_02", "Bash", command="ls")),
+        result("r2", "s", "toolu_02", "a.txt", out),
+    ])
+    edits = of(items, EditItem)
+    assert [(e.call_id, e.tool, e.path, e.status, e.kind, e.seq) for e in edits] == [
+        ("toolu_01GWocQtLP4mg8VEnuCZh82o", "Bash", "/Users/m1/marvin/App.swift", "applied", "update", 0),
+        ("toolu_01GWocQtLP4mg8VEnuCZh82o", "Bash", "/Users/m1/marvin/DirtWorld.swift", "applied", "update", 1)]
+    assert edits[0].added == ("let dirt = 2",) and edits[0].removed == ("let dirt = 1",)
+    assert edits[0].hunks[0].new_start == 1041 and edits[0].message_key == "a1"
+    assert not of(items, Skip)

@@ -24,6 +24,9 @@ tool_result exists, is not ``is_error`` and ``toolUseResult`` is an object with
 (user refused / interrupted) or "failed" EditItem; no result, or a success text with no
 ``toolUseResult`` object (hand-made fixtures), makes no EditItem at all.
 
+A shell command's result may carry ``bashEditDiff`` (2.1.288: the files the command changed,
+with hunks): each file listed is an applied edit of that call (:func:`_shell_edits`).
+
 ``structuredPatch`` is display text: Claude Code expands every tab to two spaces in it
 (observed in all samples from 2.0.76 to 2.1.119). Where the whole-file text before
 (``originalFile``) and the text after (computed by replaying old/new strings) are known,
@@ -224,6 +227,25 @@ def _apply_replacements(before: str | None, edits: list[tuple[Any, Any, Any]]) -
             return None
         text = text.replace(old, new) if replace_all is True else text.replace(old, new, 1)
     return text
+
+
+def _shell_edits(diff: dict[str, Any], name: str, call_id: str, sid: str, msg_key: str | None, cwd: str | None,
+                 ts: str | None) -> list[Item]:
+    """The files a shell command changed, as Claude Code 2.1.2xx reports them on its result
+    (``toolUseResult.bashEditDiff``: ``files`` [{filePath, hunks in structuredPatch form}],
+    ``moreFiles`` it left out): one applied edit per file listed. Claude Code saw the changes
+    on disk after the command, whatever its exit code, so they happened. Files it left out are
+    not guessed."""
+    out: list[Item] = []
+    for seq, f in enumerate(diff.get("files") if isinstance(diff.get("files"), list) else ()):
+        path = _s(f.get("filePath")) if isinstance(f, dict) else None
+        hunks = f.get("hunks") if isinstance(f, dict) and isinstance(f.get("hunks"), list) else None
+        if not path or not hunks:
+            continue
+        added, removed, parsed = hunks_from_structured_patch(hunks)
+        out.append(EditItem(sid, call_id, name, path, cwd, "update", "applied", ts, msg_key,  # type: ignore[arg-type]
+                            added=added, removed=removed, hunks=parsed, seq=seq))
+    return out
 
 
 def _edit_pairs(src: Any, key_old: str, key_new: str, key_all: str) -> list[tuple[Any, Any, Any]]:
@@ -709,6 +731,8 @@ class ClaudeCodeParser:
 
         if base in _EDIT_TOOLS:
             items.extend(self._edit(name, base, call_id, inp, tur, status, call_sid, call_key, call_cwd, ts))
+        elif base in _SHELL_TOOLS and isinstance(tur, dict) and isinstance(tur.get("bashEditDiff"), dict):
+            items.extend(_shell_edits(tur["bashEditDiff"], name, call_id, call_sid, call_key, call_cwd, ts))
         elif status == "ok" and base in ("TodoWrite", "TaskCreate", "TaskUpdate"):
             items.extend(self._steps(base, call_id, inp, tur, output, call_sid, ts))
         elif status == "ok" and (base in _AGENT_TOOLS or (not name and isinstance(tur, dict) and "agentId" in tur)):
