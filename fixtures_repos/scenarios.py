@@ -349,6 +349,53 @@ def basic_duplicate_lines(b: Build) -> Scenario:
 
 
 @scenario
+def precision_short_line_of_the_commits_session(b: Build) -> Scenario:
+    """An agent adds one short import line (too short to be evidence) and, in the same commit,
+    a function: the import line is not called a person's."""
+    r = b.init()
+    r.write("store/store.go", src('''
+        package store
+
+        import (
+        	"encoding/json"
+        	"os"
+        )
+
+        func Load(path string) (map[string]any, error) {
+        	data, err := os.ReadFile(path)
+        	if err != nil {
+        		return nil, err
+        	}
+        	var out map[string]any
+        	return out, json.Unmarshal(data, &out)
+        }
+    '''))
+    c0 = b.commit(r, "Load the store")
+    path = r.path / "store/store.go"
+    cc = b.claude(r.path)
+    cc.prompt("Add a Write that encodes the store to any writer")
+    cc.edit(path, '\t"encoding/json"\n', '\t"encoding/json"\n\t"io"\n')
+    t2 = cc.edit(path, "\treturn out, json.Unmarshal(data, &out)\n}\n", src('''
+        	return out, json.Unmarshal(data, &out)
+        }
+
+        func Write(w io.Writer, store map[string]any) error {
+        	return json.NewEncoder(w).Encode(store)
+        }
+    '''))
+    c1 = b.commit(r, "Write the store")
+    return b.scenario(r, {
+        "store/store.go": b.expect(r, "store/store.go", b.human(c0, 4), b.unknown(c1), b.human(c0, 11),
+                                   b.agent(t2, c1, 4)),
+    }, notes='''
+        `\t"io"` is trivial (under ten significant characters): never evidence on its own, and
+        no matched block of its hunk lends it one. But an edit of the session that made c1 added
+        exactly that line to this file, so it is unknown, not a person's. A blank line or a lone
+        brace in such a commit stays human: everyone writes those.
+    ''')
+
+
+@scenario
 def claude_bash_edit_diff(b: Build) -> Scenario:
     """Claude Code 2.1.288 reports the files a Bash command changed on its result
     (``bashEditDiff``): a python heredoc's edit is that Bash call's, line by line."""

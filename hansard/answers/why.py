@@ -13,6 +13,7 @@ now, and the question is only which edits wrote that text before that commit exi
 from __future__ import annotations
 
 import os
+import re
 from collections import namedtuple
 from typing import TYPE_CHECKING
 
@@ -45,6 +46,7 @@ WHOLE_LINES = 100
 # difflib ratio from which a changed line counts as "the same line, modified". Below ~0.7,
 # unrelated lines of the same shape (`a_1 = f(x, 1)` vs `b_2 = g(y, 9)`) start to pass.
 SIMILAR = 0.7
+_WORD = re.compile(r"\w")  # a trivial line with a word in it may be an agent's; a blank or a brace, anyone's
 
 
 # top: working tree top level; main_top: its main repository (differs for a worktree).
@@ -523,11 +525,21 @@ class Attributor:
                 return LineAnswer(b.final_line, b.content, "unknown", commit, rule="unlinked_session")
             if self.untimed.get(self.hashes[i], set()) & self.names:
                 return LineAnswer(b.final_line, b.content, "unknown", commit, rule="untimed")
-        elif group_has_agent:
+        elif group_has_agent or self._short_line_of_the_commits_sessions(i):
             return LineAnswer(b.final_line, b.content, "unknown", commit, rule="trivial")
         if self._shell_touched(b.sha):
             return LineAnswer(b.final_line, b.content, "unknown", commit, rule="shell_command")
         return LineAnswer(b.final_line, b.content, "human", commit, rule="no_session", confidence=0.9)
+
+    def _short_line_of_the_commits_sessions(self, i: int) -> bool:
+        """A trivial line with a word in it (``"io"``, ``return None``; not a blank line or a
+        lone brace, which everyone writes) that an edit of a session that made its commit
+        added to this file: too short to be evidence, too likely the agent's to call human."""
+        b = self.lines[i]
+        if b.sha == ZERO or not _WORD.search(b.content):
+            return False
+        sessions = self.commit_sessions(b.sha)
+        return any(e.session_id in sessions for e in self.qualifying(i))
 
     def _elsewhere(self, h: int) -> bool:
         """An edit added the line ``h`` to another file of this repository."""
