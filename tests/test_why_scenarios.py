@@ -28,3 +28,26 @@ def test_scenario(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
         notes = f"\n\nnotes: {scn.notes}" if scn.notes else ""
         pytest.fail(f"{name}: lines differ in {', '.join(f'{r} {v}' for r, v in bad.items())}\n\n{report}{notes}",
                     pytrace=False)
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_a_line_asked_alone_gets_the_whole_files_answer(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    """A short line (an import, a blank line between an agent's functions) is answered from its
+    neighbours and its commit's other lines: `why path:N` must say what `why path` says of it."""
+    from hansard.answers.why import explain
+    from hansard.store import open_store
+
+    scn = SCENARIOS[name](tmp_path / "build")
+    for var, value in env_for(scn, tmp_path / "store").items():
+        monkeypatch.setenv(var, value)
+    whole = answer(scn)
+    store = open_store()
+    try:
+        for rel, doc in whole.items():
+            for line in doc["lines"]:
+                alone = explain(store, f"{rel}:{line['line']}", rev=scn.rev, cwd=str(scn.repo))["lines"][0]
+                got = (alone["kind"], alone.get("rule"), alone.get("tool_call_id"))
+                assert got == (line["kind"], line.get("rule"), line.get("tool_call_id")), (rel, line["line"])
+    finally:
+        store.close()

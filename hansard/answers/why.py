@@ -43,6 +43,10 @@ from hansard.git.blame import ZERO, Blame, BlameLine, blame
 WINDOW = 3  # lines either side that count as the same block
 # From this many lines, a question reaches most of the file's history: its diffs are read at once.
 WHOLE_LINES = 100
+# Lines either side of a question's range that are answered with it (then left out): the block
+# around a line decides which of two edits that added the same text wrote it, as in the whole file.
+RANGE_MARGIN = 10
+SHORT_LINE_MARGIN = 60  # for a short line called a person's, whose commit's other lines decide
 # difflib ratio from which a changed line counts as "the same line, modified". Below ~0.7,
 # unrelated lines of the same shape (`a_1 = f(x, 1)` vs `b_2 = g(y, 9)`) start to pass.
 SIMILAR = 0.7
@@ -774,12 +778,15 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
         if sync is None or not sync():
             return None, _with_contents(cached[2], data)
         return _explain(store, spec, rev, contents, cwd, cache)  # something new was read: look again
+    asked = t  # a range is answered with the lines around it: locality decides between copies
+    if t.start is not None:
+        t = t._replace(start=max(1, t.start - RANGE_MARGIN), end=min(n, t.end + RANGE_MARGIN))
     blamed = _in_thread(run_blame, t, rev, contents)
     if sync is not None and sync():
         # New sessions were read while git blamed: the store's generation (the cache key) and
         # what is still being indexed are read again.
         building = still_building()
-        cached = _cached(store, t, rev, contents, data, repo_id) if cache and not building else None
+        cached = _cached(store, asked, rev, contents, data, repo_id) if cache and not building else None
     from hansard.answers.restored import FileHistory
 
     history = FileHistory(store, t.top, t.rel, rev, whole=t.start is None or t.end - t.start >= WHOLE_LINES)
@@ -798,6 +805,13 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     if failed is not None:
         raise failed
     answers = Attributor(store, t, repo_id, bl, rev, history, pre).answer()
+    if asked.start is not None and any(pre.trivial[k] and a.rule == "no_session" and asked.start <= a.line <= asked.end
+                                       for k, a in enumerate(answers)):
+        # A short asked line called a person's may still be its commit's sessions', which only
+        # that commit's other lines, further away, can tell: answered again with more around it.
+        t = asked._replace(start=max(1, asked.start - SHORT_LINE_MARGIN), end=min(n, asked.end + SHORT_LINE_MARGIN))
+        bl = run_blame(t, rev, contents)
+        answers = Attributor(store, t, repo_id, bl, rev, history).answer()
     if any(a.kind == "human" for a in answers):
         from hansard.answers.pasted import mark_pasted
 
@@ -809,7 +823,9 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
 
         # human lines copied from a web chat
         answers = mark_pasted(store, bl, answers, whole=None if t.start is None else whole)
-    ans = render_contract(store, t, rev, bl, answers)
+    if asked.start is not None:
+        answers = [a for a in answers if asked.start <= a.line <= asked.end]
+    ans = render_contract(store, asked, rev, bl, answers)
     if building:
         ans["indexing"] = True
     if cached is None:
@@ -981,10 +997,11 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
             s["prompts"][str(p[0])] = p[1]
             if s["prompt"] is None:
                 s["prompt"] = p[1]
+    named = {x for a in answers for x in (a.commit, a.original_commit, a.restoring_commit) if x}
     commits = {
         sha: {"summary": c.summary, "author": c.author, "author_time": c.author_time, "author_tz": c.author_tz,
               "committer_time": c.committer_time}
-        for sha, c in bl.commits.items() if sha != ZERO
+        for sha, c in bl.commits.items() if sha != ZERO and (t.start is None or sha in named)
     }
     return {
         "path": t.rel,
