@@ -446,10 +446,11 @@ class CodexParser:
         script = kind == "custom_tool_call" and name in _CODE_MODE_TOOLS
         nested = code_mode.tool_calls(args["input"]) if script else []
         if nested:
-            is_patch, patch, cwd = _script_patch(nested, cwd)
+            is_patch, patch, cwd, summary = _script(nested, cwd)
+        else:
+            summary = _summary(name, args, patch if is_patch else None)
 
         sid = self.sid or ""
-        summary = _script_summary(nested) if nested else _summary(name, args, patch if is_patch else None)
         out: list[Item] = [
             MessageItem(sid, call_id, "assistant", summary, ts, cwd, "tool_use", self.model),
             ToolCallItem(sid, call_id, full_name, args, call_id, ts, cwd),
@@ -714,49 +715,46 @@ def _edit_from_change(sid: str, call_id: str, path: str, ch: dict[str, Any], cwd
                     message_key, added=added, removed=removed, hunks=hunks, move_to=move, seq=seq)
 
 
-def _script_patch(nested: list[tuple[str, Any]], cwd: str | None) -> tuple[bool, str | None, str | None]:
-    """(applies a patch, the patch text when every one of them could be read, the directory its
-    paths are relative to) for a code-mode script's calls."""
+def _script(nested: list[tuple[str, Any]], cwd: str | None) -> tuple[bool, str | None, str | None, str]:
+    """For a code-mode script's calls, read once: (applies a patch, the patch text when every
+    one of them could be read, the directory its paths are relative to, the tool_use summary:
+    each call's own, "exec: apply_patch: Update a.py; npm test")."""
     patches: list[str] = []
+    parts: list[str] = []
     unread = False
     for tool, arg in nested:
         if tool in AGENT.edit_tools:
             text = code_mode.text_of(arg, "input", "patch")
             unread |= text is None
             patches += [text] if text is not None else []
-        elif tool in _SHELL_TOOLS:
-            found = extract_patch(code_mode.text_of(arg, "cmd", "command"))
-            if found is not None:
-                patches.append(found[0])
-                wd = [w for w in (code_mode.text_of(arg, "workdir"), found[1]) if w]
-                if len(nested) == 1:  # its directory is the patch's only when it is the only call
-                    for w in wd:
-                        cwd = _join(cwd, w)
-    if not patches and not unread:
-        return False, None, cwd
-    return True, (None if unread else code_mode.one_patch(patches)), cwd
-
-
-def _script_summary(nested: list[tuple[str, Any]]) -> str:
-    """A code-mode script's calls, one summary each: "exec: apply_patch: Update a.py; npm test"."""
-    parts = []
-    for tool, arg in nested:
-        if tool in AGENT.edit_tools:
-            parts.append(_summary(tool, {}, code_mode.text_of(arg, "input", "patch") or ""))
-        elif tool in _SHELL_TOOLS and code_mode.text_of(arg, "cmd", "command"):
-            cmd = code_mode.text_of(arg, "cmd", "command")
-            found = extract_patch(cmd)
-            parts.append(_summary(tool, {"cmd": cmd}, found[0] if found else None))
-        else:
+            parts.append(_summary(tool, {}, text or ""))
+            continue
+        cmd = code_mode.text_of(arg, "cmd", "command") if tool in _SHELL_TOOLS else None
+        if cmd is None:
             parts.append(tool)
-    text = "exec: " + "; ".join(parts)
-    return text if len(text) <= _SUMMARY_MAX else text[: _SUMMARY_MAX - 1] + "…"
+            continue
+        found = extract_patch(cmd)
+        parts.append(_summary(tool, {"cmd": cmd}, found[0] if found else None))
+        if found is not None:
+            patches.append(found[0])
+            if len(nested) == 1:  # its directory is the patch's only when it is the only call
+                for w in (code_mode.text_of(arg, "workdir"), found[1]):
+                    cwd = _join(cwd, w) if w else cwd
+    summary = "exec: " + "; ".join(parts)
+    summary = summary if len(summary) <= _SUMMARY_MAX else summary[: _SUMMARY_MAX - 1] + "…"
+    if not patches and not unread:
+        return False, None, cwd, summary
+    return True, (None if unread else code_mode.one_patch(patches)), cwd, summary
+
+
+def _names(n: str, path: str, cwd: str | None) -> bool:
+    """Does a patch's header path ``n`` name ``path`` (as it is, below ``cwd``, or as its tail)?"""
+    return path == n or path == _join(cwd, n) or path.endswith("/" + n.lstrip("./"))
 
 
 def _named(path: str, patch: str, cwd: str | None) -> bool:
-    """Does ``patch`` name ``path`` (as it is, below ``cwd``, or as its tail)?"""
-    return any(path == n or path == _join(cwd, n) or path.endswith("/" + n.lstrip("./"))
-               for _, n, _ in scan_headers(patch))
+    """Does ``patch`` name ``path``?"""
+    return any(_names(n, path, cwd) for _, n, _ in scan_headers(patch))
 
 
 def _path_order(paths: list[str], patch: str | None, cwd: str | None) -> list[str]:
@@ -768,7 +766,7 @@ def _path_order(paths: list[str], patch: str | None, cwd: str | None) -> list[st
     rank: dict[str, int] = {}
     for path in paths:
         for i, n in enumerate(named):
-            if path == n or path == _join(cwd, n) or path.endswith("/" + n.lstrip("./")):
+            if _names(n, path, cwd):
                 rank[path] = i
                 break
     return sorted(paths, key=lambda p: (rank.get(p, len(named)), paths.index(p)))
