@@ -250,6 +250,7 @@ class Attributor:
         self._loose: list[list[EditRef] | None] = [None] * len(self.lines)
         self._loose_by: dict[tuple[int, str], list[EditRef]] = {}
         self._quals: list[list[EditRef] | None] = [None] * len(self.lines)
+        self._commit_sessions: dict[str, frozenset[str]] = {}
         self._restored: dict[int, dict[int, tuple[str, str]]] = {}  # line -> edit -> (original, restoring)
         self._file_edits: list[tuple[float | None, Any]] | None = None
         self._removed_writers: dict[int, list[EditRef]] = {}  # removed line hash -> edits that added it
@@ -304,12 +305,15 @@ class Attributor:
             return {}
         return self.cs.weights(sha, self.by_commit.get(sha, []), self.loose, self.trivial)
 
-    def commit_sessions(self, sha: str) -> set[str]:
+    def commit_sessions(self, sha: str) -> frozenset[str]:
         """Sessions that made the commit: tied to it by their shell output, or accounting for its
         distinctive lines."""
         if sha == ZERO:
-            return set()
-        return set(self.commit_weights(sha)) | self.cs.tied(sha)
+            return frozenset()
+        out = self._commit_sessions.get(sha)
+        if out is None:  # asked for line after line of the same commit
+            out = self._commit_sessions[sha] = frozenset(self.commit_weights(sha)) | self.cs.tied(sha)
+        return out
 
     def qualifying(self, i: int) -> list[EditRef]:
         """Edits that could have written line i: right file, before its commit. An edit made
@@ -539,10 +543,9 @@ class Attributor:
         """A trivial line with a word in it (``"io"``, ``return None``; not a blank line or a
         lone brace, which everyone writes) that an edit of a session that made its commit
         added to this file: too short to be evidence, too likely the agent's to call human."""
-        b = self.lines[i]
-        if b.sha == ZERO or not _WORD.search(b.content):
+        if not _WORD.search(self.lines[i].content):
             return False
-        sessions = self.commit_sessions(b.sha)
+        sessions = self.commit_sessions(self.lines[i].sha)
         return any(e.session_id in sessions for e in self.qualifying(i))
 
     def _elsewhere(self, h: int) -> bool:
