@@ -336,6 +336,14 @@ def integer(text: str) -> int:
     return n
 
 
+def _commit_facts_upkeep(store: Any) -> Any:
+    """`why`'s first use of a repository (or of a new HEAD) keeps its commit facts in the store;
+    a busy or read-only store is waited for only a moment and then keeps nothing."""
+    from hansard.link.commit_facts import refresh
+
+    return lambda top, repo_id: refresh(store, top, repo_id, wait_ms=50)
+
+
 def cmd_why(a: argparse.Namespace) -> int:
     from hansard.answers.why import explain, explain_json
 
@@ -343,6 +351,7 @@ def cmd_why(a: argparse.Namespace) -> int:
     # The quick index runs inside the answer, while git blames (or after a cached answer is
     # found, which is served only if that index found nothing new).
     sync = None if a.no_sync else (lambda: quick_sync(store))
+    upkeep = _commit_facts_upkeep(store)
     contents = None
     if a.contents == "-":
         contents = sys.stdin.buffer.read()
@@ -350,12 +359,14 @@ def cmd_why(a: argparse.Namespace) -> int:
         contents = _read_contents(a.contents)
     if a.json:
         # the document as bytes: a cached answer is printed as stored, never decoded
-        doc = explain_json(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync)
+        doc = explain_json(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync,
+                           upkeep=upkeep)
         sys.stdout.flush()
         sys.stdout.buffer.write(doc + b"\n")
         sys.stdout.buffer.flush()
         return 0
-    ans = explain(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync)
+    ans = explain(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync,
+                  upkeep=upkeep)
     if ans.get("indexing"):
         print("warning: an index of this store is still running; sessions it has not read or linked yet "
               "are missing from this answer", file=sys.stderr)

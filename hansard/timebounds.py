@@ -24,6 +24,18 @@ _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # The finest precision of a stored timestamp: an inclusive end is this much before the
 # exclusive one.
 _TICK = dt.timedelta(milliseconds=1)
+# A commit's time has whole seconds; an edit in the same second may still precede it.
+CLOCK_SLACK_S = 1.0
+
+
+def parse_ts(ts: str | None) -> float | None:
+    """Seconds since the epoch of a stored ISO timestamp; None when absent or unreadable."""
+    if not ts:
+        return None
+    try:
+        return dt.datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
 
 
 def utc_stamp(epoch: float | None = None) -> str:

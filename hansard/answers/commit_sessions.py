@@ -18,11 +18,9 @@ Everything here reads through the store's ``evidence`` facet and git; nothing is
 
 from __future__ import annotations
 
-import json
-import re
 from typing import TYPE_CHECKING
 
-from hansard.answers.evidence import CLOCK_SLACK_S, parse_ts
+from hansard.timebounds import CLOCK_SLACK_S
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -33,20 +31,14 @@ if TYPE_CHECKING:
 # A line written by at most this many sessions still says who made a commit, when the commit
 # has no line that one session alone wrote.
 FEW = 3
-# A rebase, an amend or a cherry-pick gives the commits it writes a committer time within
-# this many seconds of the shell call that ran it.
-REWRITE_WINDOW_S = 600.0
-
-_COMMIT_LINE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] (.*)$", re.M)
-_REWRITE = re.compile(r"\bgit\b[^|;&]*\b(?:commit\b[^|;&]*--amend|rebase|cherry-pick)\b")
-_FIXUP = re.compile(r"^(?:fixup|squash|amend)! (.*)$")
 
 
 class CommitSessions:
     """Per blamed commit: the sessions tied to it and the sessions weighted by its lines."""
 
-    def __init__(self, store, top: str, repo_id: int, bl: Blame) -> None:
+    def __init__(self, store, top: str, repo_id: int, bl: Blame, *, at_head: bool = True) -> None:
         self.store = store
+        self.at_head = at_head  # blame's commits are of HEAD's history (no other revision asked)
         self.top = top
         self.repo_id = repo_id
         self.bl = bl
@@ -57,61 +49,10 @@ class CommitSessions:
 
     def tied(self, sha: str) -> set[str]:
         if self._ties is None:
-            self._ties = self._load_ties()
+            from hansard.link.commit_facts import ties_for
+
+            self._ties = ties_for(self.store, self.top, self.repo_id, self.bl.commits, at_head=self.at_head)
         return self._ties.get(sha, set())
-
-    def _load_ties(self) -> dict[str, set[str]]:
-        from hansard.facts.shell import SHELL_TOOLS, shell_command
-
-        commits = {sha: c for sha, c in self.bl.commits.items() if sha != "0" * 40}
-        out: dict[str, set[str]] = {}
-        if not commits:
-            return out
-        printed: list[tuple[str, str]] = []  # (short sha, session) not naming a blamed commit
-        for session_id, ts, raw_in, output in self.store.evidence.repo_shell_calls(self.repo_id, SHELL_TOOLS, "git"):
-            try:
-                inp = json.loads(raw_in or "{}")
-            except ValueError:
-                continue
-            cmd = shell_command(inp) if isinstance(inp, dict) else None
-            if not cmd or "git" not in cmd:
-                continue
-            t = parse_ts(ts)
-            for m in _COMMIT_LINE.finditer(output or ""):
-                short, summary = m.group(2), m.group(3).strip()
-                hits = [sha for sha in commits if sha.startswith(short)]
-                for sha in hits:
-                    out.setdefault(sha, set()).add(session_id)
-                if not hits:
-                    printed.append((short, session_id))
-                fx = _FIXUP.match(summary)
-                if fx and t is not None:
-                    for sha, c in commits.items():
-                        if c.summary == fx.group(1).strip() and c.author_time - CLOCK_SLACK_S <= t <= c.committer_time + CLOCK_SLACK_S:
-                            out.setdefault(sha, set()).add(session_id)
-            if t is not None and _REWRITE.search(cmd):
-                for sha, c in commits.items():
-                    if c.author_time < c.committer_time and -CLOCK_SLACK_S <= c.committer_time - t <= REWRITE_WINDOW_S:
-                        out.setdefault(sha, set()).add(session_id)
-        if printed:
-            self._follow_patch_ids(printed, commits, out)
-        return out
-
-    def _follow_patch_ids(self, printed: list[tuple[str, str]], commits: dict, out: dict[str, set[str]]) -> None:
-        """A printed commit that a rebase rewrote: the blamed commit with the same patch-id."""
-        from hansard.git.history import patch_ids
-
-        rewritten = [sha for sha, c in commits.items() if c.author_time != c.committer_time]
-        if not rewritten:
-            return
-        ids = patch_ids(self.top, rewritten + sorted({s for s, _ in printed}))
-        by_pid: dict[str, list[str]] = {}
-        for sha in rewritten:
-            if sha in ids:
-                by_pid.setdefault(ids[sha], []).append(sha)
-        for short, session_id in printed:
-            for sha in by_pid.get(ids.get(short, ""), ()):
-                out.setdefault(sha, set()).add(session_id)
 
     # -- weights from distinctive lines ---------------------------------------------------------
 

@@ -8,27 +8,16 @@ Everything here reads through the store's ``evidence`` facet and never writes.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import TYPE_CHECKING
 
 from hansard import textnorm
 from hansard.textnorm import split_lines
+from hansard.timebounds import CLOCK_SLACK_S, parse_ts
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
 
-# A commit's time has whole seconds; an edit in the same second may still precede it.
-CLOCK_SLACK_S = 1.0
-
-
-def parse_ts(ts: str | None) -> float | None:
-    """Seconds since the epoch of a stored ISO timestamp; None when absent or unreadable."""
-    if not ts:
-        return None
-    try:
-        return datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
+__all__ = ["CLOCK_SLACK_S", "EditRef", "load_candidates", "parse_ts", "similarity"]
 
 
 class EditRef:

@@ -123,7 +123,7 @@ class FileHistory:
         if self.whole:
             todo = [c for c in self.commits() if c.sha not in self._hunks]
         got = self.store.commit_diffs.get_many([(c.sha, c.path) for c in todo])
-        if len(got) < len(todo):
+        if len(got) < len(todo) or any(v is None for v in got.values()):  # missing, or withheld
             from hansard.link.landing import file_commits
 
             full = file_commits(self.store, self.top, self.rel, self.rev, log=self._log_out)

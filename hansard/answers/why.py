@@ -243,7 +243,7 @@ class Attributor:
         self._shell: float | None | bool = False  # False: not looked up yet
         self._has_edits: bool | None = None
         self._hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]] = {}
-        self.cs = CommitSessions(store, t.top, repo_id, bl)
+        self.cs = CommitSessions(store, t.top, repo_id, bl, at_head=rev is None)
         self.by_commit: dict[str, list[int]] = {}
         for i, b in enumerate(self.lines):
             self.by_commit.setdefault(b.sha, []).append(i)
@@ -718,12 +718,16 @@ class Attributor:
 
 
 def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes | None = None,
-            cwd: str | None = None, cache: bool = True, sync: Callable[[], bool] | None = None) -> dict[str, Any]:
+            cwd: str | None = None, cache: bool = True, sync: Callable[[], bool] | None = None,
+            upkeep: Callable[[str, int], object] | None = None) -> dict[str, Any]:
     """The `why` answer for ``PATH[:LINE[-END]]`` as the README's `hansard why --json` contract.
     With ``cache``, an answer already given for the same revision, bytes, question and store
     generation is served from the store's why-result cache (see ``_cached``). ``sync``, the
-    caller's incremental index (True when it found something to read), runs while git blames."""
-    doc, raw = _explain(store, spec, rev, contents, cwd, cache, sync)
+    caller's incremental index (True when it found something to read), runs while git blames;
+    so does ``upkeep(top, repo_id)``, the caller's refresh of the repository's kept commit
+    facts (``hansard.link.commit_facts.refresh``): without it, facts not kept are worked out
+    for this answer alone."""
+    doc, raw = _explain(store, spec, rev, contents, cwd, cache, sync, upkeep)
     if doc is None:
         import json
 
@@ -732,10 +736,11 @@ def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes 
 
 
 def explain_json(store: Store, spec: str, *, rev: str | None = None, contents: bytes | None = None,
-                 cwd: str | None = None, cache: bool = True, sync: Callable[[], bool] | None = None) -> bytes:
+                 cwd: str | None = None, cache: bool = True, sync: Callable[[], bool] | None = None,
+                 upkeep: Callable[[str, int], object] | None = None) -> bytes:
     """``explain``'s answer as the JSON document `hansard why --json` prints (UTF-8, compact,
     no final newline): from the cache as stored, without decoding it."""
-    doc, raw = _explain(store, spec, rev, contents, cwd, cache, sync)
+    doc, raw = _explain(store, spec, rev, contents, cwd, cache, sync, upkeep)
     return raw if raw is not None else to_json(doc)  # type: ignore[arg-type]
 
 
@@ -757,7 +762,8 @@ def to_json(doc: dict[str, Any]) -> bytes:
 
 
 def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, cwd: str | None, cache: bool,
-             sync: Callable[[], bool] | None = None) -> tuple[dict[str, Any] | None, bytes | None]:
+             sync: Callable[[], bool] | None = None, upkeep: Callable[[str, int], object] | None = None
+             ) -> tuple[dict[str, Any] | None, bytes | None]:
     """(answer, its JSON document): a cached answer as its document alone, a fresh one as the
     answer, with its document when it was cached. ``sync`` runs before anything read from the
     store is used: after a cache hit (served only if it found nothing new), or while git blames
@@ -780,7 +786,7 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     if cached is not None and cached[2] is not None:
         if sync is None or not sync():
             return None, _with_contents(cached[2], data)
-        return _explain(store, spec, rev, contents, cwd, cache)  # something new was read: look again
+        return _explain(store, spec, rev, contents, cwd, cache, upkeep=upkeep)  # something new was read: look again
     asked = t  # a range is answered with the lines around it: locality decides between copies
     if t.start is not None:
         t = t._replace(start=max(1, t.start - RANGE_MARGIN), end=min(n, t.end + RANGE_MARGIN))
@@ -790,6 +796,8 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
         # what is still being indexed are read again.
         building = still_building()
         cached = _cached(store, asked, rev, contents, data, repo_id) if cache and not building else None
+    if upkeep is not None and repo_id >= 0 and not building:
+        upkeep(t.top, repo_id)
     from hansard.answers.restored import FileHistory
 
     history = FileHistory(store, t.top, t.rel, rev, whole=t.start is None or t.end - t.start >= WHOLE_LINES)

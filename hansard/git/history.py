@@ -32,7 +32,8 @@ FileDiff = namedtuple("FileDiff", "old_path new_path hunks")
 @lru_cache(maxsize=256)
 def commit_file_diff(top: str, sha: str, path: str) -> FileDiff | None:
     """What commit ``sha`` changed in ``path`` (as named in that commit), against its first
-    parent, zero context lines, renames followed."""
+    parent, zero context lines, renames followed: no hunks when it did not change the file
+    (blame -C can name such a commit and path as a line's origin); None when git cannot say."""
     try:
         out = git_text(
             ["show", "--format=", "-M", "-U0", "--no-ext-diff", "--no-color", "--first-parent", "--diff-merges=first-parent",
@@ -43,12 +44,13 @@ def commit_file_diff(top: str, sha: str, path: str) -> FileDiff | None:
     if not out.strip():
         # A rename: the path filter hides the old name, so ask for the whole commit.
         try:
-            out = git_text(["show", "--format=", "-M", "-U0", "--no-ext-diff", "--no-color", "--diff-merges=first-parent", sha], top)
+            out = git_text(["show", "--format=", "-M", "-U0", "--no-ext-diff", "--no-color", "--diff-merges=first-parent",
+                            sha], top)
         except GitError:
             return None
         out = _section_for(out, path)
         if out is None:
-            return None
+            return FileDiff(None, path, ())
     old_path = None
     for line in out.splitlines():
         if line.startswith("rename from "):
@@ -129,22 +131,105 @@ def parse_file_log(out: str, path: str) -> list[tuple[LogEntry, str]]:
     return entries
 
 
-def patch_ids(top: str, revs: list[str]) -> dict[str, str]:
-    """rev -> `git patch-id --stable` of that commit's change, for the revs git has (a short id
-    as given). One `git show` of them all, piped to one `git patch-id`."""
-    known: dict[str, str] = {}
-    for rev in revs:
-        try:
-            known[git_text(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top).strip()] = rev
-        except GitError:
-            continue
-    if not known:
+# A commit as the tie rules need it: id, author and committer times, summary.
+CommitMeta = namedtuple("CommitMeta", "sha author_time committer_time summary")
+
+
+def commit_list(top: str, rev: str = "HEAD") -> list[CommitMeta]:
+    """Every commit in the history of ``rev``, newest first, from one `git log`."""
+    out = git_text(["log", "--format=%H%x1f%at%x1f%ct%x1f%s", rev, "--"], top)
+    commits = []
+    for line in out.splitlines():
+        sha, at, ct, summary = (line.split("\x1f") + ["", "", "", ""])[:4]
+        commits.append(CommitMeta(sha, int(at or 0), int(ct or 0), summary))
+    return commits
+
+
+def read_commits(top: str, revs: list[str]) -> dict[str, CommitMeta]:
+    """rev -> the commit it names, for the revs (full or short ids) that name a commit git
+    has, read in one `git cat-file --batch` process. A missing, ambiguous or non-commit rev
+    is left out."""
+    revs = [r for r in dict.fromkeys(revs) if r and "\n" not in r]
+    if not revs:
         return {}
-    shown = git(["show", "--no-color", "--no-ext-diff", "--format=commit %H", *known], top, check=False)
-    out: dict[str, str] = {}
-    for line in git_text(["patch-id", "--stable"], top, input=shown, check=False).splitlines():
-        pid, _, sha = line.partition(" ")
-        if sha in known:
-            out[known[sha]] = pid
+    data = git(["cat-file", "--batch"], top, input=("\n".join(revs) + "\n").encode(), check=False, timeout=300)
+    out: dict[str, CommitMeta] = {}
+    pos = 0
+    for rev in revs:
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            break
+        header = data[pos:nl].split()
+        pos = nl + 1
+        if len(header) < 3 or header[1] in (b"missing", b"ambiguous"):
+            continue
+        size = int(header[2])
+        body = data[pos:pos + size]
+        pos += size + 1
+        if header[1] == b"commit":
+            out[rev] = _commit_meta(header[0].decode(), body)
     return out
 
+
+def _commit_meta(sha: str, body: bytes) -> CommitMeta:
+    head, _, message = body.partition(b"\n\n")
+    at = ct = 0
+    for line in head.split(b"\n"):
+        if line.startswith(b"author "):
+            at = _stamp(line)
+        elif line.startswith(b"committer "):
+            ct = _stamp(line)
+    summary = message.decode("utf-8", "replace").strip().split("\n\n")[0].replace("\n", " ").strip()
+    return CommitMeta(sha, at, ct, summary)
+
+
+def _stamp(line: bytes) -> int:
+    """The seconds of an ``author``/``committer`` header line (``Name <mail> 1700000000 +0000``)."""
+    parts = line.rsplit(b" ", 2)
+    try:
+        return int(parts[-2])
+    except (ValueError, IndexError):
+        return 0
+
+
+def patch_ids(top: str, shas: list[str]) -> dict[str, str]:
+    """Full commit id -> `git patch-id --stable` of that commit's change against its first
+    parent: one `git diff-tree --stdin` of them all, piped to one `git patch-id`. A commit
+    with no change (or a merge) has none."""
+    shas = list(dict.fromkeys(shas))
+    if not shas:
+        return {}
+    shown = git(["diff-tree", "--stdin", "-p", "--no-color", "--no-ext-diff", "--root"], top,
+                input=("\n".join(shas) + "\n").encode(), check=False, timeout=300)
+    out: dict[str, str] = {}
+    wanted = set(shas)
+    for line in git_text(["patch-id", "--stable"], top, input=shown, check=False).splitlines():
+        pid, _, sha = line.partition(" ")
+        if sha in wanted:
+            out[sha] = pid
+    return out
+
+
+def repo_diffs(top: str, revs: list[str]) -> list[tuple[str, str, str | None, str]]:
+    """(commit, path, old path or None, the path's zero-context patch) of every file each
+    commit of ``revs`` (a `git log` range) changed against its parent, renames followed, in one
+    `git log -p`. Merges are left out (their change has no single parent); so is a commit whose
+    raw listing and patches do not pair up one to one (a name git had to quote)."""
+    out = git_text(["log", "-p", "-U0", "-M", "--raw", "--no-abbrev", "--no-ext-diff", "--no-merges",
+                    "--format=%x00%H", *revs, "--"], top, timeout=600)
+    rows: list[tuple[str, str, str | None, str]] = []
+    for block in out.split("\x00")[1:]:
+        sha, _, rest = block.partition("\n")
+        names: list[tuple[str, str | None]] = []
+        patch_at = rest.find("diff --git ")
+        raw, patch = (rest, "") if patch_at < 0 else (rest[:patch_at], rest[patch_at:])
+        for line in raw.splitlines():
+            if line.startswith(":"):
+                parts = line.partition("\t")[2].split("\t")
+                names.append((parts[-1], parts[0] if len(parts) > 1 else None))
+        sections = patch.split("\ndiff --git ") if patch else []
+        if len(sections) != len(names) or any('"' in n for n, _ in names):
+            continue
+        for (name, old), section in zip(names, sections, strict=True):
+            rows.append((sha.strip(), name, old, section))
+    return rows

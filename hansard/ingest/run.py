@@ -56,9 +56,11 @@ def rebuild(store: Store, progress: Progress | None = None) -> ScanSummary:
 
 
 def _link(store: Store) -> None:
+    from hansard.link.commit_facts import refresh_all
     from hansard.link.repos import resolve_pending
 
     resolve_pending(store)
+    refresh_all(store, store.repos.with_sessions())
 
 
 def _refresh_memories(store: Store) -> None:

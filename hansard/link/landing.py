@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hansard import textnorm
-from hansard.answers.evidence import CLOCK_SLACK_S
 from hansard.errors import GitError
+from hansard.timebounds import CLOCK_SLACK_S
 
 if TYPE_CHECKING:
     from typing import Any
@@ -66,21 +66,25 @@ def file_commits(store: Store, top: str, path: str, rev: str = "HEAD", until: fl
         return []
     keys = [(c.sha, c.path) for c in listed]
     cached = store.commit_diffs.get_many(keys)
-    if len(cached) < len(keys):
+    if len(cached) < len(keys) or any(v is None for v in cached.values()):
+        # One `git log -p` of the file for the diffs not cached and the withheld ones; only
+        # the ones not cached are redacted and kept.
         fresh = []
         for c, patch in _parse_log(file_log(top, path, rev, patches=True), path):
-            if (c.sha, c.path) in cached:
+            key = (c.sha, c.path)
+            if cached.get(key) is not None:
                 continue
             _, _, hunks = parse_unified_diff(patch)
             rows = hunks_to_json(hunks)
-            cached[(c.sha, c.path)] = rows
-            fresh.append((c.sha, c.path, c.old_path, rows))
-        store.commit_diffs.put_many(_without_secrets(fresh))
+            if key not in cached:
+                fresh.append((c.sha, c.path, c.old_path, rows))
+            cached[key] = rows
+        store.commit_diffs.put_many(_withheld(fresh))
     out = []
     for c in listed:
         if until is not None and c.committer_time > until:
             continue
-        c.hunks = cached.get((c.sha, c.path), [])
+        c.hunks = cached.get((c.sha, c.path)) or []
         for h in c.hunks:
             for ln in h[4]:
                 if ln[:1] in "+-" and not textnorm.is_trivial(ln[1:]):
@@ -117,23 +121,40 @@ def commit_diff(store: Store, top: str, sha: str, path: str) -> FileDiff | None:
     from hansard.git.history import FileDiff, commit_file_diff
 
     hit = store.commit_diffs.get(sha, path)
-    if hit is not None:
+    if hit is not None and hit[1] is not None:
         return FileDiff(hit[0], path, tuple(hunks_from_json(hit[1])))
     diff = commit_file_diff(top, sha, path)
-    if diff is not None:
-        store.commit_diffs.put_many(_without_secrets([(sha, path, diff.old_path, hunks_to_json(diff.hunks))]))
+    if diff is not None and hit is None:
+        store.commit_diffs.put_many(_withheld([(sha, path, diff.old_path, hunks_to_json(diff.hunks))]))
     return diff
 
 
-def _without_secrets(rows: list[tuple[str, str, str | None, list[Any]]]) -> list[tuple[str, str, str | None, list[Any]]]:
-    """The rows of the commit-diff cache that hold no secret. A diff that holds one is not
-    stored (git gives it again): a redacted copy would hash differently from the file's line
-    and change the answer, and the store holds no secret outside its raw archive."""
-    if not rows:
-        return rows
+def fill_commit_diffs(store: Store, top: str, revs: list[str]) -> int:
+    """Every change the commits of ``revs`` (a `git log` range) made to any file, into the
+    store's commit-diff cache from one `git log -p`, so that questions about the repository's
+    files find their history's diffs there. Returns the rows kept."""
+    from hansard.diffs import hunks_to_json, parse_unified_diff
+    from hansard.git.history import repo_diffs
+
+    rows = []
+    for sha, path, old, patch in repo_diffs(top, revs):
+        _, _, hunks = parse_unified_diff(patch)
+        rows.append((sha, path, old, hunks_to_json(hunks)))
+    rows = _withheld(rows)
+    store.commit_diffs.put_many(rows)
+    return len(rows)
+
+
+def _withheld(rows: list[tuple[str, str, str | None, list[Any]]]) -> list[tuple[str, str, str | None, list[Any] | None]]:
+    """Rows for the commit-diff cache, each diff that holds a secret withheld (hunks None): git
+    gives it again, a redacted copy would hash differently from the file's line and change the
+    answer, and the store holds no secret outside its raw archive."""
+    if not any(r[3] for r in rows):
+        return list(rows)  # no line to hold one (a merge's or a mode change's empty diff)
     from hansard.ingest.redact import find_secrets
 
-    return [r for r in rows if not find_secrets("\n".join(ln for h in r[3] for ln in h[4]))]
+    return [(r[0], r[1], r[2], r[3] if not r[3] or not find_secrets("\n".join(ln for h in r[3] for ln in h[4]))
+             else None) for r in rows]
 
 
 def edit_landed_in(edit_ts: float, added: set[int], removed: set[int], commits: list[FileCommit]) -> list[str]:

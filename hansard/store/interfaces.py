@@ -126,7 +126,8 @@ class EvidenceIndex(Protocol):
     def edit_lines_at(self, repo_id: int, hashes: Iterable[int], paths: Collection[str], side: str = "+"
                       ) -> tuple[list[Mapping[str, Any]], list[tuple[int, str | None, str | None]]]:
         """``edit_lines`` of the edits of ``paths`` only, and (hash, rel_path, timestamp) of
-        the other edits' matching lines, once per edit and hash."""
+        the other edits' matching non-trivial lines, once per edit and hash (a trivial line is
+        evidence only within its own file)."""
     def removed_lines(self, edit_ids: Collection[int]) -> list[tuple[int, int]]:
         """(edit id, hash) of every non-trivial line these edits removed."""
     def edit_hashes(self, edit_id: int) -> tuple[set[int], set[int]]:
@@ -167,12 +168,13 @@ class EvidenceIndex(Protocol):
 
 # --- commit-diff cache: one cache of what each commit added/removed per file ---
 class CommitDiffCache(Protocol):
-    """(sha, path) -> (old path, hunks as in ``edits.hunks``). Filling it is best effort: a
-    busy or read-only store does not remember, and never fails the caller."""
+    """(sha, path) -> (old path, hunks as in ``edits.hunks``; None: withheld, the diff holds a
+    secret and git gives it again). Filling it is best effort: a busy or read-only store does
+    not remember, and never fails the caller."""
 
-    def get(self, sha: str, path: str) -> tuple[str | None, list[Any]] | None: ...
-    def get_many(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[Any]]: ...
-    def put_many(self, rows: Iterable[tuple[str, str, str | None, list[Any]]]) -> None: ...
+    def get(self, sha: str, path: str) -> tuple[str | None, list[Any] | None] | None: ...
+    def get_many(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[Any] | None]: ...
+    def put_many(self, rows: Iterable[tuple[str, str, str | None, list[Any] | None]]) -> None: ...
 
 
 # --- why-result cache: whole `why` answers by a key naming everything they depend on ---
@@ -187,6 +189,30 @@ class WhyCache(Protocol):
     def put(self, key: str, generation: int, document: bytes) -> None:
         """Remember an answer's JSON document computed at ``generation`` (not kept if the
         store has moved on since)."""
+
+
+# --- commit facts: which sessions made which commit, kept per repository (hansard.link.commit_facts) ---
+class CommitFacts(Protocol):
+    """Prints read from shell calls, their ties to HEAD's history, patch-ids, and the state
+    (HEAD, shell calls read) they stand for. Only the link step writes."""
+
+    def state(self, repo_id: int) -> dict[str, Any] | None:
+        """head, calls_upto, calls, commits, seconds, computed_at; None: nothing kept."""
+    def shell_key(self, repo_id: int, tools: Collection[str]) -> tuple[int, int]:
+        """(highest row id, count) of the repository's shell calls that mention git."""
+    def shell_calls(self, repo_id: int, tools: Collection[str], after: int = 0
+                    ) -> list[tuple[int, str, str | None, str | None, str | None]]:
+        """(row id, session id, timestamp, input JSON, output) of those calls past ``after``."""
+    def prints(self, repo_id: int) -> list[tuple[str, float | None, str, str, str]]:
+        """(session id, ts, kind, short, summary) of the kept prints."""
+    def ties(self, repo_id: int, shas: Collection[str]) -> dict[str, set[str]]:
+        """commit -> tied sessions, for the kept commits among ``shas``."""
+    def patch_ids(self, shas: Collection[str]) -> dict[str, str | None]: ...
+    def save(self, repo_id: int, state: dict[str, Any], prints: Iterable[tuple[int, str, float | None, str, str, str]],
+             ties: Iterable[tuple[str, str, str]], patch_ids: Iterable[tuple[str, str | None]], *,
+             keep_prints: bool, wait_ms: int | None = None) -> bool:
+        """Keep a refresh in one transaction (False: a busy or read-only store kept nothing)."""
+    def forget(self, repo_ids: Sequence[int] | None = None) -> None: ...
 
 
 # --- repositories: identities, path maps, session/edit resolution (the link stage) ---
@@ -204,6 +230,8 @@ class RepoRegistry(Protocol):
         ``wait``: after a moment rather than the usual timeout)."""
     def path_of(self, repo_id: int | None) -> str | None: ...
     def paths(self) -> list[str]: ...
+    def with_sessions(self) -> list[tuple[int, str]]:
+        """(id, checkout path) of the repositories that some session ran in."""
     def path_maps(self) -> list[tuple[str, str]]: ...
     def add_path_map(self, old: str, new: str) -> None: ...
     def unresolved_sessions(self) -> list[Mapping[str, Any]]:
@@ -357,6 +385,7 @@ class Store(Protocol):
     evidence: EvidenceIndex
     commit_diffs: CommitDiffCache
     why_cache: WhyCache
+    commit_facts: CommitFacts
     repos: RepoRegistry
     sessions: SessionQueries
     search: SearchIndex

@@ -4,7 +4,9 @@ A row is keyed by (commit id, the file's name in that commit) and holds the hunk
 the shape of ``edits.hunks``, plus the file's old name when the commit renamed it. A commit
 id names its content exactly, so a row is never stale. Filling the cache is worth it only
 when cheap: a write waits at most briefly for another writer (an index run), and a busy or
-read-only store simply does not remember; no answer depends on the cache.
+read-only store simply does not remember; no answer depends on the cache. A diff that holds a
+secret is kept as *withheld* (hunks NULL in JSON, read back as None): git gives it again, and
+nobody redacts it twice to learn that.
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ class SqliteCommitDiffs:
         self.db = db
 
     def get(self, sha: str, path: str) -> tuple[str | None, list[Any]] | None:
-        """(old path, hunks) of one commit's change to one file, or None when not cached."""
+        """(old path, hunks) of one commit's change to one file (hunks None: withheld), or None
+        when not cached."""
         row = self.db.execute("SELECT old_path, hunks FROM commit_diffs WHERE sha=? AND path=?", (sha, path)).fetchone()
         return None if row is None else (row[0], json.loads(row[1]))
 
     def get_many(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[Any]]:
-        """Hunks of every cached (sha, path) among ``keys``."""
+        """Hunks of every cached (sha, path) among ``keys`` (None: withheld)."""
         out: dict[tuple[str, str], list[Any]] = {}
         for i in range(0, len(keys), CHUNK):
             part = keys[i:i + CHUNK]
@@ -41,7 +44,8 @@ class SqliteCommitDiffs:
         return out
 
     def put_many(self, rows: Iterable[tuple[str, str, str | None, list[Any]]]) -> None:
-        """Remember (sha, path, old path, hunks) rows, if the store can take them now."""
+        """Remember (sha, path, old path, hunks or None for withheld) rows, if the store can take
+        them now."""
         data = [(sha, path, old, json.dumps(hunks)) for sha, path, old, hunks in rows]
         if not data:
             return

@@ -698,3 +698,46 @@ def m029_trigram_without_system_instructions() -> str:
                 WHERE length(new.text) <= 32768 AND new.role <> 'tool' AND NOT (new.role = 'system' AND new.kind = 'meta');
         END;
     """
+
+
+@migration
+def m030_commit_facts() -> str:
+    return """
+        -- Which sessions made which commit (hansard.facts.commit_ties), kept per repository so
+        -- that `why` reads them instead of working them out from every shell call and git on
+        -- each question. Written only by the link step (hansard.link.commit_facts).
+        CREATE TABLE commit_prints (
+            repo_id    INTEGER NOT NULL,
+            call_row   INTEGER NOT NULL,   -- tool_calls.id of the shell call it was read from
+            session_id TEXT NOT NULL,      -- sessions.session_id
+            ts         REAL,               -- the call's time, seconds since the epoch
+            kind       TEXT NOT NULL,      -- 'printed' (a [branch sha] line) or 'rewrite' (amend/rebase/cherry-pick)
+            short      TEXT NOT NULL,      -- the printed commit id ('' for a rewrite)
+            summary    TEXT NOT NULL       -- the printed summary ('' for a rewrite)
+        );
+        CREATE INDEX commit_prints_repo ON commit_prints(repo_id, call_row);
+        CREATE TABLE commit_ties (
+            repo_id    INTEGER NOT NULL,
+            sha        TEXT NOT NULL,      -- full commit id in the repository's history
+            session_id TEXT NOT NULL,
+            rule       TEXT NOT NULL,      -- printed | fixup | rewrite | patch_id
+            PRIMARY KEY (repo_id, sha, session_id, rule)
+        ) WITHOUT ROWID;
+        -- What the kept facts of a repository were computed from: HEAD's commit, and the shell
+        -- calls read (the highest tool_calls.id and how many), so a new commit or a new session
+        -- is noticed and anything else is not worked out again.
+        CREATE TABLE commit_facts (
+            repo_id     INTEGER PRIMARY KEY,
+            head        TEXT NOT NULL,
+            calls_upto  INTEGER NOT NULL,
+            calls       INTEGER NOT NULL,
+            commits     INTEGER NOT NULL,  -- commits in HEAD's history then
+            seconds     REAL NOT NULL,     -- what the last refresh cost
+            computed_at TEXT NOT NULL
+        );
+        -- `git patch-id --stable` of a commit: a function of its id, kept once computed.
+        CREATE TABLE patch_ids (
+            sha      TEXT PRIMARY KEY,
+            patch_id TEXT                   -- NULL: the commit has no change of its own
+        ) WITHOUT ROWID;
+    """

@@ -85,6 +85,11 @@ class SqliteRepos:
     def paths(self) -> list[str]:
         return [p for (p,) in self.db.execute("SELECT path FROM repos")]
 
+    def with_sessions(self) -> list[tuple[int, str]]:
+        """(id, checkout path) of the repositories that some session ran in."""
+        return [(r[0], r[1]) for r in self.db.execute(
+            "SELECT r.id, r.path FROM repos r WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.repo_id=r.id) ORDER BY r.id")]
+
     # -- path maps -----------------------------------------------------------------------
 
     def path_maps(self) -> list[tuple[str, str]]:

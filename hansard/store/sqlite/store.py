@@ -125,6 +125,12 @@ class SqliteStore:
         return SqliteTeamExport(self.db)
 
     @cached_property
+    def commit_facts(self):  # noqa: ANN201 - hansard.store.sqlite.commit_facts.SqliteCommitFacts
+        from hansard.store.sqlite.commit_facts import SqliteCommitFacts
+
+        return SqliteCommitFacts(self.db)
+
+    @cached_property
     def why_cache(self):  # noqa: ANN201 - hansard.store.sqlite.why_cache.SqliteWhyCache
         from hansard.store.sqlite.why_cache import SqliteWhyCache
 

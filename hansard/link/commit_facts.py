@@ -1,0 +1,159 @@
+"""Keeping each repository's commit facts (which sessions made which commit) up to date.
+
+The facts of a repository stand for two things, both in its state row: the commit HEAD named
+and the shell calls read (highest row id, count). ``refresh`` brings them up to date when
+either moved: new shell calls are read for their prints (a call is read once; calls that
+were rewritten or removed make it read them all again), and the ties are joined anew from all
+prints and HEAD's history, in one `git log`, one `git cat-file --batch` for printed ids that
+are no longer in the history and, for those git still has, one `git diff-tree --stdin` and one
+`git patch-id` (patch-ids are kept, so a commit's is computed once). The commits new since the
+last refresh also have their diffs put in the commit-diff cache (one `git log -p`), so that a
+question about any file finds its history's diffs there. Nothing here runs per commit or per
+print.
+
+``ties_for`` is the reader: the kept ties when they are current, else the same join worked out
+for the commits asked about, without writing.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from hansard.facts import commit_ties
+from hansard.timebounds import utc_stamp
+
+if TYPE_CHECKING:
+    from hansard.store.interfaces import Store
+
+
+def _tools() -> frozenset[str]:
+    from hansard.facts.shell import SHELL_TOOLS
+
+    return frozenset(SHELL_TOOLS)
+
+
+def _facts(store: Store) -> Any:
+    """The store's commit-facts facet, or None (a team view keeps none)."""
+    return getattr(store, "commit_facts", None) if hasattr(type(store), "commit_facts") else None
+
+
+def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None) -> dict[str, Any] | None:
+    """Bring the repository's kept facts up to date with HEAD and its sessions' shell calls.
+    Returns the state now kept (with ``refreshed`` saying whether anything was computed, and
+    ``kept`` whether the store took it), or None when there is nothing to keep (no HEAD, or a
+    store without the facet). ``wait_ms``: as for a question's upkeep (see the facet's save)."""
+    from hansard.git.refs import head_commit
+
+    facts = _facts(store)
+    head = head_commit(top)
+    if facts is None or head is None or repo_id is None or repo_id < 0:
+        return None
+    tools = _tools()
+    upto, count = facts.shell_key(repo_id, tools)
+    state = facts.state(repo_id)
+    if state is not None and state["head"] == head and (state["calls_upto"], state["calls"]) == (upto, count):
+        return {**state, "refreshed": False}
+    started = time.perf_counter()
+    incremental = state is not None and state["calls_upto"] <= upto
+    new_calls = facts.shell_calls(repo_id, tools, state["calls_upto"] if incremental else 0)
+    if incremental and state["calls"] + len(new_calls) != count:
+        incremental, new_calls = False, facts.shell_calls(repo_id, tools, 0)
+    new_prints = [(row, p) for row, *call in new_calls for p in commit_ties.prints_of([tuple(call)])]
+    prints = [commit_ties.Print(*p) for p in facts.prints(repo_id)] if incremental else []
+    prints += [p for _, p in new_prints]
+    from hansard.git.history import commit_list
+
+    commits = commit_list(top, head)
+    tied, pids = _join(store, top, prints, commit_ties.History(commits))
+    if state is None or state["head"] != head:
+        _fill_diffs(store, top, head, state["head"] if state is not None else None)
+    new_state = {"head": head, "calls_upto": upto, "calls": count, "commits": len(commits),
+                 "seconds": round(time.perf_counter() - started, 4), "computed_at": utc_stamp()}
+    kept = facts.save(repo_id, new_state,
+                      prints=[(row, p.session_id, p.ts, p.kind, p.short, p.summary) for row, p in new_prints],
+                      ties=[(sha, s, rule) for sha, pairs in tied.items() for s, rule in pairs],
+                      patch_ids=list(pids.items()), keep_prints=incremental, wait_ms=wait_ms)
+    return {**new_state, "refreshed": True, "kept": kept}
+
+
+def _fill_diffs(store: Store, top: str, head: str, old_head: str | None) -> None:
+    """The commit diffs of the commits new since ``old_head`` (all of HEAD's history at first)."""
+    from hansard.errors import GitError
+    from hansard.link.landing import fill_commit_diffs
+
+    try:
+        fill_commit_diffs(store, top, [head, f"^{old_head}"] if old_head else [head])
+    except GitError:  # the old HEAD is gone (a gc after a rebase): all of it again
+        fill_commit_diffs(store, top, [head])
+
+
+def _join(store: Store, top: str, prints: list[commit_ties.Print], history: commit_ties.History
+          ) -> tuple[dict[str, set[tuple[str, str]]], dict[str, str | None]]:
+    """(ties, patch-ids newly computed) of ``prints`` to ``history``'s commits."""
+    from hansard.git.history import patch_ids, read_commits
+
+    shorts = commit_ties.unknown_shorts(prints, history)
+    elsewhere = read_commits(top, shorts) if shorts else {}
+    need = commit_ties.patch_id_candidates(elsewhere, history)
+    facts = _facts(store)
+    known: dict[str, str | None] = facts.patch_ids(need) if facts is not None and need else {}
+    todo = sorted(need - set(known))
+    computed = patch_ids(top, todo) if todo else {}
+    fresh: dict[str, str | None] = {sha: computed.get(sha) for sha in todo}
+    pids = {sha: pid for sha, pid in {**known, **fresh}.items() if pid is not None}
+    return commit_ties.ties(prints, history, elsewhere, pids), fresh
+
+
+def ties_for(store: Store, top: str, repo_id: int, commits: Mapping[str, Any], *, at_head: bool
+             ) -> dict[str, set[str]]:
+    """commit -> the sessions tied to it, for ``commits`` (sha -> a commit with author_time,
+    committer_time and summary, as blame gives them). With ``at_head`` (the commits are of
+    HEAD's history) and current kept facts, read from the store; otherwise joined here, from
+    the repository's shell calls, for these commits alone."""
+    shas = [sha for sha in commits if sha != "0" * 40]
+    if not shas:
+        return {}
+    facts = _facts(store)
+    if facts is not None and at_head and _current(store, facts, top, repo_id):
+        return facts.ties(repo_id, shas)
+    from hansard.facts.shell import SHELL_TOOLS
+
+    prints = commit_ties.prints_of(store.evidence.repo_shell_calls(repo_id, SHELL_TOOLS, "git"))
+    if not prints:
+        return {}
+    history = commit_ties.History(
+        commit_ties.CommitRow(sha, c.author_time, c.committer_time, c.summary) for sha, c in commits.items()
+        if sha in set(shas))
+    tied, _ = _join(store, top, prints, history)
+    return {sha: {s for s, _ in pairs} for sha, pairs in tied.items()}
+
+
+def _current(store: Store, facts: Any, top: str, repo_id: int) -> bool:
+    from hansard.git.refs import head_commit
+
+    state = facts.state(repo_id)
+    if state is None or state["head"] != head_commit(top):
+        return False
+    return (state["calls_upto"], state["calls"]) == facts.shell_key(repo_id, _tools())
+
+
+def refresh_all(store: Store, repos: Iterable[tuple[int, str]]) -> list[dict[str, Any]]:
+    """``refresh`` for each (repo id, work tree) whose work tree is there; a repository git
+    cannot read is skipped (its facts are worked out per question instead)."""
+    import os
+
+    from hansard.errors import GitError
+
+    out = []
+    for repo_id, top in repos:
+        if not top or not os.path.isdir(top):
+            continue
+        try:
+            state = refresh(store, top, repo_id)
+        except GitError:
+            continue
+        if state is not None:
+            out.append({"repo_id": repo_id, **state})
+    return out

@@ -1,0 +1,118 @@
+"""Per-repository commit facts (tables ``commit_prints``, ``commit_ties``, ``commit_facts``,
+``patch_ids``; migration m030): which sessions made which commit, kept so that `why` reads them.
+
+The prints of a repository are those of its sessions' shell calls up to ``calls_upto``; its ties
+join them to the commits of the history of ``head``. Only the link step writes
+(``hansard.link.commit_facts``); a reader that finds the state behind HEAD or the shell calls
+works the missing ties out itself and leaves the tables alone.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection, Iterable, Sequence
+from contextlib import nullcontext
+from typing import Any
+
+from hansard.errors import StoreBusy, StoreReadOnly
+from hansard.store.sqlite.db import OUTPUT_SQL, impatient, marks, transaction
+
+
+class SqliteCommitFacts:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def state(self, repo_id: int) -> dict[str, Any] | None:
+        row = self.db.execute("SELECT * FROM commit_facts WHERE repo_id=?", (repo_id,)).fetchone()
+        return dict(row) if row is not None else None
+
+    def shell_key(self, repo_id: int, tools: Collection[str]) -> tuple[int, int]:
+        """(highest id, count) of the shell calls in the repository's sessions that mention git."""
+        row = self.db.execute(
+            "SELECT COALESCE(MAX(t.id), 0), COUNT(*) FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
+            f" WHERE s.repo_id=? AND t.name IN ({marks(len(tools))}) AND instr(t.input, 'git') > 0",
+            (repo_id, *tools)).fetchone()
+        return int(row[0]), int(row[1])
+
+    def shell_calls(self, repo_id: int, tools: Collection[str], after: int = 0
+                    ) -> list[tuple[int, str, str | None, str | None, str | None]]:
+        """(row id, session id, timestamp, input JSON, output) of those calls past ``after``."""
+        return [(r[0], r[1], r[2], r[3], r[4]) for r in self.db.execute(
+            f"SELECT t.id, s.session_id, t.timestamp, t.input, {OUTPUT_SQL} FROM tool_calls t"
+            " JOIN sessions s ON s.id=t.session_id"
+            f" WHERE s.repo_id=? AND t.id > ? AND t.name IN ({marks(len(tools))}) AND instr(t.input, 'git') > 0"
+            " ORDER BY t.id", (repo_id, after, *tools))]
+
+    def prints(self, repo_id: int) -> list[tuple[str, float | None, str, str, str]]:
+        """(session id, ts, kind, short, summary) of the kept prints."""
+        return [(r[0], r[1], r[2], r[3], r[4]) for r in self.db.execute(
+            "SELECT session_id, ts, kind, short, summary FROM commit_prints WHERE repo_id=? ORDER BY call_row",
+            (repo_id,))]
+
+    def ties(self, repo_id: int, shas: Collection[str]) -> dict[str, set[str]]:
+        """commit -> sessions tied to it, for the kept commits among ``shas``."""
+        out: dict[str, set[str]] = {}
+        shas = list(shas)
+        for i in range(0, len(shas), 500):
+            part = shas[i:i + 500]
+            for sha, session_id in self.db.execute(
+                    f"SELECT sha, session_id FROM commit_ties WHERE repo_id=? AND sha IN ({marks(len(part))})",
+                    (repo_id, *part)):
+                out.setdefault(sha, set()).add(session_id)
+        return out
+
+    def patch_ids(self, shas: Collection[str]) -> dict[str, str | None]:
+        """Kept patch-ids of ``shas`` (None: the commit has no change of its own)."""
+        out: dict[str, str | None] = {}
+        shas = list(shas)
+        for i in range(0, len(shas), 500):
+            part = shas[i:i + 500]
+            for sha, pid in self.db.execute(f"SELECT sha, patch_id FROM patch_ids WHERE sha IN ({marks(len(part))})",
+                                            part):
+                out[sha] = pid
+        return out
+
+    # -- the link step's writes, in one transaction ------------------------------------------------
+
+    def save(self, repo_id: int, state: dict[str, Any], prints: Iterable[tuple[int, str, float | None, str, str, str]],
+             ties: Iterable[tuple[str, str, str]], patch_ids: Iterable[tuple[str, str | None]], *,
+             keep_prints: bool, wait_ms: int | None = None) -> bool:
+        """Keep a refresh, in one transaction: its new prints (call row, session, ts, kind,
+        short, summary), the repository's ties (sha, session, rule) in place of the old, new
+        patch-ids, and the state they now stand for. Without ``keep_prints`` the repository's
+        old prints are dropped first (its shell calls were rewritten and read again). With
+        ``wait_ms`` (a question's upkeep, not the index), another writer is waited for at most
+        that long and a busy or read-only store keeps nothing: False."""
+        if wait_ms is not None and not self.db.in_transaction:
+            try:
+                with impatient(self.db, wait_ms):
+                    return self.save(repo_id, state, prints, ties, patch_ids, keep_prints=keep_prints)
+            except (sqlite3.OperationalError, StoreBusy, StoreReadOnly):
+                return False
+        with self._writing():
+            if not keep_prints:
+                self.db.execute("DELETE FROM commit_prints WHERE repo_id=?", (repo_id,))
+            self.db.execute("DELETE FROM commit_ties WHERE repo_id=?", (repo_id,))
+            self.db.executemany("INSERT INTO commit_prints (repo_id, call_row, session_id, ts, kind, short, summary)"
+                                " VALUES (?, ?, ?, ?, ?, ?, ?)", ((repo_id, *p) for p in prints))
+            self.db.executemany("INSERT OR IGNORE INTO commit_ties (repo_id, sha, session_id, rule) VALUES (?, ?, ?, ?)",
+                                ((repo_id, *t) for t in ties))
+            self.db.executemany("INSERT OR REPLACE INTO patch_ids (sha, patch_id) VALUES (?, ?)", patch_ids)
+            self.db.execute(
+                "INSERT OR REPLACE INTO commit_facts (repo_id, head, calls_upto, calls, commits, seconds, computed_at)"
+                " VALUES (:repo_id, :head, :calls_upto, :calls, :commits, :seconds, :computed_at)",
+                {"repo_id": repo_id, **state})
+        return True
+
+    def _writing(self):  # noqa: ANN202 - a context manager
+        """Inside the index's transaction, its part; alone, a transaction of its own."""
+        return nullcontext() if self.db.in_transaction else transaction(self.db)
+
+    def forget(self, repo_ids: Sequence[int] | None = None) -> None:
+        """Drop kept facts (a reindex rebuilds the calls they were read from)."""
+        with self._writing():
+            for table in ("commit_prints", "commit_ties", "commit_facts"):
+                if repo_ids is None:
+                    self.db.execute(f"DELETE FROM {table}")
+                else:
+                    self.db.execute(f"DELETE FROM {table} WHERE repo_id IN ({marks(len(repo_ids))})", tuple(repo_ids))
