@@ -59,20 +59,26 @@ class SqliteEvidence:
     def edit_lines_at(self, repo_id: int, hashes: Iterable[int], paths: Collection[str], side: str = "+"
                       ) -> tuple[list[dict[str, Any]], list[tuple[int, str | None, str | None]]]:
         """``edit_lines`` split by path: (the rows ``edit_lines`` gives, for the edits of
-        ``paths`` only; (hash, rel_path, timestamp) of the other edits' matching lines, once
-        per edit and hash). A common line matches hundreds of lines of other files' edits:
-        they are looked up by the same hash index, but only their path and time are read."""
-        lines = self._matching(list(hashes), side)
+        ``paths`` only; (hash, rel_path, timestamp) of the other edits' matching non-trivial
+        lines, once per edit and hash). A common line matches hundreds of lines of other files'
+        edits: they are looked up by the same hash index, but only their path and time are read.
+        A trivial line (``}``, a blank) matches nearly every edit of the store and is evidence
+        only within its own file, so it is looked up among the edits of ``paths`` alone."""
+        hl = list(hashes)
+        lines = self._matching(hl, side, trivial=False)
         wanted = set(paths)
-        mine: list[int] = []
+        mine: list[int] = [r[0] for r in self._chunked(
+            "SELECT id FROM edits WHERE rel_path IN ({}) AND repo_id=? AND status='applied'", sorted(wanted), repo_id)]
         other: dict[int, tuple[str | None, str | None]] = {}
+        mine_set = set(mine)
         for eid, rel_path, timestamp in self._chunked(
                 "SELECT e.id, e.rel_path, e.timestamp FROM edits e WHERE e.id IN ({}) AND e.repo_id=?"
-                " AND e.status='applied'", list({r[4] for r in lines}), repo_id):
-            if rel_path in wanted:
-                mine.append(eid)
-            else:
-                other[eid] = (rel_path, timestamp)
+                " AND e.status='applied'", list({r[4] for r in lines if r[4] not in mine_set}), repo_id):
+            other[eid] = (rel_path, timestamp)
+        asked = set(hl)
+        lines += [(0, *r) for r in self._chunked(
+            "SELECT hash, exact, trivial, edit_id, ordinal FROM edit_lines WHERE edit_id IN ({}) AND side=? AND trivial=1",
+            mine, side) if r[0] in asked]
         facts = {r[0]: dict(r) for r in self._chunked(_FACTS + " WHERE e.id IN ({})", mine)}
         rows = [{"hash": h, "exact": x, "trivial": t, **f} for _, h, x, t, eid, _ in lines if (f := facts.get(eid))]
         seen: set[tuple[int, int]] = set()
@@ -84,15 +90,18 @@ class SqliteEvidence:
                 elsewhere.append((h, *o))
         return rows, elsewhere
 
-    def _matching(self, hashes: list[int], side: str) -> list[tuple[int, int, int, int, int, int]]:
+    def _matching(self, hashes: list[int], side: str, *, trivial: bool = True
+                  ) -> list[tuple[int, int, int, int, int, int]]:
         """(chunk start, hash, exact, trivial, edit id, ordinal) of the edit lines of ``side``
-        holding any of ``hashes``, by the hash index, a chunk of hashes at a time."""
+        holding any of ``hashes`` (without ``trivial``: the non-trivial ones), by the hash index,
+        a chunk of hashes at a time."""
         lines: list[tuple[int, int, int, int, int, int]] = []
+        only = "" if trivial else " AND trivial=0"
         for i in range(0, len(hashes), CHUNK):
             part = hashes[i:i + CHUNK]
             lines += [(i, *r) for r in self.db.execute(
                 "SELECT hash, exact, trivial, edit_id, ordinal FROM edit_lines"
-                f" WHERE side=? AND hash IN ({marks(len(part))})", (side, *part),
+                f" WHERE side=? AND hash IN ({marks(len(part))}){only}", (side, *part),
             )]
         return lines
 
