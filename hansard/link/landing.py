@@ -51,6 +51,11 @@ def _parse_log(out: str, path: str) -> list[tuple[FileCommit, str]]:
             for e, patch in parse_file_log(out, path)]
 
 
+# Up to this many withheld diffs of a file are read from git one commit each; more, and the
+# file's whole `git log -p` is one process for all.
+FEW_WITHHELD = 3
+
+
 def file_commits(store: Store, top: str, path: str, rev: str = "HEAD", until: float | None = None,
                  log: str | None = None) -> list[FileCommit]:
     """Commits that touched ``path`` in the history of ``rev``, newest first, renames followed.
@@ -66,7 +71,14 @@ def file_commits(store: Store, top: str, path: str, rev: str = "HEAD", until: fl
         return []
     keys = [(c.sha, c.path) for c in listed]
     cached = store.commit_diffs.get_many(keys)
-    if len(cached) < len(keys) or any(v is None for v in cached.values()):
+    withheld = [k for k, v in cached.items() if v is None]
+    if len(cached) == len(keys) and 0 < len(withheld) <= FEW_WITHHELD:
+        from hansard.git.history import commit_file_diff
+
+        for sha, p in withheld:  # a diff with a secret in it: git says it again
+            diff = commit_file_diff(top, sha, p)
+            cached[(sha, p)] = hunks_to_json(diff.hunks) if diff is not None else []
+    elif len(cached) < len(keys) or withheld:
         # One `git log -p` of the file for the diffs not cached and the withheld ones; only
         # the ones not cached are redacted and kept.
         fresh = []
