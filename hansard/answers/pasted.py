@@ -68,7 +68,7 @@ def _mark(store: Store, names: tuple[str, ...], bl: Blame, answers: list[Any]) -
         return answers
     out = list(answers)
     for i, (_, _, msg, bi) in best.items():
-        out[i] = answers[i]._replace(kind="pasted", session_id=msg["session_id"], provider=msg["provider"],
+        out[i] = answers[i].replace(kind="pasted", session_id=msg["session_id"], provider=msg["provider"],
                                      message_index=msg["message_index"], rule="pasted", confidence=CONFIDENCE,
                                      block=bi)
     return out

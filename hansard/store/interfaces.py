@@ -184,6 +184,8 @@ class WhyCache(Protocol):
 
     def generation(self) -> int | None:
         """A number that changes whenever indexed evidence may have changed (None: no cache)."""
+    def schema(self) -> int:
+        """The store's schema version."""
     def get(self, key: str) -> bytes | None:
         """The answer's JSON document remembered under ``key``."""
     def put(self, key: str, generation: int, document: bytes) -> None:

@@ -34,6 +34,10 @@ class SqliteWhyCache:
         except sqlite3.OperationalError:
             return None
 
+    def schema(self) -> int:
+        """The store's schema version (migrations applied): part of every answer's key."""
+        return self.db.execute("SELECT COUNT(*) FROM _migrations").fetchone()[0]
+
     def get(self, key: str) -> bytes | None:
         """The JSON document remembered under ``key``."""
         row = self.db.execute("SELECT answer FROM why_cache WHERE key=?", (key,)).fetchone()

@@ -1,0 +1,14 @@
+"""`hansard why`: for each line of a file, the archived edit that wrote it. The rooms:
+
+* ``target``: what a question names and the file's text (typed errors for a bad question);
+* ``engine`` and ``unmatched``: the attribution rules, as named steps;
+* ``line``: one line's answer; ``contract``: the JSON document; ``cache``: the why-result cache;
+* ``explain``: the question answered, start to end.
+"""
+
+from __future__ import annotations
+
+from hansard.answers.why.explain import explain, explain_json
+from hansard.answers.why.target import parse_target, resolve_target
+
+__all__ = ["explain", "explain_json", "parse_target", "resolve_target"]

@@ -1,0 +1,101 @@
+"""The why-result cache's key and documents: an answer is kept without its lines' text (the
+file gives it back) under a hash of everything it depends on.
+
+The key holds hansard's version, the store's schema version, the engine's ``RULES_VERSION``
+and the store generation, beside the question, the revision and the file's bytes: a change to
+the rules is a version bump, never a guess from source files' times.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+from hansard.answers.why.contract import ORJSON_BYTES, to_json
+from hansard.answers.why.target import _file_lines
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from hansard.answers.why.target import Target
+    from hansard.store.interfaces import Store
+
+
+def _without_contents(ans: dict[str, Any], data: bytes) -> bytes | None:
+    """The answer's document for the cache, each line's text left out (null): the text is the
+    file's own, which git and the file give again, and it may hold a committed secret that the
+    store must not keep (README: secrets). None when the file's lines do not give back the
+    texts blame gave (then the answer is not cached at all)."""
+    lines = _file_lines(data)
+    out = []
+    for ln in ans["lines"]:
+        n = ln["line"]
+        if n > len(lines) or lines[n - 1] != ln["content"]:
+            return None
+        out.append({**ln, "content": None})
+    return to_json({**ans, "lines": out})
+
+
+def _with_contents(stored: bytes, data: bytes) -> bytes:
+    """A cached document with each line's text put back from the file's bytes."""
+    lines = _file_lines(data)
+    if len(stored) >= ORJSON_BYTES:
+        import orjson
+
+        doc = orjson.loads(stored)
+    else:
+        import json
+
+        doc = json.loads(stored)
+    for ln in doc["lines"]:
+        ln["content"] = lines[ln["line"] - 1]
+    return to_json(doc)
+
+
+# Part of every cache key: a change to what an answer holds must not be served from old rows.
+CACHE_FORMAT = 2  # 2: lines stored without their text
+def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, data: bytes, repo_id: int
+            ) -> tuple[Any, str, bytes | None, int] | None:
+    """(cache, key, the cached JSON document or None, generation) when the store keeps answers; None
+    when it does not (a store wrapped with a team's evidence: the team's rows change without
+    the local generation) or the revision names no commit.
+
+    The key is a hash of all an answer depends on: the commit of HEAD (or ``rev``), the
+    file's bytes (the working tree's, or ``contents``), the question (path, line range), the
+    files git blame reads beside history (``.git-blame-ignore-revs``, ``.mailmap``), the
+    repository, hansard's version, the store's schema, the engine's rules version and the
+    store generation (a newly indexed transcript, a
+    linked repository or a re-dated edit changes it)."""
+    cache = store.why_cache if hasattr(type(store), "why_cache") else None  # type: ignore[attr-defined]
+    if cache is None:
+        return None
+    generation = cache.generation()
+    if generation is None:
+        return None
+    from hansard.git.refs import head_commit, resolve_commit
+
+    commit = resolve_commit(t.top, rev) if rev else head_commit(t.top)
+    if commit is None:
+        return None
+    try:  # the C module directly: hashlib loads OpenSSL too
+        from _blake2 import blake2b
+    except ImportError:  # pragma: no cover - not CPython
+        from hashlib import blake2b
+
+    from hansard import __version__
+
+    h = blake2b(digest_size=20)
+    from hansard.answers.why.engine import RULES_VERSION
+
+    h.update(repr((CACHE_FORMAT, __version__, cache.schema(), RULES_VERSION, generation, repo_id, t.top, t.main_top,
+                   t.rel, t.start, t.end, rev, commit, contents is not None)).encode("utf-8", "surrogateescape"))
+    for name in (".git-blame-ignore-revs", ".mailmap"):
+        try:
+            with open(os.path.join(t.top, name), "rb") as fh:
+                side = fh.read()
+        except OSError:
+            side = None
+        h.update(repr(side).encode())
+    h.update(data)
+    key = h.hexdigest()
+    return cache, key, cache.get(key), generation

@@ -1,0 +1,84 @@
+"""The `why` JSON contract (README, DESIGN.md): the document built from the engine's line
+answers, and its encoding."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hansard.answers import evidence
+from hansard.errors import GitError
+from hansard.git.blame import ZERO
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from hansard.answers.why.line import LineAnswer
+    from hansard.answers.why.target import Target
+    from hansard.git.blame import Blame
+    from hansard.store.interfaces import Store
+
+
+# From this many lines, orjson's encoder saves more than its import costs (~15 ms, with
+# dataclasses and uuid). Both write the same bytes: compact, no indentation (a machine
+# reads it; indenting cost more than all the rest of the encoding).
+ORJSON_LINES = 200
+ORJSON_BYTES = 64 * 1024  # the same trade-off for decoding a document
+
+
+def to_json(doc: dict[str, Any]) -> bytes:
+    if len(doc["lines"]) >= ORJSON_LINES:
+        import orjson
+
+        return orjson.dumps(doc, default=str)
+    import json
+
+    return json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8", "surrogateescape")
+
+
+def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers: list[LineAnswer]
+                    ) -> dict[str, Any]:
+    from hansard.git.run import git_text
+
+    resolved = None
+    if rev:
+        try:
+            resolved = git_text(["rev-parse", "--verify", f"{rev}^{{commit}}"], t.top).strip()
+        except GitError:
+            resolved = rev
+    sessions: dict[str, dict[str, Any]] = {}
+    prompts: dict[tuple[str, int | None], tuple[int, str] | None] = {}  # lines of one call share its prompt
+    for a in answers:
+        if a.session_id is None:
+            continue
+        s = sessions.get(a.session_id)
+        if s is None:
+            row = store.evidence.session(a.session_id)
+            s = sessions[a.session_id] = {
+                "title": row["title"] if row else None,
+                "started_at": row["started_at"] if row else None,
+                "provider": row["provider"] if row else a.provider,
+                "parent_session_id": row["parent_session_id"] if row else None,
+                "prompt": None,
+                "prompts": {},
+            }
+            if row is not None and "member" in row.keys():  # a teammate's session (hansard.team)
+                s["member"], s["member_name"] = row["member"], row["member_name"]
+        key = (a.session_id, a.message_index)
+        p = prompts[key] if key in prompts else prompts.setdefault(key, evidence.prompt_for(store, *key))
+        if p is not None:
+            s["prompts"][str(p[0])] = p[1]
+            if s["prompt"] is None:
+                s["prompt"] = p[1]
+    named = {x for a in answers for x in (a.commit, a.original_commit, a.restoring_commit) if x}
+    commits = {
+        sha: {"summary": c.summary, "author": c.author, "author_time": c.author_time, "author_tz": c.author_tz,
+              "committer_time": c.committer_time}
+        for sha, c in bl.commits.items() if sha != ZERO and (t.start is None or sha in named)
+    }
+    return {
+        "path": t.rel,
+        "rev": resolved,
+        "lines": [a.as_dict() for a in answers],
+        "sessions": sessions,
+        "commits": commits,
+    }

@@ -1,0 +1,397 @@
+"""The `why` engine: for each line of a file, the archived edit that wrote it.
+
+It applies the attribution rules (the README's `kind` and `rule`) and fails closed: a line gets a session
+only when an applied edit, in the same repository, to the same file (renames followed), made
+before the line's commit, added that exact line (whitespace aside). Everything else is
+``human`` when no session could have written it, and ``unknown`` when one might have.
+
+Matching is by content, never by commit ids remembered from edit time, so amend, rebase,
+squash, cherry-pick and revert need no special case: blame names the commit a line lives in
+now, and the question is only which edits wrote that text before that commit existed.
+
+The engine's steps, in order, for each run of lines blamed to one commit (``_answer_group``):
+``wrote`` (direct evidence, the commit's own sessions first, then block support, then the
+newest edit), ``inherited`` (trivial lines from the matched block around them), ``modified``
+(lines a person changed before committing, hansard.answers.why.unmatched), and the rules that
+decide a line no edit wrote: ``unknown`` with its reason, or ``human``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from hansard.answers.restored import FileHistory
+    from hansard.answers.why.target import Target
+    from hansard.store.interfaces import Store
+
+from hansard import textnorm
+from hansard.answers import evidence
+from hansard.answers.evidence import CLOCK_SLACK_S, EditRef
+from hansard.answers.why.line import LineAnswer
+from hansard.answers.why.unmatched import WINDOW, Unmatched
+from hansard.git.blame import ZERO, Blame, BlameLine
+
+# Bump when a rule changes what an answer says: cached answers of other versions are not served.
+RULES_VERSION = 1
+
+
+class Prepared:
+    """What the answer needs of the question's lines themselves, whoever blame names: their
+    hashes and the edits that added such lines (computed while git blame runs)."""
+
+    def __init__(self, store: Store, repo_id: int, texts: list[str], basename: str,
+                 paths: set[str] | None = None) -> None:
+        self.texts = texts
+        facts = {x: textnorm.line_facts(x) for x in set(texts)}  # a file repeats its common lines
+        self.hashes = [facts[x][0] for x in texts]
+        self.exacts = [facts[x][1] for x in texts]
+        self.trivial = [facts[x][2] for x in texts]
+        self.untimed: dict[int, set[str]] = {}  # hash -> paths that edits with no time added it to
+        self.placed: dict[int, set[str | None]] = {}  # hash -> paths that timed edits added it to
+        hashes = set(self.hashes)
+        # With ``paths`` (the file's names as far as known before blame), only the edits of
+        # those paths are loaded whole; of the others, only where and when.
+        self.paths = paths
+        self.edits, self.by_hash = evidence.load_candidates(store, repo_id, hashes, untimed=self.untimed,
+                                                            paths=paths, placed=self.placed)
+        self.unlinked = evidence.unlinked_hashes(store, hashes, basename)
+
+    def add_paths(self, store: Store, repo_id: int, paths: set[str]) -> None:
+        """Also the edits of these paths, loaded whole (blame named a file the question did
+        not know of: a copy's source)."""
+        edits, by_hash = evidence.load_candidates(store, repo_id, set(self.hashes), paths=paths)
+        for eid, e in edits.items():
+            if e.rel_path in paths and eid not in self.edits:
+                self.edits[eid] = e
+        for h, ids in by_hash.items():
+            new = [eid for eid in ids if eid in edits and edits[eid].rel_path in paths
+                   and eid not in self.by_hash.get(h, ())]
+            if new:
+                self.by_hash.setdefault(h, []).extend(new)
+        self.paths = (self.paths or set()) | paths
+
+
+class Attributor(Unmatched):
+    """Attributes the blamed lines of one file. One instance per question."""
+
+    def __init__(self, store: Store, t: Target, repo_id: int, bl: Blame, rev: str | None = None,
+                 history: FileHistory | None = None, pre: Prepared | None = None) -> None:
+        self.store = store
+        self.t = t
+        self.repo_id = repo_id
+        self.bl = bl
+        self.lines = bl.lines
+        texts = [b.content for b in self.lines]
+        if pre is None or pre.texts != texts:  # prepared from other lines than blame gave
+            pre = Prepared(store, repo_id, texts, os.path.basename(t.rel))
+        self.hashes, self.exacts, self.trivial = pre.hashes, pre.exacts, pre.trivial
+        self.untimed = pre.untimed
+        self.edits, self.by_hash = pre.edits, pre.by_hash
+        from hansard.answers.commit_sessions import CommitSessions
+        from hansard.answers.restored import FileHistory
+
+        self.history = history or FileHistory(store, t.top, t.rel, rev)
+        self.placed = pre.placed
+        self.names = {t.rel} | {b.orig_path for b in self.lines}
+        if any(p not in self.names for ps in self.placed.values() for p in ps):  # an edit of another path
+            if rev is None:  # the `git log --follow` of HEAD that the history already ran
+                self.names |= self.history.names()
+            else:
+                from hansard.git.history import path_names
+
+                self.names |= path_names(t.top, t.rel)
+        if pre.paths is not None and not self.names <= pre.paths:
+            pre.add_paths(store, repo_id, self.names - pre.paths)
+        self.unlinked = pre.unlinked
+        self._texts: dict[int, list[str]] = {}
+        self._shell: float | None | bool = False  # False: not looked up yet
+        self._has_edits: bool | None = None
+        self._hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]] = {}
+        self.cs = CommitSessions(store, t.top, repo_id, bl, at_head=rev is None)
+        self.by_commit: dict[str, list[int]] = {}
+        for i, b in enumerate(self.lines):
+            self.by_commit.setdefault(b.sha, []).append(i)
+        self._loose: list[list[EditRef] | None] = [None] * len(self.lines)
+        self._loose_by: dict[tuple[int, str], list[EditRef]] = {}
+        self._quals: list[list[EditRef] | None] = [None] * len(self.lines)
+        self._commit_sessions: dict[str, frozenset[str]] = {}
+        self._restored: dict[int, dict[int, tuple[str, str]]] = {}  # line -> edit -> (original, restoring)
+        self._file_edits: list[tuple[float | None, Any]] | None = None
+        self._removed_writers: dict[int, list[EditRef]] = {}  # removed line hash -> edits that added it
+        self._scored: dict[int, list[tuple[list[tuple[float, str]], str | None]]] = {}
+        self._removed_by_commit: dict[tuple[str, str], set[int]] = {}
+        self._later: dict[tuple[int, int], list[str]] = {}  # (line hash, edit) -> later sessions
+        # line hash -> (time, edit) of the edits that added it to this file, in by_hash order
+        self._named: dict[int, list[tuple[float, EditRef]]] = {}
+        self._absent: dict[int, list[str]] = {}  # edit -> its added lines no longer in the file
+        self._present = set(self.hashes)
+        self._other_path: dict[int, bool] = {}  # line hash -> an edit added it to another file
+        self._counts: dict[int, int] | None = None  # line hash -> lines of the file with it
+        self._distinct: dict[str, set[str]] = {}  # commit -> sessions that alone wrote one of its lines
+
+    # -- rules ----------------------------------------------------------------------
+
+    def commit_time(self, sha: str) -> float | None:
+        if sha == ZERO:
+            return None
+        c = self.bl.commits.get(sha)
+        return float(c.committer_time) if c else None
+
+    def loose(self, i: int) -> list[EditRef]:
+        """Edits that added line i's text to this file (renames followed) before its commit's
+        committer time."""
+        out = self._loose[i]
+        if out is None:
+            # the same text in the same commit has the same edits: common lines repeat
+            key = (self.hashes[i], self.lines[i].sha)
+            out = self._loose_by.get(key)
+            if out is None:
+                bound = self.commit_time(self.lines[i].sha)
+                named = self._named_edits(self.hashes[i])
+                if bound is None:
+                    out = [e for _, e in named]
+                else:
+                    limit = bound + CLOCK_SLACK_S
+                    out = [e for ts, e in named if ts <= limit]
+                self._loose_by[key] = out
+            self._loose[i] = out
+        return out
+
+    def _named_edits(self, h: int) -> list[tuple[float, EditRef]]:
+        """(time, edit) of the edits that added the line ``h`` to this file (renames followed)."""
+        out = self._named.get(h)
+        if out is None:
+            out = self._named[h] = [(e.ts, e) for eid in self.by_hash.get(h, ())
+                                    if (e := self.edits[eid]).rel_path in self.names]
+        return out
+
+    def commit_weights(self, sha: str) -> dict[str, float]:
+        """The sessions whose edits account for the commit's distinctive lines in this file."""
+        if sha == ZERO:
+            return {}
+        return self.cs.weights(sha, self.by_commit.get(sha, []), self.loose, self.trivial)
+
+    def commit_sessions(self, sha: str) -> frozenset[str]:
+        """Sessions that made the commit: tied to it by their shell output, or accounting for its
+        distinctive lines."""
+        if sha == ZERO:
+            return frozenset()
+        out = self._commit_sessions.get(sha)
+        if out is None:  # asked for line after line of the same commit
+            out = self._commit_sessions[sha] = frozenset(self.commit_weights(sha)) | self.cs.tied(sha)
+        return out
+
+    def qualifying(self, i: int) -> list[EditRef]:
+        """Edits that could have written line i: right file, before its commit. An edit made
+        after the commit was authored (a rebase or an amend moved its committer time) counts
+        only when its session is tied to the commit, or, where no earlier edit wrote the line,
+        accounts for the commit's other lines. An edit whose line a later commit removed before
+        this one brought it back counts only when no other edit does (then the line is
+        ``restored``)."""
+        out = self._quals[i]
+        if out is not None:
+            return out
+        out = self.loose(i)
+        sha = self.lines[i].sha
+        c = self.bl.commits.get(sha) if sha != ZERO else None
+        if out and c is not None:
+            authored = min(c.author_time, c.committer_time) + CLOCK_SLACK_S
+            early = [e for e in out if e.ts <= authored]
+            if len(early) < len(out):
+                tied = self.cs.tied(sha)
+                weights = self.commit_weights(sha) if not early else {}
+                out = early + [e for e in out if e.ts > authored and (e.session_id in tied or e.session_id in weights)]
+            if out and not self.trivial[i]:
+                out = self._unrestored(i, out)
+        self._quals[i] = out
+        return out
+
+    def _unrestored(self, i: int, quals: list[EditRef]) -> list[EditRef]:
+        """The edits whose line no commit removed between them and line i's commit; when there
+        are none, all of them, remembered as restored (first landed where, restored by whom)."""
+        sha, h = self.lines[i].sha, self.hashes[i]
+        removed = {e.edit_id: self.history.removed_since(h, e.ts, sha) for e in quals}
+        direct = [e for e in quals if removed[e.edit_id] is None]
+        if direct:
+            return direct
+        self._restored[i] = {e.edit_id: (self.history.first_landed(h, e.ts, sha) or removed[e.edit_id] or sha, sha)
+                             for e in quals}
+        return quals
+
+    def groups(self) -> list[list[int]]:
+        """Runs of consecutive lines blamed to the same commit: what survives of one hunk."""
+        out: list[list[int]] = []
+        for i, b in enumerate(self.lines):
+            if out and self.lines[out[-1][-1]].sha == b.sha and self.lines[out[-1][-1]].final_line + 1 == b.final_line:
+                out[-1].append(i)
+            else:
+                out.append([i])
+        return out
+
+    def answer(self) -> list[LineAnswer]:
+        answers: list[LineAnswer | None] = [None] * len(self.lines)
+        if self.history.whole:
+            # the file versions that may show an edit's line removed, read in one git process
+            self.history.prefetch_removals(list({(self.hashes[i], e.ts, b.sha) for i, b in enumerate(self.lines)
+                                                 if not self.trivial[i] and b.sha != ZERO for e in self.loose(i)}))
+        for g in self.groups():
+            self._answer_group(g, answers)
+        return [a for a in answers if a is not None]
+
+    def _answer_group(self, g: list[int], answers: list[LineAnswer | None]) -> None:
+        quals = {i: self.qualifying(i) for i in g}
+        chosen: dict[int, EditRef] = {}
+        alternatives: dict[int, list[str]] = {}
+        sha = self.lines[g[0]].sha
+        mine: set[str] | None = None  # the commit's sessions, looked up at the first line that asks
+        tied_to: set[str] = set()
+        # 1. wrote: non-trivial lines with direct evidence. The commit's own sessions first
+        #    (a common line that an older session also wrote elsewhere in the file is theirs),
+        #    then block support decides between edits, then the newest edit before the commit.
+        for pos, i in enumerate(g):
+            if self.trivial[i] or not quals[i]:
+                continue
+            if len(quals[i]) == 1:
+                chosen[i] = quals[i][0]
+                continue
+            window = [self.hashes[j] for j in g[max(0, pos - WINDOW): pos + WINDOW + 1]]
+            if mine is None:
+                mine = self.commit_sessions(sha)
+                tied_to = self.cs.tied(sha) if sha != ZERO else set()
+            ranks = [(e.session_id in mine, sum(1 for x in window if x in e.added)) for e in quals[i]]
+            best = max(ranks)
+            tied = [e for e, r in zip(quals[i], ranks, strict=True) if r == best]
+            if len(tied) > 1:
+                # replaced, as supporting evidence only: an edit that also removed what this
+                # commit removed beats one that merely wrote the same text.
+                replaced = self._replaced_support(self.lines[i], tied)
+                chosen[i] = max(tied, key=lambda e: (e.session_id in tied_to, replaced.get(e.edit_id, 0), e.ts,
+                                                     e.edit_id))
+                top = (chosen[i].session_id in tied_to, replaced.get(chosen[i].edit_id, 0))
+                others = sorted({e.session_id for e in tied if e.session_id != chosen[i].session_id
+                                 and (e.session_id in tied_to, replaced.get(e.edit_id, 0)) == top})
+                if others:
+                    alternatives[i] = others
+            else:
+                chosen[i] = tied[0]
+        # 2. trivial lines inherit from the nearest matched line above or below in the same
+        #    block, if that edit also added them. Between two edits' blocks (one appended
+        #    after the other) the separating lines came with the newer edit.
+        inherited: dict[int, EditRef] = {}
+        for pos, i in enumerate(g):
+            if not self.trivial[i] or not quals[i]:
+                continue
+            ids = {q.edit_id for q in quals[i]}
+            near = [e for e in self._nearest_matches(g, pos, chosen) if e.edit_id in ids]
+            if near:
+                mine = self.commit_sessions(sha) if len({e.session_id for e in near}) > 1 else set()
+                inherited[i] = max(near, key=lambda e: (e.session_id in mine, e.ts, e.edit_id))
+        # 3. lines a person changed before committing: similar to a line the edit matched
+        #    around them added. A modified line counts as a neighbour for the next one, so
+        #    a rename across a whole block is followed line by line.
+        modified = self._modified_block(g, chosen)
+        group_has_agent = bool(chosen)
+        for pos, i in enumerate(g):
+            b = self.lines[i]
+            commit = None if b.sha == ZERO else b.sha
+            base_kind = "uncommitted" if b.sha == ZERO else "agent"
+            e = chosen.get(i) or inherited.get(i)
+            if e is not None:
+                formatted = self.exacts[i] not in e.added.get(self.hashes[i], set())
+                rule = "inherited" if i in inherited else ("formatted" if formatted else "wrote")
+                conf = 0.7 if rule == "inherited" else (0.85 if formatted else 0.95)
+                if e.user_modified:
+                    conf -= 0.1
+                ans = self._agent(i, base_kind, commit, e, rule, conf)
+                restored = self._restored_from(g, pos, e)
+                if restored is not None:
+                    ans = ans.replace(rule="restored", confidence=min(conf, 0.6), original_commit=restored[0],
+                                       restoring_commit=restored[1])
+                if i in alternatives:
+                    # nothing but time separates these sessions' edits: say so
+                    ans = ans.replace(alternatives=tuple(alternatives[i]), confidence=min(ans.confidence, 0.5))
+                if self._outside_the_commits_sessions(i, e) and self._common(i):
+                    # a line the file has many times is no evidence against the sessions the
+                    # commit's own record names
+                    ans = self._not_the_commits(i, commit, e)
+                answers[i] = ans
+                continue
+            answers[i] = self._unmatched(i, modified.get(i), commit, group_has_agent)
+
+    def _common(self, i: int) -> bool:
+        """Line i's text is in the file more than once (``if err != nil {``)."""
+        if self._counts is None:
+            self._counts = {}
+            for h in self.hashes:
+                self._counts[h] = self._counts.get(h, 0) + 1
+        return self._counts[self.hashes[i]] > 1
+
+    def _restored_from(self, g: list[int], pos: int, e: EditRef) -> tuple[str, str] | None:
+        """(original, restoring commit) when edit e's line at g[pos] was restored; a trivial
+        line follows the nearest non-trivial line of the same edit around it."""
+        i = g[pos]
+        if not self.trivial[i]:
+            return self._restored.get(i, {}).get(e.edit_id)
+        for step in (-1, 1):
+            p = pos + step
+            while 0 <= p < len(g):
+                j = g[p]
+                if not self.trivial[j]:
+                    hit = self._restored.get(j, {}).get(e.edit_id)
+                    if hit is not None:
+                        return hit
+                    break
+                p += step
+        return None
+
+    def _replaced_support(self, b: BlameLine, edits: list[EditRef]) -> dict[int, int]:
+        """For each edit: how many non-trivial lines it removed that the line's commit removed."""
+        if b.sha == ZERO:
+            return {}
+        key = (b.sha, b.orig_path)
+        removed_by_commit = self._removed_by_commit.get(key)
+        if removed_by_commit is None:
+            removed_by_commit = self._removed_by_commit[key] = {
+                textnorm.line_hash(r) for _, _, rem, _ in self._commit_hunks(b.sha, b.orig_path) for r in rem}
+        if not removed_by_commit:
+            return {}
+        out: dict[int, int] = {}
+        for eid, h in self.store.evidence.removed_lines([e.edit_id for e in edits]):
+            if h in removed_by_commit:
+                out[eid] = out.get(eid, 0) + 1
+        return out
+
+    def _nearest_matches(self, g: list[int], pos: int, chosen: dict[int, EditRef]) -> list[EditRef]:
+        """Matched edits of the closest non-trivial lines above and below, nearest first,
+        walking only across trivial lines."""
+        found: list[tuple[int, EditRef]] = []
+        for step in (-1, 1):
+            p = pos + step
+            while 0 <= p < len(g):
+                j = g[p]
+                if j in chosen:
+                    found.append((abs(p - pos), chosen[j]))
+                    break
+                if not self.trivial[j]:
+                    break
+                p += step
+        return [e for _, e in sorted(found, key=lambda x: x[0])]
+
+    def _agent(self, i: int, kind: str, commit: str | None, e: EditRef, rule: str, conf: float,
+               similarity: float | None = None) -> LineAnswer:
+        b = self.lines[i]
+        key = (self.hashes[i], e.edit_id)
+        later = self._later.get(key)
+        if later is None:
+            later = self._later[key] = sorted({
+                x.session_id for ts, x in self._named_edits(self.hashes[i]) if ts > e.ts and x.session_id != e.session_id
+            })
+        return LineAnswer(
+            line=b.final_line, content=b.content, kind=kind, commit=commit, session_id=e.session_id,
+            provider=e.provider, message_index=e.message_index, tool_call_id=e.call_id, rule=rule, confidence=conf,
+            similarity=similarity, later_sessions=later, edit_id=e.edit_id, tool=e.tool,
+        )

@@ -1,0 +1,112 @@
+"""What a `why` question names: the file (in which working tree and repository), the lines, and
+the file's text at the revision asked. Every check a question fails is a typed error here."""
+
+from __future__ import annotations
+
+import os
+from collections import namedtuple
+
+from hansard.errors import (
+    BadLineRange,
+    BinaryFile,
+    GitError,
+    LineOutOfRange,
+    NotAFile,
+    NotARepository,
+    NotTracked,
+    PathOutsideRepository,
+)
+from hansard.git import identity
+from hansard.git.blame import Blame, blame
+
+# top: working tree top level; main_top: its main repository (differs for a worktree).
+Target = namedtuple("Target", "top main_top rel start end")
+
+
+def parse_target(spec: str) -> tuple[str, int | None, int | None]:
+    """``PATH``, ``PATH:LINE`` or ``PATH:START-END``. The last colon splits, so Windows
+    drive letters and colons inside names still work."""
+    path, sep, rng = spec.rpartition(":")
+    if not sep or not rng or not all(c.isdigit() or c == "-" for c in rng) or not path:
+        return spec, None, None
+    lo, dash, hi = rng.partition("-")
+    try:
+        start = int(lo)
+        end = int(hi) if dash else start
+    except ValueError:
+        raise BadLineRange(f"bad line range {rng!r}: use LINE or START-END") from None
+    if start < 1 or end < 1:
+        raise BadLineRange(f"line numbers start at 1, got {rng!r}")
+    if start > end:
+        raise BadLineRange(f"START {start} is after END {end}")
+    return path, start, end
+
+
+def resolve_target(path: str, start: int | None, end: int | None, *, cwd: str | None = None,
+                   check_exists: bool = True) -> Target:
+    p = os.path.abspath(os.path.join(cwd or os.getcwd(), path))
+    if os.path.isdir(p):
+        raise NotAFile(f"{path} is a directory; give a file")
+    tops = identity.find_toplevel(p)
+    if tops is None:
+        raise NotARepository(f"{path} is not inside a git repository")
+    top, main_top = tops
+    real_top = os.path.realpath(top)
+    rel = identity.relpath_in(real_top, os.path.realpath(p)) or identity.relpath_in(top, p)
+    if rel is None:
+        raise PathOutsideRepository(f"{path} is outside the repository at {top}")
+    if check_exists and not os.path.exists(p):
+        raise NotAFile(f"{path} does not exist")
+    return Target(top, main_top, rel, start, end)
+
+
+def file_text(t: Target, rev: str | None, contents: bytes | None) -> bytes:
+    if contents is not None:
+        return contents
+    if rev:
+        from hansard.git.run import git
+
+        try:
+            return git(["show", f"{rev}:{t.rel}"], t.top)
+        except GitError as exc:
+            raise NotTracked(f"{t.rel} does not exist at {rev}") from exc
+    full = os.path.join(t.top, t.rel)
+    if os.path.islink(full):
+        # git tracks a symlink as the text of its target, and blames that one line.
+        return os.fsencode(os.readlink(full))
+    import stat
+
+    try:
+        regular = stat.S_ISREG(os.stat(full).st_mode)
+    except OSError as exc:
+        raise NotAFile(f"{t.rel} cannot be read: {exc.strerror}") from None
+    if not regular:  # a FIFO or a device would block or never end
+        raise NotAFile(f"{t.rel} is not a regular file")
+    with open(full, "rb") as fh:
+        return fh.read()
+
+
+def check_range(t: Target, data: bytes) -> int:
+    if b"\0" in data[:8000]:
+        raise BinaryFile(f"{t.rel} is a binary file")
+    n = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
+    if t.start is not None and t.start > n:
+        raise LineOutOfRange(f"{t.rel} has {n} lines; line {t.start} is past the end")
+    if t.end is not None and t.end > n:
+        raise LineOutOfRange(f"{t.rel} has {n} lines; line {t.end} is past the end")
+    return n
+
+
+def run_blame(t: Target, rev: str | None, contents: bytes | None) -> Blame:
+    try:
+        return blame(t.top, t.rel, rev=rev, start=t.start, end=t.end, contents=contents)
+    except GitError as exc:
+        msg = exc.message
+        if "no such path" in msg or "no such ref" in msg and rev is None:
+            raise NotTracked(f"{t.rel} is not tracked by git; commit it first (or pass --contents)") from exc
+        raise
+
+
+def _file_lines(data: bytes) -> list[str]:
+    """The file's lines as blame gives them (UTF-8, undecodable bytes kept, no line end)."""
+    return [ln.rstrip("\r") for ln in data.decode("utf-8", "surrogateescape").split("\n")]

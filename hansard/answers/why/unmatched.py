@@ -1,0 +1,275 @@
+"""The rules for a line that no edit's block wrote directly: ``modified`` (a person changed an
+agent's line, before committing or in a later commit), and otherwise ``unknown`` with its reason
+(other_path, unlinked_session, untimed, trivial, shell_command) or ``human`` (no_session).
+
+A mixin of the engine's ``Attributor``: it reads the state the engine built for the question.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING
+
+from hansard import textnorm
+from hansard.answers import evidence
+from hansard.answers.evidence import CLOCK_SLACK_S, EditRef, similarity
+from hansard.answers.why.line import LineAnswer
+from hansard.git.blame import ZERO
+
+if TYPE_CHECKING:
+    from typing import Any
+
+WINDOW = 3  # lines either side that count as the same block
+# difflib ratio from which a changed line counts as "the same line, modified". Below ~0.7,
+# unrelated lines of the same shape (`a_1 = f(x, 1)` vs `b_2 = g(y, 9)`) start to pass.
+SIMILAR = 0.7
+_WORD = re.compile(r"\w")  # a trivial line with a word in it may be an agent's; a blank or a brace, anyone's
+
+
+class Unmatched:
+    """The unmatched-line rules of ``hansard.answers.why.engine.Attributor``."""
+
+    # set by the engine
+    lines: Any
+    hashes: list[int]
+    trivial: list[bool]
+    names: set[str]
+    store: Any
+    cs: Any
+    by_commit: dict[str, list[int]]
+    _distinct: dict[str, set[str]]
+
+    def _outside_the_commits_sessions(self, i: int, e: EditRef) -> bool:
+        """The commit of line i is tied to sessions by its own record (shell output, a rewrite),
+        and e's session is neither one of them nor the only writer of any other line of the
+        commit that the file has once."""
+        sha = self.lines[i].sha
+        if sha == ZERO or e.session_id in self.cs.tied(sha) or not self.cs.tied(sha):
+            return False
+        return e.session_id not in self._distinct_writers(sha)
+
+    def _distinct_writers(self, sha: str) -> set[str]:
+        """Sessions that alone wrote some non-trivial line of commit ``sha`` that the file has once."""
+        out = self._distinct.get(sha)
+        if out is None:
+            out = set()
+            for j in self.by_commit.get(sha, ()):
+                if self.trivial[j] or self._common(j):
+                    continue
+                sessions = {x.session_id for x in self.loose(j)}
+                if len(sessions) == 1:
+                    out |= sessions
+            self._distinct[sha] = out
+        return out
+
+    def _not_the_commits(self, i: int, commit: str | None, e: EditRef) -> LineAnswer:
+        b = self.lines[i]
+        return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit,
+                          rule="not_the_commits_session", alternatives=(e.session_id,))
+
+    def _unmatched(self, i: int, in_commit: tuple[EditRef, float, str] | None, commit: str | None,
+                   group_has_agent: bool) -> LineAnswer:
+        b = self.lines[i]
+        if b.sha == ZERO:
+            return LineAnswer(line=b.final_line, content=b.content, kind="uncommitted", commit=None, rule=None, confidence=0.0)
+        if not self.trivial[i]:
+            if in_commit is not None and in_commit[0].session_id not in self.commit_sessions(b.sha):
+                # the edit matched around the line is not one the commit's sessions made
+                mod = self._modified_later(i) or in_commit
+            else:
+                mod = in_commit or self._modified_later(i)
+            if mod is not None:
+                e, sim, rule = mod
+                if self._outside_the_commits_sessions(i, e):
+                    # likeness alone, against the sessions the commit's own record names
+                    return self._not_the_commits(i, commit, e)
+                return self._agent(i, "agent_modified", commit, e, rule, round(0.8 * sim, 2), sim)
+            if self._elsewhere(self.hashes[i]):
+                return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit, rule="other_path")
+            if self.hashes[i] in self.unlinked:
+                return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit, rule="unlinked_session")
+            if self.untimed.get(self.hashes[i], set()) & self.names:
+                return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit, rule="untimed")
+        elif group_has_agent or self._short_line_of_the_commits_sessions(i):
+            return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit, rule="trivial")
+        if self._shell_touched(b.sha):
+            return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit, rule="shell_command")
+        return LineAnswer(line=b.final_line, content=b.content, kind="human", commit=commit, rule="no_session", confidence=0.9)
+
+    def _short_line_of_the_commits_sessions(self, i: int) -> bool:
+        """A trivial line with a word in it (``"io"``, ``return None``; not a blank line or a
+        lone brace, which everyone writes) that an edit of a session that made its commit
+        added to this file: too short to be evidence, too likely the agent's to call human."""
+        if not _WORD.search(self.lines[i].content):
+            return False
+        sessions = self.commit_sessions(self.lines[i].sha)
+        return any(e.session_id in sessions for e in self.qualifying(i))
+
+    def _elsewhere(self, h: int) -> bool:
+        """An edit added the line ``h`` to another file of this repository."""
+        out = self._other_path.get(h)
+        if out is None:
+            out = self._other_path[h] = any(p not in self.names for p in self.placed.get(h, ()))
+        return out
+
+    def _added_texts(self, edit_id: int) -> list[str]:
+        if edit_id not in self._texts:
+            self._texts[edit_id] = evidence.added_texts(self.store, edit_id)
+        return self._texts[edit_id]
+
+    def _absent_texts(self, edit_id: int) -> list[str]:
+        """The non-trivial lines the edit added that are no longer in the file, in its order."""
+        out = self._absent.get(edit_id)
+        if out is None:
+            present = self._present
+            out = self._absent[edit_id] = [x for x in self._added_texts(edit_id)
+                                           if not (textnorm.line_hash(x) in present or textnorm.is_trivial(x))]
+        return out
+
+    def _modified_block(self, g: list[int], chosen: dict[int, EditRef]) -> dict[int, tuple[EditRef, float, str]]:
+        if not chosen:
+            return {}
+        found: dict[int, tuple[EditRef, float, str]] = {}
+        todo = [pos for pos, i in enumerate(g) if i not in chosen and not self.trivial[i]]
+        changed = True
+        while changed and todo:
+            changed = False
+            anchors = {**chosen, **{j: m[0] for j, m in found.items()}}
+            for pos in list(todo):
+                hit = self._modified_in_commit(g, pos, anchors)
+                if hit is not None:
+                    found[g[pos]] = hit
+                    todo.remove(pos)
+                    changed = True
+        return found
+
+    def _modified_in_commit(self, g: list[int], pos: int, chosen: dict[int, EditRef]
+                            ) -> tuple[EditRef, float, str] | None:
+        """The agent's edit is matched right around this line, and it added a similar line
+        that is no longer in the file: a human changed it before committing."""
+        i = g[pos]
+        near = {chosen[j].edit_id: chosen[j] for j in g[max(0, pos - WINDOW): pos + WINDOW + 1] if j in chosen}
+        best: tuple[float, EditRef] | None = None
+        for e in near.values():
+            for text in self._absent_texts(e.edit_id):
+                sim = similarity(text, self.lines[i].content, SIMILAR)
+                if sim >= SIMILAR and (best is None or sim > best[0]):
+                    best = (sim, e)
+        return (best[1], best[0], "modified") if best else None
+
+    def _modified_later(self, i: int) -> tuple[EditRef, float, str] | None:
+        """The line's commit replaced a similar line that an agent's edit had written."""
+        b = self.lines[i]
+        bound = self.commit_time(b.sha)
+        if bound is None or not self._path_has_edits():
+            return None
+        for scored, old_path in self._similar_removed(i):
+            if scored and scored[0][0] >= SIMILAR:
+                # The commit rewrote this region: the version the person changed is the last
+                # one an edit of the commit's own sessions wrote there, if any did.
+                own = self._commit_session_version(i, bound)
+                if own is not None:
+                    return own
+            for sim, r in scored:
+                if sim < SIMILAR:
+                    break
+                names = self.names | ({old_path} if old_path else set())
+                quals = [e for e in self._writers(i, textnorm.line_hash(r))
+                         if e.rel_path in names and e.ts <= bound + CLOCK_SLACK_S]
+                if quals:
+                    return max(quals, key=lambda e: (e.ts, e.edit_id)), sim, "modified"
+        return None
+
+    def _similar_removed(self, i: int) -> list[tuple[list[tuple[float, str]], str | None]]:
+        """For each hunk of line i's commit around the line: the lines it removed, scored by
+        likeness to line i (0.0 below ``SIMILAR``), best first, and the file's old name."""
+        out = self._scored.get(i)
+        if out is None:
+            b = self.lines[i]
+            out = self._scored[i] = [
+                (sorted(((similarity(r, b.content, SIMILAR), r) for r in removed), reverse=True), old_path)
+                for lo, hi, removed, old_path in self._commit_hunks(b.sha, b.orig_path) if lo <= b.orig_line < hi
+            ]
+        return out
+
+    def _writers(self, i: int, h: int) -> list[EditRef]:
+        """The timed edits in this repository that added ``h``, a line similar to line i that
+        its commit removed. Looked up at once for every such line of line i, or, for a whole
+        file, of every line."""
+        got = self._removed_writers.get(h)
+        if got is None:
+            todo = range(len(self.lines)) if self.history.whole else (i,)
+            hashes = {textnorm.line_hash(r) for j in todo if not self.trivial[j] and self.lines[j].sha != ZERO
+                      for scored, _ in self._similar_removed(j) for sim, r in scored if sim >= SIMILAR}
+            hashes = {x for x in hashes if x not in self._removed_writers} | {h}
+            edits, by_hash = evidence.load_candidates(self.store, self.repo_id, hashes)
+            for x in hashes:
+                self._removed_writers[x] = [edits[eid] for eid in by_hash.get(x, ())]
+            got = self._removed_writers[h]
+        return got
+
+    def _commit_session_version(self, i: int, bound: float) -> tuple[EditRef, float, str] | None:
+        """The newest edit, by one of the sessions of line i's commit and before it, that added a
+        line similar to line i that is no longer in the file."""
+        from hansard.answers.evidence import parse_ts
+
+        mine = self.commit_sessions(self.lines[i].sha)
+        if not mine:
+            return None
+        if self._file_edits is None:  # (time, row), each timestamp parsed once for every line that asks
+            self._file_edits = [(parse_ts(r["timestamp"]), r)
+                                for r in self.store.evidence.applied_edits(self.repo_id, sorted(self.names))]
+        best: tuple[float, float, EditRef] | None = None
+        for ts, r in self._file_edits:
+            if r["session_id"] not in mine or ts is None or ts > bound + CLOCK_SLACK_S:
+                continue
+            if best is not None and ts < best[0]:
+                continue
+            for text in self._absent_texts(r["id"]):
+                sim = similarity(text, self.lines[i].content, SIMILAR)
+                if sim >= SIMILAR and (best is None or (ts, sim) > best[:2]):
+                    e = EditRef(r["id"], r["session_id"], r["provider"], r["call_id"], r["message_index"],
+                                r["rel_path"], ts, r["timestamp"], False, r["tool"])
+                    best = (ts, sim, e)
+        return (best[2], best[1], "modified") if best else None
+
+    def _path_has_edits(self) -> bool:
+        if self._has_edits is None:
+            self._has_edits = evidence.repo_has_edits(self.store, self.repo_id, self.names)
+        return self._has_edits
+
+    def _commit_hunks(self, sha: str, path: str) -> list[tuple[int, int, list[str], str | None]]:
+        """(first new line, end, non-trivial removed lines, old path) per hunk of one commit's
+        change to this file; computed once per commit."""
+        key = (sha, path)
+        if key not in self._hunks:
+            # The file's history (one `git log`, diffs cached) has the commit's hunks; a merge,
+            # or a commit outside it, is asked of git alone.
+            hit = self.history.commit(sha)
+            if hit is not None and hit[0].path == path and len(hit[0].parents) <= 1:
+                rows, old_path = hit[1], hit[0].old_path
+            else:
+                from hansard.link.landing import commit_diff
+
+                diff = commit_diff(self.store, self.t.top, sha, path)
+                rows = [(h.old_start, h.old_lines, h.new_start, h.new_lines, h.lines) for h in diff.hunks] if diff else []
+                old_path = diff.old_path if diff else None
+            out = []
+            for _, _, new_start, new_lines, lines in rows:
+                if new_start is None:
+                    continue
+                removed = [ln[1:] for ln in lines if ln.startswith("-") and not textnorm.is_trivial(ln[1:])]
+                if removed:
+                    out.append((new_start, new_start + max(new_lines or 0, 1), removed, old_path))
+            self._hunks[key] = out
+        return self._hunks[key]
+
+    def _shell_touched(self, sha: str) -> bool:
+        """Only shell commands run before a commit could have written its lines."""
+        if self._shell is False:
+            self._shell = evidence.first_shell_write(self.store, self.repo_id, os.path.basename(self.t.rel))
+        if self._shell is None:
+            return False
+        bound = self.commit_time(sha)
+        return bound is None or self._shell < bound + CLOCK_SLACK_S
