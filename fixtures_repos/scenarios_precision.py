@@ -417,3 +417,44 @@ def precision_commit_output(b: Build) -> Scenario:
         Both edits added every line before c1, with the same block support, and the Codex one
         is newer; the Claude session's own shell output names c1, which decides.
     ''')
+
+
+@scenario
+def precision_common_line_outside_the_commits_sessions(b: Build) -> Scenario:
+    """A common line (``if err != nil {``) that an older session wrote in this file, typed again
+    by a person into a commit whose own `git commit` output names another session (from a real
+    entireio/cli file, where 4 such lines named the older session)."""
+    r = b.init()
+    r.write("store/store.go", go('''
+        package store
+
+        func Load() error {
+            return nil
+        }
+    '''))
+    c0 = b.commit(r, "Initial commit")
+    old = b.claude(r.path)
+    old.prompt("Load reads the config and fails on a read error")
+    t1 = old.edit(r.path / "store/store.go", "\treturn nil\n",
+                  "\tcfg, err := readConfig()\n\tif err != nil {\n\t\treturn err\n\t}\n\treturn validate(cfg)\n")
+    c1 = b.commit(r, "Load reads the config")
+    b.later(3600)
+    new = b.claude(r.path)
+    new.prompt("Save writes the config back")
+    text = (r.path / "store/store.go").read_text()
+    t2 = new.edit(r.path / "store/store.go", text,
+                  text + "\nfunc Save(cfg Config) error {\n\tdata, err := encodeConfig(cfg)\n")
+    r.write("store/store.go", (r.path / "store/store.go").read_text()
+            + "\tif err != nil {\n\t\treturn wrapSaveError(cfg, data)\n\t}\n\treturn writeConfig(data)\n}\n")
+    c2 = b.commit(r, "Save writes the config")
+    new.bash('git commit -am "Save writes the config"', stdout=commit_output("main", c2, "Save writes the config", 1, 9))
+    return b.scenario(r, {
+        "store/store.go": b.expect(r, "store/store.go", b.human(c0, 3), b.agent(t1, c1, 5), b.human(c0),
+                                   b.agent(t2, c2, 3), b.unknown(c2), b.human(c2), b.unknown(c2), b.human(c2),
+                                   b.unknown(c2)),
+    }, notes='''
+        The person's second `if err != nil {` matches only the older session's edit, which wrote
+        that text into this file before c2; c2's own output names the newer session, so the older
+        one does not get the line: unknown, with the older session as the alternative. The
+        newer session's lines are its own.
+    ''')
