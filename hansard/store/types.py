@@ -1,5 +1,5 @@
 """Value types that cross the store boundary, the same for every engine: what a search is
-narrowed to (:class:`SearchFilters`) and what a keyword look-up returns (:class:`Candidate`).
+narrowed to (:class:`SearchFilters`), what a row promises (:class:`Row`) and what a keyword look-up returns (:class:`Candidate`).
 
 They hold store terms (repository rows, session rows, stored-time text), never SQL; each
 engine turns a ``SearchFilters`` into its own conditions.
@@ -7,7 +7,18 @@ engine turns a ``SearchFilters`` into its own conditions.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class Row(Protocol):
+    """A result row, indexable by column name: a ``sqlite3.Row``, a psycopg dict row, a dict.
+    Only indexing and ``keys()`` are promised (``sqlite3.Row`` has no ``get``); ``dict(row)``
+    makes a plain dict of any of them."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
+    def keys(self) -> Iterable[str]: ...
 
 
 @dataclass

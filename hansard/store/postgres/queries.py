@@ -10,6 +10,7 @@ the local store, never twice. Rows are dicts; ids are the team store's own.
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
@@ -236,7 +237,7 @@ class TeamQueries:
 
     def messages_containing(self, groups: Sequence[Sequence[str]], excluded: Sequence[Sequence[str]],
                             roots: Collection[str], since: str | None, until: str | None,
-                            limit: int) -> list[dict[str, Any]]:
+                            limit: int) -> builtins.list[dict[str, Any]]:
         """Messages holding a word of every group (and not all words of any excluded group),
         newest first, with their session: keyword search where no full-text index exists
         (the offline copy). Words match literally, case-insensitively for ASCII."""
@@ -260,7 +261,7 @@ class TeamQueries:
             (*args, *self.me, limit),
         )
 
-    def messages(self, session_row: int) -> list[dict[str, Any]]:
+    def messages(self, session_row: int) -> builtins.list[dict[str, Any]]:
         return self.run(
             "SELECT message_index, role, kind, text, timestamp FROM messages WHERE session_row=%s ORDER BY message_index",
             (session_row,),
@@ -268,7 +269,7 @@ class TeamQueries:
 
     # -- memories ---------------------------------------------------------------------------
 
-    def memories(self, roots: Collection[str], memory_row: int | None = None) -> list[dict[str, Any]]:
+    def memories(self, roots: Collection[str], memory_row: int | None = None) -> builtins.list[dict[str, Any]]:
         """Other members' project memories of these repositories (or the one row), with their
         text. A handful of files per repository and member: matched by the caller."""
         if not roots and memory_row is None:
@@ -285,7 +286,7 @@ class TeamQueries:
 
     # -- one session, read in windows (get_past_session) ----------------------------------------
 
-    def find(self, ref: str) -> list[dict[str, Any]]:
+    def find(self, ref: str) -> builtins.list[dict[str, Any]]:
         """Other members' sessions with this id, else whose id starts with ``ref`` (4 characters
         at least): at most two, so the caller can tell a unique prefix from an ambiguous one."""
         rows = self.run(f"SELECT {_SESSION_COLS}{_FROM_SESSIONS} WHERE s.session_id=%s AND{_NOT_ME} LIMIT 2",
@@ -296,7 +297,7 @@ class TeamQueries:
                             f" AND{_NOT_ME} LIMIT 2", (like, *self.me))
         return rows
 
-    def indexes_before(self, session_row: int, before: int, roles: Iterable[str] | None, limit: int) -> list[int]:
+    def indexes_before(self, session_row: int, before: int, roles: Iterable[str] | None, limit: int) -> builtins.list[int]:
         rwhere, rargs = _roles(roles)
         return [r["message_index"] for r in self.run(
             f"SELECT message_index FROM messages m WHERE session_row=%s AND message_index<%s{rwhere}"
@@ -305,7 +306,7 @@ class TeamQueries:
         )]
 
     def messages_from(self, session_row: int, first: int, roles: Iterable[str] | None, limit: int
-                      ) -> list[dict[str, Any]]:
+                      ) -> builtins.list[dict[str, Any]]:
         """Messages from ``first`` on, in order. A teammate's archive stays on their machine:
         no source file, model or cwd."""
         rwhere, rargs = _roles(roles)
@@ -317,14 +318,14 @@ class TeamQueries:
         return [{**r, "model": None, "cwd": None, "source_path": None, "offset": None, "source_id": None,
                  "generation": None} for r in rows]
 
-    def message_heads(self, session_row: int, prefix: int) -> list[dict[str, Any]]:
+    def message_heads(self, session_row: int, prefix: int) -> builtins.list[dict[str, Any]]:
         return self.run(
             "SELECT message_index, role, kind, substr(text, 1, %s) AS t, length(text) AS n FROM messages"
             " WHERE session_row=%s ORDER BY message_index",
             (prefix, session_row),
         )
 
-    def tool_calls_between(self, session_row: int, lo: int, hi: int) -> list[dict[str, Any]]:
+    def tool_calls_between(self, session_row: int, lo: int, hi: int) -> builtins.list[dict[str, Any]]:
         return self.run(
             "SELECT call_id, name, status, exit_code, message_index FROM tool_calls"
             " WHERE session_row=%s AND message_index>=%s AND message_index<=%s ORDER BY id",

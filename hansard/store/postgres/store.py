@@ -196,7 +196,7 @@ class TeamUploads:
             " ON CONFLICT (email, machine) DO UPDATE SET name=EXCLUDED.name RETURNING id",
             (email, machine, name),
         )
-        return rows[0]["id"]
+        return int(rows[0]["id"])
 
     def repo(self, root_commit: str, remote: str | None, name: str | None) -> int:
         rows = self.store.run(
@@ -204,7 +204,7 @@ class TeamUploads:
             " ON CONFLICT (root_commit) DO UPDATE SET remote=COALESCE(repos.remote, EXCLUDED.remote) RETURNING id",
             (root_commit, remote, name),
         )
-        return rows[0]["id"]
+        return int(rows[0]["id"])
 
     def pushed(self, member_id: int) -> dict[str, str]:
         """session_id -> content hash of every session this member-machine has pushed."""

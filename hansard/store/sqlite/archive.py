@@ -110,11 +110,12 @@ class SqliteArchive:
     def file_stats(self) -> dict[str, tuple[int | None, int | None, int | None]]:
         return {r[0]: (r[1], r[2], r[3]) for r in self.db.execute("SELECT path, inode, size, mtime_ns FROM sources")}
 
-    def sources(self) -> dict[str, Mapping[str, Any]]:
+    def sources(self) -> dict[str, sqlite3.Row]:
         return {r["path"]: r for r in self.db.execute(f"SELECT {_STAT_COLS} FROM sources")}
 
-    def source(self, path: str) -> Mapping[str, Any] | None:
-        return self.db.execute(f"SELECT {_STAT_COLS} FROM sources WHERE path=?", (path,)).fetchone()
+    def source(self, path: str) -> sqlite3.Row | None:
+        row: sqlite3.Row | None = self.db.execute(f"SELECT {_STAT_COLS} FROM sources WHERE path=?", (path,)).fetchone()
+        return row
 
     def parser_state(self, source_id: int) -> dict[str, Any] | None:
         import orjson

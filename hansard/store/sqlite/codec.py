@@ -38,7 +38,8 @@ def pack_record(data: bytes) -> bytes:
     if comp is None:
         mod = zstd()  # loaded on first use: `hansard why` never reads a raw record
         comp = _local.comp = (mod.ZstdCompressor(level=RECORD_LEVEL), mod.ZstdCompressor.FLUSH_FRAME)
-    return comp[0].compress(data, mode=comp[1])
+    packed: bytes = comp[0].compress(data, mode=comp[1])
+    return packed
 
 
 def unpack_record(blob: bytes) -> bytes:
@@ -64,4 +65,5 @@ def unpack_record(blob: bytes) -> bytes:
             pass  # a frame that does not state its size
     # Several frames, or a damaged one: the standard module reads the former and raises its
     # own error for the latter, as it always did.
-    return decompress(blob)
+    data: bytes = decompress(blob)
+    return data

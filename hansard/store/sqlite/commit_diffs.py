@@ -26,15 +26,15 @@ class SqliteCommitDiffs:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
 
-    def get(self, sha: str, path: str) -> tuple[str | None, list[Any]] | None:
+    def get(self, sha: str, path: str) -> tuple[str | None, list[Any] | None] | None:
         """(old path, hunks) of one commit's change to one file (hunks None: withheld), or None
         when not cached."""
         row = self.db.execute("SELECT old_path, hunks FROM commit_diffs WHERE sha=? AND path=?", (sha, path)).fetchone()
         return None if row is None else (row[0], json.loads(row[1]))
 
-    def get_many(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[Any]]:
+    def get_many(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[Any] | None]:
         """Hunks of every cached (sha, path) among ``keys`` (None: withheld)."""
-        out: dict[tuple[str, str], list[Any]] = {}
+        out: dict[tuple[str, str], list[Any] | None] = {}
         for i in range(0, len(keys), CHUNK):
             part = keys[i:i + CHUNK]
             where = " OR ".join("(sha=? AND path=?)" for _ in part)
@@ -43,7 +43,7 @@ class SqliteCommitDiffs:
                 out[(sha, p)] = json.loads(hunks)
         return out
 
-    def put_many(self, rows: Iterable[tuple[str, str, str | None, list[Any]]]) -> None:
+    def put_many(self, rows: Iterable[tuple[str, str, str | None, list[Any] | None]]) -> None:
         """Remember (sha, path, old path, hunks or None for withheld) rows, if the store can take
         them now."""
         data = [(sha, path, old, json.dumps(hunks)) for sha, path, old, hunks in rows]

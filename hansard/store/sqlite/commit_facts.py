@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Collection, Iterable, Sequence
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from hansard.errors import StoreBusy, StoreReadOnly
@@ -104,7 +104,7 @@ class SqliteCommitFacts:
                 {"repo_id": repo_id, **state})
         return True
 
-    def _writing(self):  # noqa: ANN202 - a context manager
+    def _writing(self) -> AbstractContextManager[object]:
         """Inside the index's transaction, its part; alone, a transaction of its own."""
         return nullcontext() if self.db.in_transaction else transaction(self.db)
 

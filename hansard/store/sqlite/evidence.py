@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
 
 from hansard.store.sqlite.codec import unpack
@@ -105,7 +105,7 @@ class SqliteEvidence:
             )]
         return lines
 
-    def _chunked(self, sql: str, ids: list[int], *args: Any) -> Iterator[sqlite3.Row]:
+    def _chunked(self, sql: str, ids: Sequence[int | str], *args: Any) -> Iterator[sqlite3.Row]:
         """The rows of ``sql`` (whose ``{}`` is an id list) for ``ids``, a chunk at a time; ``args``
         follow the ids."""
         for i in range(0, len(ids), CHUNK):
@@ -241,10 +241,12 @@ class SqliteEvidence:
 
     def session(self, session_id: str) -> sqlite3.Row | None:
         """The whole sessions row for an exact session id."""
-        return self.db.execute("SELECT * FROM sessions WHERE session_id=?", (session_id,)).fetchone()
+        row: sqlite3.Row | None = self.db.execute("SELECT * FROM sessions WHERE session_id=?", (session_id,)).fetchone()
+        return row
 
     def session_at(self, session_row: int) -> sqlite3.Row | None:
-        return self.db.execute("SELECT * FROM sessions WHERE id=?", (session_row,)).fetchone()
+        row: sqlite3.Row | None = self.db.execute("SELECT * FROM sessions WHERE id=?", (session_row,)).fetchone()
+        return row
 
     def top_sessions_in_repo(self, repo_id: int) -> list[sqlite3.Row]:
         """Sessions (not subagents) that ran in ``repo_id``, newest activity first."""
@@ -271,9 +273,9 @@ class SqliteEvidence:
         ).fetchall()
 
     def compactions(self, session_row: int) -> int:
-        return self.db.execute(
+        return int(self.db.execute(
             "SELECT COUNT(*) FROM messages WHERE session_id=? AND kind='compaction_summary'", (session_row,)
-        ).fetchone()[0]
+        ).fetchone()[0])
 
     def subagents(self, session_id: str) -> list[sqlite3.Row]:
         return self.db.execute("SELECT * FROM sessions WHERE parent_session_id=?", (session_id,)).fetchall()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hansard.store.sqlite import fts
 from hansard.store.sqlite.db import marks
@@ -28,7 +28,7 @@ class SqliteItems:
     def writer(self, source_id: int, provider: str, redactor: Redactor) -> Writer:
         return Writer(self.db, source_id, provider, redactor)
 
-    def preparer(self) -> Callable[[list[Item], Redactor], list[tuple]]:
+    def preparer(self) -> Callable[[list[Item], Redactor], list[tuple[Any, ...]]]:
         """The pure first half of writing (hansard.store.sqlite.writer.prepare): a module-level
         function, so a worker process can run it while this process writes."""
         return prepare

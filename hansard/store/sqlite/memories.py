@@ -93,13 +93,13 @@ class SqliteMemories:
             " WHERE id=?",
             (vid, mtime_ns, size, at, title, scope, repo_id, row_id),
         )
-        return prev != vid
+        return bool(prev != vid)
 
     # -- reading (answers) -----------------------------------------------------------------
 
     def count(self) -> int:
         """Memory files present on disk at the last scan."""
-        return self.db.execute("SELECT COUNT(*) FROM memories WHERE missing=0").fetchone()[0]
+        return int(self.db.execute("SELECT COUNT(*) FROM memories WHERE missing=0").fetchone()[0])
 
     def current(self, q: Query, *, project: tuple[Sequence[int], str | None] | None = None,
                 sources: Sequence[str] = ()) -> list[dict[str, Any]]:
@@ -112,7 +112,8 @@ class SqliteMemories:
         memory's provider or kind."""
         from hansard.store.sqlite.search import fts_any
 
-        where, args = ["m.missing=0"], []
+        where: list[str] = ["m.missing=0"]
+        args: list[Any] = []
         if project is not None:
             repo_ids, root = project
             alts = ["m.scope IN ('global','unkeyed')"]

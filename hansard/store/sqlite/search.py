@@ -20,7 +20,7 @@ import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hansard.store.sqlite.db import like_escape, marks
 from hansard.store.sqlite.sessions import roles_sql
@@ -95,10 +95,10 @@ def fts_exclude(q: Query) -> str | None:
     return " OR ".join(neg) if neg else None
 
 
-def _session_sql(f: SearchFilters) -> tuple[list[str], list]:
+def _session_sql(f: SearchFilters) -> tuple[list[str], list[Any]]:
     """The conditions on ``s`` (sessions) alone: repository and provider."""
     where: list[str] = []
-    args: list = []
+    args: list[Any] = []
     if f.repo_ids is not None:
         where.append(f"s.repo_id IN ({marks(len(f.repo_ids))})")
         args += f.repo_ids
@@ -108,7 +108,7 @@ def _session_sql(f: SearchFilters) -> tuple[list[str], list]:
     return where, args
 
 
-def filters_sql(f: SearchFilters) -> tuple[str, list]:
+def filters_sql(f: SearchFilters) -> tuple[str, list[Any]]:
     """Conditions on ``m`` (messages) and ``s`` (sessions), joined with AND."""
     where, args = _session_sql(f)
     if f.since:
@@ -154,7 +154,7 @@ def filters_sql(f: SearchFilters) -> tuple[str, list]:
     return (" AND ".join(where) or "1=1"), args
 
 
-def _fetch(db: sqlite3.Connection, sql: str, args: Sequence) -> list[sqlite3.Row]:
+def _fetch(db: sqlite3.Connection, sql: str, args: Sequence[Any]) -> list[sqlite3.Row]:
     try:
         return db.execute(sql, args).fetchall()
     except sqlite3.OperationalError as exc:
@@ -358,7 +358,7 @@ def _window(db: sqlite3.Connection, table: str, expr: str, max_id: int) -> tuple
     return max(0, max_id - span), est
 
 
-def _count(db: sqlite3.Connection, q: Query, where: str, wargs: list, seen: int) -> tuple[int, bool]:
+def _count(db: sqlite3.Connection, q: Query, where: str, wargs: list[Any], seen: int) -> tuple[int, bool]:
     """Sessions with a matching message, among the first COUNT_CAP + 1 matching messages so a
     common word costs little: exact when no more messages match, else a lower bound."""
     expr = fts_any(q)
@@ -561,7 +561,7 @@ class SqliteSearchIndex:
             self.db.execute("COMMIT")
 
     def passage_count(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM passage_vectors").fetchone()[0]
+        return int(self.db.execute("SELECT COUNT(*) FROM passage_vectors").fetchone()[0])
 
     def vector_dim(self, model: str) -> int | None:
         """How many float16 values a vector of ``model`` holds (None before the first)."""

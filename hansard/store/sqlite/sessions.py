@@ -7,6 +7,7 @@ name) or plain dicts ready for JSON.
 
 from __future__ import annotations
 
+import builtins
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -40,11 +41,13 @@ class SqliteSessionQueries:
     def data_version(self) -> int:
         """Changes whenever another connection committed to the store (an index run, a
         `config map`): SQLite's data_version, one cheap pragma."""
-        return self.db.execute("PRAGMA data_version").fetchone()[0]
+        return int(self.db.execute("PRAGMA data_version").fetchone()[0])
 
     def status(self) -> dict[str, Any]:
         db = self.db
-        one = lambda sql: db.execute(sql).fetchone()[0]  # noqa: E731
+
+        def one(sql: str) -> Any:
+            return db.execute(sql).fetchone()[0]
         sources = [
             dict(r) for r in db.execute(
                 "SELECT provider, COUNT(*) AS files, SUM(missing) AS missing FROM sources WHERE provider IS NOT NULL"
@@ -107,7 +110,8 @@ class SqliteSessionQueries:
              since: str | None = None, limit: int = 20, exclude_providers: Sequence[str] = ()) -> list[dict[str, Any]]:
         """Sessions newest first; ``since`` (stored-time text) bounds their last message;
         sessions of ``exclude_providers`` are left out."""
-        where, args = ["1=1"], []
+        where: builtins.list[str] = ["1=1"]
+        args: builtins.list[Any] = []
         if repo_ids is not None:
             where.append(f"s.repo_id IN ({marks(len(repo_ids))})")
             args += list(repo_ids)
@@ -132,7 +136,7 @@ class SqliteSessionQueries:
     def find(self, ref: str) -> sqlite3.Row:
         """A session by id, or by a unique prefix of it."""
         db = self.db
-        row = db.execute("SELECT * FROM sessions WHERE session_id=?", (ref,)).fetchone()
+        row: sqlite3.Row | None = db.execute("SELECT * FROM sessions WHERE session_id=?", (ref,)).fetchone()
         if row is None and len(ref) >= 4:
             rows = db.execute("SELECT * FROM sessions WHERE session_id LIKE ? || '%' LIMIT 2", (ref,)).fetchall()
             if len(rows) == 1:
@@ -158,14 +162,14 @@ class SqliteSessionQueries:
         row = self.db.execute("SELECT path FROM repos WHERE id=?", (repo_id,)).fetchone()
         return row[0] if row else None
 
-    def repo_ids_at(self, paths: Sequence[str]) -> list[int]:
+    def repo_ids_at(self, paths: Sequence[str]) -> builtins.list[int]:
         """Repository rows registered at any of these checkout paths."""
         return [r[0] for p in paths for r in self.db.execute("SELECT id FROM repos WHERE path=?", (p,))]
 
-    def repo_ids_with_root(self, root_commit: str) -> list[int]:
+    def repo_ids_with_root(self, root_commit: str) -> builtins.list[int]:
         return [r[0] for r in self.db.execute("SELECT id FROM repos WHERE root_commit=?", (root_commit,))]
 
-    def repo_ids_named(self, name: str) -> list[int]:
+    def repo_ids_named(self, name: str) -> builtins.list[int]:
         """Repository rows whose path or remote is ``name`` or ends in ``/name``."""
         like = "%/" + like_escape(name)
         return [r[0] for r in self.db.execute(
@@ -173,12 +177,12 @@ class SqliteSessionQueries:
             (name, like, name, like),
         )]
 
-    def subagents(self, session_id: str) -> list[str]:
+    def subagents(self, session_id: str) -> builtins.list[str]:
         return [r[0] for r in self.db.execute("SELECT session_id FROM sessions WHERE parent_session_id=?", (session_id,))]
 
     # -- one session's messages ----------------------------------------------------------
 
-    def indexes_before(self, sid: int, before: int, roles: Iterable[str] | None, limit: int) -> list[int]:
+    def indexes_before(self, sid: int, before: int, roles: Iterable[str] | None, limit: int) -> builtins.list[int]:
         """``message_index`` values below ``before`` that pass ``roles``, nearest first."""
         rwhere, rargs = roles_sql(roles)
         rfilter = f" AND {rwhere}" if rwhere else ""
@@ -188,7 +192,7 @@ class SqliteSessionQueries:
             (sid, before, *rargs, limit),
         )]
 
-    def messages_from(self, sid: int, first: int, roles: Iterable[str] | None, limit: int) -> list[sqlite3.Row]:
+    def messages_from(self, sid: int, first: int, roles: Iterable[str] | None, limit: int) -> builtins.list[sqlite3.Row]:
         """Messages from ``message_index`` ``first`` on, in order, with their archived file
         (``source_path``) and its ``generation``."""
         rwhere, rargs = roles_sql(roles)
@@ -200,7 +204,7 @@ class SqliteSessionQueries:
             (sid, first, *rargs, limit),
         ).fetchall()
 
-    def message_heads(self, sid: int, prefix: int) -> list[sqlite3.Row]:
+    def message_heads(self, sid: int, prefix: int) -> builtins.list[sqlite3.Row]:
         """Every message's index, role, kind, first ``prefix`` characters (``t``) and length (``n``)."""
         return self.db.execute(
             "SELECT message_index, role, kind, substr(text, 1, ?) AS t, length(text) AS n FROM messages"
@@ -208,7 +212,7 @@ class SqliteSessionQueries:
             (prefix, sid),
         ).fetchall()
 
-    def tool_calls_between(self, sid: int, lo: int, hi: int) -> list[sqlite3.Row]:
+    def tool_calls_between(self, sid: int, lo: int, hi: int) -> builtins.list[sqlite3.Row]:
         """Tool calls made by messages ``lo``..``hi`` (inclusive), with their ``message_index``."""
         return self.db.execute(
             "SELECT t.call_id, t.name, t.status, t.exit_code, m.message_index FROM tool_calls t"
@@ -218,10 +222,10 @@ class SqliteSessionQueries:
 
     def records_between(self, source_id: int, generation: int, lo: int, hi: int) -> int:
         """How many archived records of one file generation start at byte ``lo`` <= offset < ``hi``."""
-        return self.db.execute(
+        return int(self.db.execute(
             "SELECT COUNT(*) FROM raw_records WHERE source_id=? AND generation=? AND \"offset\">=? AND \"offset\"<?",
             (source_id, generation, lo, hi),
-        ).fetchone()[0]
+        ).fetchone()[0])
 
     def raw_record(self, source_id: int, offset: int) -> str | None:
         """The archived record at a byte offset (newest generation), verbatim."""

@@ -9,8 +9,26 @@ from __future__ import annotations
 import os
 import sqlite3
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from hansard.store.sqlite import db as dbmod
+
+if TYPE_CHECKING:
+    from hansard.store.sqlite.archive import SqliteArchive
+    from hansard.store.sqlite.audit import SqliteAuditLog
+    from hansard.store.sqlite.commit_diffs import SqliteCommitDiffs
+    from hansard.store.sqlite.commit_facts import SqliteCommitFacts
+    from hansard.store.sqlite.evidence import SqliteEvidence
+    from hansard.store.sqlite.items import SqliteItems
+    from hansard.store.sqlite.memories import SqliteMemories
+    from hansard.store.sqlite.own_commits import SqliteOwnCommits
+    from hansard.store.sqlite.repos import SqliteRepos
+    from hansard.store.sqlite.search import SqliteSearchIndex
+    from hansard.store.sqlite.sessions import SqliteSessionQueries
+    from hansard.store.sqlite.symbols import SqliteSymbolCache
+    from hansard.store.sqlite.team_export import SqliteTeamExport
+    from hansard.store.sqlite.web_chats import SqliteWebChats
+    from hansard.store.sqlite.why_cache import SqliteWhyCache
 
 
 class SqliteStore:
@@ -43,55 +61,55 @@ class SqliteStore:
     # Facets: each owner adds its own below (one module per facet under hansard/store/sqlite/).
 
     @cached_property
-    def archive(self):
+    def archive(self) -> SqliteArchive:
         from hansard.store.sqlite.archive import SqliteArchive
 
         return SqliteArchive(self.db, self.path)
 
     @cached_property
-    def items(self):
+    def items(self) -> SqliteItems:
         from hansard.store.sqlite.items import SqliteItems
 
         return SqliteItems(self.db)
 
     @cached_property
-    def evidence(self):
+    def evidence(self) -> SqliteEvidence:
         from hansard.store.sqlite.evidence import SqliteEvidence
 
         return SqliteEvidence(self.db)
 
     @cached_property
-    def commit_diffs(self):
+    def commit_diffs(self) -> SqliteCommitDiffs:
         from hansard.store.sqlite.commit_diffs import SqliteCommitDiffs
 
         return SqliteCommitDiffs(self.db)
 
     @cached_property
-    def repos(self):
+    def repos(self) -> SqliteRepos:
         from hansard.store.sqlite.repos import SqliteRepos
 
         return SqliteRepos(self.db)
 
     @cached_property
-    def symbols(self):
+    def symbols(self) -> SqliteSymbolCache:
         from hansard.store.sqlite.symbols import SqliteSymbolCache
 
         return SqliteSymbolCache(self.db)
 
     @cached_property
-    def sessions(self):  # noqa: ANN201 - hansard.store.sqlite.sessions.SqliteSessionQueries
+    def sessions(self) -> SqliteSessionQueries:
         from hansard.store.sqlite.sessions import SqliteSessionQueries
 
         return SqliteSessionQueries(self.db)
 
     @cached_property
-    def search(self):  # noqa: ANN201 - hansard.store.sqlite.search.SqliteSearchIndex
+    def search(self) -> SqliteSearchIndex:
         from hansard.store.sqlite.search import SqliteSearchIndex
 
         return SqliteSearchIndex(self.db)
 
     @cached_property
-    def audit(self):  # noqa: ANN201 - hansard.store.sqlite.audit.SqliteAuditLog
+    def audit(self) -> SqliteAuditLog:
         from hansard.store.sqlite.audit import SqliteAuditLog
 
         return SqliteAuditLog(self.db)
@@ -101,37 +119,37 @@ class SqliteStore:
         self.db.interrupt()
 
     @cached_property
-    def memories(self):  # noqa: ANN201 - hansard.store.sqlite.memories.SqliteMemories
+    def memories(self) -> SqliteMemories:
         from hansard.store.sqlite.memories import SqliteMemories
 
         return SqliteMemories(self.db)
 
     @cached_property
-    def own_commits(self):  # noqa: ANN201 - hansard.store.sqlite.own_commits.SqliteOwnCommits
+    def own_commits(self) -> SqliteOwnCommits:
         from hansard.store.sqlite.own_commits import SqliteOwnCommits
 
         return SqliteOwnCommits(self.db)
 
     @cached_property
-    def web_chats(self):  # noqa: ANN201 - hansard.store.sqlite.web_chats.SqliteWebChats
+    def web_chats(self) -> SqliteWebChats:
         from hansard.store.sqlite.web_chats import SqliteWebChats
 
         return SqliteWebChats(self.db)
 
     @cached_property
-    def team_export(self):  # noqa: ANN201 - hansard.store.sqlite.team_export.SqliteTeamExport
+    def team_export(self) -> SqliteTeamExport:
         from hansard.store.sqlite.team_export import SqliteTeamExport
 
         return SqliteTeamExport(self.db)
 
     @cached_property
-    def commit_facts(self):  # noqa: ANN201 - hansard.store.sqlite.commit_facts.SqliteCommitFacts
+    def commit_facts(self) -> SqliteCommitFacts:
         from hansard.store.sqlite.commit_facts import SqliteCommitFacts
 
         return SqliteCommitFacts(self.db)
 
     @cached_property
-    def why_cache(self):  # noqa: ANN201 - hansard.store.sqlite.why_cache.SqliteWhyCache
+    def why_cache(self) -> SqliteWhyCache:
         from hansard.store.sqlite.why_cache import SqliteWhyCache
 
         return SqliteWhyCache(self.db)

@@ -88,4 +88,4 @@ class SqliteTeamCopy:
         return row[0] if row else None
 
     def sessions_count(self) -> int:
-        return self.db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0]
+        return int(self.db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0])

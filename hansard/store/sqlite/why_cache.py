@@ -30,13 +30,14 @@ class SqliteWhyCache:
         answer (see migration m025); None when the store has no cache (an older store opened
         read-only)."""
         try:
-            return self.db.execute("SELECT n FROM store_generation").fetchone()[0]
+            n: int = self.db.execute("SELECT n FROM store_generation").fetchone()[0]
+            return n
         except sqlite3.OperationalError:
             return None
 
     def schema(self) -> int:
         """The store's schema version (migrations applied): part of every answer's key."""
-        return self.db.execute("SELECT COUNT(*) FROM _migrations").fetchone()[0]
+        return int(self.db.execute("SELECT COUNT(*) FROM _migrations").fetchone()[0])
 
     def get(self, key: str) -> bytes | None:
         """The JSON document remembered under ``key``."""

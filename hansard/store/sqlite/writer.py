@@ -79,11 +79,14 @@ def _json(value: Any) -> str:
 # its result comes: all NULL, as a call without a result is stored.
 _NO_RESULT = (None, None, None, None, None)
 
+# One write, as ``prepare`` makes it: a tag (below) and its values.
+Op = tuple[Any, ...]
+
 # Op tags: the first element of every tuple ``prepare`` returns.
 MSG, CALL, RESULT, EDIT, INFO, STEPS, LEAF, REWIND, SKIP = range(9)
 
 
-def prepare(items: list[Item], redactor: Redactor) -> list[tuple]:
+def prepare(items: list[Item], redactor: Redactor) -> list[Op]:
     """The ops of ``items``: plain, picklable tuples holding redacted values only (the line
     hashes of edits excepted, see the module docstring), and the number of secrets each
     withheld. Depends on nothing but the items and the redactor."""
@@ -92,7 +95,7 @@ def prepare(items: list[Item], redactor: Redactor) -> list[tuple]:
     def clean(text: str | None) -> tuple[str | None, int]:
         return redact(text) if text and isinstance(text, str) else (text, 0)
 
-    ops: list[tuple] = []
+    ops: list[Op] = []
     for it in items:
         if isinstance(it, MessageItem):
             text, red = clean(it.text)
@@ -116,8 +119,8 @@ def prepare(items: list[Item], redactor: Redactor) -> list[tuple]:
             steps, red = redact_value(list(it.steps))
             ops.append((STEPS, it.session_id, it.call_id, int(it.snapshot), _json(steps), red, it.timestamp))
         elif isinstance(it, LeafTitle):
-            title, red = clean(it.title)
-            ops.append((LEAF, it.leaf_uuid, title, red, it.session_id))
+            leaf_title, red = clean(it.title)
+            ops.append((LEAF, it.leaf_uuid, leaf_title, red, it.session_id))
         elif isinstance(it, Rewind):
             ops.append((REWIND, it.session_id, it.message_key))
         elif isinstance(it, Skip):
@@ -125,7 +128,7 @@ def prepare(items: list[Item], redactor: Redactor) -> list[tuple]:
     return ops
 
 
-def _prepare_edit(it: EditItem, redactor: Redactor, clean: Any) -> tuple:
+def _prepare_edit(it: EditItem, redactor: Redactor, clean: Any) -> Op:
     # Stored for display: redacted. The line hashes below come from ``it``, unredacted.
     hunks = hunks_to_json(it.hunks)
     red = 0
@@ -214,7 +217,7 @@ class Writer:
             )
         self._pending.clear()
 
-    def _session_info(self, op: tuple) -> None:
+    def _session_info(self, op: Op) -> None:
         _, it, (remote, remote_red), (title, title_red), (extra, extra_red) = op
         sid = self._session_row(it.session_id)
         self._flush()
@@ -254,7 +257,7 @@ class Writer:
 
     # -- messages -------------------------------------------------------------------
 
-    def _message(self, op: tuple, offset: int) -> None:
+    def _message(self, op: Op, offset: int) -> None:
         _, session_id, key, role, kind, text, red, timestamp, cwd, model, replace = op
         sid = self._session_row(session_id)
         pending = self._pending.get(sid)
@@ -330,7 +333,7 @@ class Writer:
 
     # -- tools and edits ------------------------------------------------------------
 
-    def _tool_call(self, op: tuple) -> None:
+    def _tool_call(self, op: Op) -> None:
         _, session_id, call_id, name, tool_input, red, message_key, timestamp, cwd = op
         if call_id in self._calls:
             return  # the first one stands, as INSERT OR IGNORE would have it
@@ -338,7 +341,7 @@ class Writer:
         self._calls[call_id] = [(sid, self._message_id(message_key), self.provider, call_id, name, tool_input,
                                  timestamp, cwd, self.source_id), red, None, 0]
 
-    def _tool_result(self, op: tuple) -> None:
+    def _tool_result(self, op: Op) -> None:
         _, call_id, status, output, red, exit_code, timestamp, message_key = op
         shared = self._results.pop(message_key, None) if message_key else None  # one call a message
         # Stored once, as the message's text, when the call was written by this source too
@@ -352,7 +355,7 @@ class Writer:
             pending[2] = result
             pending[3] += red
 
-    def _update_result(self, call_id: str, result: tuple, red: int) -> None:
+    def _update_result(self, call_id: str, result: Op, red: int) -> None:
         status, output, exit_code, timestamp, shared_id = result
         if shared_id is not None:
             cur = self.db.execute(
@@ -393,7 +396,7 @@ class Writer:
                     self._update_result(call_id, result, result_red)
         self._calls.clear()
 
-    def _edit(self, op: tuple) -> None:
+    def _edit(self, op: Op) -> None:
         (_, session_id, message_key, call_id, seq, tool, kind, status, path, cwd, move_to, timestamp, user_modified,
          hunks, after, red, lines) = op
         sid = self._session_row(session_id)
@@ -415,7 +418,7 @@ class Writer:
             [(edit_id, *row) for row in lines],
         )
 
-    def _steps(self, op: tuple) -> None:
+    def _steps(self, op: Op) -> None:
         _, session_id, call_id, snapshot, steps, red, timestamp = op
         sid = self._session_row(session_id)
         self.counts["redactions"] += red
@@ -424,7 +427,7 @@ class Writer:
             (sid, call_id, snapshot, steps, timestamp, self.source_id),
         )
 
-    def _leaf_title(self, op: tuple) -> None:
+    def _leaf_title(self, op: Op) -> None:
         _, leaf_uuid, title, red, session_id = op
         cur = self.db.execute(
             "INSERT OR IGNORE INTO leaf_titles (leaf_uuid, title, from_session, source_id) VALUES (?,?,?,?)",
@@ -448,7 +451,7 @@ class Writer:
         a, b = paths.get(source_id), paths.get(self.source_id)
         return a is not None and b is not None and a.rsplit("/", 1)[0] == b.rsplit("/", 1)[0]
 
-    def _rewind(self, op: tuple) -> None:
+    def _rewind(self, op: Op) -> None:
         _, session_id, message_key = op
         sid = self._session_row(session_id)
         self._flush()
@@ -470,7 +473,7 @@ class Writer:
         self.db.execute("UPDATE sessions SET message_count=? WHERE id=?", (cut, sid))
         self._message_ids.clear()  # ids of removed messages must not be handed out again
 
-    def _own_outputs(self, messages: str, args: tuple = ()) -> None:
+    def _own_outputs(self, messages: str, args: tuple[Any, ...] = ()) -> None:
         """Calls whose output is the text of one of ``messages`` (a SELECT of ids) get a copy of
         their own, before those messages are removed or rewritten."""
         self._flush_calls()
@@ -478,7 +481,7 @@ class Writer:
             "UPDATE tool_calls SET output=(SELECT text FROM messages WHERE id=tool_calls.output_message_id),"
             f" output_message_id=NULL WHERE output_message_id IN ({messages})", args)
 
-    def _skip(self, op: tuple, offset: int) -> None:
+    def _skip(self, op: Op, offset: int) -> None:
         _, reason, at, detail = op
         self.db.execute(
             "INSERT INTO skips (source_id, \"offset\", reason, detail) VALUES (?,?,?,?)",
@@ -489,7 +492,7 @@ class Writer:
 
     # -- dispatch -------------------------------------------------------------------
 
-    def write(self, ops: list[tuple], offset: int) -> None:
+    def write(self, ops: list[Op], offset: int) -> None:
         """Apply ``ops`` (from ``prepare``) read at ``offset``; call ``finish`` before commit."""
         self._results.clear()
         for op in ops:
