@@ -1,0 +1,162 @@
+"""Imports follow the stages (issue 26): a module may import its own stage folder and the stages
+before it, never one after it. Every import counts, a function's lazy import and a type-only
+one (under TYPE_CHECKING) alike: both tie the module to the later stage.
+
+The order, from shared/DESIGN.md's data flow (agent homes -> archive -> parse -> link -> answer
+-> render) and from what each folder is for:
+
+- foundation: value types and settings every stage shares (models, errors, config, ...);
+- agents: one parser per agent, records in, items out, nothing stored;
+- store: the only code that speaks SQL; ingest, link and the answers all go through it;
+- git: the only code that runs git; facts: what transcripts say beyond edits (pure);
+- ingest: scan -> archive -> parse -> redact -> write;
+- link: repositories and landing commits, over the store, git and facts;
+- code: tree-sitter symbols and imports;
+- answers: read-only over a store; render: text; team: a store shared by a team, over answers;
+- adapters: the CLI, the MCP and language servers and the demo, which call all of the above.
+
+``ALLOWED`` lists each import against the flow that exists today and why; an entry whose import
+has gone must leave the list.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+ORDER: list[tuple[str, set[str]]] = [
+    ("foundation", {"hansard", "models", "errors", "diffs", "textnorm", "timebounds", "privfile", "zstdlib", "config"}),
+    ("agents", {"agents"}),
+    ("store", {"store"}),
+    ("git", {"git"}),
+    ("facts", {"facts"}),
+    ("ingest", {"ingest"}),
+    ("link", {"link"}),
+    ("code", {"code"}),
+    ("answers", {"answers"}),
+    ("render", {"render"}),
+    ("team", {"team"}),
+    ("adapters", {"cli", "mcp", "lsp", "demo", "__main__"}),
+]
+RANK = {name: i for i, (_, names) in enumerate(ORDER) for name in names}
+
+# (importing module, imported module) -> why the import runs against the flow.
+ALLOWED: dict[tuple[str, str], str] = {
+    ("hansard.agents.cursor.transcripts", "hansard.store.foreign"):
+        "Cursor's state.vscdb is a SQLite file, and only hansard/store speaks SQL: store.foreign reads other"
+        " programs' databases read-only and never touches hansard's own store",
+    ("hansard.agents.opencode.storage", "hansard.store.foreign"):
+        "opencode.db is a SQLite file: as for Cursor, the SQL stays in hansard/store (store.foreign)",
+    ("hansard.config", "hansard.agents"):
+        "default_source_dirs: the folders a bare `hansard index` scans are the agents' homes, which only the"
+        " agent registry knows; a lazy import in that one function",
+    ("hansard.ingest.run", "hansard.link.commit_facts"):
+        "an index run links what it wrote (the one pipeline ends with the link step); until an adapter"
+        " runs the pipeline's steps in order, ingest.run calls link",
+    ("hansard.ingest.run", "hansard.link.repos"):
+        "as above: resolve_pending links the sessions and edits an index run wrote",
+    ("hansard.store.sqlite.memories", "hansard.answers.search.query"):
+        "type-only: the parsed search query (Query) is defined with the query parser in answers; it"
+        " belongs beside SearchFilters in hansard/store/types.py",
+    ("hansard.store.sqlite.search", "hansard.answers.search.query"):
+        "type-only, as above (Query, Term)",
+    ("hansard.answers.code_history", "hansard.render"):
+        "whose(): answers still format who wrote a line; rendering moves to render/ (issue 26, item 3)",
+    ("hansard.answers.work_context", "hansard.render"):
+        "whose(), as above (issue 26, item 3)",
+    ("hansard.answers.search.sessions", "hansard.team.search"):
+        "team sessions reach search through team.search until answers see one Store whatever is behind it"
+        " (issue 26, item 1)",
+}
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_module(name: str) -> bool:
+    p = ROOT / name.replace(".", "/")
+    return p.with_suffix(".py").exists() or (p / "__init__.py").exists()
+
+
+def _imports(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, imported hansard module) of every import in ``path``; ``from a import b`` names
+    ``a.b`` when b is a module, else ``a``."""
+    mod = _module(path)
+    package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                yield node.lineno, full if _is_module(full) else base
+
+
+def _folder(mod: str) -> str:
+    parts = mod.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def _files() -> list[Path]:
+    return sorted((ROOT / "hansard").rglob("*.py"))
+
+
+def against_the_flow() -> dict[tuple[str, str], list[str]]:
+    out: dict[tuple[str, str], list[str]] = {}
+    for path in _files():
+        src = _module(path)
+        for line, target in _imports(path):
+            if target != "hansard" and not target.startswith("hansard."):
+                continue
+            a, b = _folder(src), _folder(target)
+            if a != b and RANK[b] > RANK[a]:
+                out.setdefault((src, target), []).append(f"{path.relative_to(ROOT)}:{line}")
+    return out
+
+
+def test_every_stage_folder_and_top_module_has_a_place_in_the_order() -> None:
+    names = {p.stem if p.is_file() else p.name for p in (ROOT / "hansard").iterdir()
+             if (p.is_dir() and (p / "__init__.py").exists()) or (p.suffix == ".py" and p.stem != "__init__")}
+    assert names - set(RANK) == set(), "place the new folder or module in ORDER"
+
+
+def test_imports_follow_the_stages() -> None:
+    found = against_the_flow()
+    new = {pair: where for pair, where in found.items() if pair not in ALLOWED}
+    assert new == {}, "an import against ingest -> store -> link -> answers -> render -> adapters"
+
+
+def test_the_allow_list_holds_only_imports_that_exist() -> None:
+    found = against_the_flow()
+    assert [pair for pair in ALLOWED if pair not in found] == [], "the import is gone: drop its entry"
+    assert all(len(why) > 20 for why in ALLOWED.values())
+
+
+def test_the_checker_sees_a_backward_import(tmp_path: Path) -> None:
+    """The scan resolves absolute, relative and ``from package import module`` imports."""
+    global ROOT
+    (tmp_path / "hansard" / "store").mkdir(parents=True)
+    (tmp_path / "hansard" / "answers").mkdir()
+    for p in ("hansard", "hansard/store", "hansard/answers"):
+        (tmp_path / p / "__init__.py").write_text("")
+    (tmp_path / "hansard" / "answers" / "q.py").write_text("X = 1\n")
+    (tmp_path / "hansard" / "store" / "s.py").write_text(
+        "from hansard.answers import q\nfrom ..answers.q import X\nimport hansard.answers.q\n")
+    saved, ROOT = ROOT, tmp_path
+    try:
+        assert against_the_flow() == {("hansard.store.s", "hansard.answers.q"): [
+            "hansard/store/s.py:1", "hansard/store/s.py:2", "hansard/store/s.py:3"]}
+    finally:
+        ROOT = saved
