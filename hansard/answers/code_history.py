@@ -75,7 +75,7 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
     entries += reverts
     entries.sort(key=lambda e: e["sort_time"], reverse=True)
     importers = imported_by(store, t.top, t.rel)
-    result = {
+    result: dict[str, Any] = {
         "target": {"path": t.rel, "symbol": symbol, "repo": t.main_top, "until": until},
         "names": sorted(names),
         "entries": entries,

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
     from hansard.answers.evidence import EditRef
     from hansard.git.blame import Blame
+    from hansard.store.interfaces import Store
 
 # A line written by at most this many sessions still says who made a commit, when the commit
 # has no line that one session alone wrote.
@@ -36,7 +37,7 @@ FEW = 3
 class CommitSessions:
     """Per blamed commit: the sessions tied to it and the sessions weighted by its lines."""
 
-    def __init__(self, store, top: str, repo_id: int, bl: Blame, *, at_head: bool = True) -> None:
+    def __init__(self, store: Store, top: str, repo_id: int, bl: Blame, *, at_head: bool = True) -> None:
         self.store = store
         self.at_head = at_head  # blame's commits are of HEAD's history (no other revision asked)
         self.top = top

@@ -63,7 +63,7 @@ def search_memories(store: Store, query: str | None, repo: str | None = None, pr
         p = os.path.abspath(os.path.expanduser(repo))
         tops = find_toplevel(os.path.join(p, ".")) if os.path.exists(p) else None
         project = (resolve_repo(store, repo) or [], tops[1] if tops else None)
-    sources = [agents.resolve(KIND_ALIASES.get(v.lower(), v.lower())) for v in (provider, source) if v]
+    sources = [name for v in (provider, source) if v and (name := agents.resolve(KIND_ALIASES.get(v.lower(), v.lower())))]
     rows = store.memories.current(q, project=project, sources=sources)
     words = q.highlight_words()
     groups = [[w.casefold() for t in g for w in ([t.text] if t.identifier else t.words)] for g in q.groups]

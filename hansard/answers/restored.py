@@ -20,6 +20,9 @@ from hansard.answers.evidence import CLOCK_SLACK_S
 from hansard.errors import GitError
 
 if TYPE_CHECKING:
+    from threading import Thread
+    from typing import Any
+
     from hansard.git.history import LogEntry
     from hansard.store.interfaces import Store
 
@@ -42,10 +45,10 @@ class FileHistory:
         self._trivial_texts: set[str] = set()
         self._by_hash: tuple[dict[int, list[int]], dict[int, list[int]]] | None = None
         self._commits: list[LogEntry] | None = None
-        self._log: object = None  # a thread running the `git log` of the file, when prefetched
+        self._log: tuple[Thread, dict[str, object]] | None = None  # a thread running the `git log` of the file, when prefetched
         self._log_out: str | None = None
         self._pos: dict[str, int] = {}
-        self._hunks: dict[str, list] = {}  # sha -> the commit's hunks (as in ``edits.hunks``)
+        self._hunks: dict[str, list[Any]] = {}  # sha -> the commit's hunks (as in ``edits.hunks``)
         self._sets: dict[str, tuple[set[int], set[int]]] = {}  # sha -> (added, removed) hashes
         self._blob_hashes: dict[str, set[int]] = {}
         # blob -> (hashes asked, those of them it has): a prefetch that checked only some lines
@@ -85,18 +88,19 @@ class FileHistory:
         if self._commits is None:
             from hansard.git.history import file_log, parse_file_log
 
-            out = None
+            out: str | None = None
             if self._log is not None:
-                th, box = self._log  # type: ignore[misc]
+                th, box = self._log
                 th.join()
-                out = box.get("out")
+                got = box.get("out")
+                out = got if isinstance(got, str) else None
             if out is None:
                 try:
                     out = file_log(self.top, self.rel, self.rev)
                 except GitError:
                     out = ""
-            self._log_out = out  # type: ignore[assignment]
-            self._commits = [c for c, _ in parse_file_log(out, self.rel)]  # type: ignore[arg-type]
+            self._log_out = out
+            self._commits = [c for c, _ in parse_file_log(out, self.rel)]
             self._pos = {c.sha: k for k, c in enumerate(self._commits)}
         return self._commits
 
@@ -133,7 +137,7 @@ class FileHistory:
                 self._hunks[c.sha] = fc.hunks if fc is not None else []
             return
         for c in todo:
-            self._hunks[c.sha] = got[(c.sha, c.path)]
+            self._hunks[c.sha] = got[(c.sha, c.path)] or []  # none withheld: those read git above
 
     def _hash(self, text: str) -> int | None:
         """The line's normal-form hash, None for a trivial line; successive versions of a file

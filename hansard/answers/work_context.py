@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hansard.answers.budget import fit_budget
@@ -28,8 +27,8 @@ from hansard.render import whose
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
+    from hansard.store.types import Row
 
-Row = Mapping[str, Any]
 
 # `git commit` prints "[main 1a2b3c4] message" or "[main (root-commit) 1a2b3c4] message".
 _COMMIT_LINE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] (.*)$", re.M)
@@ -104,7 +103,7 @@ def _conversations(store: Store, s: Row, top: str | None, bound: float | None) -
         out.append(_conv(row, relation, evidence))
 
     # Resumed / continued: replayed prefixes set resumed_from.
-    cur = s
+    cur: Row | None = s
     while cur is not None and cur["resumed_from"]:
         prev = ev.session(cur["resumed_from"])
         add(prev, "resumed", f"{cur['session_id'][:13]} replays or continues its records")
@@ -212,7 +211,7 @@ def _reachable(top: str | None, sha: str) -> bool:
 
 def render_tree(result: dict[str, Any]) -> str:
     s = result["session"]
-    own = next((c for c in result["entries"] if c["session_id"] == s["session_id"]), {})
+    own: dict[str, Any] = next((c for c in result["entries"] if c["session_id"] == s["session_id"]), {})
     lines = [f"{whose(own)}{s['provider']} session {s['session_id']} \"{(s['title'] or '')[:70]}\" ({s['selected_by']})"]
     lines.append("conversations")
     for c in result["entries"]:

@@ -160,7 +160,8 @@ def load_intent_encoder() -> tuple[Any, str | None]:
         return _ENCODER["e"], _ENCODER.get("why")
     import importlib.util
 
-    e, why = None, "no sentence encoder is installed (the semantic extra brings one)"
+    e: MiniLMEncoder | None = None
+    why: str | None = "no sentence encoder is installed (the semantic extra brings one)"
     for pkg, sub in MINILM_PACKAGES:
         spec = importlib.util.find_spec(pkg)
         if spec is None or not spec.submodule_search_locations:

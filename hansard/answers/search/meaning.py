@@ -127,8 +127,8 @@ def file_sha256(path: Path) -> str:
         seen = json.loads(record.read_bytes())
     except (OSError, ValueError):
         seen = {}
-    if isinstance(seen, dict) and isinstance(seen.get(key), str):
-        return seen[key]
+    if isinstance(seen, dict) and isinstance(known := seen.get(key), str):
+        return known
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -201,7 +201,8 @@ def passages(text: str, size: int = PASSAGE_CHARS, most: int = MAX_PASSAGES) -> 
 
 def pending(index: Any, model: str) -> tuple[int, int]:
     """(messages embedded, messages eligible) -- cheap upper-bound estimate by id."""
-    return index.vector_pending(model)
+    done, eligible = index.vector_pending(model)
+    return done, eligible
 
 
 def build_vectors(index: Any, embedder: Embedder, *, batch: int = BATCH, max_seconds: float | None = None,
@@ -311,7 +312,7 @@ class VectorIndex:
     here), which made rescoring 4,000 rows cost 10 ms; converting once at load costs that per
     row once."""
 
-    _cache: dict[tuple[str, str], tuple[Any, Any]] = {}
+    _cache: dict[tuple[str, str], tuple[Any, VectorIndex]] = {}
 
     def __init__(self, ids: Any, starts: Any, ends: Any, mat: Any, *, bits: Any = None,
                  messages: int | None = None) -> None:
@@ -546,14 +547,14 @@ def combine(passage_hits: list[tuple[int, float]], intent_hits: list[tuple[int, 
         floor, span = _scaled([s for *_, s in intent_hits])
         inten = {sid: (s - floor) / span for _, sid, s in intent_hits}
     score: dict[int, float] = {}
-    best: dict[int, float] = {}  # session -> its best passage's scaled similarity
+    best: dict[int | None, float] = {}  # session -> its best passage's scaled similarity
     if passage_hits and max(s for _, s in passage_hits) > 0:  # no passage near the query at all: no say
         floor, span = _scaled([s for _, s in passage_hits])
         for m, s in passage_hits:
             sid = session_of.get(m)
             p = (s - floor) / span
             best[sid] = max(best.get(sid, 0.0), p)
-            score[m] = (1 - a) * p + a * inten.get(sid, 0.0)
+            score[m] = (1 - a) * p + a * (inten.get(sid, 0.0) if sid is not None else 0.0)
     for m, sid, _ in intent_hits:
         # the intent text scores as its session does, and names the session when the intent
         # counts for more than the best passage

@@ -50,6 +50,7 @@ from hansard.store.types import Candidate, SearchFilters
 from hansard.timebounds import local_time, since_text, until_text
 
 if TYPE_CHECKING:
+    from hansard.answers.search.query import Query
     from hansard.store.interfaces import Store
 
 MODES = ("keyword", "meaning", "hybrid")
@@ -196,7 +197,7 @@ def cap_answer(out: dict[str, Any], max_chars: int) -> dict[str, Any]:
 # -- hits -----------------------------------------------------------------------------
 
 
-def build_hits(index: Any, ranked: list[tuple[Candidate, str, float | None]], q, limit: int, per: int,
+def build_hits(index: Any, ranked: list[tuple[Candidate, str, float | None]], q: Query, limit: int, per: int,
                group_revisions: bool, passages: dict[int, tuple[int, int]] | None = None
                ) -> tuple[list[dict[str, Any]], int]:
     """One hit per session, best first, and the number of sessions among ``ranked``."""

@@ -66,7 +66,7 @@ def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, da
     repository, hansard's version, the store's schema, the engine's rules version and the
     store generation (a newly indexed transcript, a
     linked repository or a re-dated edit changes it)."""
-    cache = store.why_cache if hasattr(type(store), "why_cache") else None  # type: ignore[attr-defined]
+    cache = store.why_cache if hasattr(type(store), "why_cache") else None
     if cache is None:
         return None
     generation = cache.generation()

@@ -22,6 +22,7 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Set as AbstractSet
     from typing import Any
 
     from hansard.answers.restored import FileHistory
@@ -247,7 +248,7 @@ class Attributor(Unmatched):
         chosen: dict[int, EditRef] = {}
         alternatives: dict[int, list[str]] = {}
         sha = self.lines[g[0]].sha
-        mine: set[str] | None = None  # the commit's sessions, looked up at the first line that asks
+        mine: AbstractSet[str] | None = None  # the commit's sessions, looked up at the first line that asks
         tied_to: set[str] = set()
         # 1. wrote: non-trivial lines with direct evidence. The commit's own sessions first
         #    (a common line that an older session also wrote elsewhere in the file is theirs),

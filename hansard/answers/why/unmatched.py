@@ -20,6 +20,10 @@ from hansard.git.blame import ZERO
 if TYPE_CHECKING:
     from typing import Any
 
+    from hansard.answers.commit_sessions import CommitSessions
+    from hansard.answers.restored import FileHistory
+    from hansard.answers.why.target import Target
+
 WINDOW = 3  # lines either side that count as the same block
 # difflib ratio from which a changed line counts as "the same line, modified". Below ~0.7,
 # unrelated lines of the same shape (`a_1 = f(x, 1)` vs `b_2 = g(y, 9)`) start to pass.
@@ -36,9 +40,34 @@ class Unmatched:
     trivial: list[bool]
     names: set[str]
     store: Any
-    cs: Any
+    cs: CommitSessions
     by_commit: dict[str, list[int]]
     _distinct: dict[str, set[str]]
+    t: Target
+    repo_id: int
+    history: FileHistory
+    placed: dict[int, set[str | None]]
+    _texts: dict[int, list[str]]
+    _shell: float | None | bool
+    _has_edits: bool | None
+    _hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]]
+    _file_edits: list[tuple[float | None, Any]] | None
+    _removed_writers: dict[int, list[EditRef]]
+    _scored: dict[int, list[tuple[list[tuple[float, str]], str | None]]]
+    _absent: dict[int, list[str]]
+    _present: set[int]
+    _other_path: dict[int, bool]
+    unlinked: set[int]
+    untimed: dict[int, set[str]]
+
+    if TYPE_CHECKING:  # the engine's rules these steps build on (hansard.answers.why.engine.Attributor)
+        def commit_time(self, sha: str) -> float | None: ...
+        def loose(self, i: int) -> list[EditRef]: ...
+        def commit_sessions(self, sha: str) -> frozenset[str]: ...
+        def qualifying(self, i: int) -> list[EditRef]: ...
+        def _common(self, i: int) -> bool: ...
+        def _agent(self, i: int, kind: str, commit: str | None, e: EditRef, rule: str, conf: float,
+                   similarity: float | None = None) -> LineAnswer: ...
 
     def _outside_the_commits_sessions(self, i: int, e: EditRef) -> bool:
         """The commit of line i is tied to sessions by its own record (shell output, a rewrite),
@@ -74,6 +103,7 @@ class Unmatched:
         if b.sha == ZERO:
             return LineAnswer(line=b.final_line, content=b.content, kind="uncommitted", commit=None, rule=None, confidence=0.0)
         if not self.trivial[i]:
+            mod: tuple[EditRef, float, str] | None
             if in_commit is not None and in_commit[0].session_id not in self.commit_sessions(b.sha):
                 # the edit matched around the line is not one the commit's sessions made
                 mod = self._modified_later(i) or in_commit
