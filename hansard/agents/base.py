@@ -21,8 +21,8 @@ from typing import Any, Protocol
 import orjson
 
 from hansard.agents.edits import diff_texts, hunks_from_structured_patch, lines_of, parse_unified_diff  # noqa: F401 - shared by parsers
-from hansard.models import Item, RawRecord, Skip
 from hansard.agents.record import Agent, McpConfig, MemoryFile  # noqa: F401 - the record every agent exports
+from hansard.models import Item, RawRecord, Skip
 
 
 class Parser(Protocol):
@@ -48,6 +48,17 @@ class Provider(Protocol):
     def new_parser(self, path: str, state: dict[str, Any] | None = None) -> Parser: ...
 
 
+class ContainerProvider(Provider, Protocol):
+    """A provider whose sources are not line files (a SQLite database, a folder, an export, a
+    compressed file): hansard.ingest.containers reads them through ``records``."""
+
+    container: str  # "sqlite", "dir", "export", "zst"
+
+    def records(self, path: str, cursor: dict[str, Any] | None) -> tuple[list[RawRecord], dict[str, Any]] | None:
+        """The records changed since ``cursor`` and the new cursor; None when the source cannot
+        be read now (locked, mid-write)."""
+
+
 def load_json(record: RawRecord) -> tuple[Any, Skip | None]:
     """Decode one record. Bad UTF-8 and bad JSON become Skips, never exceptions."""
     data = record.data
@@ -66,6 +77,21 @@ def load_json(record: RawRecord) -> tuple[Any, Skip | None]:
 def nonempty_str(v: Any) -> str | None:
     """``v`` when it is a non-empty string, else None: a field a record may omit, null or blank."""
     return v if isinstance(v, str) and v else None
+
+
+def dict_of(v: Any) -> dict[str, Any]:
+    """``v`` when a JSON object, else an empty one (a field of the wrong type reads as absent)."""
+    return v if isinstance(v, dict) else {}
+
+
+def list_of(v: Any) -> list[Any]:
+    """``v`` when a JSON array, else an empty one."""
+    return v if isinstance(v, list) else []
+
+
+def str_of(v: Any) -> str:
+    """``v`` when a string, else the empty string."""
+    return v if isinstance(v, str) else ""
 
 
 def iso_from_epoch_ms(v: Any) -> str | None:

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from hansard.agents.base import load_json
-from hansard.models import Item, MessageItem, RawRecord, SessionInfo, Skip
+from hansard.models import Item, MessageItem, RawRecord, Role, SessionInfo, Skip
 
 SCHEME = "capture://"
-ROLES = {"assignment": "user", "follow_up": "user", "result": "assistant"}
+ROLES: dict[str, Role] = {"assignment": "user", "follow_up": "user", "result": "assistant"}
 
 
 def companion_id(session_id: str) -> str:

@@ -45,20 +45,24 @@ from typing import Any
 import orjson
 
 from hansard.agents.base import as_text as _as_text_base
+from hansard.agents.base import dict_of, first_json_lines, list_of, load_json, record_key
+from hansard.agents.base import nonempty_str as _s
 from hansard.agents.claude_code import AGENT
-from hansard.agents.base import first_json_lines, load_json, nonempty_str as _s, record_key
 from hansard.agents.edits import diff_texts, hunks_from_structured_patch, lines_of
 from hansard.models import (
     EditItem,
+    EditStatus,
     Item,
     LeafTitle,
     MessageItem,
     RawRecord,
+    Role,
     SessionInfo,
     Skip,
     StepsItem,
     ToolCallItem,
     ToolResultItem,
+    ToolStatus,
 )
 
 NAME = AGENT.name
@@ -165,7 +169,7 @@ def _restore_patch(
     for h in patch:
         if not isinstance(h, dict):
             continue
-        raw = h.get("lines") if isinstance(h.get("lines"), list) else []
+        raw = list_of(h.get("lines"))
         os_ = _int(h.get("oldStart"))
         ns_ = _int(h.get("newStart"))
         o = os_ - 1 if os_ is not None and os_ > 0 else None
@@ -237,13 +241,13 @@ def _shell_edits(diff: dict[str, Any], name: str, call_id: str, sid: str, msg_ke
     on disk after the command, whatever its exit code, so they happened. Files it left out are
     not guessed."""
     out: list[Item] = []
-    for seq, f in enumerate(diff.get("files") if isinstance(diff.get("files"), list) else ()):
+    for seq, f in enumerate(list_of(diff.get("files"))):
         path = _s(f.get("filePath")) if isinstance(f, dict) else None
         hunks = f.get("hunks") if isinstance(f, dict) and isinstance(f.get("hunks"), list) else None
         if not path or not hunks:
             continue
         added, removed, parsed = hunks_from_structured_patch(hunks)
-        out.append(EditItem(sid, call_id, name, path, cwd, "update", "applied", ts, msg_key,  # type: ignore[arg-type]
+        out.append(EditItem(sid, call_id, name, path, cwd, "update", "applied", ts, msg_key,
                             added=added, removed=removed, hunks=parsed, seq=seq))
     return out
 
@@ -298,7 +302,7 @@ def _small_input(name: str, inp: dict[str, Any]) -> dict[str, Any]:
     """The part of a tool input needed once its result arrives, capped in size."""
     base = _base_tool(name)
     if base in _EDIT_TOOLS:
-        keep = {k: inp[k] for k in ("file_path", "notebook_path", "old_string", "new_string", "replace_all", "content",
+        keep: dict[str, Any] = {k: inp[k] for k in ("file_path", "notebook_path", "old_string", "new_string", "replace_all", "content",
                                     "edits", "edit_mode", "new_source") if k in inp}
         if len(orjson.dumps(keep, default=str)) > _MAX_PENDING_TEXT:
             keep = {k: keep[k] for k in ("file_path", "notebook_path", "edit_mode") if k in keep}
@@ -571,8 +575,8 @@ class ClaudeCodeParser:
         return self._facts(sid, obj, None, None, title=title, rank=rank)
 
     def _attachment(self, obj: dict[str, Any], record: RawRecord) -> list[Item]:
-        att = obj.get("attachment")
-        queued = isinstance(att, dict) and att.get("type") == "queued_command"
+        att = dict_of(obj.get("attachment"))
+        queued = att.get("type") == "queued_command"
         if not queued and not (_s(obj.get("sessionId")) or _s(obj.get("agentId"))):
             return []
         sid, items = self._route(obj)
@@ -597,7 +601,7 @@ class ClaudeCodeParser:
         content = obj.get("content")
         text = content if isinstance(content, str) else ""
         if sub == "compact_boundary":
-            meta = obj.get("compactMetadata") if isinstance(obj.get("compactMetadata"), dict) else {}
+            meta = dict_of(obj.get("compactMetadata"))
             bits = [f"{k}={meta[k]}" for k in ("trigger", "preTokens") if isinstance(meta.get(k), (str, int))]
             text = (text or "Conversation compacted") + (f" ({', '.join(bits)})" if bits else "")
         if not text.strip():
@@ -669,7 +673,7 @@ class ClaudeCodeParser:
         return items
 
     @staticmethod
-    def _user_kind(obj: dict[str, Any], text: str) -> tuple[str, str]:
+    def _user_kind(obj: dict[str, Any], text: str) -> tuple[str, Role]:
         stripped = text.lstrip()
         if obj.get("isCompactSummary") is True or stripped.startswith(_COMPACT_PREFIX):
             return "compaction_summary", "system"
@@ -708,6 +712,7 @@ class ClaudeCodeParser:
         base = _base_tool(name)
 
         # status
+        status: ToolStatus
         if is_error:
             if output.lstrip().startswith("[Request interrupted by user"):
                 status = "interrupted"
@@ -752,7 +757,7 @@ class ClaudeCodeParser:
             or _s(tdict.get("notebook_path"))
         if not path:
             return []
-        common = {"session_id": sid, "call_id": call_id, "tool": name, "path": path, "cwd": cwd,
+        common: dict[str, Any] = {"session_id": sid, "call_id": call_id, "tool": name, "path": path, "cwd": cwd,
                   "timestamp": ts, "message_key": msg_key}
         if base == "NotebookEdit":
             applied = status == "ok" and isinstance(tur, dict) and not tur.get("error")
@@ -766,7 +771,7 @@ class ClaudeCodeParser:
                     pass
                 else:
                     return []
-            st = "rejected" if status in ("rejected", "interrupted") else "failed"
+            st: EditStatus = "rejected" if status in ("rejected", "interrupted") else "failed"
             added, removed = self._proposed_lines(base, inp)
             return [EditItem(**common, kind="update", status=st, added=added, removed=removed)]
 
@@ -777,7 +782,7 @@ class ClaudeCodeParser:
             added = tuple(lines_of(src)) if mode != "delete" and isinstance(src, str) else ()
             return [EditItem(**common, kind="update", status="applied", added=added, user_modified=user_modified)]
 
-        patch = tdict.get("structuredPatch") if isinstance(tdict.get("structuredPatch"), list) else []
+        patch = list_of(tdict.get("structuredPatch"))
         if base == "Write":
             content = tdict.get("content") if isinstance(tdict.get("content"), str) else inp.get("content")
             content = content if isinstance(content, str) else None
@@ -862,7 +867,7 @@ class ClaudeCodeParser:
                 steps.append(step)
             return [StepsItem(sid, call_id, True, tuple(steps), ts)]
         if base == "TaskCreate":
-            task = tdict.get("task") if isinstance(tdict.get("task"), dict) else {}
+            task = dict_of(tdict.get("task"))
             tid = task.get("id")
             if not isinstance(tid, (str, int)):
                 m = _TASK_NUM.search(output)
@@ -876,12 +881,12 @@ class ClaudeCodeParser:
         tid = inp.get("taskId") if isinstance(inp.get("taskId"), (str, int)) else tdict.get("taskId")
         status = _step_status(inp.get("status"))
         if status is None:
-            change = tdict.get("statusChange") if isinstance(tdict.get("statusChange"), dict) else {}
+            change = dict_of(tdict.get("statusChange"))
             status = _step_status(change.get("to"))
-        text = _s(inp.get("subject"))
-        if status is None and text is None:
+        subject = _s(inp.get("subject"))
+        if status is None and subject is None:
             return []
-        step = {"text": text or "", "status": status}
+        step = {"text": subject or "", "status": status}
         if isinstance(tid, (str, int)):
             step["id"] = str(tid)
         return [StepsItem(sid, call_id, False, (step,), ts)]

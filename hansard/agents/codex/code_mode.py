@@ -34,7 +34,8 @@ def _literal(src: str, i: int) -> tuple[str, int] | None:
     """The JavaScript string literal starting at ``src[i]`` and the index after it."""
     if i >= len(src) or src[i] not in "\"'`":
         return None
-    quote, out, i = src[i], [], i + 1
+    quote, i = src[i], i + 1
+    out: list[str] = []
     while i < len(src):
         c = src[i]
         if c == quote:

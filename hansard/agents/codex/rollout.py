@@ -103,20 +103,25 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import as_text, first_json_lines, load_json, nonempty_str as _str, record_key, snapshot_steps
+from hansard.agents.base import as_text, dict_of, first_json_lines, list_of, load_json, record_key, snapshot_steps
+from hansard.agents.base import nonempty_str as _str
 from hansard.agents.codex import AGENT, code_mode
 from hansard.agents.edits import FileOp, PatchError, extract_patch, lines_of, parse_patch, parse_unified_diff, scan_headers
+from hansard.diffs import Hunk
 from hansard.models import (
     EditItem,
-    Hunk,
+    EditKind,
+    EditStatus,
     Item,
     MessageItem,
     RawRecord,
+    Role,
     SessionInfo,
     Skip,
     StepsItem,
     ToolCallItem,
     ToolResultItem,
+    ToolStatus,
 )
 
 NAME = AGENT.name
@@ -279,7 +284,7 @@ class CodexParser:
         cwd = _str(p.get("cwd"))
         if cwd and not self.cwd:
             self.cwd = cwd
-        git = p.get("git") if isinstance(p.get("git"), dict) else {}
+        git = dict_of(p.get("git"))
         extra: dict[str, Any] = {}
         for k in ("originator", "model_provider", "agent_nickname", "agent_role", "thread_source", "history_mode"):
             if _str(p.get(k)):
@@ -383,9 +388,9 @@ class CodexParser:
             text = "\n".join(texts)
         if not text.strip() or self._duplicate("r", role, text):
             return []
-        return self._text_message(key, role, text, ts)
+        return self._text_message(key, "user" if role == "user" else "assistant", text, ts)
 
-    def _text_message(self, key: str, role: str, text: str, ts: str | None) -> list[Item]:
+    def _text_message(self, key: str, role: Role, text: str, ts: str | None) -> list[Item]:
         out: list[Item] = [self._msg(key, role, text, ts, "text")]
         if role == "user" and not self.titled and self.sid:
             title = _title_from_prompt(text)
@@ -395,7 +400,7 @@ class CodexParser:
         return out
 
     def _reasoning(self, p: dict[str, Any], ts: str | None, rec: RawRecord) -> list[Item]:
-        summary = p.get("summary") if isinstance(p.get("summary"), list) else ()
+        summary = list_of(p.get("summary"))
         parts = [b["text"] for b in summary if isinstance(b, dict) and isinstance(b.get("text"), str)]
         if not any(x.strip() for x in parts) and isinstance(p.get("content"), list):
             parts = [b["text"] for b in p["content"] if isinstance(b, dict) and isinstance(b.get("text"), str)]
@@ -506,7 +511,7 @@ class CodexParser:
         et = p.get("type")
         if et == "user_message" or et == "agent_message":
             text = _str(p.get("message")) or ""
-            role = "user" if et == "user_message" else "assistant"
+            role: Role = "user" if et == "user_message" else "assistant"
             if not text.strip() or self._duplicate("e", role, text):
                 return []
             return self._text_message(record_key(rec), role, text, ts)
@@ -555,6 +560,7 @@ class CodexParser:
             return [Skip("copied_history", rec.offset, f"{what} {call_id[:80]} without its call")]
         success = p.get("success")
         status_s = _str(p.get("status"))
+        status: EditStatus
         if success is True or (success is None and status_s == "completed"):
             status = "applied"
         elif status_s in ("declined", "rejected"):
@@ -614,8 +620,8 @@ class CodexParser:
 
     # -- helpers ----------------------------------------------------------------------
 
-    def _msg(self, key: str, role: str, text: str, ts: str | None, kind: str) -> MessageItem:
-        return MessageItem(self.sid or "", key, role, text, ts, self.cwd, kind,  # type: ignore[arg-type]
+    def _msg(self, key: str, role: Role, text: str, ts: str | None, kind: str) -> MessageItem:
+        return MessageItem(self.sid or "", key, role, text, ts, self.cwd, kind,
                            self.model if role == "assistant" else None)
 
     def _duplicate(self, source: str, role: str, text: str) -> bool:
@@ -637,7 +643,7 @@ class CodexParser:
             if len(lst) > cap:
                 del lst[: len(lst) - cap]
 
-    def _edits_from_patch(self, call_id: str, pend: dict[str, Any], status: str, ts: str | None,
+    def _edits_from_patch(self, call_id: str, pend: dict[str, Any], status: EditStatus, ts: str | None,
                           rec: RawRecord | None) -> list[Item]:
         patch = pend.get("p")
         cwd = pend.get("cwd")
@@ -649,9 +655,9 @@ class CodexParser:
         except PatchError as exc:
             ops, err = None, str(exc)
         if ops is None:
-            for seq, (op, path, move_to) in enumerate(scan_headers(patch)):
-                kind = "create" if op == "add" else "delete" if op == "delete" else "move" if move_to else "update"
-                out.append(EditItem(sid, call_id, "apply_patch", path, cwd, kind, status, ts,  # type: ignore[arg-type]
+            for seq, (verb, path, move_to) in enumerate(scan_headers(patch)):
+                kind: EditKind = "create" if verb == "add" else "delete" if verb == "delete" else "move" if move_to else "update"
+                out.append(EditItem(sid, call_id, "apply_patch", path, cwd, kind, status, ts,
                                     call_id, move_to=move_to, seq=seq))
             if status == "applied":
                 out.append(Skip("bad_patch", rec.offset if rec else 0, f"{call_id}: {err}"[:300]))
@@ -664,15 +670,15 @@ class CodexParser:
 # ---- edits --------------------------------------------------------------------------------
 
 
-def _edit_from_op(sid: str, call_id: str, op: FileOp, cwd: str | None, status: str, ts: str | None,
+def _edit_from_op(sid: str, call_id: str, op: FileOp, cwd: str | None, status: EditStatus, ts: str | None,
                   seq: int) -> EditItem:
     if op.op == "add":
-        added = op.added
-        hunks = (Hunk(0, 0, 1, len(added), tuple("+" + x for x in added)),) if added else ()
-        return EditItem(sid, call_id, "apply_patch", op.path, cwd, "create", status, ts, call_id,  # type: ignore[arg-type]
-                        added=added, hunks=hunks, after=op.content, seq=seq)
+        created = op.added
+        return EditItem(sid, call_id, "apply_patch", op.path, cwd, "create", status, ts, call_id, added=created,
+                        hunks=(Hunk(0, 0, 1, len(created), tuple("+" + x for x in created)),) if created else (),
+                        after=op.content, seq=seq)
     if op.op == "delete":
-        return EditItem(sid, call_id, "apply_patch", op.path, cwd, "delete", status, ts, call_id,  # type: ignore[arg-type]
+        return EditItem(sid, call_id, "apply_patch", op.path, cwd, "delete", status, ts, call_id,
                         seq=seq)
     added: list[str] = []
     removed: list[str] = []
@@ -688,30 +694,30 @@ def _edit_from_op(sid: str, call_id: str, op: FileOp, cwd: str | None, status: s
             added += new[j1:j2]
             lines += ["-" + x for x in old[i1:i2]] + ["+" + x for x in new[j1:j2]]
         hunks.append(Hunk(None, None, None, None, tuple(lines)))
-    return EditItem(sid, call_id, "apply_patch", op.path, cwd, "move" if op.move_to else "update",  # type: ignore[arg-type]
+    return EditItem(sid, call_id, "apply_patch", op.path, cwd, "move" if op.move_to else "update",
                     status, ts, call_id, added=tuple(added), removed=tuple(removed), hunks=tuple(hunks),
                     move_to=op.move_to, seq=seq)
 
 
-def _edit_from_change(sid: str, call_id: str, path: str, ch: dict[str, Any], cwd: str | None, status: str,
+def _edit_from_change(sid: str, call_id: str, path: str, ch: dict[str, Any], cwd: str | None, status: EditStatus,
                       ts: str | None, message_key: str | None, seq: int) -> EditItem:
     ctype = ch.get("type")
     if ctype == "add":
         content = _str(ch.get("content")) or ""
-        added = tuple(lines_of(content))
-        hunks = (Hunk(0, 0, 1, len(added), tuple("+" + x for x in added)),) if added else ()
-        return EditItem(sid, call_id, "apply_patch", path, cwd, "create", status, ts, message_key,  # type: ignore[arg-type]
-                        added=added, hunks=hunks, after=content, seq=seq)
+        created = tuple(lines_of(content))
+        return EditItem(sid, call_id, "apply_patch", path, cwd, "create", status, ts, message_key, added=created,
+                        hunks=(Hunk(0, 0, 1, len(created), tuple("+" + x for x in created)),) if created else (),
+                        after=content, seq=seq)
     if ctype == "delete":
-        content = _str(ch.get("content"))
-        removed = tuple(lines_of(content))
-        hunks = (Hunk(1, len(removed), 0, 0, tuple("-" + x for x in removed)),) if removed else ()
-        return EditItem(sid, call_id, "apply_patch", path, cwd, "delete", status, ts, message_key,  # type: ignore[arg-type]
-                        removed=removed, hunks=hunks, before=content, seq=seq)
+        before = _str(ch.get("content"))
+        gone = tuple(lines_of(before))
+        return EditItem(sid, call_id, "apply_patch", path, cwd, "delete", status, ts, message_key, removed=gone,
+                        hunks=(Hunk(1, len(gone), 0, 0, tuple("-" + x for x in gone)),) if gone else (),
+                        before=before, seq=seq)
     diff = _str(ch.get("unified_diff")) or ""
     added, removed, hunks = parse_unified_diff(diff)
     move = _str(ch.get("move_path"))
-    return EditItem(sid, call_id, "apply_patch", path, cwd, "move" if move else "update", status, ts,  # type: ignore[arg-type]
+    return EditItem(sid, call_id, "apply_patch", path, cwd, "move" if move else "update", status, ts,
                     message_key, added=added, removed=removed, hunks=hunks, move_to=move, seq=seq)
 
 
@@ -854,7 +860,7 @@ def _output_text(output: Any) -> tuple[str, int | None]:
     return text, exit_code
 
 
-def _result_status(text: str, exit_code: int | None, success: Any) -> str:
+def _result_status(text: str, exit_code: int | None, success: Any) -> ToolStatus:
     head = text[:300].lower()
     if "rejected by user" in head or "declined by user" in head or "user rejected" in head:
         return "rejected"

@@ -36,9 +36,10 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import JsonParser, diff_texts, first_json_lines, lines_of, nonempty_str as _str, parse_unified_diff
+from hansard.agents.base import JsonParser, dict_of, diff_texts, first_json_lines, lines_of, parse_unified_diff, str_of
+from hansard.agents.base import nonempty_str as _str
 from hansard.agents.edits import PatchError, parse_patch
-from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip, ToolCallItem, ToolResultItem
+from hansard.models import EditItem, EditKind, Item, MessageItem, RawRecord, SessionInfo, Skip, ToolCallItem, ToolResultItem
 
 NAME = "copilot"
 EDIT_TOOLS = frozenset({"edit", "create", "apply_patch", "str_replace_editor", "write"})
@@ -47,6 +48,8 @@ READ_TOOLS = frozenset({"view", "read", "grep", "glob"})
 PLAN_TOOLS = frozenset({"update_todo", "todo_write"})
 MEMORY_FILES = (".github/copilot-instructions.md", "AGENTS.md", ".github/instructions")
 _TITLE_MAX = 100
+# apply_patch operations -> edit kinds.
+_OP_KINDS: dict[str, EditKind] = {"add": "create", "delete": "delete"}
 
 
 def _storable(call: dict[str, Any]) -> dict[str, Any]:
@@ -102,7 +105,7 @@ class _Parser(JsonParser):
             self.started = True
             out.append(SessionInfo(self.sid, NAME, started_at=ts))
         if etype == "session.start":
-            ctx = data.get("context") if isinstance(data.get("context"), dict) else {}
+            ctx = dict_of(data.get("context"))
             self.cwd = _str(ctx.get("cwd")) or _str(ctx.get("gitRoot")) or self.cwd
             extra = {k: ctx[k] for k in ("gitRoot", "repository") if isinstance(ctx.get(k), str)}
             if _str(data.get("sessionId")) and data["sessionId"] != self.sid:
@@ -114,7 +117,7 @@ class _Parser(JsonParser):
             self.model = _str(data.get("newModel")) or self.model
             return out
         if etype == "user.message":
-            text = data.get("content") if isinstance(data.get("content"), str) else ""
+            text = str_of(data.get("content"))
             if not text.strip():
                 return out + [Skip("empty_message", record.offset)]
             out.append(MessageItem(self.sid, key, "user", text, ts, self.cwd))
@@ -123,7 +126,7 @@ class _Parser(JsonParser):
                 out.append(SessionInfo(self.sid, NAME, title=" ".join(text.split())[:_TITLE_MAX], title_rank=1))
             return out
         if etype == "assistant.message":
-            text = data.get("content") if isinstance(data.get("content"), str) else ""
+            text = str_of(data.get("content"))
             if text.strip():
                 out.append(MessageItem(self.sid, key, "assistant", text, ts, self.cwd, model=self.model))
             reqs = data.get("toolRequests")
@@ -131,15 +134,16 @@ class _Parser(JsonParser):
                 if isinstance(req, dict) and (cid := _str(req.get("toolCallId"))) and cid not in self.pending:
                     # the call itself is recorded at tool.execution_start; remember its message
                     self.pending[cid] = {"msg": key, "name": _str(req.get("name")),
-                                         "args": req.get("arguments") if isinstance(req.get("arguments"), dict) else {}}
+                                         "args": dict_of(req.get("arguments"))}
             return out if out or data.get("toolRequests") else [Skip("empty_message", record.offset)]
         if etype == "assistant.reasoning":
-            text = data.get("content") if isinstance(data.get("content"), str) else ""
+            text = str_of(data.get("content"))
             return out + ([MessageItem(self.sid, key, "assistant", text, ts, self.cwd, "thinking")] if text.strip() else [])
         if etype == "tool.execution_start":
             cid = _str(data.get("toolCallId")) or key
             name = _str(data.get("toolName")) or (self.pending.get(cid) or {}).get("name") or "unknown"
-            args = data.get("arguments") if isinstance(data.get("arguments"), dict) else (self.pending.get(cid) or {}).get("args") or {}
+            args: dict[str, Any] = data["arguments"] if isinstance(data.get("arguments"), dict) \
+                else (self.pending.get(cid) or {}).get("args") or {}
             if _str(data.get("parentToolCallId")):
                 args = {**args, "parentToolCallId": data["parentToolCallId"]}
             mkey = f"{key}#tool"
@@ -151,8 +155,8 @@ class _Parser(JsonParser):
             call = self.pending.pop(cid, None) if cid else None
             if call is None or cid is None:
                 return out + [Skip("result_without_call", record.offset)]
-            res = data.get("result") if isinstance(data.get("result"), dict) else {}
-            err = data.get("error") if isinstance(data.get("error"), dict) else {}
+            res = dict_of(data.get("result"))
+            err = dict_of(data.get("error"))
             ok = data.get("success") is True
             output = _str(res.get("content")) or _str(err.get("message")) or ""
             out.append(ToolResultItem(self.sid, cid, "ok" if ok else "error", output, None, call["msg"], ts))
@@ -164,7 +168,7 @@ class _Parser(JsonParser):
 
     def _edits(self, cid: str, call: dict[str, Any], status: str, res: dict[str, Any], ts: str | None) -> list[Item]:
         name, args = call["name"], call["args"]
-        base = {"session_id": self.sid, "call_id": cid, "tool": name, "cwd": self.cwd, "status": status,
+        base: dict[str, Any] = {"session_id": self.sid, "call_id": cid, "tool": name, "cwd": self.cwd, "status": status,
                 "timestamp": ts, "message_key": call["msg"]}
         patch = next((v for k in ("input", "patch") if isinstance(v := args.get(k), str) and "*** Begin Patch" in v), None)
         if patch is not None:
@@ -172,7 +176,7 @@ class _Parser(JsonParser):
                 ops = parse_patch(patch)
             except PatchError as exc:
                 return [Skip("bad_patch", 0, str(exc)[:200])]
-            return [EditItem(**base, path=op.path, kind={"add": "create", "delete": "delete"}.get(op.op, "update"),
+            return [EditItem(**base, path=op.path, kind=_OP_KINDS.get(op.op, "update"),
                              added=op.added, removed=op.removed, after=op.content, move_to=op.move_to, seq=i)
                     for i, op in enumerate(ops)]
         path = _str(args.get("path")) or _str(args.get("file_path"))
@@ -180,7 +184,7 @@ class _Parser(JsonParser):
             return [Skip("bad_field", 0, f"{name}: no path")]
         detailed = res.get("detailedContent")
         if name == "create" or isinstance(args.get("file_text"), str):
-            text = args.get("file_text") if isinstance(args.get("file_text"), str) else ""
+            text = str_of(args.get("file_text"))
             return [EditItem(**base, path=path, kind="create", added=tuple(lines_of(text)), after=text)]
         if isinstance(detailed, str) and "\n@@ " in "\n" + detailed:
             added, removed, hunks = parse_unified_diff(detailed)
@@ -188,7 +192,7 @@ class _Parser(JsonParser):
         new = args.get("new_str") if isinstance(args.get("new_str"), str) else None
         if new is None:
             return [Skip("bad_field", 0, f"{name}: no new_str")]
-        added, removed, _ = diff_texts(args.get("old_str") if isinstance(args.get("old_str"), str) else "", new)
+        added, removed, _ = diff_texts(str_of(args.get("old_str")), new)
         return [EditItem(**base, path=path, kind="update", added=added, removed=removed)]
 
 

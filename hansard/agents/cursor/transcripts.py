@@ -48,11 +48,13 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import JsonParser, diff_texts, first_json_lines, iso_from_epoch_ms, lines_of, nonempty_str as _str
-from hansard.diffs import Hunk
+from hansard.agents.base import JsonParser, dict_of, diff_texts, first_json_lines, iso_from_epoch_ms, lines_of, str_of
+from hansard.agents.base import nonempty_str as _str
 from hansard.agents.edits import PatchError, parse_patch
+from hansard.diffs import Hunk
 from hansard.models import (
     EditItem,
+    EditKind,
     Item,
     MessageItem,
     RawRecord,
@@ -107,15 +109,15 @@ def edit_items(sid: str, call_id: str, tool: str, args: dict[str, Any], status: 
     """EditItems for one Cursor edit call. ``chunks`` is ``result.diff.chunks`` when known."""
     path = next((v for k in ("path", "file_path", "target_file", "targetFile", "relativeWorkspacePath",
                              "relative_workspace_path") if isinstance(v := args.get(k), str) and v), None)
-    base = {"session_id": sid, "call_id": call_id, "tool": tool, "cwd": cwd, "status": status,
+    base: dict[str, Any] = {"session_id": sid, "call_id": call_id, "tool": tool, "cwd": cwd, "status": status,
             "timestamp": ts, "message_key": message_key}
     patch = args.get("patch") if isinstance(args.get("patch"), str) else None
     if patch is None and tool in ("ApplyPatch", "apply_patch") and isinstance(args.get("input"), str):
         patch = args["input"]
     if isinstance(chunks, list) and chunks and path:
         hunks: list[Hunk] = []
-        added: list[str] = []
-        removed: list[str] = []
+        plus: list[str] = []
+        minus: list[str] = []
         for ch in chunks:
             if not isinstance(ch, dict) or not isinstance(ch.get("diffString"), str):
                 continue
@@ -123,15 +125,15 @@ def edit_items(sid: str, call_id: str, tool: str, args: dict[str, Any], status: 
             for ln in ch["diffString"].split("\n"):
                 mark, body = ln[:1], ln[2:] if ln[1:2] == " " else ln[1:]
                 if mark == "+":
-                    added.append(body)
+                    plus.append(body)
                 elif mark == "-":
-                    removed.append(body)
+                    minus.append(body)
                 elif mark != " ":
                     continue
                 lines.append(mark + body)
             hunks.append(Hunk(_int(ch.get("oldStart")), _int(ch.get("oldLines")), _int(ch.get("newStart")),
                               _int(ch.get("newLines")), tuple(lines)))
-        return [EditItem(**base, path=path, kind="update", added=tuple(added), removed=tuple(removed),
+        return [EditItem(**base, path=path, kind="update", added=tuple(plus), removed=tuple(minus),
                          hunks=tuple(hunks))]
     if patch is not None:
         try:
@@ -140,7 +142,8 @@ def edit_items(sid: str, call_id: str, tool: str, args: dict[str, Any], status: 
             return [Skip("bad_patch", 0, str(exc)[:200])]
         out: list[Item] = []
         for seq, op in enumerate(ops):
-            kind = {"add": "create", "delete": "delete", "update": "move" if op.move_to else "update"}[op.op]
+            kinds: dict[str, EditKind] = {"add": "create", "delete": "delete", "update": "move" if op.move_to else "update"}
+            kind = kinds[op.op]
             out.append(EditItem(**base, path=op.path, kind=kind, added=op.added, removed=op.removed,
                                 after=op.content, move_to=op.move_to, seq=seq))
         return out
@@ -232,7 +235,7 @@ class _TranscriptParser(JsonParser):
             if not isinstance(b, dict) or b.get("type") != "tool_use":
                 continue
             name = _str(b.get("name")) or "unknown"
-            args = b.get("input") if isinstance(b.get("input"), dict) else {}
+            args = dict_of(b.get("input"))
             call_id = _str(b.get("id")) or f"{key}:{i}"
             mkey = f"{key}#tool{i}"
             out.append(MessageItem(self.sid, mkey, "assistant", f"{name}", kind="tool_use"))
@@ -361,7 +364,7 @@ class _VscdbParser(JsonParser):
     def _bubble(self, cid: str, bid: str, b: dict[str, Any], offset: int) -> list[Item]:
         btype = b.get("type")
         ts = _iso_ms(b.get("createdAt"))
-        text = b.get("text") if isinstance(b.get("text"), str) else ""
+        text = str_of(b.get("text"))
         out: list[Item] = []
         if btype == 1:
             if text.strip():

@@ -28,16 +28,17 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.gemini import AGENT
-from hansard.agents.base import as_text, first_json_lines, load_json, snapshot_steps
+from hansard.agents.base import as_text, dict_of, first_json_lines, load_json, snapshot_steps, str_of
 from hansard.agents.edits import diff_texts, lines_of, parse_unified_diff
+from hansard.agents.gemini import AGENT
+from hansard.diffs import Hunk
 from hansard.models import (
     EditItem,
-    Hunk,
     Item,
     MessageItem,
     RawRecord,
     Rewind,
+    Role,
     SessionInfo,
     Skip,
     StepsItem,
@@ -48,7 +49,7 @@ from hansard.models import (
 NAME = AGENT.name
 
 # Message `type` → (role, kind) of the MessageItem holding its text.
-_MESSAGE_TYPES: dict[str, tuple[str, str]] = {
+_MESSAGE_TYPES: dict[str, tuple[Role, str]] = {
     "user": ("user", "text"),
     "gemini": ("assistant", "text"),
     "info": ("system", "meta"),
@@ -191,7 +192,7 @@ class _Decoder:
         assert sid is not None
         call_id: str = tc["id"]
         name = _str(tc.get("name")) or "unknown"
-        args = tc.get("args") if isinstance(tc.get("args"), dict) else {}
+        args = dict_of(tc.get("args"))
         ts = _str(tc.get("timestamp")) or msg_ts
         status = _str(tc.get("status"))  # an object or a list here is no status: the call has no result yet
         seen = self.calls.get(call_id)
@@ -248,12 +249,12 @@ class _Decoder:
             after = _str(display.get("newContent"))
             new_file = new_file or display.get("isNewFile") is True
         elif is_write:
-            content = args.get("content") if isinstance(args.get("content"), str) else ""
+            content = str_of(args.get("content"))
             added, removed = tuple(lines_of(content)), ()
             after = content
         else:
-            old = args.get("old_string") if isinstance(args.get("old_string"), str) else ""
-            new = args.get("new_string") if isinstance(args.get("new_string"), str) else ""
+            old = str_of(args.get("old_string"))
+            new = str_of(args.get("new_string"))
             # diff the two strings so unchanged context lines inside them are not counted as
             # added; their hunks are relative to the strings, not the file: no line numbers.
             added, removed, rel = diff_texts(old, new)

@@ -44,9 +44,23 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import JsonParser, as_text, diff_texts, iso_from_epoch_ms as _iso, lines_of, nonempty_str as _str, parse_unified_diff
+from hansard.agents.base import JsonParser, as_text, dict_of, diff_texts, lines_of, parse_unified_diff, str_of
+from hansard.agents.base import iso_from_epoch_ms as _iso
+from hansard.agents.base import nonempty_str as _str
 from hansard.agents.edits import PatchError, parse_patch
-from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip, StepsItem, ToolCallItem, ToolResultItem
+from hansard.models import (
+    EditItem,
+    EditKind,
+    Item,
+    MessageItem,
+    RawRecord,
+    Role,
+    SessionInfo,
+    Skip,
+    StepsItem,
+    ToolCallItem,
+    ToolResultItem,
+)
 
 NAME = "opencode"
 DB_FILE = "opencode.db"
@@ -61,9 +75,11 @@ _DEFAULT_TITLE = re.compile(r"^(New session|Child session) - \d{4}-")
 _TITLE_MAX = 100
 _KINDS = ("session", "message", "part")
 
+# apply_patch operations -> edit kinds (an update with a new name is a move).
+_OP_KINDS: dict[str, EditKind] = {"add": "create", "delete": "delete"}
+
 
 # -------------------------------------------------------------------------- readers
-
 
 def storage_records(root: str, cursor: dict[str, Any] | None) -> tuple[list[RawRecord], dict[str, Any]]:
     """Files under ``storage/{session,message,part}`` changed since ``cursor`` (newest mtime read,
@@ -170,10 +186,10 @@ def _normalise(obj: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
         return None
     if isinstance(obj.get("json"), str):
         try:
-            d = orjson.loads(obj["json"])
+            doc = orjson.loads(obj["json"])
         except orjson.JSONDecodeError:
             return None
-        return (kind, d) if isinstance(d, dict) else None
+        return (kind, doc) if isinstance(doc, dict) else None
     row = obj.get("row")
     if not isinstance(row, dict):
         return None
@@ -236,7 +252,7 @@ class _Parser(JsonParser):
             self.cwd[sid] = d["directory"]
         if title:
             self.titled.add(sid)
-        t = d.get("time") if isinstance(d.get("time"), dict) else {}
+        t = dict_of(d.get("time"))
         extra = {k: d[k] for k in ("projectID", "slug") if isinstance(d.get(k), str)}
         return [SessionInfo(sid, NAME, cwd=_str(d.get("directory")), started_at=_iso(t.get("created")),
                             title=title[:_TITLE_MAX] if title else None, title_rank=2 if title else 0,
@@ -249,7 +265,7 @@ class _Parser(JsonParser):
             return [Skip("bad_field", offset, "message sessionID/role")]
         if role == "user":
             self.user_msgs.add(d["id"])
-        path = d.get("path") if isinstance(d.get("path"), dict) else {}
+        path = dict_of(d.get("path"))
         if _str(path.get("cwd")) and sid not in self.cwd:
             self.cwd[sid] = path["cwd"]
         return [SessionInfo(sid, NAME, cwd=self.cwd.get(sid))] if sid not in self.titled and sid in self.cwd else []
@@ -260,11 +276,11 @@ class _Parser(JsonParser):
             return [Skip("bad_field", offset, "part sessionID/messageID")]
         pid = d["id"]
         cwd = self.cwd.get(sid)
-        t = d.get("time") if isinstance(d.get("time"), dict) else {}
+        t = dict_of(d.get("time"))
         ts = _iso(t.get("start") or t.get("created"))
-        role = "user" if mid in self.user_msgs else "assistant"
+        role: Role = "user" if mid in self.user_msgs else "assistant"
         if ptype == "text":
-            text = d.get("text") if isinstance(d.get("text"), str) else ""
+            text = str_of(d.get("text"))
             if not text.strip():
                 return [Skip("empty_message", offset)]
             kind = "meta" if d.get("synthetic") else "text"
@@ -274,7 +290,7 @@ class _Parser(JsonParser):
                 out.append(SessionInfo(sid, NAME, title=" ".join(text.split())[:_TITLE_MAX], title_rank=1))
             return out
         if ptype == "reasoning":
-            text = d.get("text") if isinstance(d.get("text"), str) else ""
+            text = str_of(d.get("text"))
             return [MessageItem(sid, pid, "assistant", text, ts, cwd, "thinking", replace=True)] if text.strip() else []
         if ptype == "tool":
             return self._tool(sid, pid, d, cwd, offset)
@@ -285,17 +301,17 @@ class _Parser(JsonParser):
         if call_id in self.done:
             return []
         name = _str(d.get("tool")) or "unknown"
-        st = d.get("state") if isinstance(d.get("state"), dict) else {}
+        st = dict_of(d.get("state"))
         status = st.get("status")
-        args = st.get("input") if isinstance(st.get("input"), dict) else {}
-        t = st.get("time") if isinstance(st.get("time"), dict) else {}
+        args = dict_of(st.get("input"))
+        t = dict_of(st.get("time"))
         ts = _iso(t.get("start"))
         out: list[Item] = [MessageItem(sid, pid, "assistant", name, ts, cwd, "tool_use", replace=True),
                            ToolCallItem(sid, call_id, name, args, pid, ts, cwd)]
         if status not in ("completed", "error"):
             return out  # pending/running: the part is rewritten when it ends
         self.done.add(call_id)
-        meta = st.get("metadata") if isinstance(st.get("metadata"), dict) else {}
+        meta = dict_of(st.get("metadata"))
         if status == "completed":
             tstatus, output = "ok", as_text(st.get("output"))
         else:
@@ -324,7 +340,7 @@ def _int(v: Any) -> int | None:
 
 def _edits(sid: str, call_id: str, tool: str, args: dict[str, Any], meta: dict[str, Any], status: str,
            ts: str | None, mkey: str, cwd: str | None) -> list[Item]:
-    base = {"session_id": sid, "call_id": call_id, "tool": tool, "cwd": cwd, "status": status,
+    base: dict[str, Any] = {"session_id": sid, "call_id": call_id, "tool": tool, "cwd": cwd, "status": status,
             "timestamp": ts, "message_key": mkey}
     patch = args.get("patchText") if isinstance(args.get("patchText"), str) else args.get("patch")
     if tool in ("patch", "apply_patch") and isinstance(patch, str):
@@ -332,31 +348,31 @@ def _edits(sid: str, call_id: str, tool: str, args: dict[str, Any], meta: dict[s
             ops = parse_patch(patch)
         except PatchError as exc:
             return [Skip("bad_patch", 0, str(exc)[:200])]
-        return [EditItem(**base, path=op.path, kind={"add": "create", "delete": "delete"}.get(op.op, "move" if op.move_to else "update"),
+        return [EditItem(**base, path=op.path, kind=_OP_KINDS.get(op.op, "move" if op.move_to else "update"),
                          added=op.added, removed=op.removed, after=op.content, move_to=op.move_to, seq=i)
                 for i, op in enumerate(ops)]
     path = _str(args.get("filePath"))
     if not path:
         return [Skip("bad_field", 0, f"{tool}: no filePath")]
     if tool == "write":
-        content = args.get("content") if isinstance(args.get("content"), str) else ""
-        kind = "update" if meta.get("exists") else "create"
+        content = str_of(args.get("content"))
+        kind: EditKind = "update" if meta.get("exists") else "create"
         return [EditItem(**base, path=path, kind=kind, added=tuple(lines_of(content)), after=content)]
     diff = meta.get("diff")
     if isinstance(diff, str) and "@@" in diff:
         added, removed, hunks = parse_unified_diff(diff)
         return [EditItem(**base, path=path, kind="update", added=added, removed=removed, hunks=hunks)]
-    fd = meta.get("filediff") if isinstance(meta.get("filediff"), dict) else {}
+    fd = dict_of(meta.get("filediff"))
     if isinstance(fd.get("after"), str):
-        added, removed, hunks = diff_texts(fd.get("before") if isinstance(fd.get("before"), str) else "", fd["after"])
+        added, removed, hunks = diff_texts(str_of(fd.get("before")), fd["after"])
         return [EditItem(**base, path=path, kind="update", added=added, removed=removed, hunks=hunks,
                          before=fd.get("before") if isinstance(fd.get("before"), str) else None, after=fd["after"])]
-    pairs = args.get("edits") if tool == "multiedit" and isinstance(args.get("edits"), list) else [args]
+    pairs: list[Any] = args["edits"] if tool == "multiedit" and isinstance(args.get("edits"), list) else [args]
     out: list[Item] = []
     for i, e in enumerate(pairs):
         if not isinstance(e, dict) or not isinstance(e.get("newString"), str):
             continue
-        added, removed, _ = diff_texts(e.get("oldString") if isinstance(e.get("oldString"), str) else "", e["newString"])
+        added, removed, _ = diff_texts(str_of(e.get("oldString")), e["newString"])
         out.append(EditItem(**base, path=_str(e.get("filePath")) or path, kind="update", added=added,
                             removed=removed, seq=i))
     return out or [Skip("bad_field", 0, f"{tool}: no newString")]
