@@ -14,5 +14,5 @@ def zstd() -> Any:
     try:
         from compression import zstd as mod  # type: ignore[import-not-found]  # Python 3.14+
     except ImportError:
-        from backports import zstd as mod  # type: ignore[import-not-found,no-redef]
+        from backports import zstd as mod
     return mod

@@ -239,12 +239,11 @@ def cached_analysis(store: Store, blob_id: str, lang: str | None,
             tuple(Import(i[0], i[1], tuple(i[2]), i[3]) for i in imps),
             reason,
         )
-    if callable(source):  # read the blob only on a cache miss
-        source = source()
-        if source is None:
-            return Analysis((), (), "unreadable")
+    data = source() if callable(source) else source  # read the blob only on a cache miss
+    if data is None:
+        return Analysis((), (), "unreadable")
     try:
-        result = analyze(source, lang)
+        result = analyze(data, lang)
     except AnalyzerError as exc:
         # Not cached: a missing grammar or drifted query is fixed by reinstalling, not by a new blob.
         return Analysis((), (), f"analyzer_error: {exc.message}")

@@ -244,7 +244,7 @@ def _identify(seg: list[str], cwd: str) -> TestCommand | list[str] | None:
     if prog in ("make", "gmake"):
         rest = list(args)
         sub = cwd
-        targets = []
+        make_targets: list[str] = []
         i = 0
         while i < len(rest):
             a = rest[i]
@@ -253,9 +253,9 @@ def _identify(seg: list[str], cwd: str) -> TestCommand | list[str] | None:
                 i += 2
                 continue
             if not a.startswith("-") and "=" not in a:
-                targets.append(a)
+                make_targets.append(a)
             i += 1
-        tests = tuple(t for t in targets if re.fullmatch(r"tests?(?:[-_:.]\w[\w:.-]*)?", t))
+        tests = tuple(t for t in make_targets if re.fullmatch(r"tests?(?:[-_:.]\w[\w:.-]*)?", t))
         if tests:
             return TestCommand("make", sub, tests, ())
         return None

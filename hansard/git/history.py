@@ -48,9 +48,10 @@ def commit_file_diff(top: str, sha: str, path: str) -> FileDiff | None:
                             sha], top)
         except GitError:
             return None
-        out = _section_for(out, path)
-        if out is None:
+        section = _section_for(out, path)
+        if section is None:
             return FileDiff(None, path, ())
+        out = section
     old_path = None
     for line in out.splitlines():
         if line.startswith("rename from "):

@@ -19,9 +19,8 @@ folder.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeGuard
 
 from hansard import agents as registry
 from hansard.ingest.pipeline import ingest
@@ -29,8 +28,9 @@ from hansard.ingest.quickcheck import source_identity
 from hansard.zstdlib import MAGIC as ZSTD_MAGIC
 
 if TYPE_CHECKING:
-    from hansard.agents.base import Provider
+    from hansard.agents.base import ContainerProvider, Provider
     from hansard.ingest.scanner import Scanner
+    from hansard.store.types import Row
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 EXPORT = "export"
@@ -45,7 +45,12 @@ def container_of(p: Provider | None) -> str | None:
     return getattr(p, "container", None) if p is not None else None
 
 
-def claims(path: Path, row: Mapping[str, Any] | None) -> bool:
+def is_container(p: Provider | None) -> TypeGuard[ContainerProvider]:
+    """``p`` reads its sources through ``records`` (it names a container kind)."""
+    return container_of(p) is not None
+
+
+def claims(path: Path, row: Row | None) -> bool:
     """Is ``path`` a container source (read here rather than line by line)?"""
     if row is not None and row["provider"]:
         return row["provider"].partition(":")[2] in CONTAINERS  # see agents.provider_key
@@ -64,21 +69,21 @@ def whole_dirs(roots: list[str]) -> set[str]:
     return registry.whole_dirs() | {os.path.abspath(r) for r in roots if os.path.isdir(r) and sniff(Path(r))}
 
 
-def sniff(path: Path) -> Provider | None:
+def sniff(path: Path) -> ContainerProvider | None:
     if path.is_dir():
         for p in registry.providers():
-            if container_of(p) == "dir":
+            if is_container(p) and p.container == "dir":
                 try:
                     if p.sniff(path, b""):
                         return p
                 except Exception:  # noqa: BLE001 - a sniffer bug must not stop the scan
                     continue
         return None
-    p = registry.sniff(path)
-    return p if container_of(p) is not None else None
+    found = registry.sniff(path)
+    return found if is_container(found) else None
 
 
-def scan(scanner: Scanner, path: Path, row: Mapping[str, Any] | None, provider: Provider | None = None) -> bool:
+def scan(scanner: Scanner, path: Path, row: Row | None, provider: Provider | None = None) -> bool:
     """Read the new records of one container source into the store. False when there was
     nothing to read or the source cannot be read now."""
     spath = str(path)
@@ -95,12 +100,15 @@ def scan(scanner: Scanner, path: Path, row: Mapping[str, Any] | None, provider: 
         with archive.transaction():
             archive.note_foreign(spath, None if row is None else row["id"], *ident)
         return False
+    if not is_container(provider):  # a caller's mistake: only container readers come here
+        raise TypeError(f"{provider.name} reads line files, not containers")
     pkey = registry.provider_key(provider)
     state = archive.parser_state(row["id"]) if row is not None and row["provider"] == pkey else None
     # Resume at the reader's cursor; an export, a changed reader, or a state without a cursor
     # (a source rebuilt from the archive alone) is read again from the start.
-    fresh = row is None or state is None or "reader" not in state or container_of(provider) in WHOLE
-    got = provider.records(spath, None if fresh else state["reader"])
+    resume = None if row is None or state is None or "reader" not in state or provider.container in WHOLE else state
+    fresh = resume is None
+    got = provider.records(spath, None if resume is None else resume["reader"])
     if got is None:
         scanner.summary.skip("source_busy")
         return False
@@ -116,8 +124,8 @@ def scan(scanner: Scanner, path: Path, row: Mapping[str, Any] | None, provider: 
             archive.restart(source_id, pkey)
         else:
             source_id, generation = row["id"], row["generation"]
-        parser = provider.new_parser(spath, None if fresh else state.get("parser"))
-        last = records[-1].offset + 1 if records else (0 if fresh else int(row["offset"] or 0))
+        parser = provider.new_parser(spath, None if resume is None else resume.get("parser"))
+        last = records[-1].offset + 1 if records else (0 if fresh or row is None else int(row["offset"] or 0))
         done = ingest(scanner.store, source_id=source_id, generation=generation, provider=provider.name,
                       parser=parser, records=records, end=lambda: last, redactor=scanner.redactor)
         archive.advance(source_id, offset=last, parser_state={"parser": done.state, "reader": cursor},

@@ -138,10 +138,10 @@ def scan_memories(store: Store, cwd: str | None = None, *, force: bool = False) 
         scanned_at = mem.root_scanned_at(root)
         if not force and scanned_at is not None and now - scanned_at < RESCAN_SECONDS:
             continue
-        for rel in _project_files(root):
-            kind = _kind_of(rel)
-            if kind:
-                found.append((os.path.join(root, rel), kind, "project", repo_id, root, rel))
+        for rel_path in _project_files(root):
+            file_kind = _kind_of(rel_path)
+            if file_kind:
+                found.append((os.path.join(root, rel_path), file_kind, "project", repo_id, root, rel_path))
         mem.mark_root_scanned(root, repo_id, now)
     known = mem.known()
     todo = {f[0]: f for f in found}

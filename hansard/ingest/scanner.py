@@ -15,14 +15,14 @@ import hashlib
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hansard import config
 from hansard import agents as registry
+from hansard import config
 from hansard.agents.base import Provider
 from hansard.ingest import containers, reader
 from hansard.ingest.pipeline import Ingested, Progress, ScanSummary, reading_tools, write_results
@@ -30,6 +30,7 @@ from hansard.ingest.quickcheck import candidate_files, repo_transcripts
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Redactor, Store
+    from hansard.store.types import Row
 
 HEAD_HASH_BYTES = 4096
 # Files written in one transaction, up to this many bytes read or this long holding the lock.
@@ -62,7 +63,7 @@ class Plan:
     hand it to containers.py (``container``)."""
 
     path: Path
-    row: Mapping[str, Any] | None
+    row: Row | None
     provider: Provider | None = None
     stat: tuple[int, int, int] = (0, 0, 0)
     start: int = 0
@@ -118,7 +119,7 @@ class Scanner:
                     self.archive.mark_missing(p)
         return self.summary
 
-    def scan_file(self, path: Path, row: Mapping[str, Any] | None) -> Plan | None:
+    def scan_file(self, path: Path, row: Row | None) -> Plan | None:
         """What to read of one file, or None when there is nothing to (unchanged, or not a
         transcript: remembered as such)."""
         if containers.claims(path, row):

@@ -21,6 +21,7 @@ import signal
 import sys
 import threading
 import time
+import types
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -123,6 +124,7 @@ class Watcher:
 
     def run(self) -> None:
         """Until stopped: watch with file notifications where possible, else poll."""
+        watchfiles: types.ModuleType | None
         try:
             import watchfiles
         except ImportError:

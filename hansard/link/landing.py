@@ -152,8 +152,7 @@ def fill_commit_diffs(store: Store, top: str, revs: list[str]) -> int:
     for sha, path, old, patch in repo_diffs(top, revs):
         _, _, hunks = parse_unified_diff(patch)
         rows.append((sha, path, old, hunks_to_json(hunks)))
-    rows = _withheld(rows)
-    store.commit_diffs.put_many(rows)
+    store.commit_diffs.put_many(_withheld(rows))
     return len(rows)
 
 

@@ -110,8 +110,8 @@ def repo_for(store: Store, main_top: str) -> int:
             resolve_pending(store)
         return rid
     except (StoreReadOnly, StoreBusy):
-        rid = store.repos.id_by_path(main_top)
-        return -1 if rid is None else rid
+        known = store.repos.id_by_path(main_top)
+        return -1 if known is None else known
 
 
 def resolve_pending(store: Store) -> int:

@@ -112,6 +112,16 @@ class ItemSink(Protocol):
     def clear_source(self, source_id: int) -> None:
         """Every derived row read from one source, gone; its sessions stay consistent."""
     def clear_all(self) -> None: ...
+    def rebuilding(self) -> AbstractContextManager[None]:
+        """Inside the caller's transaction, around writing every derived row again (after
+        ``clear_all``): secondary indexes are built once over the finished tables on the way out."""
+    def empty(self) -> bool:
+        """No derived row has been written yet (a store before its first index)."""
+    def drop_indexes(self) -> None:
+        """Inside the caller's transaction: the non-unique indexes of the derived tables gone, for
+        a run that fills them; ``restore_indexes`` builds them again."""
+    def restore_indexes(self) -> int:
+        """Inside the caller's transaction: every missing index of the derived tables built; how many."""
     def message_index(self, provider: str, key: str) -> int | None: ...
 
 
@@ -418,4 +428,6 @@ class Store(Protocol):
     @property
     def readonly(self) -> bool: ...
 
+    def interrupt(self) -> None:
+        """Stop the statement running on another thread (a call past its deadline)."""
     def close(self) -> None: ...

@@ -248,7 +248,8 @@ def _push(local: Any, cfg: dict[str, Any], repo: str | None, server: Any) -> dic
     repo_ids = {r["root_commit"]: up.repo(r["root_commit"], r.get("remote"), r.get("name"))
                 for r in _selected(cfg, repo)}
     have = up.pushed(member_id)
-    sent, batch = [], []
+    sent: list[dict[str, Any]] = []
+    batch: list[tuple[int, dict[str, Any], dict[str, Any], str, int]] = []
     for e, item in zip(entries, listing, strict=True):
         if have.get(e["session"]["session_id"]) == e["hash"]:
             continue
