@@ -79,7 +79,7 @@ def build(root: Path) -> Demo:
     # Claude Code names a project's folder after its path, every non-alphanumeric character a '-'.
     project = re.sub(r"[^A-Za-z0-9]", "-", str(repo))
     for t in story["transcripts"]:
-        dest = homes[agents.resolve(t["home"])] / t["path"].replace("{project}", project)
+        dest = homes[agents.resolve(t["home"]) or t["home"]] / t["path"].replace("{project}", project)
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(data.joinpath(t["file"]).read_text().replace(PLACEHOLDER, as_json))
     return Demo(root, repo, story)

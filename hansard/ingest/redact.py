@@ -349,6 +349,7 @@ def detect_secrets_rules() -> list[Rule]:
     for module, cls, name, names in DS_PLUGINS:
         plugin = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), cls)
         for i, rx in enumerate(plugin.denylist):
+            extend: bytes | None  # None: the match is kept as found (Rule.extend)
             where, trim, extend = WHOLE, b"", TOKEN_CHARS
             if (module, i) in _DS_GROUP or rx.pattern.startswith(_DS_ASSIGNMENT_HEAD):
                 where, extend = GROUP, None
@@ -660,8 +661,8 @@ def redact_value(obj: Any) -> tuple[Any, int]:
             parent[k] = c = dict(v)
             stack.extend((c, kk, kk if isinstance(kk, str) else None) for kk in c)
         elif isinstance(v, (list, tuple)):
-            parent[k] = c = list(v)
-            stack.extend((c, i, None) for i in range(len(c)))
+            parent[k] = seq = list(v)
+            stack.extend((seq, i, None) for i in range(len(seq)))
     return (box[0], total) if total else (obj, 0)
 
 

@@ -165,7 +165,7 @@ def hover_markdown(ans: dict[str, Any], ln: dict[str, Any], provider_name: Calla
     sha = ln.get("commit")
     c = ans["commits"].get(sha or "")
     if c:
-        parts.append(f"commit `{sha[:7]}` \"{_md(short(c['summary'], 70))}\" ({_md(c['author'])}, {_commit_date(c)})")
+        parts.append(f"commit `{(sha or '')[:7]}` \"{_md(short(c['summary'], 70))}\" ({_md(c['author'])}, {_commit_date(c)})")
     elif kind == "uncommitted":
         parts.append("not committed yet (working tree)")
     parts.append("evidence: " + _md(evidence(ln)))

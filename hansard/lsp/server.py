@@ -23,6 +23,7 @@ client to re-request hints and lenses after a change).
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import logging
 import os
@@ -149,7 +150,7 @@ class Answers:
                 loop = asyncio.get_running_loop()
                 fut = loop.run_in_executor(self.worker, self.compute, path, data, uri, doc.version)
                 self.inflight[key] = fut
-                fut.add_done_callback(lambda f, key=key: self._done(key, f))
+                fut.add_done_callback(functools.partial(self._done, key))
             try:
                 return await asyncio.shield(fut)
             except Superseded:
@@ -271,7 +272,7 @@ async def hover(ls: HansardServer, params: T.HoverParams) -> T.Hover | None:
     if entry is None:
         return None
     ln = entry.line(params.position.line)
-    if ln is None:
+    if ln is None or entry.ans is None:
         return None
     md = marks.hover_markdown(entry.ans, ln, core.provider_name, core.evidence)
     line = params.position.line
@@ -339,7 +340,7 @@ async def why(ls: HansardServer, *args: Any) -> dict[str, Any] | None:
     """Argument: ``{"uri", "line"}`` (0-based). Returns ``{"markdown", "line"}``, the line's
     entry of the `why` contract, or null when the file has no answer."""
     entry, ln = await _line_answer(ls, args[0] if args else None)
-    if ln is None:
+    if ln is None or entry is None or entry.ans is None:
         return None if entry is None or entry.error is None else {"error": entry.error.to_dict()}
     return {"markdown": marks.hover_markdown(entry.ans, ln, core.provider_name, core.evidence), "line": ln}
 

@@ -171,7 +171,7 @@ class Runner:
         from hansard.store import open_store
         from hansard.timebounds import utc_stamp
 
-        row = dict(at=utc_stamp(), tool=tool, caller=self.opts.caller_session, outcome=outcome, error_code=code,
+        row: dict[str, Any] = dict(at=utc_stamp(), tool=tool, caller=self.opts.caller_session, outcome=outcome, error_code=code,
                    duration_ms=round(ms, 1), result_count=count,
                    query=_redacted(query) if self.opts.audit_queries else None)
         try:

@@ -35,8 +35,9 @@ from typing import Any
 
 import orjson
 
-from hansard.agents.base import JsonParser, nonempty_str as _str
-from hansard.models import Item, MessageItem, RawRecord, SessionInfo, Skip
+from hansard.agents.base import JsonParser, dict_of, str_of
+from hansard.agents.base import nonempty_str as _str
+from hansard.models import Item, MessageItem, RawRecord, Role, SessionInfo, Skip
 
 CHATGPT = "chatgpt"
 CLAUDE_WEB = "claude_web"
@@ -45,6 +46,7 @@ MIN_RUN = 3
 MIN_CHARS = 10  # a line shorter than this (after normalising) is trivial, as in why
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _TITLE_MAX = 100
+_CLAUDE_ROLES: dict[str, Role] = {"human": "user", "assistant": "assistant"}
 
 
 def _epoch(v: Any) -> str | None:
@@ -149,14 +151,14 @@ class _Parser(JsonParser):
 
 
 def _chatgpt_text(msg: dict[str, Any]) -> str:
-    content = msg.get("content") if isinstance(msg.get("content"), dict) else {}
+    content = dict_of(msg.get("content"))
     parts = content.get("parts")
     if isinstance(parts, list):
         texts = [p if isinstance(p, str) else p.get("text") if isinstance(p, dict) and isinstance(p.get("text"), str)
                  else "" for p in parts]
         text = "\n".join(t for t in texts if t)
     else:
-        text = content.get("text") if isinstance(content.get("text"), str) else ""
+        text = str_of(content.get("text"))
     if content.get("content_type") == "code" and text:
         text = f"```{content.get('language') or ''}\n{text}\n```"
     return text
@@ -193,7 +195,7 @@ def _chatgpt(conv: dict[str, Any], offset: int) -> list[Item]:
         text = _chatgpt_text(msg)
         if not text.strip():
             continue
-        meta = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
+        meta = dict_of(msg.get("metadata"))
         out.append(MessageItem(sid, _str(msg.get("id")) or node_id, role, text, _epoch(msg.get("create_time")),
                                kind="revision" if revision else "text", model=_str(meta.get("model_slug"))))
     return out
@@ -211,10 +213,10 @@ def _claude(conv: dict[str, Any], offset: int) -> list[Item]:
         if not isinstance(m, dict):
             continue
         sender = m.get("sender")
-        role = {"human": "user", "assistant": "assistant"}.get(sender) if isinstance(sender, str) else None
+        role = _CLAUDE_ROLES.get(sender) if isinstance(sender, str) else None
         if role is None:
             continue
-        text = m.get("text") if isinstance(m.get("text"), str) else ""
+        text = str_of(m.get("text"))
         if not text.strip() and isinstance(m.get("content"), list):
             text = "\n".join(b["text"] for b in m["content"] if isinstance(b, dict) and isinstance(b.get("text"), str))
         if not text.strip():
