@@ -76,3 +76,69 @@ def test_a_sessions_commit_message_is_one_of_its_intent_texts(tmp_path: Path) ->
     # the request, the commit's message (not the command, not the test run), the last answer
     assert counts["texts"] == 3
     assert sorted(enc.seen) == ["Committed.", "Fix upload retry: crashes on empty input", "Please look at the uploads."]
+
+
+def test_the_encoders_forward_pass_uses_each_layers_own_weights() -> None:
+    """MiniLMEncoder._forward against a plain layer-by-layer reference, on small random weights
+    (the real ones come with the semantic extra): every layer reads its own
+    ``encoder.layer.{i}.*`` weights. The projection used to be a closure over the loop's
+    layer prefix (ruff B023); it now takes the prefix as an argument."""
+    np = pytest.importorskip("numpy")
+    from hansard.answers.search.intent import MiniLMEncoder
+
+    rng = np.random.default_rng(26)
+    d, ff, vocab, t = 384, 1536, 50, 7
+
+    def m(*shape: int) -> object:
+        return (rng.standard_normal(shape) * 0.05).astype(np.float32)
+
+    w = {"embeddings.word_embeddings.weight": m(vocab, d), "embeddings.position_embeddings.weight": m(16, d),
+         "embeddings.token_type_embeddings.weight": m(2, d),
+         "embeddings.LayerNorm.weight": 1 + m(d), "embeddings.LayerNorm.bias": m(d)}
+    for i in range(6):
+        p = f"encoder.layer.{i}."
+        for name, (a, b) in {"attention.self.query": (d, d), "attention.self.key": (d, d),
+                             "attention.self.value": (d, d), "attention.output.dense": (d, d),
+                             "intermediate.dense": (d, ff), "output.dense": (ff, d)}.items():
+            w[p + name + ".weight"], w[p + name + ".bias"] = m(a, b), m(b)  # (in, out), as __init__ keeps them
+        for norm in ("attention.output.LayerNorm", "output.LayerNorm"):
+            w[p + norm + ".weight"], w[p + norm + ".bias"] = 1 + m(d), m(d)
+    enc = MiniLMEncoder.__new__(MiniLMEncoder)
+    enc.w = w
+    ids = rng.integers(0, vocab, (2, t))
+    mask = np.ones((2, t), np.float32)
+    mask[1, 5:] = 0  # the second text is shorter: padding masked
+
+    def norm(x, g, b):  # noqa: ANN001, ANN202
+        x = x - x.mean(-1, keepdims=True)
+        return x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-12) * g + b
+
+    def reference(row: int) -> object:
+        n = int(mask[row].sum())
+        x = (w["embeddings.word_embeddings.weight"][ids[row, :n]] + w["embeddings.position_embeddings.weight"][:n]
+             + w["embeddings.token_type_embeddings.weight"][0])
+        x = norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
+        for i in range(6):
+            layer = {k[len(f"encoder.layer.{i}."):]: v for k, v in w.items() if k.startswith(f"encoder.layer.{i}.")}
+
+            def lin(h, name, layer=layer):  # noqa: ANN001, ANN202
+                return h @ layer[name + ".weight"] + layer[name + ".bias"]
+
+            heads = []
+            q, k, v = (lin(x, f"attention.self.{s}") for s in ("query", "key", "value"))
+            for hd in range(12):
+                sl = slice(32 * hd, 32 * hd + 32)
+                a = q[:, sl] @ k[:, sl].T / np.sqrt(32.0)
+                a = np.exp(a - a.max(-1, keepdims=True))
+                heads.append((a / a.sum(-1, keepdims=True)) @ v[:, sl])
+            x = norm(x + lin(np.concatenate(heads, 1), "attention.output.dense"),
+                     layer["attention.output.LayerNorm.weight"], layer["attention.output.LayerNorm.bias"])
+            h = lin(x, "intermediate.dense")
+            h = 0.5 * h * (1.0 + np.tanh(0.7978845608 * (h + 0.044715 * h ** 3)))
+            x = norm(x + lin(h, "output.dense"), layer["output.LayerNorm.weight"], layer["output.LayerNorm.bias"])
+        pooled = x.mean(0)
+        return pooled / np.linalg.norm(pooled)
+
+    got = enc._forward(ids, mask)
+    for row in range(2):
+        assert np.allclose(got[row], reference(row), atol=1e-4)

@@ -85,24 +85,26 @@ class MiniLMEncoder:
              + w["embeddings.token_type_embeddings.weight"][0][None, None]).reshape(n * t, 384)
         x = self._norm(x, w["embeddings.LayerNorm.weight"], w["embeddings.LayerNorm.bias"])
         bias = ((1.0 - mask[:, None, None, :]) * -1e9).astype(np.float32)
+
+        # The layer's prefix is an argument, not a name the function reads from the loop: a
+        # closure over the loop variable would use whatever layer the loop reached (ruff B023).
+        def lin(h: Any, p: str, name: str) -> Any:
+            return h @ w[p + name + ".weight"] + w[p + name + ".bias"]
+
         for i in range(6):
             p = f"encoder.layer.{i}."
-
-            def lin(h: Any, name: str) -> Any:
-                return h @ w[p + name + ".weight"] + w[p + name + ".bias"]
-
-            q = lin(x, "attention.self.query").reshape(n, t, 12, 32).transpose(0, 2, 1, 3)
-            k = lin(x, "attention.self.key").reshape(n, t, 12, 32).transpose(0, 2, 3, 1)
-            v = lin(x, "attention.self.value").reshape(n, t, 12, 32).transpose(0, 2, 1, 3)
+            q = lin(x, p, "attention.self.query").reshape(n, t, 12, 32).transpose(0, 2, 1, 3)
+            k = lin(x, p, "attention.self.key").reshape(n, t, 12, 32).transpose(0, 2, 3, 1)
+            v = lin(x, p, "attention.self.value").reshape(n, t, 12, 32).transpose(0, 2, 1, 3)
             a = q @ k * np.float32(1 / np.sqrt(32.0)) + bias
             a = np.exp(a - a.max(-1, keepdims=True))
             a /= a.sum(-1, keepdims=True)
             ctx = (a @ v).transpose(0, 2, 1, 3).reshape(n * t, 384)
-            x = self._norm(x + lin(ctx, "attention.output.dense"), w[p + "attention.output.LayerNorm.weight"],
+            x = self._norm(x + lin(ctx, p, "attention.output.dense"), w[p + "attention.output.LayerNorm.weight"],
                            w[p + "attention.output.LayerNorm.bias"])
-            h = lin(x, "intermediate.dense")
+            h = lin(x, p, "intermediate.dense")
             h = 0.5 * h * (1.0 + np.tanh(0.7978845608 * (h + 0.044715 * h * h * h)))
-            x = self._norm(x + lin(h, "output.dense"), w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
+            x = self._norm(x + lin(h, p, "output.dense"), w[p + "output.LayerNorm.weight"], w[p + "output.LayerNorm.bias"])
         x = x.reshape(n, t, 384)
         pooled = (x * mask[:, :, None]).sum(1) / np.maximum(mask.sum(1, keepdims=True), 1)
         return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-9)
