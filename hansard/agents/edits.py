@@ -208,10 +208,6 @@ def _split_env_path(raw: str, env: str | None) -> tuple[str, str | None]:
     return path, env
 
 
-def _is_marker(line: str, marker: str) -> bool:
-    return line.strip() == marker
-
-
 def _anchor_of(line: str) -> str | None:
     """``@@`` -> None (no anchor); ``@@ def f():`` -> ``def f():``."""
     s = line.strip()

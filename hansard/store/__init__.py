@@ -11,6 +11,7 @@ protocols beside it without touching answer code.
 from __future__ import annotations
 
 import os
+import sqlite3
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -32,13 +33,13 @@ def open_for_reading(path: str | os.PathLike[str] | None = None) -> Store:
     return SqliteStore.open_for_reading(path)
 
 
-def as_store(store_or_db: object) -> Store:
-    """A Store as it is, or a bare SQLite connection wrapped in one (for callers that still
-    hold a connection)."""
-    if hasattr(store_or_db, "archive"):
-        return store_or_db  # type: ignore[return-value]
+def as_store(store_or_db: Store | sqlite3.Connection) -> Store:
+    """A Store as it is, or a bare SQLite connection wrapped in one. Only tests still hand a
+    connection to ``ingest.run.index`` and the answers (issue 26: a shim to remove with them)."""
+    if not isinstance(store_or_db, sqlite3.Connection):
+        return store_or_db
     from hansard.store.sqlite.store import SqliteStore
 
     db = store_or_db
-    path = next((r[2] for r in db.execute("PRAGMA database_list") if r[1] == "main"), "")  # type: ignore[attr-defined]
-    return SqliteStore(db, path)  # type: ignore[arg-type]
+    path = next((r[2] for r in db.execute("PRAGMA database_list") if r[1] == "main"), "")
+    return SqliteStore(db, path)

@@ -237,7 +237,3 @@ class SqliteSessionQueries:
 
         return unpack_record(rec[0]).decode("utf-8", "replace") if rec else None
 
-
-def find_session(db: sqlite3.Connection, ref: str) -> sqlite3.Row:
-    """For code still holding a connection: :meth:`SqliteSessionQueries.find`."""
-    return SqliteSessionQueries(db).find(ref)
