@@ -108,7 +108,7 @@ class FileHistory:
         """Every path the file had in this history (renames followed), its own included."""
         return {self.rel} | {p for c in self.commits() for p in (c.path, c.old_path) if p}
 
-    def commit(self, sha: str) -> tuple[LogEntry, list] | None:
+    def commit(self, sha: str) -> tuple[LogEntry, list[Any]] | None:
         """One commit of the file's history and its hunks (None: not in it)."""
         self.commits()
         pos = self._pos.get(sha)
