@@ -76,7 +76,7 @@ def generate() -> dict[str, str]:
             out: dict[str, str] = {}
             transcripts = []
             for path in story.transcripts:
-                for var, home in (("CLAUDE_CONFIG_DIR", "claude"), ("CODEX_HOME", "codex")):
+                for var, home in (("CLAUDE_CONFIG_DIR", "claude"), ("CODEX_HOME", "codex")):  # noqa: B007 - read after the break
                     if path.is_relative_to(os.environ[var]):
                         rel = path.relative_to(os.environ[var])
                         break

@@ -215,7 +215,8 @@ def build(root: Path) -> World:
     repo.write("src/shop/__init__.py", "")
     repo.write("src/shop/cart.py", CART_V0)
     repo.write("src/shop/checkout.py", CHECKOUT)
-    repo.write("tests/test_cart.py", "from shop.cart import Cart, add_item\n\n\ndef test_cart():\n    assert Cart().items == {}\n")
+    repo.write("tests/test_cart.py",
+               "from shop.cart import Cart, add_item\n\n\ndef test_cart():\n    assert Cart().items == {}\n")
     w.commits["initial"] = repo.commit("Initial shop", clock.next_second())
 
     # S1: two functions, todos, failing then passing pytest, commit through the shell.

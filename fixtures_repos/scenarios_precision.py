@@ -371,7 +371,8 @@ def precision_fixup_squashed(b: Build) -> Scenario:
     r.rebase_interactive("main", b.when(), todo=[f"pick {f1} LRU cache", f"fixup {fx} fixup! LRU cache"])
     squashed = r.head()
     return b.scenario(r, {
-        "cache/lru.go": b.expect(r, "cache/lru.go", b.agent(t1, squashed, 14), b.agent(t2, squashed, 3), b.agent(t1, squashed), b.agent(t2, squashed, 5)),
+        "cache/lru.go": b.expect(r, "cache/lru.go", b.agent(t1, squashed, 14), b.agent(t2, squashed, 3),
+                                 b.agent(t1, squashed), b.agent(t2, squashed, 5)),
     }, notes='''
         The squashed commit has f1's author time and the rebase's committer time; t2 came in
         between. It counts: the Codex session printed `fixup! LRU cache` for it.

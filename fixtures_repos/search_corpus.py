@@ -241,9 +241,9 @@ def _code_listing(module: str, funcs: list[str], rng: random.Random) -> str:
         arg = rng.choice(OBJECTS)
         lines += [f"def {f}({arg}, *, limit: int = {rng.randint(2, 500)}):",
                   f'    """{rng.choice(VERBS).capitalize()} the {arg}."""',
-                  f"    if not {arg}:", f"        return None",
-                  f"    out = []", f"    for i, item in enumerate({arg}):",
-                  f"        if i >= limit:", f"            break", f"        out.append(item)",
+                  f"    if not {arg}:", "        return None",
+                  "    out = []", f"    for i, item in enumerate({arg}):",
+                  "        if i >= limit:", "            break", "        out.append(item)",
                   f"    log.debug('{f} handled %d', len(out))", "    return out", ""]
     return "\n".join(f"{i + 1:4}\t{ln}" for i, ln in enumerate(lines))
 

@@ -27,13 +27,11 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import orjson
-
-UTC = timezone.utc
 
 # ---------------------------------------------------------------------------------------------
 # time and ids
@@ -519,7 +517,8 @@ class ClaudeWriter:
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write(_dumps(rec) + "\n")
 
-    def _envelope(self, kind: str, body: dict[str, Any], *, ts: str, uid: str, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    def _envelope(self, kind: str, body: dict[str, Any], *, ts: str, uid: str,
+                  extra: dict[str, Any] | None = None) -> dict[str, Any]:
         side = self.agent_id is not None
         if self.style == "1.0":
             rec: dict[str, Any] = {
@@ -1060,7 +1059,8 @@ class CodexWriter:
         if fail:
             first = plan[0]
             path = self._abs(first[0].path)
-            missing = "\n".join(r[1:] for r in _patch_hunks(first[1] or "", first[2] or "", 3)[0] if r[0] in " -") if first[0].kind == "update" else ""
+            missing = ("\n".join(r[1:] for r in _patch_hunks(first[1] or "", first[2] or "", 3)[0] if r[0] in " -")
+                       if first[0].kind == "update" else "")
             out = f"apply_patch verification failed: Failed to find expected lines in {path}:\n{missing}"
             for op, before, after, _ in plan:
                 self._record(call_id, op, "failed", before, after)
@@ -1131,8 +1131,9 @@ class CodexWriter:
         if run is not None:
             run()
         ts = self._ts()
-        self._emit("event_msg", {"type": "exec_command_end", "call_id": call_id, "process_id": str(self.ids.rng.randint(1000, 99999)),
-                                 "turn_id": self.turn_id, "command": ["/bin/bash", "-lc", cmd], "cwd": wd,
+        self._emit("event_msg", {"type": "exec_command_end", "call_id": call_id,
+                                 "process_id": str(self.ids.rng.randint(1000, 99999)), "turn_id": self.turn_id,
+                                 "command": ["/bin/bash", "-lc", cmd], "cwd": wd,
                                  "parsed_cmd": parsed_cmd or [{"type": "unknown", "cmd": cmd}], "source": "unified_exec_startup",
                                  "stdout": output, "stderr": "", "aggregated_output": output, "exit_code": exit_code,
                                  "duration": {"secs": 0, "nanos": self.ids.rng.randint(1000, 999999)},
@@ -1472,7 +1473,8 @@ class Story:
         sid = s["session"]
         path = self.repo / s["add"]["path"]
         text = s["add"]["text"]
-        patch = f"*** Begin Patch\n*** Add File: {path}\n" + "".join("+" + ln + "\n" for ln in text.splitlines()) + "*** End Patch\n"
+        patch = (f"*** Begin Patch\n*** Add File: {path}\n" + "".join("+" + ln + "\n" for ln in text.splitlines())
+                 + "*** End Patch\n")
         lines: list[dict[str, Any]] = []
 
         def add(kind: str, payload: dict[str, Any]) -> None:

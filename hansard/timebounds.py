@@ -100,7 +100,7 @@ def until_epoch(value: str | None, name: str = "until") -> float | None:
 def _text(t: dt.datetime) -> str:
     """Second precision, no zone suffix: compares correctly with stored values that carry
     milliseconds and a ``Z`` (a shorter common prefix sorts first)."""
-    return t.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+    return t.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def local_time(ts: str | None) -> str | None:
@@ -112,5 +112,5 @@ def local_time(ts: str | None) -> str | None:
     except ValueError:
         return None
     if t.tzinfo is None:
-        t = t.replace(tzinfo=dt.timezone.utc)
+        t = t.replace(tzinfo=dt.UTC)
     return t.astimezone().isoformat(timespec="seconds")

@@ -54,7 +54,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 # The corpus generator lives with the other transcript writers.
-from fixtures_repos.writers import GEN_VERSION, MB, claude_append_record, generate_corpus, code_text  # noqa: E402
+from fixtures_repos.writers import GEN_VERSION, MB, claude_append_record, code_text, generate_corpus  # noqa: E402
 
 MIB = 1 << 20
 
@@ -418,7 +418,8 @@ def run(quick: bool = False, *, corpus: str | Path | None = None, sessions: int 
                          f"{nbytes / MB:.1f} MB of records, median of {len(rixs)} runs:"
                          f" {each} MB/s; the median in"
                          f" {rix['index_s']:.1f}s (CPU: {_cpu_note(nbytes, rix)};"
-                         f" load avg {load0:.1f} -> {load1:.1f}); peak RSS writer {max(r['maxrss_kb'] for r in rixs) / 1024:.0f} MiB,"
+                         f" load avg {load0:.1f} -> {load1:.1f});"
+                         f" peak RSS writer {max(r['maxrss_kb'] for r in rixs) / 1024:.0f} MiB,"
                          f" worker {max(r['worker_maxrss_kb'] for r in rixs) / 1024:.0f} MiB"))
         rss = max(full["maxrss_kb"], full["worker_maxrss_kb"]) / 1024
         rows.append(_row("full index peak RSS", f"<= {TARGET_RSS_MIB:g} MiB", round(rss, 1), "MiB",

@@ -142,12 +142,12 @@ async def startup(world: dict[str, Any], hello: Path, rounds: int, errlog: Any) 
 
 def direct_calls(repo: Path, memory_id: str | None) -> dict[str, Any]:
     """The core function behind each tool, called in this process with the same arguments."""
-    from hansard.ingest.capture import capture
     from hansard.answers.code_history import code_history
-    from hansard.answers.work_context import work_context
     from hansard.answers.memories import get_memory, search_memories
     from hansard.answers.search.sessions import search_past_sessions
     from hansard.answers.transcript import get_past_session
+    from hansard.answers.work_context import work_context
+    from hansard.ingest.capture import capture
 
     r = str(repo)
     n = {"i": 0}

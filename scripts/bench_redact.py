@@ -55,8 +55,8 @@ def make_corpus(root: Path, mb: float, seed: int, log) -> list[Path]:
 def derived_calls(dirs: list[Path]) -> list[tuple[str, Any]]:
     """(kind, value) for every redaction call the writer would make: kind is text, value or
     lines (edit hunks)."""
-    from hansard.diffs import hunks_to_json
     from hansard import agents as registry
+    from hansard.diffs import hunks_to_json
     from hansard.ingest import reader
     from hansard.ingest.quickcheck import candidate_files
     from hansard.models import EditItem, LeafTitle, MessageItem, SessionInfo, StepsItem, ToolCallItem, ToolResultItem

@@ -156,12 +156,12 @@ def bench_meaning(db, n: int, dim: int = 256, others: bool = True) -> None:
 
     print(f"  numpy float32 top 500 by BLAS ({_blas()}): p50 {pct(_time(lambda: topk(mat @ qs[0]), 10), 50):.1f} ms")
     m16 = mat.astype(np.float16)
-    print(f"  numpy float16 exact top 500: p50 {pct(_time(lambda: topk(m16 @ qs[0].astype(np.float16)), 3), 50):.1f} ms")
+    print(f"  numpy float16 exact top 500: p50 {pct(_time(lambda m16=m16: topk(m16 @ qs[0].astype(np.float16)), 3), 50):.1f} ms")
     del m16
     m8 = np.clip(np.round(mat * 127 / np.abs(mat).max()), -127, 127).astype(np.int8)
     q8 = np.clip(np.round(qs[0] * 127 / np.abs(qs[0]).max()), -127, 127).astype(np.int8)
     print(f"  numpy int8 top 500 (int32 accumulate, a chunk at a time): p50 "
-          f"{pct(_time(lambda: topk(_int8_scores(m8, q8)), 3), 50):.1f} ms")
+          f"{pct(_time(lambda m8=m8: topk(_int8_scores(m8, q8)), 3), 50):.1f} ms")
     del m8
     try:
         import apsw
@@ -183,7 +183,7 @@ def bench_meaning(db, n: int, dim: int = 256, others: bool = True) -> None:
         load_s = time.perf_counter() - t
         sql = (f"SELECT rowid, distance FROM {table} WHERE embedding MATCH {'vec_bit(?)' if table == 'b' else '?'}"
                f" AND k = {500 if table == 'v' else 4000}")
-        lat = _time(lambda: con.execute(sql, (q,)).fetchall(), 5)
+        lat = _time(lambda sql=sql, q=q: con.execute(sql, (q,)).fetchall(), 5)
         print(f"  sqlite-vec {sqlite_vec.__version__} (apsw, vec0 {col}, brute force) top {500 if table == 'v' else 4000}:"
               f" p50 {pct(lat, 50):.1f} ms (loading {n:,} rows took {load_s:.0f} s)")
     con.close()
@@ -425,7 +425,7 @@ def main() -> None:
             lat.append((time.perf_counter() - t) * 1000)
         print(f"warm keyword search: p50 {pct(lat, 50):.1f} ms, p95 {pct(lat, 95):.1f} ms, max {max(lat):.0f} ms "
               f"(target p50 <= 40, p95 <= 120) over {len(qs)} queries")
-        slow = sorted(zip(lat, qs), reverse=True)[:3]
+        slow = sorted(zip(lat, qs, strict=True), reverse=True)[:3]
         print("  slowest: " + "; ".join(f"{q!r} {ms:.0f} ms" for ms, q in slow))
 
     # -- recent sessions in a repo ---------------------------------------------------------
@@ -476,8 +476,8 @@ def main() -> None:
         return
 
     # -- indexing does not block readers ----------------------------------------------------------
-    from hansard.ingest.run import index
     from fixtures_repos.writers import Transcript
+    from hansard.ingest.run import index
 
     tdir = store / "incoming"
     for s in range(100):

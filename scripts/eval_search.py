@@ -1,6 +1,7 @@
 """Known-item retrieval: can search find the conversation a person remembers?
 
-    python scripts/eval_search.py [--sessions 1100] [--split test|dev] [--embedder wordllama+minilm,wordllama+mpnet,wordllama,minilm]
+    python scripts/eval_search.py [--sessions 1100] [--split test|dev]
+                                  [--embedder wordllama+minilm,wordllama+mpnet,wordllama,minilm]
                                   [--tune] [--cache DIR]
 
 The corpus is ``fixtures_repos/search_corpus.py``: generated sessions written like real ones
@@ -129,7 +130,7 @@ class MPNetEncoder:
             for layer in range(12):
                 p = f"encoder.layer.{layer}."
 
-                def lin(h, name):
+                def lin(h, name, p=p):  # this layer's prefix, bound now (ruff B023)
                     return h @ w[p + name + ".weight"] + w[p + name + ".bias"]
 
                 q = lin(x, "attention.attn.q").reshape(n, t, 12, 64).transpose(0, 2, 1, 3)
@@ -282,7 +283,7 @@ class Parts:
 def score(ranked: list[list[str]], targets: list[str]) -> dict[str, float]:
     n = max(len(targets), 1)
     out = {"R@1": 0.0, "R@5": 0.0, "R@10": 0.0, "MRR": 0.0}
-    for got, want in zip(ranked, targets):
+    for got, want in zip(ranked, targets, strict=True):
         if want in got[:10]:
             r = got.index(want) + 1
             out["MRR"] += 1 / r
@@ -316,10 +317,10 @@ def tune(store, queries, emb, enc=None) -> tuple[dict, dict | None, dict]:
             for x in range(11):
                 ranked = [p.sessions("meaning", intent_weight={shape: x / 10}) for _, p in qs]
                 s = score(ranked, [q.target for q, _ in qs])
-                by_kind = [score([r for r, (q, _) in zip(ranked, qs) if q.kind == k],
+                by_kind = [score([r for r, (q, _) in zip(ranked, qs, strict=True) if q.kind == k],
                                  [q.target for q, _ in qs if q.kind == k]) for k in kinds]
                 floor = floor or by_kind
-                if all(b[m] >= f[m] - 1e-9 for b, f in zip(by_kind, floor) for m in ("R@1", "MRR")):
+                if all(b[m] >= f[m] - 1e-9 for b, f in zip(by_kind, floor, strict=True) for m in ("R@1", "MRR")):
                     results.append(((s["R@1"] + s["MRR"]) / 2, -x))
             a[shape] = -max(results)[1] / 10 if qs else 0.0
             print(f"  tuned meaning INTENT_WEIGHTS[{shape!r}] = {a[shape]} on {len(qs)} dev queries, "

@@ -56,6 +56,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from hansard.store.sqlite.codec import unpack_record  # noqa: E402 - archived records, old (zlib) or new
+
 SAMPLES = Path(os.environ.get("HANSARD_SAMPLES", ROOT.parent / "shared" / "samples"))
 CANDIDATE = (".jsonl", ".json")
 

@@ -45,8 +45,8 @@ from typing import Any
 import orjson
 
 from hansard import agents as registry
-from hansard.ingest import reader, redact
 from hansard.agents.edits import PatchError, apply_to_text, extract_patch, parse_patch, scan_headers, unwrap_patch
+from hansard.ingest import reader, redact
 from hansard.models import (
     EditItem,
     LeafTitle,

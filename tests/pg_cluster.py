@@ -25,7 +25,8 @@ def pg_bindir() -> str | None:
     found = shutil.which("initdb")
     if found:
         return os.path.dirname(os.path.realpath(found))
-    dirs = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
+    dirs = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+                  key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
     return os.path.dirname(dirs[-1]) if dirs else None
 
 

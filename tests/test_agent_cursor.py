@@ -86,9 +86,11 @@ def test_vscdb_incremental_and_rejected(tmp_path):
     cid = "c0ffee00-0000-4000-8000-000000000001"
     head = [{"bubbleId": "b1", "type": 1}, {"bubbleId": "b2", "type": 2}, {"bubbleId": "b3", "type": 2}]
     con.execute("INSERT INTO cursorDiskKV VALUES (?,?)", (f"composerData:{cid}", orjson.dumps(
-        {"_v": 10, "composerId": cid, "name": "Cents", "createdAt": 1772704800000, "fullConversationHeadersOnly": head}).decode()))
+        {"_v": 10, "composerId": cid, "name": "Cents", "createdAt": 1772704800000,
+         "fullConversationHeadersOnly": head}).decode()))
     con.execute("INSERT INTO cursorDiskKV VALUES (?,?)", (f"bubbleId:{cid}:b1", _bubble("b1", text="round to cents", btype=1)))
-    args = {"file_path": "/home/dev/shop/cart.py", "old_string": "    return sum(prices)", "new_string": "    return round(sum(prices), 2)"}
+    args = {"file_path": "/home/dev/shop/cart.py", "old_string": "    return sum(prices)",
+            "new_string": "    return round(sum(prices), 2)"}
     tf = {"name": "search_replace", "toolCallId": "call_A\nfc_x", "status": "loading", "rawArgs": orjson.dumps(args).decode()}
     con.execute("INSERT INTO cursorDiskKV VALUES (?,?)", (f"bubbleId:{cid}:b2", _bubble("b2", tf)))
     con.commit()

@@ -21,7 +21,18 @@ from hansard.agents.cursor import transcripts as cursor
 from hansard.agents.opencode import storage as opencode
 from hansard.agents.webchat import exports as webchat
 from hansard.ingest.reader import iter_jsonl
-from hansard.models import EditItem, LeafTitle, MessageItem, RawRecord, Rewind, SessionInfo, Skip, StepsItem, ToolCallItem, ToolResultItem
+from hansard.models import (
+    EditItem,
+    LeafTitle,
+    MessageItem,
+    RawRecord,
+    Rewind,
+    SessionInfo,
+    Skip,
+    StepsItem,
+    ToolCallItem,
+    ToolResultItem,
+)
 
 ITEMS = (SessionInfo, MessageItem, ToolCallItem, ToolResultItem, EditItem, StepsItem, LeafTitle, Rewind, Skip)
 N = int(os.environ.get("HANSARD_AGENT_FUZZ", "3000"))

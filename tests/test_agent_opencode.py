@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from pathlib import Path
 import sqlite3
+from pathlib import Path
 
 from agent_helpers import AGENT_SAMPLES, edits, parse_records, skips
 
@@ -78,7 +78,8 @@ def _sqlite_from_storage(db):
             con.execute("INSERT INTO message VALUES (?,?,?,?,?)", (d["id"], d["sessionID"], t, t, json.dumps(data)))
         else:
             data = {k: v for k, v in d.items() if k not in ("id", "sessionID", "messageID")}
-            con.execute("INSERT INTO part VALUES (?,?,?,?,?,?)", (d["id"], d["messageID"], d["sessionID"], t, t, json.dumps(data)))
+            con.execute("INSERT INTO part VALUES (?,?,?,?,?,?)",
+                        (d["id"], d["messageID"], d["sessionID"], t, t, json.dumps(data)))
     con.commit()
     con.close()
 

@@ -23,7 +23,8 @@ def test_chatgpt_zip_current_branch(tmp_path):
     items, _ = parse_records(webchat.PROVIDER_CHATGPT, str(z), recs)
     assert not [i for i in items if isinstance(i, EditItem)]
     [info] = [i for i in items if isinstance(i, SessionInfo)]
-    assert (info.session_id, info.provider, info.title) == ("chatgpt:6a1f0c2e-1111-4a2b-8c3d-0e1f2a3b4c5d", "chatgpt", "Slugify helper")
+    assert (info.session_id, info.provider, info.title) == \
+        ("chatgpt:6a1f0c2e-1111-4a2b-8c3d-0e1f2a3b4c5d", "chatgpt", "Slugify helper")
     msgs = [(m.key, m.kind) for m in items if isinstance(m, MessageItem)]
     assert msgs == [("n1", "text"), ("n3", "text"), ("n4", "text"), ("n2", "revision")]
 

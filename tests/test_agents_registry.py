@@ -138,10 +138,11 @@ def test_codex_shell_write_makes_lines_unknown(tool: str, tmp_path: Path, monkey
 @pytest.mark.parametrize("tool", CODEX_SHELL_NAMES)
 def test_codex_test_runs_of_every_shell_name(tool: str, tmp_path: Path) -> None:
     """Test-run detection reads the commands of Codex shell calls whatever their name."""
+    from datetime import UTC, datetime
+
+    from fixtures_repos.writers import CodexWriter
     from hansard.facts.shell import SHELL_TOOLS, shell_command
     from hansard.facts.test_runs import recognise
-    from fixtures_repos.writers import CodexWriter
-    from datetime import UTC, datetime
 
     cx = CodexWriter(tmp_path / "codex", tmp_path / "repo", None, datetime(2026, 3, 1, tzinfo=UTC))
     cx.prompt("Run the tests")

@@ -3,14 +3,14 @@ and in a linked worktree, and the editor's HEAD token moves with every commit an
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from fixtures_repos.gitrepo import GitRepo
 from hansard.git.refs import git_dirs, head_commit
 from hansard.lsp.repostate import head_token
 
-T0 = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
 
 
 def test_head_in_a_clone_and_a_linked_worktree(tmp_path: Path) -> None:

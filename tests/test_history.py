@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from fixtures_repos.history import World, build
-from hansard.errors import InvalidArgument, NotFound, UntilNotAllowed
 from hansard.answers.code_history import code_history
 from hansard.answers.work_context import work_context
+from hansard.errors import InvalidArgument, NotFound, UntilNotAllowed
 from hansard.ingest.run import index
 from hansard.store import open_store
 

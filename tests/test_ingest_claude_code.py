@@ -567,7 +567,8 @@ def test_queued_command_attachment_and_meta_tags() -> None:
         {"type": "user", "uuid": "u6", "sessionId": "s", "turnOrigin": "system",
          "message": {"content": "[Cross-session idle notice] nothing to do"}},
         {"type": "user", "uuid": "u7", "sessionId": "s", "turnOrigin": "sdk", "message": {"content": "fix the flaky test"}},
-        {"type": "user", "uuid": "u8", "sessionId": "s", "turnOrigin": "scheduled", "message": {"content": "run the nightly check"}},
+        {"type": "user", "uuid": "u8", "sessionId": "s", "turnOrigin": "scheduled",
+         "message": {"content": "run the nightly check"}},
     ]
     items, _ = feed_lines(lines)
     assert [(m.key, m.kind) for m in of(items, MessageItem)] == [

@@ -281,7 +281,8 @@ FILE_DIFF = (
 )
 
 
-def _call(call_id: str, name: str, args: dict[str, Any], status: str | None, output: str | None = None, **extra: Any) -> dict[str, Any]:
+def _call(call_id: str, name: str, args: dict[str, Any], status: str | None, output: str | None = None,
+          **extra: Any) -> dict[str, Any]:
     tc: dict[str, Any] = {"id": call_id, "name": name, "args": args, "timestamp": f"ts-{call_id}"}
     if status is not None:
         tc["status"] = status
@@ -308,13 +309,17 @@ def synthetic_log(tmp_path: Path, folder: str = "chats", kind: str = "main") -> 
         {**g1, "toolCalls": [_call("replace-1", "replace", edit_args, "executing")]},
         # re-append: the call finished; a second, rejected write_file joined the message
         {**g1, "content": "Editing app.py.", "toolCalls": [
-            _call("replace-1", "replace", edit_args, "success", "Successfully modified file: /home/u/proj/src/app.py (1 replacements).", resultDisplay=display),
-            _call("write-1", "write_file", {"file_path": "notes.md", "content": "x\n"}, "cancelled", "[Operation Cancelled] Reason: User did not allow tool call"),
+            _call("replace-1", "replace", edit_args, "success",
+                  "Successfully modified file: /home/u/proj/src/app.py (1 replacements).", resultDisplay=display),
+            _call("write-1", "write_file", {"file_path": "notes.md", "content": "x\n"}, "cancelled",
+                  "[Operation Cancelled] Reason: User did not allow tool call"),
         ]},
         # re-append again, unchanged calls: nothing may be emitted twice
         {**g1, "content": "Editing app.py.", "tokens": {"input": 1}, "toolCalls": [
-            _call("replace-1", "replace", edit_args, "success", "Successfully modified file: /home/u/proj/src/app.py (1 replacements).", resultDisplay=display),
-            _call("write-1", "write_file", {"file_path": "notes.md", "content": "x\n"}, "cancelled", "[Operation Cancelled] Reason: User did not allow tool call"),
+            _call("replace-1", "replace", edit_args, "success",
+                  "Successfully modified file: /home/u/proj/src/app.py (1 replacements).", resultDisplay=display),
+            _call("write-1", "write_file", {"file_path": "notes.md", "content": "x\n"}, "cancelled",
+                  "[Operation Cancelled] Reason: User did not allow tool call"),
         ]},
         {"id": "g2", "timestamp": "2026-02-01T10:00:09.000Z", "type": "gemini", "content": "", "thoughts": [], "toolCalls": [
             _call("sh-1", "run_shell_command", {"command": "pytest -q", "dir_path": "src"}, "success",
@@ -323,8 +328,10 @@ def synthetic_log(tmp_path: Path, folder: str = "chats", kind: str = "main") -> 
                                                       {"description": "run tests", "status": "in_progress"}]}, "success", "ok"),
             _call("write-2", "write_file", {"file_path": "/home/u/proj/NEW.md", "content": "one\ntwo\n"}, "success",
                   "Successfully created and wrote to new file: /home/u/proj/NEW.md."),
-            _call("replace-2", "replace", {"file_path": "x.py", "old_string": "a", "new_string": "b"}, "cancelled", "Request cancelled."),
-            _call("replace-3", "replace", {"file_path": "y.py", "old_string": "a", "new_string": "b"}, "error", "Failed to edit, 0 occurrences found"),
+            _call("replace-2", "replace", {"file_path": "x.py", "old_string": "a", "new_string": "b"}, "cancelled",
+                  "Request cancelled."),
+            _call("replace-3", "replace", {"file_path": "y.py", "old_string": "a", "new_string": "b"}, "error",
+                  "Failed to edit, 0 occurrences found"),
         ]},
         {"id": "w1", "timestamp": "2026-02-01T10:00:10.000Z", "type": "warning", "content": "Loop detected"},
         {"id": "e1", "timestamp": "2026-02-01T10:00:11.000Z", "type": "error", "content": "Quota exceeded"},
@@ -431,7 +438,8 @@ def test_bad_jsonl_lines_never_crash(tmp_path: Path) -> None:
         {"$set": "not a dict"},
         {"$rewindTo": 7},
         {"id": "g", "timestamp": 3, "type": "gemini", "content": 42, "toolCalls": "nope", "thoughts": {"a": 1}},
-        {"id": "g2", "type": "gemini", "content": "x", "toolCalls": [1, None, {"id": 3}, {"id": "c", "args": "str", "status": "success", "result": "s"}]},
+        {"id": "g2", "type": "gemini", "content": "x",
+         "toolCalls": [1, None, {"id": 3}, {"id": "c", "args": "str", "status": "success", "result": "s"}]},
         {"id": "z", "timestamp": "t", "type": "telepathy", "content": "?"},  # unknown message type
         {"what": "ever"},  # unknown record type
         [1, 2, 3],

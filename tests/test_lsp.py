@@ -169,7 +169,7 @@ async def test_hints_and_lenses_mark_each_block_once(demo: Any) -> None:
         assert 0 not in marked and line_of(lines, "import time") not in marked  # human lines carry none
         assert any(label.endswith("· modified") for _, label in got)
         # One mark per block: no two consecutive marked lines carry the same label.
-        assert all(not (a[0] + 1 == b[0] and a[1] == b[1]) for a, b in zip(got, got[1:]))
+        assert all(not (a[0] + 1 == b[0] and a[1] == b[1]) for a, b in zip(got, got[1:], strict=False))
         lenses = await client.text_document_code_lens_async(T.CodeLensParams(T.TextDocumentIdentifier(uri)))
         assert [(c.range.start.line, c.command.title) for c in lenses] == got
         assert lenses[0].command.command == "hansard.showConversation"
@@ -276,7 +276,8 @@ async def test_answers_change_after_a_new_transcript_is_indexed(demo: Any) -> No
                         "prompt": "document the retry settings in the README",
                         "reply": "Documented them.",
                         "edits": [{"path": "README.md", "old": "Uploads payloads with retries.\n",
-                                   "new": "Uploads payloads with retries.\n\nRetries back off exponentially, capped at `cap` seconds.\n"}]})
+                                   "new": "Uploads payloads with retries.\n\n"
+                                          "Retries back off exponentially, capped at `cap` seconds.\n"}]})
         git(demo.repo, "commit", "-qam", "Document retries")
         text = path.read_text()
         client.text_document_did_change(T.DidChangeTextDocumentParams(
@@ -291,7 +292,8 @@ async def test_a_store_indexed_by_another_process_invalidates_answers(demo: Any)
     path = demo.repo / "README.md"
     demo.do_claude({"session": "8d2e3f40-0000-4aaa-8bbb-123456789abc", "start": "2026-11-19T08:00:00.000Z",
                     "prompt": "say what the service is for", "reply": "Done.",
-                    "edits": [{"path": "README.md", "old": "# upload-service\n", "new": "# upload-service\n\nThe upload path of the shop.\n"}]})
+                    "edits": [{"path": "README.md", "old": "# upload-service\n",
+                               "new": "# upload-service\n\nThe upload path of the shop.\n"}]})
     git(demo.repo, "commit", "-qam", "Say what it is for")
     async with lsp(demo.repo, sync=False) as client:
         uri = open_doc(client, path)

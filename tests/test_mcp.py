@@ -139,7 +139,8 @@ async def test_timeout_stops_the_call(world: dict, monkeypatch: pytest.MonkeyPat
     import hansard.answers.work_context as wc
 
     def endless(store, *a, **k):
-        getattr(store, "db", store).execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c").fetchone()
+        getattr(store, "db", store).execute(
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c").fetchone()
         raise AssertionError("the endless query returned")
 
     monkeypatch.chdir(world["repo"])

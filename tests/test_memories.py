@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from hansard import agents
-from hansard.errors import NotFound
-from hansard.ingest.run import index
-from hansard.answers.memories import get_memory, search_memories
-from hansard.ingest.memory_files import scan_memories
 from fixtures_repos.writers import Transcript
+from hansard import agents
+from hansard.answers.memories import get_memory, search_memories
+from hansard.errors import NotFound
+from hansard.ingest.memory_files import scan_memories
+from hansard.ingest.run import index
 from hansard.store import open_store
 from tests.helpers import cli_json, run_cli
 
@@ -37,7 +37,8 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
     (ch / "rules" / "style.md").write_text("# Style\nPrefer small functions.\n")
     (cx / "AGENTS.md").write_text("# Codex defaults\nUse ripgrep, never grep -r.\n")
     (gh / "GEMINI.md").write_text("Gemini: answer tersely.\n")
-    (ch / "projects" / "-work-lost" / "memory" / "MEMORY.md").write_text("# Auto memory\nThe staging database is slow on Mondays.\n")
+    (ch / "projects" / "-work-lost" / "memory" / "MEMORY.md").write_text(
+        "# Auto memory\nThe staging database is slow on Mondays.\n")
     app = _git_repo(tmp_path / "app")
     (app / "CLAUDE.md").write_text("# App guidance\n\nline 3\nThe release checklist lives in docs/RELEASE.md.\nline 5\n")
     (app / ".gitignore").write_text("CLAUDE.local.md\nbuild/\n")

@@ -11,15 +11,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hansard.errors import InvalidArgument, NaiveDateTime
-from hansard.ingest.run import index, rebuild
+from fixtures_repos.writers import Transcript
 from hansard.answers.search import query as qmod
 from hansard.answers.search.hybrid import rrf
+from hansard.answers.search.sessions import cap_answer, search_past_sessions
+from hansard.errors import InvalidArgument, NaiveDateTime
+from hansard.ingest.run import index, rebuild
+from hansard.store import open_store
 from hansard.store.sqlite.search import fts_all, fts_any, fts_exclude
 from hansard.store.types import Candidate
-from hansard.answers.search.sessions import cap_answer, search_past_sessions
-from fixtures_repos.writers import Transcript
-from hansard.store import open_store
 from tests.helpers import WordsEmbedder, cli_json, run_cli
 
 HIT_FIELDS = {"session_id", "title", "provider", "message_index", "role", "kind", "excerpt", "score", "matched_by",

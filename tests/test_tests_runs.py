@@ -165,7 +165,7 @@ tests/test_retry.py:20: AssertionError
 FAILED tests/test_retry.py::test_jitter - AssertionError: too small
 ERROR tests/test_store.py::test_open
 ==================== 1 failed, 2 passed, 1 error in 0.09s ======================
-"""
+"""  # noqa: E501 - pytest's output, verbatim
 
 PYTEST_COLLECTION_ERROR = """\
 ============================= test session starts ==============================

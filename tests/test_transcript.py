@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from hansard.errors import InvalidCursor
-from hansard.ingest.run import index
 from fixtures_repos.writers import Transcript
 from hansard.answers.transcript import get_past_session
+from hansard.errors import InvalidCursor
+from hansard.ingest.run import index
 from hansard.store import open_store
 from tests.helpers import cli_json, run_cli
 

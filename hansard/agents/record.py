@@ -2,8 +2,9 @@
 
 A record is cheap to import: it names its readers (the parser objects) as ``"module:attr"``
 strings and loads them on first use, so answering a question (`hansard why`) never imports a
-parser; records are NamedTuples (immutable, and no dataclasses import on that path). Tool names are spelled exactly as the agent records them in its transcripts. Paths
-are strings, built without pathlib, for the same start-up reason.
+parser; records are NamedTuples (immutable, and no dataclasses import on that path). Tool
+names are spelled exactly as the agent records them in its transcripts. Paths are strings,
+built without pathlib, for the same start-up reason.
 """
 
 from __future__ import annotations

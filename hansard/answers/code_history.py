@@ -19,11 +19,11 @@ from hansard.answers.budget import fit_budget
 from hansard.answers.evidence import similarity
 from hansard.answers.session_facts import live_sessions, session_tests
 from hansard.answers.why import explain, parse_target, resolve_target
-from hansard.render import whose
 from hansard.errors import NotFound, UntilNotAllowed
 from hansard.git.run import git_text
 from hansard.link.landing import FileCommit, commit_diff, edit_hashes, edit_landed_in, file_commits
 from hansard.link.repos import repo_for
+from hansard.render import whose
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
@@ -324,7 +324,7 @@ def touched_lines(hunks: list[list[Any]]) -> list[int]:
     """Post-edit line numbers an edit changed: its added lines, and for removed lines the
     lines on either side of where they were."""
     out: list[int] = []
-    for old_start, old_lines, new_start, new_lines, lines in hunks:
+    for _old_start, _old_lines, new_start, _new_lines, lines in hunks:
         if new_start is None:
             continue
         ln = new_start

@@ -314,7 +314,7 @@ class FileHistory:
         hashes = set(got)
         if None in hashes:
             hashes.discard(None)
-            hashes.update(textnorm.line_hash(x) for x, h in zip(texts, got) if h is None)
+            hashes.update(textnorm.line_hash(x) for x, h in zip(texts, got, strict=True) if h is None)
         self._blob_hashes[bid] = hashes  # type: ignore[assignment]
 
     def _replay(self, todo: list[str], asks: dict[str, set[int]] | None = None) -> list[str]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from collections import namedtuple
 
-
 ZERO = "0" * 40
 _HEX = b"0123456789abcdef"
 

@@ -4,9 +4,9 @@ ingest pipeline (hansard/ingest/pipeline.py).
 Always true after a scan of a file, in one transaction (shared with other files read just
 before or after it, each in a savepoint of its own): its new complete lines are in the
 archive, their items are applied, and the source row holds the offset just past them and
-the parser state to resume from; a file's rows are never split between transactions. A half-written last line is left for the next scan. A file
-that shrank or was rewritten gets a new archive generation, and its derived rows are
-replaced. Nothing here raises on a bad file: problems become counted skips.
+the parser state to resume from; a file's rows are never split between transactions. A
+half-written last line is left for the next scan. A file that shrank or was rewritten gets a
+new archive generation, and its derived rows are replaced. Nothing here raises on a bad file: problems become counted skips.
 """
 
 from __future__ import annotations

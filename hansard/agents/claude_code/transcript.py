@@ -302,8 +302,8 @@ def _small_input(name: str, inp: dict[str, Any]) -> dict[str, Any]:
     """The part of a tool input needed once its result arrives, capped in size."""
     base = _base_tool(name)
     if base in _EDIT_TOOLS:
-        keep: dict[str, Any] = {k: inp[k] for k in ("file_path", "notebook_path", "old_string", "new_string", "replace_all", "content",
-                                    "edits", "edit_mode", "new_source") if k in inp}
+        keep: dict[str, Any] = {k: inp[k] for k in ("file_path", "notebook_path", "old_string", "new_string",
+                                                    "replace_all", "content", "edits", "edit_mode", "new_source") if k in inp}
         if len(orjson.dumps(keep, default=str)) > _MAX_PENDING_TEXT:
             keep = {k: keep[k] for k in ("file_path", "notebook_path", "edit_mode") if k in keep}
         return keep
@@ -548,7 +548,8 @@ class ClaudeCodeParser:
         if rtype == "attachment":
             return self._attachment(obj, record)
         if rtype in _IGNORED_TYPES:
-            if _s(obj.get("sessionId")) and (obj.get("cwd") or obj.get("timestamp") or _s(obj.get("sessionId")) not in self.sessions):
+            sid_ = _s(obj.get("sessionId"))
+            if sid_ and (obj.get("cwd") or obj.get("timestamp") or sid_ not in self.sessions):
                 # Still a fact about the session (first sight, start time, cwd).
                 _sid, items = self._route(obj)
                 return items

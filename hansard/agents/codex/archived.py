@@ -22,7 +22,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hansard.agents.codex.rollout import PROVIDER as ROLLOUT, CodexParser
+from hansard.agents.codex.rollout import PROVIDER as ROLLOUT
+from hansard.agents.codex.rollout import CodexParser
 from hansard.models import RawRecord
 from hansard.zstdlib import MAGIC, zstd
 

@@ -283,7 +283,7 @@ def vscdb_records(path: str, cursor: dict[str, Any] | None) -> tuple[list[RawRec
     bubbles.sort(key=bubble_key)
     seq = int(cur.get("seq") or 0)
     out: list[RawRecord] = []
-    for rowid, key, value in composers + bubbles:
+    for _rowid, key, value in composers + bubbles:
         if isinstance(value, bytes):
             try:
                 value = value.decode("utf-8")

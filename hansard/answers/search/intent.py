@@ -41,8 +41,8 @@ INTENT_TEXTS = 2
 # Words that open a question about past work and say nothing of its subject.
 ASKING = frozenset("did do does we you i ive weve fix fixed the a an what which how why when was were is are have has "
                    "ever already about any our".split())
-_COMMIT_MESSAGE = re.compile(r"""(?:^|\s)(?:-[a-zA-Z]*m|--message)(?:\s+|=)(?:"\$\(cat <<-?'?(\w+)'?\n(.*?)\n\s*\1|'([^']*)'|"((?:[^"\\]|\\.)*)")""",
-                             re.S)
+_COMMIT_MESSAGE = re.compile(r"""(?:^|\s)(?:-[a-zA-Z]*m|--message)(?:\s+|=)"""
+                             r"""(?:"\$\(cat <<-?'?(\w+)'?\n(.*?)\n\s*\1|'([^']*)'|"((?:[^"\\]|\\.)*)")""", re.S)
 _TRAILER = re.compile(r"^\s*(?:[\w-]+-by:|.*generated with)", re.I)
 
 
@@ -202,10 +202,12 @@ def build_intent_vectors(index: Any, encoder: Any, *, batch: int = 256, max_seco
         uniq = list(dict.fromkeys(hashes))
         have = index.known_texts(encoder.id, uniq)
         todo = [h for h in uniq if h not in have]
-        text_of = dict(zip(hashes, texts))
+        text_of = dict(zip(hashes, texts, strict=True))
         vecs = encoder.embed([text_of[h] for h in todo]) if todo else np.zeros((0, encoder.dim), np.float32)
-        index.add_intent_vectors(encoder.id, [(h, np.asarray(v, np.float16).tobytes()) for h, v in zip(todo, vecs)],
-                                 [(mid, sid, h) for (mid, sid, _), h in zip(rows, hashes)], rows[-1][0], utc_stamp())
+        index.add_intent_vectors(encoder.id,
+                                 [(h, np.asarray(v, np.float16).tobytes()) for h, v in zip(todo, vecs, strict=True)],
+                                 [(mid, sid, h) for (mid, sid, _), h in zip(rows, hashes, strict=True)], rows[-1][0],
+                                 utc_stamp())
         counts["texts"] += len(rows)
         counts["embedded"] += len(todo)
         if progress:
@@ -268,5 +270,5 @@ def intent_candidates(index: Any, query: str, f: Any, k: int, encoder: Any) -> t
     from hansard.answers.search.meaning import first_passing
 
     hits: list[tuple[int, int, float]] = first_passing(index, best, f, k)
-    length = dict(zip(ii.ids.tolist(), ii.lengths.tolist()))
+    length = dict(zip(ii.ids.tolist(), ii.lengths.tolist(), strict=True))
     return hits, {m: (0, int(length[m])) for m, _, _ in hits}

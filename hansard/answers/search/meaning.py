@@ -25,9 +25,10 @@ is cut into passages of about ``PASSAGE_CHARS`` at paragraph, line or sentence e
 so one vector for a long message blurs its topics together; a hit's ``similarity`` is that of
 its best passage. Only conversation is embedded: the person's requests, the agent's answers
 and reasoning, compaction summaries; tool output is left to keyword search. ``build_vectors``
-works through new messages in small batches, each its own short transaction, so readers and the indexer never wait long; ``start_background_build``
-runs it in a detached ``hansard embed`` process. A search never waits for it: with no
-vectors yet it falls back to keyword search and says so in ``mode_notice``. Searches map the
+works through new messages in small batches, each its own short transaction, so readers and
+the indexer never wait long; ``start_background_build`` runs it in a detached ``hansard embed``
+process. A search never waits for it: with no vectors yet it falls back to keyword search and
+says so in ``mode_notice``. Searches map the
 vectors from a copy beside the store (:mod:`vector_cache`), which the builder writes after each
 run (else the first search that finds it missing or stale), so a new process does not read them
 all from SQLite.
@@ -226,10 +227,10 @@ def build_vectors(index: Any, embedder: Embedder, *, batch: int = BATCH, max_sec
         uniq = list(dict.fromkeys(hashes))
         have = index.known_texts(model, uniq)
         todo = [h for h in uniq if h not in have]
-        text_of = {h: sp[3] for h, sp in zip(hashes, spans)}
+        text_of = {h: sp[3] for h, sp in zip(hashes, spans, strict=True)}
         vecs = embedder.embed([text_of[h] for h in todo]) if todo else np.zeros((0, embedder.dim), np.float32)
-        index.add_vectors(model, [(h, np.asarray(v, np.float16).tobytes()) for h, v in zip(todo, vecs)],
-                          [(sp[0], sp[1], sp[2], h) for sp, h in zip(spans, hashes)], rows[-1][0], _written_at())
+        index.add_vectors(model, [(h, np.asarray(v, np.float16).tobytes()) for h, v in zip(todo, vecs, strict=True)],
+                          [(sp[0], sp[1], sp[2], h) for sp, h in zip(spans, hashes, strict=True)], rows[-1][0], _written_at())
         counts["messages"] += len(rows)
         counts["passages"] += len(spans)
         counts["embedded"] += len(todo)
@@ -255,7 +256,7 @@ def _written_at() -> str:
     (vector_cache) must not leave the stamp as it was (it did with whole seconds)."""
     import datetime as dt
 
-    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def take_embed_lock() -> int | None:
@@ -484,7 +485,7 @@ def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedde
     rows, sims = vi.top(qv, max(k * 5, 500))
     cand: list[tuple[int, float]] = []
     spans: dict[int, tuple[int, int]] = {}
-    for r, sim in zip(rows.tolist(), sims.tolist()):
+    for r, sim in zip(rows.tolist(), sims.tolist(), strict=True):
         mid = int(vi.ids[r])
         if mid not in spans:  # best passage of each message first
             spans[mid] = (int(vi.starts[r]), int(vi.ends[r]))

@@ -246,7 +246,7 @@ def build_hits(index: Any, ranked: list[tuple[Candidate, str, float | None]], q:
             more.append(h)
         if key is not None:
             by_rev[(sid, key)] = h
-    for h in hits + [m for h in hits for m in h.get("more_hits", [])]:
+    for h in hits + [m for x in hits for m in x.get("more_hits", [])]:
         if "revisions" in h and len(h["revisions"]) < 2:
             del h["revisions"]
             h.pop("latest_revision", None)

@@ -169,7 +169,7 @@ def _write(index: Any, model: str, where: Path, old: Cached | None) -> dict[str,
     if old is not None and len(old.ids):
         keys = index.passage_keys()
         reuse = dict(zip(np.ascontiguousarray(old.hashes).view(f"V{HASH_BYTES}")[:, 0].tolist(),
-                         range(len(old.ids))))
+                         range(len(old.ids)), strict=True))
         missing = {k[3] for k in keys} - reuse.keys()
         if len(missing) > len(keys) // 2:
             keys, reuse = None, {}  # mostly new texts: one pass over the join is cheaper
@@ -233,10 +233,10 @@ def _block(buf: list[Any], dim: int) -> tuple[Any, ...]:
 
     zero = bytes(dim * 2)
     ok = [r[4] is not None and len(r[4]) == dim * 2 for r in buf]
-    ids = np.fromiter((r[0] if good else -1 for r, good in zip(buf, ok)), np.int64, len(buf))
+    ids = np.fromiter((r[0] if good else -1 for r, good in zip(buf, ok, strict=True)), np.int64, len(buf))
     starts = np.fromiter((r[1] for r in buf), np.int64, len(buf))
     ends = np.fromiter((r[2] for r in buf), np.int64, len(buf))
-    mat = np.frombuffer(b"".join(r[4] if good else zero for r, good in zip(buf, ok)),
+    mat = np.frombuffer(b"".join(r[4] if good else zero for r, good in zip(buf, ok, strict=True)),
                         np.float16).reshape(len(buf), dim).astype(np.float32)
     hashes = np.frombuffer(b"".join(_hash16(r[3]) for r in buf), np.uint8).reshape(len(buf), HASH_BYTES)
     return ids, starts, ends, mat, hashes

@@ -25,7 +25,8 @@ _MIGRATE_LOCK = 0x68616E73
 
 
 def _unreachable(exc: BaseException) -> TeamUnreachable:
-    return TeamUnreachable(f"the team server cannot be reached: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}")
+    text = str(exc).strip()
+    return TeamUnreachable(f"the team server cannot be reached: {text.splitlines()[0] if text else type(exc).__name__}")
 
 
 @contextlib.contextmanager

@@ -340,7 +340,7 @@ def m005_memories() -> str:
             repo_id INTEGER,
             scanned_at REAL NOT NULL          -- unix time of the last full look
         );
-        """
+        """  # noqa: E501 - the schema text as stored (sqlite_master keeps its comments)
     )
 
 
