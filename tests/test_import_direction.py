@@ -58,11 +58,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         " runs the pipeline's steps in order, ingest.run calls link",
     ("hansard.ingest.run", "hansard.link.repos"):
         "as above: resolve_pending links the sessions and edits an index run wrote",
-    ("hansard.store.sqlite.memories", "hansard.answers.search.query"):
-        "type-only: the parsed search query (Query) is defined with the query parser in answers; it"
-        " belongs beside SearchFilters in hansard/store/types.py",
-    ("hansard.store.sqlite.search", "hansard.answers.search.query"):
-        "type-only, as above (Query, Term)",
     ("hansard.answers.code_history", "hansard.render"):
         "whose(): answers still format who wrote a line; rendering moves to render/ (issue 26, item 3)",
     ("hansard.answers.work_context", "hansard.render"):

@@ -1,5 +1,6 @@
 """Value types that cross the store boundary, the same for every engine: what a search is
-narrowed to (:class:`SearchFilters`), what a row promises (:class:`Row`) and what a keyword look-up returns (:class:`Candidate`).
+narrowed to (:class:`SearchFilters`), a parsed query (:class:`Query`, :class:`Term`), what a
+row promises (:class:`Row`) and what a keyword look-up returns (:class:`Candidate`).
 
 They hold store terms (repository rows, session rows, stored-time text), never SQL; each
 engine turns a ``SearchFilters`` into its own conditions.
@@ -7,9 +8,12 @@ engine turns a ``SearchFilters`` into its own conditions.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # what unicode61 keeps as a token (roughly)
 
 
 class Row(Protocol):
@@ -53,3 +57,56 @@ class Candidate:
     coverage: int = 0
     via: set[str] = field(default_factory=set)  # text | tool_input | trigram
     score: float = 0.0
+
+
+# --- a parsed search query (hansard.answers.search.query.parse makes one) ---
+
+
+@dataclass(frozen=True)
+class Term:
+    text: str               # as the user wrote it, trimmed
+    phrase: bool = False    # came from quotes
+    prefix: bool = False    # trailing *
+    identifier: bool = False
+
+    @property
+    def words(self) -> list[str]:
+        return _WORD.findall(self.text)
+
+    def substring(self) -> str | None:
+        """The term's longest stretch without ``%`` or ``_`` (wildcards of SQL's LIKE) of at
+        least 3 characters (one trigram): what a substring index can look up, or None. Rows
+        found through it still have to contain the whole term (:meth:`occurs_in`)."""
+        pieces = [p for p in self.text.replace("%", "_").split("_") if len(p) >= 3]
+        return max(pieces, key=len) if pieces else None
+
+    def occurs_in(self, text: str) -> bool:
+        return self.text.casefold() in text.casefold()
+
+
+@dataclass
+class Query:
+    raw: str
+    groups: list[list[Term]] = field(default_factory=list)  # AND of ORs
+    exclude: list[Term] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)        # stopwords left out
+
+    @property
+    def empty(self) -> bool:
+        return not self.groups
+
+    def terms(self) -> list[Term]:
+        return [t for g in self.groups for t in g]
+
+    def identifiers(self) -> list[tuple[int, Term]]:
+        """(group index, term) for every term worth a substring look-up."""
+        return [(i, t) for i, g in enumerate(self.groups) for t in g if t.identifier and t.substring()]
+
+    def highlight_words(self) -> list[str]:
+        """Lower-cased words to mark in excerpts."""
+        out: list[str] = []
+        for t in self.terms():
+            if t.identifier:
+                out.append(t.text.casefold())
+            out.extend(w.casefold() for w in t.words)
+        return sorted(set(out), key=len, reverse=True)

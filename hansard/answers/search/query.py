@@ -1,7 +1,8 @@
 """User query text -> a parsed query: terms, phrases, alternatives, exclusions. Never raises,
-whatever the text. Engine-neutral: each store turns a :class:`Query` into its own index
-expressions (the SQLite store: :mod:`hansard.store.sqlite.search`), always quoting every term,
-so no user text is ever index syntax.
+whatever the text. Engine-neutral: each store turns a :class:`~hansard.store.types.Query`
+(defined with the store's other boundary types) into its own index expressions (the SQLite
+store: :mod:`hansard.store.sqlite.search`), always quoting every term, so no user text is ever
+index syntax.
 
 Syntax, kept small on purpose:
 
@@ -25,7 +26,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+
+from hansard.store.types import Query, Term
 
 # Words a message "covers" by accident. Kept short: only words that are in most messages.
 STOPWORDS = frozenset(
@@ -35,59 +37,8 @@ STOPWORDS = frozenset(
 )
 
 _TRIM = "()[]{}<>,;!?'`\u201c\u201d\u2018\u2019"
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)  # what unicode61 keeps as a token (roughly)
 _IDENT_PUNCT = re.compile(r"[_./:\\#@$-]")
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Za-z]\d|\d[A-Za-z]")
-
-
-@dataclass(frozen=True)
-class Term:
-    text: str               # as the user wrote it, trimmed
-    phrase: bool = False    # came from quotes
-    prefix: bool = False    # trailing *
-    identifier: bool = False
-
-    @property
-    def words(self) -> list[str]:
-        return _WORD.findall(self.text)
-
-    def substring(self) -> str | None:
-        """The term's longest stretch without ``%`` or ``_`` (wildcards of SQL's LIKE) of at
-        least 3 characters (one trigram): what a substring index can look up, or None. Rows
-        found through it still have to contain the whole term (:meth:`occurs_in`)."""
-        pieces = [p for p in self.text.replace("%", "_").split("_") if len(p) >= 3]
-        return max(pieces, key=len) if pieces else None
-
-    def occurs_in(self, text: str) -> bool:
-        return self.text.casefold() in text.casefold()
-
-
-@dataclass
-class Query:
-    raw: str
-    groups: list[list[Term]] = field(default_factory=list)  # AND of ORs
-    exclude: list[Term] = field(default_factory=list)
-    dropped: list[str] = field(default_factory=list)        # stopwords left out
-
-    @property
-    def empty(self) -> bool:
-        return not self.groups
-
-    def terms(self) -> list[Term]:
-        return [t for g in self.groups for t in g]
-
-    def identifiers(self) -> list[tuple[int, Term]]:
-        """(group index, term) for every term worth a substring look-up."""
-        return [(i, t) for i, g in enumerate(self.groups) for t in g if t.identifier and t.substring()]
-
-    def highlight_words(self) -> list[str]:
-        """Lower-cased words to mark in excerpts."""
-        out: list[str] = []
-        for t in self.terms():
-            if t.identifier:
-                out.append(t.text.casefold())
-            out.extend(w.casefold() for w in t.words)
-        return sorted(set(out), key=len, reverse=True)
 
 
 def _is_identifier(text: str) -> bool:

@@ -50,8 +50,8 @@ from hansard.store.types import Candidate, SearchFilters
 from hansard.timebounds import local_time, since_text, until_text
 
 if TYPE_CHECKING:
-    from hansard.answers.search.query import Query
     from hansard.store.interfaces import Store
+    from hansard.store.types import Query
 
 MODES = ("keyword", "meaning", "hybrid")
 MAX_ANSWER_CHARS = 30_000

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from hansard.store.sqlite.db import _typed, like_escape, marks, transaction
 
 if TYPE_CHECKING:
-    from hansard.answers.search.query import Query
+    from hansard.store.types import Query
 
 _BASE = ("SELECT m.*, r.path AS repo_path, v.text AS text FROM memories m JOIN memory_versions v ON v.id=m.version_id"
          " LEFT JOIN repos r ON r.id=m.repo_id")

@@ -27,7 +27,7 @@ from hansard.store.sqlite.sessions import roles_sql
 from hansard.store.types import Candidate, SearchFilters
 
 if TYPE_CHECKING:
-    from hansard.answers.search.query import Query, Term
+    from hansard.store.types import Query, Term
 
 _WORDS = re.compile(r"[^\W_]+", re.UNICODE)
 
@@ -418,7 +418,7 @@ class SqliteSearchIndex:
     def keyword_candidates(self, q: Query, f: SearchFilters, k: int) -> tuple[list[Candidate], int, bool]:
         """The ranked candidates (best first), the number of sessions with a matching message
         (counted up to a cap, or estimated on a very common word), and whether it is exact. ``q`` is a parsed query
-        (:class:`hansard.answers.search.query.Query`)."""
+        (:class:`hansard.store.types.Query`)."""
         return keyword_candidates(self.db, q, f, k)
 
     def recent_candidates(self, f: SearchFilters, k: int, per_session: int) -> list[Candidate]:
