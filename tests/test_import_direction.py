@@ -16,7 +16,8 @@ The order, from shared/DESIGN.md's data flow (agent homes -> archive -> parse ->
 - adapters: the CLI, the MCP and language servers and the demo, which call all of the above.
 
 ``ALLOWED`` lists each import against the flow that exists today and why; an entry whose import
-has gone must leave the list.
+has gone must leave the list. ``ENGINE_ALLOWED`` does the same for code outside hansard/store
+that names a store engine (SQLite or PostgreSQL) instead of the protocols.
 """
 
 from __future__ import annotations
@@ -155,3 +156,40 @@ def test_the_checker_sees_a_backward_import(tmp_path: Path) -> None:
             "hansard/store/s.py:1", "hansard/store/s.py:2", "hansard/store/s.py:3"]}
     finally:
         ROOT = saved
+
+
+# Outside hansard/store, who may name an engine (hansard.store.sqlite / hansard.store.postgres)
+# rather than the protocols: (importing module, imported module) -> why.
+ENGINE_ALLOWED: dict[tuple[str, str], str] = {
+    ("hansard.cli", "hansard.store.sqlite.doctor"):
+        "`hansard doctor` checks the SQLite file itself (integrity, WAL, permissions): an engine's own tool",
+    ("hansard.ingest.run", "hansard.store.sqlite.doctor"):
+        "`hansard doctor --rebuild` salvages a damaged SQLite file's archive before reindexing it",
+    ("hansard.team", "hansard.store.postgres.store"): "the team store is opened here (issue 26, item 1)",
+    ("hansard.team", "hansard.store.sqlite.team_copy"): "the local copy of team sessions (item 1)",
+    ("hansard.team", "hansard.store.postgres.queries"): "TeamQueries, until PostgreSQL implements the protocols (item 1)",
+    ("hansard.team.search", "hansard.store.postgres.store"): "team search over tsvector and vectors (item 1)",
+    ("hansard.team.search", "hansard.store.sqlite.team_copy"): "the local copy of team sessions (item 1)",
+    ("hansard.team.commands", "hansard.store.postgres.store"): "a push hashes sessions as the server does (item 1)",
+    ("hansard.team.commands", "hansard.store.sqlite.team_copy"): "a pull writes the local copy (item 1)",
+}
+
+
+def engine_imports() -> dict[tuple[str, str], list[str]]:
+    out: dict[tuple[str, str], list[str]] = {}
+    for path in _files():
+        src = _module(path)
+        if src.startswith("hansard.store"):
+            continue
+        for line, target in _imports(path):
+            if target.startswith(("hansard.store.sqlite", "hansard.store.postgres")):
+                out.setdefault((src, target), []).append(f"{path.relative_to(ROOT)}:{line}")
+    return out
+
+
+def test_only_the_store_names_an_engine() -> None:
+    """Ingest, link and the answers work through hansard.store.interfaces; a store is opened by
+    hansard.store.open_store. Naming an engine outside the store needs an entry and a reason."""
+    found = engine_imports()
+    assert {pair: where for pair, where in found.items() if pair not in ENGINE_ALLOWED} == {}
+    assert [pair for pair in ENGINE_ALLOWED if pair not in found] == [], "the import is gone: drop its entry"

@@ -15,6 +15,14 @@ from typing import Any, Protocol
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # what unicode61 keeps as a token (roughly)
 
+INTENT_CHARS = 1000  # of an intent text, embedded (the encoder reads 128 tokens at most)
+
+
+def intent_key(model: str) -> str:
+    """The intent encoder's mark among the vector marks (``skip_vectors_to``), apart from any
+    passage embedder's."""
+    return "intent:" + model
+
 
 class Row(Protocol):
     """A result row, indexable by column name: a ``sqlite3.Row``, a psycopg dict row, a dict.

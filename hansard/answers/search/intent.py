@@ -187,7 +187,7 @@ def build_intent_vectors(index: Any, encoder: Any, *, batch: int = 256, max_seco
     import numpy as np
 
     from hansard.answers.search.meaning import text_hash
-    from hansard.store.sqlite.search import INTENT_CHARS, intent_key
+    from hansard.store.types import INTENT_CHARS, intent_key
     from hansard.timebounds import utc_stamp
 
     t0 = time.monotonic()

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from hansard.store.sqlite.db import like_escape, marks
 from hansard.store.sqlite.sessions import roles_sql
-from hansard.store.types import Candidate, SearchFilters
+from hansard.store.types import INTENT_CHARS, Candidate, SearchFilters, intent_key
 
 if TYPE_CHECKING:
     from hansard.store.types import Query, Term
@@ -401,13 +401,6 @@ INTENT = ("length(m.text) >= 8 AND ((m.role='user' AND m.kind='text') OR m.kind=
           " OR (m.role='assistant' AND m.kind='text' AND m.id = (SELECT MAX(x.id) FROM messages x"
           " WHERE x.session_id=m.session_id AND x.role='assistant' AND x.kind='text'))"
           " OR (m.kind='tool_use' AND m.text LIKE '%git commit%'))")
-INTENT_CHARS = 1000  # of an intent text, embedded (the encoder reads 128 tokens at most)
-
-
-def intent_key(model: str) -> str:
-    """The intent encoder's row in vector_progress, apart from any passage embedder's."""
-    return "intent:" + model
-
 
 class SqliteSearchIndex:
     def __init__(self, db: sqlite3.Connection) -> None:
