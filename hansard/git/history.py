@@ -233,3 +233,26 @@ def repo_diffs(top: str, revs: list[str]) -> list[tuple[str, str, str | None, st
         for (name, old), section in zip(names, sections, strict=True):
             rows.append((sha.strip(), name, old, section))
     return rows
+
+
+def repo_log(top: str, rev: str = "HEAD") -> list[tuple[LogEntry, list[tuple[str | None, str, str | None]]]]:
+    """Every commit of ``rev``'s history, newest first, with the files it changed against its
+    first parent as (old name or None, name, blob after or None for a deletion), renames found,
+    from one `git log --raw` (merges list no files)."""
+    out = git_text(["log", "-M", "--raw", "--no-abbrev", "--format=%x00%H%x1f%P%x1f%ct%x1f%an%x1f%s", rev, "--"],
+                   top, timeout=600)
+    commits: list[tuple[LogEntry, list[tuple[str | None, str, str | None]]]] = []
+    for block in out.split("\x00")[1:]:
+        head, _, raw = block.partition("\n")
+        sha, parents, ct, author, summary = (head.split("\x1f") + [""] * 5)[:5]
+        files = []
+        for line in raw.splitlines():
+            if not line.startswith(":"):
+                continue
+            meta, _, names = line.partition("\t")
+            fields = meta.split()
+            parts = names.split("\t")
+            blob = None if fields[3].strip("0") == "" else fields[3]
+            files.append((parts[0] if len(parts) > 1 else None, parts[-1], blob))
+        commits.append((LogEntry(sha, None, None, None, parents.split(), int(ct or 0), author, summary), files))
+    return commits
