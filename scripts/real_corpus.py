@@ -62,7 +62,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-BUILD_VERSION = 3
+BUILD_VERSION = 4
 SOURCES = {"entire-graph": "entireio/entire-graph", "marvin": "entireio/marvin", "cli": "entireio/cli"}
 CHECKPOINTS = "refs/heads/entire/checkpoints/v1"
 TRAILER = re.compile(r"^Entire-Checkpoint:\s*([0-9a-f]{12})\s*$", re.M)
@@ -244,6 +244,7 @@ def assemble(copies: list[dict], blobs: Blobs) -> tuple[bytes | None, dict]:
     kind = None
     order = sorted(copies, key=lambda c: (c["at"], c["checkpoint"], c["folder"]))
     newest_missing = False
+    used_until = None
     for i, c in enumerate(order):
         parts = [blobs.get(s) for s in c["chunks"]]
         if not parts or any(p is None for p in parts):
@@ -257,6 +258,7 @@ def assemble(copies: list[dict], blobs: Blobs) -> tuple[bytes | None, dict]:
         kind = kind or k
         newest_missing = False
         used += 1
+        used_until = c["at"]
         if k in ("gemini", "opencode") and data.lstrip()[:1] == b"{" and _is_document(data):
             try:
                 n = len(json.loads(data).get("messages") or [])
@@ -279,7 +281,7 @@ def assemble(copies: list[dict], blobs: Blobs) -> tuple[bytes | None, dict]:
                     out.append(x)
                     seen.add(x)
     info = {"copies": len(copies), "copies_used": used, "copies_missing": missing,
-            "newest_missing": newest_missing, "agent": kind}
+            "newest_missing": newest_missing, "agent": kind, "used_until": used_until}
     if doc_best is not None:
         return doc_best[2], info
     return (b"\n".join(out) + b"\n") if out else None, info
@@ -511,6 +513,7 @@ def build(name: str, snap: Path, head: str, main: str, out: Path, marker: dict, 
     checkpoints, copies = read_checkpoints(snap, blobs)
     home = out / "home"
     hansard_ids: dict[str, list[str]] = {}
+    used_until: dict[str, datetime] = {}
     per_agent: collections.Counter[str] = collections.Counter()
     notes: collections.Counter[str] = collections.Counter()
     edit_paths: collections.Counter[str] = collections.Counter()
@@ -546,6 +549,7 @@ def build(name: str, snap: Path, head: str, main: str, out: Path, marker: dict, 
         total_bytes += len(data)
         per_agent[kind] += 1
         hansard_ids[esid] = ids
+        used_until[esid] = info["used_until"]
         edit_paths.update(paths)
         all_cwds.update(cwds)
     blobs.close()
@@ -558,10 +562,15 @@ def build(name: str, snap: Path, head: str, main: str, out: Path, marker: dict, 
 
     # checkpoint -> sessions, and the commits that name them
     cp_sessions: dict[str, set[str]] = collections.defaultdict(set)
+    cut: dict[str, set[str]] = collections.defaultdict(set)  # checkpoint -> sessions read only up to before it
     for esid, cs in copies.items():
         for c in cs:
             cp_sessions[c["checkpoint"]].add(esid)
     group_of = {c["entire_session"]: g for g, cs in grouped.items() for c in cs}
+    for g, cs in grouped.items():
+        for c in cs:
+            if g in used_until and c["at"] > used_until[g]:
+                cut[c["checkpoint"]].add(c["entire_session"])
     truth = {}
     referenced: set[str] = set()
     for sha in sorted(trailered):
@@ -571,7 +580,9 @@ def build(name: str, snap: Path, head: str, main: str, out: Path, marker: dict, 
         truth[sha] = {"checkpoints": ids, "missing_checkpoints": [c for c in ids if c not in checkpoints],
                       "entire_sessions": es,
                       "sessions": sorted({h for s in es for h in hansard_ids.get(group_of[s], [])}),
-                      "unreadable_sessions": [s for s in es if group_of[s] not in hansard_ids]}
+                      "unreadable_sessions": [s for s in es if group_of[s] not in hansard_ids],
+                      # read, but from a copy older than this checkpoint (its own copy is not in the snapshot)
+                      "incomplete_sessions": sorted({s for c in ids for s in cut.get(c, ())})}
     touched: collections.Counter[str] = collections.Counter()
     for meta in checkpoints.values():
         touched.update(set(meta.get("files_touched") or []))
@@ -588,6 +599,8 @@ def build(name: str, snap: Path, head: str, main: str, out: Path, marker: dict, 
         "commits": n_commits,
         "trailered_commits": len(trailered),
         "trailered_commits_with_a_readable_session": sum(1 for t in truth.values() if t["sessions"]),
+        "trailered_commits_with_all_sessions_complete": sum(
+            1 for t in truth.values() if t["sessions"] and not t["unreadable_sessions"] and not t["incomplete_sessions"]),
         "checkpoints_on_branch": len(checkpoints),
         "checkpoints_named_by_commits": len(referenced),
         "checkpoints_named_but_absent": len(referenced - set(checkpoints)),
@@ -650,22 +663,27 @@ def index_args(corpus: Path) -> list[str]:
                                        if (corpus / "home" / d).exists()] + [str(ex)]
 
 
-def sample_files(corpus: Path, n: int = 40) -> list[str]:
-    """``n`` tracked source files that sessions touched, chosen the same way every time: the
-    3n touched by most checkpoints (at most MAX_SAMPLE_LINES lines, 200 KB), spread evenly
-    over their sizes."""
+def touched_files(corpus: Path) -> list[tuple[int, str, int]]:
+    """(checkpoints that touched it, path, lines) of every tracked source file a session
+    touched, at most MAX_SAMPLE_LINES lines and 200 KB, most touched first."""
     repo = corpus / "repo"
     touched = json.loads((corpus / "touched.json").read_text())
-    cands = []
+    out = []
     for path, count in touched.items():
         p = repo / path
         if os.path.splitext(path)[1] not in SOURCE_EXT or not p.is_file() or p.stat().st_size > 200_000:
             continue
         lines = p.read_bytes().count(b"\n")
         if 5 <= lines <= MAX_SAMPLE_LINES:
-            cands.append((-count, path, lines))
-    cands.sort()
-    top = sorted(cands[:3 * n], key=lambda c: (c[2], c[1]))
+            out.append((count, path, lines))
+    out.sort(key=lambda c: (-c[0], c[1]))
+    return out
+
+
+def sample_files(corpus: Path, n: int = 40) -> list[str]:
+    """``n`` of ``touched_files``, chosen the same way every time: the 3n touched by most
+    checkpoints, spread evenly over their sizes (smallest first)."""
+    top = sorted(touched_files(corpus)[:3 * n], key=lambda c: (c[2], c[1]))
     if len(top) <= n:
         return [c[1] for c in top]
     return [top[round(i * (len(top) - 1) / (n - 1))][1] for i in range(n)]
