@@ -62,7 +62,7 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-BUILD_VERSION = 4
+BUILD_VERSION = 5
 SOURCES = {"entire-graph": "entireio/entire-graph", "marvin": "entireio/marvin", "cli": "entireio/cli"}
 CHECKPOINTS = "refs/heads/entire/checkpoints/v1"
 TRAILER = re.compile(r"^Entire-Checkpoint:\s*([0-9a-f]{12})\s*$", re.M)
@@ -372,6 +372,11 @@ def place(kind: str, data: bytes, entire_sid: str) -> tuple[str, list[str], list
         doc = json.loads(data) if _is_document(data) else {}
         sid = doc.get("sessionId") or entire_sid[-36:]
         ids.append(sid)
+        for m in doc.get("messages") or []:
+            for call in (m.get("toolCalls") or []) if isinstance(m, dict) else []:
+                fp = (call.get("args") or {}).get("file_path") if isinstance(call, dict) else None
+                if isinstance(fp, str) and fp.startswith("/"):
+                    paths.append(fp)
         last = doc.get("lastUpdated")
         start = doc.get("startTime")
         return (f".gemini/tmp/{doc.get('projectHash') or 'unknown'}/chats/session-{_stamp(start)[:16]}-{sid[:8]}.json",
@@ -554,11 +559,13 @@ def build(name: str, snap: Path, head: str, main: str, out: Path, marker: dict, 
         all_cwds.update(cwds)
     blobs.close()
     roots = recorded_roots(edit_paths, all_cwds, history)
-    gemini_dirs = sorted(p.name for p in (home / ".gemini" / "tmp").glob("*")) if (home / ".gemini").exists() else []
     # Gemini keeps only sha256 of its project root; hansard matches it against the cwds of
-    # the other sessions (which the path maps then move): count how many it can match.
+    # the other sessions (which the path maps then move). A cwd that hashes to one is that
+    # project's root, whether or not an edit named a path under it.
+    gemini_dirs = sorted(p.name for p in (home / ".gemini" / "tmp").glob("*")) if (home / ".gemini").exists() else []
     gemini_roots = {hashlib.sha256(c.encode()).hexdigest(): c for c in sorted(all_cwds | set(roots))}
     notes["gemini project hashes matching a recorded root"] = sum(1 for h in gemini_dirs if h in gemini_roots)
+    roots = sorted(set(roots) | {gemini_roots[h] for h in gemini_dirs if h in gemini_roots})
 
     # checkpoint -> sessions, and the commits that name them
     cp_sessions: dict[str, set[str]] = collections.defaultdict(set)
