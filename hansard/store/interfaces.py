@@ -199,7 +199,7 @@ class CommitFacts(Protocol):
     (HEAD, shell calls read) they stand for. Only the link step writes."""
 
     def state(self, repo_id: int) -> dict[str, Any] | None:
-        """head, calls_upto, calls, commits, seconds, computed_at; None: nothing kept."""
+        """head, calls_upto, calls, commits, seconds, computed_at, diffs_head; None: nothing kept."""
     def shell_key(self, repo_id: int, tools: Collection[str]) -> tuple[int, int]:
         """(highest row id, count) of the repository's shell calls that mention git."""
     def shell_calls(self, repo_id: int, tools: Collection[str], after: int = 0
@@ -214,6 +214,8 @@ class CommitFacts(Protocol):
              ties: Iterable[tuple[str, str, str]], patch_ids: Iterable[tuple[str, str | None]], *,
              keep_prints: bool, wait_ms: int | None = None) -> bool:
         """Keep a refresh in one transaction (False: a busy or read-only store kept nothing)."""
+    def set_diffs_head(self, repo_id: int, head: str) -> None:
+        """The index put the diffs of ``head``'s history in the commit-diff cache."""
     def forget(self, repo_ids: Sequence[int] | None = None) -> None: ...
 
 

@@ -99,10 +99,15 @@ class SqliteCommitFacts:
                                 ((repo_id, *t) for t in ties))
             self.db.executemany("INSERT OR REPLACE INTO patch_ids (sha, patch_id) VALUES (?, ?)", patch_ids)
             self.db.execute(
-                "INSERT OR REPLACE INTO commit_facts (repo_id, head, calls_upto, calls, commits, seconds, computed_at)"
-                " VALUES (:repo_id, :head, :calls_upto, :calls, :commits, :seconds, :computed_at)",
-                {"repo_id": repo_id, **state})
+                "INSERT OR REPLACE INTO commit_facts (repo_id, head, calls_upto, calls, commits, seconds, computed_at,"
+                " diffs_head) VALUES (:repo_id, :head, :calls_upto, :calls, :commits, :seconds, :computed_at, :diffs_head)",
+                {"repo_id": repo_id, "diffs_head": None, **state})
         return True
+
+    def set_diffs_head(self, repo_id: int, head: str) -> None:
+        """The index put the diffs of ``head``'s history in the commit-diff cache."""
+        with self._writing():
+            self.db.execute("UPDATE commit_facts SET diffs_head=? WHERE repo_id=?", (head, repo_id))
 
     def _writing(self):  # noqa: ANN202 - a context manager
         """Inside the index's transaction, its part; alone, a transaction of its own."""
