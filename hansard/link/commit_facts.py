@@ -54,14 +54,18 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None,
     head = head_commit(top)
     if facts is None or head is None or repo_id is None or repo_id < 0:
         return None
-    tools = _tools()
-    upto, count = facts.shell_key(repo_id, tools)
     state = facts.state(repo_id)
     if diffs and (state is None or state["diffs_head"] != head):
         _fill_diffs(store, top, head, state["diffs_head"] if state is not None else None)
         if state is not None:
             facts.set_diffs_head(repo_id, head)
+    generation = facts.generation()
+    if state is not None and state["head"] == head and generation is not None and state["generation"] == generation:
+        return {**state, "refreshed": False}  # nothing written since: not even counted again
+    tools = _tools()
+    upto, count = facts.shell_key(repo_id, tools)
     if state is not None and state["head"] == head and (state["calls_upto"], state["calls"]) == (upto, count):
+        facts.set_generation(repo_id, wait_ms)
         return {**state, "refreshed": False}
     started = time.perf_counter()
     incremental = state is not None and state["calls_upto"] <= upto
@@ -144,6 +148,8 @@ def _current(store: Store, facts: Any, top: str, repo_id: int) -> bool:
     state = facts.state(repo_id)
     if state is None or state["head"] != head_commit(top):
         return False
+    if state["generation"] is not None and state["generation"] == facts.generation():
+        return True
     return (state["calls_upto"], state["calls"]) == facts.shell_key(repo_id, _tools())
 
 
