@@ -147,6 +147,11 @@ def why_evidence(ln: dict[str, Any]) -> str:
         "shell_command": "unknown: a session ran shell commands on this file (invisible to edit records)",
         "unlinked_session": "unknown: a session wrote this line into a file of this name whose repository is not known"
                             " here (a removed worktree, or another machine: see `hansard config map`)",
+        "no_sessions": "unknown: no archived session ran in this repository, so nothing tells an agent's line"
+                       " from a person's",
+        "not_the_commits_session": ("unknown: the commit's own record names other sessions; "
+                                    + ", ".join(x[:13] for x in ln.get("alternatives") or ())
+                                    + " wrote this text, but the file has it more than once or only likeness links it"),
     }.get(rule or "", "unknown: no usable evidence")
 
 

@@ -85,6 +85,10 @@ class SqliteRepos:
     def paths(self) -> list[str]:
         return [p for (p,) in self.db.execute("SELECT path FROM repos")]
 
+    def has_sessions(self, repo_id: int) -> bool:
+        """Some archived session ran in this repository."""
+        return self.db.execute("SELECT 1 FROM sessions WHERE repo_id=? LIMIT 1", (repo_id,)).fetchone() is not None
+
     def with_sessions(self) -> list[tuple[int, str]]:
         """(id, checkout path) of the repositories that some session ran in."""
         return [(r[0], r[1]) for r in self.db.execute(
