@@ -350,7 +350,7 @@ def _commit_facts_upkeep(store: Any) -> Any:
 
 
 def cmd_why(a: argparse.Namespace) -> int:
-    from hansard.answers.why import explain, explain_json
+    from hansard.answers.why import explain, explain_json, parse_target
 
     store = _reader_store()
     # The quick index runs inside the answer, while git blames (or after a cached answer is
@@ -381,8 +381,10 @@ def cmd_why(a: argparse.Namespace) -> int:
               "are missing from this answer", file=sys.stderr)
     from hansard.render import answers as render
 
-    if len(ans["lines"]) == 1 or (len(ans["lines"]) <= 5 and ":" in a.target):
-        print("\n\n".join(render.why_line(ans, ln) for ln in ans["lines"]))
+    if len(ans["lines"]) == 1:
+        print(render.why_line(ans, ans["lines"][0]))
+    elif parse_target(a.target)[1] is not None:  # PATH:A-B
+        print(render.why_range(ans))
     else:
         print(render.why_file(ans))
     return 0
