@@ -200,8 +200,9 @@ def rows(r: dict[str, object], files: int) -> list[dict[str, object]]:
 
 
 def measure_real(name: str, quick: bool, n_files: int | None, rounds: int, cache: str | None = None,
-                 snapshot: str | None = None) -> dict[str, object]:
-    """Index a real corpus into a fresh store (timed) and measure its files (see the docstring)."""
+                 snapshot: str | None = None, base_env: dict[str, str] | None = None) -> dict[str, object]:
+    """Index a real corpus into a fresh store (timed) and measure its files (see the
+    docstring). ``base_env``: the environment before a synthetic run moved HOME."""
     sys.path.insert(0, str(ROOT / "scripts"))
     import real_corpus
 
@@ -209,7 +210,7 @@ def measure_real(name: str, quick: bool, n_files: int | None, rounds: int, cache
     repo = corpus / "repo"
     files = real_corpus.sample_files(corpus, n_files or (10 if quick else 40))
     with tempfile.TemporaryDirectory(prefix=f"hansard-bench-lsp-{name}-") as tmp:
-        env = real_corpus.env_for(corpus, Path(tmp) / "store")
+        env = real_corpus.env_for(corpus, Path(tmp) / "store", base_env)
         real_corpus.configure(corpus, env)
         t0 = time.perf_counter()
         subprocess.run([sys.executable, "-m", "hansard", "index", *real_corpus.index_args(corpus)], cwd=repo, env=env,
@@ -279,10 +280,17 @@ def main() -> int:
     a = ap.parse_args()
     rounds = a.rounds or (10 if a.quick else 30)
     med = statistics.median
+    # the synthetic run points HOME into its temporary folder for the rest of the process:
+    # a real corpus keeps the cache and environment the command was started with
+    base_env = dict(os.environ)
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import real_corpus
+
+    cache = a.cache or str(real_corpus.default_cache())
     results = []
     for c in [c.strip() for c in a.corpus.split(",") if c.strip()]:
         if c.startswith("real:"):
-            r = measure_real(c[5:], a.quick, a.files, rounds, a.cache, a.snapshot)
+            r = measure_real(c[5:], a.quick, a.files, rounds, cache, a.snapshot, base_env)
             rows_c = rows_real(r)
         elif c == "synthetic":
             files = a.files or (20 if a.quick else 100)
