@@ -450,7 +450,11 @@ def cmd_doctor(a: argparse.Namespace) -> int:
             print(f"{'ok ' if item['ok'] else 'BAD'}  {item['name']}: {item['detail']}")
         if report.get("advice"):
             print("\n" + report["advice"])
-    return 0 if report["ok"] else 16
+    if report["ok"]:
+        return 0
+    from hansard.errors import StoreCorrupt, StoreHomeUnusable
+
+    return StoreHomeUnusable.exit_code if report.get("code") == StoreHomeUnusable.code else StoreCorrupt.exit_code
 
 
 def cmd_demo(a: argparse.Namespace) -> int:
@@ -726,12 +730,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
+        import os
+
+        from hansard.crash import home_error, report
         from hansard.store.errors import typed
 
-        err = typed(exc)
+        err = typed(exc) or home_error(exc)
         if err is None:
-            raise
+            if os.environ.get("HANSARD_DEBUG"):
+                raise
+            err = report(_command(args, ns), exc)
         return _fail(ns, err)
+
+
+def _command(args: list[str], ns: argparse.Namespace) -> str:
+    """The command that ran, as the person would name it (``mcp serve``, ``why``)."""
+    words = [ns.command] + [getattr(ns, f"{ns.command}_cmd", None) or ""]
+    return " ".join(w for w in words if w)
 
 
 def _fail(ns: argparse.Namespace, exc: HansardError) -> int:
