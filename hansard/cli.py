@@ -274,8 +274,9 @@ def cmd_embed(a: argparse.Namespace) -> int:
 
     emb, why = meaning.load_embedder()
     if emb is None:
-        print(f"hansard: {why}", file=sys.stderr)
-        return 1
+        from hansard.errors import NotInstalled
+
+        raise NotInstalled(why or "no embedding model")
     fd = meaning.take_embed_lock()
     if fd is None:
         if not a.quiet:
@@ -635,7 +636,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     m = msub.add_parser("scan", help="look for memory files now")
     m.add_argument("--json", action="store_true")
 
-    sp = add("embed", cmd_embed, "Build meaning-search vectors for new messages (needs hansard[semantic])")
+    sp = add("embed", cmd_embed, "Build meaning-search vectors for new messages (needs the semantic extra)")
     sp.add_argument("--max-seconds", type=float, help="stop after about this long; the next run goes on")
     sp.add_argument("--quiet", action="store_true")
     sp.add_argument("--json", action="store_true")
