@@ -476,6 +476,24 @@ def cmd_team(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_completion(a: argparse.Namespace) -> int:
+    # shtab walks the whole argparse tree (every command's parser, built here in full); it is
+    # imported only by this command, so start-up costs nothing.
+    import shtab
+
+    parser = build_parser(None)
+    todo = [parser]
+    while todo:  # the arguments that name files complete file names
+        for action in todo.pop()._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                todo.extend(action.choices.values())
+            elif action.dest in ("target", "paths", "path") or action.dest == "contents":
+                action.complete = shtab.FILE  # type: ignore[attr-defined]
+    sys.stdout.write(shtab.complete(parser, shell=a.shell))
+    sys.stdout.write("\n")
+    return 0
+
+
 def cmd_lsp(a: argparse.Namespace) -> int:
     # pygls and lsprotocol load here only, never on `hansard why`'s path.
     from hansard.lsp.server import run
@@ -529,7 +547,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="hansard",
         description="Code history and blame for code that coding agents write.",
     )
-    p.add_argument("--version", action="version", version=f"hansard {__version__}")
+    p.add_argument("-V", "--version", action="version", version=f"hansard {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     from hansard import agents
@@ -702,6 +720,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         from hansard.team.commands import add_arguments
 
         add_arguments(sp)
+
+    sp = add("completion", cmd_completion, "Print a shell completion script (bash, zsh or fish)")
+    sp.add_argument("shell", choices=["bash", "zsh", "fish"],
+                    help="bash: eval \"$(hansard completion bash)\" in ~/.bashrc; zsh: hansard completion zsh > "
+                         "a folder on $fpath as _hansard; fish: hansard completion fish > "
+                         "~/.config/fish/completions/hansard.fish")
 
     sp = add("lsp", cmd_lsp, "The language server for editors (stdio): hover, inlay hints, code lens, conversations")
     sp.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default and only transport)")

@@ -80,7 +80,7 @@ EVERY_COMMAND = [
     ("history", "greeting"), ("memory", "search", "x"), ("memory", "show", "x"), ("memory", "scan"),
     ("embed",), ("config", "map", "/old", "/new"), ("config", "maps"), ("why", "app.py:1"), ("why", "app.py", "--json"),
     ("log", "app.py"), ("context",), ("mcp", "serve", "--status"), ("mcp", "serve"), ("mcp", "install", "codex"),
-    ("audit",), ("doctor",), ("team", "status"), ("lsp",),
+    ("audit",), ("doctor",), ("team", "status"), ("lsp",), ("completion", "bash"),
 ]
 
 
