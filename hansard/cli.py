@@ -171,7 +171,8 @@ def cmd_show(a: argparse.Namespace) -> int:
 
     store = _store()
     kw = dict(around=a.around, roles=a.roles, limit=a.limit, next=a.next, group_revisions=a.group_revisions,
-              max_message_chars=a.max_message_chars, content_offset=a.content_offset, max_chars=a.max_chars, raw=a.raw)
+              max_message_chars=a.max_message_chars, content_offset=a.content_offset, max_chars=a.max_chars, raw=a.raw,
+              details=True)
     try:
         data = get_past_session(store, a.session, **kw)
     except NotFound:
@@ -192,7 +193,9 @@ def cmd_show(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(data)
     else:
-        print(transcript(data, raw=a.raw))
+        import os
+
+        print(transcript(data, raw=a.raw, colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
     return 0
 
 
