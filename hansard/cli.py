@@ -464,7 +464,7 @@ def cmd_doctor(a: argparse.Namespace) -> int:
 def cmd_demo(a: argparse.Namespace) -> int:
     from hansard.demo import run_demo
 
-    return run_demo(keep=a.keep)
+    return run_demo(a.folder)
 
 
 def cmd_team(a: argparse.Namespace) -> int:
@@ -715,8 +715,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("--rebuild", action="store_true", help="salvage the archive into a new store and reindex it")
     sp.add_argument("--json", action="store_true")
 
-    sp = add("demo", cmd_demo, "Build a small repository and transcripts in a temporary folder, index them, explain")
-    sp.add_argument("--keep", action="store_true", help="keep the temporary folder and print where it is")
+    sp = add("demo", cmd_demo, "Build a small repository and agent transcripts in a folder, index them, explain, "
+                               "and print next steps to try there")
+    sp.add_argument("folder", nargs="?", metavar="DIR", help="where to build it (default ./hansard-demo; kept)")
+    sp.add_argument("--keep", action="store_true", help=argparse.SUPPRESS)  # the folder is always kept now
 
     sp = add("team", cmd_team, "Share sessions of opted-in repositories with a team through PostgreSQL")
     if not isinstance(sp, _Skipped):
