@@ -147,3 +147,55 @@ def test_an_unexpected_error_is_one_line_and_a_log_file(world: dict[str, Any], m
     assert "Traceback" in logs[0].read_text() and "ZeroDivisionError: a bug" in logs[0].read_text()
     code, out, err = run_cli("status", "--json")
     assert code == 1 and '"code": "internal"' in out
+
+
+def test_error_names_say_what_is_wrong(world: dict[str, Any]) -> None:
+    """A target whose part after the colon is not a line is malformed (not a missing file), a
+    --rev that names no commit is an unknown revision (not an untracked file), and `log` of a
+    path that never existed fails (issue 27, item 8)."""
+    a = world["a"]
+    r = hansard(a, "why", "app.py:abc")
+    assert r.returncode == 24 and "[malformed_target]" in r.stderr and "'abc' is not a line" in r.stderr, r
+    r = hansard(a, "why", "app.py:1", "--rev", "nosuchrev")
+    assert r.returncode == 25 and "[unknown_revision]" in r.stderr and "nosuchrev" in r.stderr, r
+    r = hansard(a, "why", "app.py:1", "--rev", "HEAD~1")  # the file did not exist there: still not_tracked
+    assert r.returncode == 8 and "[not_tracked]" in r.stderr, r
+    r = hansard(a, "log", "missing.py")
+    assert r.returncode == 10 and "[not_found]" in r.stderr and r.stdout == "", r
+    r = hansard(a, "log", "app.py:abc")
+    assert r.returncode == 24 and "[malformed_target]" in r.stderr, r
+    r = hansard(a, "log", "missing.py", "--json")
+    assert r.returncode == 10 and '"code": "not_found"' in r.stdout, r
+
+
+def test_log_of_a_line_says_who_wrote_it(world: dict[str, Any]) -> None:
+    """`log FILE:LINE` is the why answer in a few lines, not only `line N: session#i sha`."""
+    from tests.hostile import A_SID
+
+    r = hansard(world["a"], "log", "app.py:1")
+    assert r.returncode == 0, r
+    sha = git(world["a"], "log", "-1", "--format=%h", "--", "app.py").strip()[:7]
+    lines = r.stdout.splitlines()
+    assert lines[0] == "app.py:1" and lines[1] == "└─ line 1  def greet():", lines
+    assert f"   agent: claude_code session {A_SID[:13]}, message 1 (Write)" in lines, lines
+    assert '   asked "add the greeting"' in lines and f'   commit {sha} "app.py from a session"' in lines, lines
+    assert "   rule wrote" in lines and f"   open: hansard show {A_SID[:13]} --around 1" in lines, lines
+    r = hansard(world["a"], "log", "README.md:1")
+    assert "   human: no archived session's edit wrote this line" in r.stdout, r
+
+
+def test_mcp_refuses_what_it_cannot_answer(world: dict[str, Any]) -> None:
+    """code_history of a file that never existed is not_found (not an empty history), and a
+    capture with no calling session is refused with how to bind one, not stored under an
+    "unbound" pseudo-session (issue 27, item 7)."""
+    from tests.hostile import RawClient, tool_error
+
+    with RawClient(world["a"], world["env"]) as cl:
+        err = tool_error(cl.call("code_history", {"path": "missing.py"}))
+        assert err["code"] == "not_found" and "missing.py" in err["message"], err
+        err = tool_error(cl.call("capture_subagent_messages", {"message_type": "result", "sender": "sub",
+                                                               "recipient_path": "main", "text": "done"}))
+        assert err["code"] == "session_not_bound" and "--session" in err["message"] \
+            and "HANSARD_SESSION_ID" in err["message"], err
+    r = hansard(world["a"], "sessions")
+    assert "capture" not in r.stdout and "unbound" not in r.stdout, r.stdout
