@@ -426,8 +426,22 @@ def cmd_mcp(a: argparse.Namespace) -> int:
         return 0
     from hansard.mcp.server import serve
 
+    _say_if_terminal("hansard mcp serve: the MCP server, speaking JSON-RPC over stdin and stdout to the agent that "
+                     "starts it; add it to an agent with `hansard mcp install claude-code|codex|gemini|cursor` "
+                     "(`hansard mcp serve --status` shows what it offers). Waiting for JSON-RPC; Ctrl-D or Ctrl-C stops it.")
     serve(opts)
     return 0
+
+
+def _say_if_terminal(line: str) -> None:
+    """One line on stderr when a stdio server is started by hand in a terminal (stdin is a
+    TTY), so it does not sit silent; an agent or editor starting it sees nothing."""
+    try:
+        tty = sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if tty:
+        print(line, file=sys.stderr, flush=True)
 
 
 def cmd_audit(a: argparse.Namespace) -> int:
@@ -435,10 +449,15 @@ def cmd_audit(a: argparse.Namespace) -> int:
     if a.json:
         _print_json({"calls": rows})
         return 0
+    if not rows:
+        print("no MCP calls recorded yet: `hansard mcp serve` records one row per tool call an agent makes")
+        return 0
     for r in rows:
         err = f" {r['error_code']}" if r["error_code"] else ""
-        print(f"{r['at']}  {r['tool']:26} {r['outcome']}{err}  {r['duration_ms']:.0f} ms  "
-              f"{r['result_count'] if r['result_count'] is not None else '-'} results  {r['caller'] or ''}")
+        n = r["result_count"]
+        count = f"  {n} result{'' if n == 1 else 's'}" if n is not None else ""
+        caller = f"  caller {r['caller']}" if r["caller"] else ""
+        print(f"{r['at']}  {r['tool']:26} {r['outcome']}{err}  {r['duration_ms']:.0f} ms{count}{caller}")
     return 0
 
 
@@ -501,6 +520,9 @@ def cmd_lsp(a: argparse.Namespace) -> int:
     # pygls and lsprotocol load here only, never on `hansard why`'s path.
     from hansard.lsp.server import run
 
+    _say_if_terminal("hansard lsp: the language server, speaking LSP over stdin and stdout to the editor that starts "
+                     "it; set it up in Neovim, VS Code or Helix (editors/ and the README's \"In the editor\"). "
+                     "Waiting for LSP messages; Ctrl-D or Ctrl-C stops it.")
     return run()
 
 
