@@ -26,6 +26,10 @@ def _requirements(dist: object, extra: str) -> list[str]:
 
 
 def _pipx_venv() -> bool:
+    """Is this interpreter pipx's virtualenv for hansard? pipx keeps ``pipx_metadata.json`` in
+    each of its venvs (under ``$PIPX_HOME/venvs/``, by default a ``pipx`` folder)."""
+    if os.path.exists(os.path.join(sys.prefix, "pipx_metadata.json")):
+        return True
     parts = os.path.normpath(sys.prefix).split(os.sep)
     return len(parts) >= 3 and parts[-2] == "venvs" and "pipx" in parts[-3]
 
