@@ -169,8 +169,12 @@ def run_demo(folder: str | None = None) -> int:
     if root.exists() and (not root.is_dir() or any(root.iterdir())):
         raise InvalidArgument(f"{_shown(root)} already exists and is not empty: remove it (rm -r {shlex.quote(_shown(root))}) "
                               "or name another folder: hansard demo DIR")
-    s = build(root)
-    wrapper = write_wrapper(root)
+    try:
+        s = build(root)
+        wrapper = write_wrapper(root)
+    except OSError as exc:
+        raise InvalidArgument(f"cannot build the demo in {_shown(root)}: {exc.strerror or exc}; name another folder: "
+                              "hansard demo DIR") from None
     story = s.story
     print(f"Built a repository with {len(story['commits'])} commits and {len(story['transcripts'])} agent sessions "
           f"in {_shown(root)}\n")

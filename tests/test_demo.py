@@ -68,6 +68,11 @@ def test_demo_keeps_its_folder_and_prints_steps(demo: dict) -> None:
     r = subprocess.run([sys.executable, "-m", "hansard", "demo"], cwd=demo["cwd"], env=demo["env"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "already exists" in r.stderr and "Traceback" not in r.stderr, r
+    # A folder that cannot be made is an argument error, not a traceback.
+    (demo["cwd"] / "a_file").write_text("x\n")
+    r = subprocess.run([sys.executable, "-m", "hansard", "demo", "a_file/demo"], cwd=demo["cwd"], env=demo["env"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "cannot build the demo in a_file/demo" in r.stderr and "Traceback" not in r.stderr, r
 
 
 def test_every_printed_step_runs_as_printed(demo: dict) -> None:
