@@ -509,7 +509,7 @@ def cmd_completion(a: argparse.Namespace) -> int:
         for action in todo.pop()._actions:
             if isinstance(action, argparse._SubParsersAction):
                 todo.extend(action.choices.values())
-            elif action.dest in ("target", "paths", "path") or action.dest == "contents":
+            elif action.dest in ("target", "paths", "path", "contents"):
                 action.complete = shtab.FILE  # type: ignore[attr-defined]
     sys.stdout.write(shtab.complete(parser, shell=a.shell))
     sys.stdout.write("\n")
@@ -791,11 +791,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if err is None:
             if os.environ.get("HANSARD_DEBUG"):
                 raise
-            err = report(_command(args, ns), exc)
+            err = report(_command(ns), exc)
         return _fail(ns, err)
 
 
-def _command(args: list[str], ns: argparse.Namespace) -> str:
+def _command(ns: argparse.Namespace) -> str:
     """The command that ran, as the person would name it (``mcp serve``, ``why``)."""
     words = [ns.command] + [getattr(ns, f"{ns.command}_cmd", None) or ""]
     return " ".join(w for w in words if w)
