@@ -642,7 +642,8 @@ async def test_no_planted_secret_comes_back_from_mcp(planted: dict[str, Any], mo
     repo = planted["repo"]
     monkeypatch.chdir(repo)
     texts: list[str] = []
-    async with Client(build_server(ServeOptions(cwd=str(repo), caller_session=None))) as c:
+    # a calling session that is not in the store: captures are bound to it, and search leaves out nothing
+    async with Client(build_server(ServeOptions(cwd=str(repo), caller_session="cccccccc-0000-4000-8000-00000000ca11"))) as c:
         async def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:
             r = await c.call_tool(tool, args)
             body = "".join(getattr(x, "text", "") for x in r.content) + json.dumps(r.structured_content)

@@ -51,8 +51,10 @@ def repo(tmp_path: Path) -> Path:
     return r
 
 
-def test_demo_runs_end_to_end() -> None:
-    out = subprocess.run([sys.executable, "-m", "hansard", "demo"], capture_output=True, text=True, timeout=120)
+def test_demo_runs_end_to_end(tmp_path: Path) -> None:
+    # the demo keeps its folder (./hansard-demo by default): build it in one of the test's own
+    out = subprocess.run([sys.executable, "-m", "hansard", "demo"], capture_output=True, text=True, timeout=120,
+                         cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "written by   Claude Code session 4f0f2c6e" in out.stdout
     assert 'asked        "uploads fail on the first 502' in out.stdout

@@ -11,10 +11,12 @@ from hansard.errors import (
     BinaryFile,
     GitError,
     LineOutOfRange,
+    MalformedTarget,
     NotAFile,
     NotARepository,
     NotTracked,
     PathOutsideRepository,
+    UnknownRevision,
 )
 from hansard.git import identity
 from hansard.git.blame import Blame, blame
@@ -56,6 +58,9 @@ def resolve_target(path: str, start: int | None, end: int | None, *, cwd: str | 
     if rel is None:
         raise PathOutsideRepository(f"{path} is outside the repository at {top}")
     if check_exists and not os.path.exists(p):
+        head, colon, tail = path.rpartition(":")
+        if colon and os.path.isfile(os.path.join(cwd or os.getcwd(), head)):
+            raise MalformedTarget(f"{path}: {tail!r} is not a line or a range; give PATH:LINE or PATH:START-END")
         raise NotAFile(f"{path} does not exist")
     return Target(top, main_top, rel, start, end)
 
@@ -69,6 +74,10 @@ def file_text(t: Target, rev: str | None, contents: bytes | None) -> bytes:
         try:
             return git(["show", f"{rev}:{t.rel}"], t.top)
         except GitError as exc:
+            from hansard.git.refs import resolve_commit
+
+            if resolve_commit(t.top, rev) is None:
+                raise UnknownRevision(f"--rev {rev} names no commit of the repository at {t.top}") from exc
             raise NotTracked(f"{t.rel} does not exist at {rev}") from exc
     full = os.path.join(t.top, t.rel)
     if os.path.islink(full):
