@@ -133,9 +133,10 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
         answers = mark_pasted(store, bl, answers, whole=None if t.start is None else whole)
     if asked.start is not None:
         answers = [a for a in answers if asked.start <= a.line <= asked.end]
-    no_sessions = repo_id < 0 or not store.repos.has_sessions(repo_id)
-    if no_sessions:
-        # Nothing to judge by: a line no session wrote may still be an agent's (fail closed).
+    # Nothing to judge by: no session of this repository, nor (through a team) an edit of this file.
+    no_sessions = (repo_id < 0 or not store.repos.has_sessions(repo_id)) \
+        and not (repo_id >= 0 and store.evidence.has_applied_edits(repo_id, history.names()))
+    if no_sessions:  # a line no session wrote may still be an agent's (fail closed)
         answers = [a.replace(kind="unknown", rule="no_sessions", confidence=0.0) if a.kind == "human" else a
                    for a in answers]
     ans = render_contract(store, asked, rev, bl, answers)
