@@ -86,6 +86,10 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
     }
     if span_filter is not None and len(span_filter.aliases) > 1:
         result["target"]["formerly"] = [name for name, _ in span_filter.aliases[1:]]
+    if (repo_id < 0 or not store.repos.has_sessions(repo_id)) and not edits:
+        from hansard.answers.notices import no_sessions
+
+        result["notice"] = no_sessions(store)  # an empty history here says nothing of who wrote it
 
     def add_tests(entry: dict[str, Any]) -> None:
         srow = entry.pop("srow", None)
@@ -396,6 +400,8 @@ def _line_answer(ans: dict[str, Any], token_budget: int) -> dict[str, Any]:
         entries.append(e)
     result = {"target": {"path": ans["path"], "line": ans["lines"][0]["line"] if ans["lines"] else None},
               "entries": entries, "imported_by": [], "why": ans}
+    if ans.get("notice"):
+        result["notice"] = ans["notice"]
     return fit_budget(result, token_budget, render_tree)
 
 
@@ -436,6 +442,8 @@ def render_tree(result: dict[str, Any]) -> str:
         lines.append("imported by: " + ", ".join(x["path"] for x in result["imported_by"]))
     if result.get("truncated"):
         lines.append(f"({result['truncated']} older entries left out to fit the token budget)")
+    if result.get("notice"):
+        lines.append(f"note: {result['notice']['message']}")
     return "\n".join(lines)
 
 
