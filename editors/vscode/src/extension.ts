@@ -10,6 +10,7 @@ import {
   conversationUri,
   initializationOptions,
   lineArgument,
+  markdownOptions,
   parseConversationUri,
   serverCommand,
 } from "./glue";
@@ -33,8 +34,8 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: "file" }],
     initializationOptions: initializationOptions(s),
-    // The hover's "Open the conversation" link is a command: link.
-    markdown: { isTrusted: true, supportHtml: false },
+    // The hover's "Open the conversation" link is a command: link; no other command runs.
+    markdown: markdownOptions(),
   };
   client = new LanguageClient("hansard", "hansard", serverOptions, clientOptions);
   await client.start();
