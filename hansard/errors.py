@@ -164,24 +164,24 @@ class InputTooLarge(InvalidArgument):
 
 
 class ExportEntryTooLarge(InputTooLarge):
-    """One conversation of a web-chat export is larger than ``imports.MAX_CONVERSATION_BYTES``."""
+    """One conversation of a web-chat export is larger than ``MAX_CONVERSATION_BYTES`` (hansard.agents.webchat.exports)."""
 
     code = "export_entry_too_large"
 
 
 class ExportTooLarge(InputTooLarge):
-    """A web-chat export's ``conversations.json`` is larger than ``imports.MAX_EXPORT_BYTES``."""
+    """A web-chat export's ``conversations.json`` is larger than ``MAX_EXPORT_BYTES`` (hansard.agents.webchat.exports)."""
 
     code = "export_too_large"
 
 
 class ExportTooDeep(InputTooLarge):
-    """A web-chat export nests arrays and objects deeper than ``imports.MAX_DEPTH``."""
+    """A web-chat export nests arrays and objects deeper than ``MAX_DEPTH``."""
 
     code = "export_too_deep"
 
 
 class ExportTooManyMessages(InputTooLarge):
-    """A web-chat export holds more conversations or messages than ``imports.MAX_MESSAGES``."""
+    """A web-chat export holds more conversations or messages than ``MAX_MESSAGES``."""
 
     code = "export_too_many_messages"
