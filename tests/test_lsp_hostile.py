@@ -38,9 +38,10 @@ def demo(tmp_path: Path) -> Any:
 
 
 @contextlib.asynccontextmanager
-async def lsp(root: Path, **options: Any) -> AsyncIterator[LanguageClient]:
+async def lsp(root: Path, shutdown_timeout: float = 15, **options: Any) -> AsyncIterator[LanguageClient]:
     """tests.test_lsp's server, with a bounded end: a server that does not answer the shutdown
-    within 15 s (a regression that blocks it) is killed, so the test fails instead of hanging."""
+    within ``shutdown_timeout`` (a regression that blocks it) is killed, so the test fails
+    instead of hanging."""
     options.setdefault("pollSeconds", 0.2)
     config = ClientServerConfig(server_command=[sys.executable, "-m", "hansard", "lsp"], server_env=dict(os.environ))
     client = await config.start()
@@ -50,7 +51,7 @@ async def lsp(root: Path, **options: Any) -> AsyncIterator[LanguageClient]:
         yield client
     finally:
         try:
-            await asyncio.wait_for(client.shutdown_session(), 15)
+            await asyncio.wait_for(client.shutdown_session(), shutdown_timeout)
         except TimeoutError:
             client._server.kill()
         await client.stop()
@@ -160,3 +161,43 @@ async def test_wrong_typed_params_get_an_error_without_a_traceback(demo: Any) ->
         assert err.data is None and "\n" not in err.message
         # The server is still there.
         assert await hover(client, uri, 2) is not None
+
+
+async def test_a_fifo_under_dot_git_does_not_block_the_message_loop(demo: Any, tmp_path: Path) -> None:
+    """The server reads .git/HEAD and its ref on the message loop: a FIFO there (a hostile
+    checkout) must not stall it. (git itself, run for that checkout on the worker, may still
+    wait on the FIFO: the worker is stopped with the server.)"""
+    odd = tmp_path / "odd"
+    (odd / ".git").mkdir(parents=True)
+    os.mkfifo(odd / ".git" / "HEAD")
+    (odd / "x.py").write_text("x = 1\n")
+    plain = tmp_path / "plain" / "y.py"
+    plain.parent.mkdir()
+    plain.write_text("y = 2\n")
+    async with lsp(demo.repo, shutdown_timeout=5) as client:
+        try:
+            uri = open_doc(client, odd / "x.py")
+            pending = asyncio.ensure_future(client.text_document_hover_async(
+                T.HoverParams(T.TextDocumentIdentifier(uri), T.Position(0, 0))))
+            # A file outside any repository is answered on the loop alone: it must come back.
+            other = open_doc(client, plain)
+            h = await asyncio.wait_for(client.text_document_hover_async(
+                T.HoverParams(T.TextDocumentIdentifier(other), T.Position(0, 0))), 20)
+            assert h is None
+        finally:
+            _release(odd / ".git" / "HEAD")
+        assert await asyncio.wait_for(pending, 30) is None  # git, given an empty HEAD, fails: no answer
+
+
+def _release(fifo: Path, seconds: float = 3.0) -> None:
+    """Give every reader waiting on ``fifo`` (git, run by the server) an end of file, so no
+    process is left blocked after the test."""
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:  # ENXIO: no reader waits now
+            pass
+        time.sleep(0.1)
