@@ -70,10 +70,18 @@ def fd_path(fd: int) -> str | None:
     return p if p.startswith("/") and not p.endswith(" (deleted)") else None
 
 
-def inside(real: str, folders: Iterable[str | os.PathLike[str]]) -> bool:
-    """Is the real path ``real`` one of ``folders`` (resolved) or below one of them?"""
-    for f in folders:
-        base = os.path.realpath(os.fspath(f))
+class Folders(tuple):
+    """Folders already resolved (``folders()``), so a scan resolves them once, not per file."""
+
+
+def folders(paths: Iterable[str | os.PathLike[str]]) -> Folders:
+    return Folders(os.path.realpath(os.fspath(p)) for p in paths)
+
+
+def inside(real: str, within: Iterable[str | os.PathLike[str]]) -> bool:
+    """Is the real path ``real`` one of the folders ``within`` (resolved here unless they are
+    ``Folders``) or below one of them?"""
+    for base in within if isinstance(within, Folders) else folders(within):
         if real == base or real.startswith(base.rstrip(os.sep) + os.sep):
             return True
     return False

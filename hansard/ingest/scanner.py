@@ -91,8 +91,8 @@ class Scanner:
 
     def scan(self, paths: Iterable[Path] | None = None) -> ScanSummary:
         files = list(discover(paths))
-        self.within = ([os.fspath(p) for p in paths] if paths
-                       else [*config.default_source_dirs(), *self.store.repos.paths()])
+        self.within = safeopen.folders([os.fspath(p) for p in paths] if paths
+                                       else [*config.default_source_dirs(), *self.store.repos.paths()])
         if not paths:
             files += [Path(p) for p in repo_transcripts(self.store.repos.paths())]
         # Only what the stat comparison needs: parser states (which can be large) are read
@@ -134,16 +134,21 @@ class Scanner:
     def scan_file(self, path: Path, row: Mapping[str, Any] | None) -> Plan | None:
         """What to read of one file, or None when there is nothing to (unchanged, or not a
         transcript: remembered as such)."""
-        if not path.is_dir():
-            # Opened without blocking: a regular file, inside the folders a scan reads.
-            os.close(safeopen.open_fd(path, follow=True, within=self.within))
+        checked = path.is_dir()
+        if not checked and (row is None or not row["provider"]):
+            self._check(path)  # containers.claims opens it
+            checked = True
         if containers.claims(path, row):
+            if not checked:
+                self._check(path)
             return Plan(path, row, container=True)  # a database, a folder or an export: not byte offsets
         inode, size, mtime = reader.file_identity(str(path))
         if row is not None and (row["inode"], row["size"], row["mtime_ns"]) == (inode, size, mtime) and not row["missing"]:
             return None  # unchanged: the common case, a stat and nothing else
         if row is not None and row["provider"] is None and row["size"] == size:
             return None  # not a transcript we read, and it did not change
+        if not checked:
+            self._check(path)
         provider = registry.from_key(row["provider"]) if row is not None and row["provider"] else None
         if provider is None:
             provider = registry.sniff(path)
@@ -168,6 +173,11 @@ class Scanner:
         else:
             plan.generation = row["generation"] + 1 if offset > 0 or row["provider"] else row["generation"]
         return plan
+
+    def _check(self, path: Path) -> None:
+        """Before anything reads ``path``: opened without blocking, it is a regular file whose
+        real path is inside the folders this scan reads (safeopen.NotRegularFile, OutsideFolder)."""
+        os.close(safeopen.open_fd(path, follow=True, within=self.within))
 
     def read(self, plans: list[Plan]) -> None:
         """Read the planned files, in order: their records are read, parsed and redacted by a
