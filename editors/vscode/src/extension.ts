@@ -9,6 +9,7 @@ import {
   conversationText,
   conversationUri,
   initializationOptions,
+  lensTitle,
   lineArgument,
   markdownOptions,
   parseConversationUri,
@@ -36,6 +37,16 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
     initializationOptions: initializationOptions(s),
     // The hover's "Open the conversation" link is a command: link; no other command runs.
     markdown: markdownOptions(),
+    middleware: {
+      // A lens title quotes a prompt: shown as text, never as icons.
+      async provideCodeLenses(document, token, next) {
+        const lenses = await next(document, token);
+        for (const lens of lenses ?? []) {
+          if (lens.command) lens.command.title = lensTitle(lens.command.title);
+        }
+        return lenses;
+      },
+    },
   };
   client = new LanguageClient("hansard", "hansard", serverOptions, clientOptions);
   await client.start();

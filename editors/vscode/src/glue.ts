@@ -21,6 +21,12 @@ const MARKS = new Set(["both", "inlay", "codelens", "none"]);
  * `command:` link to any other command (a terminal's sendSequence, say) stays dead. */
 export const TRUSTED_COMMANDS: readonly string[] = Object.freeze(["hansard.showConversation"]);
 
+/** A code lens title as text: VS Code draws `$(name)` in a lens as an icon, so a prompt that
+ * says `$(alert)` would come out as markup; `\$(` is shown as the characters themselves. */
+export function lensTitle(title: string): string {
+  return title.replace(/\$\(/g, "\\$(");
+}
+
 /** The language client's `markdown` option: trust only TRUSTED_COMMANDS, never HTML. */
 export function markdownOptions(): { isTrusted: { enabledCommands: readonly string[] }; supportHtml: false } {
   return { isTrusted: { enabledCommands: TRUSTED_COMMANDS }, supportHtml: false };

@@ -6,6 +6,7 @@ import {
   conversationText,
   conversationUri,
   initializationOptions,
+  lensTitle,
   lineArgument,
   markdownOptions,
   parseConversationUri,
@@ -70,4 +71,11 @@ test("the extension hands the language client those options, not isTrusted: true
   const src = readFileSync(join(__dirname, "..", "..", "src", "extension.ts"), "utf8");
   assert.match(src, /markdown: markdownOptions\(\)/);
   assert.doesNotMatch(src, /isTrusted\s*:\s*true/);
+});
+
+test("a lens title shows $(...) as text, not as an icon", () => {
+  assert.equal(lensTitle('Claude Code · 4f0f2c6e · "run $(alert) and $(sync~spin)"'),
+    'Claude Code · 4f0f2c6e · "run \\$(alert) and \\$(sync~spin)"');
+  assert.equal(lensTitle("no icons here"), "no icons here");
+  assert.equal(lensTitle("$"), "$");
 });
