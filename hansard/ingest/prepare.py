@@ -63,7 +63,7 @@ class Job:
     start: int = 0  # FILE: the byte offset to read from
     state: dict[str, Any] | None = None  # FILE: the parser state at ``start``
     whole_file: bool = False
-    within: list[str] | None = None  # FILE: the folders it may be read from (safeopen)
+    within: tuple[str, ...] | None = None  # FILE: the folders it may be read from (safeopen.Folders)
     source_id: int = 0  # ARCHIVE: whose records
     generation: int = 0
 

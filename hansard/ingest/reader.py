@@ -10,7 +10,7 @@ length are accepted (multi-MB tool results are common).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import orjson
@@ -30,7 +30,7 @@ class ReadResult:
 
 
 def iter_jsonl(path: str, start: int = 0, result: ReadResult | None = None, stop_at: int | None = None,
-               within: list[str] | None = None) -> Iterator[RawRecord]:
+               within: Iterable[str] | None = None) -> Iterator[RawRecord]:
     """Complete lines of ``path`` from byte ``start``. ``result.end`` is updated as lines are
     yielded, so a caller can persist the resume offset even if it stops early. The file is
     opened without blocking, and must be a regular file inside ``within`` (hansard.safeopen)."""
@@ -85,7 +85,7 @@ def _complete_object(data: bytes) -> bool:
         return False
 
 
-def read_whole(path: str, within: list[str] | None = None) -> RawRecord:
+def read_whole(path: str, within: Iterable[str] | None = None) -> RawRecord:
     with safeopen.open_file(path, follow=True, within=within) as fh:
         return RawRecord(path, 0, fh.read())
 

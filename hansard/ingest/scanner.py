@@ -47,7 +47,7 @@ def discover(paths: Iterable[Path] | None = None) -> Iterator[Path]:
     yield from (Path(p) for p in sorted(set(candidate_files(roots, containers.whole_dirs(roots)))))
 
 
-def _head_hash(path: Path, n: int, within: list[str] | None = None) -> str:
+def _head_hash(path: Path, n: int, within: Iterable[str] | None = None) -> str:
     with safeopen.open_file(path, follow=True, within=within) as fh:
         return hashlib.blake2b(fh.read(min(n, HEAD_HASH_BYTES)), digest_size=12).hexdigest()
 
@@ -87,7 +87,7 @@ class Scanner:
         # Where transcripts may be read from: the paths the user named, else the agent homes
         # and the known repositories (their Aider histories). A transcript that is a symlink
         # to a file elsewhere is not read (safeopen.OutsideFolder).
-        self.within: list[str] | None = None
+        self.within: safeopen.Folders | None = None
 
     def scan(self, paths: Iterable[Path] | None = None) -> ScanSummary:
         files = list(discover(paths))
