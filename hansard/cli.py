@@ -321,19 +321,15 @@ def cmd_config(a: argparse.Namespace) -> int:
 
 def _read_contents(path: str) -> bytes:
     """``why --contents FILE``: a regular file's bytes (a FIFO would block, a folder has none)."""
-    import os
-    import stat
-
+    from hansard import safeopen
     from hansard.errors import NotAFile
 
     try:
-        st = os.stat(path)
+        return safeopen.read_bytes(path, follow=True)  # without blocking, then fstat: no swap
+    except safeopen.NotRegularFile:
+        raise NotAFile(f"--contents {path} is not a regular file") from None
     except OSError as exc:
         raise NotAFile(f"--contents {path}: {exc.strerror}") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise NotAFile(f"--contents {path} is not a regular file")
-    with open(path, "rb") as fh:
-        return fh.read()
 
 
 def integer(text: str) -> int:

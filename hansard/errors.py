@@ -197,3 +197,36 @@ class RepoNotOptedIn(HansardError):
 
     code = "repo_not_opted_in"
     exit_code = 32
+
+
+class InputTooLarge(InvalidArgument):
+    """An input past one of hansard's bounds (an editor buffer, a web-chat export): refused
+    before it is read whole, so no input can take the memory of the machine. ``details``
+    name the bound and its limit."""
+
+    code = "input_too_large"
+    exit_code = 23
+
+
+class ExportEntryTooLarge(InputTooLarge):
+    """One conversation of a web-chat export is larger than ``MAX_CONVERSATION_BYTES`` (hansard.agents.webchat.exports)."""
+
+    code = "export_entry_too_large"
+
+
+class ExportTooLarge(InputTooLarge):
+    """A web-chat export's ``conversations.json`` is larger than ``MAX_EXPORT_BYTES`` (hansard.agents.webchat.exports)."""
+
+    code = "export_too_large"
+
+
+class ExportTooDeep(InputTooLarge):
+    """A web-chat export nests arrays and objects deeper than ``MAX_DEPTH``."""
+
+    code = "export_too_deep"
+
+
+class ExportTooManyMessages(InputTooLarge):
+    """A web-chat export holds more conversations or messages than ``MAX_MESSAGES``."""
+
+    code = "export_too_many_messages"

@@ -13,17 +13,17 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from hansard import textnorm
+from hansard import safeopen, textnorm
 from hansard.answers import evidence
 from hansard.answers.budget import fit_budget
 from hansard.answers.evidence import similarity
 from hansard.answers.session_facts import live_sessions, session_tests
 from hansard.answers.why import explain, parse_target, resolve_target
-from hansard.render import whose
 from hansard.errors import NotFound, UntilNotAllowed
 from hansard.git.run import git_text
 from hansard.link.landing import FileCommit, commit_diff, edit_hashes, edit_landed_in, file_commits
 from hansard.link.repos import repo_for
+from hansard.render import whose
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
@@ -261,8 +261,8 @@ class SymbolSpans:
 
     def exists_now(self) -> bool:
         try:
-            with open(os.path.join(self.top, self.rel), "rb") as fh:
-                return self.span_in(fh.read(), self.rel, self.name) is not None
+            data = safeopen.read_bytes(os.path.join(self.top, self.rel), follow=True)  # a FIFO never blocks
+            return self.span_in(data, self.rel, self.name) is not None
         except OSError:
             return False
 
@@ -341,7 +341,7 @@ def touched_lines(hunks: list[list[Any]]) -> list[int]:
     """Post-edit line numbers an edit changed: its added lines, and for removed lines the
     lines on either side of where they were."""
     out: list[int] = []
-    for old_start, old_lines, new_start, new_lines, lines in hunks:
+    for _old_start, _old_lines, new_start, _new_lines, lines in hunks:
         if new_start is None:
             continue
         ln = new_start
@@ -367,8 +367,7 @@ def imported_by(store: Store, top: str, rel: str) -> list[dict[str, Any]]:
 
     def read(p: str) -> bytes | None:
         try:
-            with open(os.path.join(top, p), "rb") as fh:
-                return fh.read()
+            return safeopen.read_bytes(os.path.join(top, p), follow=True)
         except OSError:
             return None
 
