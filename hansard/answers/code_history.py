@@ -19,11 +19,11 @@ from hansard.answers.budget import fit_budget
 from hansard.answers.evidence import similarity
 from hansard.answers.session_facts import live_sessions, session_tests
 from hansard.answers.why import explain, parse_target, resolve_target
-from hansard.render import whose
 from hansard.errors import NotFound, UntilNotAllowed
 from hansard.git.run import git_text
 from hansard.link.landing import FileCommit, commit_diff, edit_hashes, edit_landed_in, file_commits
 from hansard.link.repos import repo_for
+from hansard.render import whose
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
@@ -92,7 +92,7 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
             if tests["failed_then_fixed"] or tests["still_failing"]:
                 entry["tests"] = {"failed_then_fixed": tests["failed_then_fixed"], "still_failing": tests["still_failing"]}
 
-    return fit_budget(result, token_budget, render_tree, enrich=add_tests)
+    return fit_budget(served(result), token_budget, render_tree, enrich=add_tests)
 
 
 # -- evidence gathering ------------------------------------------------------------------
@@ -324,7 +324,7 @@ def touched_lines(hunks: list[list[Any]]) -> list[int]:
     """Post-edit line numbers an edit changed: its added lines, and for removed lines the
     lines on either side of where they were."""
     out: list[int] = []
-    for old_start, old_lines, new_start, new_lines, lines in hunks:
+    for _old_start, _old_lines, new_start, _new_lines, lines in hunks:
         if new_start is None:
             continue
         ln = new_start
@@ -364,7 +364,29 @@ def imported_by(store: Store, top: str, rel: str) -> list[dict[str, Any]]:
 # -- rendering -----------------------------------------------------------------------------
 
 
+def served(result: dict[str, Any]) -> dict[str, Any]:
+    """The answer as served: every string through the redactor (issue 28, item 5). Transcript
+    text is redacted when indexed; what git and the working tree give (commit summaries and
+    authors, a line's text) is not, until here."""
+    from hansard.ingest.redact import redact_value
+
+    return redact_value(result)[0]
+
+
+def _redacted_lines(ans: dict[str, Any]) -> dict[str, Any]:
+    """The why answer with its lines' texts redacted together (a private key spans lines)."""
+    from hansard.ingest.redact import redact_lines
+
+    texts = [ln["content"] if isinstance(ln.get("content"), str) else "" for ln in ans["lines"]]
+    red, n = redact_lines(texts)
+    if not n:
+        return ans
+    lines = [{**ln, "content": r} if isinstance(ln.get("content"), str) else ln for ln, r in zip(ans["lines"], red, strict=True)]
+    return {**ans, "lines": lines}
+
+
 def _line_answer(ans: dict[str, Any], token_budget: int) -> dict[str, Any]:
+    ans = served(_redacted_lines(ans))
     entries = []
     for ln in ans["lines"]:
         e = {"kind": "line", "line": ln["line"], "content": ln["content"], "attribution": ln["kind"],
