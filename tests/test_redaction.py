@@ -1024,3 +1024,35 @@ def test_why_json_redacts_git_strings(git_secrets: dict[str, Any]) -> None:
     assert code == 0, err
     assert _leaks(out, git_secrets["secrets"]) == []
 
+
+def test_reindex_applies_the_rules_of_today_to_a_store_indexed_with_older_ones(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28, item 3: `hansard reindex` re-redacts an existing store. Derived rows are
+    rebuilt from the raw archive, which keeps every record verbatim, through today's redactor:
+    a HuggingFace token that the rules of before issue 28 let through is withheld after it."""
+    from hansard.ingest.run import index
+    from hansard.store.sqlite.db import connect
+
+    token = "hf_" + _r28(34, string.ascii_letters)
+    prompt = f"log in to the hub with {token} please"
+    w = ClaudeWriter("7b3e9d21-4c5a-4f6b-9e8d-1a2b3c4d5e6f", str(tmp_path), datetime(2026, 11, 23, 8, 0, 0))
+    w.user(prompt)
+    w.write(Path(os.environ["CLAUDE_CONFIG_DIR"]))
+    # The rules of before: no gitleaks rules, no HuggingFace rule of hansard's own.
+    old = R._Engine([*(r for r in R.OWN_RULES if r.name != "huggingface_access_token"), *R.detect_secrets_rules(),
+                     *R.KEYWORD_RULES])
+    monkeypatch.setitem(R._STATE, "engine", old)
+    monkeypatch.setattr(R, "_SHORT", R._Memo(0))
+    monkeypatch.setattr(R, "_LONG", R._Memo(0))
+    assert redact(prompt) == (prompt, 0)
+    db = connect()
+    index(db)
+    assert [r[0] for r in db.execute("SELECT text FROM messages")] == [prompt]
+    db.close()
+    monkeypatch.delitem(R._STATE, "engine")  # today's rules
+    code, out, err = run_cli("reindex", "--json")
+    assert code == 0, err
+    db = connect()
+    assert [r[0] for r in db.execute("SELECT text FROM messages")] == [
+        "log in to the hub with [REDACTED:huggingface_access_token] please"]
+    db.close()
