@@ -98,7 +98,7 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
             if tests["failed_then_fixed"] or tests["still_failing"]:
                 entry["tests"] = {"failed_then_fixed": tests["failed_then_fixed"], "still_failing": tests["still_failing"]}
 
-    return fit_budget(result, token_budget, render_tree, enrich=add_tests)
+    return fit_budget(served(result), token_budget, render_tree, enrich=add_tests)
 
 
 def _missing(path: str, base: str) -> None:
@@ -380,7 +380,29 @@ def imported_by(store: Store, top: str, rel: str) -> list[dict[str, Any]]:
 # -- rendering -----------------------------------------------------------------------------
 
 
+def served(result: dict[str, Any]) -> dict[str, Any]:
+    """The answer as served: every string through the redactor (issue 28, item 5). Transcript
+    text is redacted when indexed; what git and the working tree give (commit summaries and
+    authors, a line's text) is not, until here."""
+    from hansard.ingest.redact import redact_value
+
+    return redact_value(result)[0]
+
+
+def _redacted_lines(ans: dict[str, Any]) -> dict[str, Any]:
+    """The why answer with its lines' texts redacted together (a private key spans lines)."""
+    from hansard.ingest.redact import redact_lines
+
+    texts = [ln["content"] if isinstance(ln.get("content"), str) else "" for ln in ans["lines"]]
+    red, n = redact_lines(texts)
+    if not n:
+        return ans
+    lines = [{**ln, "content": r} if isinstance(ln.get("content"), str) else ln for ln, r in zip(ans["lines"], red, strict=True)]
+    return {**ans, "lines": lines}
+
+
 def _line_answer(ans: dict[str, Any], token_budget: int) -> dict[str, Any]:
+    ans = served(_redacted_lines(ans))
     entries = []
     for ln in ans["lines"]:
         e = {"kind": "line", "line": ln["line"], "content": ln["content"], "attribution": ln["kind"],

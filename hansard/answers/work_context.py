@@ -59,7 +59,10 @@ def work_context(store: Store, session_id: str | None = None, *, repo: str | Non
                   "runs": len(tests["runs"])},
         "commits": commits,
     }
-    return fit_budget(result, token_budget, render_tree)
+    from hansard.answers.code_history import served
+
+    # Commit summaries come from git, unredacted (the rest from the store, redacted when indexed).
+    return fit_budget(served(result), token_budget, render_tree)
 
 
 # The evidence text of the session the context is for (its own row among the conversations).
