@@ -4,7 +4,8 @@ ingest pipeline (hansard/ingest/pipeline.py).
 Always true after a scan of a file, in one transaction (shared with other files read just
 before or after it, each in a savepoint of its own): its new complete lines are in the
 archive, their items are applied, and the source row holds the offset just past them and
-the parser state to resume from; a file's rows are never split between transactions. A half-written last line is left for the next scan. A file
+the parser state to resume from; a file's rows are never split between transactions. A
+half-written last line is left for the next scan. A file
 that shrank or was rewritten gets a new archive generation, and its derived rows are
 replaced. Nothing here raises on a bad file: problems become counted skips.
 """
@@ -21,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hansard import config
 from hansard import agents as registry
+from hansard import config
 from hansard.agents.base import Provider
 from hansard.ingest import containers, reader
 from hansard.ingest.pipeline import Ingested, Progress, ScanSummary, reading_tools, write_results
@@ -110,8 +111,14 @@ class Scanner:
             if plan is not None:
                 plans.append(plan)
         self.read(plans)
+        from hansard.ingest import git_sources
+
+        # Sessions kept in git (Entire checkpoints): every known repository's refs, or the work
+        # trees named on the command line.
+        git_sources.scan_repos(self, self.store.repos.paths() if not paths else git_sources.work_tree_tops(paths))
         if not paths:
-            gone = [p for p, r in known.items() if p not in seen and not r["missing"] and "://" not in p]
+            gone = [p for p, r in known.items()
+                    if p not in seen and not r["missing"] and "://" not in p and not p.startswith("git:")]
             for p in gone:
                 # The transcript was deleted (Claude cleans up after 30 days): the archive keeps it.
                 if not os.path.exists(p):
