@@ -182,3 +182,39 @@ def test_reindex_rebuilds_checkpoint_sessions_from_the_archive(tmp_path: Path, m
     assert run_cli("reindex")[0] == 0
     doc = _why(bob, "app/retry.py", monkeypatch)
     assert {ln["tool_call_id"] for ln in doc["lines"] if ln["kind"] == "agent"} == {calls["backoff"], calls["log"]}
+
+
+def _ties(rule: str = "trailer") -> set[tuple[str, str]]:
+    return set(_store().execute("SELECT sha, session_id FROM commit_ties WHERE rule=?", (rule,)).fetchall())
+
+
+def test_entire_checkpoint_trailers_tie_their_commits(tmp_path: Path) -> None:
+    alice, _calls = _alice_session(tmp_path, "branch")
+    bob = _bob(tmp_path, alice, "branch")
+    assert run_cli("index", str(bob.path))[0] == 0
+    backoff, log = bob.rev_parse("HEAD~1"), bob.rev_parse("HEAD")
+    assert _ties() == {(backoff, SID), (log, SID)}
+
+
+def test_a_squash_merge_body_ties_every_checkpoint_it_lists(tmp_path: Path) -> None:
+    """GitHub's squash merge copies each squashed commit's trailer into its body; a checkpoint
+    read after the commits were linked brings its ties at the next index."""
+    repo = GitRepo.init(tmp_path / "app")
+    repo.write("a.py", "x = 1\n")
+    repo.commit("start", T0)
+    home = tmp_path / "h" / ".claude"
+    sids = ["11111111-2222-4333-8444-555555555555", "66666666-7777-4888-9999-aaaaaaaaaaaa"]
+    copies = []
+    for k, (sid, cid) in enumerate(zip(sids, (CP1, CP2), strict=True)):
+        w = ClaudeWriter(home, repo.path, sid, T0 + timedelta(minutes=1 + 5 * k))
+        w.prompt(f"step {k}")
+        w.edit(repo.path / "a.py", "x = 1\n", f"x = 1\nvalue_{k} = compute_step({k})\n")
+        copies.append((cid, SessionCopy(sid, w.path.read_bytes(), f"2026-11-10T09:0{3 + 5 * k}:00Z")))
+    body = f"Two steps (#12)\n\n* step 0\n\nEntire-Checkpoint: {CP1}\n\n* step 1\n\nEntire-Checkpoint: {CP2}\n"
+    repo.commit(body, T0 + timedelta(minutes=20))
+    assert run_cli("index", str(repo.path))[0] == 0
+    assert _ties() == set()
+    for k, (cid, copy) in enumerate(copies):
+        write_checkpoint(repo, cid, [copy], T0 + timedelta(minutes=21 + k))
+    assert run_cli("index", str(repo.path))[0] == 0
+    assert _ties() == {(repo.head(), sids[0]), (repo.head(), sids[1])}

@@ -167,11 +167,22 @@ class _Repo:
                                  stat=(0, end, sig), head_hash=_digest(data))
             main = parser.main_session(skey) or self._known_session(copies)
             if main is not None:
-                self.store.git_sources.add_checkpoint_sessions(self.root, [(c.checkpoint, main) for c in copies])
+                self._tie_checkpoints([(c.checkpoint, main) for c in copies])
             self._map_roots(parser, copies)
         self.by_sig[sig] = key
         summary.changed += 1
         summary.add(done)
+
+    def _tie_checkpoints(self, pairs: list[tuple[str, str]]) -> None:
+        """Keep which sessions the checkpoints kept; when that is news, the repository's kept
+        commit facts are dropped, so the link step joins its `Entire-Checkpoint:` trailers again."""
+        facet = self.store.git_sources
+        before = facet.key(self.root)[0]
+        facet.add_checkpoint_sessions(self.root, pairs)
+        if facet.key(self.root)[0] != before and hasattr(type(self.store), "commit_facts"):
+            repos = facet.repos_of(self.root)
+            if repos:
+                self.store.commit_facts.forget(repos)
 
     def _known_session(self, copies: list[Copy]) -> str | None:
         """The session an earlier reading of these copies named (a growing transcript read

@@ -53,6 +53,9 @@ class SqliteGitSources:
                                (repo_root,)).fetchone()
         return int(row[0]), str(last[0])
 
+    def repos_of(self, repo_root: str) -> list[int]:
+        return [r[0] for r in self.db.execute("SELECT id FROM repos WHERE root_commit=?", (repo_root,))]
+
     def root_of(self, repo_id: int) -> str | None:
         row = self.db.execute("SELECT root_commit FROM repos WHERE id=?", (repo_id,)).fetchone()
         return row[0] if row is not None else None
