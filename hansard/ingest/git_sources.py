@@ -11,7 +11,8 @@ ingest pipeline with the agent's own parser, under the agent's provider name: a 
 machine also has in an agent home is the same session (messages, tool calls and edits are unique
 per provider and id), never a second one.
 
-Always true after a repository's refs are read, each session in one transaction: its records
+Always true after a repository's refs are read, each session in one transaction (shared with
+the sessions read just before or after it, each in a savepoint of its own): its records
 are archived and parsed, the source row holds the offset past them, the parser state and, as
 its identity, the transcript's size and a signature of the copies it was made from; the
 checkpoints that kept it name its session in ``checkpoint_sessions``; and the folders the
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
     from hansard.agents.base import Parser
     from hansard.agents.entire.checkpoints import Copy
     from hansard.git.objects import CatFile
-    from hansard.ingest.scanner import Scanner
+    from hansard.ingest.scanner import Scanner, _Group
 
 # A transcript chunk larger than this is left out (the copy then counts as missing).
 MAX_BLOB_BYTES = 256 << 20
@@ -84,21 +85,29 @@ def scan_entire(scanner: Scanner, top: str) -> None:
     todo = {name: rs for name, rs in stores.items() if known.get(name) != cp.store_key(rs)}
     if not todo:
         return
-    ctx = _Repo(scanner, top, root)
-    with CatFile(top) as cat:
-        for name in sorted(todo):
-            copies = cp.read_copies(cat, todo[name])
-            for skey, cs in sorted(cp.by_session(copies).items()):
-                ctx.session(cat, name, skey, cs)
-            with scanner.archive.transaction():
+    from hansard.ingest.scanner import _Group
+
+    group = _Group(scanner)
+    ctx = _Repo(scanner, top, root, group)
+    try:
+        with CatFile(top) as cat:
+            for name in sorted(todo):
+                copies = cp.read_copies(cat, todo[name])
+                for skey, cs in sorted(cp.by_session(copies).items()):
+                    ctx.session(cat, name, skey, cs)
+                group.begin()
                 facet.set_tips(root, name, cp.store_key(todo[name]))
+                group.commit()
+    except BaseException:
+        group.abort()
+        raise
 
 
 class _Repo:
     """One repository's reading: what is stored of it, and what it is checked out as here."""
 
-    def __init__(self, scanner: Scanner, top: str, root: str) -> None:
-        self.scanner, self.top, self.root = scanner, top, root
+    def __init__(self, scanner: Scanner, top: str, root: str, group: _Group) -> None:
+        self.scanner, self.top, self.root, self.group = scanner, top, root, group
         self.store = scanner.store
         self.archive = scanner.archive
         prefix = f"git:{root}:"
@@ -136,15 +145,16 @@ class _Repo:
         provider = registry.sniff(Path("full.jsonl"), data[:registry.HEAD_BYTES]) if data else None
         if data is None or provider is None or container_of(provider) is not None:
             summary.skip("entire_transcript_missing" if data is None else "not_a_transcript")
-            with self.archive.transaction():
-                self.archive.note_foreign(key, None if row is None else row["id"], 0, len(data or b""), sig)
+            self.group.begin()
+            self.archive.note_foreign(key, None if row is None else row["id"], 0, len(data or b""), sig)
             return
         pkey = registry.provider_key(provider)
         whole = provider.whole_file
         start = int(row["offset"] or 0) if row is not None else 0
         appended = (row is not None and not whole and row["provider"] == pkey and 0 < start <= len(data)
                     and row["head_hash"] == _digest(data[:start]))
-        with self.archive.transaction():
+        self.group.begin()
+        with self.archive.savepoint():
             state = None
             if row is None:
                 source_id, generation = self.archive.add_source(key, pkey), 0
@@ -161,7 +171,8 @@ class _Repo:
             records = [RawRecord(key, 0, data)] if whole else list(_lines(key, data, start if appended else 0))
             end = len(data)
             done = ingest(self.store, source_id=source_id, generation=generation, provider=provider.name,
-                          parser=parser, records=records, end=lambda: end, redactor=self.scanner.redactor)
+                          parser=parser, records=records, end=lambda: end, redactor=self.scanner.redactor,
+                          index_text=False)
             self.archive.advance(source_id, offset=end, parser_state=done.state,
                                  redactions=done.writer.counts["redactions"], generation=generation,
                                  stat=(0, end, sig), head_hash=_digest(data))
@@ -171,7 +182,7 @@ class _Repo:
             self._map_roots(parser, copies)
         self.by_sig[sig] = key
         summary.changed += 1
-        summary.add(done)
+        self.group.add(done)  # counted in the summary when its transaction commits
 
     def _tie_checkpoints(self, pairs: list[tuple[str, str]]) -> None:
         """Keep which sessions the checkpoints kept; when that is news, the repository's kept

@@ -85,29 +85,47 @@ def store_key(refs: list[tuple[str, str]]) -> str:
 
 
 def read_copies(cat: CatFile, refs: list[tuple[str, str]]) -> list[Copy]:
-    """Every session copy the refs' trees hold. Trees seen under another ref are not walked
-    twice (the branch's old checkpoints are the same trees in every copy of it)."""
+    """Every session copy the refs' trees hold. The trees are read level by level (the refs'
+    roots, then shards, checkpoint folders, session folders), each level's objects in batches
+    of one round trip, and a tree seen under another ref is not read twice."""
+    from hansard.git.objects import parse_tree
+
     walked: dict[str, list[tuple[str, str, str]]] = {}
-    out: list[Copy] = []
-    seen_folders: set[tuple[str, str]] = set()
-    for name, tip in refs:
-        root = cat.tree_of(tip)
-        if root is None:
-            continue
+
+    def load(shas: Iterable[str]) -> None:
+        need = [s for s in dict.fromkeys(shas) if s not in walked]
+        for sha, got in zip(need, cat.get_many(need), strict=True):
+            walked[sha] = parse_tree(got[1]) if got is not None and got[0] == "tree" else []
+
+    tips = cat.get_many([tip for _name, tip in refs])
+    roots: list[tuple[str, str]] = []  # (ref name, root tree)
+    for (name, _tip), got in zip(refs, tips, strict=True):
+        if got is not None and got[0] == "commit" and got[1].startswith(b"tree "):
+            roots.append((name, got[1][5:45].decode("ascii", "replace")))
+    load(t for _n, t in roots)
+    # Level 1: a root's session folders (one ref per checkpoint) and its shards (the branch).
+    load(sha for _n, t in roots for mode, name, sha in walked[t] if mode == "40000" and (name.isdigit() or len(name) == 2))
+    shards = [sha for _n, t in roots for mode, name, sha in walked[t] if mode == "40000" and len(name) == 2]
+    # Level 2: checkpoint folders; level 3: their session folders.
+    load(sha for sh in shards for mode, name, sha in walked[sh] if mode == "40000" and len(name) == 10)
+    load(s2 for sh in shards for mode, name, sha in walked[sh] if mode == "40000" and len(name) == 10
+         for m2, n2, s2 in walked[sha] if m2 == "40000" and n2.isdigit())
+    found: list[tuple[str, str, dict[str, str]]] = []  # (checkpoint, session folder path, files)
+    seen: set[tuple[str, str]] = set()
+    for name, root in roots:
         ref_id = name.rsplit("/", 1)[-1] if name.startswith(REF_PREFIX) else None
-        for folder, files in _checkpoint_folders(cat, root, walked):
+        for folder, sessions in _checkpoint_folders(root, walked):
             cid = _checkpoint_id(folder, ref_id)
             if cid is None:
                 continue
-            for sub, sfiles in files.items():
-                key = (cid, sfiles.get("metadata.json", "") + "/".join(sorted(sfiles.values())))
-                if key in seen_folders:
-                    continue
-                seen_folders.add(key)
-                copy = _copy(cat, cid, f"{folder}/{sub}" if folder else sub, sfiles)
-                if copy is not None:
-                    out.append(copy)
-    return out
+            for sub, files in sessions.items():
+                key = (cid, "/".join(f"{n}={s}" for n, s in sorted(files.items())))
+                if key not in seen:
+                    seen.add(key)
+                    found.append((cid, f"{folder}/{sub}" if folder else sub, files))
+    metas = cat.get_many([files.get("metadata.json", "") for _c, _f, files in found], max_bytes=META_MAX)
+    return [_copy(cid, folder, files, got[1] if got is not None and got[0] == "blob" else b"")
+            for (cid, folder, files), got in zip(found, metas, strict=True)]
 
 
 def _checkpoint_id(folder: str, ref_id: str | None) -> str | None:
@@ -119,22 +137,17 @@ def _checkpoint_id(folder: str, ref_id: str | None) -> str | None:
     return None
 
 
-def _checkpoint_folders(cat: CatFile, root: str, walked: dict[str, list[tuple[str, str, str]]]
+def _checkpoint_folders(root: str, walked: dict[str, list[tuple[str, str, str]]]
                         ) -> Iterable[tuple[str, dict[str, dict[str, str]]]]:
     """(folder path, {session folder name: {file name: blob id}}) of each folder that holds
     numbered session folders with a transcript: the root itself (one ref per checkpoint) or
-    ``aa/bbbbbbbbbb`` below it."""
-
-    def entries(sha: str) -> list[tuple[str, str, str]]:
-        if sha not in walked:
-            walked[sha] = cat.tree(sha)
-        return walked[sha]
+    ``aa/bbbbbbbbbb`` below it. Reads only trees ``read_copies`` loaded."""
 
     def sessions_in(tree: str) -> dict[str, dict[str, str]]:
         out: dict[str, dict[str, str]] = {}
-        for mode, name, sha in entries(tree):
+        for mode, name, sha in walked.get(tree, ()):
             if mode == "40000" and name.isdigit():
-                files = {n: s for m, n, s in entries(sha) if m.startswith("100")}
+                files = {n: s for m, n, s in walked.get(sha, ()) if m.startswith("100")}
                 if any(_CHUNK.match(n) for n in files):
                     out[name] = files
         return out
@@ -142,28 +155,26 @@ def _checkpoint_folders(cat: CatFile, root: str, walked: dict[str, list[tuple[st
     here = sessions_in(root)
     if here:
         yield "", here
-    for mode, shard, sha in entries(root):
+    for mode, shard, sha in walked.get(root, ()):
         if mode != "40000" or len(shard) != 2:
             continue
-        for mode2, rest, sha2 in entries(sha):
+        for mode2, rest, sha2 in walked.get(sha, ()):
             if mode2 == "40000" and len(rest) == 10:
                 found = sessions_in(sha2)
                 if found:
                     yield f"{shard}/{rest}", found
 
 
-def _copy(cat: CatFile, cid: str, folder: str, files: dict[str, str]) -> Copy | None:
+def _copy(cid: str, folder: str, files: dict[str, str], raw_meta: bytes) -> Copy:
     chunks = sorted(((int(m.group(1) or 0), sha) for n, sha in files.items() if (m := _CHUNK.match(n))))
     meta: dict[str, Any] = {}
-    if "metadata.json" in files:
-        got = cat.get(files["metadata.json"], max_bytes=META_MAX)
-        if got is not None:
-            try:
-                obj = orjson.loads(got[1])
-            except orjson.JSONDecodeError:
-                obj = None
-            if isinstance(obj, dict):
-                meta = obj
+    if raw_meta:
+        try:
+            obj = orjson.loads(raw_meta)
+        except orjson.JSONDecodeError:
+            obj = None
+        if isinstance(obj, dict):
+            meta = obj
     sid = meta.get("session_id")
     created = meta.get("created_at")
     touched = meta.get("files_touched")
@@ -212,8 +223,11 @@ def assemble(cat: CatFile, copies: list[Copy], max_bytes: int | None = None) -> 
     doc_best: tuple[int, int, bytes] | None = None
     out: list[bytes] = []
     seen: set[bytes] = set()
+    blobs = cat.get_many([s for c in copies for s in c.chunks], max_bytes=max_bytes)
+    at = 0
     for i, c in enumerate(copies):
-        parts = [cat.get(s, max_bytes=max_bytes) for s in c.chunks]
+        parts = blobs[at:at + len(c.chunks)]
+        at += len(c.chunks)
         if not parts or any(p is None or p[0] != "blob" for p in parts):
             missing += 1
             continue
