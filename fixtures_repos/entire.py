@@ -15,6 +15,7 @@ import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 
 from fixtures_repos.gitrepo import GitRepo, git_env
 
@@ -87,8 +88,12 @@ def write_checkpoint(repo: GitRepo, checkpoint_id: str, sessions: Sequence[Sessi
         commit = _commit(repo, tree, None, f"Checkpoint: {checkpoint_id}", when)
         repo.git("update-ref", f"refs/entire/checkpoints/{checkpoint_id}", commit)
         return commit
+    cp_tree = checkpoint_tree(repo, checkpoint_id, sessions, f"/{checkpoint_id[:2]}/{checkpoint_id[2:]}")
+    return _add_to_branch(repo, checkpoint_id, cp_tree, when)
+
+
+def _add_to_branch(repo: GitRepo, checkpoint_id: str, cp_tree: str, when: datetime) -> str:
     shard, rest = checkpoint_id[:2], checkpoint_id[2:]
-    cp_tree = checkpoint_tree(repo, checkpoint_id, sessions, f"/{shard}/{rest}")
     parent = repo.git("rev-parse", "--verify", "-q", BRANCH, check=False).strip() or None
     top: dict[str, tuple[str, str]] = {}
     if parent:
@@ -107,6 +112,25 @@ def write_checkpoint(repo: GitRepo, checkpoint_id: str, sessions: Sequence[Sessi
     commit = _commit(repo, _tree(repo, top), parent, f"Checkpoint: {checkpoint_id}", when)
     repo.git("update-ref", BRANCH, commit)
     return commit
+
+
+def folder_tree(repo: GitRepo, folder: Path) -> str:
+    """A tree holding a folder's files verbatim (a checkpoint copied from a real branch)."""
+    entries: dict[str, tuple[str, str]] = {}
+    for p in sorted(folder.iterdir()):
+        entries[p.name] = ("tree", folder_tree(repo, p)) if p.is_dir() else ("blob", _blob(repo, p.read_bytes()))
+    return _tree(repo, entries)
+
+
+def write_checkpoint_folder(repo: GitRepo, checkpoint_id: str, folder: Path, when: datetime, *,
+                            layout: str = "branch") -> str:
+    """``write_checkpoint`` for a checkpoint folder kept as files (tests/entire_samples)."""
+    tree = folder_tree(repo, folder)
+    if layout == "ref":
+        commit = _commit(repo, tree, None, f"Checkpoint: {checkpoint_id}", when)
+        repo.git("update-ref", f"refs/entire/checkpoints/{checkpoint_id}", commit)
+        return commit
+    return _add_to_branch(repo, checkpoint_id, tree, when)
 
 
 def _commit(repo: GitRepo, tree: str, parent: str | None, message: str, when: datetime) -> str:

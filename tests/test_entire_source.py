@@ -218,3 +218,40 @@ def test_a_squash_merge_body_ties_every_checkpoint_it_lists(tmp_path: Path) -> N
         write_checkpoint(repo, cid, [copy], T0 + timedelta(minutes=21 + k))
     assert run_cli("index", str(repo.path))[0] == 0
     assert _ties() == {(repo.head(), sids[0]), (repo.head(), sids[1])}
+
+
+SAMPLES = Path(__file__).parent / "entire_samples"
+REAL_SID = "6da7d497-00e2-460d-a6b4-d280e0314cfd"
+
+
+def test_a_real_entire_session_answers_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two real checkpoints of one Claude Code session (entireio/cli, see
+    tests/entire_samples/PROVENANCE.md), recorded in a worktree this machine lacks: the
+    session is read once from both copies, and the file it wrote is its own."""
+    from fixtures_repos.entire import write_checkpoint_folder
+
+    write = None
+    for line in (SAMPLES / "9fe3cfdef74d" / "0" / "full.jsonl").read_text().splitlines():
+        for block in (json.loads(line).get("message") or {}).get("content") or []:
+            if isinstance(block, dict) and block.get("type") == "tool_use" and block["name"] == "Write":
+                write = block
+    assert write is not None
+    repo = GitRepo.init(tmp_path / "cli")
+    repo.write("README.md", "# cli\n")
+    repo.commit("Initial commit", datetime(2026, 2, 6, 6, 0, 0))
+    repo.write("docs/geese.md", write["input"]["content"])
+    repo.commit("docs: geese\n\nEntire-Checkpoint: 9fe3cfdef74d\n", datetime(2026, 2, 6, 6, 50, 0))
+    for k, cid in enumerate(("9fe3cfdef74d", "9b3838281539")):
+        write_checkpoint_folder(repo, cid, SAMPLES / cid, datetime(2026, 2, 6, 6, 50 + k, 0))
+    before = _snapshot(repo.path / ".git")
+    assert run_cli("index", str(repo.path))[0] == 0
+    doc = _why(repo, "docs/geese.md", monkeypatch)
+    assert {(ln["kind"], ln["session_id"], ln["tool_call_id"]) for ln in doc["lines"] if ln["content"].strip()} == \
+        {("agent", REAL_SID, write["id"])}
+    db = _store()
+    assert db.execute("SELECT session_id, provider FROM sessions").fetchall() == [(REAL_SID, "claude_code")]
+    assert db.execute("SELECT checkpoint FROM checkpoint_sessions ORDER BY 1").fetchall() == \
+        [("9b3838281539",), ("9fe3cfdef74d",)]
+    assert _ties() == {(repo.head(), REAL_SID)}
+    assert db.execute("SELECT old_prefix FROM path_maps").fetchall() == [("/Users/alex/workspace/cli/.worktrees/3",)]
+    assert _snapshot(repo.path / ".git") == before
