@@ -14,8 +14,8 @@ from types import TracebackType
 from hansard.errors import GitError
 from hansard.git.run import _FORCED, git_env, git_text
 
-# Requests written ahead of their answers: 500 ids of up to 65 bytes stay under a pipe's 64 KiB.
-BATCH = 500
+# Requests written ahead of their answers stay under a pipe's 64 KiB buffer.
+BATCH_BYTES = 32 << 10
 
 
 def refs(top: str, patterns: Iterable[str]) -> list[tuple[str, str]]:
@@ -81,23 +81,28 @@ class CatFile:
 
     def get_many(self, revs: list[str], max_bytes: int | None = None) -> list[tuple[str, bytes] | None]:
         """``get`` of each rev, in order, with the requests written ahead of the answers: one
-        round trip per ``BATCH`` objects instead of one each. A batch's requests fit in the
-        pipe's buffer, so writing them never waits for git to be read."""
+        round trip per batch instead of one per object. A batch's requests stay under
+        ``BATCH_BYTES``, within a pipe's buffer, so writing them never waits for git to be read."""
         out: list[tuple[str, bytes] | None] = []
-        for i in range(0, len(revs), BATCH):
-            part = revs[i:i + BATCH]
-            ok = [bool(r) and "\n" not in r and " " not in r and len(r) <= 64 for r in part]
-            asked = [r for r, good in zip(part, ok, strict=True) if good]
+        ok = [bool(r) and "\n" not in r and len(r) < BATCH_BYTES for r in revs]
+        i = 0
+        while i < len(revs):
+            j, size = i, 0
+            while j < len(revs) and (j == i or size + len(revs[j]) + 1 <= BATCH_BYTES):
+                size += len(revs[j]) + 1 if ok[j] else 0
+                j += 1
+            asked = [r for r, good in zip(revs[i:j], ok[i:j], strict=True) if good]
             stdin = self.proc.stdin
             assert stdin is not None
             try:
-                stdin.write(b"".join(r.encode() + b"\n" for r in asked))
+                stdin.write(b"".join(r.encode("utf-8", "surrogateescape") + b"\n" for r in asked))
                 stdin.flush()
             except (BrokenPipeError, OSError) as exc:
                 raise GitError("git cat-file stopped") from exc
             self.requests += len(asked)
             answers = iter([self._answer(max_bytes) for _ in asked])
-            out += [next(answers) if good else None for good in ok]
+            out += [next(answers) if good else None for good in ok[i:j]]
+            i = j
         return out
 
     def _answer(self, max_bytes: int | None) -> tuple[str, bytes] | None:

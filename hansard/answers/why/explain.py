@@ -133,6 +133,9 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
         answers = mark_pasted(store, bl, answers, whole=None if t.start is None else whole)
     if asked.start is not None:
         answers = [a for a in answers if asked.start <= a.line <= asked.end]
+    from hansard.answers.why.recorded import annotate
+
+    answers = annotate(t.top, bl, answers)  # what git-ai's notes recorded, beside hansard's own evidence
     ans = render_contract(store, asked, rev, bl, answers)
     if building:
         ans["indexing"] = True
