@@ -122,3 +122,38 @@ def test_parse_note_takes_what_it_can() -> None:
     assert parse_note(b"no divider at all") is None
     for raw in (b"", b"---\n", b"\xff\xfe---\n{", b"a\n  zz 1\n---\nnull", b"a\n  abcdef1 9-\n---\n[]"):
         parse_note(raw)  # never raises
+
+
+def test_fuzz_parse_note() -> None:
+    """Mutated authorship logs (bytes flipped, cut anywhere, lines shuffled, odd ranges and JSON
+    of any type) never raise, and what a note names is always a range it wrote."""
+    import random
+
+    rnd = random.Random(24)
+    h = _hash("claude-code", SID)
+    base = _note({"src/a.py": [(h, "1-3,7,9-12")], '"my file.py"': [(h, "2")]},
+                 {h: {"tool": "claude", "id": SID, "model": "m"}}).encode()
+    pieces = [b"\n", b"  ", b"---\n", b"-", b",", b"0", b"99999999999999999999", b"\xff", b'"', b"{", b"null", h.encode()]
+    for _ in range(int(os.environ.get("HANSARD_AGENT_FUZZ", "3000"))):
+        data = bytearray(base)
+        for _ in range(rnd.randint(1, 6)):
+            r = rnd.random()
+            if r < 0.3 and data:
+                at = rnd.randrange(len(data))
+                del data[at:at + rnd.randint(1, 50)]
+            elif r < 0.6:
+                at = rnd.randrange(len(data) + 1)
+                data[at:at] = rnd.choice(pieces)
+            elif r < 0.8 and data:
+                data[rnd.randrange(len(data))] = rnd.randrange(256)
+            else:
+                lines = bytes(data).split(b"\n")
+                rnd.shuffle(lines)
+                data = bytearray(b"\n".join(lines))
+        note = parse_note(bytes(data))
+        if note is not None:
+            for path, entries in note.files.items():
+                for hh, ranges in entries:
+                    assert all(a >= 0 and b >= 0 for a, b in ranges)
+                    assert note.who(path, ranges[0][0]) is not None if ranges and ranges[0][0] <= ranges[0][1] else True
+                    assert isinstance(hh, str)
