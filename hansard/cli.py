@@ -54,13 +54,12 @@ def _print_json(obj: Any) -> None:
 
 
 def cmd_index(a: argparse.Namespace) -> int:
+    import os
     from pathlib import Path
 
-    from hansard.render import answers as render
     from hansard.ingest.run import index
     from hansard.ingest.scanner import stderr_progress
-
-    import os
+    from hansard.render import answers as render
 
     missing = [p for p in a.paths if not os.path.exists(p)]
     if missing:
@@ -71,7 +70,8 @@ def cmd_index(a: argparse.Namespace) -> int:
         from hansard.ingest.watch import serve
 
         return serve(_store(), [Path(p) for p in a.paths] or None, quiet=a.quiet)
-    summary = index(_store(), [Path(p) for p in a.paths] or None, wait=not a.no_wait,
+    store = _store()
+    summary = index(store, [Path(p) for p in a.paths] or None, wait=not a.no_wait,
                     progress=None if a.quiet else stderr_progress())
     if summary is None:
         print("hansard: another `hansard index` is running; not waiting (--no-wait)", file=sys.stderr)
@@ -80,13 +80,18 @@ def cmd_index(a: argparse.Namespace) -> int:
         _print_json(summary.as_dict())
     else:
         print(render.index_summary(summary.as_dict()))
+        from hansard.answers.notices import no_sessions, no_sessions_text
+
+        notice = no_sessions(store)
+        if not any(h["sessions"] for h in notice["searched"]):  # nothing found anywhere: say where it looked
+            print(no_sessions_text(notice), file=sys.stderr)
     return 0
 
 
 def cmd_reindex(a: argparse.Namespace) -> int:
-    from hansard.render import answers as render
     from hansard.ingest.run import rebuild
     from hansard.ingest.scanner import stderr_progress
+    from hansard.render import answers as render
 
     summary = rebuild(_store(), progress=None if a.quiet else stderr_progress())
     if a.json:
@@ -97,9 +102,9 @@ def cmd_reindex(a: argparse.Namespace) -> int:
 
 
 def cmd_status(a: argparse.Namespace) -> int:
-    from hansard.render import answers as render
-    from hansard.config import store_path
     from hansard.answers.agents_status import agent_status
+    from hansard.config import store_path
+    from hansard.render import answers as render
 
     store = _reader_store()
     data = store.sessions.status()
@@ -165,9 +170,9 @@ def _inside_git(repo: str) -> None:
 
 
 def cmd_show(a: argparse.Namespace) -> int:
-    from hansard.render.recall import transcript
     from hansard.answers.transcript import get_past_session
     from hansard.errors import NotFound
+    from hansard.render.recall import transcript
 
     store = _store()
     kw = dict(around=a.around, roles=a.roles, limit=a.limit, next=a.next, group_revisions=a.group_revisions,
@@ -209,8 +214,8 @@ def _caller_session(a: argparse.Namespace) -> str | None:
 
 
 def cmd_history(a: argparse.Namespace) -> int:
-    from hansard.render.recall import history
     from hansard.answers.search.sessions import search_past_sessions
+    from hansard.render.recall import history
 
     store = _store()
     if not a.no_sync:
@@ -345,7 +350,7 @@ def _commit_facts_upkeep(store: Any) -> Any:
 
 
 def cmd_why(a: argparse.Namespace) -> int:
-    from hansard.answers.why import explain, explain_json
+    from hansard.answers.why import explain, explain_json, parse_target
 
     store = _reader_store()
     # The quick index runs inside the answer, while git blames (or after a cached answer is
@@ -367,13 +372,19 @@ def cmd_why(a: argparse.Namespace) -> int:
         return 0
     ans = explain(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync,
                   upkeep=upkeep)
+    if ans.get("notice"):
+        from hansard.answers.notices import no_sessions_text
+
+        print(no_sessions_text(ans["notice"]), file=sys.stderr)
     if ans.get("indexing"):
         print("warning: an index of this store is still running; sessions it has not read or linked yet "
               "are missing from this answer", file=sys.stderr)
     from hansard.render import answers as render
 
-    if len(ans["lines"]) == 1 or (len(ans["lines"]) <= 5 and ":" in a.target):
-        print("\n\n".join(render.why_line(ans, ln) for ln in ans["lines"]))
+    if len(ans["lines"]) == 1:
+        print(render.why_line(ans, ans["lines"][0]))
+    elif parse_target(a.target)[1] is not None:  # PATH:A-B
+        print(render.why_range(ans))
     else:
         print(render.why_file(ans))
     return 0

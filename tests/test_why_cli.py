@@ -30,6 +30,24 @@ def repo(tmp_path: Path) -> Path:
     _git(r, "add", ".")
     _git(r, "commit", "-q", "-m", "init")
     (r / "untracked.py").write_text("nope = 1\n")
+    # a session that ran here and wrote nothing: the repository has evidence, so a line no
+    # session wrote is a person's (with none at all it would be unknown, rule no_sessions)
+    from datetime import UTC, datetime
+
+    from fixtures_repos.writers import ClaudeWriter, Clock
+
+    w = ClaudeWriter(Path(os.environ["CLAUDE_CONFIG_DIR"]), r, "7e1d0c2b-3a4f-4b5c-8d6e-9f0a1b2c3d4e",
+                     Clock(datetime(2026, 3, 1, 9, 0, tzinfo=UTC)))
+    w.prompt("what does a.py hold?")
+    w.read(r / "a.py")
+    from hansard.ingest.run import index
+    from hansard.store import open_store
+
+    store = open_store()
+    try:
+        index(store)
+    finally:
+        store.close()
     return r
 
 
@@ -138,3 +156,21 @@ def test_blame_ignore_revs_skips_a_reformat_commit(repo: Path, monkeypatch: pyte
     (repo / ".git-blame-ignore-revs").write_text(third + "\n")
     rc, out, _ = run_cli("why", "a.py:1", "--no-sync", "--json")
     assert rc == 0 and json.loads(out)["lines"][0]["commit"] != third
+
+
+def test_a_range_prints_one_header_per_edit_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`why FILE:A-B` heads each run of lines one edit wrote once, then lists the run's lines."""
+    from fixtures_repos.check import answer, env_for
+    from fixtures_repos.scenarios import SCENARIOS
+
+    scn = SCENARIOS["precision_commit_output"](tmp_path / "build")
+    for var, value in env_for(scn, tmp_path / "store").items():
+        monkeypatch.setenv(var, value)
+    answer(scn)
+    monkeypatch.chdir(scn.repo)
+    rc, out, _ = run_cli("why", "retry/retry.go:2-6", "--no-sync")
+    assert rc == 0
+    assert out.count("written by") == 1 and out.count("evidence") == 1
+    assert out.splitlines()[0] == "retry/retry.go:2-6"
+    body = [ln for ln in out.splitlines() if ln[:3].strip().isdigit()]
+    assert [int(ln.split()[0]) for ln in body] == [2, 3, 4, 5, 6]

@@ -109,6 +109,20 @@ def file_log(top: str, path: str, rev: str = "HEAD", *, patches: bool = False) -
 LogEntry = namedtuple("LogEntry", "sha path old_path blob parents committer_time author summary")
 
 
+def raw_files(raw: str) -> list[tuple[str | None, str, str | None]]:
+    """(old name or None, name, blob after or None for a deletion) of each `--raw` line of one
+    log record."""
+    files: list[tuple[str | None, str, str | None]] = []
+    for line in raw.splitlines():
+        if line.startswith(":"):
+            meta, _, names = line.partition("\t")
+            fields = meta.split()
+            parts = names.split("\t")
+            files.append((parts[0] if len(parts) > 1 else None, parts[-1],
+                          None if fields[3].strip("0") == "" else fields[3]))
+    return files
+
+
 def parse_file_log(out: str, path: str) -> list[tuple[LogEntry, str]]:
     """(entry, its patch text, empty without ``patches``) for each record of ``file_log``,
     newest first."""
@@ -116,18 +130,10 @@ def parse_file_log(out: str, path: str) -> list[tuple[LogEntry, str]]:
     for block in out.split("\x00")[1:]:
         head, _, rest = block.partition("\n")
         sha, parents, ct, author, summary = (head.split("\x1f") + [""] * 5)[:5]
-        name, old, blob = path, None, None
         patch_at = rest.find("\ndiff --git ")
         raw, patch = (rest, "") if patch_at < 0 else (rest[:patch_at], rest[patch_at + 1:])
-        for line in raw.splitlines():
-            if not line.startswith(":"):
-                continue
-            meta, _, names = line.partition("\t")
-            fields = meta.split()
-            parts = names.split("\t")
-            name = parts[-1]
-            old = parts[0] if len(parts) > 1 else None
-            blob = None if fields[3].strip("0") == "" else fields[3]
+        files = raw_files(raw)
+        old, name, blob = files[-1] if files else (None, path, None)
         entries.append((LogEntry(sha, name, old, blob, parents.split(), int(ct or 0), author, summary), patch))
     return entries
 
@@ -270,16 +276,27 @@ def repo_diffs(top: str, revs: list[str]) -> list[tuple[str, str, str | None, st
     rows: list[tuple[str, str, str | None, str]] = []
     for block in out.split("\x00")[1:]:
         sha, _, rest = block.partition("\n")
-        names: list[tuple[str, str | None]] = []
         patch_at = rest.find("diff --git ")
         raw, patch = (rest, "") if patch_at < 0 else (rest[:patch_at], rest[patch_at:])
-        for line in raw.splitlines():
-            if line.startswith(":"):
-                parts = line.partition("\t")[2].split("\t")
-                names.append((parts[-1], parts[0] if len(parts) > 1 else None))
+        names = [(name, old) for old, name, _ in raw_files(raw)]
         sections = patch.split("\ndiff --git ") if patch else []
         if len(sections) != len(names) or any('"' in n for n, _ in names):
             continue
         for (name, old), section in zip(names, sections, strict=True):
             rows.append((sha.strip(), name, old, section))
     return rows
+
+
+def repo_log(top: str, rev: str = "HEAD") -> list[tuple[LogEntry, list[tuple[str | None, str, str | None]]]]:
+    """Every commit of ``rev``'s history, newest first, with the files it changed against its
+    first parent as (old name or None, name, blob after or None for a deletion), renames found,
+    from one `git log --raw` (merges list no files)."""
+    out = git_text(["log", "-M", "--raw", "--no-abbrev", "--format=%x00%H%x1f%P%x1f%ct%x1f%an%x1f%s", rev, "--"],
+                   top, timeout=600)
+    commits: list[tuple[LogEntry, list[tuple[str | None, str, str | None]]]] = []
+    for block in out.split("\x00")[1:]:
+        head, _, raw = block.partition("\n")
+        sha, parents, ct, author, summary = (head.split("\x1f") + [""] * 5)[:5]
+        commits.append((LogEntry(sha, None, None, None, parents.split(), int(ct or 0), author, summary),
+                        raw_files(raw)))
+    return commits

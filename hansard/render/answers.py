@@ -120,6 +120,33 @@ def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def why_range(ans: dict[str, Any]) -> str:
+    """A range of lines: one header per run of lines that one edit (or, for lines no edit
+    wrote, one kind of evidence in one commit) accounts for, then the run's lines with their
+    numbers. The header's evidence is that of the run's first line not merely inherited."""
+
+    def key(ln: dict[str, Any]) -> tuple[Any, ...]:
+        if ln.get("tool_call_id"):
+            return (ln["kind"], ln.get("session_id"), ln["tool_call_id"], ln["commit"])
+        return (ln["kind"], ln["rule"], ln.get("session_id"), ln["commit"])
+
+    runs: list[list[dict[str, Any]]] = []
+    for ln in ans["lines"]:
+        if runs and key(runs[-1][0]) == key(ln) and runs[-1][-1]["line"] + 1 == ln["line"]:
+            runs[-1].append(ln)
+        else:
+            runs.append([ln])
+    out = []
+    for run in runs:
+        a, b = run[0]["line"], run[-1]["line"]
+        lead = next((ln for ln in run if ln["rule"] != "inherited"), run[0])
+        details = why_line(ans, lead).split("\n")[1:]
+        width = len(str(b))
+        body = [f"  {ln['line']:>{width}}  {ln['content']}" for ln in run]
+        out.append("\n".join([f"{ans['path']}:{a}" + (f"-{b}" if b != a else ""), *details, *body]))
+    return "\n\n".join(out)
+
+
 def why_evidence(ln: dict[str, Any]) -> str:
     rule, kind = ln.get("rule"), ln["kind"]
     landed = f"; it landed in {ln['commit'][:7]}" if ln.get("commit") else ""
@@ -147,6 +174,11 @@ def why_evidence(ln: dict[str, Any]) -> str:
         "shell_command": "unknown: a session ran shell commands on this file (invisible to edit records)",
         "unlinked_session": "unknown: a session wrote this line into a file of this name whose repository is not known"
                             " here (a removed worktree, or another machine: see `hansard config map`)",
+        "no_sessions": "unknown: no archived session ran in this repository, so nothing tells an agent's line"
+                       " from a person's",
+        "not_the_commits_session": ("unknown: the commit's own record names other sessions; "
+                                    + ", ".join(x[:13] for x in ln.get("alternatives") or ())
+                                    + " wrote this text, but the file has it more than once or only likeness links it"),
     }.get(rule or "", "unknown: no usable evidence")
 
 

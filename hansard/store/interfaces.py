@@ -199,7 +199,8 @@ class CommitFacts(Protocol):
     (HEAD, shell calls read) they stand for. Only the link step writes."""
 
     def state(self, repo_id: int) -> dict[str, Any] | None:
-        """head, calls_upto, calls, commits, seconds, computed_at; None: nothing kept."""
+        """head, calls_upto, calls, commits, seconds, computed_at, diffs_head, generation; None:
+        nothing kept."""
     def shell_key(self, repo_id: int, tools: Collection[str]) -> tuple[int, int]:
         """(highest row id, count) of the repository's shell calls that mention git."""
     def shell_calls(self, repo_id: int, tools: Collection[str], after: int = 0
@@ -214,6 +215,11 @@ class CommitFacts(Protocol):
              ties: Iterable[tuple[str, str, str]], patch_ids: Iterable[tuple[str, str | None]], *,
              keep_prints: bool, wait_ms: int | None = None) -> bool:
         """Keep a refresh in one transaction (False: a busy or read-only store kept nothing)."""
+    def generation(self) -> int | None:
+        """The store generation; while it stands, the shell calls need not be counted again."""
+    def set_generation(self, repo_id: int, wait_ms: int | None = None) -> None: ...
+    def set_diffs_head(self, repo_id: int, head: str) -> None:
+        """The index put the diffs of ``head``'s history in the commit-diff cache."""
     def forget(self, repo_ids: Sequence[int] | None = None) -> None: ...
 
 
@@ -232,6 +238,8 @@ class RepoRegistry(Protocol):
         ``wait``: after a moment rather than the usual timeout)."""
     def path_of(self, repo_id: int | None) -> str | None: ...
     def paths(self) -> list[str]: ...
+    def has_sessions(self, repo_id: int) -> bool:
+        """Some archived session ran in this repository or edited a file of it."""
     def with_sessions(self) -> list[tuple[int, str]]:
         """(id, checkout path) of the repositories that some session ran in."""
     def path_maps(self) -> list[tuple[str, str]]: ...

@@ -46,7 +46,7 @@ import orjson
 
 from hansard.agents.base import as_text as _as_text_base
 from hansard.agents.claude_code import AGENT
-from hansard.agents.base import first_json_lines, load_json, nonempty_str as _s, record_key
+from hansard.agents.base import first_json_lines, glued_records, load_json, nonempty_str as _s, record_key
 from hansard.agents.edits import diff_texts, hunks_from_structured_patch, lines_of
 from hansard.models import (
     EditItem,
@@ -523,6 +523,10 @@ class ClaudeCodeParser:
 
     def _feed(self, record: RawRecord) -> list[Item]:
         obj, skip = load_json(record)
+        if skip is not None and skip.reason == "malformed_json":
+            parts = glued_records(record)
+            if parts is not None:  # two records on one line: each read as its own
+                return [item for part in parts for item in self._feed(part)]
         if skip is not None:
             return [skip]
         off = record.offset

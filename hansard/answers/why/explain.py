@@ -133,10 +133,20 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
         answers = mark_pasted(store, bl, answers, whole=None if t.start is None else whole)
     if asked.start is not None:
         answers = [a for a in answers if asked.start <= a.line <= asked.end]
+    # Nothing to judge by: no session of this repository, nor (through a team) an edit of this file.
+    no_sessions = (repo_id < 0 or not store.repos.has_sessions(repo_id)) \
+        and not (repo_id >= 0 and store.evidence.has_applied_edits(repo_id, history.names()))
+    if no_sessions:  # a line no session wrote may still be an agent's (fail closed)
+        answers = [a.replace(kind="unknown", rule="no_sessions", confidence=0.0) if a.kind == "human" else a
+                   for a in answers]
     from hansard.answers.why.recorded import annotate
 
     answers = annotate(t.top, bl, answers)  # what git-ai's notes recorded, beside hansard's own evidence
     ans = render_contract(store, asked, rev, bl, answers)
+    if no_sessions:
+        from hansard.answers.notices import no_sessions as notice
+
+        ans["notice"] = notice(store)
     if building:
         ans["indexing"] = True
     if cached is None:

@@ -733,7 +733,9 @@ def m030_commit_facts() -> str:
             calls       INTEGER NOT NULL,
             commits     INTEGER NOT NULL,  -- commits in HEAD's history then
             seconds     REAL NOT NULL,     -- what the last refresh cost
-            computed_at TEXT NOT NULL
+            computed_at TEXT NOT NULL,
+            diffs_head  TEXT,              -- the HEAD whose history's diffs the index put in commit_diffs
+            generation  INTEGER            -- store_generation.n when the shell calls were last counted
         );
         -- `git patch-id --stable` of a commit: a function of its id, kept once computed.
         CREATE TABLE patch_ids (
