@@ -255,3 +255,23 @@ def test_a_real_entire_session_answers_why(tmp_path: Path, monkeypatch: pytest.M
     assert _ties() == {(repo.head(), REAL_SID)}
     assert db.execute("SELECT old_prefix FROM path_maps").fetchall() == [("/Users/alex/workspace/cli/.worktrees/3",)]
     assert _snapshot(repo.path / ".git") == before
+
+
+def test_checkpoint_refs_are_found_loose_packed_and_remote(tmp_path: Path) -> None:
+    """The look at git's files that spares a process per known repository never misses a
+    layout: loose, packed (after `git pack-refs`), remote-tracking."""
+    from hansard.ingest.git_sources import _may_hold_checkpoints
+
+    repo = GitRepo.init(tmp_path / "app")
+    repo.write("a.py", "x = 1\n")
+    repo.commit("start", T0)
+    assert not _may_hold_checkpoints(str(repo.path))
+    write_checkpoint(repo, CP1, [SessionCopy(SID, b"{}\n", "2026-11-10T09:02:00Z")], T0, layout="ref")
+    assert _may_hold_checkpoints(str(repo.path))
+    repo.git("pack-refs", "--all")
+    assert _may_hold_checkpoints(str(repo.path))
+    clone = GitRepo.clone(repo.path, tmp_path / "clone")
+    assert not _may_hold_checkpoints(str(clone.path))  # refs/entire/* is not fetched by a clone
+    write_checkpoint(repo, CP2, [SessionCopy(SID, b"{}\n", "2026-11-10T09:02:00Z")], T0)
+    clone.git("fetch", "-q", "origin")
+    assert _may_hold_checkpoints(str(clone.path))  # refs/remotes/origin/entire/checkpoints/v1

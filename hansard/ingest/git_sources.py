@@ -74,6 +74,8 @@ def scan_entire(scanner: Scanner, top: str) -> None:
     from hansard.git.identity import identify
     from hansard.git.objects import CatFile, refs
 
+    if not _may_hold_checkpoints(top):
+        return  # the common case: no process at all
     stores = cp.checkpoint_refs(refs(top, SOURCE.ref_patterns))
     if not stores:
         return
@@ -101,6 +103,34 @@ def scan_entire(scanner: Scanner, top: str) -> None:
     except BaseException:
         group.abort()
         raise
+
+
+def _may_hold_checkpoints(top: str) -> bool:
+    """Whether the repository may have checkpoint refs, from git's files alone (a loose ref's
+    folder, or a line of packed-refs): a bare `hansard index` asks this of every repository it
+    knows. A layout it cannot read (reftable) says yes, and git is asked."""
+    from hansard.git.refs import git_dirs
+
+    dirs = git_dirs(top)
+    if dirs is None:
+        return True
+    common = dirs[1]
+    if os.path.isdir(os.path.join(common, "reftable")):
+        return True
+    if any(os.path.isdir(os.path.join(common, p)) for p in ("refs/heads/entire/checkpoints", "refs/entire/checkpoints")):
+        return True
+    remotes = os.path.join(common, "refs", "remotes")
+    try:
+        names = os.listdir(remotes)
+    except OSError:
+        names = []
+    if any(os.path.isdir(os.path.join(remotes, r, "entire", "checkpoints")) for r in names):
+        return True
+    try:
+        with open(os.path.join(common, "packed-refs"), "rb") as fh:
+            return b"entire/checkpoints/" in fh.read()
+    except OSError:
+        return False
 
 
 class _Repo:
