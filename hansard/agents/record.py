@@ -2,7 +2,8 @@
 
 A record is cheap to import: it names its readers (the parser objects) as ``"module:attr"``
 strings and loads them on first use, so answering a question (`hansard why`) never imports a
-parser; records are NamedTuples (immutable, and no dataclasses import on that path). Tool names are spelled exactly as the agent records them in its transcripts. Paths
+parser; records are NamedTuples (immutable, and no dataclasses import on that path). Tool
+names are spelled exactly as the agent records them in its transcripts. Paths
 are strings, built without pathlib, for the same start-up reason.
 """
 
@@ -118,3 +119,18 @@ class Agent(NamedTuple):
             mod, _, attr = ref.partition(":")
             out.append(getattr(importlib.import_module(mod), attr))
         return tuple(out)
+
+
+class GitSource(NamedTuple):
+    """A tool that keeps agent sessions inside git (Entire's checkpoints): read from the refs of
+    every repository hansard knows, never from a folder. ``scan`` is ``"module:attr"`` of
+    ``scan(scanner, top, repo_id)``, loaded on first use."""
+
+    name: str  # the source's name in keys (``git:<root>:<store>:<name>/...``) and reports
+    display: str
+    ref_patterns: tuple[str, ...]  # for-each-ref prefixes it reads
+    scan: str
+
+    def scanner(self) -> Callable[..., object]:
+        mod, _, attr = self.scan.partition(":")
+        return getattr(importlib.import_module(mod), attr)

@@ -3,6 +3,7 @@ commit changed in one file. Both are pure functions of commit ids, so they are c
 
 from __future__ import annotations
 
+import re
 from collections import namedtuple
 from functools import lru_cache
 
@@ -149,6 +150,55 @@ def commit_list(top: str, rev: str = "HEAD") -> list[CommitMeta]:
         sha, at, ct, summary = (line.split("\x1f") + ["", "", "", ""])[:4]
         commits.append(CommitMeta(sha, int(at or 0), int(ct or 0), summary))
     return commits
+
+
+# A line naming an Entire checkpoint: the commit's own trailer, or one of the squashed commits'
+# trailers that a squash merge copies into its body (``* subject`` paragraphs, each with its own).
+CHECKPOINT_LINE = re.compile(rb"^[ \t]*Entire-Checkpoint:[ \t]*([0-9a-f]{12})[ \t]*\r?$", re.M)
+
+
+def commit_log(top: str, rev: str = "HEAD") -> tuple[list[CommitMeta], dict[str, list[str]]]:
+    """``commit_list`` and, from the same `git log`, commit -> the Entire checkpoint ids its
+    message names (``Entire-Checkpoint:`` lines anywhere in it, in order, once each)."""
+    out = git(["log", "--format=%x00%H%x1f%at%x1f%ct%x1f%s%x1f%B", rev, "--"], top)
+    commits = []
+    checkpoints: dict[str, list[str]] = {}
+    for rec in out.split(b"\0")[1:]:
+        sha, at, ct, summary, body = (rec.split(b"\x1f", 4) + [b"", b"", b"", b"", b""])[:5]
+        s = sha.decode()
+        commits.append(CommitMeta(s, int(at or 0), int(ct or 0), summary.decode("utf-8", "replace")))
+        if b"Entire-Checkpoint" in body:
+            ids = list(dict.fromkeys(m.decode() for m in CHECKPOINT_LINE.findall(body)))
+            if ids:
+                checkpoints[s] = ids
+    return commits, checkpoints
+
+
+def commit_checkpoints(top: str, shas: list[str]) -> dict[str, list[str]]:
+    """commit -> the Entire checkpoint ids its message names, for ``shas``, read in one
+    `git cat-file --batch` process."""
+    shas = [s for s in dict.fromkeys(shas) if s and "\n" not in s]
+    if not shas:
+        return {}
+    data = git(["cat-file", "--batch"], top, input=("\n".join(shas) + "\n").encode(), check=False, timeout=300)
+    out: dict[str, list[str]] = {}
+    pos = 0
+    for sha in shas:
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            break
+        header = data[pos:nl].split()
+        pos = nl + 1
+        if len(header) < 3 or header[1] in (b"missing", b"ambiguous"):
+            continue
+        size = int(header[2])
+        body = data[pos:pos + size].partition(b"\n\n")[2]
+        pos += size + 1
+        if header[1] == b"commit" and b"Entire-Checkpoint" in body:
+            ids = list(dict.fromkeys(m.decode() for m in CHECKPOINT_LINE.findall(body)))
+            if ids:
+                out[sha] = ids
+    return out
 
 
 def read_commits(top: str, revs: list[str]) -> dict[str, CommitMeta]:

@@ -64,6 +64,24 @@ def _from_files(top: str) -> str | None:
     return None  # an unborn branch, or refs git keeps elsewhere (reftable): ask git
 
 
+def ref_from_files(top: str, ref: str) -> str | None:
+    """The id a full ref name (``refs/notes/ai``) holds, read from git's files (loose, then
+    packed); None when neither has it. No process: `why` asks this on every answer."""
+    dirs = git_dirs(top)
+    if dirs is None:
+        return None
+    for base in dict.fromkeys(dirs):
+        text = _read(os.path.join(base, ref))
+        if text is not None and _is_id(text):
+            return text
+    packed = _read(os.path.join(dirs[1], "packed-refs"))
+    for line in (packed or "").splitlines():
+        sha, _, name = line.partition(" ")
+        if name == ref and _is_id(sha):
+            return sha
+    return None
+
+
 def head_commit(top: str) -> str | None:
     """HEAD's commit id in the working tree at ``top``; None when HEAD names no commit yet."""
     sha = _from_files(top)

@@ -123,8 +123,14 @@ class Scanner:
             if plan is not None:
                 plans.append(plan)
         self.read(plans)
+        from hansard.ingest import git_sources
+
+        # Sessions kept in git (Entire checkpoints): every known repository's refs, or the work
+        # trees named on the command line.
+        git_sources.scan_repos(self, self.store.repos.paths() if not paths else git_sources.work_tree_tops(paths))
         if not paths:
-            gone = [p for p, r in known.items() if p not in seen and not r["missing"] and "://" not in p]
+            gone = [p for p, r in known.items()
+                    if p not in seen and not r["missing"] and "://" not in p and not p.startswith("git:")]
             for p in gone:
                 # The transcript was deleted (Claude cleans up after 30 days): the archive keeps it.
                 if not os.path.exists(p):

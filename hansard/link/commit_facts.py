@@ -1,7 +1,8 @@
 """Keeping each repository's commit facts (which sessions made which commit) up to date.
 
 The facts of a repository stand for two things, both in its state row: the commit HEAD named
-and the shell calls read (highest row id, count). ``refresh`` brings them up to date when
+and the shell calls read (highest row id, count); reading a new Entire checkpoint of the
+repository drops its state (hansard.ingest.git_sources), so its trailers are joined again. ``refresh`` brings them up to date when
 either moved: new shell calls are read for their prints (a call is read once; calls that
 were rewritten or removed make it read them all again), and the ties are joined anew from all
 prints and HEAD's history, in one `git log`, one `git cat-file --batch` for printed ids that
@@ -75,10 +76,12 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None,
     new_prints = [(row, p) for row, *call in new_calls for p in commit_ties.prints_of([tuple(call)])]
     prints = [commit_ties.Print(*p) for p in facts.prints(repo_id)] if incremental else []
     prints += [p for _, p in new_prints]
-    from hansard.git.history import commit_list
+    from hansard.git.history import commit_log
 
-    commits = commit_list(top, head)
+    commits, named = commit_log(top, head)
     tied, pids = _join(store, top, prints, commit_ties.History(commits))
+    for sha, session_id in _trailer_ties(store, repo_id, named):
+        tied.setdefault(sha, set()).add((session_id, "trailer"))
     diffs_head = head if diffs else (state["diffs_head"] if state is not None else None)
     new_state = {"head": head, "calls_upto": upto, "calls": count, "commits": len(commits),
                  "seconds": round(time.perf_counter() - started, 4), "computed_at": utc_stamp(),
@@ -133,13 +136,44 @@ def ties_for(store: Store, top: str, repo_id: int, commits: Mapping[str, Any], *
     from hansard.facts.shell import SHELL_TOOLS
 
     prints = commit_ties.prints_of(store.evidence.repo_shell_calls(repo_id, SHELL_TOOLS, "git"))
-    if not prints:
-        return {}
-    history = commit_ties.History(
-        commit_ties.CommitRow(sha, c.author_time, c.committer_time, c.summary) for sha, c in commits.items()
-        if sha in set(shas))
-    tied, _ = _join(store, top, prints, history)
-    return {sha: {s for s, _ in pairs} for sha, pairs in tied.items()}
+    out: dict[str, set[str]] = {}
+    if prints:
+        history = commit_ties.History(
+            commit_ties.CommitRow(sha, c.author_time, c.committer_time, c.summary) for sha, c in commits.items()
+            if sha in set(shas))
+        tied, _ = _join(store, top, prints, history)
+        out = {sha: {s for s, _ in pairs} for sha, pairs in tied.items()}
+    if _has_checkpoints(store, repo_id):
+        from hansard.git.history import commit_checkpoints
+
+        for sha, session_id in _trailer_ties(store, repo_id, commit_checkpoints(top, shas)):
+            out.setdefault(sha, set()).add(session_id)
+    return out
+
+
+def _checkpoints_facet(store: Store) -> Any:
+    return getattr(store, "git_sources", None) if hasattr(type(store), "git_sources") else None
+
+
+def _has_checkpoints(store: Store, repo_id: int) -> bool:
+    facet = _checkpoints_facet(store)
+    root = facet.root_of(repo_id) if facet is not None else None
+    return root is not None and facet.key(root)[0] > 0
+
+
+def _trailer_ties(store: Store, repo_id: int, named: Mapping[str, list[str]]) -> list[tuple[str, str]]:
+    """(commit, session) for each ``Entire-Checkpoint:`` line of a commit's message whose
+    checkpoint kept that session (hansard.ingest.git_sources): the rule ``trailer``, as strong
+    as a session's own print of the commit. A squash merge's body naming several checkpoints
+    ties the merge to all their sessions."""
+    facet = _checkpoints_facet(store)
+    if facet is None or not named:
+        return []
+    root = facet.root_of(repo_id)
+    if root is None:
+        return []
+    kept = facet.checkpoint_sessions(root, {c for ids in named.values() for c in ids})
+    return [(sha, s) for sha, ids in named.items() for c in ids for s in sorted(kept.get(c, ()))]
 
 
 def _current(store: Store, facts: Any, top: str, repo_id: int) -> bool:

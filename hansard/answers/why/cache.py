@@ -62,10 +62,10 @@ def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, da
 
     The key is a hash of all an answer depends on: the commit of HEAD (or ``rev``), the
     file's bytes (the working tree's, or ``contents``), the question (path, line range), the
-    files git blame reads beside history (``.git-blame-ignore-revs``, ``.mailmap``), the
-    repository, hansard's version, the store's schema, the engine's rules version and the
-    store generation (a newly indexed transcript, a
-    linked repository or a re-dated edit changes it)."""
+    files git blame reads beside history (``.git-blame-ignore-revs``, ``.mailmap``), the tip
+    of git-ai's notes (``refs/notes/ai``), the repository, hansard's version, the store's
+    schema, the engine's rules version and the store generation (a newly indexed transcript,
+    a linked repository or a re-dated edit changes it)."""
     cache = store.why_cache if hasattr(type(store), "why_cache") else None  # type: ignore[attr-defined]
     if cache is None:
         return None
@@ -96,6 +96,9 @@ def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, da
         except OSError:
             side = None
         h.update(repr(side).encode())
+    from hansard.answers.why.recorded import notes_tip
+
+    h.update(repr(notes_tip(t.top)).encode())  # git-ai's notes, shown beside the answer
     h.update(data)
     key = h.hexdigest()
     return cache, key, cache.get(key), generation

@@ -131,6 +131,12 @@ class SqliteStore:
         return SqliteCommitFacts(self.db)
 
     @cached_property
+    def git_sources(self):  # noqa: ANN201 - hansard.store.sqlite.git_sources.SqliteGitSources
+        from hansard.store.sqlite.git_sources import SqliteGitSources
+
+        return SqliteGitSources(self.db)
+
+    @cached_property
     def why_cache(self):  # noqa: ANN201 - hansard.store.sqlite.why_cache.SqliteWhyCache
         from hansard.store.sqlite.why_cache import SqliteWhyCache
 
