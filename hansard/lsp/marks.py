@@ -171,4 +171,7 @@ def hover_markdown(ans: dict[str, Any], ln: dict[str, Any], provider_name: Calla
         args = quote(json.dumps(conversation_args(ln)), safe="")
         show = f"hansard show {str(sid)[:13]} --around {ln.get('message_index')}"
         parts.append(f"[Open the conversation](command:{SHOW_CONVERSATION}?{args}) · {code(show)}")
+    notice = ans.get("notice")
+    if notice:  # no session of this repository: where hansard looked, and how to point it elsewhere
+        parts.append("*" + esc(notice["message"]) + "* (set " + ", ".join(code(v) for v in notice["env"][:6]) + ", …)")
     return "\n\n".join(parts)
