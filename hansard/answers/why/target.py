@@ -83,16 +83,14 @@ def file_text(t: Target, rev: str | None, contents: bytes | None) -> bytes:
     if os.path.islink(full):
         # git tracks a symlink as the text of its target, and blames that one line.
         return os.fsencode(os.readlink(full))
-    import stat
+    from hansard import safeopen
 
-    try:
-        regular = stat.S_ISREG(os.stat(full).st_mode)
+    try:  # opened without blocking, then checked: a FIFO or a device would block or never end
+        return safeopen.read_bytes(full, follow=True)
+    except safeopen.NotRegularFile:
+        raise NotAFile(f"{t.rel} is not a regular file") from None
     except OSError as exc:
         raise NotAFile(f"{t.rel} cannot be read: {exc.strerror}") from None
-    if not regular:  # a FIFO or a device would block or never end
-        raise NotAFile(f"{t.rel} is not a regular file")
-    with open(full, "rb") as fh:
-        return fh.read()
 
 
 def check_range(t: Target, data: bytes) -> int:
@@ -104,6 +102,21 @@ def check_range(t: Target, data: bytes) -> int:
     if t.end is not None and t.end > n:
         raise LineOutOfRange(f"{t.rel} has {n} lines; line {t.end} is past the end")
     return n
+
+
+def check_git_side_files(top: str) -> None:
+    """git blame reads ``.mailmap`` (and hansard passes ``.git-blame-ignore-revs``) from the work
+    tree whatever they are: one that is a FIFO or a device would make git wait for ever, so it is
+    refused before git runs."""
+    import stat
+
+    for name in (".mailmap", ".git-blame-ignore-revs"):
+        try:
+            mode = os.stat(os.path.join(top, name)).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode):
+            raise NotAFile(f"{name} in {top} is not a regular file: git would wait on it; remove it or make it a file")
 
 
 def run_blame(t: Target, rev: str | None, contents: bytes | None) -> Blame:
