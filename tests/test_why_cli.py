@@ -51,8 +51,10 @@ def repo(tmp_path: Path) -> Path:
     return r
 
 
-def test_demo_runs_end_to_end() -> None:
-    out = subprocess.run([sys.executable, "-m", "hansard", "demo"], capture_output=True, text=True, timeout=120)
+def test_demo_runs_end_to_end(tmp_path: Path) -> None:
+    # the demo keeps its folder (./hansard-demo by default): build it in one of the test's own
+    out = subprocess.run([sys.executable, "-m", "hansard", "demo"], capture_output=True, text=True, timeout=120,
+                         cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "written by   Claude Code session 4f0f2c6e" in out.stdout
     assert 'asked        "uploads fail on the first 502' in out.stdout
@@ -174,3 +176,18 @@ def test_a_range_prints_one_header_per_edit_block(tmp_path: Path, monkeypatch: p
     assert out.splitlines()[0] == "retry/retry.go:2-6"
     body = [ln for ln in out.splitlines() if ln[:3].strip().isdigit()]
     assert [int(ln.split()[0]) for ln in body] == [2, 3, 4, 5, 6]
+
+
+def test_a_fifo_beside_the_file_or_in_place_of_it_never_blocks(repo: Path) -> None:
+    """git reads `.mailmap` for blame, and hansard the file itself: a FIFO at either is refused
+    with a typed error, never waited on (git would wait for ever)."""
+    os.mkfifo(repo / ".mailmap")
+    os.mkfifo(repo / "pipe.py")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    side = subprocess.run([sys.executable, "-m", "hansard", "why", "a.py", "--json", "--no-sync"], cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert side.returncode != 0 and ".mailmap" in side.stderr and "not a regular file" in side.stderr
+    os.unlink(repo / ".mailmap")
+    bad = subprocess.run([sys.executable, "-m", "hansard", "why", "pipe.py", "--no-sync"], cwd=repo, env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "not a regular file" in bad.stderr

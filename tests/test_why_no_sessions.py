@@ -60,3 +60,37 @@ def test_a_repository_with_a_session_still_has_human_lines(tmp_path):
     doc = json.loads(_hansard(repo, "why", "app.py", "--json").stdout)
     assert "notice" not in doc
     assert [ln["kind"] for ln in doc["lines"]] == ["human", "human"]
+
+
+def test_code_history_says_the_same(tmp_path, monkeypatch):
+    """`log` and MCP's code_history (one core function) carry the notice, for a file and a line."""
+    from hansard.answers.code_history import code_history, render_tree
+    from hansard.store import open_store
+
+    repo = _repo(tmp_path)
+    monkeypatch.chdir(repo)
+    store = open_store()
+    try:
+        whole = code_history(store, "app.py", cwd=str(repo))
+        line = code_history(store, "app.py:1", cwd=str(repo))
+    finally:
+        store.close()
+    assert whole["notice"]["code"] == line["notice"]["code"] == "no_sessions"
+    assert "note: the store holds no session at all" in render_tree(whole)
+
+
+def test_the_language_servers_hover_says_the_same(tmp_path):
+    """The hover of a line of such a repository carries the notice (the language server answers
+    a file with the same `why` document)."""
+    from hansard.answers.why import explain
+    from hansard.lsp import core, marks
+    from hansard.store import open_store
+
+    repo = _repo(tmp_path)
+    store = open_store()
+    try:
+        ans = explain(store, "app.py", cwd=str(repo))
+    finally:
+        store.close()
+    md = marks.hover_markdown(ans, ans["lines"][0], core.provider_name, core.evidence)
+    assert "no session at all" in md and "`CLAUDE_CONFIG_DIR`" in md

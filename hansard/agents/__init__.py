@@ -144,7 +144,9 @@ def reader(name: str, whole_file: bool | None = None) -> Provider | None:
 
 def sniff(path: Path, head: bytes | None = None) -> Provider | None:
     if head is None:
-        with open(path, "rb") as fh:
+        from hansard import safeopen
+
+        with safeopen.open_file(path, follow=True) as fh:
             head = fh.read(HEAD_BYTES)
     for p in providers():
         try:

@@ -59,7 +59,19 @@ def work_context(store: Store, session_id: str | None = None, *, repo: str | Non
                   "runs": len(tests["runs"])},
         "commits": commits,
     }
-    return fit_budget(result, token_budget, render_tree)
+    from hansard.answers.code_history import served
+
+    # Commit summaries come from git, unredacted (the rest from the store, redacted when indexed).
+    return fit_budget(served(result), token_budget, render_tree)
+
+
+# The evidence text of the session the context is for (its own row among the conversations).
+SELF = "the session this context is about"
+# How the session was chosen, and how each commit is tied to it, in words (the JSON keeps the codes).
+SELECTED_BY = {"argument": "the session asked for", "live_in_repo": "the live session in this repository",
+               "newest_in_repo": "the newest session in this repository; pass a session id for another"}
+HOW = {"made_by_session": "its shell made the commit", "edits_landed": "its edits landed in the commit",
+       "made_by_session+edits_landed": "its shell made the commit, with its edits"}
 
 
 def _pick_session(store: Store, session_id: str | None, where: str) -> tuple[Row, str]:
@@ -92,7 +104,7 @@ def _conv(row: Row, relation: str, evidence: str) -> dict[str, Any]:
 
 
 def _conversations(store: Store, s: Row, history: RepoHistory | None, bound: float | None) -> list[dict[str, Any]]:
-    out = [_conv(s, "self", "the session asked about")]
+    out = [_conv(s, "self", SELF)]
     seen = {s["session_id"]}
 
     ev = store.evidence
@@ -212,7 +224,8 @@ def _on_refs(top: str) -> set[str]:
 def render_tree(result: dict[str, Any]) -> str:
     s = result["session"]
     own = next((c for c in result["entries"] if c["session_id"] == s["session_id"]), {})
-    lines = [f"{whose(own)}{s['provider']} session {s['session_id']} \"{(s['title'] or '')[:70]}\" ({s['selected_by']})"]
+    chosen = SELECTED_BY.get(s["selected_by"], s["selected_by"])
+    lines = [f"{whose(own)}{s['provider']} session {s['session_id']} \"{(s['title'] or '')[:70]}\" ({chosen})"]
     lines.append("conversations")
     for c in result["entries"]:
         lines.append(f"  {c['relation']:13} {whose(c)}{c['session_id'][:13]} \"{(c['title'] or '')[:50]}\""
@@ -233,7 +246,7 @@ def render_tree(result: dict[str, Any]) -> str:
         for c in result["commits"]:
             gone = "" if c["reachable"] else (" (rewritten: on no branch)" if c["in_repository"]
                                               else " (not in this repository)")
-            lines.append(f"  {c['sha'][:7]} \"{c['summary'][:60]}\" {c['how']}{gone}")
+            lines.append(f"  {c['sha'][:7]} \"{c['summary'][:60]}\": {HOW.get(c['how'], c['how'])}{gone}")
     if result.get("truncated"):
         lines.append(f"({result['truncated']} conversations left out to fit the token budget)")
     return "\n".join(lines)

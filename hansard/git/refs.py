@@ -14,9 +14,12 @@ def _is_id(text: str) -> bool:
 
 
 def _read(path: str) -> str | None:
+    """A small file of git's, read without blocking (the language server asks on its message
+    loop: a FIFO at .git/HEAD must not stall it)."""
+    from hansard import safeopen
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read().strip()
+        return safeopen.read_bytes(path, 1 << 20, follow=True).decode("utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return None
 

@@ -80,12 +80,20 @@ def _when(ts: int, tz: str) -> str:
     return dt.datetime.fromtimestamp(ts, dt.timezone(off)).strftime("%Y-%m-%d")
 
 
+def _redacted(text: str) -> str:
+    """Git's text (a line of the file, a commit summary) as served: redacted (issue 28, item 5);
+    what came from a transcript already is."""
+    from hansard.ingest.redact import redact
+
+    return redact(text)[0]
+
+
 def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
     """The full explanation of one line, readable at a glance."""
-    out = [f"{ans['path']}:{ln['line']}  {ln['content'].strip()}"]
+    out = [f"{ans['path']}:{ln['line']}  {_redacted(ln['content'].strip())}"]
     commit = ans["commits"].get(ln["commit"] or "", None)
     committed = (
-        f"{ln['commit'][:7]} \"{short(commit['summary'], 60)}\" ({commit['author']}, "
+        f"{ln['commit'][:7]} \"{short(_redacted(commit['summary']), 60)}\" ({_redacted(commit['author'])}, "
         f"{_when(commit['author_time'], commit['author_tz'])})" if commit else None
     )
     sid = ln.get("session_id")
@@ -184,11 +192,16 @@ def why_evidence(ln: dict[str, Any]) -> str:
 
 def why_file(ans: dict[str, Any]) -> str:
     """One row per line: kind, session and message, then the code."""
+    from hansard.ingest.redact import redact_lines
+
     rows = []
     width = len(str(ans["lines"][-1]["line"])) if ans["lines"] else 1
-    for ln in ans["lines"]:
+    # The file's lines, redacted together (a private key spans lines).
+    texts = redact_lines([ln["content"] if isinstance(ln["content"], str) else "" for ln in ans["lines"]])[0]
+    for ln, text in zip(ans["lines"], texts, strict=True):
         who = ""
         if ln.get("session_id"):
             who = f"{ln['session_id'][:8]}#{ln['message_index']}"
-        rows.append(f"{ln['line']:>{width}} {ln['kind'][:14]:14} {who:14} {ln['content']}")
+        shown = text if isinstance(ln["content"], str) else ln["content"]
+        rows.append(f"{ln['line']:>{width}} {ln['kind'][:14]:14} {who:14} {shown}")
     return "\n".join(rows)

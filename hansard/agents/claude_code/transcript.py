@@ -44,6 +44,7 @@ from typing import Any
 
 import orjson
 
+from hansard import safeopen
 from hansard.agents.base import as_text as _as_text_base
 from hansard.agents.claude_code import AGENT
 from hansard.agents.base import first_json_lines, glued_records, load_json, nonempty_str as _s, record_key
@@ -424,8 +425,7 @@ class ClaudeCodeParser:
         try:
             if os.path.getsize(meta_path) > _META_MAX_BYTES:
                 return None
-            with open(meta_path, "rb") as fh:
-                data = orjson.loads(fh.read())
+            data = orjson.loads(safeopen.read_bytes(meta_path, _META_MAX_BYTES + 1))
         except (OSError, orjson.JSONDecodeError, ValueError):
             return None
         return data if isinstance(data, dict) else None

@@ -82,7 +82,7 @@ def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, da
     except ImportError:  # pragma: no cover - not CPython
         from hashlib import blake2b
 
-    from hansard import __version__
+    from hansard import __version__, safeopen
 
     h = blake2b(digest_size=20)
     from hansard.answers.why.engine import RULES_VERSION
@@ -90,9 +90,8 @@ def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, da
     h.update(repr((CACHE_FORMAT, __version__, cache.schema(), RULES_VERSION, generation, repo_id, t.top, t.main_top,
                    t.rel, t.start, t.end, rev, commit, contents is not None)).encode("utf-8", "surrogateescape"))
     for name in (".git-blame-ignore-revs", ".mailmap"):
-        try:
-            with open(os.path.join(t.top, name), "rb") as fh:
-                side = fh.read()
+        try:  # a FIFO here must not hang every question
+            side = safeopen.read_bytes(os.path.join(t.top, name), follow=True)
         except OSError:
             side = None
         h.update(repr(side).encode())

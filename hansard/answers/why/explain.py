@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 from hansard.answers.why.cache import _cached, _with_contents, _without_contents
 from hansard.answers.why.contract import render_contract, to_json
 from hansard.answers.why.engine import Attributor, Prepared
-from hansard.answers.why.target import _file_lines, check_range, file_text, parse_target, resolve_target, run_blame
+from hansard.answers.why.target import (
+    _file_lines,
+    check_git_side_files,
+    check_range,
+    file_text,
+    parse_target,
+    resolve_target,
+    run_blame,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -70,6 +78,7 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     path, start, end = parse_target(spec)
     t = resolve_target(path, start, end, cwd=cwd, check_exists=contents is None and rev is None)
     data = file_text(t, rev, contents)
+    check_git_side_files(t.top)
     n = check_range(t, data)
     repo_id = repo_for(store, t.main_top)
     # An index elsewhere may still be adding what this file's answer needs (its first run, an
