@@ -14,7 +14,7 @@ import pytest
 
 from fixtures_repos.gitrepo import GitRepo
 from fixtures_repos.writers import ClaudeWriter
-from hansard.answers.why.recorded import parse_note
+from hansard.agents.git_ai.notes import parse_note
 from tests.helpers import run_cli
 
 T0 = datetime(2026, 11, 10, 9, 0, 0)

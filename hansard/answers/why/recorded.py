@@ -21,16 +21,18 @@ otherwise one `git cat-file --batch` for the notes of the blamed commits. Nothin
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
+from hansard.agents.git_ai import RECORDER
+
 if TYPE_CHECKING:
+    from hansard.agents.git_ai.notes import Note
     from hansard.answers.why.line import LineAnswer
     from hansard.git.blame import Blame
 
-NOTES_REF = "refs/notes/ai"
-BY = "git-ai"
-_ENTRY = re.compile(r"^  ([0-9a-f]{7,64}) ([0-9,\-]+)\s*$")
+NOTES_REF = RECORDER.notes_ref
+BY = RECORDER.name
+
 AGENT_KINDS = ("agent", "agent_modified")
 # A note larger than this is not read (git-ai embeds conversations; the line ranges come first).
 NOTE_MAX = 32 << 20
@@ -42,68 +44,11 @@ def notes_tip(top: str) -> str | None:
     return ref_from_files(top, NOTES_REF)
 
 
-class Note:
-    """One authorship log: per file, (session hash, its lines); per hash, its agent."""
-
-    def __init__(self) -> None:
-        self.files: dict[str, list[tuple[str, list[tuple[int, int]]]]] = {}
-        self.prompts: dict[str, dict[str, Any]] = {}
-
-    def who(self, path: str, line: int) -> str | None:
-        """The session hash the note names for ``line`` of ``path``; None when none does."""
-        for h, ranges in self.files.get(path, ()):
-            if any(a <= line <= b for a, b in ranges):
-                return h
-        return None
-
-
-def parse_note(data: bytes) -> Note | None:
-    """An authorship log, or None when the text is not one. Never raises."""
-    import orjson
-
-    text = data.decode("utf-8", "replace")
-    head, sep, meta = text.partition("\n---\n")
-    if not sep:
-        if text.startswith("---\n"):
-            head, meta = "", text[4:]
-        else:
-            return None
-    note = Note()
-    current: str | None = None
-    for line in head.split("\n"):
-        if not line.strip():
-            continue
-        if not line.startswith(" "):
-            current = line[1:-1] if len(line) >= 2 and line[0] == line[-1] == '"' else line
-            note.files.setdefault(current, [])
-            continue
-        m = _ENTRY.match(line)
-        if m is None or current is None:
-            continue
-        ranges = []
-        for part in m.group(2).split(","):
-            a, _, b = part.partition("-")
-            if a.isdigit() and (not b or b.isdigit()):
-                ranges.append((int(a), int(b or a)))
-        note.files[current].append((m.group(1), ranges))
-    try:
-        obj = orjson.loads(meta)
-    except orjson.JSONDecodeError:
-        obj = None
-    prompts = obj.get("prompts") if isinstance(obj, dict) else None
-    if isinstance(prompts, dict):
-        for h, rec in prompts.items():
-            if isinstance(h, str) and isinstance(rec, dict):
-                agent = rec.get("agent_id") if isinstance(rec.get("agent_id"), dict) else {}
-                note.prompts[h] = {k: v for k, v in (("agent", agent.get("tool")), ("session_id", agent.get("id")),
-                                                     ("model", agent.get("model"))) if isinstance(v, str) and v}
-    return note
-
-
 def read_notes(top: str, tip: str, shas: list[str]) -> dict[str, Note]:
     """commit -> its parsed note, for the commits among ``shas`` that have one, in one
     `git cat-file --batch` (a note is at ``<sha>`` in the notes tree, or fanned out as
     ``<sha[:2]>/<sha[2:]>`` or ``<sha[:2]>/<sha[2:4]>/<sha[4:]>`` once there are many)."""
+    from hansard.agents.git_ai.notes import parse_note
     from hansard.git.objects import CatFile
 
     out: dict[str, Note] = {}
