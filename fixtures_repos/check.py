@@ -281,8 +281,11 @@ def self_check(scn: Scenario) -> list[str]:
                     if writers:
                         problems.append(f"{where}: pasted, but edits {writers} added it before the commit")
             elif e.kind == "unknown":
-                if not trivial(line):
-                    problems.append(f"{where}: unknown is reserved for trivial lines in these scenarios")
+                # a trivial line, or a line an edit did add before the commit while something
+                # speaks against that edit (rule not_the_commits_session): evidence either way
+                if not trivial(line) and not any(squash(line) in map(squash, x.added) for x in before):
+                    problems.append(f"{where}: unknown is reserved for trivial lines, and for lines an edit"
+                                    " added before the commit, in these scenarios")
             else:
                 problems.append(f"{where}: bad kind {e.kind!r}")
     return problems

@@ -1588,6 +1588,9 @@ def negative_other_repo_same_path(b: Build) -> Scenario:
     c0 = b.commit(r, "Initial commit")
     r.write("src/app.py", body)
     c1 = b.commit(r, "Entry point")
+    here = b.claude(r.path)  # a session of this repository that wrote nothing: its lines can be a person's
+    here.prompt("What is in the README?")
+    here.read(r.path / "README.md")
     return b.scenario(r, {
         "src/app.py": b.expect(r, "src/app.py", b.human(c1, 6)),
         "README.md": b.expect(r, "README.md", b.human(c0)),

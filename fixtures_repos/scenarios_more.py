@@ -214,6 +214,9 @@ def webchat_pasted(b: Build) -> Scenario:
             return slug
     '''))
     c1 = b.commit(r, "Slugs")
+    here = b.claude(r.path)  # an agent session of this repository that wrote nothing: the rest is a person's
+    here.prompt("Where is slugify used?")
+    here.read(r.path / "src/text.py")
     scn = b.scenario(r, {
         "src/text.py": b.expect(r, "src/text.py", b.human(c0, 5), b.human(c1, 2),
                                 pasted(f"chatgpt:{cid}", c1, 6)),

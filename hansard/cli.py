@@ -54,13 +54,12 @@ def _print_json(obj: Any) -> None:
 
 
 def cmd_index(a: argparse.Namespace) -> int:
+    import os
     from pathlib import Path
 
-    from hansard.render import answers as render
     from hansard.ingest.run import index
     from hansard.ingest.scanner import stderr_progress
-
-    import os
+    from hansard.render import answers as render
 
     missing = [p for p in a.paths if not os.path.exists(p)]
     if missing:
@@ -71,7 +70,8 @@ def cmd_index(a: argparse.Namespace) -> int:
         from hansard.ingest.watch import serve
 
         return serve(_store(), [Path(p) for p in a.paths] or None, quiet=a.quiet)
-    summary = index(_store(), [Path(p) for p in a.paths] or None, wait=not a.no_wait,
+    store = _store()
+    summary = index(store, [Path(p) for p in a.paths] or None, wait=not a.no_wait,
                     progress=None if a.quiet else stderr_progress())
     if summary is None:
         print("hansard: another `hansard index` is running; not waiting (--no-wait)", file=sys.stderr)
@@ -80,13 +80,18 @@ def cmd_index(a: argparse.Namespace) -> int:
         _print_json(summary.as_dict())
     else:
         print(render.index_summary(summary.as_dict()))
+        from hansard.answers.notices import no_sessions, no_sessions_text
+
+        notice = no_sessions(store)
+        if not any(h["sessions"] for h in notice["searched"]):  # nothing found anywhere: say where it looked
+            print(no_sessions_text(notice), file=sys.stderr)
     return 0
 
 
 def cmd_reindex(a: argparse.Namespace) -> int:
-    from hansard.render import answers as render
     from hansard.ingest.run import rebuild
     from hansard.ingest.scanner import stderr_progress
+    from hansard.render import answers as render
 
     summary = rebuild(_store(), progress=None if a.quiet else stderr_progress())
     if a.json:
@@ -97,9 +102,9 @@ def cmd_reindex(a: argparse.Namespace) -> int:
 
 
 def cmd_status(a: argparse.Namespace) -> int:
-    from hansard.render import answers as render
-    from hansard.config import store_path
     from hansard.answers.agents_status import agent_status
+    from hansard.config import store_path
+    from hansard.render import answers as render
 
     store = _reader_store()
     data = store.sessions.status()
@@ -165,13 +170,14 @@ def _inside_git(repo: str) -> None:
 
 
 def cmd_show(a: argparse.Namespace) -> int:
-    from hansard.render.recall import transcript
     from hansard.answers.transcript import get_past_session
     from hansard.errors import NotFound
+    from hansard.render.recall import transcript
 
     store = _store()
     kw = dict(around=a.around, roles=a.roles, limit=a.limit, next=a.next, group_revisions=a.group_revisions,
-              max_message_chars=a.max_message_chars, content_offset=a.content_offset, max_chars=a.max_chars, raw=a.raw)
+              max_message_chars=a.max_message_chars, content_offset=a.content_offset, max_chars=a.max_chars, raw=a.raw,
+              details=True)
     try:
         data = get_past_session(store, a.session, **kw)
     except NotFound:
@@ -192,7 +198,9 @@ def cmd_show(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(data)
     else:
-        print(transcript(data, raw=a.raw))
+        import os
+
+        print(transcript(data, raw=a.raw, colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
     return 0
 
 
@@ -209,8 +217,8 @@ def _caller_session(a: argparse.Namespace) -> str | None:
 
 
 def cmd_history(a: argparse.Namespace) -> int:
-    from hansard.render.recall import history
     from hansard.answers.search.sessions import search_past_sessions
+    from hansard.render.recall import history
 
     store = _store()
     if not a.no_sync:
@@ -274,8 +282,9 @@ def cmd_embed(a: argparse.Namespace) -> int:
 
     emb, why = meaning.load_embedder()
     if emb is None:
-        print(f"hansard: {why}", file=sys.stderr)
-        return 1
+        from hansard.errors import NotInstalled
+
+        raise NotInstalled(why or "no embedding model")
     fd = meaning.take_embed_lock()
     if fd is None:
         if not a.quiet:
@@ -312,19 +321,15 @@ def cmd_config(a: argparse.Namespace) -> int:
 
 def _read_contents(path: str) -> bytes:
     """``why --contents FILE``: a regular file's bytes (a FIFO would block, a folder has none)."""
-    import os
-    import stat
-
+    from hansard import safeopen
     from hansard.errors import NotAFile
 
     try:
-        st = os.stat(path)
+        return safeopen.read_bytes(path, follow=True)  # without blocking, then fstat: no swap
+    except safeopen.NotRegularFile:
+        raise NotAFile(f"--contents {path} is not a regular file") from None
     except OSError as exc:
         raise NotAFile(f"--contents {path}: {exc.strerror}") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise NotAFile(f"--contents {path} is not a regular file")
-    with open(path, "rb") as fh:
-        return fh.read()
 
 
 def integer(text: str) -> int:
@@ -345,7 +350,7 @@ def _commit_facts_upkeep(store: Any) -> Any:
 
 
 def cmd_why(a: argparse.Namespace) -> int:
-    from hansard.answers.why import explain, explain_json
+    from hansard.answers.why import explain, explain_json, parse_target
 
     store = _reader_store()
     # The quick index runs inside the answer, while git blames (or after a cached answer is
@@ -367,13 +372,19 @@ def cmd_why(a: argparse.Namespace) -> int:
         return 0
     ans = explain(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync,
                   upkeep=upkeep)
+    if ans.get("notice"):
+        from hansard.answers.notices import no_sessions_text
+
+        print(no_sessions_text(ans["notice"]), file=sys.stderr)
     if ans.get("indexing"):
         print("warning: an index of this store is still running; sessions it has not read or linked yet "
               "are missing from this answer", file=sys.stderr)
     from hansard.render import answers as render
 
-    if len(ans["lines"]) == 1 or (len(ans["lines"]) <= 5 and ":" in a.target):
-        print("\n\n".join(render.why_line(ans, ln) for ln in ans["lines"]))
+    if len(ans["lines"]) == 1:
+        print(render.why_line(ans, ans["lines"][0]))
+    elif parse_target(a.target)[1] is not None:  # PATH:A-B
+        print(render.why_range(ans))
     else:
         print(render.why_file(ans))
     return 0
@@ -433,8 +444,22 @@ def cmd_mcp(a: argparse.Namespace) -> int:
         return 0
     from hansard.mcp.server import serve
 
+    _say_if_terminal("hansard mcp serve: the MCP server, speaking JSON-RPC over stdin and stdout to the agent that "
+                     "starts it; add it to an agent with `hansard mcp install claude-code|codex|gemini|cursor` "
+                     "(`hansard mcp serve --status` shows what it offers). Waiting for JSON-RPC; Ctrl-D or Ctrl-C stops it.")
     serve(opts)
     return 0
+
+
+def _say_if_terminal(line: str) -> None:
+    """One line on stderr when a stdio server is started by hand in a terminal (stdin is a
+    TTY), so it does not sit silent; an agent or editor starting it sees nothing."""
+    try:
+        tty = sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    if tty:
+        print(line, file=sys.stderr, flush=True)
 
 
 def cmd_audit(a: argparse.Namespace) -> int:
@@ -442,10 +467,15 @@ def cmd_audit(a: argparse.Namespace) -> int:
     if a.json:
         _print_json({"calls": rows})
         return 0
+    if not rows:
+        print("no MCP calls recorded yet: `hansard mcp serve` records one row per tool call an agent makes")
+        return 0
     for r in rows:
         err = f" {r['error_code']}" if r["error_code"] else ""
-        print(f"{r['at']}  {r['tool']:26} {r['outcome']}{err}  {r['duration_ms']:.0f} ms  "
-              f"{r['result_count'] if r['result_count'] is not None else '-'} results  {r['caller'] or ''}")
+        n = r["result_count"]
+        count = f"  {n} result{'' if n == 1 else 's'}" if n is not None else ""
+        caller = f"  caller {r['caller']}" if r["caller"] else ""
+        print(f"{r['at']}  {r['tool']:26} {r['outcome']}{err}  {r['duration_ms']:.0f} ms{count}{caller}")
     return 0
 
 
@@ -461,13 +491,17 @@ def cmd_doctor(a: argparse.Namespace) -> int:
             print(f"{'ok ' if item['ok'] else 'BAD'}  {item['name']}: {item['detail']}")
         if report.get("advice"):
             print("\n" + report["advice"])
-    return 0 if report["ok"] else 16
+    if report["ok"]:
+        return 0
+    from hansard.errors import StoreCorrupt, StoreHomeUnusable
+
+    return StoreHomeUnusable.exit_code if report.get("code") == StoreHomeUnusable.code else StoreCorrupt.exit_code
 
 
 def cmd_demo(a: argparse.Namespace) -> int:
     from hansard.demo import run_demo
 
-    return run_demo(keep=a.keep)
+    return run_demo(a.folder)
 
 
 def cmd_team(a: argparse.Namespace) -> int:
@@ -482,10 +516,31 @@ def cmd_team(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_completion(a: argparse.Namespace) -> int:
+    # shtab walks the whole argparse tree (every command's parser, built here in full); it is
+    # imported only by this command, so start-up costs nothing.
+    import shtab
+
+    parser = build_parser(None)
+    todo = [parser]
+    while todo:  # the arguments that name files complete file names
+        for action in todo.pop()._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                todo.extend(action.choices.values())
+            elif action.dest in ("target", "paths", "path", "contents"):
+                action.complete = shtab.FILE  # type: ignore[attr-defined]
+    sys.stdout.write(shtab.complete(parser, shell=a.shell))
+    sys.stdout.write("\n")
+    return 0
+
+
 def cmd_lsp(a: argparse.Namespace) -> int:
     # pygls and lsprotocol load here only, never on `hansard why`'s path.
     from hansard.lsp.server import run
 
+    _say_if_terminal("hansard lsp: the language server, speaking LSP over stdin and stdout to the editor that starts "
+                     "it; set it up in Neovim, VS Code or Helix (editors/ and the README's \"In the editor\"). "
+                     "Waiting for LSP messages; Ctrl-D or Ctrl-C stops it.")
     return run()
 
 
@@ -535,7 +590,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         prog="hansard",
         description="Code history and blame for code that coding agents write.",
     )
-    p.add_argument("--version", action="version", version=f"hansard {__version__}")
+    p.add_argument("-V", "--version", action="version", version=f"hansard {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     from hansard import agents
@@ -642,7 +697,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     m = msub.add_parser("scan", help="look for memory files now")
     m.add_argument("--json", action="store_true")
 
-    sp = add("embed", cmd_embed, "Build meaning-search vectors for new messages (needs hansard[semantic])")
+    sp = add("embed", cmd_embed, "Build meaning-search vectors for new messages (needs the semantic extra)")
     sp.add_argument("--max-seconds", type=float, help="stop after about this long; the next run goes on")
     sp.add_argument("--quiet", action="store_true")
     sp.add_argument("--json", action="store_true")
@@ -700,14 +755,22 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("--rebuild", action="store_true", help="salvage the archive into a new store and reindex it")
     sp.add_argument("--json", action="store_true")
 
-    sp = add("demo", cmd_demo, "Build a small repository and transcripts in a temporary folder, index them, explain")
-    sp.add_argument("--keep", action="store_true", help="keep the temporary folder and print where it is")
+    sp = add("demo", cmd_demo, "Build a small repository and agent transcripts in a folder, index them, explain, "
+                               "and print next steps to try there")
+    sp.add_argument("folder", nargs="?", metavar="DIR", help="where to build it (default ./hansard-demo; kept)")
+    sp.add_argument("--keep", action="store_true", help=argparse.SUPPRESS)  # the folder is always kept now
 
     sp = add("team", cmd_team, "Share sessions of opted-in repositories with a team through PostgreSQL")
     if not isinstance(sp, _Skipped):
         from hansard.team.commands import add_arguments
 
         add_arguments(sp)
+
+    sp = add("completion", cmd_completion, "Print a shell completion script (bash, zsh or fish)")
+    sp.add_argument("shell", choices=["bash", "zsh", "fish"],
+                    help="bash: eval \"$(hansard completion bash)\" in ~/.bashrc; zsh: hansard completion zsh > "
+                         "a folder on $fpath as _hansard; fish: hansard completion fish > "
+                         "~/.config/fish/completions/hansard.fish")
 
     sp = add("lsp", cmd_lsp, "The language server for editors (stdio): hover, inlay hints, code lens, conversations")
     sp.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default and only transport)")
@@ -737,12 +800,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
+        import os
+
+        from hansard.crash import home_error, report
         from hansard.store.errors import typed
 
-        err = typed(exc)
+        err = typed(exc) or home_error(exc)
         if err is None:
-            raise
+            if os.environ.get("HANSARD_DEBUG"):
+                raise
+            err = report(_command(ns), exc)
         return _fail(ns, err)
+
+
+def _command(ns: argparse.Namespace) -> str:
+    """The command that ran, as the person would name it (``mcp serve``, ``why``)."""
+    words = [ns.command] + [getattr(ns, f"{ns.command}_cmd", None) or ""]
+    return " ".join(w for w in words if w)
 
 
 def _fail(ns: argparse.Namespace, exc: HansardError) -> int:

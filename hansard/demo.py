@@ -1,5 +1,6 @@
-"""`hansard demo`: a small repository and real-format Claude Code and Codex transcripts, copied
-from the data shipped in ``demo_data/`` into a temporary folder, then indexed and explained.
+"""`hansard demo [DIR]`: a small repository and real-format Claude Code and Codex transcripts, copied
+from the data shipped in ``demo_data/`` into DIR (default ./hansard-demo, kept), then indexed and
+explained, with next steps that run as printed inside the demo's own store.
 
 ``demo_data/story.json`` lists each commit (message, author, date, the files it changed) and
 where each transcript goes; the transcripts name the repository as ``@REPO@``. The data is
@@ -13,9 +14,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -85,16 +86,98 @@ def build(root: Path) -> Demo:
     return Demo(root, repo, story)
 
 
-def run_demo(keep: bool = False) -> int:
+WRAPPER = """#!/bin/sh
+# hansard inside this demo: the store (HANSARD_HOME) and every agent's home point into this
+# folder, so your own transcripts and store are never read or written.
+{exports}
+exec {python} -m hansard "$@"
+"""
+
+
+def write_wrapper(root: Path) -> Path:
+    """``root/hansard``: a shell script that runs this hansard with every location
+    ``point_homes`` set (already in ``os.environ``) exported, for the printed next steps."""
+    from hansard import agents
+
+    names = ["HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "HANSARD_HOME"]
+    names += [v for a in agents.agents() for v in a.home_env if v not in names]
+    exports = "\n".join(f"export {n}={shlex.quote(os.environ[n])}" for n in names)
+    path = root / "hansard"
+    path.write_text(WRAPPER.format(exports=exports, python=shlex.quote(sys.executable)))
+    path.chmod(0o755)
+    return path
+
+
+@dataclass(frozen=True)
+class Step:
+    command: str  # what to type after `cd` into the demo repository
+    says: str  # the comment printed beside it
+    expect: str  # text its output contains (the test runs every step)
+
+
+def next_steps(store: Any, demo: Demo) -> list[Step]:
+    """What to try next, with lines and sessions read off the demo's own answers (an agent line
+    and an agent_modified line of app/retry.py, the session that wrote them)."""
     from hansard.answers.why import explain
+
+    ans = explain(store, "app/retry.py", cwd=str(demo.repo))
+    modified = next(ln for ln in ans["lines"] if ln["kind"] == "agent_modified")
+    agents_lines = [ln for ln in ans["lines"] if ln["kind"] == "agent" and len(ln["content"].strip()) > 30]
+    # the agent line written by the same edit as the modified one, so `show` opens that edit
+    agent = next((ln for ln in agents_lines if ln["message_index"] == modified["message_index"]), agents_lines[0])
+    sid = agent["session_id"][:8]
+    return [
+        Step(f"why app/retry.py:{agent['line']}", "a line Claude Code wrote: its session, prompt and commit",
+             f"Claude Code session {sid}"),
+        Step(f"why app/retry.py:{modified['line']}", "agent_modified: an agent wrote it, a person changed it",
+             "evidence     modified"),
+        Step("log app/retry.py --symbol upload", "the conversations that changed upload(), newest first",
+             f"claude_code {sid}"),
+        Step(f"context {sid}", "that session's task: conversations, commits, tests", "Add capped backoff"),
+        Step("history backoff", "search what past sessions said", sid),
+        Step(f"show {sid} --around {agent['message_index']}", "the conversation, with the Edit's diff",
+             f"+{agent['content']}"),
+        Step("mcp serve --status", "the MCP server's tools, over this demo's store", "code_history"),
+    ]
+
+
+def _editor_line(wrapper: Path) -> str | None:
+    """The Neovim command that opens a file of the demo with the plugin of this checkout, or
+    None when hansard runs from a wheel (the plugin is in the repository only)."""
+    plugin = Path(__file__).resolve().parents[1] / "editors" / "nvim"
+    if not (plugin / "lua" / "hansard").is_dir():
+        return None
+    setup = f'lua require("hansard").setup({{ cmd = {{ "{wrapper}", "lsp" }} }})'
+    return f"nvim --cmd {shlex.quote('set rtp+=' + str(plugin))} -c {shlex.quote(setup)} app/retry.py"
+
+
+def _shown(path: Path) -> str:
+    """``path`` as the person can type it from where they ran the demo."""
+    rel = os.path.relpath(path)
+    return rel if not rel.startswith("..") else str(path)
+
+
+def run_demo(folder: str | None = None) -> int:
+    """Build the demo into ``folder`` (default ./hansard-demo), index and explain it, keep it,
+    and print next steps that run as printed inside the demo's own store."""
+    from hansard.errors import InvalidArgument
     from hansard.ingest.run import index
     from hansard.render import answers as render
     from hansard.store import open_store
 
-    tmp = tempfile.mkdtemp(prefix="hansard-demo-")
-    s = build(Path(tmp))
+    root = Path(folder or "hansard-demo").absolute()
+    if root.exists() and (not root.is_dir() or any(root.iterdir())):
+        raise InvalidArgument(f"{_shown(root)} already exists and is not empty: remove it (rm -r {shlex.quote(_shown(root))}) "
+                              "or name another folder: hansard demo DIR")
+    try:
+        s = build(root)
+        wrapper = write_wrapper(root)
+    except OSError as exc:
+        raise InvalidArgument(f"cannot build the demo in {_shown(root)}: {exc.strerror or exc}; name another folder: "
+                              "hansard demo DIR") from None
     story = s.story
-    print(f"Built a repository with {len(story['commits'])} commits and {len(story['transcripts'])} agent sessions in {tmp}\n")
+    print(f"Built a repository with {len(story['commits'])} commits and {len(story['transcripts'])} agent sessions "
+          f"in {_shown(root)}\n")
     store = open_store()
     summary = index(store)
     assert summary is not None
@@ -102,15 +185,26 @@ def run_demo(keep: bool = False) -> int:
     print(render.index_summary(summary.as_dict()))
     print("\n$ hansard sessions")
     print(render.sessions(store.sessions.list()))
+    from hansard.answers.why import explain
+
     for ask in story["ask"]:
         print(f"\n$ hansard why {ask}")
         ans = explain(store, ask, cwd=str(s.repo))
         print(render.why_line(ans, ans["lines"][0]) if ":" in ask else render.why_file(ans))
-    if keep:
-        print(f"\nKept {tmp}. Try: cd {s.repo} && HANSARD_HOME={os.environ['HANSARD_HOME']} hansard why app/retry.py:9")
-    else:
-        import shutil
-
-        shutil.rmtree(tmp, ignore_errors=True)
+    repo, run = _shown(s.repo), os.path.relpath(wrapper, s.repo)
+    print(f"\nThe demo stays in {_shown(root)} (remove the folder when you are done). Its {_shown(wrapper)} runs "
+          "hansard\nwith HANSARD_HOME and every agent's home (CLAUDE_CONFIG_DIR, CODEX_HOME, ...) inside the demo, so "
+          "your own\ntranscripts and store are never read. Next steps, each to run as printed from here:\n")
+    steps = next_steps(store, s)
+    width = max(len(f"cd {repo} && {run} {st.command}") for st in steps)
+    for st in steps:
+        line = f"cd {shlex.quote(repo)} && {run} {st.command}"
+        print(f"  {line:{width}}  # {st.says}")
+    print(f"\nMCP: give an agent the server command `{wrapper} mcp serve` (stdio), for example\n"
+          f"  claude mcp add hansard-demo -- {wrapper} mcp serve")
+    editor = _editor_line(wrapper)
+    print(f"Editor: any LSP client runs `{wrapper} lsp`" + (
+        f"; with Neovim and this checkout's plugin:\n  cd {shlex.quote(repo)} && {editor}" if editor else
+        " (README: In the editor)"))
     sys.stdout.flush()
     return 0

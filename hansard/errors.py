@@ -133,6 +133,51 @@ class InvalidCursor(InvalidArgument):
     exit_code = 22
 
 
+class StoreHomeUnusable(HansardError):
+    """The store's folder (HANSARD_HOME, default $XDG_DATA_HOME/hansard) is a file, or lies under
+    one, or cannot be created: no command that needs the store can run until it is moved."""
+
+    code = "store_home_unusable"
+    exit_code = 23
+
+
+class MalformedTarget(InvalidArgument):
+    """A ``PATH:LINE`` or ``PATH:START-END`` whose part after the colon is not a line or a range."""
+
+    code = "malformed_target"
+    exit_code = 24
+
+
+class UnknownRevision(HansardError):
+    """A ``--rev`` that names no commit of the repository."""
+
+    code = "unknown_revision"
+    exit_code = 25
+
+
+class SessionNotBound(InvalidArgument):
+    """A tool that acts for the calling session was called by a server that does not know it."""
+
+    code = "session_not_bound"
+    exit_code = 26
+
+
+class NotInstalled(HansardError):
+    """An optional part of hansard (an extra such as ``semantic``) that this installation lacks;
+    the message says how to add it to this installation."""
+
+    code = "not_installed"
+    exit_code = 27
+
+
+class InternalError(HansardError):
+    """A bug: an exception hansard did not expect. The CLI prints one line and keeps the
+    traceback in a log file."""
+
+    code = "internal"
+    exit_code = 1
+
+
 class TeamUnreachable(HansardError):
     """The team's PostgreSQL server did not answer in time (down, slow, refused): nothing was
     changed, locally or on the server, and the same command may succeed later."""
@@ -152,3 +197,36 @@ class RepoNotOptedIn(HansardError):
 
     code = "repo_not_opted_in"
     exit_code = 32
+
+
+class InputTooLarge(InvalidArgument):
+    """An input past one of hansard's bounds (an editor buffer, a web-chat export): refused
+    before it is read whole, so no input can take the memory of the machine. ``details``
+    name the bound and its limit."""
+
+    code = "input_too_large"
+    exit_code = 23
+
+
+class ExportEntryTooLarge(InputTooLarge):
+    """One conversation of a web-chat export is larger than ``MAX_CONVERSATION_BYTES`` (hansard.agents.webchat.exports)."""
+
+    code = "export_entry_too_large"
+
+
+class ExportTooLarge(InputTooLarge):
+    """A web-chat export's ``conversations.json`` is larger than ``MAX_EXPORT_BYTES`` (hansard.agents.webchat.exports)."""
+
+    code = "export_too_large"
+
+
+class ExportTooDeep(InputTooLarge):
+    """A web-chat export nests arrays and objects deeper than ``MAX_DEPTH``."""
+
+    code = "export_too_deep"
+
+
+class ExportTooManyMessages(InputTooLarge):
+    """A web-chat export holds more conversations or messages than ``MAX_MESSAGES``."""
+
+    code = "export_too_many_messages"

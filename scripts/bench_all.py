@@ -8,7 +8,7 @@ stderr so that only the table reaches stdout; os.environ and the working directo
 restored after each). A module without ``run`` is started as a subprocess (``--quick`` passed
 through when the script knows it, or the smaller sizes in QUICK_ARGS) and each line it prints
 becomes a row. A failing module becomes an ERROR row: this script never crashes on one.
-The table is what the README's Performance section should show, as measured.
+The table is what docs/performance.md should show, as measured.
 """
 
 from __future__ import annotations

@@ -13,7 +13,14 @@ landed in ten of them, indexes it, starts `python -m hansard lsp` over stdio and
 Targets (issue 13): warm hover <= 20 ms; first answer <= 1.2 x blame + 30 ms; memory after
 100 files <= 300 MB. Printed, never asserted.
 
-    python scripts/bench_lsp.py [--files 100] [--rounds 30]
+``--corpus real:NAME`` measures the same over a real corpus (``scripts/real_corpus.py``: a
+public repository's history and the sessions Entire kept for it): a fresh store is indexed
+(timed), then the server opens its most session-touched source files (40, 10 with --quick,
+spread over sizes) and hovers their middle line; the first hover of all is the first answer
+in a repository whose facts are not computed yet, and is printed apart. ``--corpus
+synthetic,real:cli`` prints the corpora side by side.
+
+    python scripts/bench_lsp.py [--files 100] [--rounds 30] [--corpus synthetic|real:NAME[,...]] [--quick]
 """
 
 from __future__ import annotations
@@ -90,12 +97,23 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-async def bench(repo: Path, n_files: int, rounds: int) -> dict[str, object]:
+LANGUAGES = {".go": "go", ".py": "python", ".ts": "typescript", ".tsx": "typescriptreact", ".js": "javascript",
+             ".rs": "rust", ".java": "java", ".c": "c", ".h": "c"}
+
+
+async def bench(repo: Path, n_files: int, rounds: int, files: list[tuple[str, int]] | None = None,
+                env: dict[str, str] | None = None) -> dict[str, object]:
+    """``files``: (path, 0-based line to hover) to open in turn; by default the synthetic
+    corpus' pkg/mod_NNN.py at the first line its session added, the first checked to be
+    answered as Claude Code's."""
     from lsprotocol import types as T
     from pygls.lsp.client import LanguageClient
 
+    synthetic = files is None
+    if files is None:
+        files = [(f"pkg/mod_{f:03d}.py", 906) for f in range(n_files)]  # 906: the first line the session added
     client = LanguageClient("bench", "0")
-    await client.start_io(sys.executable, "-m", "hansard", "lsp", env=dict(os.environ))
+    await client.start_io(sys.executable, "-m", "hansard", "lsp", env=dict(os.environ if env is None else env))
     caps = T.ClientCapabilities(
         text_document=T.TextDocumentClientCapabilities(inlay_hint=T.InlayHintClientCapabilities(),
                                                        code_lens=T.CodeLensClientCapabilities()))
@@ -109,25 +127,27 @@ async def bench(repo: Path, n_files: int, rounds: int) -> dict[str, object]:
         return None if h is None else h.contents.value
 
     firsts, blames, warm, hints, lenses = [], [], [], [], []
-    for f in range(n_files):
-        rel = f"pkg/mod_{f:03d}.py"
+    for f, (rel, at) in enumerate(files):
         path = repo / rel
         uri = path.as_uri()
         blames.append(blame_ms(repo, rel))
+        text = path.read_text(encoding="utf-8", errors="replace")
+        n_lines = text.count("\n") or 1
         t0 = time.perf_counter()
-        client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(uri, "python", 1, path.read_text())))
-        text = await hover(uri, 906)  # the first line the session added
+        client.text_document_did_open(T.DidOpenTextDocumentParams(T.TextDocumentItem(
+            uri, LANGUAGES.get(path.suffix, "plaintext"), 1, text)))
+        text = await hover(uri, at)
         firsts.append((time.perf_counter() - t0) * 1000)
-        assert text is not None, rel
+        assert text is not None or not synthetic, rel
         if f == 0:
-            assert "Claude Code" in text, text
+            assert not synthetic or "Claude Code" in text, text
             for r in range(rounds):
                 t0 = time.perf_counter()
-                await hover(uri, (r * 37) % 1000)
+                await hover(uri, (r * 37) % n_lines)
                 warm.append((time.perf_counter() - t0) * 1000)
                 t0 = time.perf_counter()
                 res = await client.text_document_inlay_hint_async(T.InlayHintParams(
-                    T.TextDocumentIdentifier(uri), T.Range(T.Position(0, 0), T.Position(1000, 0))))
+                    T.TextDocumentIdentifier(uri), T.Range(T.Position(0, 0), T.Position(n_lines, 0))))
                 hints.append((time.perf_counter() - t0) * 1000)
                 t0 = time.perf_counter()
                 await client.text_document_code_lens_async(T.CodeLensParams(T.TextDocumentIdentifier(uri)))
@@ -179,6 +199,71 @@ def rows(r: dict[str, object], files: int) -> list[dict[str, object]]:
     return out
 
 
+def measure_real(name: str, quick: bool, n_files: int | None, rounds: int, cache: str | None = None,
+                 snapshot: str | None = None, base_env: dict[str, str] | None = None) -> dict[str, object]:
+    """Index a real corpus into a fresh store (timed) and measure its files (see the
+    docstring). ``base_env``: the environment before a synthetic run moved HOME."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import real_corpus
+
+    corpus = real_corpus.ensure(name, snapshot, cache, log=lambda s: print(s, file=sys.stderr))
+    repo = corpus / "repo"
+    files = real_corpus.sample_files(corpus, n_files or (10 if quick else 40))
+    with tempfile.TemporaryDirectory(prefix=f"hansard-bench-lsp-{name}-") as tmp:
+        env = real_corpus.env_for(corpus, Path(tmp) / "store", base_env)
+        real_corpus.configure(corpus, env)
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "hansard", "index", *real_corpus.index_args(corpus)], cwd=repo, env=env,
+                       check=True, capture_output=True)
+        index_s = time.perf_counter() - t0
+        print(f"real:{name}: indexed in {index_s:.1f} s; opening {len(files)} files", file=sys.stderr)
+        middle = [(rel, (repo / rel).read_bytes().count(b"\n") // 2) for rel in files]
+        r = asyncio.run(bench(repo, len(files), rounds, files=middle, env=env))
+    r.update(index_s=index_s, files=files)
+    return r
+
+
+def rows_real(r: dict[str, object]) -> list[dict[str, object]]:
+    """The targets over a real corpus: the first file's hover apart (the repository's facts
+    are computed then), the others as the synthetic corpus' first hovers."""
+    med = statistics.median
+    firsts, blames = r["firsts"], r["blames"]
+    out: list[dict[str, object]] = [
+        {"target": "index a fresh store", "measured_ms": r["index_s"] * 1000, "baseline_ms": None, "ratio": None,
+         "pass": None},
+        {"target": "first hover in a repository whose facts are not computed yet (first file)",
+         "measured_ms": firsts[0], "baseline_ms": blames[0], "ratio": firsts[0] / (1.2 * blames[0] + 30),
+         "pass": None}]
+    if len(firsts) > 1:
+        first, b = med(firsts[1:]), med(blames[1:])
+        out.append({"target": f"first hover after opening a file ({len(firsts) - 1} more files) <= 1.2x git blame -w -M -C"
+                              " --porcelain + 30 ms, median", "measured_ms": first, "baseline_ms": b,
+                    "ratio": first / (1.2 * b + 30), "pass": first <= 1.2 * b + 30})
+    blame = blames[0]
+    warm = med(r["warm"])
+    out.append({"target": "warm hover <= 20 ms", "measured_ms": warm, "baseline_ms": None, "ratio": warm / 20,
+                "pass": warm <= 20})
+    out.append({"target": f"inlay hints for the whole first file ({r['n_hints']} marks)", "measured_ms": med(r["hints"]),
+                "baseline_ms": blame, "ratio": med(r["hints"]) / blame, "pass": None})
+    out.append({"target": "code lenses for the whole first file", "measured_ms": med(r["lenses"]), "baseline_ms": blame,
+                "ratio": med(r["lenses"]) / blame, "pass": None})
+    out.append({"name": f"server memory after {len(firsts)} files", "target": "<= 300 MB", "measured": r["mem"],
+                "unit": "MB", "baseline": None, "ratio": r["mem"] / 300, "pass": r["mem"] <= 300})
+    return out
+
+
+def print_rows(label: str, rows: list[dict[str, object]]) -> None:
+    print(f"== {label}")
+    for x in rows:
+        verdict = {True: "PASS", False: "MISS", None: "info"}[x["pass"]]
+        if "measured_ms" in x:
+            base = "" if x["baseline_ms"] is None else f" (git blame {x['baseline_ms']:.0f} ms)"
+            ratio = "" if x["ratio"] is None else f", ratio {x['ratio']:.2f}"
+            print(f"{x['target']}: {x['measured_ms']:.0f} ms{base}{ratio} {verdict}")
+        else:
+            print(f"{x.get('name', '')} {x['target']}: {x['measured']:.0f} {x['unit']}, ratio {x['ratio']:.2f} {verdict}")
+
+
 def run(quick: bool = False) -> list[dict[str, object]]:
     files, rounds = (20, 10) if quick else (100, 30)
     return rows(measure(files, rounds), files)
@@ -186,29 +271,65 @@ def run(quick: bool = False) -> list[dict[str, object]]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--files", type=int, default=100)
-    ap.add_argument("--rounds", type=int, default=30)
+    ap.add_argument("--files", type=int, help="files to open (synthetic: 100; real: 40, 10 with --quick)")
+    ap.add_argument("--rounds", type=int, help="warm rounds (default 30; 10 with --quick)")
+    ap.add_argument("--corpus", default="synthetic", help="synthetic (default), real:NAME, or several, comma-separated")
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--cache", help="real: where corpora are kept")
+    ap.add_argument("--snapshot", help="real: the snapshot's bare git directory (one corpus only)")
     a = ap.parse_args()
-    r = measure(a.files, a.rounds)
+    rounds = a.rounds or (10 if a.quick else 30)
     med = statistics.median
-    print(f"{'measure':44} {'median':>9} {'p90':>9}")
+    # the synthetic run points HOME into its temporary folder for the rest of the process:
+    # a real corpus keeps the cache and environment the command was started with
+    base_env = dict(os.environ)
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import real_corpus
 
-    def row(name: str, xs: list[float]) -> None:
-        p90 = sorted(xs)[int(0.9 * (len(xs) - 1))]
-        print(f"{name:44} {med(xs):8.1f}ms {p90:8.1f}ms")
+    cache = a.cache or str(real_corpus.default_cache())
+    results = []
+    for c in [c.strip() for c in a.corpus.split(",") if c.strip()]:
+        if c.startswith("real:"):
+            r = measure_real(c[5:], a.quick, a.files, rounds, cache, a.snapshot, base_env)
+            rows_c = rows_real(r)
+        elif c == "synthetic":
+            files = a.files or (20 if a.quick else 100)
+            r = measure(files, rounds)
+            rows_c = rows(r, files)
+            print(f"{'measure':44} {'median':>9} {'p90':>9}")
 
-    agent_files = min(10, len(r["firsts"]))
-    row("git blame -w -M -C --porcelain (1,000 lines)", r["blames"])
-    row("first hover after didOpen, all files", r["firsts"])
-    row(f"  the {agent_files} files an agent edited", r["firsts"][:agent_files])
-    if len(r["firsts"]) > agent_files:
-        row(f"  the {len(r['firsts']) - agent_files} files no agent edited", r["firsts"][agent_files:])
-    row("warm hover", r["warm"])
-    row(f"inlay hints, whole file ({r['n_hints']} marks)", r["hints"])
-    row("code lenses, whole file", r["lenses"])
-    for x in rows(r, a.files):
-        verdict = {True: "PASS", False: "MISS", None: "info"}[x["pass"]]
-        print(f"{x.get('name', '')} {x['target']}: ratio {x['ratio']:.2f} {verdict}".strip())
+            def row(name: str, xs: list[float]) -> None:
+                p90 = sorted(xs)[int(0.9 * (len(xs) - 1))]
+                print(f"{name:44} {med(xs):8.1f}ms {p90:8.1f}ms")
+
+            agent_files = min(10, len(r["firsts"]))
+            row("git blame -w -M -C --porcelain (1,000 lines)", r["blames"])
+            row("first hover after didOpen, all files", r["firsts"])
+            row(f"  the {agent_files} files an agent edited", r["firsts"][:agent_files])
+            if len(r["firsts"]) > agent_files:
+                row(f"  the {len(r['firsts']) - agent_files} files no agent edited", r["firsts"][agent_files:])
+            row("warm hover", r["warm"])
+            row(f"inlay hints, whole file ({r['n_hints']} marks)", r["hints"])
+            row("code lenses, whole file", r["lenses"])
+        else:
+            ap.error(f"unknown corpus {c!r}")
+        print_rows(c, rows_c)
+        results.append((c, r))
+    if len(results) > 1:
+        print("== side by side")
+        table = [("corpus", [c for c, _ in results]),
+                 ("files opened", [str(len(r["firsts"])) for _, r in results]),
+                 ("index", [f"{r['index_s']:.1f} s" if "index_s" in r else "-" for _, r in results]),
+                 ("first hover of all", [f"{r['firsts'][0]:.0f} ms" for _, r in results]),
+                 ("first hover, median / blame", [f"{med(r['firsts']):.0f} / {med(r['blames']):.0f} ms" for _, r in results]),
+                 ("warm hover", [f"{med(r['warm']):.1f} ms" for _, r in results]),
+                 ("inlay hints, first file", [f"{med(r['hints']):.1f} ms ({r['n_hints']})" for _, r in results]),
+                 ("code lenses, first file", [f"{med(r['lenses']):.1f} ms" for _, r in results]),
+                 ("server memory", [f"{r['mem']:.0f} MB" for _, r in results])]
+        w0 = max(len(t) for t, _ in table)
+        ws = [max(len(cells[j]) for _, cells in table) for j in range(len(results))]
+        for title, cells in table:
+            print(f"{title:<{w0}}  " + "  ".join(f"{x:>{w}}" for x, w in zip(cells, ws, strict=True)))
     return 0
 
 

@@ -10,6 +10,16 @@ Two corpora, built with git fast-import (or reused with --dir):
   * ``--corpus big``: one 1,000-line file rewritten by 4,000 commits (600 with --quick), 1,000
     (200) sessions that each wrote a whole version of it.
 
+  * ``--corpus real:NAME``: a public repository's own history and the agent sessions Entire
+    kept for it (``scripts/real_corpus.py``: entire-graph, cli, marvin), built once into a
+    cache outside the checkout. It is indexed into a fresh store, timing the index and the
+    first ``why`` (a repository whose facts are not computed yet) apart; the files are its
+    tracked source files that sessions touched most, spread over sizes (40; 10 with
+    --quick), and a precision line checks every agent line of a commit with an
+    ``Entire-Checkpoint`` trailer against the sessions that checkpoint names.
+
+``--corpus gots,real:cli`` runs each and prints a table of them side by side.
+
 Then, per file, in alternation so machine noise hits both equally:
 
   * one line:    `hansard why FILE:N --json --no-cache`  vs  `git blame -w -M -C -L N,N --porcelain`
@@ -342,6 +352,7 @@ def measure(repo: Path, env: dict[str, str], rel: str, line: int, rounds: int) -
         r["again"].append(timed(again, repo, env))
     out = {k: statistics.median(v) * 1e3 for k, v in r.items()}
     doc = json.loads(subprocess.run(again, cwd=repo, env=env, check=True, capture_output=True).stdout)
+    out["doc"] = doc
     out["lines"] = len(doc["lines"])
     out["kinds"] = dict(sorted(((k, sum(1 for x in doc["lines"] if x["kind"] == k))
                                 for k in {x["kind"] for x in doc["lines"]})))
@@ -349,7 +360,7 @@ def measure(repo: Path, env: dict[str, str], rel: str, line: int, rounds: int) -
 
 
 def run(quick: bool = False, directory: str | None = None, rounds: int = 15, seed: int = 7,
-        corpus: str = "gots") -> list[dict]:
+        corpus: str = "gots", info: dict | None = None) -> list[dict]:
     root = Path(directory or tempfile.mkdtemp(prefix="hansard-bench-why-"))
     if not (root / "repo").exists():
         t = time.perf_counter()
@@ -368,9 +379,11 @@ def run(quick: bool = False, directory: str | None = None, rounds: int = 15, see
     subprocess.run([sys.executable, "-m", "compileall", "-q", package], env=env, check=True, capture_output=True)
     env.update(HANSARD_HOME=str(root / "store"), CLAUDE_CONFIG_DIR=str(home / ".claude"),
                CODEX_HOME=str(home / ".codex"), GEMINI_CLI_HOME=str(home))
+    env["PYTHONPATH"] = os.pathsep.join(x for x in (str(ROOT), env.get("PYTHONPATH")) if x)  # hansard, installed or not
     t = time.perf_counter()
     subprocess.run([sys.executable, "-m", "hansard", "index"], cwd=repo, env=env, check=True, capture_output=True)
-    print(f"indexed in {time.perf_counter() - t:.1f}s", file=sys.stderr)
+    index_s = time.perf_counter() - t
+    print(f"indexed in {index_s:.1f}s", file=sys.stderr)
     files = list(GOTS_FILES) if corpus == "gots" else ["src/big.py"]
     per_file = []
     for rel in files:
@@ -380,11 +393,20 @@ def run(quick: bool = False, directory: str | None = None, rounds: int = 15, see
         per_file.append(m)
         print(f"{rel} ({m['lines']} lines, {m['kinds']}): one line {m['one']:.0f} ms vs blame -L {m['one_git']:.0f}; "
               f"whole {m['whole']:.0f} ms vs blame {m['whole_git']:.0f}; re-opened {m['again']:.0f} ms", file=sys.stderr)
+    rows = _rows(per_file)
+    if not directory:
+        shutil.rmtree(root, ignore_errors=True)
+    if info is not None:
+        info.update(index_s=index_s, files=len(per_file), lines=sum(m["lines"] for m in per_file))
+    return rows
+
+
+def _rows(per_file: list[dict]) -> list[dict]:
     med = statistics.median
     whole_ratio = med(m["whole"] / (m["whole_git"] + 60) for m in per_file)
     one_ratio = med((m["one"] - 60) / m["one_git"] for m in per_file)
     again = med(m["again"] for m in per_file)
-    rows = [
+    return [
         {"target": "why whole file <= 1.5x (git blame -w -M -C + 60 ms), median over files",
          "measured_ms": med(m["whole"] for m in per_file), "baseline_ms": med(m["whole_git"] for m in per_file),
          "ratio": whole_ratio, "pass": whole_ratio <= 1.5},
@@ -394,21 +416,218 @@ def run(quick: bool = False, directory: str | None = None, rounds: int = 15, see
         {"target": "why --json of an unchanged file again (cache) <= 80 ms", "measured_ms": again,
          "baseline_ms": med(m["whole_git"] for m in per_file), "ratio": again / 80, "pass": again <= 80},
     ]
+
+
+# -- real history (scripts/real_corpus.py) ------------------------------------------------------
+
+
+def precision(docs: dict[str, dict], truth: dict[str, dict], examples: int = 5) -> dict:
+    """Agent lines (``agent``, ``agent_modified``) answered in commits with an
+    ``Entire-Checkpoint`` trailer, against the sessions their checkpoints name: right when
+    the line's session (or the session it is a subagent of) is one of them. Judged apart:
+    commits all of whose named sessions the corpus holds up to that checkpoint (``full``),
+    and commits with a session it lacks or holds only from an older copy (``partial``: the
+    snapshot lacks blobs over 4 MiB, so the edits that made the commit may be missing, and
+    the line's true author with them). Lines of commits none of whose sessions are readable
+    are not judged."""
+    out = {k: {"right": 0, "wrong": 0, "examples": []} for k in ("full", "partial")}
+    unjudged = elsewhere = 0
+    for rel, doc in sorted(docs.items()):
+        sessions = doc.get("sessions") or {}
+        for x in doc["lines"]:
+            if x.get("kind") not in ("agent", "agent_modified") or not x.get("commit"):
+                continue
+            t = truth.get(x["commit"])
+            if t is None:
+                elsewhere += 1
+                continue
+            if not t["sessions"]:
+                unjudged += 1
+                continue
+            b = out["partial" if t["unreadable_sessions"] or t.get("incomplete_sessions") else "full"]
+            sid = x.get("session_id")
+            parent = (sessions.get(sid) or {}).get("parent_session_id")
+            if sid in t["sessions"] or (parent and parent in t["sessions"]):
+                b["right"] += 1
+                continue
+            b["wrong"] += 1
+            if len(b["examples"]) < examples:
+                named = ", ".join(s[:13] for s in t["sessions"][:3]) + (" …" if len(t["sessions"]) > 3 else "")
+                missing = len(t["unreadable_sessions"]) + len(t.get("incomplete_sessions", []))
+                b["examples"].append(f"{rel}:{x['line']} commit {x['commit'][:10]} ({x.get('kind')}/{x.get('rule')}) "
+                                     f"says {sid}; its {len(t['checkpoints'])} checkpoint(s) name {named}"
+                                     + (f" ({missing} unreadable or cut short)" if missing else ""))
+    for b in out.values():
+        judged = b["right"] + b["wrong"]
+        b["precision"] = b["right"] / judged if judged else None
+    right = out["full"]["right"] + out["partial"]["right"]
+    wrong = out["full"]["wrong"] + out["partial"]["wrong"]
+    return {**out, "right": right, "wrong": wrong, "precision": right / (right + wrong) if right + wrong else None,
+            "unjudged": unjudged, "untrailered": elsewhere}
+
+
+def run_real(name: str, quick: bool = False, directory: str | None = None, rounds: int | None = None,
+             n_files: int | None = None, cache: str | None = None, snapshot: str | None = None,
+             info: dict | None = None, precision_all: bool = False) -> list[dict]:
+    """The same measurements over a real corpus (see the module's docstring); with
+    ``precision_all`` the precision is over every touched source file, not only the sample."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import real_corpus
+
+    corpus = real_corpus.ensure(name, snapshot, cache, log=lambda s: print(s, file=sys.stderr))
+    manifest = json.loads((corpus / "manifest.json").read_text())
+    truth = json.loads((corpus / "checkpoints.json").read_text())
+    rounds = rounds or (3 if quick else 5)
+    root = Path(directory or tempfile.mkdtemp(prefix=f"hansard-bench-why-{name}-"))
+    store = root / "store"
+    fresh = not store.exists()
+    repo = corpus / "repo"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    import importlib.util
+
+    package = os.path.dirname(importlib.util.find_spec("hansard").origin)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", package], env=env, check=True, capture_output=True)
+    env = real_corpus.env_for(corpus, store, env)
+    files = real_corpus.sample_files(corpus, n_files or (10 if quick else 40))
+    if not files:
+        raise SystemExit(f"real:{name}: no tracked source file that a session touched")
+    index_s = first_s = None
+    first = files[len(files) // 2]  # a file of middling size
+    if fresh:
+        real_corpus.configure(corpus, env)
+        t = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "hansard", "index", *real_corpus.index_args(corpus)], cwd=repo, env=env,
+                       check=True, capture_output=True)
+        index_s = time.perf_counter() - t
+        first_s = timed([sys.executable, "-m", "hansard", "why", first, "--json", "--no-cache"], repo, env)
+        print(f"real:{name}: indexed {manifest['home_files']} transcripts ({manifest['home_bytes'] / 1e6:.0f} MB, "
+              f"{sum(manifest['sessions_per_agent'].values())} sessions) in {index_s:.1f}s; first why {first} "
+              f"(facts not computed yet) {first_s * 1e3:.0f} ms", file=sys.stderr)
+    else:
+        print(f"real:{name}: store reused from {store}: no index or first-why time", file=sys.stderr)
+    per_file = []
+    for rel in files:
+        n = sum(1 for _ in open(repo / rel, encoding="utf-8", errors="replace"))
+        m = measure(repo, env, rel, max(1, n // 2), rounds)
+        m["file"] = rel
+        per_file.append(m)
+        print(f"{rel} ({m['lines']} lines, {m['kinds']}): one line {m['one']:.0f} ms vs blame -L {m['one_git']:.0f}; "
+              f"whole {m['whole']:.0f} ms vs blame {m['whole_git']:.0f}; re-opened {m['again']:.0f} ms", file=sys.stderr)
+    docs = {m["file"]: m["doc"] for m in per_file}
+    if precision_all:
+        t = time.perf_counter()
+        for _count, rel, _lines in real_corpus.touched_files(corpus):
+            if rel not in docs:
+                docs[rel] = json.loads(subprocess.run([sys.executable, "-m", "hansard", "why", rel, "--json"], cwd=repo,
+                                                      env=env, check=True, capture_output=True).stdout)
+        print(f"answered all {len(docs)} touched source files for the precision in {time.perf_counter() - t:.0f}s",
+              file=sys.stderr)
+    p = precision(docs, truth)
     if not directory:
         shutil.rmtree(root, ignore_errors=True)
+    rows = _rows(per_file)
+    judged = p["right"] + p["wrong"]
+    rows.append({"name": "precision against Entire checkpoint metadata",
+                 "target": "agent lines of trailered commits naming a session the checkpoint names",
+                 "measured": None if p["precision"] is None else round(100 * p["precision"], 1), "unit": "%",
+                 "baseline": judged, "baseline_name": "lines judged", "ratio": None, "pass": None,
+                 "detail": f"{p['wrong']} name a session outside them (commits whose sessions are all readable: "
+                           f"{p['full']['wrong']} of {p['full']['right'] + p['full']['wrong']}); {p['unjudged']} in "
+                           f"commits whose sessions are unreadable; {p['untrailered']} in commits without a trailer"})
+    if info is not None:
+        info.update(index_s=index_s, first_why_ms=None if first_s is None else first_s * 1e3, first_file=first,
+                    files=len(per_file), lines=sum(m["lines"] for m in per_file), precision=p, manifest=manifest,
+                    precision_files=len(docs))
     return rows
+
+
+def print_rows(label: str, rows: list[dict], info: dict) -> None:
+    print(f"== {label}")
+    if info.get("index_s") is not None:
+        print(f"index: {info['index_s']:.1f} s" + (f"; first why {info['first_file']} (facts not computed yet): "
+                                                  f"{info['first_why_ms']:.0f} ms" if info.get("first_why_ms") else ""))
+    for r in rows:
+        if "measured_ms" in r:
+            print(f"{r['target']}: hansard {r['measured_ms']:.0f} ms, git {r['baseline_ms']:.0f} ms, ratio "
+                  f"{r['ratio']:.2f}  {'PASS' if r['pass'] else 'MISS'}")
+    p = info.get("precision")
+    if p is not None:
+        print(f"precision against checkpoint metadata ({info.get('precision_files')} files; agent and agent_modified "
+              f"lines of commits with an Entire-Checkpoint trailer naming a session that checkpoint names):")
+        for k, what in (("full", "commits whose named sessions are all readable here"),
+                        ("partial", "commits naming a session the snapshot lacks or has only an older copy of")):
+            b = p[k]
+            judged = b["right"] + b["wrong"]
+            share = "n/a" if b["precision"] is None else f"{100 * b['precision']:.1f}%"
+            print(f"  {what}: {b['right']}/{judged} = {share}; {b['wrong']} name a session outside them")
+            for e in b["examples"]:
+                print(f"    outside: {e}")
+        print(f"  not judged: {p['unjudged']} lines in trailered commits none of whose sessions is readable; "
+              f"{p['untrailered']} agent lines in commits without a trailer")
+
+
+def side_by_side(results: list[tuple[str, list[dict], dict]]) -> None:
+    """One column per corpus."""
+    def ms(v):
+        return "-" if v is None else f"{v:.0f} ms"
+
+    table = [("corpus", [label for label, _, _ in results])]
+    table.append(("files measured (lines)", [f"{i.get('files')} ({i.get('lines')})" for _, _, i in results]))
+    table.append(("index", ["-" if i.get("index_s") is None else f"{i['index_s']:.1f} s" for _, _, i in results]))
+    table.append(("first why (facts not computed)", [ms(i.get("first_why_ms")) for _, _, i in results]))
+    for k, title in ((0, "whole file: hansard / blame (ratio)"), (1, "one line: hansard / blame -L (ratio)"),
+                     (2, "re-opened (cache)")):
+        cells = []
+        for _, rows, _ in results:
+            r = rows[k]
+            cells.append(f"{r['measured_ms']:.0f} / {r['baseline_ms']:.0f} ms ({r['ratio']:.2f})" if k < 2
+                         else f"{r['measured_ms']:.0f} ms")
+        table.append((title, cells))
+    cells = []
+    for _, _, i in results:
+        p = i.get("precision")
+        cells.append("-" if not p else " / ".join(
+            "n/a" if p[k]["precision"] is None else f"{100 * p[k]['precision']:.1f}% of {p[k]['right'] + p[k]['wrong']}"
+            for k in ("full", "partial")))
+    table.append(("precision vs checkpoints: full / partial", cells))
+    w0 = max(len(t) for t, _ in table)
+    ws = [max(len(c[j]) for _, c in table) for j in range(len(results))]
+    for title, cells in table:
+        print(f"{title:<{w0}}  " + "  ".join(f"{c:>{w}}" for c, w in zip(cells, ws, strict=True)))
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--corpus", choices=["gots", "big"], default="gots")
-    ap.add_argument("--quick", action="store_true", help="a smaller corpus")
-    ap.add_argument("--dir", help="reuse (or build into) this folder")
-    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--corpus", default="gots",
+                    help="gots (default), big, real:NAME (entire-graph, cli, marvin), or several, comma-separated")
+    ap.add_argument("--quick", action="store_true", help="a smaller corpus (real: 10 files, 3 rounds)")
+    ap.add_argument("--dir", help="reuse (or build into) this folder (real: the store's folder)")
+    ap.add_argument("--rounds", type=int, help="rounds per file (default 15; real: 5, 3 with --quick)")
+    ap.add_argument("--files", type=int, help="real: how many files (default 40, 10 with --quick)")
+    ap.add_argument("--cache", help="real: where corpora are kept (default $HANSARD_BENCH_CACHE or "
+                                    "~/.cache/hansard-bench/real)")
+    ap.add_argument("--snapshot", help="real: the snapshot's bare git directory (one corpus only)")
+    ap.add_argument("--precision-all", action="store_true",
+                    help="real: the precision over every touched source file, not only the measured ones")
     a = ap.parse_args()
-    for r in run(a.quick, a.dir, a.rounds, corpus=a.corpus):
-        print(f"{r['target']}: hansard {r['measured_ms']:.0f} ms, git {r['baseline_ms']:.0f} ms, ratio "
-              f"{r['ratio']:.2f}  {'PASS' if r['pass'] else 'MISS'}")
+    corpora = [c.strip() for c in a.corpus.split(",") if c.strip()]
+    for c in corpora:
+        if c not in ("gots", "big") and not c.startswith("real:"):
+            ap.error(f"unknown corpus {c!r}")
+    results = []
+    for c in corpora:
+        info: dict = {}
+        directory = a.dir if len(corpora) == 1 else (os.path.join(a.dir, c.replace(":", "-")) if a.dir else None)
+        if c.startswith("real:"):
+            rows = run_real(c[5:], a.quick, directory, a.rounds, a.files, a.cache, a.snapshot, info=info,
+                            precision_all=a.precision_all)
+        else:
+            rows = run(a.quick, directory, a.rounds or 15, corpus=c, info=info)
+        print_rows(c, rows, info)
+        results.append((c, rows, info))
+    if len(results) > 1:
+        print("== side by side")
+        side_by_side(results)
 
 
 if __name__ == "__main__":

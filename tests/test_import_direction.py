@@ -5,10 +5,13 @@ one (under TYPE_CHECKING) alike: both tie the module to the later stage.
 The order, from shared/DESIGN.md's data flow (agent homes -> archive -> parse -> link -> answer
 -> render) and from what each folder is for:
 
-- foundation: value types and settings every stage shares (models, errors, config, ...);
+- foundation: value types, settings and file access every stage shares (models, errors, config,
+  safeopen, ...);
+- git: the only code that runs git (over foundation alone): an agent's sessions may be kept in
+  git (Entire's checkpoint refs), so even a reader may use it;
 - agents: one parser per agent, records in, items out, nothing stored;
 - store: the only code that speaks SQL; ingest, link and the answers all go through it;
-- git: the only code that runs git; facts: what transcripts say beyond edits (pure);
+- facts: what transcripts say beyond edits (pure);
 - ingest: scan -> archive -> parse -> redact -> write;
 - link: repositories and landing commits, over the store, git and facts;
 - code: tree-sitter symbols and imports;
@@ -29,10 +32,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 ORDER: list[tuple[str, set[str]]] = [
-    ("foundation", {"hansard", "models", "errors", "diffs", "textnorm", "timebounds", "privfile", "zstdlib", "config"}),
+    ("foundation", {"hansard", "models", "errors", "diffs", "textnorm", "timebounds", "privfile", "zstdlib", "config",
+                    "safeopen", "crash", "install"}),
+    ("git", {"git"}),
     ("agents", {"agents"}),
     ("store", {"store"}),
-    ("git", {"git"}),
     ("facts", {"facts"}),
     ("ingest", {"ingest"}),
     ("link", {"link"}),

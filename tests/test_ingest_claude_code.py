@@ -633,3 +633,23 @@ def test_a_shell_commands_reported_file_changes_are_its_edits() -> None:
     assert edits[0].added == ("let dirt = 2",) and edits[0].removed == ("let dirt = 1",)
     assert edits[0].hunks[0].new_start == 1041 and edits[0].message_key == "a1"
     assert not of(items, Skip)
+
+
+def test_two_records_glued_on_one_line_are_both_read() -> None:
+    """A copy of a transcript (Entire's, of entireio/cli: 7 such lines) can hold two records on
+    one line, ``…}{"type":"summary"…``: each is read, at the offset of its own first byte."""
+    sid = "3f2a1b0c-9d8e-4f7a-8b6c-5d4e3f2a1b0c"
+    user = {"type": "user", "sessionId": sid, "uuid": "u1", "parentUuid": None, "timestamp": "2026-01-05T10:00:00.000Z",
+            "cwd": "/tmp/x", "message": {"role": "user", "content": "add a retry"}}
+    reply = {"type": "assistant", "sessionId": sid, "uuid": "a1", "parentUuid": "u1",
+             "timestamp": "2026-01-05T10:00:05.000Z", "cwd": "/tmp/x",
+             "message": {"id": "msg_1", "role": "assistant", "content": [{"type": "text", "text": "Done."}]}}
+    summ = {"type": "summary", "summary": "Retry for uploads", "leafUuid": "a1"}
+    glued = orjson.dumps(reply) + orjson.dumps(summ)
+    items, _ = feed_lines([user, glued])
+    assert not [s for s in of(items, Skip) if s.reason == "malformed_json"]
+    assert [m.text for m in of(items, MessageItem)] == ["add a retry", "Done."]
+    assert [t.title for t in of(items, LeafTitle)] == ["Retry for uploads"]
+    # not JSON objects all the way: still one malformed line, never a crash
+    bad, _ = feed_lines([orjson.dumps(reply) + b'{"type": "summ'])
+    assert [s.reason for s in of(bad, Skip)] == ["malformed_json"]

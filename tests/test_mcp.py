@@ -158,7 +158,7 @@ async def test_store_busy_is_retryable(world: dict) -> None:
     lock = sqlite3.connect(os.path.join(world["env"]["HANSARD_HOME"], "hansard.db"), isolation_level=None)
     lock.execute("BEGIN IMMEDIATE")
     try:
-        async with stdio(world, env={"HANSARD_BUSY_TIMEOUT": "0.2"}) as c:
+        async with stdio(world, "--session", "4f0f2c6e-9d1b-4c7a-a35e-0c8f5b2d7e11", env={"HANSARD_BUSY_TIMEOUT": "0.2"}) as c:
             r = await c.call_tool("capture_subagent_messages", {
                 "message_type": "assignment", "sender": "lead", "recipient_path": "/w", "text": "do it"})
             assert r.is_error and data(r)["error"]["code"] == "store_busy" and data(r)["error"]["retryable"] is True

@@ -193,6 +193,64 @@ TRUE_POSITIVES += [
     ("command_password", f"cli deploy --token {_PW17}x9 --region eu", _PW17),
 ]
 
+# Issue 28, item 3: what people really paste. Drawn from their own generator, after the above.
+_RNG28 = random.Random(28)
+
+
+def _r28(n: int, alphabet: str = ALNUM) -> str:
+    while True:
+        v = "".join(_RNG28.choice(alphabet) for _ in range(n))
+        if all(any(c in part for c in v) for part in (string.digits, string.ascii_uppercase, string.ascii_lowercase)
+               if set(part) & set(alphabet)):
+            return v
+
+
+_HF28 = "hf_" + _r28(34)
+_VAULT28 = "hvs." + _r28(24)
+_B64_28 = base64.b64encode(f"GITHUB_TOKEN=ghp_{_r28(36)}\n".encode()).decode()
+TRUE_POSITIVES += [
+    ("huggingface_access_token", f"HF_TOKEN={_HF28}", _HF28),
+    ("vault_token", f"VAULT_TOKEN={_VAULT28}", _VAULT28),
+    ("xai_api_key", f"XAI_API_KEY=xai-{(_x := _r28(80))}", _x),
+    ("groq_api_key", f"here: gsk_{(_g := _r28(52))}", _g),
+    ("openai_api_key", f"old key sk-{(_o := _r28(48))} still works", _o),
+    ("api_key", f"DEEPSEEK_API_KEY=sk-{(_d := _r28(32, LOWER_HEX))}", _d),
+    ("linear_api_key", f"lin_api_{(_li := _r28(40))}", _li),
+    ("digitalocean_pat", f"doctl auth init -t dop_v1_{(_do := _r28(64, LOWER_HEX))}", _do),
+    ("shopify_access_token", f"X-Shopify-Access-Token: shpat_{(_sh := _r28(32, LOWER_HEX))}", _sh),
+    ("aws_secret_key", f"the AWS secret is {_AWS17_SECRET}", _AWS17_SECRET),
+    ("command_password", f"docker login -u deploy -p {_PW17} registry.example.com", _PW17),
+    ("command_password", f"redis-cli -h cache -a {_PW17} ping", _PW17),
+    ("netrc_password", f"machine api.example.com\n  login deploy\n  password {_PW17}\n", _PW17),
+    ("prose_password", 'my passphrase is "correct horse battery staple"', "correct horse battery staple"),
+    ("secret_assignment", "DB_PASSWORD=correcthorsebatterystaple", "correcthorsebatterystaple"),
+    ("url_password", f"postgres://app:{_PW17}#1@db:5432/app", f"{_PW17}#1"),
+    ("base64_secret", f"echo {_B64_28} | base64 -d", _B64_28),
+    ("github_token", f'TOKEN = "{S["github_token"][:20]}" + "{S["github_token"][20:]}"', S["github_token"]),
+    ("github_token", f"export GH={S['github_token'][:17]}\\\n{S['github_token'][17:]}", S["github_token"]),
+    ("private_key", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + RSA_BODY[0][:32] + "\n" + RSA_BODY[1] + "\n", RSA_BODY[1]),
+    ("microsoft_teams_webhook", "https://org.webhook.office.com/webhookb2/" + _r28(8, "abcdef0123456789") + "-abcd-ef01-2345-"
+     + _r28(12, "abcdef0123456789") + "@" + _r28(8, "abcdef0123456789") + "-abcd-ef01-2345-" + _r28(12, "abcdef0123456789")
+     + "/IncomingWebhook/" + (_tw := _r28(32, "abcdef0123456789")) + "/0a1b2c3d-abcd-ef01-2345-0123456789ab", _tw),
+]
+
+
+def _gitleaks_true_positives() -> list[tuple[str, str, str]]:
+    """One sample of each vendored gitleaks rule whose name the cases above do not show, drawn
+    from its own regex (scripts/eval_redact.py)."""
+    from scripts.eval_redact import gitleaks_samples
+
+    shown = {r for r, _, _ in TRUE_POSITIVES}
+    out = []
+    for name, text, secret in gitleaks_samples(28):
+        if name not in shown:
+            shown.add(name)
+            out.append((name, text, secret))
+    return out
+
+
+TRUE_POSITIVES += _gitleaks_true_positives()
+
 
 @pytest.mark.parametrize(("rule", "text", "secret"), TRUE_POSITIVES,
                          ids=[f"{r}-{i}" for i, (r, _, _) in enumerate(TRUE_POSITIVES)])
@@ -642,7 +700,8 @@ async def test_no_planted_secret_comes_back_from_mcp(planted: dict[str, Any], mo
     repo = planted["repo"]
     monkeypatch.chdir(repo)
     texts: list[str] = []
-    async with Client(build_server(ServeOptions(cwd=str(repo), caller_session=None))) as c:
+    # a calling session that is not in the store: captures are bound to it, and search leaves out nothing
+    async with Client(build_server(ServeOptions(cwd=str(repo), caller_session="cccccccc-0000-4000-8000-00000000ca11"))) as c:
         async def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:
             r = await c.call_tool(tool, args)
             body = "".join(getattr(x, "text", "") for x in r.content) + json.dumps(r.structured_content)
@@ -782,3 +841,220 @@ def _plain(v: str | bytes) -> bytes:
         return unpack_record(v)
     except Exception:  # noqa: BLE001 - neither: the bytes as stored
         return v
+
+
+# -- issue 28, item 3: gitleaks' rules as data, and the measured corpus -----------------------------
+
+
+def test_gitleaks_regexes_are_translated_for_python() -> None:
+    from hansard.ingest.gitleaks import Untranslatable, translate
+
+    assert translate("lin_api_(?i)[a-z0-9]{40}") == "lin_api_(?i:[a-z0-9]{40})"
+    # RE2: the flag holds to the end of its group, over the group's later alternatives too.
+    assert translate("(a(?i)b|c)d") == "(a(?i:b)|(?i:c))d"
+    assert translate(r"\bx\z") == r"\bx\Z"
+    assert translate("[[:alnum:]]{3}") == "[a-zA-Z0-9]{3}"
+    assert translate("(?i)abc") == "(?i)abc"
+    for go in (r"\p{L}+", "a(?U)b", "[[:^alpha:]]"):
+        with pytest.raises(Untranslatable):
+            translate(go)
+
+
+def test_vendored_gitleaks_rules_are_whole_and_licensed() -> None:
+    """The vendored file is what the update script makes of its source: each rule's Python
+    regex is the translation of its Go regex; the licence and notice are beside it."""
+    from hansard.ingest import gitleaks
+
+    doc = gitleaks.load()
+    assert "gitleaks" in doc["source"] and len(doc["rules"]) >= 200
+    for r in doc["rules"]:
+        assert gitleaks.translate(r["regex"]) == r["python"], r["id"]
+        assert r["keywords"] and r["name"] == gitleaks.snake(r["id"])
+    assert {s["id"] for s in doc["skipped"]} >= {"generic-api-key", "pkcs12-file"}
+    licence = (gitleaks.DATA.parent / "LICENSE").read_text()
+    assert "MIT License" in licence and "Zachary Rice" in licence
+    assert (gitleaks.DATA.parent / "NOTICE").is_file()
+    names = set(R.rule_names())
+    assert {"shopify_access_token", "linear_api_key", "digitalocean_pat", "huggingface_access_token"} <= names
+
+
+# Every shape the issue lists, and ordinary texts that look like them, which stay.
+ISSUE_28_SHAPES = ["aws_secret_prose", "huggingface", "huggingface_env", "vault_hvs", "vault_env", "docker_login", "netrc",
+                   "netrc_one_line", "prose_passphrase", "prose_passphrase_single", "plain_word_password", "shopify", "xai",
+                   "groq", "linear", "digitalocean", "openai_legacy_48", "base64_github_token", "base64_pem",
+                   "split_backslash", "split_concat_openai", "split_concat_stripe", "pem_body_only"]
+ISSUE_28_ORDINARY = [
+    "password = get_password()",
+    "password: str",
+    "password: string\ntoken: Optional[str] = None",
+    "def login(user: str, password: str) -> bool:\n    return check(user, password)",
+    "docker run -p 8080:80 -v $PWD:/app nginx",
+    "echo $PW | docker login --password-stdin ghcr.io",
+    "ssh -p 2222 deploy@10.0.0.4 && psql -h localhost -p 5432 -U app",
+    "machine learning needs data; the password manager is open",
+    "the password is 'incorrect'",
+    'raise InvalidPassword("password is incorrect")',
+    "model = AutoModel.from_pretrained('org/x-base', token=hf_token)\nhf_hub_download(repo_id='a/b', filename='m.bin')",
+    "task-3f9a disk-2 ask-me s.orange",
+    "the AWS region is us-east-1 and the bucket is assets-prod",
+    "aws s3 cp s3://bucket/reports/2026/summary.csv ./out --sse aws:kms",
+    'url = base + "/api/v1/" + path\nlabel = "orange" + "river"',
+    'msg = ("a long sentence broken "\n       "over two lines")',
+    "echo SGVsbG8gd29ybGQsIHRoaXMgaXMganVzdCBhIHRlc3Qgc3RyaW5nLg== | base64 -d",
+    "public_key: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx0aGlzIGlzIGEgcHVibGljIGtleSBvbmx5Lg",
+    "MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0",
+    "DB_PASSWORD=${DB_PASSWORD}\nSECRET_KEY=changeme\nPASSWORD_MIN_LENGTH=12",
+]
+
+
+def test_issue_28_shapes_are_redacted_and_ordinary_texts_stay() -> None:
+    from scripts.eval_redact import SHAPES, Gen, fragments
+
+    g = Gen(2028)
+    for shape in ISSUE_28_SHAPES:
+        for _ in range(3):
+            text, secret = SHAPES[shape](g)
+            out, n = redact(text)
+            assert n >= 1 and not any(f in out for f in fragments(secret)), (shape, text, out)
+            assert out.count("\n") == text.count("\n") and redact(out) == (out, 0), (shape, out)
+    for text in ISSUE_28_ORDINARY:
+        assert redact(text) == (text, 0), (text, R.find_secrets(text))
+
+
+def test_redaction_corpus_slice_meets_its_bounds() -> None:
+    """scripts/eval_redact.py on a smaller slice (the full run: 300 hand-written secrets of 75
+    shapes plus one per gitleaks rule, 3,000 ordinary texts): recall >= 99%, false positives
+    <= 0.5%."""
+    from scripts.eval_redact import evaluate
+
+    r = evaluate(seed=7, per_shape=1, n_ordinary=600, samples=None)
+    assert r["own_shapes"] >= 60 and r["secrets"] >= 250
+    assert r["recall"] >= 0.99, r["missed"][:5]
+    assert r["fp_rate"] <= 0.005, r["false_positives"][:5]
+
+
+def test_keys_found_in_decoded_or_joined_text_keep_the_rest() -> None:
+    token = "ghp_" + rand(36)
+    text = f'before = 1\nTOKEN = "{token[:18]}" + \\\n    "{token[18:]}"\nafter = 2'
+    out, n = redact(text)
+    # The key, joins included, becomes one marker; its line break is kept after it.
+    assert (out, n) == ('before = 1\nTOKEN = "[REDACTED:github_token]\n"\nafter = 2', 1)
+    enc = base64.b64encode(f"token: {token}".encode()).decode()
+    out, n = redact(f"kind: Secret\ndata:\n  creds: {enc}\n  name: YWRtaW4=\n")
+    assert out == "kind: Secret\ndata:\n  creds: [REDACTED:base64_secret]\n  name: YWRtaW4=\n"
+
+
+# -- issue 28, item 5: git's strings and the working tree's lines, served -----------------------------
+
+
+@pytest.fixture
+def git_secrets(tmp_path: Path) -> dict[str, Any]:
+    """A repository whose commit summary holds a Stripe key and whose file holds a JWT and a
+    plain-word DB_PASSWORD, the commit made after a Claude session's edit to that file."""
+    from fixtures_repos.writers import Story
+    from hansard.ingest.run import index
+    from hansard.store.sqlite.db import connect
+
+    stripe = "sk_live_" + rand(24)
+    jwt = S["jwt"]
+    password = "correcthorsebatterystaple"
+    sid = "6a1f0c3e-2b4d-4e5f-8a9b-0c1d2e3f4a5b"
+    body = f"DEBUG = False\nTOKEN = \"{jwt}\"\nDB_PASSWORD={password}\n"
+    story = Story(tmp_path / "w")
+    story.run([
+        {"do": "write", "path": "app/conf.py", "text": "DEBUG = True\n"},
+        {"do": "commit", "message": "Initial", "author": "Alice Example <alice@example.com>",
+         "date": "2026-11-10T09:30:00+01:00"},
+        {"do": "claude", "session": sid, "start": "2026-11-12T13:02:41.000Z", "prompt": "configure the app",
+         "reply": "Done.", "edits": [{"path": "app/conf.py", "old": "DEBUG = True\n", "new": body}]},
+        {"do": "commit", "message": f"add stripe key {stripe}", "author": "Alice Example <alice@example.com>",
+         "date": "2026-11-12T14:09:00+01:00"},
+    ])
+    db = connect()
+    index(db)
+    db.close()
+    return {"repo": story.repo, "sid": sid, "secrets": [stripe, jwt, password]}
+
+
+def _leaks(blob: str, secrets: list[str]) -> list[str]:
+    return [s for s in secrets if any(f in blob for f in fragments(s))]
+
+
+def test_code_history_and_work_context_redact_git_strings(git_secrets: dict[str, Any]) -> None:
+    from hansard.answers.code_history import code_history
+    from hansard.answers.work_context import work_context
+    from hansard.store import open_store
+
+    repo, secrets = git_secrets["repo"], git_secrets["secrets"]
+    store = open_store()
+    answers = {
+        "code_history path": code_history(store, "app/conf.py", cwd=str(repo), token_budget=20000),
+        "code_history path:line": code_history(store, "app/conf.py:2-3", cwd=str(repo), token_budget=20000),
+        "work_context": work_context(store, git_secrets["sid"], cwd=str(repo), token_budget=20000),
+    }
+    for what, ans in answers.items():
+        assert _leaks(json.dumps(ans), secrets) == [], what
+    blob = json.dumps(answers)
+    assert "[REDACTED:stripe_key]" in blob and "[REDACTED:jwt]" in blob and "[REDACTED:secret_assignment]" in blob
+    line3 = [e for e in answers["code_history path:line"]["entries"] if e["line"] == 3][0]
+    assert line3["content"] == "DB_PASSWORD=[REDACTED:secret_assignment]"
+    # The CLI's `log` and `context`, text and JSON, are these answers.
+    cwd = os.getcwd()
+    os.chdir(repo)
+    try:
+        for args in (("log", "app/conf.py", "--no-sync"), ("log", "app/conf.py:2", "--no-sync"),
+                     ("context", git_secrets["sid"], "--no-sync"), ("why", "app/conf.py", "--no-sync"),
+                     ("why", "app/conf.py:2", "--no-sync")):
+            for extra in ((), ("--json",)) if args[0] != "why" else ((),):
+                code, out, err = run_cli(*args, *extra)
+                assert code == 0, (args, out, err)
+                assert _leaks(out, secrets) == [], (args, extra, out)
+    finally:
+        os.chdir(cwd)
+
+
+@pytest.mark.xfail(strict=True, reason="why serves commit summaries and line texts as git and the file give them: "
+                                       "the redactor's first use costs ~0.22 s a process (detect-secrets' import and "
+                                       "gitleaks' rules), more than why's whole budget over blame; open (issue 28 item 5)")
+def test_why_json_redacts_git_strings(git_secrets: dict[str, Any]) -> None:
+    cwd = os.getcwd()
+    os.chdir(git_secrets["repo"])
+    try:
+        code, out, err = run_cli("why", "app/conf.py", "--no-sync", "--json")
+    finally:
+        os.chdir(cwd)
+    assert code == 0, err
+    assert _leaks(out, git_secrets["secrets"]) == []
+
+
+def test_reindex_applies_the_rules_of_today_to_a_store_indexed_with_older_ones(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28, item 3: `hansard reindex` re-redacts an existing store. Derived rows are
+    rebuilt from the raw archive, which keeps every record verbatim, through today's redactor:
+    a HuggingFace token that the rules of before issue 28 let through is withheld after it."""
+    from hansard.ingest.run import index
+    from hansard.store.sqlite.db import connect
+
+    token = "hf_" + _r28(34, string.ascii_letters)
+    prompt = f"log in to the hub with {token} please"
+    w = ClaudeWriter("7b3e9d21-4c5a-4f6b-9e8d-1a2b3c4d5e6f", str(tmp_path), datetime(2026, 11, 23, 8, 0, 0))
+    w.user(prompt)
+    w.write(Path(os.environ["CLAUDE_CONFIG_DIR"]))
+    # The rules of before: no gitleaks rules, no HuggingFace rule of hansard's own.
+    old = R._Engine([*(r for r in R.OWN_RULES if r.name != "huggingface_access_token"), *R.detect_secrets_rules(),
+                     *R.KEYWORD_RULES])
+    monkeypatch.setitem(R._STATE, "engine", old)
+    monkeypatch.setattr(R, "_SHORT", R._Memo(0))
+    monkeypatch.setattr(R, "_LONG", R._Memo(0))
+    assert redact(prompt) == (prompt, 0)
+    db = connect()
+    index(db)
+    assert [r[0] for r in db.execute("SELECT text FROM messages")] == [prompt]
+    db.close()
+    monkeypatch.delitem(R._STATE, "engine")  # today's rules
+    code, out, err = run_cli("reindex", "--json")
+    assert code == 0, err
+    db = connect()
+    assert [r[0] for r in db.execute("SELECT text FROM messages")] == [
+        "log in to the hub with [REDACTED:huggingface_access_token] please"]
+    db.close()

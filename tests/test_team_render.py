@@ -24,7 +24,7 @@ def _context(**member: str) -> dict[str, Any]:
     return {"session": {"session_id": SID, "provider": "claude_code", "title": "add a capped backoff",
                         "selected_by": "argument"},
             "entries": [{"session_id": SID, "relation": "self", "title": "add a capped backoff",
-                         "evidence": "the session asked about", **member}],
+                         "evidence": work_context.SELF, **member}],
             "steps": {}, "tests": {"failed_then_fixed": [], "still_failing": []}, "commits": []}
 
 
@@ -35,7 +35,7 @@ def test_log_text_names_the_member() -> None:
 
 def test_context_text_names_the_member() -> None:
     text = work_context.render_tree(_context(**TEAM)).splitlines()
-    assert text[0] == f"alice's claude_code session {SID} \"add a capped backoff\" (argument)"
-    assert text[2] == "  self          alice's 4f0f2c6e-9d1b \"add a capped backoff\" — the session asked about"
+    assert text[0] == f"alice's claude_code session {SID} \"add a capped backoff\" (the session asked for)"
+    assert text[2] == "  self          alice's 4f0f2c6e-9d1b \"add a capped backoff\" — the session this context is about"
     local = work_context.render_tree(_context()).splitlines()
     assert local[0].startswith("claude_code session") and "'s" not in local[2]

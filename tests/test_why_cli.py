@@ -30,11 +30,31 @@ def repo(tmp_path: Path) -> Path:
     _git(r, "add", ".")
     _git(r, "commit", "-q", "-m", "init")
     (r / "untracked.py").write_text("nope = 1\n")
+    # a session that ran here and wrote nothing: the repository has evidence, so a line no
+    # session wrote is a person's (with none at all it would be unknown, rule no_sessions)
+    from datetime import UTC, datetime
+
+    from fixtures_repos.writers import ClaudeWriter, Clock
+
+    w = ClaudeWriter(Path(os.environ["CLAUDE_CONFIG_DIR"]), r, "7e1d0c2b-3a4f-4b5c-8d6e-9f0a1b2c3d4e",
+                     Clock(datetime(2026, 3, 1, 9, 0, tzinfo=UTC)))
+    w.prompt("what does a.py hold?")
+    w.read(r / "a.py")
+    from hansard.ingest.run import index
+    from hansard.store import open_store
+
+    store = open_store()
+    try:
+        index(store)
+    finally:
+        store.close()
     return r
 
 
-def test_demo_runs_end_to_end() -> None:
-    out = subprocess.run([sys.executable, "-m", "hansard", "demo"], capture_output=True, text=True, timeout=120)
+def test_demo_runs_end_to_end(tmp_path: Path) -> None:
+    # the demo keeps its folder (./hansard-demo by default): build it in one of the test's own
+    out = subprocess.run([sys.executable, "-m", "hansard", "demo"], capture_output=True, text=True, timeout=120,
+                         cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "written by   Claude Code session 4f0f2c6e" in out.stdout
     assert 'asked        "uploads fail on the first 502' in out.stdout
@@ -138,3 +158,36 @@ def test_blame_ignore_revs_skips_a_reformat_commit(repo: Path, monkeypatch: pyte
     (repo / ".git-blame-ignore-revs").write_text(third + "\n")
     rc, out, _ = run_cli("why", "a.py:1", "--no-sync", "--json")
     assert rc == 0 and json.loads(out)["lines"][0]["commit"] != third
+
+
+def test_a_range_prints_one_header_per_edit_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`why FILE:A-B` heads each run of lines one edit wrote once, then lists the run's lines."""
+    from fixtures_repos.check import answer, env_for
+    from fixtures_repos.scenarios import SCENARIOS
+
+    scn = SCENARIOS["precision_commit_output"](tmp_path / "build")
+    for var, value in env_for(scn, tmp_path / "store").items():
+        monkeypatch.setenv(var, value)
+    answer(scn)
+    monkeypatch.chdir(scn.repo)
+    rc, out, _ = run_cli("why", "retry/retry.go:2-6", "--no-sync")
+    assert rc == 0
+    assert out.count("written by") == 1 and out.count("evidence") == 1
+    assert out.splitlines()[0] == "retry/retry.go:2-6"
+    body = [ln for ln in out.splitlines() if ln[:3].strip().isdigit()]
+    assert [int(ln.split()[0]) for ln in body] == [2, 3, 4, 5, 6]
+
+
+def test_a_fifo_beside_the_file_or_in_place_of_it_never_blocks(repo: Path) -> None:
+    """git reads `.mailmap` for blame, and hansard the file itself: a FIFO at either is refused
+    with a typed error, never waited on (git would wait for ever)."""
+    os.mkfifo(repo / ".mailmap")
+    os.mkfifo(repo / "pipe.py")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    side = subprocess.run([sys.executable, "-m", "hansard", "why", "a.py", "--json", "--no-sync"], cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert side.returncode != 0 and ".mailmap" in side.stderr and "not a regular file" in side.stderr
+    os.unlink(repo / ".mailmap")
+    bad = subprocess.run([sys.executable, "-m", "hansard", "why", "pipe.py", "--no-sync"], cwd=repo, env=env,
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode != 0 and "not a regular file" in bad.stderr

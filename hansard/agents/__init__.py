@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from hansard.agents.base import Provider
-    from hansard.agents.record import Agent, MemoryFile
+    from hansard.agents.record import Agent, GitSource, MemoryFile
 
 # Order matters only when two readers could both claim a file.
 AGENTS = (
@@ -34,6 +34,9 @@ AGENTS = (
     "hansard.agents.webchat.claude_web",
     "hansard.agents.webchat.chatgpt",
 )
+# Tools that keep sessions in git, read from the refs of every repository hansard knows; each
+# exports ``SOURCE`` (a hansard.agents.record.GitSource). Their sessions are parsed by the agents' readers.
+GIT_SOURCES = ("hansard.agents.entire",)
 # Readers of records no agent wrote to disk: deliveries captured by capture_subagent_messages.
 OTHER_READERS = ("hansard.agents.capture:PROVIDER",)
 TOOL_ROLES = ("shell", "shell_output", "edit", "read", "search", "web", "task", "plan")
@@ -43,6 +46,11 @@ HEAD_BYTES = 64 * 1024
 @cache
 def agents() -> tuple[Agent, ...]:
     return tuple(importlib.import_module(mod).AGENT for mod in AGENTS)
+
+
+@cache
+def git_sources() -> tuple[GitSource, ...]:
+    return tuple(importlib.import_module(mod).SOURCE for mod in GIT_SOURCES)
 
 
 def by_name(name: str | None) -> Agent | None:
@@ -136,7 +144,9 @@ def reader(name: str, whole_file: bool | None = None) -> Provider | None:
 
 def sniff(path: Path, head: bytes | None = None) -> Provider | None:
     if head is None:
-        with open(path, "rb") as fh:
+        from hansard import safeopen
+
+        with safeopen.open_file(path, follow=True) as fh:
             head = fh.read(HEAD_BYTES)
     for p in providers():
         try:

@@ -74,6 +74,35 @@ def load_json(record: RawRecord) -> tuple[Any, Skip | None]:
         return None, Skip("malformed_json", record.offset, str(exc)[:200])
 
 
+def glued_records(record: RawRecord) -> list[RawRecord] | None:
+    """The records of a line that holds several JSON objects glued together (``…}{"type":…``,
+    as a copy of a transcript can have, where a write lost its newline), each with the offset
+    of its first byte; None when the line is not such a run of complete objects."""
+    data = record.data
+    if b"}{" not in data:
+        return None
+    import json
+
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    decoder = json.JSONDecoder()
+    out: list[RawRecord] = []
+    pos = 0
+    while pos < len(text):
+        try:
+            obj, end = decoder.raw_decode(text, pos)
+        except ValueError:
+            return None
+        if not isinstance(obj, dict):
+            return None
+        start = len(text[:pos].encode("utf-8"))
+        out.append(RawRecord(record.source_path, record.offset + start, text[pos:end].encode("utf-8")))
+        pos = end
+    return out if len(out) > 1 else None
+
+
 def nonempty_str(v: Any) -> str | None:
     """``v`` when it is a non-empty string, else None: a field a record may omit, null or blank."""
     return v if isinstance(v, str) and v else None

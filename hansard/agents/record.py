@@ -119,3 +119,19 @@ class Agent(NamedTuple):
             mod, _, attr = ref.partition(":")
             out.append(getattr(importlib.import_module(mod), attr))
         return tuple(out)
+
+
+class GitSource(NamedTuple):
+    """A tool that keeps agent sessions inside git (Entire's checkpoints): read from the refs of
+    every repository hansard knows, never from a folder. ``scan`` is ``"module:attr"`` of
+    ``scan(scanner, top, repo_id)``, loaded on first use."""
+
+    name: str  # the source's name in keys (``git:<root>:<store>:<name>/...``) and reports
+    display: str
+    ref_patterns: tuple[str, ...]  # for-each-ref prefixes it reads
+    scan: str
+
+    def scanner(self) -> Callable[..., object]:
+        mod, _, attr = self.scan.partition(":")
+        scan: Callable[..., object] = getattr(importlib.import_module(mod), attr)
+        return scan

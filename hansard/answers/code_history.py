@@ -13,7 +13,7 @@ import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from hansard import textnorm
+from hansard import safeopen, textnorm
 from hansard.answers import evidence
 from hansard.answers.budget import fit_budget
 from hansard.answers.evidence import similarity
@@ -57,6 +57,8 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
     names = {t.rel} | {c.path for c in all_commits} | {c.old_path for c in all_commits if c.old_path}
     commits = [c for c in all_commits if bound is None or c.committer_time <= bound]
     edits = _edits(store, repo_id, names, bound)
+    if not all_commits and not edits and not os.path.lexists(os.path.join(t.top, t.rel)):
+        _missing(file, base)
     span_filter = None
     if symbol:
         span_filter = SymbolSpans(store, t.top, symbol, t.rel)
@@ -84,6 +86,10 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
     }
     if span_filter is not None and len(span_filter.aliases) > 1:
         result["target"]["formerly"] = [name for name, _ in span_filter.aliases[1:]]
+    if (repo_id < 0 or not store.repos.has_sessions(repo_id)) and not edits:
+        from hansard.answers.notices import no_sessions
+
+        result["notice"] = no_sessions(store)  # an empty history here says nothing of who wrote it
 
     def add_tests(entry: dict[str, Any]) -> None:
         srow = entry.pop("srow", None)
@@ -92,7 +98,18 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
             if tests["failed_then_fixed"] or tests["still_failing"]:
                 entry["tests"] = {"failed_then_fixed": tests["failed_then_fixed"], "still_failing": tests["still_failing"]}
 
-    return fit_budget(result, token_budget, render_tree, enrich=add_tests)
+    return fit_budget(served(result), token_budget, render_tree, enrich=add_tests)
+
+
+def _missing(path: str, base: str) -> None:
+    """A path that is not in the working tree, not in the file's git history and that no session
+    edited: a typed error, not an empty history (``PATH:abc`` is a malformed target)."""
+    from hansard.errors import MalformedTarget
+
+    head, colon, tail = path.rpartition(":")
+    if colon and os.path.isfile(os.path.join(base, head)):
+        raise MalformedTarget(f"{path}: {tail!r} is not a line; give PATH or PATH:LINE")
+    raise NotFound(f"{path} is not in the working tree, its git history or any archived session's edits")
 
 
 # -- evidence gathering ------------------------------------------------------------------
@@ -244,8 +261,8 @@ class SymbolSpans:
 
     def exists_now(self) -> bool:
         try:
-            with open(os.path.join(self.top, self.rel), "rb") as fh:
-                return self.span_in(fh.read(), self.rel, self.name) is not None
+            data = safeopen.read_bytes(os.path.join(self.top, self.rel), follow=True)  # a FIFO never blocks
+            return self.span_in(data, self.rel, self.name) is not None
         except OSError:
             return False
 
@@ -350,8 +367,7 @@ def imported_by(store: Store, top: str, rel: str) -> list[dict[str, Any]]:
 
     def read(p: str) -> bytes | None:
         try:
-            with open(os.path.join(top, p), "rb") as fh:
-                return fh.read()
+            return safeopen.read_bytes(os.path.join(top, p), follow=True)
         except OSError:
             return None
 
@@ -364,7 +380,30 @@ def imported_by(store: Store, top: str, rel: str) -> list[dict[str, Any]]:
 # -- rendering -----------------------------------------------------------------------------
 
 
+def served(result: dict[str, Any]) -> dict[str, Any]:
+    """The answer as served: every string through the redactor (issue 28, item 5). Transcript
+    text is redacted when indexed; what git and the working tree give (commit summaries and
+    authors, a line's text) is not, until here."""
+    from hansard.ingest.redact import redact_value
+
+    clean: dict[str, Any] = redact_value(result)[0]
+    return clean
+
+
+def _redacted_lines(ans: dict[str, Any]) -> dict[str, Any]:
+    """The why answer with its lines' texts redacted together (a private key spans lines)."""
+    from hansard.ingest.redact import redact_lines
+
+    texts = [ln["content"] if isinstance(ln.get("content"), str) else "" for ln in ans["lines"]]
+    red, n = redact_lines(texts)
+    if not n:
+        return ans
+    lines = [{**ln, "content": r} if isinstance(ln.get("content"), str) else ln for ln, r in zip(ans["lines"], red, strict=True)]
+    return {**ans, "lines": lines}
+
+
 def _line_answer(ans: dict[str, Any], token_budget: int) -> dict[str, Any]:
+    ans = served(_redacted_lines(ans))
     entries = []
     for ln in ans["lines"]:
         e = {"kind": "line", "line": ln["line"], "content": ln["content"], "attribution": ln["kind"],
@@ -373,9 +412,18 @@ def _line_answer(ans: dict[str, Any], token_budget: int) -> dict[str, Any]:
         if ln["session_id"]:
             s = ans["sessions"][ln["session_id"]]
             e.update(title=s["title"], provider=s["provider"], prompt=s["prompt"])
+            if s.get("member"):
+                e.update(member=s["member"], member_name=s.get("member_name"))
+        c = (ans.get("commits") or {}).get(ln["commit"] or "")
+        if c:
+            e["commit_summary"] = c.get("summary")
+        if ln.get("tool"):
+            e["tool"] = ln["tool"]
         entries.append(e)
     result = {"target": {"path": ans["path"], "line": ans["lines"][0]["line"] if ans["lines"] else None},
               "entries": entries, "imported_by": [], "why": ans}
+    if ans.get("notice"):
+        result["notice"] = ans["notice"]
     return fit_budget(result, token_budget, render_tree)
 
 
@@ -411,13 +459,37 @@ def render_tree(result: dict[str, Any]) -> str:
             what = ", ".join(u["commit"][:7] for u in e["undoes"]) or "an earlier change"
             lines.append(f"{lead}{e['committed_at'][:10]} revert {e['commit'][:7]} \"{e['summary'][:60]}\" undoes {what}")
         else:
-            who = f"{e['session_id'][:13]}#{e['message_index']}" if e.get("session_id") else e["attribution"]
-            lines.append(f"{lead}line {e['line']}: {who} {(e.get('commit') or '')[:7]}")
+            lines.extend(_line_entry(e, lead, cont))
     if result.get("imported_by"):
         lines.append("imported by: " + ", ".join(x["path"] for x in result["imported_by"]))
     if result.get("truncated"):
         lines.append(f"({result['truncated']} older entries left out to fit the token budget)")
+    if result.get("notice"):
+        lines.append(f"note: {result['notice']['message']}")
     return "\n".join(lines)
+
+
+def _line_entry(e: dict[str, Any], lead: str, cont: str) -> list[str]:
+    """One line's answer (`log PATH:LINE`): its code, who wrote it in which message, what was
+    asked, the commit, the rule, and how to open the conversation."""
+    out = [f"{lead}line {e['line']}  {(e.get('content') or '').strip()}"]
+    if e.get("session_id"):
+        title = f" \"{e['title'][:60]}\"" if e.get("title") else ""
+        tool = f" ({e['tool']})" if e.get("tool") else ""
+        out.append(f"{cont}{e['attribution']}: {whose(e)}{e.get('provider') or ''} session {e['session_id'][:13]}{title}, "
+                   f"message {e['message_index']}{tool}")
+        if e.get("prompt"):
+            out.append(f"{cont}asked \"{_first_line(e['prompt'])}\"")
+    else:
+        out.append(f"{cont}{e['attribution']}: " + ("no archived session's edit wrote this line" if e["attribution"] == "human"
+                                                    else "no session can be named for this line"))
+    if e.get("commit"):
+        summary = f" \"{e['commit_summary'][:60]}\"" if e.get("commit_summary") else ""
+        out.append(f"{cont}commit {e['commit'][:7]}{summary}")
+    out.append(f"{cont}rule {e['rule']}" if e.get("rule") else f"{cont}rule -")
+    if e.get("session_id") and e.get("message_index") is not None:
+        out.append(f"{cont}open: hansard show {e['session_id'][:13]} --around {e['message_index']}")
+    return out
 
 
 def _iso(ts: float) -> str:

@@ -74,7 +74,11 @@ def get_past_session(
     max_chars: int | None = None,
     *,
     raw: bool = False,
+    details: bool = False,
 ) -> dict[str, Any]:
+    """One window of a session. ``details`` (`hansard show`) adds to each tool call the edits
+    it made (``edits``: path, kind, status, hunks) and, for a test command, what its run said
+    (``test_run``: runner, passed, failed, errors, skipped, failing, exit_code, ok)."""
     q = store.sessions
     s = q.find(session_id)
     limit = clamp(limit, DEFAULT_LIMIT, 1, MAX_LIMIT, "limit")
@@ -156,6 +160,8 @@ def get_past_session(
             if len(rows) < limit + 1 + len(hidden):
                 break
     _attach_calls(q, s["id"], msgs)
+    if details:
+        _attach_details(q, s["id"], msgs)
     _attach_lines(q, msgs)
     if raw:
         _attach_raw(q, msgs)
@@ -236,6 +242,58 @@ def _attach_calls(q: Any, sid: int, msgs: list[dict[str, Any]]) -> None:
         if c["message_index"] in idx:
             idx[c["message_index"]].setdefault("tool_calls", []).append(
                 {"call_id": c["call_id"], "name": c["name"], "status": c["status"], "exit_code": c["exit_code"]})
+
+
+def _attach_details(q: Any, sid: int, msgs: list[dict[str, Any]]) -> None:
+    """What each tool call changed (its edits' hunks) and, for a test command, its run's
+    summary. A store without the query (a teammate's) leaves the calls as they are."""
+    calls = [c for d in msgs for c in d.get("tool_calls", [])]
+    query = getattr(q, "call_details", None)
+    if not calls or query is None:
+        return
+    import json
+
+    from hansard.facts.shell import shell_command
+    from hansard.facts.test_runs import parse_run
+
+    found = query(sid, [c["call_id"] for c in calls])
+    for c in calls:
+        got = found.get(c["call_id"])
+        if not got:
+            continue
+        if got["edits"]:
+            c["edits"] = [{"path": e["path"], "kind": e["kind"], "status": e["status"], "move_to": e["move_to"],
+                           "hunks": e["hunks"] if e["hunks"] is not None else _text_hunks(e)} for e in got["edits"]]
+        try:
+            inp = json.loads(got.get("input") or "{}")
+        except ValueError:
+            continue
+        cmd = shell_command(inp) if isinstance(inp, dict) else None
+        run = parse_run(cmd, got.get("output"), c["exit_code"]) if cmd else None
+        if run is not None:
+            c["test_run"] = {"runner": run.runner, "passed": run.passed, "failed": run.failed, "errors": run.errors,
+                             "skipped": run.skipped, "failing": list(run.failing_ids), "exit_code": run.exit_code,
+                             "ok": False if run.failed or run.errors or run.failing_ids else run.ok}
+
+
+def _text_hunks(edit: dict[str, Any]) -> list[Any]:
+    """Hunks (as in ``edits.hunks``) between an edit's whole-file texts, when only those were kept."""
+    import difflib
+
+    before, after = (edit["before_text"] or "").splitlines(), (edit["after_text"] or "").splitlines()
+    if edit["after_text"] is None:
+        return []
+    hunks = []
+    for group in difflib.SequenceMatcher(None, before, after, autojunk=False).get_grouped_opcodes(3):
+        i1, i2, j1, j2 = group[0][1], group[-1][2], group[0][3], group[-1][4]
+        lines: list[str] = []
+        for tag, a1, a2, b1, b2 in group:
+            if tag == "equal":
+                lines += [" " + ln for ln in before[a1:a2]]
+                continue
+            lines += ["-" + ln for ln in before[a1:a2]] + ["+" + ln for ln in after[b1:b2]]
+        hunks.append([i1 + 1 if i2 > i1 else i1, i2 - i1, j1 + 1 if j2 > j1 else j1, j2 - j1, lines])
+    return hunks
 
 
 def _attach_lines(q: Any, msgs: list[dict[str, Any]]) -> None:

@@ -20,8 +20,9 @@ from hansard.answers.evidence import parse_ts
 from hansard.answers.session_facts import live_sessions, session_tests, shell_calls
 from hansard.errors import GitError, NotFound
 from hansard.git import identity
+from hansard.git.history import read_commits
 from hansard.git.run import git_text
-from hansard.link.landing import edit_hashes, edit_landed_in, file_commits
+from hansard.link.landing import RepoHistory, edit_hashes, edit_landed_in
 from hansard.link.repos import register_repo
 from hansard.render import whose
 
@@ -39,10 +40,11 @@ def work_context(store: Store, session_id: str | None = None, *, repo: str | Non
     bound = parse_until(until)
     s, selected_by = _pick_session(store, session_id, repo or cwd or os.getcwd())
     top = _repo_top(store, s)
-    conversations = _conversations(store, s, top, bound)
+    history = RepoHistory(store, top) if top is not None else None
+    conversations = _conversations(store, s, history, bound)
     steps = _steps(store, [c["row"] for c in conversations if c["relation"] in ("self", "subagent")], bound)
     tests = session_tests(store, s["id"], bound)
-    commits = _commits(store, s, top, bound)
+    commits = _commits(store, s, history, bound)
     for c in conversations:
         c.pop("row")
     result = {
@@ -56,7 +58,19 @@ def work_context(store: Store, session_id: str | None = None, *, repo: str | Non
                   "runs": len(tests["runs"])},
         "commits": commits,
     }
-    return fit_budget(result, token_budget, render_tree)
+    from hansard.answers.code_history import served
+
+    # Commit summaries come from git, unredacted (the rest from the store, redacted when indexed).
+    return fit_budget(served(result), token_budget, render_tree)
+
+
+# The evidence text of the session the context is for (its own row among the conversations).
+SELF = "the session this context is about"
+# How the session was chosen, and how each commit is tied to it, in words (the JSON keeps the codes).
+SELECTED_BY = {"argument": "the session asked for", "live_in_repo": "the live session in this repository",
+               "newest_in_repo": "the newest session in this repository; pass a session id for another"}
+HOW = {"made_by_session": "its shell made the commit", "edits_landed": "its edits landed in the commit",
+       "made_by_session+edits_landed": "its shell made the commit, with its edits"}
 
 
 def _pick_session(store: Store, session_id: str | None, where: str) -> tuple[Row, str]:
@@ -88,8 +102,8 @@ def _conv(row: Row, relation: str, evidence: str) -> dict[str, Any]:
             **({"member": row["member"], "member_name": row["member_name"]} if "member" in row.keys() else {})}
 
 
-def _conversations(store: Store, s: Row, top: str | None, bound: float | None) -> list[dict[str, Any]]:
-    out = [_conv(s, "self", "the session asked about")]
+def _conversations(store: Store, s: Row, history: RepoHistory | None, bound: float | None) -> list[dict[str, Any]]:
+    out = [_conv(s, "self", SELF)]
     seen = {s["session_id"]}
 
     ev = store.evidence
@@ -125,25 +139,25 @@ def _conversations(store: Store, s: Row, top: str | None, bound: float | None) -
     for r in ev.subagents(s["session_id"]):
         add(r, "subagent", f"subagent spawned by this session (tool call {r['spawn_call_id'] or 'unknown'})")
     # Same commits.
-    if top is not None:
-        mine = _landed(store, s["id"], top, bound)
+    if history is not None:
+        mine = _landed(store, s["id"], history, bound)
         if mine:
             for other_id in ev.sessions_editing_repo(s["repo_id"], s["id"]):
-                shared = mine & _landed(store, other_id, top, bound)
+                shared = mine & _landed(store, other_id, history, bound)
                 if shared:
                     row = ev.session_at(other_id)
                     add(row, "same_commits", "edits landed in the same commit(s): " + ", ".join(x[:7] for x in sorted(shared)))
     return out
 
 
-def _landed(store: Store, session_row: int, top: str, bound: float | None) -> set[str]:
+def _landed(store: Store, session_row: int, history: RepoHistory, bound: float | None) -> set[str]:
     """Commits a session's applied edits landed in."""
     out: set[str] = set()
     by_path: dict[str, list[Row]] = {}
     for e in store.evidence.session_edits(session_row):
         by_path.setdefault(e["rel_path"], []).append(e)
     for rel, edits in by_path.items():
-        commits = file_commits(store, top, rel, until=bound)
+        commits = history.file_commits(rel, until=bound)
         for e in edits:
             ts = parse_ts(e["timestamp"])
             if ts is None:
@@ -164,55 +178,53 @@ def _steps(store: Store, session_rows: list[int], bound: float | None) -> dict[s
     return {state: [asdict(x) for x in items] for state, items in by_state(classify_steps(rows)).items()}
 
 
-def _commits(store: Store, s: Row, top: str | None, bound: float | None) -> list[dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
+def _commits(store: Store, s: Row, history: RepoHistory | None, bound: float | None) -> list[dict[str, Any]]:
+    """The commits the session's shell printed and those its edits landed in. The printed ids
+    are looked up in one `git cat-file --batch`; whether a commit is on a branch or tag, in
+    HEAD's history (read once) or one `git rev-list --all`."""
+    printed = []
     for c in shell_calls(store, s["id"], bound):
         if "git commit" not in c["command"] and "git" not in c["command"].split()[:1]:
             continue
-        for m in _COMMIT_LINE.finditer(c["output"] or ""):
-            short_sha = m.group(2)
-            full = _verify(top, short_sha)
-            key = full or short_sha
-            out.setdefault(key, {"sha": key, "summary": m.group(3), "branch": m.group(1), "how": "made_by_session",
-                                 "message_index": c["message_index"], "tool_call_id": c["call_id"],
-                                 "in_repository": full is not None,
-                                 "reachable": full is not None and _reachable(top, full)})
-    if top is not None:
-        for sha in sorted(_landed(store, s["id"], top, bound)):
+        printed += [(m, c) for m in _COMMIT_LINE.finditer(c["output"] or "")]
+    top = history.top if history is not None else None
+    found = read_commits(top, [m.group(2) for m, _ in printed]) if top is not None and printed else {}
+    elsewhere = {x.sha for x in found.values()} - set(history.commits if history is not None else ())
+    on_refs = _on_refs(top) if top is not None and elsewhere else set()
+    out: dict[str, dict[str, Any]] = {}
+    for m, c in printed:
+        hit = found.get(m.group(2))
+        full = hit.sha if hit is not None else None
+        key = full or m.group(2)
+        out.setdefault(key, {"sha": key, "summary": m.group(3), "branch": m.group(1), "how": "made_by_session",
+                             "message_index": c["message_index"], "tool_call_id": c["call_id"],
+                             "in_repository": full is not None,
+                             "reachable": full is not None and (full not in elsewhere or full in on_refs)})
+    if history is not None:
+        for sha in sorted(_landed(store, s["id"], history, bound)):
             if sha in out:
                 out[sha]["how"] = "made_by_session+edits_landed"
                 continue
-            summary = git_text(["log", "-1", "--format=%s", sha], top).strip()
-            out[sha] = {"sha": sha, "summary": summary, "how": "edits_landed", "in_repository": True, "reachable": True}
+            logged = history.commits.get(sha)
+            out[sha] = {"sha": sha, "summary": logged.summary if logged is not None else "", "how": "edits_landed",
+                        "in_repository": True, "reachable": True}
     return list(out.values())
 
 
-def _verify(top: str | None, sha: str) -> str | None:
-    """The full id of a commit printed in a transcript, if it still exists (rebases and
-    squashes leave printed SHAs pointing at nothing)."""
-    if top is None:
-        return None
+def _on_refs(top: str) -> set[str]:
+    """Every commit some branch, tag or other ref points to or contains. An amended or rebased
+    commit still exists as an object for a while, but nothing points at it."""
     try:
-        return git_text(["rev-parse", "--verify", "--quiet", f"{sha}^{{commit}}"], top).strip() or None
+        return set(git_text(["rev-list", "--all"], top).split())
     except GitError:
-        return None
-
-
-def _reachable(top: str | None, sha: str) -> bool:
-    """Is the commit on any branch or tag? An amended or rebased commit still exists as an
-    object for a while, but nothing points at it."""
-    if top is None:
-        return False
-    try:
-        return bool(git_text(["for-each-ref", "--contains", sha, "--count=1", "--format=%(refname)"], top).strip())
-    except GitError:
-        return False
+        return set()
 
 
 def render_tree(result: dict[str, Any]) -> str:
     s = result["session"]
     own: dict[str, Any] = next((c for c in result["entries"] if c["session_id"] == s["session_id"]), {})
-    lines = [f"{whose(own)}{s['provider']} session {s['session_id']} \"{(s['title'] or '')[:70]}\" ({s['selected_by']})"]
+    chosen = SELECTED_BY.get(s["selected_by"], s["selected_by"])
+    lines = [f"{whose(own)}{s['provider']} session {s['session_id']} \"{(s['title'] or '')[:70]}\" ({chosen})"]
     lines.append("conversations")
     for c in result["entries"]:
         lines.append(f"  {c['relation']:13} {whose(c)}{c['session_id'][:13]} \"{(c['title'] or '')[:50]}\""
@@ -233,7 +245,7 @@ def render_tree(result: dict[str, Any]) -> str:
         for c in result["commits"]:
             gone = "" if c["reachable"] else (" (rewritten: on no branch)" if c["in_repository"]
                                               else " (not in this repository)")
-            lines.append(f"  {c['sha'][:7]} \"{c['summary'][:60]}\" {c['how']}{gone}")
+            lines.append(f"  {c['sha'][:7]} \"{c['summary'][:60]}\": {HOW.get(c['how'], c['how'])}{gone}")
     if result.get("truncated"):
         lines.append(f"({result['truncated']} conversations left out to fit the token budget)")
     return "\n".join(lines)

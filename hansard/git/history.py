@@ -3,6 +3,7 @@ commit changed in one file. Both are pure functions of commit ids, so they are c
 
 from __future__ import annotations
 
+import re
 from collections import namedtuple
 from functools import lru_cache
 
@@ -109,6 +110,20 @@ def file_log(top: str, path: str, rev: str = "HEAD", *, patches: bool = False) -
 LogEntry = namedtuple("LogEntry", "sha path old_path blob parents committer_time author summary")
 
 
+def raw_files(raw: str) -> list[tuple[str | None, str, str | None]]:
+    """(old name or None, name, blob after or None for a deletion) of each `--raw` line of one
+    log record."""
+    files: list[tuple[str | None, str, str | None]] = []
+    for line in raw.splitlines():
+        if line.startswith(":"):
+            meta, _, names = line.partition("\t")
+            fields = meta.split()
+            parts = names.split("\t")
+            files.append((parts[0] if len(parts) > 1 else None, parts[-1],
+                          None if fields[3].strip("0") == "" else fields[3]))
+    return files
+
+
 def parse_file_log(out: str, path: str) -> list[tuple[LogEntry, str]]:
     """(entry, its patch text, empty without ``patches``) for each record of ``file_log``,
     newest first."""
@@ -116,18 +131,10 @@ def parse_file_log(out: str, path: str) -> list[tuple[LogEntry, str]]:
     for block in out.split("\x00")[1:]:
         head, _, rest = block.partition("\n")
         sha, parents, ct, author, summary = (head.split("\x1f") + [""] * 5)[:5]
-        name, old, blob = path, None, None
         patch_at = rest.find("\ndiff --git ")
         raw, patch = (rest, "") if patch_at < 0 else (rest[:patch_at], rest[patch_at + 1:])
-        for line in raw.splitlines():
-            if not line.startswith(":"):
-                continue
-            meta, _, names = line.partition("\t")
-            fields = meta.split()
-            parts = names.split("\t")
-            name = parts[-1]
-            old = parts[0] if len(parts) > 1 else None
-            blob = None if fields[3].strip("0") == "" else fields[3]
+        files = raw_files(raw)
+        old, name, blob = files[-1] if files else (None, path, None)
         entries.append((LogEntry(sha, name, old, blob, parents.split(), int(ct or 0), author, summary), patch))
     return entries
 
@@ -144,6 +151,55 @@ def commit_list(top: str, rev: str = "HEAD") -> list[CommitMeta]:
         sha, at, ct, summary = (line.split("\x1f") + ["", "", "", ""])[:4]
         commits.append(CommitMeta(sha, int(at or 0), int(ct or 0), summary))
     return commits
+
+
+# A line naming an Entire checkpoint: the commit's own trailer, or one of the squashed commits'
+# trailers that a squash merge copies into its body (``* subject`` paragraphs, each with its own).
+CHECKPOINT_LINE = re.compile(rb"^[ \t]*Entire-Checkpoint:[ \t]*([0-9a-f]{12})[ \t]*\r?$", re.M)
+
+
+def commit_log(top: str, rev: str = "HEAD") -> tuple[list[CommitMeta], dict[str, list[str]]]:
+    """``commit_list`` and, from the same `git log`, commit -> the Entire checkpoint ids its
+    message names (``Entire-Checkpoint:`` lines anywhere in it, in order, once each)."""
+    out = git(["log", "--format=%x00%H%x1f%at%x1f%ct%x1f%s%x1f%B", rev, "--"], top)
+    commits = []
+    checkpoints: dict[str, list[str]] = {}
+    for rec in out.split(b"\0")[1:]:
+        sha, at, ct, summary, body = (rec.split(b"\x1f", 4) + [b"", b"", b"", b"", b""])[:5]
+        s = sha.decode()
+        commits.append(CommitMeta(s, int(at or 0), int(ct or 0), summary.decode("utf-8", "replace")))
+        if b"Entire-Checkpoint" in body:
+            ids = list(dict.fromkeys(m.decode() for m in CHECKPOINT_LINE.findall(body)))
+            if ids:
+                checkpoints[s] = ids
+    return commits, checkpoints
+
+
+def commit_checkpoints(top: str, shas: list[str]) -> dict[str, list[str]]:
+    """commit -> the Entire checkpoint ids its message names, for ``shas``, read in one
+    `git cat-file --batch` process."""
+    shas = [s for s in dict.fromkeys(shas) if s and "\n" not in s]
+    if not shas:
+        return {}
+    data = git(["cat-file", "--batch"], top, input=("\n".join(shas) + "\n").encode(), check=False, timeout=300)
+    out: dict[str, list[str]] = {}
+    pos = 0
+    for sha in shas:
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            break
+        header = data[pos:nl].split()
+        pos = nl + 1
+        if len(header) < 3 or header[1] in (b"missing", b"ambiguous"):
+            continue
+        size = int(header[2])
+        body = data[pos:pos + size].partition(b"\n\n")[2]
+        pos += size + 1
+        if header[1] == b"commit" and b"Entire-Checkpoint" in body:
+            ids = list(dict.fromkeys(m.decode() for m in CHECKPOINT_LINE.findall(body)))
+            if ids:
+                out[sha] = ids
+    return out
 
 
 def read_commits(top: str, revs: list[str]) -> dict[str, CommitMeta]:
@@ -221,16 +277,27 @@ def repo_diffs(top: str, revs: list[str]) -> list[tuple[str, str, str | None, st
     rows: list[tuple[str, str, str | None, str]] = []
     for block in out.split("\x00")[1:]:
         sha, _, rest = block.partition("\n")
-        names: list[tuple[str, str | None]] = []
         patch_at = rest.find("diff --git ")
         raw, patch = (rest, "") if patch_at < 0 else (rest[:patch_at], rest[patch_at:])
-        for line in raw.splitlines():
-            if line.startswith(":"):
-                parts = line.partition("\t")[2].split("\t")
-                names.append((parts[-1], parts[0] if len(parts) > 1 else None))
+        names = [(name, old) for old, name, _ in raw_files(raw)]
         sections = patch.split("\ndiff --git ") if patch else []
         if len(sections) != len(names) or any('"' in n for n, _ in names):
             continue
         for (name, old), section in zip(names, sections, strict=True):
             rows.append((sha.strip(), name, old, section))
     return rows
+
+
+def repo_log(top: str, rev: str = "HEAD") -> list[tuple[LogEntry, list[tuple[str | None, str, str | None]]]]:
+    """Every commit of ``rev``'s history, newest first, with the files it changed against its
+    first parent as (old name or None, name, blob after or None for a deletion), renames found,
+    from one `git log --raw` (merges list no files)."""
+    out = git_text(["log", "-M", "--raw", "--no-abbrev", "--format=%x00%H%x1f%P%x1f%ct%x1f%an%x1f%s", rev, "--"],
+                   top, timeout=600)
+    commits: list[tuple[LogEntry, list[tuple[str | None, str, str | None]]]] = []
+    for block in out.split("\x00")[1:]:
+        head, _, raw = block.partition("\n")
+        sha, parents, ct, author, summary = (head.split("\x1f") + [""] * 5)[:5]
+        commits.append((LogEntry(sha, None, None, None, parents.split(), int(ct or 0), author, summary),
+                        raw_files(raw)))
+    return commits

@@ -14,9 +14,12 @@ def _is_id(text: str) -> bool:
 
 
 def _read(path: str) -> str | None:
+    """A small file of git's, read without blocking (the language server asks on its message
+    loop: a FIFO at .git/HEAD must not stall it)."""
+    from hansard import safeopen
+
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read().strip()
+        return safeopen.read_bytes(path, 1 << 20, follow=True).decode("utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return None
 
@@ -62,6 +65,24 @@ def _from_files(top: str) -> str | None:
         if name == ref and _is_id(sha):
             return sha
     return None  # an unborn branch, or refs git keeps elsewhere (reftable): ask git
+
+
+def ref_from_files(top: str, ref: str) -> str | None:
+    """The id a full ref name (``refs/notes/ai``) holds, read from git's files (loose, then
+    packed); None when neither has it. No process: `why` asks this on every answer."""
+    dirs = git_dirs(top)
+    if dirs is None:
+        return None
+    for base in dict.fromkeys(dirs):
+        text = _read(os.path.join(base, ref))
+        if text is not None and _is_id(text):
+            return text
+    packed = _read(os.path.join(dirs[1], "packed-refs"))
+    for line in (packed or "").splitlines():
+        sha, _, name = line.partition(" ")
+        if name == ref and _is_id(sha):
+            return sha
+    return None
 
 
 def head_commit(top: str) -> str | None:

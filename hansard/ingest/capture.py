@@ -5,7 +5,8 @@ once, so it is searchable as part of the capturing session's history. A second c
 the same delivery (same session, type, sender, recipient and text) is recognised by its
 content hash and not stored again. The receipt never repeats the text; its ``session_id`` is
 the session the delivery is bound to (the MCP server finds the calling session through
-hansard.agents.caller), null only when no caller could be found ("unbound").
+hansard.agents.caller). With no calling session the capture is refused (``session_not_bound``,
+naming how to bind the server), never stored under a made-up session.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from hansard.agents.capture import PROVIDER, ROLES, SCHEME, companion_id
-from hansard.errors import InvalidArgument
+from hansard.errors import InvalidArgument, SessionNotBound
 from hansard.ingest.pipeline import ingest
 from hansard.models import RawRecord
 from hansard.store import as_store
@@ -29,6 +30,11 @@ MAX_TEXT = 1_000_000
 
 def capture(store: Store, session_id: str | None, message_type: str, sender: str, recipient_path: str,
             text: str) -> dict[str, Any]:
+    if not session_id:
+        raise SessionNotBound(
+            "capture_subagent_messages stores a delivery in the calling session's history, and this server knows no "
+            "calling session: start it with `hansard mcp serve --session SESSION_ID`, or set HANSARD_SESSION_ID in its "
+            "environment (an agent that exposes its session, such as Codex's CODEX_THREAD_ID, is found on its own)")
     if message_type not in ROLES:
         raise InvalidArgument(f"message_type must be one of {', '.join(ROLES)}")
     if not isinstance(text, str) or not text.strip():
@@ -37,7 +43,7 @@ def capture(store: Store, session_id: str | None, message_type: str, sender: str
         raise InvalidArgument(f"text is longer than {MAX_TEXT} characters")
     store = as_store(store)
     archive = store.archive
-    bound = session_id or "unbound"
+    bound = session_id
     digest = hashlib.sha256(
         json.dumps([bound, message_type, sender, recipient_path, text], ensure_ascii=False).encode()
     ).hexdigest()

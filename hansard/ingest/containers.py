@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
 
 from hansard import agents as registry
+from hansard import safeopen
 from hansard.ingest.pipeline import ingest
 from hansard.ingest.quickcheck import source_identity
 from hansard.zstdlib import MAGIC as ZSTD_MAGIC
@@ -57,7 +58,7 @@ def claims(path: Path, row: Row | None) -> bool:
     if path.is_dir():
         return True
     try:
-        with open(path, "rb") as fh:
+        with safeopen.open_file(path, follow=True) as fh:  # a FIFO is refused, never waited on
             head = fh.read(len(SQLITE_MAGIC))
         return head == SQLITE_MAGIC or head.startswith(ZSTD_MAGIC)
     except OSError:

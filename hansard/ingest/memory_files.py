@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hansard import agents
+from hansard import agents, safeopen
 from hansard.timebounds import utc_stamp
 
 if TYPE_CHECKING:
@@ -38,6 +38,7 @@ PROJECT_NAMES = {n: mf.kind for _, mf in agents.memory_files() for n in mf.proje
 PROJECT_PATHS = {p: mf.kind for _, mf in agents.memory_files() for p in mf.project_paths}
 PROJECT_GLOBS = {g: mf.kind for _, mf in agents.memory_files() for g in mf.project_globs}  # "dir/*.md", any depth
 SOURCE_OF = {mf.kind: a.name for a, mf in agents.memory_files()}
+_AGENT_OF = {mf.kind: a for a, mf in agents.memory_files()}
 _SKIP_PARTS = {"skills", "node_modules", ".git"}
 
 
@@ -157,25 +158,26 @@ def scan_memories(store: Store, cwd: str | None = None, *, force: bool = False) 
 def _sync_file(mem: MemoryStore, row: dict[str, Any] | None, path: str, kind: str, scope: str,
                repo_id: int | None, root: str | None, rel: str | None, counts: dict[str, int]) -> None:
     try:
-        st = os.stat(path)
-        if not _contained(path, root, rel):
-            raise OSError("a symlink out of its folder")  # never copy /etc/passwd into the store
+        fd = _open_memory(path, kind, root, rel)
     except OSError:
+        # Gone, unreadable, not a regular file (a FIFO would block), or a symlink out of its
+        # folder (never copy /etc/passwd or another agent's auth.json into the store).
         if row is not None and not row["missing"]:
             mem.mark_missing(row["id"])
             counts["missing"] += 1
         return
-    counts["files"] += 1
-    now = utc_stamp()
-    if row is not None and not row["missing"] and row["mtime_ns"] == st.st_mtime_ns and row["size"] == st.st_size:
-        if (row["scope"], row["repo_id"]) != (scope, repo_id):
-            mem.set_scope(row["id"], scope, repo_id)
-        return
-    try:
-        with open(path, "rb") as fh:
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        counts["files"] += 1
+        if row is not None and not row["missing"] and row["mtime_ns"] == st.st_mtime_ns and row["size"] == st.st_size:
+            if (row["scope"], row["repo_id"]) != (scope, repo_id):
+                mem.set_scope(row["id"], scope, repo_id)
+            return
+        try:
             data = fh.read(MAX_FILE_BYTES)
-    except OSError:
-        return
+        except OSError:
+            return
+    now = utc_stamp()
     from hansard.ingest.redact import redact
 
     # Memory files hold keys too (a pasted token in CLAUDE.md): the stored, searchable and
@@ -189,17 +191,33 @@ def _sync_file(mem: MemoryStore, row: dict[str, Any] | None, path: str, kind: st
         counts["new_versions"] += 1
 
 
-def _contained(path: str, root: str | None, rel: str | None) -> bool:
-    """Is the file's real path inside the folder it was found in: its repository for a
-    project file (``rel`` set), else an agent's home? A memory file may be a symlink, but not
-    one that leads out of there."""
-    real = os.path.realpath(path)
-    bases = [root] if rel is not None else [str(agent.home()) for agent, _ in agents.memory_files()]
-    for base in bases:
-        b = os.path.realpath(base) if base else None
-        if b and (real == b or real.startswith(b.rstrip(os.sep) + os.sep)):
-            return True
-    return False
+def _folder_of(path: str, kind: str, root: str | None, rel: str | None) -> tuple[str, str]:
+    """(folder, the path below it) a memory file is read from: its repository for a project
+    file (``rel`` set), else the home of the agent whose file it is, and only that agent's
+    (~/.claude/rules/x.md is never read from ~/.codex)."""
+    if rel is not None and root:
+        return root, rel
+    agent = _AGENT_OF.get(kind)
+    if agent is None:
+        raise OSError("no agent home for " + kind)
+    home = str(agent.home())
+    below = os.path.relpath(path, home)
+    if below == os.pardir or below.startswith(os.pardir + os.sep) or os.path.isabs(below):
+        raise OSError("not in its agent's home")
+    return home, below
+
+
+def _open_memory(path: str, kind: str, root: str | None, rel: str | None) -> int:
+    """A descriptor of the memory file, opened relative to its folder's descriptor (openat)
+    without blocking, and only when what was opened is a regular file whose real path, read
+    from the open descriptor, lies inside that folder: a memory file may be a symlink, but not
+    one that leads out, and no check-then-open race is left (hansard.safeopen)."""
+    folder, below = _folder_of(path, kind, root, rel)
+    dfd = safeopen.open_dir(folder, follow=True)
+    try:
+        return safeopen.open_fd(below, dir_fd=dfd, follow=True, within=[safeopen.fd_path(dfd) or folder])
+    finally:
+        os.close(dfd)
 
 
 _HEADING = re.compile(r"^\s{0,3}#{1,3}\s+(.+?)\s*#*\s*$")

@@ -63,6 +63,7 @@ class Job:
     start: int = 0  # FILE: the byte offset to read from
     state: dict[str, Any] | None = None  # FILE: the parser state at ``start``
     whole_file: bool = False
+    within: tuple[str, ...] | None = None  # FILE: the folders it may be read from (safeopen.Folders)
     source_id: int = 0  # ARCHIVE: whose records
     generation: int = 0
 
@@ -108,7 +109,7 @@ def _run(job: Job, tools: Tools, archived: Iterator[RawRecord] | None) -> Iterat
         pack = None
         res = None
     elif job.whole_file:
-        rec = reader.read_whole(job.path)
+        rec = reader.read_whole(job.path, job.within)
         parser = provider.new_parser(job.path, None)
         items = parser.feed(rec)
         if any(isinstance(i, Skip) and i.reason == "malformed_json" for i in items):
@@ -120,7 +121,7 @@ def _run(job: Job, tools: Tools, archived: Iterator[RawRecord] | None) -> Iterat
     else:
         parser = provider.new_parser(job.path, job.state)
         res = reader.ReadResult(job.start)
-        records = reader.iter_jsonl(job.path, job.start, res)
+        records = reader.iter_jsonl(job.path, job.start, res, within=job.within)
         pack = tools.pack
     chunk: list[tuple] = []
     size = 0

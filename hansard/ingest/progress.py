@@ -21,6 +21,19 @@ def terminal_progress(stream: TextIO | None = None) -> Bytes | None:
     return Bytes(stream) if tty else None
 
 
+def _unit(n: float) -> tuple[float, str]:
+    """The unit that shows ``n`` bytes with a few significant digits (so a small store's
+    reindex does not read `0.0 of 0.0 MB`)."""
+    for size, name in ((1e9, "GB"), (MB, "MB"), (1e3, "kB")):
+        if n >= size:
+            return size, name
+    return 1, "B"
+
+
+def _amount(n: float, size: float, name: str) -> str:
+    return f"{n:,.0f} {name}" if size == 1 else f"{n / size:,.1f} {name}"
+
+
 def _clock(seconds: float) -> str:
     s = int(seconds + 0.5)
     return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}" if s >= 3600 else f"{s // 60}:{s % 60:02d}"
@@ -65,7 +78,11 @@ class Bytes:
         rate = done / elapsed
         pct = 100.0 * done / self.total if self.total else 100.0
         left = _clock((self.total - done) / rate) if rate > 0 and self.total > done else "0:00"
-        head = f"{done / MB:,.1f} of {self.total / MB:,.1f} MB ({pct:3.0f}%)  {rate / MB:.1f} MB/s  {left} left  "
+        size, name = _unit(self.total or done)
+        rsize, rname = _unit(rate)
+        amount = _amount(done, size, name).rsplit(" ", 1)[0]
+        head = (f"{amount} of {_amount(self.total, size, name)} ({pct:3.0f}%)  {_amount(rate, rsize, rname)}/s  "
+                f"{left} left  ")
         room = max(width - len(head), 10)
         name = self.path if len(self.path) <= room else "…" + self.path[-(room - 1):]
         return head + name

@@ -10,11 +10,12 @@ length are accepted (multi-MB tool results are common).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import orjson
 
+from hansard import safeopen
 from hansard.models import RawRecord
 
 BLOCK = 1 << 20
@@ -28,12 +29,14 @@ class ReadResult:
     partial_tail: int = 0  # bytes after ``end`` that form an unfinished line
 
 
-def iter_jsonl(path: str, start: int = 0, result: ReadResult | None = None, stop_at: int | None = None) -> Iterator[RawRecord]:
+def iter_jsonl(path: str, start: int = 0, result: ReadResult | None = None, stop_at: int | None = None,
+               within: Iterable[str] | None = None) -> Iterator[RawRecord]:
     """Complete lines of ``path`` from byte ``start``. ``result.end`` is updated as lines are
-    yielded, so a caller can persist the resume offset even if it stops early."""
+    yielded, so a caller can persist the resume offset even if it stops early. The file is
+    opened without blocking, and must be a regular file inside ``within`` (hansard.safeopen)."""
     res = result if result is not None else ReadResult(start)
     res.end = start
-    with open(path, "rb") as fh:
+    with safeopen.open_file(path, follow=True, within=within) as fh:
         fh.seek(start)
         pos = start
         pending = bytearray()
@@ -82,8 +85,8 @@ def _complete_object(data: bytes) -> bool:
         return False
 
 
-def read_whole(path: str) -> RawRecord:
-    with open(path, "rb") as fh:
+def read_whole(path: str, within: Iterable[str] | None = None) -> RawRecord:
+    with safeopen.open_file(path, follow=True, within=within) as fh:
         return RawRecord(path, 0, fh.read())
 
 

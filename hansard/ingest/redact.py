@@ -61,9 +61,23 @@ class Rule:
     # secret would be, not a secret's shape: JUDGED values must look made up (random_enough, as
     # a password), GIVEN values only must not be a reference to a variable or a placeholder.
     judge: str | None = None
+    # gitleaks rules (hansard/ingest/gitleaks.py): the secret must have this Shannon entropy,
+    # and is let go when an allowlist regex finds something in its target ("secret", "match"
+    # or "line") or it holds one of the stopwords.
+    entropy: float = 0.0
+    allow: tuple[tuple[str, str], ...] = ()
+    stopwords: tuple[str, ...] = ()
+    secret_group: int = 0       # with where=FIRST: this group, if set
+    # A pass over another view of the text rather than a secret's shape (see _find): BASE64
+    # (its matches are runs to decode) or JOINED (its matches are joins of a broken key).
+    kind: str = ""
 
 
 JUDGED, GIVEN = "judged", "given"
+BASE64, JOINED = "base64", "joined"
+# gitleaks' choice of the secret in a match: its secretGroup, else the first non-empty group,
+# else the whole match.
+FIRST = "first"
 
 
 # -- rules detect-secrets lacks ---------------------------------------------------------------
@@ -125,6 +139,10 @@ OWN_RULES: tuple[Rule, ...] = (
     # A password in a URL without a user name (redis://:secret@host); detect-secrets'
     # basic-auth rule needs a user before the colon.
     Rule("url_password", r"://:([^\s:/?#\[\]@]+)@", where=GROUP, anchors=("://:",)),
+    # ... and one holding a character a URL should have escaped (postgres://app:s3cr&t#1@db),
+    # which detect-secrets' basic-auth pattern stops at.
+    Rule("url_password", r"[a-z][a-z0-9+.-]{1,20}://[^\s:/?#@'\"]{1,100}:([^\s@/'\"]{1,200}?)@(?=[A-Za-z0-9.-]+(?:[:/?#\s'\"]|$))",
+         re.IGNORECASE, where=GROUP, extend=None, anchors=("://",), judge=GIVEN),
     # HTTP authorization headers (curl -H "Authorization: Bearer ..."), as gitleaks'
     # curl-auth-header rule; the scheme word stays, the credential goes.
     Rule("authorization_header",
@@ -139,6 +157,37 @@ OWN_RULES: tuple[Rule, ...] = (
          anchors=("AKIA", "ASIA", "ABIA", "ACCA")),
     Rule("aws_secret_key", _AWS_SECRET + r"[\s\S]{0,200}?(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}", where=GROUP,
          extend=None, anchors=("AKIA", "ASIA", "ABIA", "ACCA")),
+    # Issue 28, item 3: shapes a hostile probe found served. An AWS secret key said in prose
+    # without its key id ("the AWS secret is wJalr..."): within a line, after "aws"/"amazon"
+    # and then "secret" or "key", 40 characters of base64 with both cases and a digit.
+    Rule("aws_secret_key",
+         r"\b(?:aws|amazon)(?:\b|_)[^\n]{0,80}?(?:\b|_)(?:secret|key)\b[^\n]{0,40}?(?=[A-Za-z0-9/+]{0,39}\d)" + _AWS_SECRET,
+         re.IGNORECASE, where=GROUP, extend=None, anchors=("aws", "amazon")),
+    # HuggingFace user and organisation tokens in any case mix (gitleaks' rule wants 34 letters).
+    Rule("huggingface_access_token", r"(?<![A-Za-z0-9_])(?:hf|api_org)_(?=[A-Za-z0-9]{0,40}[A-Z])[A-Za-z0-9]{30,40}\b",
+         anchors=("hf_", "api_org_")),
+    # HashiCorp Vault tokens of any length (gitleaks' rule wants 90 to 120 characters after hvs.).
+    Rule("vault_token", r"(?<![A-Za-z0-9_.])hv[sbr]\.[A-Za-z0-9_-]{20,}", anchors=("hvs.", "hvb.", "hvr.")),
+    # xAI (xai-...) and Groq (gsk_...) API keys, which gitleaks has no rule for.
+    Rule("xai_api_key", r"(?<![A-Za-z0-9_-])xai-[A-Za-z0-9]{40,120}", anchors=("xai-",)),
+    Rule("groq_api_key", r"(?<![A-Za-z0-9_-])gsk_[A-Za-z0-9]{40,60}", anchors=("gsk_",)),
+    # Legacy OpenAI keys (sk- and 48 characters, without the T3BlbkFJ marker detect-secrets
+    # wants) and other sk- keys (DeepSeek: 32 hex), with a digit.
+    # (The literal first, the look-behind after it: Python's re skips to a pattern's literal
+    # prefix fast, and tries a leading look-behind at every position.)
+    Rule("openai_api_key", r"sk-(?<![A-Za-z0-9_-]sk-)(?=[A-Za-z0-9]{0,47}\d)[A-Za-z0-9]{48}(?![A-Za-z0-9_-])",
+         anchors=("sk-",)),
+    Rule("api_key",
+         r"sk-(?<![A-Za-z0-9_-]sk-)(?=[A-Za-z0-9]{0,99}\d)(?=[A-Za-z0-9]{0,99}[a-z])[A-Za-z0-9]{32,100}(?![A-Za-z0-9_-])",
+         anchors=("sk-",)),
+    # A private key's base64 body pasted without its BEGIN line: the DER openings of PKCS#1 RSA
+    # (MIIEpAIBAAKCAQEA...), PKCS#8 (MIIEvQIBADANBgkqhkiG9w0BAQEFAASC...), SEC1 EC (MHcCAQEE...),
+    # PKCS#8 Ed25519 (MC4CAQAwBQYDK2Vw...) and OpenSSH (b3BlbnNzaC1rZXktdjEA), with the lines
+    # that follow (real or \n line breaks). Public keys open otherwise (...AAOCAQ8A, AAAAC3Nz).
+    Rule("private_key",
+         r"(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{3}(?:IBAAKCA|IBADANBgkqhkiG9w0BAQEFAAS)"
+         r"|MHcCAQEE|MC4CAQAwBQYDK2Vw|b3BlbnNzaC1rZXktdjEA)[A-Za-z0-9+/=]*(?:" + _NL + r"[ \t]*[A-Za-z0-9+/=]{8,})*",
+         extend=None, anchors=("MII", "MHcCAQEE", "MC4CAQAwBQYDK2Vw", "b3BlbnNzaC1rZXktdjEA")),
 )
 
 # Keyword-anchored rules run after every rule that knows a provider's format, so that a
@@ -167,11 +216,100 @@ KEYWORD_RULES: tuple[Rule, ...] = (
          re.IGNORECASE, where=GROUP, extend=None, anchors=("--pass", "--token", "--api", "--auth-token",
                                                            "--access-", "--secret", "--client-secret"),
          judge=JUDGED),
+    # Registry and database logins: `docker login -u me -p PW`, `helm registry login -p PW`,
+    # `redis-cli -a PW`, `mongosh -u me -p PW`, `sqlcmd -P PW`, `openssl ... -passin pass:PW`,
+    # `keytool -storepass PW`, `htpasswd -b file user PW`, `smbclient -U user%PW`.
+    Rule("command_password",
+         r"\b(?:docker|podman|nerdctl|buildah|skopeo|helm|oras|crane|az|cf|vault)\b(?:[ \t]+[^\s|;&]+){0,3}?[ \t]+login\b"
+         r"[^\n|;&]{0,200}?[ \t]-p(?:[ \t]+|=)" + _CMD_VALUE,
+         where=GROUP, extend=None, anchors=("login",), judge=GIVEN),
+    Rule("command_password",
+         r"\b(?:mongo|mongosh|mongodump|mongorestore|mongoimport|mongoexport)\b[^\n|;&]{0,200}?[ \t]-p(?:[ \t]+|=)"
+         + _CMD_VALUE, where=GROUP, extend=None, anchors=("mongo",), judge=GIVEN),
+    Rule("command_password", r"\bredis-cli\b[^\n|;&]{0,200}?[ \t]-a[ \t]+" + _CMD_VALUE,
+         where=GROUP, extend=None, anchors=("redis-cli",), judge=GIVEN),
+    Rule("command_password", r"\b(?:sqlcmd|bcp|osql)\b[^\n|;&]{0,200}?[ \t]-P[ \t]*" + _CMD_VALUE,
+         where=GROUP, extend=None, anchors=("sqlcmd", "bcp", "osql"), judge=GIVEN),
+    Rule("command_password", r"[ \t]-pass(?:in|out)[ \t]+pass:" + _CMD_VALUE,
+         where=GROUP, extend=None, anchors=("-passin", "-passout"), judge=GIVEN),
+    Rule("command_password", r"[ \t]-(?:storepass|keypass|srcstorepass|deststorepass)[ \t]+" + _CMD_VALUE,
+         where=GROUP, extend=None, anchors=("pass",), gate=r"-(?:storepass|keypass|srcstorepass|deststorepass)[ \t]",
+         judge=GIVEN),
+    Rule("command_password", r"\bhtpasswd\b(?:[ \t]+-[a-zA-Z]+)*[ \t]+-[a-zA-Z]*b[a-zA-Z]*(?:[ \t]+-[a-zA-Z]+)*"
+         r"[ \t]+(?:-n[ \t]+)?\S+[ \t]+\S+[ \t]+" + _CMD_VALUE,
+         where=GROUP, extend=None, anchors=("htpasswd",), judge=GIVEN),
+    Rule("command_password", r"\b(?:smbclient|rpcclient|mount\.cifs|net)\b[^\n|;&]{0,200}?[ \t](?:-U|--user(?:=|[ \t]+))"
+         r"[ \t]*[^\s%'\"]{1,100}%" + _CMD_VALUE,
+         where=GROUP, extend=None, anchors=("smbclient", "rpcclient", "cifs", "net "), judge=GIVEN),
+    # .netrc (and _netrc, .authinfo): `machine HOST login USER password PW`, on one line or
+    # several.
+    Rule("netrc_password",
+         r"\b(?:machine[ \t]+[^\s]+|default)(?:\s+(?:login|account|port|protocol)[ \t]+[^\s]+)*\s+password[ \t]+([^\s]+)",
+         where=GROUP, extend=None, anchors=("machine", "default"), gate=r"(?:machine|default)\b[\s\S]{0,300}?\bpassword[ \t]",
+         judge=GIVEN),
+    # A quoted password or passphrase in prose: `my passphrase is "correct horse battery staple"`,
+    # `set the wifi password to 'Blue-Lagoon'`, `the pin is “4417”`.
+    Rule("prose_password",
+         r"\b(?:password|passwd|passphrase|pass phrase|pwd|passcode|pin|secret)\b[^\n.;\[\"'`]{0,40}?"
+         r"(?:\b(?:is|was|are|to|be|as)\b|=|:)[ \t]*(?:\"([^\"\n]{4,100})\"|'([^'\n]{4,100})'|`([^`\n]{4,100})`"
+         r"|\xe2\x80\x9c([^\n]{4,100}?)\xe2\x80\x9d|\xe2\x80\x98([^\n]{4,100}?)\xe2\x80\x99)",
+         re.IGNORECASE, where=GROUP, extend=None, anchors=("wd", "word", "hrase", "passcode", "pin", "secret"),
+         judge="quoted"),
     # A password said in prose: "my password is S3cret!", "the db password was: x9!k...".
     Rule("prose_password",
          r"\b(?:password|passwd|passphrase|pwd)\b[^\n.;\[]{0,40}?(?:\b(?:is|was|are|to)\b|=|:)[ \t]*[\"'`]?"
-         r"(?=[A-Za-z]*[^A-Za-z\s\"'`\[\].,;:!?()])([^\s\"'`\[\]]*[^\s\"'`.,;:!?()\[\]])",
+         r"(?=[A-Za-z]*[^A-Za-z\s\"'`\[\].,;:!?()])(?>([^\s\"'`\[\]()]*[^\s\"'`.,;:!?()\[\]]))(?![(\w])",
          re.IGNORECASE, where=GROUP, extend=None, anchors=("wd", "word", "hrase"), judge=JUDGED),
+)
+
+# -- keys wrapped in base64, keys split across lines ---------------------------------------------
+# A Kubernetes Secret, a CI variable or `base64 -w0` output holds a key's text base64-encoded.
+# Decoding every run of base64 would cost too much (and most are images or digests), so the
+# pass runs only on a text holding the encoding of a tell-tale (at each of the three alignments
+# a string can have in a base64 stream): then each run of base64 in it is decoded, and when the
+# decoded text (printable) holds a secret, the whole run is withheld as base64_secret.
+_B64_TELLTALES = (
+    "-----BEGIN", "PRIVATE KEY", "ghp_", "gho_", "ghs_", "github_pat_", "glpat-", "sk-proj-", "sk-ant-", "sk_live_",
+    "rk_live_", "sk_test_", "xoxb-", "xoxp-", "AKIA", "ASIA", "hf_", "hvs.", "AIza", "npm_", "pypi-", "password",
+    "PASSWORD", "Password", "passwd", "secret", "SECRET", "Secret", "token", "TOKEN", "Token", "api_key", "API_KEY",
+    "apiKey", "private_key", "AccountKey=", "Bearer ", "_KEY=", "://",
+)
+
+
+def _b64_anchors(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The base64 text every encoding of each word holds, at its three alignments (standard
+    and URL-safe alphabets): the characters made only of the word's bits."""
+    import base64
+
+    out: set[str] = set()
+    for w in words:
+        raw = w.encode()
+        for k in range(3):
+            enc = base64.b64encode(b"\0" * k + raw).decode()
+            first = -(-8 * k // 6)                  # first character wholly inside the word
+            last = (8 * (k + len(raw))) // 6        # characters before it are whole
+            part = enc[first:last]
+            if len(part) >= 4:
+                out.add(part)
+                out.add(part.replace("+", "-").replace("/", "_"))
+    return tuple(sorted(out))
+
+
+B64_NAME = "base64_secret"
+# Runs of base64, standard or URL-safe, possibly wrapped at a fixed width (base64's 76).
+_B64_RUN = r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}(?:\r?\n[A-Za-z0-9+/_-]{20,})*={0,2}"
+# A key broken across lines or concatenated: `"ghp_abc" + "def"`, `"ghp_abc" \<newline> "def"`,
+# `("ghp_abc"<newline> "def")` (Python's implicit concatenation), `ghp_abc\<newline>def` (a shell
+# line continuation). Each join between token characters is found; the text without its joins is
+# searched again, and a secret that spans a join is withheld whole, joins included.
+_TOK = r"[A-Za-z0-9_+/=.~-]"
+_JOIN = (r"[\"'\\](?<=" + _TOK + r"{4}[\"'\\])"  # a quote or backslash after a token (first: see sk- above)
+         r"(?:(?<=\\)\r?\n[ \t]*|(?<=[\"'])[ \t]*(?:\+[ \t]*(?:\\?\r?\n[ \t]*)?|\\?\r?\n[ \t]*)[\"'])"
+         r"(?=" + _TOK + r"{4})")
+PASS_RULES: tuple[Rule, ...] = (
+    Rule(B64_NAME, _B64_RUN, extend=None, anchors=_b64_anchors(_B64_TELLTALES), kind=BASE64),
+    Rule("joined", _JOIN, extend=None, anchors=('"+', '" +', "'+", "' +", "\\\n", "\\\r\n", '"\n', "'\n",
+                                                 '"\r\n', "'\r\n"), kind=JOINED),
 )
 
 # detect-secrets plugins reused, with the rule name shown in the replacement (per pattern
@@ -288,6 +426,8 @@ _NOT_SECRET_NAMES = frozenset({
 })
 _PLACEHOLDER = re.compile(r"x{4,}|\*{3,}|\.\.\.|your[_-]|changeme|placeholder|redacted|dummy|<|\$\{|\{\{", re.IGNORECASE)
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
+# A part of a dotted value that no one would name a variable: no vowel, both cases and a digit.
+_MADE_UP = re.compile(r"(?=[^aeiouyAEIOUY]*$)(?=.*[a-z])(?=.*[A-Z])(?=.*\d).{3,}")
 _IDENT_WITH_SUFFIX = re.compile(r"[A-Za-z_-]+\d{0,3}")
 _INNER_DIGIT = re.compile(r"\d[^\d]")
 
@@ -316,8 +456,11 @@ def random_enough(value: str, name: str) -> bool:
     v = value.strip("\"'`")
     if v.startswith(("$", "%", "/", "~", "./", "../", "@", "#", "!", "&")) or MARK in v:
         return False
-    if _PLACEHOLDER.search(v) or re.match(r"[A-Za-z]:\\", v) or _DOTTED.fullmatch(v.rstrip("!?;")):
+    if _PLACEHOLDER.search(v) or re.match(r"[A-Za-z]:\\", v):
         return False
+    if _DOTTED.fullmatch(v.rstrip("!?;")) and not (
+            _PASSWORD_NAME.search(name.lower()) and any(_MADE_UP.fullmatch(p) for p in re.split(r"\.|::|->", v))):
+        return False  # a reference (settings.SECRET_KEY), unless a part of a password is made up (Qx7.RvZm9)
     if _PASSWORD_NAME.search(name.lower()):
         # Passwords are short and human-made: anything but a plain word or a number.
         if len(v) < 6 or v.isalpha() or v.isdigit():
@@ -330,10 +473,44 @@ def random_enough(value: str, name: str) -> bool:
     return shannon_entropy(v) >= 3.0
 
 
+# Words that stand where a password would, in code, config and messages, and are not one.
+_NOT_PASSWORDS = frozenset("""
+required optional password passwords passphrase string boolean integer undefined nullable hidden secret
+sensitive changeme example default none null true false text textfield charfield incorrect invalid missing
+redacted masked encrypted hashed plaintext unchanged disabled enabled autocomplete currentpassword newpassword
+confirmpassword notrequired forbidden unauthorized expired generated environment configuration credentials
+placeholder development production staging localhost readwrite readonly writeonly deprecated
+""".split())
+
+
+def plain_password(value: str, name: str = "") -> bool:
+    """Is ``value``, a plain word given to a password (DB_PASSWORD=correcthorsebatterystaple),
+    one? Ten letters or more in one case, not a word that stands there in code or config
+    (``password: string``, ``"password": "required"``), nor the name again."""
+    v = value.strip("\"'`")
+    if len(v) < 10 or not v.isalpha() or not (v.islower() or v.isupper()):
+        return False
+    low = v.lower()
+    flat = re.sub(r"[^a-z]", "", name.lower())
+    return low not in _NOT_PASSWORDS and not (flat and (low in flat or flat in low))
+
+
 def _judged(value: str, judge: str) -> bool:
     """Is ``value``, found where a keyword-anchored rule expects a secret, one?"""
     if judge == JUDGED:
         return random_enough(value, "password")
+    if judge == "quoted":
+        # Quoted after "password is": a passphrase of several words, or one word that is not
+        # an ordinary one (a plain word must be long, as correcthorsebatterystaple).
+        v = value.strip()
+        if MARK in v or _PLACEHOLDER.search(v) or v.startswith(("$", "%")):
+            return False
+        words = v.split()
+        if len(words) >= 3:
+            return len(v) >= 12 and not v.endswith((".", "?", "!")) and sum(w[:1].isupper() for w in words) < len(words)
+        if len(words) == 1:
+            return random_enough(v, "password") or plain_password(v)
+        return random_enough(v.replace(" ", ""), "password")
     v = value.strip()
     return bool(v) and MARK not in v and not v.startswith(("$", "%", "<")) and not _PLACEHOLDER.search(v)
 
@@ -362,10 +539,52 @@ def detect_secrets_rules() -> list[Rule]:
     return rules
 
 
+def gitleaks_rules() -> list[Rule]:
+    """gitleaks' rules, as vendored in hansard/ingest/secret_rules/gitleaks.json (translated to
+    Python's ``re`` by scripts/update_gitleaks_rules.py). The global allowlist's regexes apply
+    to every rule's secret, as in gitleaks; its stopwords are placeholders of its own tests."""
+    from hansard.ingest import gitleaks
+
+    doc = gitleaks.load()
+    glob = tuple(("secret", rx) for rx in doc["global_allowlist"]["regexes"])
+    out: list[Rule] = []
+    for r in doc["rules"]:
+        allow = glob + tuple((a["target"], rx) for a in r["allowlists"] for rx in a["regexes"])
+        stop = tuple(w for a in r["allowlists"] for w in a["stopwords"])
+        py = r["python"]
+        whole = r["whole"] or re.compile(py).groups == 0
+        if not whole:
+            # gitleaks' keyword rules open with up to 50 name characters before the keyword
+            # (`[\w.-]{0,50}?adobe...`): context for its report, outside the secret's group, and
+            # tried lazily at every position of the text. Without it, the same secrets.
+            py = py.replace(_GL_NAME_HEAD, "")
+        anchors: tuple[str, ...] = tuple(r["keywords"])
+        prefixes = gitleaks.literal_prefixes(py)
+        if prefixes and min(map(len, prefixes)) >= min(map(len, anchors)):
+            anchors = prefixes  # as written (LTAI, EZAK): rarer than the lower-cased keyword
+        extra = _GL_GATES.get(r["id"], {})
+        out.append(Rule(r["name"], py, where=WHOLE if whole else FIRST, extend=TOKEN_CHARS if whole else None,
+                        anchors=extra.get("anchors", anchors), gate=extra.get("gate"),
+                        gate_on_text=extra.get("gate_on_text", False), entropy=r["entropy"], allow=allow,
+                        stopwords=stop, secret_group=r["secret_group"]))
+    return out
+
+
+_GL_NAME_HEAD = r"[\w.-]{0,50}?"
+# gitleaks rules whose keywords are short and common in text ("ey", "s.", "sk", "sc_"): what
+# every match holds instead, found as the other rules' gates are (see Rule).
+_GL_GATES: dict[str, dict[str, Any]] = {
+    "jwt": {"anchors": (".ey",)},
+    "twilio-api-key": {"anchors": (), "gate": r"SK[0-9a-fA-F]{32}", "gate_on_text": True},
+    "vault-service-token": {"gate": r"(?:hvs\.[\w-]{90}|s\.[a-z0-9]{24})"},
+    "authress-service-client-access-key": {"gate": r"\.acc[_-]", "gate_on_text": True},
+}
+
+
 class _Compiled:
     """A rule ready to run on UTF-8 bytes: its regex and its gate."""
 
-    __slots__ = ("rule", "rx", "groups", "gate", "gate_on_text", "order")
+    __slots__ = ("rule", "rx", "groups", "gate", "gate_on_text", "order", "allow", "check")
 
     def __init__(self, rule: Rule, order: int) -> None:
         self.rule, self.order = rule, order
@@ -373,6 +592,28 @@ class _Compiled:
         self.groups = self.rx.groups
         self.gate = re.compile(rule.gate.encode()) if rule.gate else None
         self.gate_on_text = rule.gate_on_text
+        self.allow = [(t, re.compile(rx.encode())) for t, rx in rule.allow]
+        self.check = bool(rule.entropy or rule.allow or rule.stopwords)
+
+    def accepts(self, b: bytes, m: re.Match[bytes], s: int, e: int) -> bool:
+        """gitleaks' checks of a find: entropy, allowlists, stopwords."""
+        secret = b[s:e]
+        if self.rule.entropy and shannon_entropy(secret.decode("latin-1")) < self.rule.entropy:
+            return False
+        for target, rx in self.allow:
+            if target == "secret":
+                t = secret
+            elif target == "match":
+                t = m.group(0)
+            else:
+                t = b[b.rfind(b"\n", 0, m.start()) + 1: (b.find(b"\n", m.end()) + 1 or len(b) + 1) - 1]
+            if rx.search(t):
+                return False
+        if self.rule.stopwords:
+            low = secret.lower().decode("latin-1")
+            if any(w in low for w in self.rule.stopwords):
+                return False
+        return True
 
 
 class _Engine:
@@ -439,7 +680,8 @@ def _engine() -> _Engine:
     has something to write pays."""
     eng = _STATE.get("engine")
     if eng is None:
-        eng = _STATE["engine"] = _Engine([*OWN_RULES, *detect_secrets_rules(), *KEYWORD_RULES])
+        eng = _STATE["engine"] = _Engine([*OWN_RULES, *detect_secrets_rules(), *gitleaks_rules(), *KEYWORD_RULES,
+                                          *PASS_RULES])
     return eng
 
 
@@ -448,7 +690,8 @@ def rules() -> list[Rule]:
 
 
 def rule_names() -> list[str]:
-    return sorted({r.name for r in rules()} | {ASSIGNMENT_NAME})
+    """The names a redaction can show (a joined key is shown under the name of the key's rule)."""
+    return sorted({r.name for r in rules() if r.kind != JOINED} | {ASSIGNMENT_NAME})
 
 
 # -- finding --------------------------------------------------------------------------------------
@@ -456,6 +699,13 @@ def rule_names() -> list[str]:
 
 def _span(m: re.Match[bytes], c: _Compiled, b: bytes) -> tuple[int, int]:
     rule = c.rule
+    if rule.where == FIRST:
+        if rule.secret_group:
+            return m.span(rule.secret_group) if m.start(rule.secret_group) >= 0 else (m.end(), m.end())
+        for j in range(1, c.groups + 1):
+            if m.end(j) > m.start(j) >= 0:
+                return m.start(j), m.end(j)
+        return m.span()
     if rule.where == GROUP:
         for j in range(c.groups, 0, -1):
             if m.end(j) > m.start(j) >= 0:
@@ -493,36 +743,53 @@ def _assignments(b: bytes, low: bytes, kw_ends: list[int], taken: list[tuple[int
         if t is None:
             continue
         s, e = t.span(t.lastindex or 1)
-        if s in done:
-            continue
+        if s in done or b[e:e + 1] == b"(":
+            continue  # (the second: a call, `password = get_password()`)
         done.add(s)
         if any(ts < e and te > s for ts, te in taken):
             continue  # a provider's token inside: that rule names it
         name = _name_at(b, end - 1)
-        if secret_name(name) and random_enough(b[s:e].decode("utf-8", "replace"), name):
+        if not secret_name(name):
+            continue
+        value = b[s:e].decode("utf-8", "replace")
+        if random_enough(value, name) or (
+                _PASSWORD_NAME.search(name.lower()) and b[e:e + 1] not in (b"(", b".") and plain_password(value, name)):
             out.append((s, e))
     return out
 
 
-def _find(b: bytes) -> list[tuple[int, int, str]]:
+def _find(b: bytes, depth: int = 0) -> list[tuple[int, int, str]]:
     """(start, end, rule) byte spans of every secret in UTF-8 ``b``: sorted, never overlapping,
-    never splitting a character."""
+    never splitting a character. ``depth``: how many decodings or joinings deep ``b`` is."""
     low = b.lower()
     found: list[tuple[int, int, int, str]] = []
     run, kw_ends = _engine().plan(b, low)
+    passes: list[tuple[_Compiled, list[tuple[int, int]]]] = []
     for c in run:
         if c.rule.anchors and c.gate is not None and c.gate.search(b if c.gate_on_text else low) is None:
+            continue
+        if c.rule.kind:
+            if depth == 0:
+                passes.append((c, [m.span() for m in c.rx.finditer(b)]))
             continue
         for m in c.rx.finditer(b):
             s, e = _span(m, c, b)
             if e > s and c.rule.judge and not _judged(b[s:e].decode("utf-8", "replace"), c.rule.judge):
                 continue
+            if e > s and c.check and not c.accepts(b, m, s, e):
+                continue
+            if e > s and b"REDACTED:" in b[max(0, s - 10):e]:
+                continue  # the marker of an earlier redaction (redacting stays idempotent)
             if e > s:
                 # A keyword-anchored find ranks after an assignment the same text holds.
                 found.append((s, c.order + (len(_engine().rules) + 1 if c.rule.judge else 0), e, c.rule.name))
     order = len(_engine().rules)
     if kw_ends:
-        found += [(s, order, e, ASSIGNMENT_NAME) for s, e in _assignments(b, low, kw_ends, [(f[0], f[2]) for f in found if f[1] < order])]
+        taken = [(f[0], f[2]) for f in found if f[1] < order]
+        found += [(s, order, e, ASSIGNMENT_NAME) for s, e in _assignments(b, low, kw_ends, taken)]
+    for c, spans in passes:
+        if spans:
+            found += (_base64_finds if c.rule.kind == BASE64 else _joined_finds)(b, spans, found, c.order, depth)
     if not found:
         return []
     found.sort()
@@ -538,6 +805,64 @@ def _find(b: bytes) -> list[tuple[int, int, str]]:
         else:
             merged.append([s, e, name])
     return [(s, e, name) for s, e, name in merged]
+
+
+_B64_MAX = 200_000  # longer runs are images and archives, not a pasted key
+
+
+def _base64_finds(b: bytes, spans: list[tuple[int, int]], found: list[tuple[int, int, int, str]], order: int,
+                  depth: int) -> list[tuple[int, int, int, str]]:
+    """Runs of base64 whose decoded text holds a secret."""
+    import base64
+    import binascii
+
+    out: list[tuple[int, int, int, str]] = []
+    for s, e in spans:
+        if e - s > _B64_MAX or any(fs <= s and e <= fe for fs, _, fe, _ in found):
+            continue
+        run = re.sub(rb"\s+", b"", b[s:e])
+        run = run.rstrip(b"=")
+        run += b"=" * (-len(run) % 4)
+        try:
+            raw = base64.b64decode(run.replace(b"-", b"+").replace(b"_", b"/"), validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        head = raw[:512]
+        printable = sum(1 for x in head if x >= 0x20 or x in (9, 10, 13))
+        if len(raw) < 8 or printable < 0.95 * len(head):
+            continue
+        if _find(raw, depth + 1):
+            out.append((s, order, e, B64_NAME))
+    return out
+
+
+def _joined_finds(b: bytes, joins: list[tuple[int, int]], found: list[tuple[int, int, int, str]], order: int,
+                  depth: int) -> list[tuple[int, int, int, str]]:
+    """Secrets of the text with its joins taken out that span a join, as spans of ``b``."""
+    parts: list[bytes] = []
+    starts: list[tuple[int, int]] = []  # (offset in the joined text, offset in b) of each piece
+    last = j = 0
+    for s, e in joins:
+        parts.append(b[last:s])
+        starts.append((j, last))
+        j += s - last
+        last = e
+    parts.append(b[last:])
+    starts.append((j, last))
+    joined = b"".join(parts)
+    cuts = [js for js, _ in starts[1:]]  # where a join was, in the joined text
+
+    def back(x: int, end: bool) -> int:
+        i = len(starts) - 1
+        while i > 0 and (starts[i][0] > x or (end and starts[i][0] == x)):
+            i -= 1
+        return starts[i][1] + x - starts[i][0]
+
+    out: list[tuple[int, int, int, str]] = []
+    for s, e, name in _find(joined, depth + 1):
+        if any(s < cut < e for cut in cuts):
+            out.append((back(s, False), order, back(e, True), name))
+    return out
 
 
 def _encode(text: str) -> bytes:
@@ -652,7 +977,8 @@ def redact_value(obj: Any) -> tuple[Any, int]:
         v = parent[k]
         if isinstance(v, str):
             red, n = redact(v)
-            if n == 0 and name is not None and "\n" not in v and secret_name(name) and random_enough(v, name):
+            if n == 0 and name is not None and "\n" not in v and secret_name(name) and (
+                    random_enough(v, name) or (_PASSWORD_NAME.search(name.lower()) and plain_password(v, name))):
                 red, n = f"{MARK}{ASSIGNMENT_NAME}]", 1
             if n:
                 parent[k] = red

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hansard import agents as registry
-from hansard import config
+from hansard import config, safeopen
 from hansard.agents.base import Provider
 from hansard.ingest import containers, reader
 from hansard.ingest.pipeline import Ingested, Progress, ScanSummary, reading_tools, write_results
@@ -47,8 +47,8 @@ def discover(paths: Iterable[Path] | None = None) -> Iterator[Path]:
     yield from (Path(p) for p in sorted(set(candidate_files(roots, containers.whole_dirs(roots)))))
 
 
-def _head_hash(path: Path, n: int) -> str:
-    with open(path, "rb") as fh:
+def _head_hash(path: Path, n: int, within: Iterable[str] | None = None) -> str:
+    with safeopen.open_file(path, follow=True, within=within) as fh:
         return hashlib.blake2b(fh.read(min(n, HEAD_HASH_BYTES)), digest_size=12).hexdigest()
 
 
@@ -84,9 +84,15 @@ class Scanner:
         self.summary = ScanSummary()
         self.progress = progress
         self.redactor = redactor
+        # Where transcripts may be read from: the paths the user named, else the agent homes
+        # and the known repositories (their Aider histories). A transcript that is a symlink
+        # to a file elsewhere is not read (safeopen.OutsideFolder).
+        self.within: safeopen.Folders | None = None
 
     def scan(self, paths: Iterable[Path] | None = None) -> ScanSummary:
         files = list(discover(paths))
+        self.within = safeopen.folders([os.fspath(p) for p in paths] if paths
+                                       else [*config.default_source_dirs(), *self.store.repos.paths()])
         if not paths:
             files += [Path(p) for p in repo_transcripts(self.store.repos.paths())]
         # Only what the stat comparison needs: parser states (which can be large) are read
@@ -103,6 +109,12 @@ class Scanner:
             except FileNotFoundError:
                 self.summary.skip("vanished")
                 continue
+            except safeopen.NotRegularFile:
+                self.summary.skip("not_a_regular_file")  # a FIFO would block the scan forever
+                continue
+            except safeopen.OutsideFolder:
+                self.summary.skip("outside_its_folder")
+                continue
             except PermissionError:
                 self.summary.skip("unreadable")
                 continue
@@ -111,8 +123,14 @@ class Scanner:
             if plan is not None:
                 plans.append(plan)
         self.read(plans)
+        from hansard.ingest import git_sources
+
+        # Sessions kept in git (Entire checkpoints): every known repository's refs, or the work
+        # trees named on the command line.
+        git_sources.scan_repos(self, self.store.repos.paths() if not paths else git_sources.work_tree_tops(paths))
         if not paths:
-            gone = [p for p, r in known.items() if p not in seen and not r["missing"] and "://" not in p]
+            gone = [p for p, r in known.items()
+                    if p not in seen and not r["missing"] and "://" not in p and not p.startswith("git:")]
             for p in gone:
                 # The transcript was deleted (Claude cleans up after 30 days): the archive keeps it.
                 if not os.path.exists(p):
@@ -122,13 +140,21 @@ class Scanner:
     def scan_file(self, path: Path, row: Row | None) -> Plan | None:
         """What to read of one file, or None when there is nothing to (unchanged, or not a
         transcript: remembered as such)."""
+        checked = path.is_dir()
+        if not checked and (row is None or not row["provider"]):
+            self._check(path)  # containers.claims opens it
+            checked = True
         if containers.claims(path, row):
+            if not checked:
+                self._check(path)
             return Plan(path, row, container=True)  # a database, a folder or an export: not byte offsets
         inode, size, mtime = reader.file_identity(str(path))
         if row is not None and (row["inode"], row["size"], row["mtime_ns"]) == (inode, size, mtime) and not row["missing"]:
             return None  # unchanged: the common case, a stat and nothing else
         if row is not None and row["provider"] is None and row["size"] == size:
             return None  # not a transcript we read, and it did not change
+        if not checked:
+            self._check(path)
         provider = registry.from_key(row["provider"]) if row is not None and row["provider"] else None
         if provider is None:
             provider = registry.sniff(path)
@@ -146,13 +172,18 @@ class Scanner:
             and row["provider"] == registry.provider_key(provider)
             and size >= offset
             and offset > 0
-            and row["head_hash"] == _head_hash(path, offset)
+            and row["head_hash"] == _head_hash(path, offset, self.within)
         )
         if plan.appended:
             plan.start, plan.generation, plan.state = offset, row["generation"], self.archive.parser_state(row["id"])
         else:
             plan.generation = row["generation"] + 1 if offset > 0 or row["provider"] else row["generation"]
         return plan
+
+    def _check(self, path: Path) -> None:
+        """Before anything reads ``path``: opened without blocking, it is a regular file whose
+        real path is inside the folders this scan reads (safeopen.NotRegularFile, OutsideFolder)."""
+        os.close(safeopen.open_fd(path, follow=True, within=self.within))
 
     def read(self, plans: list[Plan]) -> None:
         """Read the planned files, in order: their records are read, parsed and redacted by a
@@ -164,7 +195,7 @@ class Scanner:
         if self.progress is not None:
             self.progress.start(total, len(plans))
         jobs = [Job(FILE, str(p.path), registry.provider_key(p.provider), start=p.start, state=p.state,
-                    whole_file=p.provider.whole_file) for p in files if p.provider is not None]
+                    whole_file=p.provider.whole_file, within=self.within) for p in files if p.provider is not None]
         deferred = self._defer_indexes(total)
         readers = open_readers(jobs, reading_tools(self.store, self.redactor), total) if jobs else None
         group = _Group(self)
@@ -261,7 +292,7 @@ class Scanner:
         self.archive.advance(source_id, offset=end, parser_state=done.state,
                              redactions=done.writer.counts["redactions"], generation=plan.generation,
                              stat=(inode, -1 if done.partial_tail else size, mtime),
-                             head_hash=_head_hash(path, end) if end else None)
+                             head_hash=_head_hash(path, end, self.within) if end else None)
         return done
 
 

@@ -1,15 +1,16 @@
 """Keeping each repository's commit facts (which sessions made which commit) up to date.
 
 The facts of a repository stand for two things, both in its state row: the commit HEAD named
-and the shell calls read (highest row id, count). ``refresh`` brings them up to date when
+and the shell calls read (highest row id, count); reading a new Entire checkpoint of the
+repository drops its state (hansard.ingest.git_sources), so its trailers are joined again. ``refresh`` brings them up to date when
 either moved: new shell calls are read for their prints (a call is read once; calls that
 were rewritten or removed make it read them all again), and the ties are joined anew from all
 prints and HEAD's history, in one `git log`, one `git cat-file --batch` for printed ids that
 are no longer in the history and, for those git still has, one `git diff-tree --stdin` and one
-`git patch-id` (patch-ids are kept, so a commit's is computed once). The commits new since the
-last refresh also have their diffs put in the commit-diff cache (one `git log -p`), so that a
-question about any file finds its history's diffs there. Nothing here runs per commit or per
-print.
+`git patch-id` (patch-ids are kept, so a commit's is computed once). When the index links the
+repository, the commits new since its last refresh also have their diffs put in the commit-diff
+cache (one `git log -p`), so that a question about any file finds its history's diffs there.
+Nothing here runs per commit or per print.
 
 ``ties_for`` is the reader: the kept ties when they are current, else the same join worked out
 for the commits asked about, without writing.
@@ -39,21 +40,33 @@ def _facts(store: Store) -> Any:
     return getattr(store, "commit_facts", None) if hasattr(type(store), "commit_facts") else None
 
 
-def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None) -> dict[str, Any] | None:
+def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None, diffs: bool = False
+            ) -> dict[str, Any] | None:
     """Bring the repository's kept facts up to date with HEAD and its sessions' shell calls.
     Returns the state now kept (with ``refreshed`` saying whether anything was computed, and
     ``kept`` whether the store took it), or None when there is nothing to keep (no HEAD, or a
-    store without the facet). ``wait_ms``: as for a question's upkeep (see the facet's save)."""
+    store without the facet). ``wait_ms``: as for a question's upkeep (see the facet's save).
+    With ``diffs`` (the index), the diffs of the commits new since the last such refresh go into
+    the commit-diff cache too: one `git log -p`, seconds on a history of thousands of commits,
+    so a question never waits for it (its files' diffs are read as it needs them)."""
     from hansard.git.refs import head_commit
 
     facts = _facts(store)
     head = head_commit(top)
     if facts is None or head is None or repo_id is None or repo_id < 0:
         return None
+    state = facts.state(repo_id)
+    if diffs and (state is None or state["diffs_head"] != head):
+        _fill_diffs(store, top, head, state["diffs_head"] if state is not None else None)
+        if state is not None:
+            facts.set_diffs_head(repo_id, head)
+    generation = facts.generation()
+    if state is not None and state["head"] == head and generation is not None and state["generation"] == generation:
+        return {**state, "refreshed": False}  # nothing written since: not even counted again
     tools = _tools()
     upto, count = facts.shell_key(repo_id, tools)
-    state = facts.state(repo_id)
     if state is not None and state["head"] == head and (state["calls_upto"], state["calls"]) == (upto, count):
+        facts.set_generation(repo_id, wait_ms)
         return {**state, "refreshed": False}
     started = time.perf_counter()
     incremental = state is not None and state["calls_upto"] <= upto
@@ -63,14 +76,16 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None)
     new_prints = [(row, p) for row, *call in new_calls for p in commit_ties.prints_of([tuple(call)])]
     prints = [commit_ties.Print(*p) for p in facts.prints(repo_id)] if incremental else []
     prints += [p for _, p in new_prints]
-    from hansard.git.history import commit_list
+    from hansard.git.history import commit_log
 
-    commits = commit_list(top, head)
+    commits, named = commit_log(top, head)
     tied, pids = _join(store, top, prints, commit_ties.History(commits))
-    if state is None or state["head"] != head:
-        _fill_diffs(store, top, head, state["head"] if state is not None else None)
+    for sha, session_id in _trailer_ties(store, repo_id, named):
+        tied.setdefault(sha, set()).add((session_id, "trailer"))
+    diffs_head = head if diffs else (state["diffs_head"] if state is not None else None)
     new_state = {"head": head, "calls_upto": upto, "calls": count, "commits": len(commits),
-                 "seconds": round(time.perf_counter() - started, 4), "computed_at": utc_stamp()}
+                 "seconds": round(time.perf_counter() - started, 4), "computed_at": utc_stamp(),
+                 "diffs_head": diffs_head}
     kept = facts.save(repo_id, new_state,
                       prints=[(row, p.session_id, p.ts, p.kind, p.short, p.summary) for row, p in new_prints],
                       ties=[(sha, s, rule) for sha, pairs in tied.items() for s, rule in pairs],
@@ -121,13 +136,44 @@ def ties_for(store: Store, top: str, repo_id: int, commits: Mapping[str, Any], *
     from hansard.facts.shell import SHELL_TOOLS
 
     prints = commit_ties.prints_of(store.evidence.repo_shell_calls(repo_id, SHELL_TOOLS, "git"))
-    if not prints:
-        return {}
-    history = commit_ties.History(
-        commit_ties.CommitRow(sha, c.author_time, c.committer_time, c.summary) for sha, c in commits.items()
-        if sha in set(shas))
-    tied, _ = _join(store, top, prints, history)
-    return {sha: {s for s, _ in pairs} for sha, pairs in tied.items()}
+    out: dict[str, set[str]] = {}
+    if prints:
+        history = commit_ties.History(
+            commit_ties.CommitRow(sha, c.author_time, c.committer_time, c.summary) for sha, c in commits.items()
+            if sha in set(shas))
+        tied, _ = _join(store, top, prints, history)
+        out = {sha: {s for s, _ in pairs} for sha, pairs in tied.items()}
+    if _has_checkpoints(store, repo_id):
+        from hansard.git.history import commit_checkpoints
+
+        for sha, session_id in _trailer_ties(store, repo_id, commit_checkpoints(top, shas)):
+            out.setdefault(sha, set()).add(session_id)
+    return out
+
+
+def _checkpoints_facet(store: Store) -> Any:
+    return getattr(store, "git_sources", None) if hasattr(type(store), "git_sources") else None
+
+
+def _has_checkpoints(store: Store, repo_id: int) -> bool:
+    facet = _checkpoints_facet(store)
+    root = facet.root_of(repo_id) if facet is not None else None
+    return root is not None and facet.key(root)[0] > 0
+
+
+def _trailer_ties(store: Store, repo_id: int, named: Mapping[str, list[str]]) -> list[tuple[str, str]]:
+    """(commit, session) for each ``Entire-Checkpoint:`` line of a commit's message whose
+    checkpoint kept that session (hansard.ingest.git_sources): the rule ``trailer``, as strong
+    as a session's own print of the commit. A squash merge's body naming several checkpoints
+    ties the merge to all their sessions."""
+    facet = _checkpoints_facet(store)
+    if facet is None or not named:
+        return []
+    root = facet.root_of(repo_id)
+    if root is None:
+        return []
+    kept = facet.checkpoint_sessions(root, {c for ids in named.values() for c in ids})
+    return [(sha, s) for sha, ids in named.items() for c in ids for s in sorted(kept.get(c, ()))]
 
 
 def _current(store: Store, facts: Any, top: str, repo_id: int) -> bool:
@@ -136,6 +182,8 @@ def _current(store: Store, facts: Any, top: str, repo_id: int) -> bool:
     state = facts.state(repo_id)
     if state is None or state["head"] != head_commit(top):
         return False
+    if state["generation"] is not None and state["generation"] == facts.generation():
+        return True
     return (state["calls_upto"], state["calls"]) == facts.shell_key(repo_id, _tools())
 
 
@@ -151,7 +199,7 @@ def refresh_all(store: Store, repos: Iterable[tuple[int, str]]) -> list[dict[str
         if not top or not os.path.isdir(top):
             continue
         try:
-            state = refresh(store, top, repo_id)
+            state = refresh(store, top, repo_id, diffs=True)
         except GitError:
             continue
         if state is not None:

@@ -97,12 +97,64 @@ def file_commits(store: Store, top: str, path: str, rev: str = "HEAD", until: fl
         if until is not None and c.committer_time > until:
             continue
         c.hunks = cached.get((c.sha, c.path)) or []
-        for h in c.hunks:
-            for ln in h[4]:
-                if ln[:1] in "+-" and not textnorm.is_trivial(ln[1:]):
-                    (c.added if ln[0] == "+" else c.removed).add(textnorm.line_hash(ln[1:]))
+        _hash_lines(c)
         out.append(c)
     return out
+
+
+class RepoHistory:
+    """Every file's commits in the history of one revision, from one `git log --raw` of the
+    whole repository (renames followed back, as `git log --follow` does for one file), each
+    file's list built once: for questions about many files at once (work_context over all the
+    sessions of a repository). Merges are left out: they add no line of their own. Diffs come
+    from the commit-diff cache; a file with a diff the cache lacks is asked of git alone."""
+
+    def __init__(self, store: Store, top: str, rev: str = "HEAD") -> None:
+        from hansard.git.history import repo_log
+
+        self.store = store
+        self.top = top
+        self.rev = rev
+        try:
+            log = repo_log(top, rev)
+        except GitError:
+            log = []
+        self.commits = {c.sha: c for c, _ in log}  # every commit of the history, merges too
+        self._log = [(c, files) for c, files in log if len(c.parents) <= 1]
+        self._files: dict[str, list[FileCommit]] = {}
+
+    def file_commits(self, path: str, until: float | None = None) -> list[FileCommit]:
+        got = self._files.get(path)
+        if got is None:
+            got = self._files[path] = self._build(path)
+        return [c for c in got if until is None or c.committer_time <= until]
+
+    def _build(self, path: str) -> list[FileCommit]:
+        name: str | None = path
+        listed: list[FileCommit] = []
+        for c, files in self._log:
+            if name is None:
+                break
+            for old, new, blob in files:
+                if new == name:
+                    listed.append(FileCommit(c.sha, new, c.committer_time, c.author, c.summary, c.parents, blob, old))
+                    name = old if old is not None else name
+                    break
+        cached = self.store.commit_diffs.get_many([(c.sha, c.path) for c in listed])
+        if len(cached) < len(listed) or any(v is None for v in cached.values()):
+            return file_commits(self.store, self.top, path, self.rev)
+        for fc in listed:
+            fc.hunks = cached[(fc.sha, fc.path)] or []
+            _hash_lines(fc)
+        return listed
+
+
+def _hash_lines(c: FileCommit) -> None:
+    """The normal-form hashes of the non-trivial lines a commit added and removed."""
+    for h in c.hunks:
+        for ln in h[4]:
+            if ln[:1] in "+-" and not textnorm.is_trivial(ln[1:]):
+                (c.added if ln[0] == "+" else c.removed).add(textnorm.line_hash(ln[1:]))
 
 
 def landed_in(edit_ts: float, added: set[int], commits: list[FileCommit], *, removed: bool = False) -> list[str]:

@@ -29,31 +29,41 @@ def date_by_own_commits(store: Store) -> int:
     if not rows:
         return 0
     commits: dict[int, list[tuple[int, str]]] = {}
-    times: dict[tuple[int, str], float | None] = {}
-    dated = 0
+    wanted: list[tuple[dict, tuple[int, str]]] = []
     for r in rows:
         named = commits.get(r["session_row"])
         if named is None:
             named = commits[r["session_row"]] = store.own_commits.named_commits(r["session_row"])
         at = r["message_index"]
         sha = next((c for i, c in named if at is not None and i > at), None)
-        if sha is None:
-            continue
-        key = (r["repo_id"], sha)
-        if key not in times:
-            times[key] = _commit_time(store.repos.path_of(r["repo_id"]), sha)
-        if times[key] is not None:
+        if sha is not None:
+            wanted.append((r, (r["repo_id"], sha)))
+    times = _commit_times(store, {key for _, key in wanted})
+    dated = 0
+    for r, key in wanted:
+        if times.get(key) is not None:
             store.own_commits.set_edit_time(r["id"], utc_stamp(times[key]))
             dated += 1
     return dated
 
 
-def _commit_time(top: str | None, sha: str) -> float | None:
-    from hansard.git.run import git_text
+def _commit_times(store: Store, keys: set[tuple[int, str]]) -> dict[tuple[int, str], float]:
+    """(repository, commit id as printed) -> committer time, for the commits git has: one `git
+    cat-file --batch` per repository, whatever the number of commits."""
+    from hansard.git.history import read_commits
 
-    if not top or not sha.isalnum():
-        return None
-    try:
-        return float(git_text(["show", "-s", "--format=%ct", f"{sha}^{{commit}}", "--"], top).strip())
-    except (GitError, ValueError):
-        return None
+    by_repo: dict[int, list[str]] = {}
+    for repo_id, sha in keys:
+        if sha.isalnum():
+            by_repo.setdefault(repo_id, []).append(sha)
+    out: dict[tuple[int, str], float] = {}
+    for repo_id, shas in by_repo.items():
+        top = store.repos.path_of(repo_id)
+        if not top:
+            continue
+        try:
+            found = read_commits(top, shas)
+        except GitError:
+            continue
+        out.update({(repo_id, sha): float(c.committer_time) for sha, c in found.items()})
+    return out

@@ -11,7 +11,8 @@ Always true:
 - hover text is Markdown built from the same answer, in the order `hansard why` prints it.
 
 No pygls, no store and no git here: the functions are cheap and pure, so the server, the
-tests and the bench call them directly.
+tests and the bench call them directly. Every transcript, git or team string in the hover goes
+through hansard.render.markdown, so none of it becomes a link, markup or HTML.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, NamedTuple
+
+from hansard.render.markdown import code
+from hansard.render.markdown import escape as esc
 
 SHOW_CONVERSATION = "hansard.showConversation"
 WHY = "hansard.why"
@@ -102,7 +106,7 @@ def _date(iso: str | None) -> str:
     try:
         t = datetime.fromisoformat(iso.replace("Z", "+00:00"))
     except ValueError:
-        return iso[:16]
+        return esc(iso[:16])  # not a time hansard formatted: the transcript's text
     return t.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
@@ -116,17 +120,6 @@ def _commit_date(c: dict[str, Any]) -> str:
     return datetime.fromtimestamp(c["author_time"], off).strftime("%Y-%m-%d")
 
 
-def _md(text: str) -> str:
-    """Inline text, with Markdown's active characters escaped."""
-    out = []
-    for ch in text:
-        if ch in "\\`*_{}[]<>()#+-.!|~":
-            out.append("\\" + ch)
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
 def conversation_args(ln: dict[str, Any]) -> list[Any]:
     return [ln["session_id"], ln.get("message_index")]
 
@@ -134,7 +127,9 @@ def conversation_args(ln: dict[str, Any]) -> list[Any]:
 def hover_markdown(ans: dict[str, Any], ln: dict[str, Any], provider_name: Callable[[str | None], str],
                    evidence: Callable[[dict[str, Any]], str]) -> str:
     """The `why` answer of one line: who, which session, what was asked, which message and
-    tool, which commit, which rule; and a link that opens the conversation."""
+    tool, which commit, which rule; and a link that opens the conversation. Every string that
+    came from a transcript, git or a teammate goes through hansard.render.markdown (``esc``,
+    ``code``): the only link is hansard's own, built here."""
     import json
     from urllib.parse import quote
 
@@ -144,35 +139,39 @@ def hover_markdown(ans: dict[str, Any], ln: dict[str, Any], provider_name: Calla
     if sid:
         s = ans["sessions"].get(sid, {})
         who = provider_name(ln.get("provider") or s.get("provider"))
-        head = f"**{_md(who)}** · `{kind}` · session `{sid[:13]}`"
+        head = f"**{esc(who)}** · {code(kind)} · session {code(str(sid)[:13])}"
         if s.get("title"):
-            head += f" *{_md(short(s['title'], 60))}*"
+            head += f" *{esc(short(s['title'], 60))}*"
         if s.get("started_at"):
             head += f" · {_date(s['started_at'])}"
         member = ln.get("member") or s.get("member")
         if member:
-            head += f" · member {_md(str(member))}"
+            head += f" · member {esc(member)}"
         parts.append(head)
         if s.get("parent_session_id"):
-            parts.append(f"subagent of `{s['parent_session_id'][:13]}`")
+            parts.append(f"subagent of {code(str(s['parent_session_id'])[:13])}")
         p = prompt_for(ans, ln)
         if p:
-            parts.append("> " + _md(short(p, 300)))
+            parts.append("> " + esc(short(p, 300)))
         tool = ln.get("tool") or "edit"
-        parts.append(f"message {ln.get('message_index')} · {_md(tool)} · tool call `{ln.get('tool_call_id')}`")
+        parts.append(f"message {esc(ln.get('message_index'))} · {esc(tool)} · tool call {code(ln.get('tool_call_id'))}")
     else:
-        parts.append(f"**{'unknown' if kind == 'unknown' else _md(kind)}**")
+        parts.append(f"**{'unknown' if kind == 'unknown' else esc(kind)}**")
     sha = ln.get("commit")
     c = ans["commits"].get(sha or "")
     if c:
-        parts.append(f"commit `{(sha or '')[:7]}` \"{_md(short(c['summary'], 70))}\" ({_md(c['author'])}, {_commit_date(c)})")
+        parts.append(f"commit {code(str(sha)[:7])} \"{esc(short(c['summary'], 70))}\" ({esc(c['author'])}, "
+                     f"{_commit_date(c)})")
     elif kind == "uncommitted":
         parts.append("not committed yet (working tree)")
-    parts.append("evidence: " + _md(evidence(ln)))
+    parts.append("evidence: " + esc(evidence(ln)))
     if ln.get("later_sessions"):
-        parts.append("later also written by " + ", ".join(f"`{x[:13]}`" for x in ln["later_sessions"]))
+        parts.append("later also written by " + ", ".join(code(str(x)[:13]) for x in ln["later_sessions"]))
     if sid:
-        args = quote(json.dumps(conversation_args(ln)))
-        parts.append(f"[Open the conversation](command:{SHOW_CONVERSATION}?{args})"
-                     f" · `hansard show {sid[:13]} --around {ln.get('message_index')}`")
+        args = quote(json.dumps(conversation_args(ln)), safe="")
+        show = f"hansard show {str(sid)[:13]} --around {ln.get('message_index')}"
+        parts.append(f"[Open the conversation](command:{SHOW_CONVERSATION}?{args}) · {code(show)}")
+    notice = ans.get("notice")
+    if notice:  # no session of this repository: where hansard looked, and how to point it elsewhere
+        parts.append("*" + esc(notice["message"]) + "* (set " + ", ".join(code(v) for v in notice["env"][:6]) + ", …)")
     return "\n\n".join(parts)

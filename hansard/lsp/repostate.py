@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 
+from hansard import safeopen
 from hansard.git.refs import git_dirs
 
 _tops: dict[str, str | None] = {}
@@ -48,9 +49,8 @@ def head_token(top: str) -> tuple:
     if dirs is None:
         return ("no-git-dir",)
     gitdir, common = dirs
-    try:
-        with open(os.path.join(gitdir, "HEAD"), encoding="utf-8") as fh:
-            head = fh.read().strip()
+    try:  # without blocking, regular files only: a FIFO here would stall the message loop
+        head = safeopen.read_bytes(os.path.join(gitdir, "HEAD"), 4096, follow=True).decode("utf-8", "replace").strip()
     except OSError:
         return ("no-head",)
     ref = None
@@ -58,8 +58,7 @@ def head_token(top: str) -> tuple:
         name = head[4:].strip()
         ref_path = os.path.join(common, name)
         try:
-            with open(ref_path, encoding="utf-8") as fh:
-                ref = fh.read().strip()
+            ref = safeopen.read_bytes(ref_path, 4096, follow=True).decode("utf-8", "replace").strip()
         except OSError:
             ref = None
     return head, ref, _stat(os.path.join(common, "packed-refs"))

@@ -17,12 +17,19 @@ Settings (``initializationOptions``, all optional): ``marks``: ``"both"`` (defau
 ``"inlay"``, ``"codelens"`` or ``"none"``; ``pollSeconds`` (default 2.0; how often the agent
 homes, the store and ``.git/HEAD`` are looked at); ``sync`` (default true: index new
 transcripts in the background); ``refresh`` (default: what the client declares: ask the
-client to re-request hints and lenses after a change).
+client to re-request hints and lenses after a change); ``maxBufferBytes`` (default 8 MiB: a
+larger buffer is not analysed, its hover says so).
+
+Untrusted input: a file the editor has not opened is read from disk without blocking and
+only when it is a regular file (hansard.safeopen: a FIFO in a repository never stalls the
+server); a request whose params do not fit its method gets a JSON-RPC error (-32602), and no
+error reply carries a Python traceback.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import logging
@@ -33,16 +40,20 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from lsprotocol import types as T
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 
 from hansard import __version__
-from hansard.errors import HansardError
+from hansard.errors import HansardError, InputTooLarge
 from hansard.lsp import core, marks
 from hansard.lsp.repostate import head_token, repo_top
 
 log = logging.getLogger("hansard.lsp")
 
-SETTINGS = ("marks", "pollSeconds", "sync", "refresh")
+SETTINGS = ("marks", "pollSeconds", "sync", "refresh", "maxBufferBytes")
+# A buffer larger than this is not blamed (a 34 MB one took 3.6 GB and 110 s): its hover says so.
+MAX_BUFFER_BYTES = 8 << 20
 CACHE_ENTRIES = 64
 # An answer for a buffer version older than this many edits is not worth computing.
 RETRIES = 3
@@ -135,10 +146,15 @@ class Answers:
             top = repo_top(path)
             if top is None:
                 return None
+            limit = _max_bytes(ls)
             try:
-                data = doc.source.encode("utf-8", "surrogateescape")
-            except (OSError, UnicodeDecodeError):
+                data = _text_of(ls, uri, doc, limit)
+            except (OSError, UnicodeError):
                 return None
+            if len(data) > limit:
+                return Entry(None, InputTooLarge(
+                    f"hansard: this buffer is larger than {limit} bytes, so its lines are not analysed",
+                    bound="maxBufferBytes", limit=limit))
             key = (path, head_token(top), blob_id(data), self.store_gen)
             self.heads.setdefault(top, key[1])
             hit = self.cache.get(key)
@@ -166,9 +182,62 @@ class Answers:
             self.cache.popitem(last=False)
 
 
+def _max_bytes(ls: LanguageServer) -> int:
+    v = getattr(ls, "options", {}).get("maxBufferBytes")
+    return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else MAX_BUFFER_BYTES
+
+
+def _text_of(ls: LanguageServer, uri: str, doc: Any, limit: int) -> bytes:
+    """The buffer's bytes: the editor's text for an open document, else the file on disk,
+    opened without blocking and only if it is a regular file (at most ``limit`` + 1 bytes)."""
+    if uri in ls.workspace.text_documents:
+        return doc.source.encode("utf-8", "surrogateescape")
+    from hansard import safeopen
+
+    return safeopen.read_bytes(doc.path, limit + 1, follow=True)
+
+
+class _Protocol(LanguageServerProtocol):
+    """pygls' protocol, with two answers it does not give: a request whose params do not fit
+    its method gets an Invalid Params error (pygls logged it and sent nothing, so the client
+    waited forever), and error replies carry a message only, never a traceback."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException:
+            msg_id = data.get("id") if isinstance(data, dict) else None
+            if "method" not in data or isinstance(msg_id, bool) or not isinstance(msg_id, int | str):
+                raise
+            method = data.get("method")
+            self._send_response(msg_id, error=T.ResponseError(
+                code=JsonRpcInvalidParams.CODE,
+                message=f"invalid params for {method if isinstance(method, str) else 'this method'}"))
+            return _ANSWERED
+
+    def handle_message(self, message: Any) -> None:
+        if message is _ANSWERED:
+            return
+        super().handle_message(message)
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: T.ResponseError | None = None) -> None:
+        if error is not None and error.data is not None:
+            error = T.ResponseError(code=error.code, message=_one_line(error.message))
+        super()._send_response(msg_id, result, error)
+
+
+_ANSWERED = object()  # a request already answered with an error while it was read
+
+
+def _one_line(message: str) -> str:
+    """An error's message without any traceback: its last line."""
+    lines = [ln for ln in (message or "").splitlines() if ln.strip()]
+    return lines[-1].strip() if lines else "internal error"
+
+
 class HansardServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("hansard", __version__)
+        super().__init__("hansard", __version__, protocol_cls=_Protocol)
         self.answers = Answers()
         self.options: dict[str, Any] = {}
         self.poller: asyncio.Task | None = None
@@ -271,6 +340,8 @@ async def hover(ls: HansardServer, params: T.HoverParams) -> T.Hover | None:
     entry = await ls.answers.for_document(ls, params.text_document.uri)
     if entry is None:
         return None
+    if isinstance(entry.error, InputTooLarge):
+        return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.PlainText, value=entry.error.message))
     ln = entry.line(params.position.line)
     if ln is None or entry.ans is None:
         return None
@@ -370,17 +441,39 @@ async def show_conversation(ls: HansardServer, *args: Any) -> dict[str, Any] | N
     return {"text": text, "uri": uri}
 
 
+def conversation_file_name(sid: str, around: int | None) -> str:
+    """A name made from a session id that cannot name another folder: the id's hash (a
+    transcript chooses its session id, "../../../../tmp/x" included)."""
+    digest = hashlib.sha256(sid.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"{digest}-{around if isinstance(around, int) else 0}.md"
+
+
 def _write_conversation(sid: str, around: int | None, text: str) -> str:
     """The window as a read-only file next to the store (owner-only, like the store), so any
-    client that can show a document can show it."""
+    client that can show a document can show it. Written under the folder's descriptor to a
+    new file (O_EXCL | O_NOFOLLOW: never through a planted link), then renamed over the name."""
+    import secrets
     from pathlib import Path
 
-    folder = Path(core.private_folder("conversations"))
-    p = folder / f"{sid}-{around if around is not None else 0}.md"
-    fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    return p.as_uri()
+    from hansard import safeopen
+
+    folder = core.private_folder("conversations")
+    name = conversation_file_name(sid, around)
+    tmp = f".{name}.{secrets.token_hex(6)}.tmp"
+    dfd = safeopen.open_dir(folder, follow=True)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=dfd)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dfd)
+            raise
+    finally:
+        os.close(dfd)
+    return (Path(folder) / name).as_uri()
 
 
 def run() -> int:

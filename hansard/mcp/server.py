@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from hansard.store.interfaces import Store
 
 TOOL_TIMEOUT_S = 120.0
+# The audit code of a call whose client left (or cancelled it) before it was answered.
+CLIENT_GONE = "client_gone"
 
 INSTRUCTIONS = (
     f"hansard recalls the user's past coding-agent sessions ({', '.join(a.display for a in agents.agents())}): the "
@@ -141,6 +143,12 @@ class Runner:
             count = _count(result)
             return CallToolResult(content=[TextContent(type="text", text=json.dumps(result, default=str))],
                                   structured_content=json.loads(json.dumps(result, default=str)))
+        except anyio.get_cancelled_exc_class():
+            # The client left (stdin closed) or cancelled: nobody reads an answer, and none was
+            # given; the worker is stopped as on a timeout.
+            threading.Thread(target=call.stop, args=(tool,), name="hansard-stop", daemon=True).start()
+            outcome, code = "failed", CLIENT_GONE
+            raise
         except TimeoutError:
             threading.Thread(target=call.stop, args=(tool,), name="hansard-stop", daemon=True).start()
             outcome, code = "failed", ToolTimeout.code
@@ -264,7 +272,8 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
         since: Annotated[str | None, Field(description="ISO date or date-time with offset")] = None,
         until: Annotated[str | None, Field(description="ISO date or date-time with offset")] = None,
         roles: Annotated[list[str] | None, Field(description="e.g. [\"user\"] for the user's own requests")] = None,
-        tool: Annotated[str | None, Field(description="a tool name as the agent records it, or shell, edit, read, search, web, task")] = None,
+        tool: Annotated[str | None, Field(
+            description="a tool name as the agent records it, or shell, edit, read, search, web, task")] = None,
         command: Annotated[str | None, Field(description="text of a shell command run")] = None,
         file: Annotated[str | None, Field(description="a path the session edited or read")] = None,
         commit: Annotated[str | None, Field(description="a commit sha the session's work landed in")] = None,

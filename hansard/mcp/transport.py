@@ -12,6 +12,9 @@ Always true of a line read from stdin:
   (hansard.mcp.limits) gets a tool result with ``isError`` and ``error: {code:
   invalid_argument, message, retryable, field}``, so the agent can correct itself, and one
   audit row; the tool never runs;
+- a ``tools/call`` of a tool this server has that the protocol layer refuses (arguments that
+  are not an object, a lone surrogate in its params, a message the SDK cannot read) gets its
+  JSON-RPC error and one audit row too (``failed``, ``invalid_params``);
 - anything else goes to the SDK's session unchanged.
 
 When stdin closes (the client is gone), the server stops: running calls are stopped, queued
@@ -34,6 +37,7 @@ from hansard.errors import InvalidArgument
 from hansard.mcp import limits
 
 PARSE_ERROR, INVALID_REQUEST, INVALID_PARAMS = -32700, -32600, -32602
+INVALID_PARAMS_CODE = "invalid_params"  # the audit code of a tools/call refused by the protocol layer
 _ID = re.compile(rb'"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\]|\\.){0,200}")')
 # Large messages leave freed memory with the allocator; hand it back to the system after one.
 _TRIM_AFTER_BYTES = 1 << 20
@@ -144,6 +148,17 @@ class Screen:
                 req_id, INVALID_PARAMS, f"Invalid params: {where[:200]} holds a lone UTF-16 surrogate escape"))
         return msg, None
 
+    def refused(self, tool: str) -> None:
+        """One audit row for a call of ``tool`` (one this server has) refused before it ran."""
+        if self.audit is not None and tool in self.schemas:
+            self.audit(tool, "failed", INVALID_PARAMS_CODE, 0.0)
+
+    def refused_message(self, msg: dict[str, Any]) -> None:
+        """The audit row of a forwarded ``tools/call`` that the SDK could not read."""
+        params = msg.get("params")
+        if msg.get("method") == "tools/call" and isinstance(params, dict) and isinstance(params.get("name"), str):
+            self.refused(params["name"])
+
     @staticmethod
     def _unless_notification(msg: dict[str, Any], reply: dict[str, Any]) -> dict[str, Any] | None:
         return reply if "id" in msg and "method" in msg else None
@@ -161,6 +176,7 @@ class Screen:
         if args is None:
             args = {}
         if not isinstance(args, dict):
+            self.refused(name)
             return None, rpc_error(req_id, INVALID_PARAMS, "Invalid params: arguments must be an object")
         try:
             checked = limits.check_arguments(self.schemas[name], args)
@@ -170,6 +186,7 @@ class Screen:
             return None, tool_error(req_id, exc)
         where = limits.find_surrogate({k: v for k, v in params.items() if k != "arguments"})
         if where is not None:
+            self.refused(name)
             return None, rpc_error(req_id, INVALID_PARAMS, f"Invalid params: {where[:200]} holds a lone surrogate")
         params = {**params, "arguments": checked}
         return {**msg, "params": params}, None
@@ -233,6 +250,7 @@ async def serve(server: Any, *, audit: Callable[[str, str, str | None, float], N
                     try:
                         message = types.jsonrpc_message_adapter.validate_python(forward, by_name=False)
                     except Exception:  # noqa: BLE001 - pydantic's ValidationError and kin: the message is malformed
+                        screen.refused_message(forward)
                         rid = forward.get("id")
                         if "method" in forward and rid is not None:
                             await write(rpc_error(rid, INVALID_REQUEST, "Invalid Request: not a valid MCP message"))

@@ -80,12 +80,20 @@ def _when(ts: int, tz: str) -> str:
     return dt.datetime.fromtimestamp(ts, dt.timezone(off)).strftime("%Y-%m-%d")
 
 
+def _redacted(text: str) -> str:
+    """Git's text (a line of the file, a commit summary) as served: redacted (issue 28, item 5);
+    what came from a transcript already is."""
+    from hansard.ingest.redact import redact
+
+    return redact(text)[0]
+
+
 def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
     """The full explanation of one line, readable at a glance."""
-    out = [f"{ans['path']}:{ln['line']}  {ln['content'].strip()}"]
+    out = [f"{ans['path']}:{ln['line']}  {_redacted(ln['content'].strip())}"]
     commit = ans["commits"].get(ln["commit"] or "", None)
     committed = (
-        f"{ln['commit'][:7]} \"{short(commit['summary'], 60)}\" ({commit['author']}, "
+        f"{ln['commit'][:7]} \"{short(_redacted(commit['summary']), 60)}\" ({_redacted(commit['author'])}, "
         f"{_when(commit['author_time'], commit['author_tz'])})" if commit else None
     )
     sid = ln.get("session_id")
@@ -120,6 +128,33 @@ def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def why_range(ans: dict[str, Any]) -> str:
+    """A range of lines: one header per run of lines that one edit (or, for lines no edit
+    wrote, one kind of evidence in one commit) accounts for, then the run's lines with their
+    numbers. The header's evidence is that of the run's first line not merely inherited."""
+
+    def key(ln: dict[str, Any]) -> tuple[Any, ...]:
+        if ln.get("tool_call_id"):
+            return (ln["kind"], ln.get("session_id"), ln["tool_call_id"], ln["commit"])
+        return (ln["kind"], ln["rule"], ln.get("session_id"), ln["commit"])
+
+    runs: list[list[dict[str, Any]]] = []
+    for ln in ans["lines"]:
+        if runs and key(runs[-1][0]) == key(ln) and runs[-1][-1]["line"] + 1 == ln["line"]:
+            runs[-1].append(ln)
+        else:
+            runs.append([ln])
+    out = []
+    for run in runs:
+        a, b = run[0]["line"], run[-1]["line"]
+        lead = next((ln for ln in run if ln["rule"] != "inherited"), run[0])
+        details = why_line(ans, lead).split("\n")[1:]
+        width = len(str(b))
+        body = [f"  {ln['line']:>{width}}  {ln['content']}" for ln in run]
+        out.append("\n".join([f"{ans['path']}:{a}" + (f"-{b}" if b != a else ""), *details, *body]))
+    return "\n\n".join(out)
+
+
 def why_evidence(ln: dict[str, Any]) -> str:
     rule, kind = ln.get("rule"), ln["kind"]
     landed = f"; it landed in {ln['commit'][:7]}" if ln.get("commit") else ""
@@ -147,16 +182,26 @@ def why_evidence(ln: dict[str, Any]) -> str:
         "shell_command": "unknown: a session ran shell commands on this file (invisible to edit records)",
         "unlinked_session": "unknown: a session wrote this line into a file of this name whose repository is not known"
                             " here (a removed worktree, or another machine: see `hansard config map`)",
+        "no_sessions": "unknown: no archived session ran in this repository, so nothing tells an agent's line"
+                       " from a person's",
+        "not_the_commits_session": ("unknown: the commit's own record names other sessions; "
+                                    + ", ".join(x[:13] for x in ln.get("alternatives") or ())
+                                    + " wrote this text, but the file has it more than once or only likeness links it"),
     }.get(rule or "", "unknown: no usable evidence")
 
 
 def why_file(ans: dict[str, Any]) -> str:
     """One row per line: kind, session and message, then the code."""
+    from hansard.ingest.redact import redact_lines
+
     rows = []
     width = len(str(ans["lines"][-1]["line"])) if ans["lines"] else 1
-    for ln in ans["lines"]:
+    # The file's lines, redacted together (a private key spans lines).
+    texts = redact_lines([ln["content"] if isinstance(ln["content"], str) else "" for ln in ans["lines"]])[0]
+    for ln, text in zip(ans["lines"], texts, strict=True):
         who = ""
         if ln.get("session_id"):
             who = f"{ln['session_id'][:8]}#{ln['message_index']}"
-        rows.append(f"{ln['line']:>{width}} {ln['kind'][:14]:14} {who:14} {ln['content']}")
+        shown = text if isinstance(ln["content"], str) else ln["content"]
+        rows.append(f"{ln['line']:>{width}} {ln['kind'][:14]:14} {who:14} {shown}")
     return "\n".join(rows)

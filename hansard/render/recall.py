@@ -42,7 +42,50 @@ def history(d: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def transcript(d: dict[str, Any], raw: bool = False) -> str:
+# Unified-diff lines of one tool call's edits shown at most; the rest is counted.
+DIFF_LINES = 200
+
+
+def _colour(line: str, on: bool) -> str:
+    if not on:
+        return line
+    code = {"+": "32", "-": "31", "@": "36"}.get(line[:1]) if not line.startswith(("+++", "---")) else "1"
+    return f"\x1b[{code}m{line}\x1b[0m" if code else line
+
+
+def _diff(edits: list[dict[str, Any]], colour: bool) -> list[str]:
+    """The unified diff of a tool call's edits."""
+    out: list[str] = []
+    for e in edits:
+        old = "/dev/null" if e.get("kind") == "create" else f"a/{e['path']}"
+        new = "/dev/null" if e.get("kind") == "delete" else f"b/{e.get('move_to') or e['path']}"
+        out += [f"--- {old}", f"+++ {new}"]
+        if e.get("status") not in (None, "applied"):
+            out.append(f"(not applied: {e['status']})")
+        for h in e.get("hunks") or []:
+            o_start, o_len, n_start, n_len, lines = h
+            out.append(f"@@ -{o_start},{o_len} +{n_start},{n_len} @@")
+            out += list(lines)
+    if len(out) > DIFF_LINES:
+        out = out[:DIFF_LINES] + [f"… {len(out) - DIFF_LINES} more diff lines (hansard show --json has every hunk)"]
+    return ["      " + _colour(ln, colour) for ln in out]
+
+
+def _test_summary(t: dict[str, Any]) -> str:
+    counts = [f"{t[k]} {k}" for k in ("passed", "failed", "errors", "skipped") if t.get(k)]
+    verdict = {True: "passed", False: "FAILED", None: "ran"}[t.get("ok")]
+    text = f"{t['runner']} {verdict}" + (f": {', '.join(counts)}" if counts else "")
+    if t.get("exit_code"):
+        text += f" (exit {t['exit_code']})"
+    failing = t.get("failing") or []
+    if failing:
+        text += "; failing: " + ", ".join(failing[:5]) + (f" and {len(failing) - 5} more" if len(failing) > 5 else "")
+    return text
+
+
+def transcript(d: dict[str, Any], raw: bool = False, colour: bool = False) -> str:
+    """A session window as text; a tool call's edits as a unified diff (``colour`` on a
+    terminal) and a test command's run as its pass/fail summary."""
     s = d["session"]
     head = [f"{s['provider']} session {s['session_id']}  {s['title'] or ''}".rstrip(),
             f"  started {s.get('started_at_local') or s['started_at']}  in {s['cwd']}  ({s['message_count']} messages)"]
@@ -66,6 +109,10 @@ def transcript(d: dict[str, Any], raw: bool = False) -> str:
         for c in m.get("tool_calls", []):
             status = c["status"] or "no result"
             out.append(f"    ↳ {c['name']} ({c['call_id']}): {status}")
+            if c.get("test_run"):
+                out.append(f"      tests: {_test_summary(c['test_run'])}")
+            if c.get("edits"):
+                out.extend(_diff(c["edits"], colour))
         if raw and m.get("raw"):
             out.append("    raw: " + m["raw"][:2000])
     if d.get("next"):

@@ -211,7 +211,8 @@ class CommitFacts(Protocol):
     (HEAD, shell calls read) they stand for. Only the link step writes."""
 
     def state(self, repo_id: int) -> dict[str, Any] | None:
-        """head, calls_upto, calls, commits, seconds, computed_at; None: nothing kept."""
+        """head, calls_upto, calls, commits, seconds, computed_at, diffs_head, generation; None:
+        nothing kept."""
     def shell_key(self, repo_id: int, tools: Collection[str]) -> tuple[int, int]:
         """(highest row id, count) of the repository's shell calls that mention git."""
     def shell_calls(self, repo_id: int, tools: Collection[str], after: int = 0
@@ -226,6 +227,11 @@ class CommitFacts(Protocol):
              ties: Iterable[tuple[str, str, str]], patch_ids: Iterable[tuple[str, str | None]], *,
              keep_prints: bool, wait_ms: int | None = None) -> bool:
         """Keep a refresh in one transaction (False: a busy or read-only store kept nothing)."""
+    def generation(self) -> int | None:
+        """The store generation; while it stands, the shell calls need not be counted again."""
+    def set_generation(self, repo_id: int, wait_ms: int | None = None) -> None: ...
+    def set_diffs_head(self, repo_id: int, head: str) -> None:
+        """The index put the diffs of ``head``'s history in the commit-diff cache."""
     def forget(self, repo_ids: Sequence[int] | None = None) -> None: ...
 
 
@@ -244,6 +250,8 @@ class RepoRegistry(Protocol):
         ``wait``: after a moment rather than the usual timeout)."""
     def path_of(self, repo_id: int | None) -> str | None: ...
     def paths(self) -> list[str]: ...
+    def has_sessions(self, repo_id: int) -> bool:
+        """Some archived session ran in this repository or edited a file of it."""
     def with_sessions(self) -> list[tuple[int, str]]:
         """(id, checkout path) of the repositories that some session ran in."""
     def path_maps(self) -> list[tuple[str, str]]: ...
@@ -281,6 +289,8 @@ class SessionQueries(Protocol):
     def messages_from(self, sid: int, first: int, roles: Iterable[str] | None, limit: int) -> builtins.list[Any]: ...
     def message_heads(self, sid: int, prefix: int) -> builtins.list[Any]: ...
     def tool_calls_between(self, sid: int, lo: int, hi: int) -> builtins.list[Any]: ...
+    def call_details(self, sid: int, call_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Each call's input, output and edits (with hunks), by call id: what `hansard show` renders."""
     def records_between(self, source_id: int, generation: int, lo: int, hi: int) -> int: ...
     def raw_record(self, source_id: int, offset: int) -> str | None: ...
 
@@ -393,6 +403,24 @@ class WebChats(Protocol):
         code fence, oldest first."""
 
 
+# --- git sources: sessions other tools keep in git (Entire checkpoint refs) ---
+class GitSources(Protocol):
+    """The refs each repository's stores were read at, and which sessions each Entire checkpoint
+    kept. Only the scanner (hansard.ingest.git_sources) writes."""
+
+    def tips(self, repo_root: str) -> dict[str, str]:
+        """store -> the tips it was last read at."""
+    def set_tips(self, repo_root: str, store: str, tips: str) -> None: ...
+    def add_checkpoint_sessions(self, repo_root: str, pairs: Iterable[tuple[str, str]]) -> None:
+        """Keep (checkpoint, session id) pairs of a repository."""
+    def checkpoint_sessions(self, repo_root: str, checkpoints: Collection[str] | None = None) -> dict[str, set[str]]:
+        """checkpoint -> the sessions it kept, for ``checkpoints`` (all when None)."""
+    def key(self, repo_root: str) -> tuple[int, str]:
+        """(how many pairs, their newest store read) of a repository: changes when a checkpoint is read."""
+    def repos_of(self, repo_root: str) -> list[int]: ...
+    def root_of(self, repo_id: int) -> str | None: ...
+
+
 class Store(Protocol):
     """A store's facets. They are read-only properties: an implementation may build each on first
     use (``functools.cached_property``), and a caller never replaces one."""
@@ -425,6 +453,8 @@ class Store(Protocol):
     def own_commits(self) -> OwnCommits: ...
     @property
     def web_chats(self) -> WebChats: ...
+    @property
+    def git_sources(self) -> GitSources: ...
     @property
     def readonly(self) -> bool: ...
 

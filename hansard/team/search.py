@@ -91,9 +91,9 @@ def _meaning_rows(store: Any, query: str, roots: list[str], since: str | None, u
     import importlib.util
 
     if importlib.util.find_spec("numpy") is None:
-        from hansard.answers.search.meaning import INSTALL_HINT
+        from hansard.answers.search.meaning import install_hint
 
-        return [], f"team meaning search skipped: {INSTALL_HINT}; ran keyword search"
+        return [], f"team meaning search skipped: {install_hint()}; ran keyword search"
     from hansard.answers.search.meaning import load_embedder
     from hansard.store.postgres.store import TeamVectors
 

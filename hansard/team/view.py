@@ -152,6 +152,11 @@ class MergedSessions:
             return self._local.tool_calls_between(sid, lo, hi)
         return self._evidence.team.tool_calls_between(-sid, lo, hi)
 
+    def call_details(self, sid: int, call_ids: Any) -> dict[str, Any]:
+        # A teammate's calls are shown without their diffs: the server keeps their messages
+        # and tool calls, not what `hansard show` renders them with.
+        return self._local.call_details(sid, call_ids) if sid >= 0 else {}
+
 
 class MergedEvidence:
     """The evidence facet over both stores. Every method of the local evidence facet is

@@ -9,7 +9,9 @@ import {
   conversationText,
   conversationUri,
   initializationOptions,
+  lensTitle,
   lineArgument,
+  markdownOptions,
   parseConversationUri,
   serverCommand,
 } from "./glue";
@@ -33,8 +35,18 @@ async function start(context: vscode.ExtensionContext): Promise<void> {
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: "file" }],
     initializationOptions: initializationOptions(s),
-    // The hover's "Open the conversation" link is a command: link.
-    markdown: { isTrusted: true, supportHtml: false },
+    // The hover's "Open the conversation" link is a command: link; no other command runs.
+    markdown: markdownOptions(),
+    middleware: {
+      // A lens title quotes a prompt: shown as text, never as icons.
+      async provideCodeLenses(document, token, next) {
+        const lenses = await next(document, token);
+        for (const lens of lenses ?? []) {
+          if (lens.command) lens.command.title = lensTitle(lens.command.title);
+        }
+        return lenses;
+      },
+    },
   };
   client = new LanguageClient("hansard", "hansard", serverOptions, clientOptions);
   await client.start();

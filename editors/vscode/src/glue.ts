@@ -16,6 +16,22 @@ export interface ServerCommand {
 
 const MARKS = new Set(["both", "inlay", "codelens", "none"]);
 
+/** The only commands a hover may run from a link: hansard's own. The hover's text comes from
+ * transcripts, git and teammates; the server escapes it, and should anything slip through, a
+ * `command:` link to any other command (a terminal's sendSequence, say) stays dead. */
+export const TRUSTED_COMMANDS: readonly string[] = Object.freeze(["hansard.showConversation"]);
+
+/** A code lens title as text: VS Code draws `$(name)` in a lens as an icon, so a prompt that
+ * says `$(alert)` would come out as markup; `\$(` is shown as the characters themselves. */
+export function lensTitle(title: string): string {
+  return title.replace(/\$\(/g, "\\$(");
+}
+
+/** The language client's `markdown` option: trust only TRUSTED_COMMANDS, never HTML. */
+export function markdownOptions(): { isTrusted: { enabledCommands: readonly string[] }; supportHtml: false } {
+  return { isTrusted: { enabledCommands: TRUSTED_COMMANDS }, supportHtml: false };
+}
+
 /** `hansard lsp`, or `<python> -m hansard lsp` when the path names a Python interpreter. */
 export function serverCommand(s: Settings): ServerCommand {
   const command = (s.path ?? "").trim() || "hansard";

@@ -44,8 +44,9 @@ from typing import Any
 
 import orjson
 
+from hansard import safeopen
 from hansard.agents.base import as_text as _as_text_base
-from hansard.agents.base import dict_of, first_json_lines, list_of, load_json, record_key
+from hansard.agents.base import dict_of, first_json_lines, glued_records, list_of, load_json, record_key
 from hansard.agents.base import nonempty_str as _s
 from hansard.agents.claude_code import AGENT
 from hansard.agents.edits import diff_texts, hunks_from_structured_patch, lines_of
@@ -428,8 +429,7 @@ class ClaudeCodeParser:
         try:
             if os.path.getsize(meta_path) > _META_MAX_BYTES:
                 return None
-            with open(meta_path, "rb") as fh:
-                data = orjson.loads(fh.read())
+            data = orjson.loads(safeopen.read_bytes(meta_path, _META_MAX_BYTES + 1))
         except (OSError, orjson.JSONDecodeError, ValueError):
             return None
         return data if isinstance(data, dict) else None
@@ -527,6 +527,10 @@ class ClaudeCodeParser:
 
     def _feed(self, record: RawRecord) -> list[Item]:
         obj, skip = load_json(record)
+        if skip is not None and skip.reason == "malformed_json":
+            parts = glued_records(record)
+            if parts is not None:  # two records on one line: each read as its own
+                return [item for part in parts for item in self._feed(part)]
         if skip is not None:
             return [skip]
         off = record.offset

@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from hansard import safeopen
 from hansard.agents.codex.rollout import PROVIDER as ROLLOUT
 from hansard.agents.codex.rollout import CodexParser
 from hansard.models import RawRecord
@@ -40,7 +41,7 @@ def _lines(path: str) -> tuple[list[bytes], bytes]:
     mod = zstd()
     out: list[bytes] = []
     tail = b""
-    with open(path, "rb") as raw, mod.ZstdFile(raw, "rb") as fh:
+    with safeopen.open_file(path, follow=True) as raw, mod.ZstdFile(raw, "rb") as fh:
         try:
             for line in fh:
                 if line.endswith(b"\n"):

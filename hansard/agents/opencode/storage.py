@@ -44,6 +44,7 @@ from typing import Any
 
 import orjson
 
+from hansard import safeopen
 from hansard.agents.base import JsonParser, as_text, dict_of, diff_texts, lines_of, parse_unified_diff, str_of
 from hansard.agents.base import iso_from_epoch_ms as _iso
 from hansard.agents.base import nonempty_str as _str
@@ -109,8 +110,7 @@ def storage_records(root: str, cursor: dict[str, Any] | None) -> tuple[list[RawR
     new_max, at_max = since, set(at_since)
     for order, _id, rel, m in found:
         try:
-            with open(os.path.join(root, rel), "rb") as fh:
-                text = fh.read()
+            text = safeopen.read_bytes(os.path.join(root, rel))
         except OSError:
             continue
         out.append(RawRecord(root, seq, orjson.dumps({"t": _KINDS[order], "file": rel,

@@ -21,22 +21,27 @@ the conversation, in order; messages on other branches follow it with kind ``rev
 whitespace-normalised; a lone line is never a match.
 
 Records: ``records(path)`` turns the zip or the JSON file into one record per conversation
-(offset = its index in the list), so the archive keeps each conversation verbatim.
+(offset = its index in the list), so the archive keeps each conversation verbatim. The file is
+read as a stream, one conversation at a time, within bounds (MAX_EXPORT_BYTES and the others
+below), each past which is a typed error.
 """
 
 from __future__ import annotations
 
-import io
+import contextlib
 import re
 import zipfile
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
+from hansard import safeopen
 from hansard.agents.base import JsonParser, dict_of, str_of
 from hansard.agents.base import nonempty_str as _str
+from hansard.errors import ExportEntryTooLarge, ExportTooDeep, ExportTooLarge, ExportTooManyMessages
 from hansard.models import Item, MessageItem, RawRecord, Role, SessionInfo, Skip
 
 CHATGPT = "chatgpt"
@@ -75,23 +80,167 @@ def _iso(v: Any) -> str | None:
 # -------------------------------------------------------------------------- reading exports
 
 
+# Bounds of one export, checked while it streams in (a 3 MB zip can hold a 3 GiB
+# conversations.json; a 250-level-deep one crashed orjson): past one, the import stops with a
+# typed error (hansard.errors.ExportTooLarge and its siblings) before it takes the memory.
+MAX_EXPORT_BYTES = 1 << 30  # conversations.json, decompressed
+MAX_CONVERSATION_BYTES = 64 << 20  # one conversation's JSON
+MAX_DEPTH = 64  # arrays and objects nested in one conversation (orjson.dumps stops at 255)
+MAX_MESSAGES = 1_000_000  # conversations plus their messages (ChatGPT: nodes of the tree)
+READ_BLOCK = 1 << 20
+_TOKEN = re.compile(rb'["\[\]{},]')
+_SPACE = b" \t\r\n"
+
+
+class NotAnExport(ValueError):
+    """Not a JSON list, or not valid JSON before its end."""
+
+
+@contextlib.contextmanager
+def _conversations_json(path: str) -> Iterator[IO[bytes]]:
+    """A stream of the export's conversations.json: the entry of the zip (its declared size
+    checked first), or the file itself. Opened without blocking, a regular file only."""
+    with safeopen.open_file(path, follow=True) as fh:
+        if zipfile.is_zipfile(fh):
+            try:
+                with zipfile.ZipFile(fh) as zf:
+                    info = next((i for i in zf.infolist() if i.filename.rsplit("/", 1)[-1] == "conversations.json"), None)
+                    if info is None:
+                        raise NotAnExport("no conversations.json in the zip")
+                    if info.file_size > MAX_EXPORT_BYTES:
+                        raise _too_large(info.file_size)
+                    with zf.open(info) as entry:
+                        yield entry
+            except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as exc:
+                raise NotAnExport(str(exc)) from None
+        else:
+            fh.seek(0)
+            yield fh
+
+
+def _too_large(n: int) -> ExportTooLarge:
+    return ExportTooLarge(f"the export's conversations.json is larger than {MAX_EXPORT_BYTES} bytes ({n} or more)",
+                          bound="MAX_EXPORT_BYTES", limit=MAX_EXPORT_BYTES)
+
+
+def _entry_too_large() -> ExportEntryTooLarge:
+    return ExportEntryTooLarge(f"one conversation of the export is larger than {MAX_CONVERSATION_BYTES} bytes",
+                               bound="MAX_CONVERSATION_BYTES", limit=MAX_CONVERSATION_BYTES)
+
+
+def _element(buf: bytearray, start: int, end: int) -> bytes:
+    if end - start > MAX_CONVERSATION_BYTES:
+        raise _entry_too_large()
+    return bytes(buf[start:end]).strip()
+
+
+def _elements(stream: IO[bytes]) -> Iterator[bytes]:
+    """The raw bytes of each element of the top-level JSON list in ``stream``, read a block at
+    a time: the whole file is never held, one element at most (MAX_CONVERSATION_BYTES), and
+    nesting deeper than MAX_DEPTH stops the reading before any parser sees it."""
+    buf = bytearray()
+    pos = 0  # next byte to look at
+    start = -1  # where the current element began (-1: before the list's "[")
+    depth = 0
+    in_str = False
+    total = 0
+    while True:
+        block = stream.read(READ_BLOCK)
+        total += len(block)
+        if total > MAX_EXPORT_BYTES:
+            raise _too_large(total)
+        buf += block
+        n = len(buf)
+        while pos < n:
+            if in_str:
+                q = buf.find(b'"', pos)
+                if q < 0:
+                    pos = n
+                    break
+                k = q - 1
+                while k >= 0 and buf[k] == 0x5C:  # a quote after an odd run of backslashes is escaped
+                    k -= 1
+                pos = q + 1
+                in_str = (q - 1 - k) % 2 == 1
+                continue
+            if start < 0:
+                while pos < n and (buf[pos] in _SPACE or buf[pos] in b"\xef\xbb\xbf"):
+                    pos += 1
+                if pos >= n:
+                    break
+                if buf[pos] != 0x5B:  # "["
+                    raise NotAnExport("not a JSON list")
+                depth, pos = 1, pos + 1
+                start = pos
+                continue
+            m = _TOKEN.search(buf, pos)
+            if m is None:
+                pos = n
+                break
+            c, pos = buf[m.start()], m.end()
+            if c == 0x22:  # '"'
+                in_str = True
+            elif c in (0x5B, 0x7B):  # "[", "{"
+                depth += 1
+                if depth > MAX_DEPTH + 1:
+                    raise ExportTooDeep(f"the export nests deeper than {MAX_DEPTH} levels",
+                                        bound="MAX_DEPTH", limit=MAX_DEPTH)
+            elif c in (0x5D, 0x7D):  # "]", "}"
+                depth -= 1
+                if depth == 0:
+                    last = _element(buf, start, m.start())
+                    if last:
+                        yield last
+                    return
+            elif depth == 1:  # "," between elements
+                yield _element(buf, start, m.start())
+                start = pos
+        if start >= 0:
+            if n - start > MAX_CONVERSATION_BYTES:
+                raise _entry_too_large()
+            del buf[:start]
+            pos, start = pos - start, 0
+        else:
+            del buf[:pos]
+            pos = 0
+        if not block:
+            raise NotAnExport("the JSON list does not end")
+
+
+def iter_conversations(path: str) -> Iterator[Any]:
+    """The conversations of an export zip or of its ``conversations.json``, one at a time,
+    within the bounds above (each past one a typed error). NotAnExport when the file is
+    neither, or stops being valid JSON."""
+    count = 0
+    with _conversations_json(path) as stream:
+        for raw in _elements(stream):
+            try:
+                conv = orjson.loads(raw)
+            except orjson.JSONDecodeError as exc:
+                raise NotAnExport(str(exc)) from None
+            count += 1 + _message_count(conv)
+            if count > MAX_MESSAGES:
+                raise ExportTooManyMessages(f"the export holds more than {MAX_MESSAGES} conversations and messages",
+                                            bound="MAX_MESSAGES", limit=MAX_MESSAGES)
+            yield conv
+
+
+def _message_count(conv: Any) -> int:
+    if isinstance(conv, dict):
+        for key in ("mapping", "chat_messages"):
+            v = conv.get(key)
+            if isinstance(v, dict | list):
+                return len(v)
+    return 0
+
+
 def load_conversations(path: str) -> list[Any] | None:
     """The conversation list of an export zip or of its ``conversations.json``; None when the
-    file is neither."""
+    file is neither. Bounded as iter_conversations."""
     try:
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as zf:
-                name = next((n for n in zf.namelist() if n.rsplit("/", 1)[-1] == "conversations.json"), None)
-                if name is None:
-                    return None
-                data = zf.read(name)
-        else:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        convs = orjson.loads(data)
-    except (OSError, zipfile.BadZipFile, orjson.JSONDecodeError, KeyError):
+        return list(iter_conversations(path))
+    except (OSError, NotAnExport):
         return None
-    return convs if isinstance(convs, list) else None
 
 
 def records(path: str, cursor: dict[str, Any] | None = None) -> tuple[list[RawRecord], dict[str, Any]] | None:
@@ -111,8 +260,13 @@ def kind_of(conv: Any) -> str | None:
 
 
 def sniff_export(path: str) -> str | None:
-    convs = load_conversations(path)
-    return kind_of(convs[0]) if convs else None
+    """chatgpt or claude_web, from the export's first conversation (the rest is not read)."""
+    try:
+        for conv in iter_conversations(path):
+            return kind_of(conv)
+    except (OSError, NotAnExport):
+        return None
+    return None
 
 
 # -------------------------------------------------------------------------- parsing

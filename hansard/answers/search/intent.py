@@ -163,7 +163,7 @@ def load_intent_encoder() -> tuple[Any, str | None]:
     import importlib.util
 
     e: MiniLMEncoder | None = None
-    why: str | None = "no sentence encoder is installed (the semantic extra brings one)"
+    why: str | None = None
     for pkg, sub in MINILM_PACKAGES:
         spec = importlib.util.find_spec(pkg)
         if spec is None or not spec.submodule_search_locations:
@@ -174,6 +174,10 @@ def load_intent_encoder() -> tuple[Any, str | None]:
             break
         except Exception as exc:  # noqa: BLE001 - a broken optional model must never break search
             why = f"the sentence encoder could not be loaded ({type(exc).__name__}: {exc})"
+    if e is None and why is None:
+        from hansard.answers.search.meaning import install_hint
+
+        why = f"no sentence encoder is installed; {install_hint()}"
     _ENCODER["e"], _ENCODER["why"] = e, why
     return e, why
 

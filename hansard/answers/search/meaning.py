@@ -1,7 +1,7 @@
 """Meaning search: local static embeddings, built in the background, searched in memory.
 
-Optional extra: ``pip install 'hansard[semantic]'``. Nothing is downloaded at run time: the
-embedder is WordLlama's ``l2_supercat`` 256-d static embedding, whose weights ship inside the
+Optional extra: ``semantic`` (the command for this installation: :func:`install_hint`). Nothing is
+downloaded at run time: the embedder is WordLlama's ``l2_supercat`` 256-d static embedding, whose weights ship inside the
 ``wordllama`` wheel and are checked against a pinned sha256 before use (see
 ``WORDLLAMA_FILES``). Why this one: ``scripts/eval_search.py`` compares it with the other
 embedders whose weights ship in a package (README, Performance): tokenlearn's 64-d static model
@@ -68,7 +68,13 @@ WORDLLAMA_FILES = {
     "weights/l2_supercat_256.safetensors": "64b47a2dc493cb8e85944076601189739852d7b64e0e1eedcb1937a251cd9fd5",
     "tokenizers/l2_supercat_tokenizer_config.json": "93248f2a9ec36c7b35f700a033d5f36228aae48db61aee31007fa49062cdeb68",
 }
-INSTALL_HINT = "install the semantic extra (pip install 'hansard[semantic]')"
+
+
+def install_hint() -> str:
+    """How to install meaning search into this copy of hansard (hansard.install)."""
+    from hansard.install import hint
+
+    return hint("semantic")
 
 
 class Embedder(Protocol):
@@ -161,7 +167,7 @@ def load_embedder() -> tuple[Embedder | None, str | None]:
         e: Embedder | None = WordLlamaEmbedder()
         why = None
     except ImportError:
-        e, why = None, f"no embedding model is installed; {INSTALL_HINT}"
+        e, why = None, f"no embedding model is installed; {install_hint()}"
     except WeightsMismatch as exc:
         e, why = None, f"the embedding weights failed their hash check ({exc}); reinstall wordllama"
     except Exception as exc:  # noqa: BLE001 - a broken optional model must never break keyword search

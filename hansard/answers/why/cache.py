@@ -62,10 +62,10 @@ def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, da
 
     The key is a hash of all an answer depends on: the commit of HEAD (or ``rev``), the
     file's bytes (the working tree's, or ``contents``), the question (path, line range), the
-    files git blame reads beside history (``.git-blame-ignore-revs``, ``.mailmap``), the
-    repository, hansard's version, the store's schema, the engine's rules version and the
-    store generation (a newly indexed transcript, a
-    linked repository or a re-dated edit changes it)."""
+    files git blame reads beside history (``.git-blame-ignore-revs``, ``.mailmap``), the tip
+    of git-ai's notes (``refs/notes/ai``), the repository, hansard's version, the store's
+    schema, the engine's rules version and the store generation (a newly indexed transcript,
+    a linked repository or a re-dated edit changes it)."""
     cache = store.why_cache if hasattr(type(store), "why_cache") else None
     if cache is None:
         return None
@@ -82,7 +82,7 @@ def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, da
     except ImportError:  # pragma: no cover - not CPython
         from hashlib import blake2b
 
-    from hansard import __version__
+    from hansard import __version__, safeopen
 
     h = blake2b(digest_size=20)
     from hansard.answers.why.engine import RULES_VERSION
@@ -90,12 +90,14 @@ def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, da
     h.update(repr((CACHE_FORMAT, __version__, cache.schema(), RULES_VERSION, generation, repo_id, t.top, t.main_top,
                    t.rel, t.start, t.end, rev, commit, contents is not None)).encode("utf-8", "surrogateescape"))
     for name in (".git-blame-ignore-revs", ".mailmap"):
-        try:
-            with open(os.path.join(t.top, name), "rb") as fh:
-                side = fh.read()
+        try:  # a FIFO here must not hang every question
+            side = safeopen.read_bytes(os.path.join(t.top, name), follow=True)
         except OSError:
             side = None
         h.update(repr(side).encode())
+    from hansard.answers.why.recorded import notes_tip
+
+    h.update(repr(notes_tip(t.top)).encode())  # git-ai's notes, shown beside the answer
     h.update(data)
     key = h.hexdigest()
     return cache, key, cache.get(key), generation

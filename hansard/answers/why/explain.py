@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 from hansard.answers.why.cache import _cached, _with_contents, _without_contents
 from hansard.answers.why.contract import render_contract, to_json
 from hansard.answers.why.engine import Attributor, Prepared
-from hansard.answers.why.target import _file_lines, check_range, file_text, parse_target, resolve_target, run_blame
+from hansard.answers.why.target import (
+    _file_lines,
+    check_git_side_files,
+    check_range,
+    file_text,
+    parse_target,
+    resolve_target,
+    run_blame,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -70,6 +78,7 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     path, start, end = parse_target(spec)
     t = resolve_target(path, start, end, cwd=cwd, check_exists=contents is None and rev is None)
     data = file_text(t, rev, contents)
+    check_git_side_files(t.top)
     n = check_range(t, data)
     repo_id = repo_for(store, t.main_top)
     # An index elsewhere may still be adding what this file's answer needs (its first run, an
@@ -133,7 +142,20 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
         answers = mark_pasted(store, bl, answers, whole=None if t.start is None else whole)
     if asked.start is not None:
         answers = [a for a in answers if asked.start <= a.line <= asked.end]
+    # Nothing to judge by: no session of this repository, nor (through a team) an edit of this file.
+    no_sessions = (repo_id < 0 or not store.repos.has_sessions(repo_id)) \
+        and not (repo_id >= 0 and store.evidence.has_applied_edits(repo_id, history.names()))
+    if no_sessions:  # a line no session wrote may still be an agent's (fail closed)
+        answers = [a.replace(kind="unknown", rule="no_sessions", confidence=0.0) if a.kind == "human" else a
+                   for a in answers]
+    from hansard.answers.why.recorded import annotate
+
+    answers = annotate(t.top, bl, answers)  # what git-ai's notes recorded, beside hansard's own evidence
     ans = render_contract(store, asked, rev, bl, answers)
+    if no_sessions:
+        from hansard.answers.notices import no_sessions as notice
+
+        ans["notice"] = notice(store)
     if building:
         ans["indexing"] = True
     if cached is None:

@@ -31,6 +31,10 @@ class LineAnswer:
     alternatives: tuple[str, ...] = ()
     original_commit: str | None = None
     restoring_commit: str | None = None
+    # What another tool recorded about the line (hansard.answers.why.recorded), and the tools
+    # whose record disagrees with this answer.
+    recorded: dict[str, Any] | None = None
+    disagrees_with: tuple[str, ...] = ()
 
     def replace(self, **changes: Any) -> LineAnswer:
         return replace(self, **changes)
@@ -54,4 +58,8 @@ class LineAnswer:
         if self.original_commit:
             d["original_commit"] = self.original_commit
             d["restoring_commit"] = self.restoring_commit
+        if self.recorded is not None:
+            d["recorded"] = self.recorded
+        if self.disagrees_with:
+            d["disagrees_with"] = list(self.disagrees_with)
         return d

@@ -11,10 +11,12 @@ from hansard.errors import (
     BinaryFile,
     GitError,
     LineOutOfRange,
+    MalformedTarget,
     NotAFile,
     NotARepository,
     NotTracked,
     PathOutsideRepository,
+    UnknownRevision,
 )
 from hansard.git import identity
 from hansard.git.blame import Blame, blame
@@ -56,6 +58,9 @@ def resolve_target(path: str, start: int | None, end: int | None, *, cwd: str | 
     if rel is None:
         raise PathOutsideRepository(f"{path} is outside the repository at {top}")
     if check_exists and not os.path.exists(p):
+        head, colon, tail = path.rpartition(":")
+        if colon and os.path.isfile(os.path.join(cwd or os.getcwd(), head)):
+            raise MalformedTarget(f"{path}: {tail!r} is not a line or a range; give PATH:LINE or PATH:START-END")
         raise NotAFile(f"{path} does not exist")
     return Target(top, main_top, rel, start, end)
 
@@ -69,21 +74,23 @@ def file_text(t: Target, rev: str | None, contents: bytes | None) -> bytes:
         try:
             return git(["show", f"{rev}:{t.rel}"], t.top)
         except GitError as exc:
+            from hansard.git.refs import resolve_commit
+
+            if resolve_commit(t.top, rev) is None:
+                raise UnknownRevision(f"--rev {rev} names no commit of the repository at {t.top}") from exc
             raise NotTracked(f"{t.rel} does not exist at {rev}") from exc
     full = os.path.join(t.top, t.rel)
     if os.path.islink(full):
         # git tracks a symlink as the text of its target, and blames that one line.
         return os.fsencode(os.readlink(full))
-    import stat
+    from hansard import safeopen
 
-    try:
-        regular = stat.S_ISREG(os.stat(full).st_mode)
+    try:  # opened without blocking, then checked: a FIFO or a device would block or never end
+        return safeopen.read_bytes(full, follow=True)
+    except safeopen.NotRegularFile:
+        raise NotAFile(f"{t.rel} is not a regular file") from None
     except OSError as exc:
         raise NotAFile(f"{t.rel} cannot be read: {exc.strerror}") from None
-    if not regular:  # a FIFO or a device would block or never end
-        raise NotAFile(f"{t.rel} is not a regular file")
-    with open(full, "rb") as fh:
-        return fh.read()
 
 
 def check_range(t: Target, data: bytes) -> int:
@@ -95,6 +102,21 @@ def check_range(t: Target, data: bytes) -> int:
     if t.end is not None and t.end > n:
         raise LineOutOfRange(f"{t.rel} has {n} lines; line {t.end} is past the end")
     return n
+
+
+def check_git_side_files(top: str) -> None:
+    """git blame reads ``.mailmap`` (and hansard passes ``.git-blame-ignore-revs``) from the work
+    tree whatever they are: one that is a FIFO or a device would make git wait for ever, so it is
+    refused before git runs."""
+    import stat
+
+    for name in (".mailmap", ".git-blame-ignore-revs"):
+        try:
+            mode = os.stat(os.path.join(top, name)).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode):
+            raise NotAFile(f"{name} in {top} is not a regular file: git would wait on it; remove it or make it a file")
 
 
 def run_blame(t: Target, rev: str | None, contents: bytes | None) -> Blame:

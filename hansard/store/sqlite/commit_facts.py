@@ -99,10 +99,34 @@ class SqliteCommitFacts:
                                 ((repo_id, *t) for t in ties))
             self.db.executemany("INSERT OR REPLACE INTO patch_ids (sha, patch_id) VALUES (?, ?)", patch_ids)
             self.db.execute(
-                "INSERT OR REPLACE INTO commit_facts (repo_id, head, calls_upto, calls, commits, seconds, computed_at)"
-                " VALUES (:repo_id, :head, :calls_upto, :calls, :commits, :seconds, :computed_at)",
-                {"repo_id": repo_id, **state})
+                "INSERT OR REPLACE INTO commit_facts (repo_id, head, calls_upto, calls, commits, seconds, computed_at,"
+                " diffs_head, generation) VALUES (:repo_id, :head, :calls_upto, :calls, :commits, :seconds,"
+                " :computed_at, :diffs_head, (SELECT n FROM store_generation))",
+                {"repo_id": repo_id, "diffs_head": None, **state})
         return True
+
+    def generation(self) -> int | None:
+        """The store generation (bumped by every write that can change evidence, shell calls
+        included): while it stands, the shell calls need not be counted again."""
+        try:
+            n: int | None = self.db.execute("SELECT n FROM store_generation").fetchone()[0]
+            return n
+        except sqlite3.OperationalError:
+            return None
+
+    def set_generation(self, repo_id: int, wait_ms: int | None = None) -> None:
+        """The shell calls were counted again and had not changed: remember at which generation."""
+        try:
+            with impatient(self.db, wait_ms if wait_ms is not None else 5000), self._writing():
+                self.db.execute("UPDATE commit_facts SET generation=(SELECT n FROM store_generation) WHERE repo_id=?",
+                                (repo_id,))
+        except (sqlite3.OperationalError, StoreBusy, StoreReadOnly):
+            pass  # counted again next time
+
+    def set_diffs_head(self, repo_id: int, head: str) -> None:
+        """The index put the diffs of ``head``'s history in the commit-diff cache."""
+        with self._writing():
+            self.db.execute("UPDATE commit_facts SET diffs_head=? WHERE repo_id=?", (head, repo_id))
 
     def _writing(self) -> AbstractContextManager[object]:
         """Inside the index's transaction, its part; alone, a transaction of its own."""

@@ -86,6 +86,10 @@ def _os_error(exc: OSError, path: str) -> Exception:
         return StoreReadOnly(f"the store at {path} cannot be written ({exc.strerror})")
     if exc.errno == errno.ENOSPC:
         return DiskFull(f"no space left for the store at {path}")
+    if exc.errno in (errno.EEXIST, errno.ENOTDIR):
+        from hansard.crash import unusable_home
+
+        return unusable_home(os.path.dirname(path))
     return exc
 
 

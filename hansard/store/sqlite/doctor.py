@@ -27,6 +27,15 @@ def check(path: str | None = None) -> dict[str, Any]:
     path = path or config.store_path_str()
     checks: list[dict[str, Any]] = []
     if not os.path.exists(path):
+        folder = os.path.dirname(path)
+        up = folder
+        while up and not os.path.exists(up) and os.path.dirname(up) != up:
+            up = os.path.dirname(up)
+        if not os.path.isdir(up):
+            from hansard.crash import unusable_home
+
+            checks.append(_check("folder", False, f"{unusable_home(folder).message} [store_home_unusable]"))
+            return {"ok": False, "store": path, "checks": checks, "code": "store_home_unusable"}
         checks.append(_check("store", True, f"no store yet at {path}; `hansard index` creates it"))
         return {"ok": True, "store": path, "checks": checks}
     mode = os.stat(path).st_mode & 0o777

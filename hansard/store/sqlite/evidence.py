@@ -75,10 +75,16 @@ class SqliteEvidence:
                 "SELECT e.id, e.rel_path, e.timestamp FROM edits e WHERE e.id IN ({}) AND e.repo_id=?"
                 " AND e.status='applied'", list({r[4] for r in lines if r[4] not in mine_set}), repo_id):
             other[eid] = (rel_path, timestamp)
-        asked = set(hl)
-        lines += [(0, *r) for r in self._chunked(
-            "SELECT hash, exact, trivial, edit_id, ordinal FROM edit_lines WHERE edit_id IN ({}) AND side=? AND trivial=1",
-            mine, side) if r[0] in asked]
+        # the hashes filtered by SQLite, not here: a file's edits add thousands of '}' lines
+        asked = sorted(set(hl))
+        for i in range(0, len(mine), CHUNK):
+            part = mine[i:i + CHUNK]
+            for j in range(0, len(asked), 8 * CHUNK):
+                hashes = asked[j:j + 8 * CHUNK]
+                lines += [(0, *r) for r in self.db.execute(
+                    "SELECT hash, exact, trivial, edit_id, ordinal FROM edit_lines"
+                    f" WHERE edit_id IN ({marks(len(part))}) AND side=? AND trivial=1 AND hash IN ({marks(len(hashes))})",
+                    (*part, side, *hashes))]
         facts = {r[0]: dict(r) for r in self._chunked(_FACTS + " WHERE e.id IN ({})", mine)}
         rows = [{"hash": h, "exact": x, "trivial": t, **f} for _, h, x, t, eid, _ in lines if (f := facts.get(eid))]
         seen: set[tuple[int, int]] = set()

@@ -733,11 +733,40 @@ def m030_commit_facts() -> str:
             calls       INTEGER NOT NULL,
             commits     INTEGER NOT NULL,  -- commits in HEAD's history then
             seconds     REAL NOT NULL,     -- what the last refresh cost
-            computed_at TEXT NOT NULL
+            computed_at TEXT NOT NULL,
+            diffs_head  TEXT,              -- the HEAD whose history's diffs the index put in commit_diffs
+            generation  INTEGER            -- store_generation.n when the shell calls were last counted
         );
         -- `git patch-id --stable` of a commit: a function of its id, kept once computed.
         CREATE TABLE patch_ids (
             sha      TEXT PRIMARY KEY,
             patch_id TEXT                   -- NULL: the commit has no change of its own
+        ) WITHOUT ROWID;
+    """
+
+
+@migration
+def m031_git_sources() -> str:
+    return """
+        -- Sessions other tools keep in git (Entire checkpoints), read by hansard.ingest.git_sources.
+        -- What each store of refs was last read at, keyed by the repository's root commit (its
+        -- identity on every machine) and the store (a branch such as
+        -- refs/heads/entire/checkpoints/v1, or refs/entire/checkpoints for one ref per checkpoint):
+        -- unchanged refs are not read again.
+        CREATE TABLE git_source_refs (
+            repo_root TEXT NOT NULL,
+            store     TEXT NOT NULL,
+            tips      TEXT NOT NULL,       -- hash of the store's (ref, tip) pairs
+            read_at   TEXT NOT NULL,
+            PRIMARY KEY (repo_root, store)
+        ) WITHOUT ROWID;
+        -- Which sessions a checkpoint kept: what an `Entire-Checkpoint:` trailer ties its commit
+        -- to (hansard.link.commit_facts). Read from git, not from the archive, so a reindex
+        -- leaves it alone.
+        CREATE TABLE checkpoint_sessions (
+            repo_root  TEXT NOT NULL,
+            checkpoint TEXT NOT NULL,      -- Entire's 12-hex checkpoint id
+            session_id TEXT NOT NULL,      -- sessions.session_id, as the agent's parser read it
+            PRIMARY KEY (repo_root, checkpoint, session_id)
         ) WITHOUT ROWID;
     """

@@ -85,6 +85,12 @@ class SqliteRepos:
     def paths(self) -> list[str]:
         return [p for (p,) in self.db.execute("SELECT path FROM repos")]
 
+    def has_sessions(self, repo_id: int) -> bool:
+        """Some archived session ran in this repository, or edited a file of it (a session that
+        records no folder, such as a Cursor agent transcript, is known by its edits alone)."""
+        return bool(self.db.execute("SELECT EXISTS (SELECT 1 FROM sessions WHERE repo_id=?)"
+                                    " OR EXISTS (SELECT 1 FROM edits WHERE repo_id=?)", (repo_id, repo_id)).fetchone()[0] == 1)
+
     def with_sessions(self) -> list[tuple[int, str]]:
         """(id, checkout path) of the repositories that some session ran in."""
         return [(r[0], r[1]) for r in self.db.execute(

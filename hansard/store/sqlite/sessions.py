@@ -220,6 +220,32 @@ class SqliteSessionQueries:
             (sid, lo, hi),
         ).fetchall()
 
+    def call_details(self, sid: int, call_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """For `hansard show`: each call's input and output text, and the edits it made (path,
+        kind, status, move_to, hunks as in ``edits.hunks``, before and after text when kept),
+        by call id."""
+        import json
+
+        from hansard.store.sqlite.codec import unpack
+        from hansard.store.sqlite.db import OUTPUT_SQL
+
+        out: dict[str, dict[str, Any]] = {}
+        ids = list(dict.fromkeys(call_ids))
+        for i in range(0, len(ids), 500):
+            part = ids[i:i + 500]
+            for r in self.db.execute(f"SELECT t.call_id, t.input, {OUTPUT_SQL} AS output FROM tool_calls t"
+                                     f" WHERE t.session_id=? AND t.call_id IN ({marks(len(part))})", (sid, *part)):
+                out.setdefault(r["call_id"], {"edits": []}).update(input=r["input"], output=r["output"])
+            for r in self.db.execute("SELECT call_id, seq, tool, kind, status, path, rel_path, move_to, hunks, before_text,"
+                                     f" after_text FROM edits WHERE session_id=? AND call_id IN ({marks(len(part))})"
+                                     " ORDER BY call_id, seq", (sid, *part)):
+                out.setdefault(r["call_id"], {"edits": []})["edits"].append({
+                    "path": r["rel_path"] or r["path"], "kind": r["kind"], "status": r["status"], "tool": r["tool"],
+                    "move_to": r["move_to"], "hunks": json.loads(r["hunks"]) if r["hunks"] else None,
+                    "before_text": unpack(r["before_text"]) if r["before_text"] is not None else None,
+                    "after_text": unpack(r["after_text"]) if r["after_text"] is not None else None})
+        return out
+
     def records_between(self, source_id: int, generation: int, lo: int, hi: int) -> int:
         """How many archived records of one file generation start at byte ``lo`` <= offset < ``hi``."""
         return int(self.db.execute(

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from hansard.store.sqlite.commit_diffs import SqliteCommitDiffs
     from hansard.store.sqlite.commit_facts import SqliteCommitFacts
     from hansard.store.sqlite.evidence import SqliteEvidence
+    from hansard.store.sqlite.git_sources import SqliteGitSources
     from hansard.store.sqlite.items import SqliteItems
     from hansard.store.sqlite.memories import SqliteMemories
     from hansard.store.sqlite.own_commits import SqliteOwnCommits
@@ -147,6 +148,12 @@ class SqliteStore:
         from hansard.store.sqlite.commit_facts import SqliteCommitFacts
 
         return SqliteCommitFacts(self.db)
+
+    @cached_property
+    def git_sources(self) -> SqliteGitSources:
+        from hansard.store.sqlite.git_sources import SqliteGitSources
+
+        return SqliteGitSources(self.db)
 
     @cached_property
     def why_cache(self) -> SqliteWhyCache:

@@ -1,10 +1,14 @@
 import { strict as assert } from "node:assert";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import {
   conversationText,
   conversationUri,
   initializationOptions,
+  lensTitle,
   lineArgument,
+  markdownOptions,
   parseConversationUri,
   serverCommand,
 } from "../glue";
@@ -52,4 +56,26 @@ test("the command's result is its text, or nothing for a human line", () => {
   assert.equal(conversationText({ text: "user: hi", uri: null }), "user: hi");
   assert.equal(conversationText(null), null);
   assert.equal(conversationText({ uri: "file:///x" }), null);
+});
+
+test("hovers trust hansard's own command only, and no HTML", () => {
+  const m = markdownOptions();
+  assert.equal(m.supportHtml, false);
+  assert.notEqual(m.isTrusted as unknown, true);
+  assert.deepEqual([...m.isTrusted.enabledCommands], ["hansard.showConversation"]);
+  assert.ok(!m.isTrusted.enabledCommands.includes("workbench.action.terminal.sendSequence"));
+  assert.throws(() => (m.isTrusted.enabledCommands as string[]).push("workbench.action.terminal.sendSequence"));
+});
+
+test("the extension hands the language client those options, not isTrusted: true", () => {
+  const src = readFileSync(join(__dirname, "..", "..", "src", "extension.ts"), "utf8");
+  assert.match(src, /markdown: markdownOptions\(\)/);
+  assert.doesNotMatch(src, /isTrusted\s*:\s*true/);
+});
+
+test("a lens title shows $(...) as text, not as an icon", () => {
+  assert.equal(lensTitle('Claude Code · 4f0f2c6e · "run $(alert) and $(sync~spin)"'),
+    'Claude Code · 4f0f2c6e · "run \\$(alert) and \\$(sync~spin)"');
+  assert.equal(lensTitle("no icons here"), "no icons here");
+  assert.equal(lensTitle("$"), "$");
 });

@@ -1,0 +1,282 @@
+"""Entire's checkpoints as hansard reads them from git: which refs hold them, which sessions
+each checkpoint kept, and one transcript per session put together from its copies.
+
+Two layouts:
+
+* the branch ``entire/checkpoints/v1`` (local, or a remote's copy ``refs/remotes/<r>/...``):
+  ``<id[:2]>/<id[2:]>/metadata.json`` for a checkpoint, and one folder per session ``0/``,
+  ``1/``… holding ``full.jsonl`` (split in ``full.jsonl.NNN`` chunks when large) and the
+  session's ``metadata.json`` (``session_id``, ``created_at``, ``agent``, ``files_touched``);
+* one ref per checkpoint, ``refs/entire/checkpoints/<id>``: a commit whose tree holds the same
+  checkpoint folder, at its root or under its ``<id[:2]>/<id[2:]>`` path.
+
+A session is saved at every checkpoint it reached: newer Entire versions keep the whole
+transcript so far each time, older ones only the part since the previous checkpoint. The copies
+are taken in time order; a copy holding half or more of the lines gathered so far is a whole
+transcript and replaces them when it is at least as long, any other copy is a slice whose new
+lines are appended. A JSON document (Gemini) is whole each time: the one with most messages
+wins. Which agent wrote it is read from the content by the agents' own sniffers, never from
+Entire's ``agent`` field (blank in early checkpoints, wrong on some).
+
+Nothing here writes to the repository or fetches: objects are read through one
+`git cat-file --batch` (hansard.git.objects). Nothing raises on odd content: a folder that
+is not a checkpoint is passed over, and unreadable metadata counts as none.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+if TYPE_CHECKING:
+    from hansard.git.objects import CatFile
+
+BRANCH = "entire/checkpoints/"
+REF_PREFIX = "refs/entire/checkpoints/"
+# for-each-ref patterns (prefixes): the branch, its remote-tracking copies, the one-per-checkpoint refs.
+PATTERNS = ("refs/heads/entire/checkpoints/", "refs/remotes/", REF_PREFIX)
+CHECKPOINT_ID = re.compile(r"^[0-9a-f]{12}$")
+_CHUNK = re.compile(r"^full\.jsonl(?:\.(\d{1,6}))?$")
+UUID_TAIL = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+# Session metadata is a few KB; anything larger is not Entire's.
+META_MAX = 1 << 20
+# A whole folder walk stops this deep (checkpoint folder + session folder + file, sharded).
+MAX_DEPTH = 4
+
+
+@dataclass
+class Copy:
+    """One session as one checkpoint kept it."""
+
+    checkpoint: str
+    folder: str  # path of the session folder in its tree, e.g. ``00/c9e2351016/0``
+    entire_session: str  # Entire's session_id (the agent's, or ``<date>-<uuid>`` in early versions)
+    created_at: str
+    chunks: list[str]  # blob ids of full.jsonl and its chunks, in order
+    files_touched: list[str] = field(default_factory=list)
+    agent: str | None = None
+
+
+def checkpoint_refs(pairs: Iterable[tuple[str, str]]) -> dict[str, list[tuple[str, str]]]:
+    """Refs holding checkpoints, grouped into stores read together: each branch copy is a store
+    of its own (``refs/heads/entire/checkpoints/v1``, ``refs/remotes/origin/entire/checkpoints/v1``),
+    all one-per-checkpoint refs of a prefix are one store (``refs/entire/checkpoints``)."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for name, sha in pairs:
+        if name.startswith(REF_PREFIX):
+            if CHECKPOINT_ID.match(name.rsplit("/", 1)[-1]):
+                out.setdefault(REF_PREFIX.rstrip("/"), []).append((name, sha))
+        elif name.startswith("refs/heads/" + BRANCH) or (name.startswith("refs/remotes/") and f"/{BRANCH}" in name):
+            out.setdefault(name, []).append((name, sha))
+    return out
+
+
+def store_key(refs: list[tuple[str, str]]) -> str:
+    """What a store stands for: its refs and their tips (unchanged: nothing to read)."""
+    h = hashlib.blake2b(digest_size=16)
+    for name, sha in sorted(refs):
+        h.update(f"{name}\t{sha}\n".encode())
+    return h.hexdigest()
+
+
+def read_copies(cat: CatFile, refs: list[tuple[str, str]]) -> list[Copy]:
+    """Every session copy the refs' trees hold. The trees are read level by level (the refs'
+    roots, then shards, checkpoint folders, session folders), each level's objects in batches
+    of one round trip, and a tree seen under another ref is not read twice."""
+    from hansard.git.objects import parse_tree
+
+    walked: dict[str, list[tuple[str, str, str]]] = {}
+
+    def load(shas: Iterable[str]) -> None:
+        need = [s for s in dict.fromkeys(shas) if s not in walked]
+        for sha, got in zip(need, cat.get_many(need), strict=True):
+            walked[sha] = parse_tree(got[1]) if got is not None and got[0] == "tree" else []
+
+    tips = cat.get_many([tip for _name, tip in refs])
+    roots: list[tuple[str, str]] = []  # (ref name, root tree)
+    for (name, _tip), got in zip(refs, tips, strict=True):
+        if got is not None and got[0] == "commit" and got[1].startswith(b"tree "):
+            roots.append((name, got[1][5:45].decode("ascii", "replace")))
+    load(t for _n, t in roots)
+    # Level 1: a root's session folders (one ref per checkpoint) and its shards (the branch).
+    load(sha for _n, t in roots for mode, name, sha in walked[t] if mode == "40000" and (name.isdigit() or len(name) == 2))
+    shards = [sha for _n, t in roots for mode, name, sha in walked[t] if mode == "40000" and len(name) == 2]
+    # Level 2: checkpoint folders; level 3: their session folders.
+    load(sha for sh in shards for mode, name, sha in walked[sh] if mode == "40000" and len(name) == 10)
+    load(s2 for sh in shards for mode, name, sha in walked[sh] if mode == "40000" and len(name) == 10
+         for m2, n2, s2 in walked[sha] if m2 == "40000" and n2.isdigit())
+    found: list[tuple[str, str, dict[str, str]]] = []  # (checkpoint, session folder path, files)
+    seen: set[tuple[str, str]] = set()
+    for name, root in roots:
+        ref_id = name.rsplit("/", 1)[-1] if name.startswith(REF_PREFIX) else None
+        for folder, sessions in _checkpoint_folders(root, walked):
+            cid = _checkpoint_id(folder, ref_id)
+            if cid is None:
+                continue
+            for sub, files in sessions.items():
+                key = (cid, "/".join(f"{n}={s}" for n, s in sorted(files.items())))
+                if key not in seen:
+                    seen.add(key)
+                    found.append((cid, f"{folder}/{sub}" if folder else sub, files))
+    metas = cat.get_many([files.get("metadata.json", "") for _c, _f, files in found], max_bytes=META_MAX)
+    return [_copy(cid, folder, files, got[1] if got is not None and got[0] == "blob" else b"")
+            for (cid, folder, files), got in zip(found, metas, strict=True)]
+
+
+def _checkpoint_id(folder: str, ref_id: str | None) -> str | None:
+    parts = folder.split("/") if folder else []
+    if len(parts) == 2 and CHECKPOINT_ID.match(parts[0] + parts[1]):
+        return parts[0] + parts[1]
+    if not parts and ref_id and CHECKPOINT_ID.match(ref_id):
+        return ref_id
+    return None
+
+
+def _checkpoint_folders(root: str, walked: dict[str, list[tuple[str, str, str]]]
+                        ) -> Iterable[tuple[str, dict[str, dict[str, str]]]]:
+    """(folder path, {session folder name: {file name: blob id}}) of each folder that holds
+    numbered session folders with a transcript: the root itself (one ref per checkpoint) or
+    ``aa/bbbbbbbbbb`` below it. Reads only trees ``read_copies`` loaded."""
+
+    def sessions_in(tree: str) -> dict[str, dict[str, str]]:
+        out: dict[str, dict[str, str]] = {}
+        for mode, name, sha in walked.get(tree, ()):
+            if mode == "40000" and name.isdigit():
+                files = {n: s for m, n, s in walked.get(sha, ()) if m.startswith("100")}
+                if any(_CHUNK.match(n) for n in files):
+                    out[name] = files
+        return out
+
+    here = sessions_in(root)
+    if here:
+        yield "", here
+    for mode, shard, sha in walked.get(root, ()):
+        if mode != "40000" or len(shard) != 2:
+            continue
+        for mode2, rest, sha2 in walked.get(sha, ()):
+            if mode2 == "40000" and len(rest) == 10:
+                found = sessions_in(sha2)
+                if found:
+                    yield f"{shard}/{rest}", found
+
+
+def _copy(cid: str, folder: str, files: dict[str, str], raw_meta: bytes) -> Copy:
+    chunks = sorted(((int(m.group(1) or 0), sha) for n, sha in files.items() if (m := _CHUNK.match(n))))
+    meta: dict[str, Any] = {}
+    if raw_meta:
+        try:
+            obj = orjson.loads(raw_meta)
+        except orjson.JSONDecodeError:
+            obj = None
+        if isinstance(obj, dict):
+            meta = obj
+    sid = meta.get("session_id")
+    created = meta.get("created_at")
+    touched = meta.get("files_touched")
+    agent = meta.get("agent")
+    return Copy(checkpoint=cid, folder=folder,
+                entire_session=sid if isinstance(sid, str) and sid else folder,
+                created_at=created if isinstance(created, str) else "",
+                chunks=[sha for _n, sha in chunks],
+                files_touched=[p for p in touched if isinstance(p, str)] if isinstance(touched, list) else [],
+                agent=agent if isinstance(agent, str) else None)
+
+
+def by_session(copies: Iterable[Copy]) -> dict[str, list[Copy]]:
+    """Copies grouped by the agent's session: Entire named sessions ``<date>-<uuid>`` before it
+    named them ``<uuid>``, and one history can hold both names for one session."""
+    out: dict[str, list[Copy]] = {}
+    for c in copies:
+        m = UUID_TAIL.search(c.entire_session)
+        out.setdefault(m.group(0) if m else c.entire_session, []).append(c)
+    for cs in out.values():
+        cs.sort(key=lambda c: (_when(c.created_at), c.checkpoint, c.folder))
+    return out
+
+
+def _when(s: str) -> str:
+    """A sortable form of Entire's created_at (Go: up to 9 fractional digits, any offset)."""
+    from hansard.timebounds import parse_ts
+
+    t = parse_ts(s) if s else None
+    return f"{t:020.6f}" if t is not None else ""
+
+
+def signature(copies: Iterable[Copy]) -> int:
+    """What a session's transcript is made of (its copies' checkpoints, folders and blobs), as
+    a 63-bit number: equal means nothing to read again."""
+    h = hashlib.blake2b(digest_size=8)
+    for c in copies:
+        h.update(f"{c.checkpoint}\t{c.folder}\t{','.join(c.chunks)}\n".encode())
+    return int.from_bytes(h.digest(), "big") >> 1
+
+
+def assemble(cat: CatFile, copies: list[Copy], max_bytes: int | None = None) -> tuple[bytes | None, dict[str, int]]:
+    """One transcript from a session's copies (in time order, see the module docstring), and
+    how many copies were used or missing (a blob the repository lacks)."""
+    used = missing = 0
+    doc_best: tuple[int, int, bytes] | None = None
+    out: list[bytes] = []
+    seen: set[bytes] = set()
+    blobs = cat.get_many([s for c in copies for s in c.chunks], max_bytes=max_bytes)
+    at = 0
+    for i, c in enumerate(copies):
+        parts = blobs[at:at + len(c.chunks)]
+        at += len(c.chunks)
+        if not parts or any(p is None or p[0] != "blob" for p in parts):
+            missing += 1
+            continue
+        data = b"".join(p[1] for p in parts if p is not None)
+        if not data.strip():
+            continue
+        used += 1
+        if is_document(data):
+            try:
+                doc = orjson.loads(data)
+            except orjson.JSONDecodeError:
+                continue
+            msgs = doc.get("messages") if isinstance(doc, dict) else None
+            n = len(msgs) if isinstance(msgs, list) else 0
+            if doc_best is None or (n, i) >= doc_best[:2]:
+                doc_best = (n, i, data)
+            continue
+        lines = [x for x in data.split(b"\n") if x.strip()]
+        if not out:
+            out, seen = list(lines), set(lines)
+            continue
+        have = sum(1 for x in lines if x in seen)
+        if have * 2 >= len(out):  # a whole transcript so far: the longer (then newer) copy wins
+            if len(lines) >= len(out):
+                out, seen = list(lines), set(lines)
+        else:  # a slice: what is new in it
+            for x in lines:
+                if x not in seen:
+                    out.append(x)
+                    seen.add(x)
+    info = {"copies": len(copies), "used": used, "missing": missing}
+    if out:
+        return b"\n".join(out) + b"\n", info
+    if doc_best is not None:
+        return doc_best[2], info
+    return None, info
+
+
+def is_document(data: bytes) -> bool:
+    """A pretty-printed or one-line JSON document with a ``messages`` list (Gemini's session
+    file), not JSON lines."""
+    body = data.lstrip()
+    if not body.startswith(b"{"):
+        return False
+    first = body.split(b"\n", 1)[0].strip()
+    if first == b"{":
+        return True
+    try:
+        obj = orjson.loads(first)
+    except orjson.JSONDecodeError:
+        return b"\n" in body.strip()
+    return isinstance(obj, dict) and isinstance(obj.get("messages"), list) and b"\n" not in body.strip()

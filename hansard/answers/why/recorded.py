@@ -1,0 +1,108 @@
+"""What other tools recorded about a line, shown beside hansard's own answer: git-ai's
+authorship notes (``refs/notes/ai``, the Git AI Standard, schema ``authorship/3.0.0`` and the
+earlier 7-hex-hash logs).
+
+A note is attached to one commit and names, per file, which of that commit's lines each AI
+session wrote (line numbers of the file as that commit has it) and, in its JSON metadata,
+each session's agent (tool, conversation id, model). A line blamed to a commit with a note
+gets ``recorded``: ``{"by": "git-ai", "kind": "agent", "agent": ..., "session_id": ...,
+"model": ..., "commit": ...}`` when the note names it, ``{"by": "git-ai", "kind": "human",
+"commit": ...}`` when the note names other lines of the commit but not this one. A commit
+without a note records nothing.
+
+hansard never picks between the two: where the record and its own evidence disagree (one says
+a person wrote the line and the other an agent, or they name different sessions), the line
+says ``disagrees_with: ["git-ai"]`` and its confidence is halved. An ``unknown`` line claims
+nothing, so nothing disagrees with it.
+
+Reading costs nothing when the repository has no ``refs/notes/ai`` (a look at git's files), and
+otherwise one `git cat-file --batch` for the notes of the blamed commits. Nothing is written.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hansard.agents.git_ai import RECORDER
+
+if TYPE_CHECKING:
+    from hansard.agents.git_ai.notes import Note
+    from hansard.answers.why.line import LineAnswer
+    from hansard.git.blame import Blame
+
+NOTES_REF = RECORDER.notes_ref
+BY = RECORDER.name
+
+AGENT_KINDS = ("agent", "agent_modified")
+# A note larger than this is not read (git-ai embeds conversations; the line ranges come first).
+NOTE_MAX = 32 << 20
+
+
+def notes_tip(top: str) -> str | None:
+    from hansard.git.refs import ref_from_files
+
+    return ref_from_files(top, NOTES_REF)
+
+
+def read_notes(top: str, tip: str, shas: list[str]) -> dict[str, Note]:
+    """commit -> its parsed note, for the commits among ``shas`` that have one, in one
+    `git cat-file --batch` (a note is at ``<sha>`` in the notes tree, or fanned out as
+    ``<sha[:2]>/<sha[2:]>`` or ``<sha[:2]>/<sha[2:4]>/<sha[4:]>`` once there are many)."""
+    from hansard.agents.git_ai.notes import parse_note
+    from hansard.git.objects import CatFile
+
+    out: dict[str, Note] = {}
+    if not shas:
+        return out
+    with CatFile(top) as cat:
+        asks = [f"{tip}:{p}" for s in shas for p in (s, f"{s[:2]}/{s[2:]}", f"{s[:2]}/{s[2:4]}/{s[4:]}")]
+        got = cat.get_many(asks, max_bytes=NOTE_MAX)
+    for i, sha in enumerate(shas):
+        for g in got[3 * i:3 * i + 3]:
+            if g is not None and g[0] == "blob":
+                note = parse_note(g[1])
+                if note is not None:
+                    out[sha] = note
+                break
+    return out
+
+
+def annotate(top: str, bl: Blame, answers: list[LineAnswer]) -> list[LineAnswer]:
+    """``answers`` with what git-ai recorded about each line (see the module docstring)."""
+    tip = notes_tip(top)
+    if tip is None or not answers:
+        return answers
+    by_line = {b.final_line: b for b in bl.lines}
+    shas = sorted({b.sha for b in by_line.values() if b.sha and b.sha.strip("0")})
+    notes = read_notes(top, tip, shas)
+    if not notes:
+        return answers
+    out = []
+    for a in answers:
+        b = by_line.get(a.line)
+        note = notes.get(b.sha) if b is not None else None
+        if note is None or b is None:
+            out.append(a)
+            continue
+        h = note.who(b.orig_path, b.orig_line)
+        rec: dict[str, Any] = {"by": BY, "commit": b.sha}
+        if h is None:
+            rec["kind"] = "human"
+        else:
+            rec.update({"kind": "agent", **note.prompts.get(h, {})})
+        out.append(_compare(a, rec))
+    return out
+
+
+def _compare(a: LineAnswer, rec: dict[str, Any]) -> LineAnswer:
+    ours_agent = a.kind in AGENT_KINDS
+    if a.kind in ("human", "pasted"):
+        differs = rec["kind"] == "agent"
+    elif ours_agent:
+        differs = rec["kind"] == "human" or (
+            bool(rec.get("session_id")) and bool(a.session_id) and rec["session_id"] != a.session_id)
+    else:
+        differs = False  # unknown or uncommitted: hansard claims nothing the record could contradict
+    if not differs:
+        return a.replace(recorded=rec)
+    return a.replace(recorded=rec, disagrees_with=(BY,), confidence=a.confidence / 2)

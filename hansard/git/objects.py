@@ -1,0 +1,169 @@
+"""Reading refs, trees and blobs that are not the work tree's: many objects through one
+`git cat-file --batch` process, and refs through one `git for-each-ref`.
+
+Everything here only reads: no command writes an object, a ref or the index, and none talks to
+a remote (records other tools keep in git, such as Entire's checkpoints, are read in place).
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterable
+from types import TracebackType
+
+from hansard.errors import GitError
+from hansard.git.run import _FORCED, git_env, git_text
+
+# Requests written ahead of their answers stay under a pipe's 64 KiB buffer.
+BATCH_BYTES = 32 << 10
+
+
+def refs(top: str, patterns: Iterable[str]) -> list[tuple[str, str]]:
+    """(ref name, the object it names) of the refs under ``patterns`` (prefixes such as
+    ``refs/heads/entire/``), sorted by name."""
+    pats = list(patterns)
+    if not pats:
+        return []
+    out = git_text(["for-each-ref", "--format=%(refname)%09%(objectname)", *pats], top)
+    pairs = []
+    for line in out.splitlines():
+        name, _, sha = line.partition("\t")
+        if name and sha:
+            pairs.append((name, sha))
+    return sorted(pairs)
+
+
+class CatFile:
+    """One `git cat-file --batch` process: ``get`` asks for one object and waits for it, so
+    a caller walks trees and reads blobs in any order without a process per object. A missing
+    object is None; a blob over ``max_bytes`` is None too (read the rest without it)."""
+
+    def __init__(self, top: str) -> None:
+        try:
+            self.proc = subprocess.Popen(["git", *_FORCED, "cat-file", "--batch"], cwd=top, env=git_env(),
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        except (FileNotFoundError, NotADirectoryError) as exc:
+            raise GitError(f"cannot run git cat-file in {top}") from exc
+        self.requests = 0
+
+    def __enter__(self) -> CatFile:
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            assert self.proc.stdin is not None
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+    def get(self, rev: str, max_bytes: int | None = None) -> tuple[str, bytes] | None:
+        """(type, content) of the object ``rev`` names, or None."""
+        if not rev or "\n" in rev:
+            return None
+        stdin, stdout = self.proc.stdin, self.proc.stdout
+        assert stdin is not None and stdout is not None
+        try:
+            stdin.write(rev.encode() + b"\n")
+            stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise GitError("git cat-file stopped") from exc
+        self.requests += 1
+        return self._answer(max_bytes)
+
+    def get_many(self, revs: list[str], max_bytes: int | None = None) -> list[tuple[str, bytes] | None]:
+        """``get`` of each rev, in order, with the requests written ahead of the answers: one
+        round trip per batch instead of one per object. A batch's requests stay under
+        ``BATCH_BYTES``, within a pipe's buffer, so writing them never waits for git to be read."""
+        out: list[tuple[str, bytes] | None] = []
+        ok = [bool(r) and "\n" not in r and len(r) < BATCH_BYTES for r in revs]
+        i = 0
+        while i < len(revs):
+            j, size = i, 0
+            while j < len(revs) and (j == i or size + len(revs[j]) + 1 <= BATCH_BYTES):
+                size += len(revs[j]) + 1 if ok[j] else 0
+                j += 1
+            asked = [r for r, good in zip(revs[i:j], ok[i:j], strict=True) if good]
+            stdin = self.proc.stdin
+            assert stdin is not None
+            try:
+                stdin.write(b"".join(r.encode("utf-8", "surrogateescape") + b"\n" for r in asked))
+                stdin.flush()
+            except (BrokenPipeError, OSError) as exc:
+                raise GitError("git cat-file stopped") from exc
+            self.requests += len(asked)
+            answers = iter([self._answer(max_bytes) for _ in asked])
+            out += [next(answers) if good else None for good in ok[i:j]]
+            i = j
+        return out
+
+    def _answer(self, max_bytes: int | None) -> tuple[str, bytes] | None:
+        stdout = self.proc.stdout
+        assert stdout is not None
+        header = stdout.readline()
+        if not header:
+            raise GitError("git cat-file stopped")
+        parts = header.split()
+        if len(parts) < 3 or parts[-1] in (b"missing", b"ambiguous"):
+            return None
+        size = int(parts[2])
+        data = _read_exact(stdout, size)
+        stdout.read(1)  # the newline after the content
+        if max_bytes is not None and size > max_bytes:
+            return None
+        return parts[1].decode(), data
+
+    def tree_of(self, commit: str) -> str | None:
+        """The root tree of a commit (or the tree itself)."""
+        got = self.get(commit)
+        if got is None:
+            return None
+        kind, data = got
+        if kind == "tree":
+            return commit
+        if kind != "commit" or not data.startswith(b"tree "):
+            return None
+        return data[5:45].decode()
+
+    def tree(self, sha: str) -> list[tuple[str, str, str]]:
+        """(mode, name, object id) of a tree's entries; [] when it is not a tree."""
+        got = self.get(sha)
+        if got is None or got[0] != "tree":
+            return []
+        return parse_tree(got[1])
+
+
+def parse_tree(data: bytes) -> list[tuple[str, str, str]]:
+    """A raw tree object's entries: ``<mode> <name>\\0<20-byte id>`` each."""
+    out = []
+    pos, n = 0, len(data)
+    while pos < n:
+        sp = data.find(b" ", pos)
+        nul = data.find(b"\0", sp + 1)
+        if sp < 0 or nul < 0 or nul + 21 > n:
+            break
+        mode = data[pos:sp].decode("ascii", "replace")
+        name = data[sp + 1:nul].decode("utf-8", "surrogateescape")
+        out.append((mode, name, data[nul + 1:nul + 21].hex()))
+        pos = nul + 21
+    return out
+
+
+def _read_exact(stream, size: int) -> bytes:  # noqa: ANN001 - a binary pipe
+    chunks = []
+    left = size
+    while left > 0:
+        chunk = stream.read(left)
+        if not chunk:
+            raise GitError("git cat-file stopped mid-object")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)

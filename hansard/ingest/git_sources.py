@@ -1,0 +1,312 @@
+"""Sessions other tools keep inside git (hansard.agents.GIT_SOURCES), indexed from the refs of
+the repositories hansard knows, or of the work tree `hansard index REPO` names.
+
+Entire: each session found on a repository's checkpoint refs is one source, keyed
+``git:<root commit>:<store>:entire/<session>`` (the store is the branch copy, such as
+``refs/heads/entire/checkpoints/v1`` or ``refs/remotes/origin/entire/checkpoints/v1``, or
+``refs/entire/checkpoints`` for one ref per checkpoint). Its records are the lines of the
+transcript put together from all the checkpoints that kept the session
+(hansard.agents.entire.checkpoints), at their byte offsets in it, and they go through the one
+ingest pipeline with the agent's own parser, under the agent's provider name: a session this
+machine also has in an agent home is the same session (messages, tool calls and edits are unique
+per provider and id), never a second one.
+
+Always true after a repository's refs are read, each session in one transaction (shared with
+the sessions read just before or after it, each in a savepoint of its own): its records
+are archived and parsed, the source row holds the offset past them, the parser state and, as
+its identity, the transcript's size and a signature of the copies it was made from; the
+checkpoints that kept it name its session in ``checkpoint_sessions``; and the folders the
+session ran in on another machine are mapped onto this work tree (``hansard config map``),
+found where an edit's absolute path ends in a path of the repository. A store of refs whose
+tips did not change since the last run costs one `git for-each-ref`; a session whose copies did
+not change is not read again; a transcript that grew (a later checkpoint holds more of it) is
+read from where the last reading stopped. Reading never writes to the repository and never
+fetches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hansard import agents as registry
+from hansard.errors import GitError
+from hansard.ingest.pipeline import ingest
+from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo
+
+if TYPE_CHECKING:
+    from hansard.agents.base import Parser
+    from hansard.agents.entire.checkpoints import Copy
+    from hansard.git.objects import CatFile
+    from hansard.ingest.scanner import Scanner, _Group
+
+# A transcript chunk larger than this is left out (the copy then counts as missing).
+MAX_BLOB_BYTES = 256 << 20
+
+
+def work_tree_tops(paths: Iterable[Path]) -> list[str]:
+    """The paths given to `hansard index` that are the top of a git work tree."""
+    return [os.path.abspath(p) for p in paths if os.path.isdir(p) and os.path.exists(os.path.join(p, ".git"))]
+
+
+def scan_repos(scanner: Scanner, tops: Iterable[str]) -> None:
+    """Read every git source of each work tree; a repository git cannot read is passed over."""
+    if not hasattr(type(scanner.store), "git_sources"):
+        return
+    for top in dict.fromkeys(tops):
+        if not top or not os.path.isdir(top):
+            continue
+        for source in registry.git_sources():
+            try:
+                source.scanner()(scanner, top)
+            except GitError:
+                scanner.summary.skip("git_unreadable")
+
+
+def scan_entire(scanner: Scanner, top: str) -> None:
+    """Index the Entire checkpoints of one work tree's repository (see the module docstring)."""
+    from hansard.agents.entire import SOURCE
+    from hansard.agents.entire import checkpoints as cp
+    from hansard.git.identity import identify
+    from hansard.git.objects import CatFile, refs
+
+    if not _may_hold_checkpoints(top):
+        return  # the common case: no process at all
+    stores = cp.checkpoint_refs(refs(top, SOURCE.ref_patterns))
+    if not stores:
+        return
+    root = identify(top).root_commit
+    if root is None:
+        return
+    facet = scanner.store.git_sources
+    known = facet.tips(root)
+    todo = {name: rs for name, rs in stores.items() if known.get(name) != cp.store_key(rs)}
+    if not todo:
+        return
+    from hansard.ingest.scanner import _Group
+
+    group = _Group(scanner)
+    ctx = _Repo(scanner, top, root, group)
+    try:
+        with CatFile(top) as cat:
+            for name in sorted(todo):
+                copies = cp.read_copies(cat, todo[name])
+                for skey, cs in sorted(cp.by_session(copies).items()):
+                    ctx.session(cat, name, skey, cs)
+                group.begin()
+                facet.set_tips(root, name, cp.store_key(todo[name]))
+                group.commit()
+    except BaseException:
+        group.abort()
+        raise
+
+
+def _may_hold_checkpoints(top: str) -> bool:
+    """Whether the repository may have checkpoint refs, from git's files alone (a loose ref's
+    folder, or a line of packed-refs): a bare `hansard index` asks this of every repository it
+    knows. A layout it cannot read (reftable) says yes, and git is asked."""
+    from hansard.git.refs import git_dirs
+
+    dirs = git_dirs(top)
+    if dirs is None:
+        return True
+    common = dirs[1]
+    if os.path.isdir(os.path.join(common, "reftable")):
+        return True
+    if any(os.path.isdir(os.path.join(common, p)) for p in ("refs/heads/entire/checkpoints", "refs/entire/checkpoints")):
+        return True
+    remotes = os.path.join(common, "refs", "remotes")
+    try:
+        names = os.listdir(remotes)
+    except OSError:
+        names = []
+    if any(os.path.isdir(os.path.join(remotes, r, "entire", "checkpoints")) for r in names):
+        return True
+    try:
+        with open(os.path.join(common, "packed-refs"), "rb") as fh:
+            return b"entire/checkpoints/" in fh.read()
+    except OSError:
+        return False
+
+
+class _Repo:
+    """One repository's reading: what is stored of it, and what it is checked out as here."""
+
+    def __init__(self, scanner: Scanner, top: str, root: str, group: _Group) -> None:
+        self.scanner, self.top, self.root, self.group = scanner, top, root, group
+        self.store = scanner.store
+        self.archive = scanner.archive
+        prefix = f"git:{root}:"
+        self.sources = {p: r for p, r in self.archive.sources().items() if p.startswith(prefix)}
+        self.by_sig = {r["mtime_ns"]: p for p, r in self.sources.items() if r["mtime_ns"]}
+        self.maps = {old for old, _new in self.store.repos.path_maps()}
+        self._paths: set[str] | None = None
+
+    def paths(self) -> set[str]:
+        """The repository's file paths at HEAD (for finding where a session's edits were made)."""
+        if self._paths is None:
+            from hansard.git.run import git
+
+            try:
+                out = git(["ls-tree", "-r", "--name-only", "-z", "HEAD"], self.top)
+                self._paths = {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+            except GitError:
+                self._paths = set()
+        return self._paths
+
+    def session(self, cat: CatFile, store_name: str, skey: str, copies: list[Copy]) -> None:
+        from hansard.agents.entire import checkpoints as cp
+        from hansard.ingest.containers import container_of
+
+        key = f"git:{self.root}:{store_name}:entire/{skey}"
+        sig = cp.signature(copies)
+        row = self.sources.get(key)
+        if row is not None and row["mtime_ns"] == sig and not row["missing"]:
+            return  # the same copies as last time
+        if row is None and self.by_sig.get(sig, key) != key:
+            return  # the same copies, read under another ref (a branch and its remote-tracking copy)
+        summary = self.scanner.summary
+        summary.files += 1
+        data, _info = cp.assemble(cat, copies, max_bytes=MAX_BLOB_BYTES)
+        provider = registry.sniff(Path("full.jsonl"), data[:registry.HEAD_BYTES]) if data else None
+        if data is None or provider is None or container_of(provider) is not None:
+            summary.skip("entire_transcript_missing" if data is None else "not_a_transcript")
+            self.group.begin()
+            self.archive.note_foreign(key, None if row is None else row["id"], 0, len(data or b""), sig)
+            return
+        pkey = registry.provider_key(provider)
+        whole = provider.whole_file
+        start = int(row["offset"] or 0) if row is not None else 0
+        appended = (row is not None and not whole and row["provider"] == pkey and 0 < start <= len(data)
+                    and row["head_hash"] == _digest(data[:start]))
+        self.group.begin()
+        with self.archive.savepoint():
+            state = None
+            if row is None:
+                source_id, generation = self.archive.add_source(key, pkey), 0
+            elif appended:
+                source_id, generation = row["id"], row["generation"]
+                state = self.archive.parser_state(source_id)
+            else:
+                source_id = row["id"]
+                generation = row["generation"] + 1 if row["offset"] or row["provider"] else row["generation"]
+                self.store.items.clear_source(source_id)
+                self.archive.restart(source_id, pkey)
+                start = 0
+            parser = _Watch(provider.new_parser(key, state))
+            records = [RawRecord(key, 0, data)] if whole else list(_lines(key, data, start if appended else 0))
+            end = len(data)
+            done = ingest(self.store, source_id=source_id, generation=generation, provider=provider.name,
+                          parser=parser, records=records, end=lambda: end, redactor=self.scanner.redactor,
+                          index_text=False)
+            self.archive.advance(source_id, offset=end, parser_state=done.state,
+                                 redactions=done.writer.counts["redactions"], generation=generation,
+                                 stat=(0, end, sig), head_hash=_digest(data))
+            main = parser.main_session(skey) or self._known_session(copies)
+            if main is not None:
+                self._tie_checkpoints([(c.checkpoint, main) for c in copies])
+            self._map_roots(parser, copies)
+        self.by_sig[sig] = key
+        summary.changed += 1
+        self.group.add(done)  # counted in the summary when its transaction commits
+
+    def _tie_checkpoints(self, pairs: list[tuple[str, str]]) -> None:
+        """Keep which sessions the checkpoints kept; when that is news, the repository's kept
+        commit facts are dropped, so the link step joins its `Entire-Checkpoint:` trailers again."""
+        facet = self.store.git_sources
+        before = facet.key(self.root)[0]
+        facet.add_checkpoint_sessions(self.root, pairs)
+        if facet.key(self.root)[0] != before and hasattr(type(self.store), "commit_facts"):
+            repos = facet.repos_of(self.root)
+            if repos:
+                self.store.commit_facts.forget(repos)
+
+    def _known_session(self, copies: list[Copy]) -> str | None:
+        """The session an earlier reading of these copies named (a growing transcript read
+        from where it stopped may bring no message of its own)."""
+        got = self.store.git_sources.checkpoint_sessions(self.root, [c.checkpoint for c in copies])
+        return min((s for ss in got.values() for s in ss), default=None)
+
+    def _map_roots(self, parser: _Watch, copies: list[Copy]) -> None:
+        """Map the folders the session ran in elsewhere onto this work tree: a folder is one
+        where an absolute path an edit named ends in a path of the repository (at HEAD, or one
+        the checkpoint says was touched); without such edits, the session's working directory.
+        A folder that exists here is left alone (this machine's own checkout resolves itself)."""
+        known = self.paths() | {p for c in copies for p in c.files_touched}
+        roots = recorded_roots(parser.paths, known)
+        if not roots:
+            roots = Counter({c: 1 for c in parser.cwds})
+        for r in roots:
+            r = r.rstrip("/")
+            if not r or r == self.top or r in self.maps or os.path.isdir(r):
+                continue
+            self.store.repos.add_path_map(r, self.top)
+            self.maps.add(r)
+
+
+def recorded_roots(paths: Iterable[str], known: set[str]) -> Counter[str]:
+    """Folders that held the repository where the absolute ``paths`` were written: the prefix
+    left when the longest tail of a path is one of the repository's ``known`` paths."""
+    roots: Counter[str] = Counter()
+    for p in paths:
+        parts = p.replace("\\", "/").split("/")
+        for i in range(1, len(parts)):
+            if "/".join(parts[i:]) in known:
+                roots["/".join(parts[:i])] += 1
+                break
+    return roots
+
+
+def _lines(key: str, data: bytes, start: int) -> Iterable[RawRecord]:
+    pos, n = start, len(data)
+    while pos < n:
+        nl = data.find(b"\n", pos)
+        stop = n if nl < 0 else nl
+        if stop > pos:
+            yield RawRecord(key, pos, data[pos:stop])
+        pos = stop + 1
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=12).hexdigest()
+
+
+class _Watch:
+    """A parser, and what its items say about where the session ran: its sessions (by
+    messages), the absolute paths its edits named, its working directories."""
+
+    def __init__(self, parser: Parser) -> None:
+        self.parser = parser
+        self.sessions: Counter[str] = Counter()
+        self.paths: set[str] = set()
+        self.cwds: set[str] = set()
+
+    def feed(self, record: RawRecord) -> list[Item]:
+        return self._see(self.parser.feed(record))
+
+    def finish(self) -> list[Item]:
+        return self._see(self.parser.finish())
+
+    def state(self) -> dict[str, Any]:
+        return self.parser.state()
+
+    def _see(self, items: list[Item]) -> list[Item]:
+        for it in items:
+            if isinstance(it, MessageItem):
+                self.sessions[it.session_id] += 1
+            elif isinstance(it, EditItem) and it.path.startswith("/"):
+                self.paths.add(it.path)
+            elif isinstance(it, SessionInfo) and it.cwd:
+                self.cwds.add(it.cwd)
+        return items
+
+    def main_session(self, entire_key: str) -> str | None:
+        """The session the transcript is of: Entire's own id for it when the parser read that
+        id, else the one with most messages (a resumed session replays another's prefix)."""
+        if entire_key in self.sessions:
+            return entire_key
+        return max(self.sessions, key=lambda s: (self.sessions[s], s)) if self.sessions else None

@@ -1,0 +1,277 @@
+"""Entire checkpoints as a session source (issue 24): a repository whose only sessions are on
+its checkpoint refs answers `why` with those sessions and their tool calls, in both layouts,
+without writing to the repository; sessions kept in several checkpoints are merged; a session
+this machine also has in an agent home is the same session; reading is incremental."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from fixtures_repos.entire import SessionCopy, write_checkpoint
+from fixtures_repos.gitrepo import GitRepo
+from fixtures_repos.writers import ClaudeWriter
+from tests.helpers import run_cli
+
+T0 = datetime(2026, 11, 10, 9, 0, 0)
+SID = "4a1f6c2e-7b3d-4e8a-9c0f-1d2e3f4a5b6c"
+CP1, CP2 = "a1b2c3d4e5f6", "0f9e8d7c6b5a"
+RETRY = "def retry(call, attempts=3):\n    return call()\n"
+
+
+def _store() -> sqlite3.Connection:
+    return sqlite3.connect(Path(os.environ["HANSARD_HOME"]) / "hansard.db")
+
+
+def _snapshot(gitdir: Path) -> dict[str, str]:
+    """Every file under .git with its bytes' hash: refs, objects, config, index, logs."""
+    out = {}
+    for p in sorted(gitdir.rglob("*")):
+        if p.is_file():
+            out[str(p.relative_to(gitdir))] = hashlib.sha1(p.read_bytes()).hexdigest()
+    return out
+
+
+def _alice_session(tmp_path: Path, layout: str, *, sliced: bool = False) -> tuple[GitRepo, dict[str, str]]:
+    """Alice's clone: a human commit, then a Claude Code session's edits committed in two
+    commits with Entire-Checkpoint trailers, the session kept in both checkpoints (whole
+    copies, or with ``sliced`` the second holding only the part since the first)."""
+    alice = GitRepo.init(tmp_path / "alice" / "src" / "app")
+    alice.write("app/retry.py", RETRY)
+    alice.commit("Add retry helper", T0)
+    home = tmp_path / "alice-home" / ".claude"
+    w = ClaudeWriter(home, alice.path, SID, T0 + timedelta(minutes=5))
+    w.prompt("uploads fail on the first 502; add a capped exponential backoff")
+    call1 = w.edit(alice.path / "app" / "retry.py", "    return call()\n",
+                   "    for attempt in range(attempts):\n        backoff = min(30, 2 ** attempt)\n    return call()\n")
+    first = w.path.read_bytes()
+    alice.commit(f"Add capped backoff\n\nEntire-Checkpoint: {CP1}\n", T0 + timedelta(minutes=10))
+    write_checkpoint(alice, CP1, [SessionCopy(SID, first, "2026-11-10T09:10:00.123456789Z",
+                                              files_touched=["app/retry.py"])], T0 + timedelta(minutes=10), layout=layout)
+    w.prompt("log each retry")
+    call2 = w.edit(alice.path / "app" / "retry.py", "        backoff = min(30, 2 ** attempt)\n",
+                   "        backoff = min(30, 2 ** attempt)\n        log_retry_attempt(attempt, backoff)\n")
+    whole = w.path.read_bytes()
+    alice.commit(f"Log retries\n\nEntire-Checkpoint: {CP2}\n", T0 + timedelta(minutes=20))
+    second = whole[len(first):] if sliced else whole
+    write_checkpoint(alice, CP2, [SessionCopy(SID, second, "2026-11-10T09:20:00Z", files_touched=["app/retry.py"])],
+                     T0 + timedelta(minutes=20), layout=layout)
+    return alice, {"backoff": call1, "log": call2, "transcript": str(w.path)}
+
+
+def _bob(tmp_path: Path, alice: GitRepo, layout: str) -> GitRepo:
+    """Bob's clone of Alice's repository, with her checkpoints, on a machine without her files."""
+    bob = GitRepo.clone(alice.path, tmp_path / "bob" / "app")
+    if layout == "ref":
+        bob.git("fetch", "-q", "origin", "refs/entire/checkpoints/*:refs/entire/checkpoints/*")
+    shutil.rmtree(tmp_path / "alice")
+    shutil.rmtree(tmp_path / "alice-home")
+    return bob
+
+
+def _why(repo: GitRepo, spec: str, monkeypatch: pytest.MonkeyPatch) -> dict:
+    monkeypatch.chdir(repo.path)
+    rc, out, err = run_cli("why", spec, "--json")
+    assert rc == 0, (out, err)
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("layout", ["branch", "ref"])
+def test_why_answers_from_checkpoints_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str) -> None:
+    alice, calls = _alice_session(tmp_path, layout)
+    bob = _bob(tmp_path, alice, layout)
+    before = _snapshot(bob.path / ".git")
+    rc, out, err = run_cli("index", str(bob.path))
+    assert rc == 0, (out, err)
+    doc = _why(bob, "app/retry.py", monkeypatch)
+    by_text = {ln["content"].strip(): ln for ln in doc["lines"]}
+    backoff, log = by_text["backoff = min(30, 2 ** attempt)"], by_text["log_retry_attempt(attempt, backoff)"]
+    assert (backoff["kind"], backoff["session_id"], backoff["provider"], backoff["tool_call_id"]) == \
+        ("agent", SID, "claude_code", calls["backoff"])
+    assert (log["kind"], log["session_id"], log["tool_call_id"]) == ("agent", SID, calls["log"])
+    assert by_text["def retry(call, attempts=3):"]["kind"] == "human"
+    assert doc["sessions"][SID]["prompt"].startswith("uploads fail on the first 502")
+    # One session, once: two checkpoints each kept the whole transcript so far.
+    db = _store()
+    assert db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 1
+    assert db.execute("SELECT COUNT(*) FROM edits WHERE status='applied'").fetchone()[0] == 2
+    assert db.execute("SELECT checkpoint, session_id FROM checkpoint_sessions ORDER BY 1").fetchall() == \
+        [(CP2, SID), (CP1, SID)]
+    # Nothing under .git changed: no ref, object, config, index or log written, nothing fetched.
+    assert _snapshot(bob.path / ".git") == before
+
+
+def test_slices_are_merged_and_unchanged_refs_are_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                                 ) -> None:
+    alice, calls = _alice_session(tmp_path, "branch", sliced=True)
+    bob = _bob(tmp_path, alice, "branch")
+    # The local branch too, as after `git checkout entire/checkpoints/v1`: the same copies, read once.
+    bob.git("branch", "entire/checkpoints/v1", "origin/entire/checkpoints/v1")
+    assert run_cli("index", str(bob.path))[0] == 0
+    db = _store()
+    assert db.execute("SELECT COUNT(*) FROM sources WHERE path LIKE 'git:%'").fetchone()[0] == 1
+    doc = _why(bob, "app/retry.py", monkeypatch)
+    tools = {ln["tool_call_id"] for ln in doc["lines"] if ln["kind"] == "agent"}
+    assert tools == {calls["backoff"], calls["log"]}
+    scanned = db.execute("SELECT path, last_scanned, generation FROM sources WHERE path LIKE 'git:%'").fetchall()
+    assert run_cli("index", str(bob.path))[0] == 0
+    assert db.execute("SELECT path, last_scanned, generation FROM sources WHERE path LIKE 'git:%'").fetchall() == scanned
+
+
+def test_a_growing_session_is_read_from_where_it_stopped(tmp_path: Path) -> None:
+    """A later checkpoint holding the whole transcript so far appends to the source, not a
+    new generation; the session stays one."""
+    alice = GitRepo.init(tmp_path / "app")
+    alice.write("a.py", "x = 1\n")
+    alice.commit("start", T0)
+    home = tmp_path / "h" / ".claude"
+    w = ClaudeWriter(home, alice.path, SID, T0 + timedelta(minutes=1))
+    w.prompt("make y")
+    w.edit(alice.path / "a.py", "x = 1\n", "x = 1\ny = compute_the_value(x)\n")
+    first = w.path.read_bytes()
+    write_checkpoint(alice, CP1, [SessionCopy(SID, first, "2026-11-10T09:02:00Z")], T0 + timedelta(minutes=2))
+    assert run_cli("index", str(alice.path))[0] == 0
+    db = _store()
+    (gen0, off0), = db.execute("SELECT generation, \"offset\" FROM sources WHERE path LIKE 'git:%'").fetchall()
+    w.prompt("and z")
+    w.edit(alice.path / "a.py", "y = compute_the_value(x)\n", "y = compute_the_value(x)\nz = y * 2 + offset\n")
+    write_checkpoint(alice, CP2, [SessionCopy(SID, w.path.read_bytes(), "2026-11-10T09:04:00Z")],
+                     T0 + timedelta(minutes=4))
+    assert run_cli("index", str(alice.path))[0] == 0
+    (gen1, off1), = db.execute("SELECT generation, \"offset\" FROM sources WHERE path LIKE 'git:%'").fetchall()
+    assert gen1 == gen0 and off1 > off0
+    assert db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 1
+    assert db.execute("SELECT COUNT(*) FROM edits").fetchone()[0] == 2
+    assert db.execute("SELECT COUNT(DISTINCT checkpoint) FROM checkpoint_sessions").fetchone()[0] == 2
+
+
+def test_a_session_also_in_an_agent_home_is_one_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    alice = GitRepo.init(tmp_path / "app")
+    alice.write("a.py", "x = 1\n")
+    alice.commit("start", T0)
+    home = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    w = ClaudeWriter(home, alice.path, SID, T0 + timedelta(minutes=1))
+    w.prompt("make y")
+    call = w.edit(alice.path / "a.py", "x = 1\n", "x = 1\ny = compute_the_value(x)\n")
+    alice.commit(f"y\n\nEntire-Checkpoint: {CP1}\n", T0 + timedelta(minutes=2))
+    write_checkpoint(alice, CP1, [SessionCopy(SID, w.path.read_bytes(), "2026-11-10T09:02:00Z")],
+                     T0 + timedelta(minutes=2))
+    assert run_cli("index")[0] == 0  # the agent home (which registers the repository)
+    assert run_cli("index")[0] == 0  # and now the known repository's refs
+    db = _store()
+    assert db.execute("SELECT COUNT(*) FROM sources WHERE path LIKE 'git:%'").fetchone()[0] == 1
+    assert db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 1
+    assert db.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == \
+        db.execute("SELECT message_count FROM sessions").fetchone()[0]
+    assert db.execute("SELECT COUNT(*) FROM edits").fetchone()[0] == 1
+    line = _why(alice, "a.py:2", monkeypatch)["lines"][0]
+    assert (line["kind"], line["session_id"], line["tool_call_id"]) == ("agent", SID, call)
+
+
+def test_reindex_rebuilds_checkpoint_sessions_from_the_archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    alice, calls = _alice_session(tmp_path, "ref")
+    bob = _bob(tmp_path, alice, "ref")
+    assert run_cli("index", str(bob.path))[0] == 0
+    assert run_cli("reindex")[0] == 0
+    doc = _why(bob, "app/retry.py", monkeypatch)
+    assert {ln["tool_call_id"] for ln in doc["lines"] if ln["kind"] == "agent"} == {calls["backoff"], calls["log"]}
+
+
+def _ties(rule: str = "trailer") -> set[tuple[str, str]]:
+    return set(_store().execute("SELECT sha, session_id FROM commit_ties WHERE rule=?", (rule,)).fetchall())
+
+
+def test_entire_checkpoint_trailers_tie_their_commits(tmp_path: Path) -> None:
+    alice, _calls = _alice_session(tmp_path, "branch")
+    bob = _bob(tmp_path, alice, "branch")
+    assert run_cli("index", str(bob.path))[0] == 0
+    backoff, log = bob.rev_parse("HEAD~1"), bob.rev_parse("HEAD")
+    assert _ties() == {(backoff, SID), (log, SID)}
+
+
+def test_a_squash_merge_body_ties_every_checkpoint_it_lists(tmp_path: Path) -> None:
+    """GitHub's squash merge copies each squashed commit's trailer into its body; a checkpoint
+    read after the commits were linked brings its ties at the next index."""
+    repo = GitRepo.init(tmp_path / "app")
+    repo.write("a.py", "x = 1\n")
+    repo.commit("start", T0)
+    home = tmp_path / "h" / ".claude"
+    sids = ["11111111-2222-4333-8444-555555555555", "66666666-7777-4888-9999-aaaaaaaaaaaa"]
+    copies = []
+    for k, (sid, cid) in enumerate(zip(sids, (CP1, CP2), strict=True)):
+        w = ClaudeWriter(home, repo.path, sid, T0 + timedelta(minutes=1 + 5 * k))
+        w.prompt(f"step {k}")
+        w.edit(repo.path / "a.py", "x = 1\n", f"x = 1\nvalue_{k} = compute_step({k})\n")
+        copies.append((cid, SessionCopy(sid, w.path.read_bytes(), f"2026-11-10T09:0{3 + 5 * k}:00Z")))
+    body = f"Two steps (#12)\n\n* step 0\n\nEntire-Checkpoint: {CP1}\n\n* step 1\n\nEntire-Checkpoint: {CP2}\n"
+    repo.commit(body, T0 + timedelta(minutes=20))
+    assert run_cli("index", str(repo.path))[0] == 0
+    assert _ties() == set()
+    for k, (cid, copy) in enumerate(copies):
+        write_checkpoint(repo, cid, [copy], T0 + timedelta(minutes=21 + k))
+    assert run_cli("index", str(repo.path))[0] == 0
+    assert _ties() == {(repo.head(), sids[0]), (repo.head(), sids[1])}
+
+
+SAMPLES = Path(__file__).parent / "entire_samples"
+REAL_SID = "6da7d497-00e2-460d-a6b4-d280e0314cfd"
+
+
+def test_a_real_entire_session_answers_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two real checkpoints of one Claude Code session (entireio/cli, see
+    tests/entire_samples/PROVENANCE.md), recorded in a worktree this machine lacks: the
+    session is read once from both copies, and the file it wrote is its own."""
+    from fixtures_repos.entire import write_checkpoint_folder
+
+    write = None
+    for line in (SAMPLES / "9fe3cfdef74d" / "0" / "full.jsonl").read_text().splitlines():
+        for block in (json.loads(line).get("message") or {}).get("content") or []:
+            if isinstance(block, dict) and block.get("type") == "tool_use" and block["name"] == "Write":
+                write = block
+    assert write is not None
+    repo = GitRepo.init(tmp_path / "cli")
+    repo.write("README.md", "# cli\n")
+    repo.commit("Initial commit", datetime(2026, 2, 6, 6, 0, 0))
+    repo.write("docs/geese.md", write["input"]["content"])
+    repo.commit("docs: geese\n\nEntire-Checkpoint: 9fe3cfdef74d\n", datetime(2026, 2, 6, 6, 50, 0))
+    for k, cid in enumerate(("9fe3cfdef74d", "9b3838281539")):
+        write_checkpoint_folder(repo, cid, SAMPLES / cid, datetime(2026, 2, 6, 6, 50 + k, 0))
+    before = _snapshot(repo.path / ".git")
+    assert run_cli("index", str(repo.path))[0] == 0
+    doc = _why(repo, "docs/geese.md", monkeypatch)
+    assert {(ln["kind"], ln["session_id"], ln["tool_call_id"]) for ln in doc["lines"] if ln["content"].strip()} == \
+        {("agent", REAL_SID, write["id"])}
+    db = _store()
+    assert db.execute("SELECT session_id, provider FROM sessions").fetchall() == [(REAL_SID, "claude_code")]
+    assert db.execute("SELECT checkpoint FROM checkpoint_sessions ORDER BY 1").fetchall() == \
+        [("9b3838281539",), ("9fe3cfdef74d",)]
+    assert _ties() == {(repo.head(), REAL_SID)}
+    assert db.execute("SELECT old_prefix FROM path_maps").fetchall() == [("/Users/alex/workspace/cli/.worktrees/3",)]
+    assert _snapshot(repo.path / ".git") == before
+
+
+def test_checkpoint_refs_are_found_loose_packed_and_remote(tmp_path: Path) -> None:
+    """The look at git's files that spares a process per known repository never misses a
+    layout: loose, packed (after `git pack-refs`), remote-tracking."""
+    from hansard.ingest.git_sources import _may_hold_checkpoints
+
+    repo = GitRepo.init(tmp_path / "app")
+    repo.write("a.py", "x = 1\n")
+    repo.commit("start", T0)
+    assert not _may_hold_checkpoints(str(repo.path))
+    write_checkpoint(repo, CP1, [SessionCopy(SID, b"{}\n", "2026-11-10T09:02:00Z")], T0, layout="ref")
+    assert _may_hold_checkpoints(str(repo.path))
+    repo.git("pack-refs", "--all")
+    assert _may_hold_checkpoints(str(repo.path))
+    clone = GitRepo.clone(repo.path, tmp_path / "clone")
+    assert not _may_hold_checkpoints(str(clone.path))  # refs/entire/* is not fetched by a clone
+    write_checkpoint(repo, CP2, [SessionCopy(SID, b"{}\n", "2026-11-10T09:02:00Z")], T0)
+    clone.git("fetch", "-q", "origin")
+    assert _may_hold_checkpoints(str(clone.path))  # refs/remotes/origin/entire/checkpoints/v1
