@@ -1034,9 +1034,6 @@ def test_code_history_and_work_context_redact_git_strings(git_secrets: dict[str,
         os.chdir(cwd)
 
 
-@pytest.mark.xfail(strict=True, reason="why serves commit summaries and line texts as git and the file give them: "
-                                       "the redactor's first use costs ~0.22 s a process (detect-secrets' import and "
-                                       "gitleaks' rules), more than why's whole budget over blame; open (issue 28 item 5)")
 def test_why_json_redacts_git_strings(git_secrets: dict[str, Any]) -> None:
     cwd = os.getcwd()
     os.chdir(git_secrets["repo"])
