@@ -93,6 +93,11 @@ class History:
         return self._rewritten[lo:hi]
 
 
+def has_fixups(prints: Iterable[Print]) -> bool:
+    """Some print is a ``fixup!``/``squash!``/``amend!`` of a summary."""
+    return any(p.kind == "printed" and _FIXUP.match(p.summary) for p in prints)
+
+
 def unknown_shorts(prints: Iterable[Print], history: History) -> list[str]:
     """Printed ids that name no commit of the history: git may still have them (rewritten)."""
     return sorted({p.short for p in prints if p.kind == "printed" and not history.named(p.short)})

@@ -67,6 +67,9 @@ _POSIX = {
 }
 
 
+NAME_HEAD = r"[\w.-]{0,50}?"
+
+
 class Untranslatable(ValueError):
     pass
 
@@ -223,11 +226,21 @@ def convert(config: dict[str, Any], source: str) -> dict[str, Any]:
         if why is not None:
             skipped.append({"id": rid, "reason": why})
             continue
+        assert py is not None  # translated whenever no reason left the rule out
+        keywords = sorted({k.lower() for k in r["keywords"]})
+        whole = _groups_all_repeated(py) or re.compile(py).groups == 0
+        # What the redactor runs (worked out here, not at each process's first redaction):
+        # without the name characters gitleaks' keyword rules open with (`[\w.-]{0,50}?adobe...`,
+        # context for its report, outside the secret's group, tried lazily at every position),
+        # and found by the literal the match opens with as written (LTAI, EZAK) where that is
+        # no shorter than the keywords: rarer than a lower-cased keyword in text.
+        search = py if whole else py.replace(NAME_HEAD, "")
+        prefixes = literal_prefixes(search)
+        anchors = list(prefixes) if prefixes and min(map(len, prefixes)) >= min(map(len, keywords)) else keywords
         rules.append({
-            "id": rid, "name": snake(rid), "regex": r["regex"], "python": py,
-            "whole": py is not None and _groups_all_repeated(py),
-            "keywords": sorted({k.lower() for k in r["keywords"]}), "entropy": float(r.get("entropy", 0.0)),
-            "secret_group": int(r.get("secretGroup", 0)), "allowlists": allow,
+            "id": rid, "name": snake(rid), "regex": r["regex"], "python": py, "whole": whole,
+            "keywords": keywords, "entropy": float(r.get("entropy", 0.0)),
+            "secret_group": int(r.get("secretGroup", 0)), "allowlists": allow, "search": search, "anchors": anchors,
         })
     glob = config.get("allowlist", {})
     global_allow = []

@@ -518,24 +518,44 @@ def _judged(value: str, judge: str) -> bool:
 # -- compiling ------------------------------------------------------------------------------------
 
 
+DS_DATA = "detect_secrets.json"
+
+
+def detect_secrets_patterns() -> dict[str, Any]:
+    """The compiled ``denylist`` patterns of the reused detect-secrets plugins, read from the
+    installed package: {"version": ..., "plugins": {module: [[pattern, flags], ...]}}. Importing
+    the plugins costs ~0.1 s (they import detect-secrets' scanning core), so the redactor reads
+    them from hansard/ingest/secret_rules/detect_secrets.json, written from this by
+    scripts/update_gitleaks_rules.py --detect-secrets; a test checks that the two agree."""
+    import importlib
+    from importlib.metadata import version
+
+    plugins: dict[str, list[list[Any]]] = {}
+    for module, cls, _name, _names in DS_PLUGINS:
+        plugin = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), cls)
+        plugins[module] = [[rx.pattern, rx.flags & (re.IGNORECASE | re.VERBOSE | re.DOTALL)] for rx in plugin.denylist]
+    return {"version": version("detect-secrets"), "plugins": plugins}
+
+
 def detect_secrets_rules() -> list[Rule]:
     """The patterns of detect-secrets' regex plugins, as Rules."""
-    import importlib
+    import json
+    from pathlib import Path
 
+    with open(Path(__file__).with_name("secret_rules") / DS_DATA, encoding="utf-8") as fh:
+        data = json.load(fh)["plugins"]
     rules: list[Rule] = []
-    for module, cls, name, names in DS_PLUGINS:
-        plugin = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), cls)
-        for i, rx in enumerate(plugin.denylist):
+    for module, _cls, name, names in DS_PLUGINS:
+        for i, (pattern, flags) in enumerate(data[module]):
             extend: bytes | None  # None: the match is kept as found (Rule.extend)
             where, trim, extend = WHOLE, b"", TOKEN_CHARS
-            if (module, i) in _DS_GROUP or rx.pattern.startswith(_DS_ASSIGNMENT_HEAD):
+            if (module, i) in _DS_GROUP or pattern.startswith(_DS_ASSIGNMENT_HEAD):
                 where, extend = GROUP, None
             elif module == "artifactory":
                 trim = b" \t\r\n=:\""
             elif module == "jwt":
                 extend = JWT_CHARS
-            rules.append(Rule(names.get(i, name), rx.pattern, rx.flags & (re.IGNORECASE | re.VERBOSE | re.DOTALL),
-                              where, extend, trim, **DS_GATES.get((module, i), {})))
+            rules.append(Rule(names.get(i, name), pattern, flags, where, extend, trim, **DS_GATES.get((module, i), {})))
     return rules
 
 
@@ -551,26 +571,16 @@ def gitleaks_rules() -> list[Rule]:
     for r in doc["rules"]:
         allow = glob + tuple((a["target"], rx) for a in r["allowlists"] for rx in a["regexes"])
         stop = tuple(w for a in r["allowlists"] for w in a["stopwords"])
-        py = r["python"]
-        whole = r["whole"] or re.compile(py).groups == 0
-        if not whole:
-            # gitleaks' keyword rules open with up to 50 name characters before the keyword
-            # (`[\w.-]{0,50}?adobe...`): context for its report, outside the secret's group, and
-            # tried lazily at every position of the text. Without it, the same secrets.
-            py = py.replace(_GL_NAME_HEAD, "")
-        anchors: tuple[str, ...] = tuple(r["keywords"])
-        prefixes = gitleaks.literal_prefixes(py)
-        if prefixes and min(map(len, prefixes)) >= min(map(len, anchors)):
-            anchors = prefixes  # as written (LTAI, EZAK): rarer than the lower-cased keyword
+        # (hansard/ingest/gitleaks.py worked out the pattern to run and its anchors.)
+        whole, anchors = r["whole"], tuple(r["anchors"])
         extra = _GL_GATES.get(r["id"], {})
-        out.append(Rule(r["name"], py, where=WHOLE if whole else FIRST, extend=TOKEN_CHARS if whole else None,
+        out.append(Rule(r["name"], r["search"], where=WHOLE if whole else FIRST, extend=TOKEN_CHARS if whole else None,
                         anchors=extra.get("anchors", anchors), gate=extra.get("gate"),
                         gate_on_text=extra.get("gate_on_text", False), entropy=r["entropy"], allow=allow,
                         stopwords=stop, secret_group=r["secret_group"]))
     return out
 
 
-_GL_NAME_HEAD = r"[\w.-]{0,50}?"
 # gitleaks rules whose keywords are short and common in text ("ey", "s.", "sk", "sc_"): what
 # every match holds instead, found as the other rules' gates are (see Rule).
 _GL_GATES: dict[str, dict[str, Any]] = {
@@ -582,18 +592,35 @@ _GL_GATES: dict[str, dict[str, Any]] = {
 
 
 class _Compiled:
-    """A rule ready to run on UTF-8 bytes: its regex and its gate."""
+    """A rule ready to run on UTF-8 bytes: its regex and its gate. The regex and allowlist are
+    compiled when the rule first runs: of some 300 rules, a process redacting a few commit
+    summaries (`why`) runs a handful, and compiling them all cost ~40 ms."""
 
-    __slots__ = ("rule", "rx", "groups", "gate", "gate_on_text", "order", "allow", "check")
+    __slots__ = ("rule", "_rx", "gate", "gate_on_text", "order", "_allow", "check")
 
     def __init__(self, rule: Rule, order: int) -> None:
         self.rule, self.order = rule, order
-        self.rx = re.compile(rule.pattern.encode(), rule.flags | re.MULTILINE)
-        self.groups = self.rx.groups
+        self._rx: re.Pattern[bytes] | None = None
+        self._allow: list[tuple[str, re.Pattern[bytes]]] | None = None
         self.gate = re.compile(rule.gate.encode()) if rule.gate else None
         self.gate_on_text = rule.gate_on_text
-        self.allow = [(t, re.compile(rx.encode())) for t, rx in rule.allow]
         self.check = bool(rule.entropy or rule.allow or rule.stopwords)
+
+    @property
+    def rx(self) -> re.Pattern[bytes]:
+        if self._rx is None:
+            self._rx = re.compile(self.rule.pattern.encode(), self.rule.flags | re.MULTILINE)
+        return self._rx
+
+    @property
+    def groups(self) -> int:
+        return self.rx.groups
+
+    @property
+    def allow(self) -> list[tuple[str, re.Pattern[bytes]]]:
+        if self._allow is None:
+            self._allow = [(t, re.compile(rx.encode())) for t, rx in self.rule.allow]
+        return self._allow
 
     def accepts(self, b: bytes, m: re.Match[bytes], s: int, e: int) -> bool:
         """gitleaks' checks of a find: entropy, allowlists, stopwords."""
@@ -676,8 +703,8 @@ _STATE: dict[str, _Engine] = {}
 
 
 def _engine() -> _Engine:
-    """Built on first use: importing detect-secrets costs ~0.2 s, which only an index that
-    has something to write pays."""
+    """Built on first use (~30 ms: the two rule files read, the Aho-Corasick automaton built;
+    each regex is compiled when its rule first runs)."""
     eng = _STATE.get("engine")
     if eng is None:
         eng = _STATE["engine"] = _Engine([*OWN_RULES, *detect_secrets_rules(), *gitleaks_rules(), *KEYWORD_RULES,

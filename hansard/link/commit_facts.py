@@ -79,7 +79,7 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None,
     from hansard.git.history import commit_log
 
     commits, named = commit_log(top, head)
-    tied, pids = _join(store, top, prints, commit_ties.History(commits))
+    tied, pids = _join(store, top, prints, _history(prints, commits))
     for sha, session_id in _trailer_ties(store, repo_id, named):
         tied.setdefault(sha, set()).add((session_id, "trailer"))
     diffs_head = head if diffs else (state["diffs_head"] if state is not None else None)
@@ -102,6 +102,17 @@ def _fill_diffs(store: Store, top: str, head: str, old_head: str | None) -> None
         fill_commit_diffs(store, top, [head, f"^{old_head}"] if old_head else [head])
     except GitError:  # the old HEAD is gone (a gc after a rebase): all of it again
         fill_commit_diffs(store, top, [head])
+
+
+def _history(prints: list[commit_ties.Print], commits: list[Any]) -> commit_ties.History:
+    """The commits the prints are joined to. A printed summary was redacted when its session
+    was stored, so where a ``fixup!`` must find its commit by summary, git's summaries are
+    redacted the same way first."""
+    if commit_ties.has_fixups(prints):
+        from hansard.ingest.redact import redact
+
+        commits = [c._replace(summary=redact(c.summary)[0]) for c in commits]
+    return commit_ties.History(commits)
 
 
 def _join(store: Store, top: str, prints: list[commit_ties.Print], history: commit_ties.History
@@ -138,9 +149,8 @@ def ties_for(store: Store, top: str, repo_id: int, commits: Mapping[str, Any], *
     prints = commit_ties.prints_of(store.evidence.repo_shell_calls(repo_id, SHELL_TOOLS, "git"))
     out: dict[str, set[str]] = {}
     if prints:
-        history = commit_ties.History(
-            commit_ties.CommitRow(sha, c.author_time, c.committer_time, c.summary) for sha, c in commits.items()
-            if sha in set(shas))
+        history = _history(prints, [commit_ties.CommitRow(sha, c.author_time, c.committer_time, c.summary)
+                                    for sha, c in commits.items() if sha in set(shas)])
         tied, _ = _join(store, top, prints, history)
         out = {sha: {s for s, _ in pairs} for sha, pairs in tied.items()}
     if _has_checkpoints(store, repo_id):

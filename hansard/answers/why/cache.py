@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from hansard.answers.why.contract import ORJSON_BYTES, to_json
+from hansard.answers.why.contract import ORJSON_BYTES, redact_contents, to_json
 from hansard.answers.why.target import _file_lines
 
 if TYPE_CHECKING:
@@ -49,11 +49,11 @@ def _with_contents(stored: bytes, data: bytes) -> bytes:
         doc = json.loads(stored)
     for ln in doc["lines"]:
         ln["content"] = lines[ln["line"] - 1]
-    return to_json(doc)
+    return to_json(redact_contents(doc))
 
 
 # Part of every cache key: a change to what an answer holds must not be served from old rows.
-CACHE_FORMAT = 2  # 2: lines stored without their text
+CACHE_FORMAT = 3  # 2: lines stored without their text; 3: commit summaries redacted
 def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, data: bytes, repo_id: int
             ) -> tuple[Any, str, bytes | None, int] | None:
     """(cache, key, the cached JSON document or None, generation) when the store keeps answers; None

@@ -35,6 +35,25 @@ def to_json(doc: dict[str, Any]) -> bytes:
     return json.dumps(doc, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8", "surrogateescape")
 
 
+def redact_contents(doc: dict[str, Any]) -> dict[str, Any]:
+    """The document with its lines' text redacted as one text (a key may span lines): the file's
+    own lines can hold a committed secret, which hansard serves to no one (README: secrets)."""
+    from hansard.ingest.redact import redact_lines
+
+    texts = [ln["content"] for ln in doc["lines"]]
+    red, n = redact_lines(texts)
+    if not n:
+        return doc
+    return {**doc, "lines": [{**ln, "content": x} for ln, x in zip(doc["lines"], red, strict=True)]}
+
+
+def redact(text: str) -> tuple[str, int]:
+    """A commit summary as served: redacted (``add stripe key sk_live_…``)."""
+    from hansard.ingest.redact import redact as _redact
+
+    return _redact(text)
+
+
 def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers: list[LineAnswer]
                     ) -> dict[str, Any]:
     from hansard.git.run import git_text
@@ -71,7 +90,7 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
                 s["prompt"] = p[1]
     named = {x for a in answers for x in (a.commit, a.original_commit, a.restoring_commit) if x}
     commits = {
-        sha: {"summary": c.summary, "author": c.author, "author_time": c.author_time, "author_tz": c.author_tz,
+        sha: {"summary": redact(c.summary)[0], "author": c.author, "author_time": c.author_time, "author_tz": c.author_tz,
               "committer_time": c.committer_time}
         for sha, c in bl.commits.items() if sha != ZERO and (t.start is None or sha in named)
     }

@@ -11,7 +11,7 @@ import os
 from typing import TYPE_CHECKING
 
 from hansard.answers.why.cache import _cached, _with_contents, _without_contents
-from hansard.answers.why.contract import render_contract, to_json
+from hansard.answers.why.contract import redact_contents, render_contract, to_json
 from hansard.answers.why.engine import Attributor, Prepared
 from hansard.answers.why.target import (
     _file_lines,
@@ -158,13 +158,13 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
         ans["notice"] = notice(store)
     if building:
         ans["indexing"] = True
+    stored = _without_contents(ans, data) if cached is not None else None  # compared with the file's raw lines
+    ans = redact_contents(ans)
     if cached is None:
         return ans, None
-    raw = to_json(ans)
-    stored = _without_contents(ans, data)
     if stored is not None:
         cached[0].put(cached[1], cached[3], stored)
-    return ans, raw
+    return ans, to_json(ans)
 
 
 def _in_thread(fn: Any, *args: Any) -> Any:
