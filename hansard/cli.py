@@ -224,7 +224,8 @@ def cmd_history(a: argparse.Namespace) -> int:
     if not a.no_sync:
         quick_sync(store)
     data = search_past_sessions(
-        _with_team(store) if a.include_team_sessions or a.team else store, " ".join(a.query), repo=a.repo, provider=a.provider, since=a.since, until=a.until, roles=a.roles,
+        _with_team(store) if a.include_team_sessions or a.team else store, " ".join(a.query), repo=a.repo,
+        provider=a.provider, since=a.since, until=a.until, roles=a.roles,
         tool=a.tool, command=a.command_filter, file=a.file, commit=a.commit, include_subagents=a.include_subagents,
         include_web_chats=a.include_web_chats, include_team_sessions=a.include_team_sessions, team=a.team,
         hits_per_session=a.hits_per_session, group_revisions=not a.no_group_revisions, mode=a.mode, limit=a.limit,

@@ -44,7 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,7 +117,7 @@ class Sessions:
         from fixtures_repos.writers import Clock
 
         self.home, self.repo = home / ".claude", repo
-        self.clock = Clock(datetime.fromtimestamp(T0 - 3600, timezone.utc))
+        self.clock = Clock(datetime.fromtimestamp(T0 - 3600, UTC))
         self.count = 0
         self.writer = None
         self._put: set[Path] = set()
@@ -177,7 +177,7 @@ def _go_block(rng: random.Random, n: int) -> list[str]:
         out += rng.choice([
             [f"\tif {var}.{f} == \"\" {{", "\t\treturn", "\t}"],
             [f"\t{var}.{f} = strings.TrimSpace(r.FormValue(\"{f.lower()}_{rng.randint(0, 99)}\"))"],
-            ["\tif err := s.audit.Record(ctx, \"%s.%s\", %s.ID); err != nil {" % (var, verb.lower(), var),
+            [f"\tif err := s.audit.Record(ctx, \"{var}.{verb.lower()}\", {var}.ID); err != nil {{",
              "\t\treturn", "\t}"],
             [f"\tlog.Printf(\"{verb.lower()} {var} %s: {f.lower()}={rng.randint(0, 9999)}\", {var}.ID)"],
             ["\tdefer cancel()"],
@@ -213,8 +213,8 @@ def _block(rng: random.Random, lang: str, n: int) -> list[str]:
 
 def _header(lang: str) -> list[str]:
     if lang == "go":
-        return ["package server", "", "import (", "\t\"log\"", "\t\"net/http\"", "\t\"strings\"", "", "\t\"github.com/go-chi/chi/v5\"",
-                ")", ""]
+        return ["package server", "", "import (", "\t\"log\"", "\t\"net/http\"", "\t\"strings\"", "",
+                "\t\"github.com/go-chi/chi/v5\"", ")", ""]
     return ["import { normalizeID, normalizeName } from '../lib/normalize';", "import type { User } from './types';", ""]
 
 
@@ -354,8 +354,8 @@ def measure(repo: Path, env: dict[str, str], rel: str, line: int, rounds: int) -
     doc = json.loads(subprocess.run(again, cwd=repo, env=env, check=True, capture_output=True).stdout)
     out["doc"] = doc
     out["lines"] = len(doc["lines"])
-    out["kinds"] = dict(sorted(((k, sum(1 for x in doc["lines"] if x["kind"] == k))
-                                for k in {x["kind"] for x in doc["lines"]})))
+    out["kinds"] = dict(sorted((k, sum(1 for x in doc["lines"] if x["kind"] == k))
+                                for k in {x["kind"] for x in doc["lines"]}))
     return out
 
 
