@@ -141,3 +141,9 @@ class SqliteStore:
         from hansard.store.sqlite.why_cache import SqliteWhyCache
 
         return SqliteWhyCache(self.db)
+
+    @cached_property
+    def stats(self):  # noqa: ANN201 - hansard.store.sqlite.stats.SqliteStats
+        from hansard.store.sqlite.stats import SqliteStats
+
+        return SqliteStats(self.db)
