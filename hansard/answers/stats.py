@@ -127,12 +127,13 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
                since: str | None = None, until: str | None = None, by: Iterable[str] = ("agent",),
                cwd: str | None = None, cache: bool = True,
                upkeep: Callable[[str, int], object] | None = None,
-               progress: Callable[[int, int, str], None] | None = None) -> dict[str, Any]:
+               progress: Any = None) -> dict[str, Any]:
     """The stats of the repository holding ``cwd`` at ``rev`` (default HEAD), of its files under
     ``paths`` (default all), as described in this module's docstring. ``by`` names the
     breakdowns to include (agent, model, session, member, dir, month). ``upkeep`` is the
-    caller's refresh of the repository's commit facts (passed on to ``explain``), ``progress``
-    is called as (files done, files, path) while files are answered."""
+    caller's refresh of the repository's commit facts (passed on to ``explain``); ``progress``
+    is `hansard index`'s progress line (``hansard.ingest.progress.Bytes``), fed the files' sizes
+    as they are answered."""
     from hansard.answers.why import explain
     from hansard.git.history import ancestry, read_commits, tree_files
     from hansard.git.objects import CatFile
@@ -164,10 +165,13 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
     hits = indexing = answered = 0
     errors: dict[str, str] = {}
     cat = None
+    if progress is not None:
+        progress.start(sum(max(f[2], 0) for f in files), len(files))
     try:
-        for i, (mode, blob, size, rel) in enumerate(files):
+        for mode, blob, size, rel in files:
             if progress is not None:
-                progress(i, len(files), rel)
+                progress.file(rel)
+                progress.advance(max(size, 0))
             if mode == "160000":
                 skipped[rel] = "submodule"
                 continue
@@ -215,7 +219,7 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
         if cat is not None:
             cat.close()
         if progress is not None:
-            progress(len(files), len(files), "")
+            progress.done()
     written = stats.put_many(fresh, generation) if stats is not None and generation is not None and fresh else 0
     out = _aggregate(summaries, by, lo, hi, rev_time)
     funnel_counts = stats.funnel(repo_id, since=lo_text, until=hi_text, paths=rels) if stats is not None \
