@@ -20,7 +20,7 @@ from hansard.store.sqlite.db import connect
 
 pytestmark = pytest.mark.anyio
 
-ALL_TOOLS = {"search_past_sessions", "get_past_session", "code_history", "work_context", "search_memories",
+ALL_TOOLS = {"search_past_sessions", "get_past_session", "code_history", "repo_stats", "work_context", "search_memories",
              "get_memory", "capture_subagent_messages"}
 
 

@@ -127,13 +127,14 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
                since: str | None = None, until: str | None = None, by: Iterable[str] = ("agent",),
                cwd: str | None = None, cache: bool = True,
                upkeep: Callable[[str, int], object] | None = None,
-               progress: Any = None) -> dict[str, Any]:
+               progress: Any = None, max_files: int | None = None) -> dict[str, Any]:
     """The stats of the repository holding ``cwd`` at ``rev`` (default HEAD), of its files under
     ``paths`` (default all), as described in this module's docstring. ``by`` names the
     breakdowns to include (agent, model, session, member, dir, month). ``upkeep`` is the
     caller's refresh of the repository's commit facts (passed on to ``explain``); ``progress``
     is `hansard index`'s progress line (``hansard.ingest.progress.Bytes``), fed the files' sizes
-    as they are answered."""
+    as they are answered. ``max_files`` keeps the ``files`` rows of the largest files only
+    (``files_shown`` then says how many of how many): every other count still covers them all."""
     from hansard.answers.why import explain
     from hansard.git.history import ancestry, read_commits, tree_files
     from hansard.git.objects import CatFile
@@ -146,9 +147,13 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
         raise InvalidArgument(f"--by {bad[0]}: choose among {', '.join(BY)}")
     lo_text, hi_text = since_text(since), until_text(until, "until")
     lo, hi = parse_ts(lo_text), parse_ts(hi_text)
+    if rev is not None and (not rev.strip() or rev.startswith("-")):
+        raise InvalidArgument(f"--rev {rev!r} is not a revision")
     top, main_top, sha, rels = _resolve(cwd, paths, rev)
     t0 = time.monotonic()
     repo_id = repo_for(store, main_top)
+    if upkeep is not None and repo_id >= 0:
+        upkeep(top, repo_id)  # the commit facts kept once here, not worked out per file
     rev_time = read_commits(top, [sha])[sha].author_time
     files = tree_files(top, sha, rels)
     if rels and not files:
@@ -241,6 +246,10 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
         "cache": {"files": len(files), "remembered": hits, "answered": answered, "written": written},
         "seconds": round(time.monotonic() - t0, 3),
     }
+    if max_files is not None and len(result["files"]) > max_files:
+        biggest = sorted(result["files"].items(), key=lambda x: (-x[1]["lines"], x[0]))[:max_files]
+        result["files_shown"] = {"shown": max_files, "of": len(result["files"])}
+        result["files"] = dict(sorted(biggest))
     if errors:
         result["errors"] = dict(sorted(errors.items())[:50])
     if indexing:
