@@ -42,8 +42,10 @@ def world(tmp_path: Path, samples: Path) -> dict[str, Path]:
 
 
 def stdio(world: dict, *args: str, env: dict[str, str] | None = None) -> Client:
+    # PYTHONPATH passes on: a checkout run without installing it (a git worktree) is what `-m hansard` imports
+    keep = {k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}
     params = StdioServerParameters(command=sys.executable, args=["-m", "hansard", "mcp", "serve", *args],
-                                   env={**world["env"], **(env or {})}, cwd=str(world["repo"]))
+                                   env={**keep, **world["env"], **(env or {})}, cwd=str(world["repo"]))
     return Client(params, mode="legacy")
 
 
