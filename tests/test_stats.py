@@ -148,6 +148,21 @@ def test_a_new_commit_costs_only_the_file_it_changed(demo: Path) -> None:
         store.close()
 
 
+def test_a_summary_is_kept_per_repository(demo: Path, tmp_path: Path) -> None:
+    """The same path and blob in a clone is answered for the clone (its sessions, its ties)."""
+    clone = tmp_path / "clone"
+    git(demo, "clone", "-q", str(demo), str(clone))
+    store = open_store()
+    try:
+        assert repo_stats(store, cwd=str(demo))["cache"]["answered"] == 3
+        other = repo_stats(store, cwd=str(clone))
+        assert other["cache"]["answered"] == 3 and other["cache"]["remembered"] == 0
+        assert repo_stats(store, cwd=str(clone))["cache"]["remembered"] == 3
+        assert repo_stats(store, cwd=str(demo))["cache"]["remembered"] == 3
+    finally:
+        store.close()
+
+
 def test_binary_large_and_symlinked_files_are_counted_as_skipped(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import hansard.answers.stats as stats
 

@@ -60,11 +60,27 @@ AGE_BUCKETS = ((7, "<7d"), (30, "7-30d"), (90, "30-90d"), (None, ">=90d"))
 DAY = 86400
 
 
-def cache_key(path: str, blob: str) -> str:
-    from hansard import __version__
+def run_context(store: Store, top: str, main_top: str) -> str:
+    """What every file's summary of one run depends on beside its path and blob: hansard's
+    version and rules (why's and this module's), the store's schema, the repository, and the
+    files git blame reads beside history (``.git-blame-ignore-revs``, ``.mailmap``)."""
+    from hansard import __version__, safeopen
+    from hansard.answers.why.cache import CACHE_FORMAT
+    from hansard.answers.why.engine import RULES_VERSION as WHY_RULES
 
-    return hashlib.sha256(f"{RULES_VERSION}\0{__version__}\0{path}\0{blob}".encode("utf-8", "surrogateescape")
-                          ).hexdigest()
+    h = hashlib.sha256(repr((RULES_VERSION, WHY_RULES, CACHE_FORMAT, __version__, store.why_cache.schema(), top,
+                             main_top)).encode("utf-8", "surrogateescape"))
+    for name in (".git-blame-ignore-revs", ".mailmap"):
+        try:  # a FIFO here must not hang the run
+            side = safeopen.read_bytes(os.path.join(top, name), follow=True)
+        except OSError:
+            side = None
+        h.update(repr(side).encode())
+    return h.hexdigest()
+
+
+def cache_key(context: str, path: str, blob: str) -> str:
+    return hashlib.sha256(f"{context}\0{path}\0{blob}".encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def summarise(store: Store, doc: dict[str, Any]) -> dict[str, Any]:
@@ -158,9 +174,12 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
     files = tree_files(top, sha, rels)
     if rels and not files:
         raise InvalidArgument(f"nothing tracked under {', '.join(rels)} at {sha[:12]}")
-    generation = store.why_cache.generation() if cache else None
-    stats = getattr(store, "stats", None)
-    keys = {rel: cache_key(rel, blob) for _m, blob, _s, rel in files}
+    # A store wrapped with a team's evidence keeps no summary (the team's rows change without
+    # the local generation), as for the why-result cache.
+    stats = store.stats if cache and hasattr(type(store), "stats") else None  # type: ignore[attr-defined]
+    generation = store.why_cache.generation() if stats is not None else None
+    context = run_context(store, top, main_top) if generation is not None else ""
+    keys = {rel: cache_key(context, rel, blob) for _m, blob, _s, rel in files}
     remembered = stats.get_many(list(keys.values()), generation) if stats is not None and generation is not None \
         else {}
     history: set[str] | None = None
@@ -227,8 +246,8 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
             progress.done()
     written = stats.put_many(fresh, generation) if stats is not None and generation is not None and fresh else 0
     out = _aggregate(summaries, by, lo, hi, rev_time)
-    funnel_counts = stats.funnel(repo_id, since=lo_text, until=hi_text, paths=rels) if stats is not None \
-        and repo_id >= 0 else {"sessions": 0, "tied_commits": [], "lines_added": 0}
+    funnel_counts = store.stats.funnel(repo_id, since=lo_text, until=hi_text, paths=rels) if repo_id >= 0 \
+        else {"sessions": 0, "tied_commits": [], "lines_added": 0}
     landed = out.pop("_landed")
     commits = set(funnel_counts["tied_commits"]) | landed
     out["funnel"] = {"sessions": funnel_counts["sessions"], "commits": len(commits),

@@ -14,6 +14,9 @@ from typing import Any
 from hansard.store.sqlite.db import impatient
 
 WAIT_MS = 20
+# Summaries kept at most (the oldest written go first): one a file version, so a repository's
+# files at many revisions fit, and the table stays a few tens of MB at most.
+KEEP = 100_000
 
 
 def _under(column: str, prefixes: Sequence[str]) -> tuple[str, list[str]]:
@@ -61,6 +64,8 @@ class SqliteStats:
                             "INSERT OR REPLACE INTO stats_cache (key, path, blob, summary, used_at, generation)"
                             " SELECT ?, ?, ?, ?, ?, n FROM store_generation WHERE n=?", row).rowcount
                     self.db.execute("DELETE FROM stats_cache WHERE generation<>(SELECT n FROM store_generation)")
+                    self.db.execute("DELETE FROM stats_cache WHERE key IN (SELECT key FROM stats_cache"
+                                    " ORDER BY used_at DESC LIMIT -1 OFFSET ?)", (KEEP,))
                     self.db.execute("COMMIT")
                 except BaseException:
                     self.db.execute("ROLLBACK")
