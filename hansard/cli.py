@@ -413,7 +413,8 @@ def cmd_stats(a: argparse.Namespace) -> int:
         quick_sync(store)
     by = tuple(a.by or ("agent", "dir"))
     result = repo_stats(_with_team(store), a.paths, rev=a.rev, since=a.since, until=a.until, by=by,
-                        upkeep=_commit_facts_upkeep(store), progress=None if a.json else stderr_progress())
+                        cache=not a.no_cache, upkeep=_commit_facts_upkeep(store),
+                        progress=None if a.json else stderr_progress())
     if a.json:
         _print_json(result)
     else:
@@ -745,6 +746,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                     help="a breakdown to show (repeatable; default agent and dir)")
     sp.add_argument("--json", action="store_true")
     sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
+    sp.add_argument("--no-cache", action="store_true", help="answer every file afresh: neither read nor keep summaries")
 
     sp = add("log", cmd_log, "code_history: the conversations that changed a file, a line or a symbol, newest first")
     sp.add_argument("target", help="PATH or PATH:LINE (relative to the repository)")

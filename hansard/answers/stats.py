@@ -21,6 +21,9 @@ What each part measures:
   lines their applied edits added (every edit counted, so a line rewritten twice counts twice),
   and the agent lines alive at the revision.
 
+The files are counted as committed at the revision (default HEAD), so ``uncommitted`` is
+always 0 for now; it is kept so the kinds are why's own.
+
 ``since``/``until`` keep the lines whose commit was authored within the bounds (uncommitted
 lines then drop out) and the sessions started within them.
 
@@ -228,7 +231,9 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
                 continue
             answered += 1
             try:
-                doc = explain(store, rel, rev=sha, cwd=top, cache=cache, upkeep=upkeep)
+                # not through the why-result cache: a whole repository's answers would push out
+                # the ones an editor asks for again (it keeps 200); the summaries are kept instead
+                doc = explain(store, rel, rev=sha, cwd=top, cache=False, upkeep=upkeep)
             except HansardError as exc:
                 skipped[rel] = "error"
                 errors[rel] = exc.code
