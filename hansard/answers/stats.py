@@ -251,7 +251,7 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
             progress.done()
     written = stats.put_many(fresh, generation) if stats is not None and generation is not None and fresh else 0
     out = _aggregate(summaries, by, lo, hi, rev_time)
-    funnel_counts = store.stats.funnel(repo_id, since=lo_text, until=hi_text, paths=rels) if repo_id >= 0 \
+    funnel_counts: dict[str, Any] = store.stats.funnel(repo_id, since=lo_text, until=hi_text, paths=rels) if repo_id >= 0 \
         else {"sessions": 0, "tied_commits": [], "lines_added": 0}
     landed = out.pop("_landed")
     commits = set(funnel_counts["tied_commits"]) | landed
