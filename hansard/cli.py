@@ -420,6 +420,11 @@ def cmd_stats(a: argparse.Namespace) -> int:
     else:
         from hansard.render.stats import stats_text
 
+        if result.get("notice"):
+            from hansard.answers.notices import no_sessions_text
+
+            print(no_sessions_text(result["notice"]), file=sys.stderr)
+
         print(stats_text(result, by))
     return 0
 

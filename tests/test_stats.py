@@ -148,6 +148,23 @@ def test_a_new_commit_costs_only_the_file_it_changed(demo: Path) -> None:
         store.close()
 
 
+def test_a_repository_without_sessions_says_so(tmp_path: Path) -> None:
+    repo = tmp_path / "plain"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "x.txt").write_text("a\nb\n")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "one")
+    store = open_store()
+    try:
+        for _ in range(2):  # answered, then remembered
+            r = repo_stats(store, cwd=str(repo))
+            assert r["kinds"]["unknown"] == 2 and r["notice"]["code"] == "no_sessions"
+        assert r["cache"]["remembered"] == 1
+    finally:
+        store.close()
+
+
 def test_a_summary_is_kept_per_repository(demo: Path, tmp_path: Path) -> None:
     """The same path and blob in a clone is answered for the clone (its sessions, its ties)."""
     clone = tmp_path / "clone"

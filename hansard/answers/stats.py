@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from hansard.store.interfaces import Store
 
 # Bumped whenever a summary's shape, or what goes into it, changes: old rows are never read.
-RULES_VERSION = 1
+RULES_VERSION = 2  # 2: a summary says when its answer had the no_sessions notice
 KINDS = ("agent", "agent_modified", "pasted", "human", "unknown", "uncommitted")
 AGENT_KINDS = ("agent", "agent_modified")
 PEOPLE_KINDS = ("human", "pasted")
@@ -102,13 +102,16 @@ def summarise(store: Store, doc: dict[str, Any]) -> dict[str, Any]:
     stats = getattr(store, "stats", None)
     pairs = [(sid, idx) for (_k, sid, idx, _c) in rows if sid and idx is not None]
     models = stats.models(pairs) if stats is not None and pairs else {}
-    return {
+    out = {
         "lines": len(doc["lines"]),
         "rows": [[k, sid, idx, c, n] for (k, sid, idx, c), n in sorted(rows.items(), key=str)],
         "sessions": sessions,
         "commits": {sha: c.get("author_time") for sha, c in (doc.get("commits") or {}).items()},
         "models": [[sid, idx, m] for (sid, idx), m in sorted(models.items())],
     }
+    if doc.get("notice"):
+        out["no_sessions"] = True  # the repository had no archived session: its lines are unknown
+    return out
 
 
 def _resolve(cwd: str | None, paths: Sequence[str] | None, rev: str | None) -> tuple[str, str, str, list[str]]:
@@ -278,8 +281,10 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
         result["errors"] = dict(sorted(errors.items())[:50])
     if indexing:
         result["indexing"] = True
-    if repo_id < 0:
-        result["notice"] = "no_sessions"
+    if repo_id < 0 or any(x.get("no_sessions") for x in summaries.values()):
+        from hansard.answers.notices import no_sessions
+
+        result["notice"] = no_sessions(store)
     return result
 
 
