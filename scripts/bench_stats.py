@@ -53,6 +53,13 @@ def main() -> None:
         print(f"built {a.commits} commits, {a.sessions} sessions in {time.perf_counter() - t:.1f}s at {root}",
               file=sys.stderr)
     repo, home = root / "repo", root / "home"
+    built = root / "built_head"  # a reused corpus starts again from the history as built, with a new store
+    if built.exists():
+        subprocess.run(["git", "reset", "-q", "--hard", built.read_text().strip()], cwd=repo, check=True)
+    else:
+        built.write_text(subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, check=True, capture_output=True,
+                                        text=True).stdout)
+    shutil.rmtree(root / "store", ignore_errors=True)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(HANSARD_HOME=str(root / "store"), CLAUDE_CONFIG_DIR=str(home / ".claude"),
                CODEX_HOME=str(home / ".codex"), GEMINI_CLI_HOME=str(home), GIT_AUTHOR_NAME="Dev",
