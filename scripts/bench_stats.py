@@ -1,7 +1,7 @@
 """Benchmark `hansard stats` (issue 25): the first run on a repository with many commits and
-sessions, and the incremental run after one new commit, beside a baseline measured in the same
-run: `git blame -w -M -C --porcelain` (the blame `why` runs) of every file, and of the one file
-the new commit changed.
+sessions, and the incremental run after one new commit (the median of ``--rounds`` such
+commits), beside a baseline measured in the same run: `git blame -w -M -C --porcelain` (the
+blame `why` runs) of every file, and of the one file the new commit changed.
 
 The corpus is bench_why's ``gots`` one (``build_gots``: Go/TypeScript files full of common
 lines, Claude Code sessions whose Edit calls wrote most of them), built with git fast-import:
@@ -17,6 +17,7 @@ import argparse
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -43,6 +44,7 @@ def main() -> None:
     ap.add_argument("--commits", type=int, default=1500)
     ap.add_argument("--sessions", type=int, default=100)
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--rounds", type=int, default=3, help="new commits, each followed by a timed run")
     ap.add_argument("--dir", help="build into (or reuse) this folder; kept")
     ap.add_argument("--json", action="store_true", help="print the numbers as JSON too")
     a = ap.parse_args()
@@ -78,14 +80,20 @@ def main() -> None:
     again_s, out = timed([*hansard, "stats", "--json"], repo, env)
     again = json.loads(out)
 
-    # one new commit: a person's line at the end of the largest file (the dearest to answer again)
+    # a new commit: a person's line at the end of the largest file (the dearest to answer again),
+    # ``--rounds`` times, each run timed beside git blame of that file (the machine's noise hits both)
     changed = max(files, key=lambda rel: first["files"].get(rel, {}).get("lines", 0))
-    with open(repo / changed, "a", encoding="utf-8") as f:
-        f.write("// one more line\n")
-    subprocess.run(["git", "commit", "-qam", "a person's one-line change"], cwd=repo, env=env, check=True)
-    blame_one, _ = timed([*BLAME, changed], repo, env)
-    inc_s, out = timed([*hansard, "stats", "--json"], repo, env)
-    inc = json.loads(out)
+    incs, blames, answered = [], [], []
+    for i in range(a.rounds):
+        with open(repo / changed, "a", encoding="utf-8") as f:
+            f.write(f"// one more line {i}\n")
+        subprocess.run(["git", "commit", "-qam", f"a person's one-line change {i}"], cwd=repo, env=env, check=True)
+        blames.append(timed([*BLAME, changed], repo, env)[0])
+        s, out = timed([*hansard, "stats", "--json"], repo, env)
+        incs.append(s)
+        inc = json.loads(out)
+        answered.append(inc["cache"]["answered"])
+    inc_s, blame_one = statistics.median(incs), statistics.median(blames)
 
     commits = int(subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=repo, check=True, capture_output=True,
                                  text=True).stdout)
@@ -95,9 +103,10 @@ def main() -> None:
     print(f"first run        {first_s:7.2f} s   (answered {first['cache']['answered']} files)   "
           f"baseline: git blame of every file {blame_all:.2f} s")
     print(f"same HEAD again  {again_s:7.2f} s   (remembered {again['cache']['remembered']})")
-    print(f"after 1 commit   {inc_s:7.2f} s   (answered {inc['cache']['answered']}, remembered "
-          f"{inc['cache']['remembered']})   baseline: git blame of the changed file {blame_one:.2f} s")
-    ok = inc_s <= TARGET_INCREMENTAL_S and inc["cache"]["answered"] == 1
+    print(f"after 1 commit   {inc_s:7.2f} s   median of {a.rounds} ({', '.join(f'{x:.2f}' for x in incs)}; "
+          f"answered {answered} files of {len(files)})   baseline: git blame of the changed file {blame_one:.2f} s "
+          f"({changed}, {first['files'][changed]['lines']:,} lines)")
+    ok = inc_s <= TARGET_INCREMENTAL_S and set(answered) == {1}
     print(f"target: incremental <= {TARGET_INCREMENTAL_S:.0f} s: {'PASS' if ok else 'MISS'}")
     if a.json:
         print(json.dumps({"commits": commits, "files": len(files), "lines": first["lines"], "first_s": first_s,
