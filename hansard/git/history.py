@@ -305,7 +305,7 @@ def repo_log(top: str, rev: str = "HEAD") -> list[tuple[LogEntry, list[tuple[str
 def tree_files(top: str, rev: str, paths: list[str] | None = None) -> list[tuple[str, str, int, str]]:
     """(mode, blob id, size in bytes, repository-relative path) of every file in ``rev``'s tree
     (under ``paths`` when given), from one `git ls-tree`. A submodule's size is -1."""
-    out = git(["ls-tree", "-r", "-l", "-z", "--full-tree", rev, "--", *(paths or [])], top)
+    out = git(["ls-tree", "-r", "-l", "-z", "--full-tree", rev, "--", *(f":(literal){p}" for p in paths or [])], top)
     files = []
     for rec in out.split(b"\0"):
         if not rec:
