@@ -90,6 +90,9 @@ def test_demo_adds_up_and_matches_why_json_line_for_line(demo: Path) -> None:
     assert out["by"]["model"]["gpt-5.4"]["agent"] == 12
     assert out["by"]["member"]["(me)"]["lines"] == 15
     assert out["folders"]["tests"]["agent"] == 12 and out["folders"]["app"]["lines"] == 12
+    dur = out["durability"]
+    assert sum(dur["lines_added_by_age"].values()) == out["funnel"]["lines_added"]
+    assert dur["7d"] == {"alive": 0, "added": 0, "alive_per_added_line": None}  # all of it is days old
     f = out["funnel"]
     assert f["sessions"] == 2 and f["lines_alive"] == 15 and f["lines_added"] >= f["lines_alive"] and f["commits"] >= 2
     text = hansard(demo, "stats", "--by", "dir", "--by", "month")
@@ -137,6 +140,11 @@ def test_a_new_commit_costs_only_the_file_it_changed(demo: Path) -> None:
         new_blob = git(demo, "rev-parse", "HEAD:app/retry.py")
         assert set(store.stats.cached_paths()) - before == {("app/retry.py", new_blob)}
         assert third["kinds"]["human"] == first["kinds"]["human"] + 1
+        # the new commit is made now, weeks after the demo's: its agent lines are that old, and so
+        # are the edits that added them
+        week = third["durability"]["7d"]
+        assert week["alive"] == third["alive_agent_lines"] == 15
+        assert week["added"] == third["funnel"]["lines_added"] and week["alive_per_added_line"] == round(15 / week["added"], 4)
         check_against_why(store, demo, third)
 
         # the same content under a rewritten history: the summary naming the gone commit is redone

@@ -16,6 +16,12 @@ What each part measures:
 * ``alive_by_age``: the agent lines alive at the revision, by how long before the revision's
   commit their commit was made (under 7 days, 7 to 30, 30 to 90, 90 and more). It is not a
   survival rate: lines agents wrote that are gone are not replayed from the history.
+* ``durability``: for 7, 30 and 90 days, the agent lines alive at the revision whose commit
+  is at least that old, the lines agents' applied edits added at least that long before the
+  revision, and the first over the second (``alive_per_added_line``). True survival (of the
+  lines that landed then, how many are left) would need every commit's answer replayed; this
+  is the share of what agents' edits added then that is in the code now, and an edit's line
+  rewritten by a later edit before any commit counts as added twice.
 * ``funnel``: the repository's sessions, the commits tied to them (their shell output named
   them, or their edits alone wrote lines of them) or holding their lines at the revision, the
   lines their applied edits added (every edit counted, so a line rewritten twice counts twice),
@@ -255,7 +261,16 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
     written = stats.put_many(fresh, generation) if stats is not None and generation is not None and fresh else 0
     out = _aggregate(summaries, by, lo, hi, rev_time)
     funnel_counts: dict[str, Any] = store.stats.funnel(repo_id, since=lo_text, until=hi_text, paths=rels) if repo_id >= 0 \
-        else {"sessions": 0, "tied_commits": [], "lines_added": 0}
+        else {"sessions": 0, "tied_commits": [], "lines_added": 0, "lines_added_at": []}
+    added_by_age = {name: 0 for _l, name in AGE_BUCKETS}
+    added_by_age["undated"] = 0
+    for ts, n in funnel_counts["lines_added_at"]:
+        when = parse_ts(ts)
+        if when is None:
+            added_by_age["undated"] += n
+        elif when <= rev_time:  # an edit made after the revision's commit is not in its past
+            added_by_age[_age_bucket((rev_time - when) / DAY)] += n
+    out["durability"] = _durability(out["alive_by_age"], added_by_age)
     landed = out.pop("_landed")
     commits = set(funnel_counts["tied_commits"]) | landed
     out["funnel"] = {"sessions": funnel_counts["sessions"], "commits": len(commits),
@@ -286,6 +301,22 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
 
         result["notice"] = no_sessions(store)
     return result
+
+
+def _durability(alive: dict[str, int], added: dict[str, int]) -> dict[str, Any]:
+    """Agent lines alive at the revision whose commit is at least 7, 30 and 90 days older than
+    it, beside the lines agents' applied edits added at least that long before it, and the one
+    over the other. Not a survival rate: an edit's line that a later edit rewrote before any
+    commit counts as added twice, and a commit's age is not its edit's; it is the share of what
+    agents typed then that is in the code now."""
+    names = [name for _l, name in AGE_BUCKETS]
+    out: dict[str, Any] = {}
+    for i, days in enumerate((7, 30, 90), start=1):
+        a = sum(alive[n] for n in names[i:])
+        d = sum(added[n] for n in names[i:])
+        out[f"{days}d"] = {"alive": a, "added": d, "alive_per_added_line": round(a / d, 4) if d else None}
+    out["lines_added_by_age"] = added
+    return out
 
 
 def _age_bucket(age_days: float) -> str:

@@ -71,6 +71,14 @@ def stats_text(r: dict[str, Any], by: tuple[str, ...] = ("agent",)) -> str:
     ages = r["alive_by_age"]
     lines.append("agent lines alive at the revision, by their commit's age: "
                  + "  ".join(f"{b} {n:,}" for b, n in ages.items()))
+    dur = r.get("durability") or {}
+    parts = []
+    for days in ("7d", "30d", "90d"):
+        d = dur.get(days)
+        if d and d["added"]:
+            parts.append(f"≥{days}: {d['alive']:,} alive of {d['added']:,} added ({_pct(d['alive'], d['added']).strip()})")
+    if parts:
+        lines.append("agent lines alive per line agents' edits added that long ago: " + "  ".join(parts))
     f = r["funnel"]
     lines.append(f"funnel  sessions {f['sessions']:,} → commits {f['commits']:,} → lines their edits added "
                  f"{f['lines_added']:,} → agent lines alive {f['lines_alive']:,}")

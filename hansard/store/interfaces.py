@@ -207,7 +207,8 @@ class RepoStats(Protocol):
         """(path, blob id) of every remembered summary."""
     def funnel(self, repo_id: int, *, since: str | None = None, until: str | None = None,
                paths: Sequence[str] = ()) -> dict[str, Any]:
-        """sessions (count), tied_commits (ids), lines_added (by applied edits) of a repository."""
+        """sessions (count), tied_commits (ids), lines_added (by applied edits) of a repository, and
+        lines_added_at: (edit's timestamp, lines) pairs."""
     def models(self, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], str]:
         """(session id, message index) -> the model its message names."""
 

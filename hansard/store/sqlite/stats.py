@@ -84,7 +84,8 @@ class SqliteStats:
     def funnel(self, repo_id: int, *, since: str | None = None, until: str | None = None,
                paths: Sequence[str] = ()) -> dict[str, Any]:
         """The repository's sessions (started within the bounds), the commits tied to them, and
-        the lines their applied edits added (of files under ``paths`` when given)."""
+        the lines their applied edits added (of files under ``paths`` when given), in all and as
+        (edit's timestamp, lines) pairs."""
         bounds, bargs = "", []
         if since:
             bounds += " AND s.started_at>=?"
@@ -98,11 +99,13 @@ class SqliteStats:
             "SELECT DISTINCT t.sha FROM commit_ties t JOIN sessions s ON s.session_id=t.session_id"
             f" WHERE t.repo_id=? AND s.repo_id=?{bounds}", [repo_id, repo_id, *bargs])]
         under, uargs = _under("e.rel_path", paths)
-        added = self.db.execute(
-            "SELECT COUNT(*) FROM edit_lines l JOIN edits e ON e.id=l.edit_id JOIN sessions s ON s.id=e.session_id"
-            f" WHERE e.repo_id=? AND e.status='applied' AND l.side='+'{bounds}{under}",
-            [repo_id, *bargs, *uargs]).fetchone()[0]
-        return {"sessions": sessions, "tied_commits": tied, "lines_added": added}
+        added_at = [(r[0], r[1]) for r in self.db.execute(
+            "SELECT e.timestamp, COUNT(*) FROM edit_lines l JOIN edits e ON e.id=l.edit_id"
+            " JOIN sessions s ON s.id=e.session_id"
+            f" WHERE e.repo_id=? AND e.status='applied' AND l.side='+'{bounds}{under} GROUP BY e.id",
+            [repo_id, *bargs, *uargs])]
+        return {"sessions": sessions, "tied_commits": tied, "lines_added": sum(n for _t, n in added_at),
+                "lines_added_at": added_at}
 
     def models(self, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], str]:
         """(session id, message index) -> the model its message names, where it names one."""
