@@ -405,6 +405,31 @@ def cmd_log(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_stats(a: argparse.Namespace) -> int:
+    from hansard.answers.stats import repo_stats
+    from hansard.ingest.scanner import stderr_progress
+
+    store = _reader_store()
+    if not a.no_sync:
+        quick_sync(store)
+    by = tuple(a.by or ("agent", "dir"))
+    result = repo_stats(_with_team(store), a.paths, rev=a.rev, since=a.since, until=a.until, by=by,
+                        cache=not a.no_cache, upkeep=_commit_facts_upkeep(store),
+                        progress=None if a.json else stderr_progress())
+    if a.json:
+        _print_json(result)
+    else:
+        from hansard.render.stats import stats_text
+
+        if result.get("notice"):
+            from hansard.answers.notices import no_sessions_text
+
+            print(no_sessions_text(result["notice"]), file=sys.stderr)
+
+        print(stats_text(result, by))
+    return 0
+
+
 def cmd_context(a: argparse.Namespace) -> int:
     from hansard.answers.work_context import work_context
 
@@ -717,6 +742,17 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true", help="the stable JSON contract, for editors")
     sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
     sp.add_argument("--no-cache", action="store_true", help="answer afresh: neither read nor remember a cached answer")
+
+    sp = add("stats", cmd_stats, "How much of the repository agents wrote: lines by kind, agent, folder and month")
+    sp.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the whole repository)")
+    sp.add_argument("--rev", help="count the files at this revision (default HEAD)")
+    sp.add_argument("--since", help="only lines whose commit was made from this date or date-time")
+    sp.add_argument("--until", help="only lines whose commit was made up to this date or date-time")
+    sp.add_argument("--by", action="append", choices=["agent", "model", "session", "member", "dir", "month"],
+                    help="a breakdown to show (repeatable; default agent and dir)")
+    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
+    sp.add_argument("--no-cache", action="store_true", help="answer every file afresh: neither read nor keep summaries")
 
     sp = add("log", cmd_log, "code_history: the conversations that changed a file, a line or a symbol, newest first")
     sp.add_argument("target", help="PATH or PATH:LINE (relative to the repository)")

@@ -20,7 +20,7 @@ from hansard.store.sqlite.db import connect
 
 pytestmark = pytest.mark.anyio
 
-ALL_TOOLS = {"search_past_sessions", "get_past_session", "code_history", "work_context", "search_memories",
+ALL_TOOLS = {"search_past_sessions", "get_past_session", "code_history", "repo_stats", "work_context", "search_memories",
              "get_memory", "capture_subagent_messages"}
 
 
@@ -42,8 +42,10 @@ def world(tmp_path: Path, samples: Path) -> dict[str, Path]:
 
 
 def stdio(world: dict, *args: str, env: dict[str, str] | None = None) -> Client:
+    # PYTHONPATH passes on: a checkout run without installing it (a git worktree) is what `-m hansard` imports
+    keep = {k: os.environ[k] for k in ("PYTHONPATH",) if k in os.environ}
     params = StdioServerParameters(command=sys.executable, args=["-m", "hansard", "mcp", "serve", *args],
-                                   env={**world["env"], **(env or {})}, cwd=str(world["repo"]))
+                                   env={**keep, **world["env"], **(env or {})}, cwd=str(world["repo"]))
     return Client(params, mode="legacy")
 
 

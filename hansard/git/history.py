@@ -301,3 +301,23 @@ def repo_log(top: str, rev: str = "HEAD") -> list[tuple[LogEntry, list[tuple[str
         commits.append((LogEntry(sha, None, None, None, parents.split(), int(ct or 0), author, summary),
                         raw_files(raw)))
     return commits
+
+
+def tree_files(top: str, rev: str, paths: list[str] | None = None) -> list[tuple[str, str, int, str]]:
+    """(mode, blob id, size in bytes, repository-relative path) of every file in ``rev``'s tree
+    (under ``paths`` when given), from one `git ls-tree`. A submodule's size is -1."""
+    out = git(["ls-tree", "-r", "-l", "-z", "--full-tree", rev, "--", *(f":(literal){p}" for p in paths or [])], top)
+    files = []
+    for rec in out.split(b"\0"):
+        if not rec:
+            continue
+        meta, _, name = rec.partition(b"\t")
+        mode, _kind, blob, size = meta.split()
+        files.append((mode.decode(), blob.decode(), int(size) if size != b"-" else -1,
+                      name.decode("utf-8", "surrogateescape")))
+    return files
+
+
+def ancestry(top: str, rev: str) -> set[str]:
+    """Every commit id in ``rev``'s history, from one `git rev-list`."""
+    return set(git_text(["rev-list", rev, "--"], top).split())

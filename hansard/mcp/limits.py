@@ -29,6 +29,9 @@ MAX_CHARS: dict[str, int] = {
     "session_id": 200,
     "memory_id": 200,
     "path": 4096,
+    "paths": 4096,  # each item
+    "rev": 256,
+    "by": 16,  # each item
     "repo": 4096,
     "file": 4096,
     "recipient_path": 4096,

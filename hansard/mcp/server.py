@@ -373,6 +373,43 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
         return await runner.run("code_history", call, {}, path)
 
     @mcp.tool(description=(
+        "How much of a repository coding agents wrote, from the same per-line attribution as code_history's "
+        "path:line answers: the lines of its files at a revision (default HEAD) by kind (agent, agent_modified, "
+        "pasted, human, unknown, uncommitted), per folder and file, and `by` agent, model, session or member; "
+        "lines alive by the month of their commit; agent lines alive by age; and the funnel sessions -> "
+        "commits -> lines their edits added -> agent lines alive. `paths` narrows to files or folders; "
+        "since/until keep lines whose commit was made within them. A large repository's first call can be "
+        "slow; later calls reuse each unchanged file's counts." + EVIDENCE_NOTE))
+    async def repo_stats(
+        paths: Annotated[list[str] | None, Field(description="repository-relative files or folders")] = None,
+        repo: Annotated[str | None, Field(description="another repository (a path inside it); default: current")] = None,
+        rev: Annotated[str | None, Field(description="a commit, branch or tag; default HEAD")] = None,
+        since: Annotated[str | None, Field(description="ISO date or date-time with offset")] = None,
+        until: Annotated[str | None, Field(description="ISO date or date-time with offset")] = None,
+        by: Annotated[list[Literal["agent", "model", "session", "member"]] | None,
+                      Field(description="breakdowns to include; default [\"agent\"]")] = None,
+    ) -> Annotated[CallToolResult, Result]:
+        from hansard.answers.stats import repo_stats as core
+        from hansard.link.commit_facts import refresh
+
+        def call(store: Store, **kw: Any) -> dict[str, Any]:
+            where = _in_scope_repo(opts, repo, "repo_stats") or opts.cwd
+            if opts.scope == "repo":  # `..`, absolute paths and symlinked folders resolve first
+                for p in paths or []:
+                    scope.check_path(where, p, where, "repo_stats")
+            store = _with_team(store)  # teammates' sessions of this repository only
+            try:
+                out = core(store, paths, rev=rev, since=since, until=until, by=tuple(by or ("agent",)), cwd=where,
+                           max_files=200, upkeep=lambda top, repo_id: refresh(store, top, repo_id, wait_ms=50))
+            finally:
+                getattr(store, "close_team", lambda: None)()
+            if opts.scope == "repo":
+                out["scope"] = {"mode": "repo", "repo": opts.repo_root}
+            return out
+
+        return await runner.run("repo_stats", call, {}, ",".join(paths or []) or None)
+
+    @mcp.tool(description=(
         "The context of a coding task from past coding-agent sessions: its conversations (resumed, continued, "
         "compacted, subagents, sessions sharing commits, each with its evidence), its steps open/done/dropped, "
         "failing and fixed tests, and its commits. session_id defaults to the calling conversation (the live "
@@ -487,7 +524,7 @@ def status(opts: ServeOptions) -> dict[str, Any]:
         st = store.sessions.status()
     finally:
         store.close()
-    tools = ["search_past_sessions", "get_past_session", "code_history", "work_context"]
+    tools = ["search_past_sessions", "get_past_session", "code_history", "repo_stats", "work_context"]
     if opts.memories:
         tools += ["search_memories", "get_memory"]
     tools.append("capture_subagent_messages")

@@ -205,6 +205,26 @@ class WhyCache(Protocol):
         store has moved on since)."""
 
 
+# --- stats: `hansard stats`' per-file summaries and a repository's funnel (hansard.answers.stats) ---
+class RepoStats(Protocol):
+    """Summaries of one file's why answer keyed by a hash of its path, blob id and rules version,
+    kept for one store generation; and counts of what a repository's sessions did. Filling the
+    cache is best effort, as for the why-result cache."""
+
+    def get_many(self, keys: Sequence[str], generation: int) -> dict[str, bytes]:
+        """key -> the summary's JSON remembered at ``generation``."""
+    def put_many(self, rows: Iterable[tuple[str, str, str, bytes]], generation: int) -> int:
+        """Remember (key, path, blob id, summary JSON) rows computed at ``generation``; how many."""
+    def cached_paths(self) -> list[tuple[str, str]]:
+        """(path, blob id) of every remembered summary."""
+    def funnel(self, repo_id: int, *, since: str | None = None, until: str | None = None,
+               paths: Sequence[str] = ()) -> dict[str, Any]:
+        """sessions (count), tied_commits (ids), lines_added (by applied edits) of a repository, and
+        lines_added_at: (edit's timestamp, lines) pairs."""
+    def models(self, pairs: Iterable[tuple[str, int]]) -> dict[tuple[str, int], str]:
+        """(session id, message index) -> the model its message names."""
+
+
 # --- commit facts: which sessions made which commit, kept per repository (hansard.link.commit_facts) ---
 class CommitFacts(Protocol):
     """Prints read from shell calls, their ties to HEAD's history, patch-ids, and the state
@@ -435,6 +455,8 @@ class Store(Protocol):
     def commit_diffs(self) -> CommitDiffCache: ...
     @property
     def why_cache(self) -> WhyCache: ...
+    @property
+    def stats(self) -> RepoStats: ...
     @property
     def commit_facts(self) -> CommitFacts: ...
     @property

@@ -770,3 +770,20 @@ def m031_git_sources() -> str:
             PRIMARY KEY (repo_root, checkpoint, session_id)
         ) WITHOUT ROWID;
     """
+
+
+@migration
+def m032_stats_cache() -> str:
+    return """
+        -- `hansard stats`: one file's why answer at a revision, summarised (lines by kind, session,
+        -- message and commit), so a second run after a new commit answers again only the files
+        -- whose content changed (hansard.answers.stats). A cache only: it can be emptied at any time.
+        CREATE TABLE stats_cache (
+            key        TEXT PRIMARY KEY,   -- hash of the path, its blob id, the summary's rules version and the schema
+            generation INTEGER NOT NULL,   -- store_generation.n when it was computed: other generations are dropped
+            path       TEXT NOT NULL,      -- repository-relative, for people reading the table
+            blob       TEXT NOT NULL,      -- the file's git blob id at the revision
+            summary    BLOB NOT NULL,      -- zlib-compressed JSON (hansard.answers.stats.summarise)
+            used_at    INTEGER NOT NULL    -- unix seconds when it was remembered
+        );
+    """

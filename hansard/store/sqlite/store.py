@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from hansard.store.sqlite.repos import SqliteRepos
     from hansard.store.sqlite.search import SqliteSearchIndex
     from hansard.store.sqlite.sessions import SqliteSessionQueries
+    from hansard.store.sqlite.stats import SqliteStats
     from hansard.store.sqlite.symbols import SqliteSymbolCache
     from hansard.store.sqlite.team_export import SqliteTeamExport
     from hansard.store.sqlite.web_chats import SqliteWebChats
@@ -160,3 +161,9 @@ class SqliteStore:
         from hansard.store.sqlite.why_cache import SqliteWhyCache
 
         return SqliteWhyCache(self.db)
+
+    @cached_property
+    def stats(self) -> SqliteStats:
+        from hansard.store.sqlite.stats import SqliteStats
+
+        return SqliteStats(self.db)

@@ -1,0 +1,416 @@
+"""`hansard stats` (issue 25): how much of a repository agents wrote, counted from the same
+attribution engine as `why`: every tracked file at the revision is answered by
+``hansard.answers.why.explain`` and its lines are counted by kind. There is no second
+heuristic; a line counted ``agent`` here is a line `hansard why --json` calls ``agent``.
+
+What each part measures:
+
+* ``kinds``, ``files``, ``folders``, ``by``: the lines of the files at the revision, by the kind
+  their why answer gives; each count adds up to the files' line counts. A line's agent is its
+  session's provider, its model the model of the message whose tool call wrote it (where the
+  transcript names one), its member the teammate whose session it is (``hansard team``).
+* ``months``: the lines alive at the revision, by the month (UTC) of their commit's author
+  time: agents (``agent`` + ``agent_modified``), people (``human`` + ``pasted``) and
+  ``unknown``. Lines that were written and later deleted are not in it: it is not a count of
+  every line ever added.
+* ``alive_by_age``: the agent lines alive at the revision, by how long before the revision's
+  commit their commit was made (under 7 days, 7 to 30, 30 to 90, 90 and more). It is not a
+  survival rate: lines agents wrote that are gone are not replayed from the history.
+* ``durability``: for 7, 30 and 90 days, the agent lines alive at the revision whose commit
+  is at least that old, the lines agents' applied edits added at least that long before the
+  revision, and the first over the second (``alive_per_added_line``). True survival (of the
+  lines that landed then, how many are left) would need every commit's answer replayed; this
+  is the share of what agents' edits added then that is in the code now, and an edit's line
+  rewritten by a later edit before any commit counts as added twice.
+* ``funnel``: the repository's sessions, the commits tied to them (their shell output named
+  them, or their edits alone wrote lines of them) or holding their lines at the revision, the
+  lines their applied edits added (every edit counted, so a line rewritten twice counts twice),
+  and the agent lines alive at the revision.
+
+The files are counted as committed at the revision (default HEAD), so ``uncommitted`` is
+always 0 for now; it is kept so the kinds are why's own.
+
+``since``/``until`` keep the lines whose commit was authored within the bounds (uncommitted
+lines then drop out) and the sessions started within them.
+
+Each file's answer is summarised and remembered in the store (``store.stats``) under its path
+and blob id, for one store generation: a second run after a new commit answers again only the
+files the commit changed. A remembered summary whose commits are no longer in the revision's
+history (an amend or a rebase rewrote them) is answered again too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections import Counter, defaultdict
+from typing import TYPE_CHECKING, Any
+
+from hansard.errors import HansardError, InvalidArgument, NotARepository, PathOutsideRepository, UnknownRevision
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    from hansard.store.interfaces import Store
+
+# Bumped whenever a summary's shape, or what goes into it, changes: old rows are never read.
+RULES_VERSION = 2  # 2: a summary says when its answer had the no_sessions notice
+KINDS = ("agent", "agent_modified", "pasted", "human", "unknown", "uncommitted")
+AGENT_KINDS = ("agent", "agent_modified")
+PEOPLE_KINDS = ("human", "pasted")
+BY = ("agent", "model", "session", "member", "dir", "month")
+# A file larger than this is counted as skipped, not answered (a generated or vendored file).
+MAX_FILE_BYTES = 1_000_000
+# git's own test for a binary file: a NUL in the first 8000 bytes.
+BINARY_SNIFF = 8000
+AGE_BUCKETS = ((7, "<7d"), (30, "7-30d"), (90, "30-90d"), (None, ">=90d"))
+DAY = 86400
+
+
+def run_context(store: Store, top: str, main_top: str) -> str:
+    """What every file's summary of one run depends on beside its path and blob: hansard's
+    version and rules (why's and this module's), the store's schema, the repository, and the
+    files git blame reads beside history (``.git-blame-ignore-revs``, ``.mailmap``)."""
+    from hansard import __version__, safeopen
+    from hansard.answers.why.cache import CACHE_FORMAT
+    from hansard.answers.why.engine import RULES_VERSION as WHY_RULES
+
+    h = hashlib.sha256(repr((RULES_VERSION, WHY_RULES, CACHE_FORMAT, __version__, store.why_cache.schema(), top,
+                             main_top)).encode("utf-8", "surrogateescape"))
+    for name in (".git-blame-ignore-revs", ".mailmap"):
+        try:  # a FIFO here must not hang the run
+            side = safeopen.read_bytes(os.path.join(top, name), follow=True)
+        except OSError:
+            side = None
+        h.update(repr(side).encode())
+    return h.hexdigest()
+
+
+def cache_key(context: str, path: str, blob: str) -> str:
+    return hashlib.sha256(f"{context}\0{path}\0{blob}".encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def summarise(store: Store, doc: dict[str, Any]) -> dict[str, Any]:
+    """One file's why answer as counts: rows of [kind, session_id, message_index, commit, n]
+    with what the rows name (the sessions' provider, member and title, the commits' author
+    time, the messages' models)."""
+    rows: Counter[tuple[str, str | None, int | None, str | None]] = Counter()
+    for ln in doc["lines"]:
+        sid = ln.get("session_id")
+        rows[(ln["kind"], sid, ln.get("message_index") if sid else None, ln.get("commit"))] += 1
+    sessions = {}
+    for sid, s in (doc.get("sessions") or {}).items():
+        sessions[sid] = {"provider": s.get("provider"), "title": s.get("title"), "started_at": s.get("started_at")}
+        if s.get("member"):
+            sessions[sid]["member"] = s["member"]
+    stats = getattr(store, "stats", None)
+    pairs = [(sid, idx) for (_k, sid, idx, _c) in rows if sid and idx is not None]
+    models = stats.models(pairs) if stats is not None and pairs else {}
+    out = {
+        "lines": len(doc["lines"]),
+        "rows": [[k, sid, idx, c, n] for (k, sid, idx, c), n in sorted(rows.items(), key=str)],
+        "sessions": sessions,
+        "commits": {sha: c.get("author_time") for sha, c in (doc.get("commits") or {}).items()},
+        "models": [[sid, idx, m] for (sid, idx), m in sorted(models.items())],
+    }
+    if doc.get("notice"):
+        out["no_sessions"] = True  # the repository had no archived session: its lines are unknown
+    return out
+
+
+def _resolve(cwd: str | None, paths: Sequence[str] | None, rev: str | None) -> tuple[str, str, str, list[str]]:
+    """(top, main top, the revision's commit, repository-relative paths)."""
+    from hansard.git.identity import find_toplevel, relpath_in
+    from hansard.git.refs import resolve_commit
+
+    here = os.path.abspath(cwd or os.getcwd())
+    tops = find_toplevel(os.path.join(here, "."))
+    if tops is None:
+        raise NotARepository(f"{here} is not inside a git repository")
+    top, main_top = tops
+    sha = resolve_commit(top, rev or "HEAD")
+    if sha is None:
+        raise UnknownRevision(f"--rev {rev} names no commit of the repository at {top}" if rev
+                              else f"the repository at {top} has no commit yet")
+    rels = []
+    for p in paths or []:
+        full = os.path.abspath(os.path.join(here, p))
+        rel = relpath_in(os.path.realpath(top), os.path.realpath(full)) or relpath_in(top, full)
+        if rel is None:
+            raise PathOutsideRepository(f"{p} is outside the repository at {top}")
+        rels.append("" if rel in (".", "") else rel.rstrip("/"))
+    if "" in rels:
+        rels = []
+    return top, main_top, sha, rels
+
+
+def _is_binary(cat: Any, blob: str) -> bool:
+    got = cat.get(blob, max_bytes=MAX_FILE_BYTES)
+    return got is not None and b"\0" in got[1][:BINARY_SNIFF]
+
+
+def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | None = None,
+               since: str | None = None, until: str | None = None, by: Iterable[str] = ("agent",),
+               cwd: str | None = None, cache: bool = True,
+               upkeep: Callable[[str, int], object] | None = None,
+               progress: Any = None, max_files: int | None = None) -> dict[str, Any]:
+    """The stats of the repository holding ``cwd`` at ``rev`` (default HEAD), of its files under
+    ``paths`` (default all), as described in this module's docstring. ``by`` names the
+    breakdowns to include (agent, model, session, member, dir, month). ``upkeep`` is the
+    caller's refresh of the repository's commit facts (passed on to ``explain``); ``progress``
+    is `hansard index`'s progress line (``hansard.ingest.progress.Bytes``), fed the files' sizes
+    as they are answered. ``max_files`` keeps the ``files`` rows of the largest files only
+    (``files_shown`` then says how many of how many): every other count still covers them all."""
+    from hansard.answers.why import explain
+    from hansard.git.history import ancestry, read_commits, tree_files
+    from hansard.git.objects import CatFile
+    from hansard.link.repos import repo_for
+    from hansard.timebounds import parse_ts, since_text, until_text
+
+    by = tuple(dict.fromkeys(by))
+    bad = [b for b in by if b not in BY]
+    if bad:
+        raise InvalidArgument(f"--by {bad[0]}: choose among {', '.join(BY)}")
+    lo_text, hi_text = since_text(since), until_text(until, "until")
+    lo, hi = parse_ts(lo_text), parse_ts(hi_text)
+    if rev is not None and (not rev.strip() or rev.startswith("-")):
+        raise InvalidArgument(f"--rev {rev!r} is not a revision")
+    top, main_top, sha, rels = _resolve(cwd, paths, rev)
+    t0 = time.monotonic()
+    repo_id = repo_for(store, main_top)
+    if upkeep is not None and repo_id >= 0:
+        upkeep(top, repo_id)  # the commit facts kept once here, not worked out per file
+    rev_time = read_commits(top, [sha])[sha].author_time
+    files = tree_files(top, sha, rels)
+    if rels and not files:
+        raise InvalidArgument(f"nothing tracked under {', '.join(rels)} at {sha[:12]}")
+    # A store wrapped with a team's evidence keeps no summary (the team's rows change without
+    # the local generation), as for the why-result cache.
+    stats = store.stats if cache and hasattr(type(store), "stats") else None
+    generation = store.why_cache.generation() if stats is not None else None
+    context = run_context(store, top, main_top) if generation is not None else ""
+    keys = {rel: cache_key(context, rel, blob) for _m, blob, _s, rel in files}
+    remembered = stats.get_many(list(keys.values()), generation) if stats is not None and generation is not None \
+        else {}
+    history: set[str] | None = None
+    summaries: dict[str, dict[str, Any]] = {}
+    skipped: dict[str, str] = {}
+    fresh: list[tuple[str, str, str, bytes]] = []
+    hits = indexing = answered = 0
+    errors: dict[str, str] = {}
+    cat = None
+    if progress is not None:
+        progress.start(sum(max(f[2], 0) for f in files), len(files))
+    try:
+        for mode, blob, size, rel in files:
+            if progress is not None:
+                progress.file(rel)
+                progress.advance(max(size, 0))
+            if mode == "160000":
+                skipped[rel] = "submodule"
+                continue
+            if mode == "120000":
+                skipped[rel] = "symlink"
+                continue
+            if size > MAX_FILE_BYTES:
+                skipped[rel] = "too_large"
+                continue
+            raw = remembered.get(keys[rel])
+            if raw is not None:
+                summary = json.loads(raw)
+                if summary.get("commits"):
+                    if history is None:
+                        history = ancestry(top, sha)
+                    if not set(summary["commits"]) <= history:
+                        raw = None  # its commits were rewritten: answer it again
+                if raw is not None:
+                    hits += 1
+                    if summary.get("binary"):
+                        skipped[rel] = "binary"
+                    else:
+                        summaries[rel] = summary
+                    continue
+            if cat is None:
+                cat = CatFile(top)
+            if _is_binary(cat, blob):
+                skipped[rel] = "binary"
+                fresh.append((keys[rel], rel, blob, b'{"binary":true}'))
+                continue
+            answered += 1
+            try:
+                # not through the why-result cache: a whole repository's answers would push out
+                # the ones an editor asks for again (it keeps 200); the summaries are kept instead
+                doc = explain(store, rel, rev=sha, cwd=top, cache=False, upkeep=upkeep)
+            except HansardError as exc:
+                skipped[rel] = "error"
+                errors[rel] = exc.code
+                continue
+            summary = summarise(store, doc)
+            summaries[rel] = summary
+            if doc.get("indexing"):
+                indexing += 1  # an index run is still building: never remembered
+            else:
+                fresh.append((keys[rel], rel, blob, json.dumps(summary, separators=(",", ":")).encode()))
+    finally:
+        if cat is not None:
+            cat.close()
+        if progress is not None:
+            progress.done()
+    written = stats.put_many(fresh, generation) if stats is not None and generation is not None and fresh else 0
+    out = _aggregate(summaries, by, lo, hi, rev_time)
+    funnel_counts: dict[str, Any] = store.stats.funnel(repo_id, since=lo_text, until=hi_text, paths=rels) if repo_id >= 0 \
+        else {"sessions": 0, "tied_commits": [], "lines_added": 0, "lines_added_at": []}
+    added_by_age = {name: 0 for _l, name in AGE_BUCKETS}
+    added_by_age["undated"] = 0
+    for ts, n in funnel_counts["lines_added_at"]:
+        when = parse_ts(ts)
+        if when is None:
+            added_by_age["undated"] += n
+        elif when <= rev_time:  # an edit made after the revision's commit is not in its past
+            added_by_age[_age_bucket((rev_time - when) / DAY)] += n
+    out["durability"] = _durability(out["alive_by_age"], added_by_age)
+    landed = out.pop("_landed")
+    commits = set(funnel_counts["tied_commits"]) | landed
+    out["funnel"] = {"sessions": funnel_counts["sessions"], "commits": len(commits),
+                     "lines_added": funnel_counts["lines_added"], "lines_alive": out["alive_agent_lines"]}
+    skipped_counts = Counter(skipped.values())
+    result: dict[str, Any] = {
+        "repo": top,
+        "rev": sha,
+        "paths": rels,
+        "since": lo_text,
+        "until": hi_text,
+        **out,
+        "skipped": {"files": len(skipped), "reasons": dict(sorted(skipped_counts.items())),
+                    "paths": sorted(skipped)[:50]},
+        "cache": {"files": len(files), "remembered": hits, "answered": answered, "written": written},
+        "seconds": round(time.monotonic() - t0, 3),
+    }
+    if max_files is not None and len(result["files"]) > max_files:
+        biggest = sorted(result["files"].items(), key=lambda x: (-x[1]["lines"], x[0]))[:max_files]
+        result["files_shown"] = {"shown": max_files, "of": len(result["files"])}
+        result["files"] = dict(sorted(biggest))
+    if errors:
+        result["errors"] = dict(sorted(errors.items())[:50])
+    if indexing:
+        result["indexing"] = True
+    if repo_id < 0 or any(x.get("no_sessions") for x in summaries.values()):
+        from hansard.answers.notices import no_sessions
+
+        result["notice"] = no_sessions(store)
+    return result
+
+
+def _durability(alive: dict[str, int], added: dict[str, int]) -> dict[str, Any]:
+    """Agent lines alive at the revision whose commit is at least 7, 30 and 90 days older than
+    it, beside the lines agents' applied edits added at least that long before it, and the one
+    over the other. Not a survival rate: an edit's line that a later edit rewrote before any
+    commit counts as added twice, and a commit's age is not its edit's; it is the share of what
+    agents typed then that is in the code now."""
+    names = [name for _l, name in AGE_BUCKETS]
+    out: dict[str, Any] = {}
+    for i, days in enumerate((7, 30, 90), start=1):
+        a = sum(alive[n] for n in names[i:])
+        d = sum(added[n] for n in names[i:])
+        out[f"{days}d"] = {"alive": a, "added": d, "alive_per_added_line": round(a / d, 4) if d else None}
+    out["lines_added_by_age"] = added
+    return out
+
+
+def _age_bucket(age_days: float) -> str:
+    for limit, name in AGE_BUCKETS:
+        if limit is None or age_days < limit:
+            return name
+    return AGE_BUCKETS[-1][1]
+
+
+def _empty_kinds() -> dict[str, int]:
+    return dict.fromkeys(KINDS, 0)
+
+
+def _aggregate(summaries: dict[str, dict[str, Any]], by: Sequence[str], lo: float | None, hi: float | None,
+               rev_time: int) -> dict[str, Any]:
+    bounded = lo is not None or hi is not None
+    kinds = _empty_kinds()
+    per_file: dict[str, dict[str, int]] = {}
+    folders: dict[str, dict[str, int]] = defaultdict(_empty_kinds)
+    groups: dict[str, dict[str, dict[str, int]]] = {
+        b: defaultdict(_empty_kinds) for b in by if b in ("agent", "model", "session", "member")}
+    months: dict[str, dict[str, int]] = defaultdict(lambda: {"agents": 0, "people": 0, "unknown": 0})
+    ages = {name: 0 for _l, name in AGE_BUCKETS}
+    landed: set[str] = set()
+    titles: dict[str, dict[str, Any]] = {}
+    lines_total = 0
+    for rel, s in sorted(summaries.items()):
+        lines_total += s["lines"]
+        fk = _empty_kinds()
+        models = {(sid, idx): m for sid, idx, m in s.get("models", [])}
+        for kind, sid, idx, commit, n in s["rows"]:
+            t = s["commits"].get(commit) if commit else None
+            if bounded and (t is None or (lo is not None and t < lo) or (hi is not None and t >= hi)):
+                continue
+            fk[kind] = fk.get(kind, 0) + n
+            sess = s["sessions"].get(sid) if sid else None
+            if t is not None:
+                month = time.strftime("%Y-%m", time.gmtime(t))
+                col = "agents" if kind in AGENT_KINDS else "people" if kind in PEOPLE_KINDS else "unknown" \
+                    if kind == "unknown" else None
+                if col:
+                    months[month][col] += n
+            if kind in AGENT_KINDS:
+                if commit:
+                    landed.add(commit)
+                if t is not None:
+                    ages[_age_bucket((rev_time - t) / DAY)] += n
+            for b, g in groups.items():
+                if b == "agent":
+                    name = (sess or {}).get("provider") if sid else None
+                elif b == "model":
+                    name = models.get((sid, idx)) if sid else None
+                    name = name or ("(not recorded)" if sid else None)
+                elif b == "member":
+                    name = ((sess or {}).get("member") or "(me)") if sid else None
+                else:  # session
+                    name = sid
+                    if sid and sid not in titles:
+                        titles[sid] = {"provider": (sess or {}).get("provider"), "title": (sess or {}).get("title"),
+                                       "member": (sess or {}).get("member")}
+                g[name or "(no session)"][kind] += n
+        per_file[rel] = fk
+        parts = rel.split("/")
+        for depth in range(len(parts)):
+            d = "/".join(parts[:depth])
+            for k, n in fk.items():
+                folders[d][k] += n
+        for k, n in fk.items():
+            kinds[k] += n
+    counted = sum(kinds.values())
+
+    def with_total(d: dict[str, int]) -> dict[str, int]:
+        return {**d, "lines": sum(d.values())}
+
+    out: dict[str, Any] = {
+        "lines": lines_total,
+        "counted_lines": counted,
+        "kinds": kinds,
+        "agent_share": round((kinds["agent"] + kinds["agent_modified"]) / counted, 4) if counted else 0.0,
+        "alive_agent_lines": kinds["agent"] + kinds["agent_modified"],
+        "alive_by_age": ages,
+        "files": {rel: with_total(fk) for rel, fk in per_file.items()},
+        "_landed": landed,
+    }
+    out["folders"] = {d: with_total(fk) for d, fk in sorted(folders.items())}
+    by_out: dict[str, Any] = {}
+    for b, g in groups.items():
+        rows = {name: with_total(fk) for name, fk in sorted(g.items(), key=lambda x: -sum(x[1].values()))}
+        if b == "session":
+            for sid, row in rows.items():
+                if sid in titles:
+                    row.update({k: v for k, v in titles[sid].items() if v})
+        by_out[b] = rows
+    if by_out:
+        out["by"] = by_out
+    out["months"] = dict(sorted(months.items()))
+    return out
