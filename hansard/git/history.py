@@ -73,26 +73,33 @@ def _section_for(out: str, path: str) -> str | None:
     return None
 
 
-def read_blobs(top: str, blob_ids: list[str]) -> dict[str, bytes]:
-    """Many blobs in one `git cat-file --batch` process instead of one `git show` each. A
-    blob git does not have is left out."""
-    if not blob_ids:
-        return {}
-    data = git(["cat-file", "--batch"], top, input=("\n".join(blob_ids) + "\n").encode(), check=False, timeout=300)
-    out: dict[str, bytes] = {}
+def batch_objects(top: str, revs: list[str]) -> list[tuple[str, str, bytes, bytes]]:
+    """(rev, object id, type, content) of each rev git has an object for, in one `git cat-file
+    --batch` process; a missing or ambiguous rev (or one holding a newline) is left out."""
+    revs = [r for r in dict.fromkeys(revs) if r and "\n" not in r]
+    if not revs:
+        return []
+    data = git(["cat-file", "--batch"], top, input=("\n".join(revs) + "\n").encode(), check=False, timeout=300)
+    out: list[tuple[str, str, bytes, bytes]] = []
     pos = 0
-    for bid in blob_ids:
+    for rev in revs:
         nl = data.find(b"\n", pos)
         if nl < 0:
             break
         header = data[pos:nl].split()
         pos = nl + 1
-        if len(header) < 3 or header[1] == b"missing":
+        if len(header) < 3 or header[1] in (b"missing", b"ambiguous"):
             continue
         size = int(header[2])
-        out[bid] = data[pos:pos + size]
+        out.append((rev, header[0].decode(), header[1], data[pos:pos + size]))
         pos += size + 1
     return out
+
+
+def read_blobs(top: str, blob_ids: list[str]) -> dict[str, bytes]:
+    """Many blobs in one `git cat-file --batch` process instead of one `git show` each. A
+    blob git does not have is left out."""
+    return {rev: body for rev, _, _, body in batch_objects(top, blob_ids)}
 
 
 def file_log(top: str, path: str, rev: str = "HEAD", *, patches: bool = False) -> str:
@@ -178,24 +185,10 @@ def commit_log(top: str, rev: str = "HEAD") -> tuple[list[CommitMeta], dict[str,
 def commit_checkpoints(top: str, shas: list[str]) -> dict[str, list[str]]:
     """commit -> the Entire checkpoint ids its message names, for ``shas``, read in one
     `git cat-file --batch` process."""
-    shas = [s for s in dict.fromkeys(shas) if s and "\n" not in s]
-    if not shas:
-        return {}
-    data = git(["cat-file", "--batch"], top, input=("\n".join(shas) + "\n").encode(), check=False, timeout=300)
     out: dict[str, list[str]] = {}
-    pos = 0
-    for sha in shas:
-        nl = data.find(b"\n", pos)
-        if nl < 0:
-            break
-        header = data[pos:nl].split()
-        pos = nl + 1
-        if len(header) < 3 or header[1] in (b"missing", b"ambiguous"):
-            continue
-        size = int(header[2])
-        body = data[pos:pos + size].partition(b"\n\n")[2]
-        pos += size + 1
-        if header[1] == b"commit" and b"Entire-Checkpoint" in body:
+    for sha, _, kind, data in batch_objects(top, shas):
+        body = data.partition(b"\n\n")[2]
+        if kind == b"commit" and b"Entire-Checkpoint" in body:
             ids = list(dict.fromkeys(m.decode() for m in CHECKPOINT_LINE.findall(body)))
             if ids:
                 out[sha] = ids
@@ -206,26 +199,7 @@ def read_commits(top: str, revs: list[str]) -> dict[str, CommitMeta]:
     """rev -> the commit it names, for the revs (full or short ids) that name a commit git
     has, read in one `git cat-file --batch` process. A missing, ambiguous or non-commit rev
     is left out."""
-    revs = [r for r in dict.fromkeys(revs) if r and "\n" not in r]
-    if not revs:
-        return {}
-    data = git(["cat-file", "--batch"], top, input=("\n".join(revs) + "\n").encode(), check=False, timeout=300)
-    out: dict[str, CommitMeta] = {}
-    pos = 0
-    for rev in revs:
-        nl = data.find(b"\n", pos)
-        if nl < 0:
-            break
-        header = data[pos:nl].split()
-        pos = nl + 1
-        if len(header) < 3 or header[1] in (b"missing", b"ambiguous"):
-            continue
-        size = int(header[2])
-        body = data[pos:pos + size]
-        pos += size + 1
-        if header[1] == b"commit":
-            out[rev] = _commit_meta(header[0].decode(), body)
-    return out
+    return {rev: _commit_meta(oid, body) for rev, oid, kind, body in batch_objects(top, revs) if kind == b"commit"}
 
 
 def _commit_meta(sha: str, body: bytes) -> CommitMeta:
