@@ -6,14 +6,19 @@ Two kinds of evidence, strongest first:
   its ``git commit --fixup``/``--squash`` printed ``fixup! <the commit's summary>`` while the
   commit was being written (between its author and committer times), or it ran ``git commit
   --amend``, ``git rebase``, ``git cherry-pick`` within moments of the commit's committer time;
-  a printed commit that a rebase rewrote is followed by its patch-id.
+  a printed commit that a rebase rewrote is followed by its patch-id; or an
+  ``Entire-Checkpoint:`` line of its message names a checkpoint that kept the session. The rules
+  are ``hansard.facts.commit_ties``; the ties of HEAD's history are kept per repository
+  (``hansard.link.commit_facts``) and read here, or joined for blame's commits alone when they are
+  not current.
 * **weights**: the sessions whose edits account for the commit's distinctive lines in this
   file (lines only one session wrote; when a commit has none, lines at most a few sessions
   wrote, shared between them), weighted by how many lines they explain. An edit made before
   the commit was authored explains a line first; edits made after it (a rebase moves the
   committer time) only where no earlier edit wrote that line.
 
-Everything here reads through the store's ``evidence`` facet and git; nothing is written.
+Everything here reads through the store (its ``commit_facts`` and ``evidence`` facets) and git;
+nothing is written.
 """
 
 from __future__ import annotations
