@@ -46,7 +46,7 @@ class EditRef:
 
 def load_candidates(store: Store, repo_id: int, hashes: set[int], side: str = "+",
                     untimed: dict[int, set[str]] | None = None, paths: set[str] | None = None,
-                    placed: dict[int, set[str | None]] | None = None
+                    placed: dict[int, set[str | None]] | None = None, others: bool = True
                     ) -> tuple[dict[int, EditRef], dict[int, list[int]]]:
     """(edits by id, edit ids by line hash) for applied edits in ``repo_id`` that added
     (side '+') or removed (side '-') any of ``hashes``. Edits with no time are never
@@ -54,13 +54,14 @@ def load_candidates(store: Store, repo_id: int, hashes: set[int], side: str = "+
 
     With ``paths``, only the edits of those repository paths are loaded whole. ``placed``
     receives, for every timed edit whatever its path, its hashes (-> repository paths): what
-    says that an edit added a line elsewhere."""
+    says that an edit added a line elsewhere; without ``others`` (a second load for more
+    paths, whose placings are known already), the other paths' edits are not looked at."""
     edits: dict[int, EditRef] = {}
     by_hash: dict[int, list[int]] = {}
     if paths is not None:
-        rows, others = store.evidence.edit_lines_at(repo_id, hashes, paths, side)
+        rows, elsewhere = store.evidence.edit_lines_at(repo_id, hashes, paths, side, others=others)
         times: dict[str | None, float | None] = {}
-        for h, rel_path, timestamp in others:
+        for h, rel_path, timestamp in elsewhere:
             ts = times[timestamp] if timestamp in times else times.setdefault(timestamp, parse_ts(timestamp))
             if ts is None:
                 if untimed is not None and rel_path:

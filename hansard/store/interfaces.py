@@ -135,11 +135,11 @@ class EvidenceIndex(Protocol):
         """One row per line of an applied edit in ``repo_id`` that added ('+') or removed ('-')
         one of ``hashes``: hash, exact, trivial, id, rel_path, timestamp, call_id, provider,
         user_modified, tool, session_id, message_index."""
-    def edit_lines_at(self, repo_id: int, hashes: Iterable[int], paths: Collection[str], side: str = "+"
-                      ) -> tuple[Sequence[Row], list[tuple[int, str | None, str | None]]]:
+    def edit_lines_at(self, repo_id: int, hashes: Iterable[int], paths: Collection[str], side: str = "+", *,
+                      others: bool = True) -> tuple[Sequence[Row], list[tuple[int, str | None, str | None]]]:
         """``edit_lines`` of the edits of ``paths`` only, and (hash, rel_path, timestamp) of
         the other edits' matching non-trivial lines, once per edit and hash (a trivial line is
-        evidence only within its own file)."""
+        evidence only within its own file); without ``others``, none of the latter."""
     def removed_lines(self, edit_ids: Collection[int]) -> list[tuple[int, int]]:
         """(edit id, hash) of every non-trivial line these edits removed."""
     def edit_hashes(self, edit_id: int) -> tuple[set[int], set[int]]:

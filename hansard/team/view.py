@@ -212,12 +212,12 @@ class MergedEvidence:
             rows.append(d)
         return rows
 
-    def edit_lines_at(self, repo_id: int, hashes: Iterable[int], paths: Collection[str], side: str = "+"
-                      ) -> tuple[list[Any], list[tuple[int, str | None, str | None]]]:
+    def edit_lines_at(self, repo_id: int, hashes: Iterable[int], paths: Collection[str], side: str = "+", *,
+                      others: bool = True) -> tuple[list[Any], list[tuple[int, str | None, str | None]]]:
         """As the local store's: the team's edits of ``paths`` whole, of other paths where and
         when (the team's rows come in one round trip either way)."""
         hl = list(hashes)
-        rows, elsewhere = self.local.edit_lines_at(repo_id, hl, paths, side)
+        rows, elsewhere = self.local.edit_lines_at(repo_id, hl, paths, side, others=others)
         rows, wanted, placed = list(rows), set(paths), set()
         for d in self._team_rows(repo_id, hl, side):
             if d["rel_path"] in wanted:

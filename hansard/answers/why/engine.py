@@ -64,7 +64,7 @@ class Prepared:
     def add_paths(self, store: Store, repo_id: int, paths: set[str]) -> None:
         """Also the edits of these paths, loaded whole (blame named a file the question did
         not know of: a copy's source)."""
-        edits, by_hash = evidence.load_candidates(store, repo_id, set(self.hashes), paths=paths)
+        edits, by_hash = evidence.load_candidates(store, repo_id, set(self.hashes), paths=paths, others=False)
         for eid, e in edits.items():
             if e.rel_path in paths and eid not in self.edits:
                 self.edits[eid] = e

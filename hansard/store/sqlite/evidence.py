@@ -56,16 +56,18 @@ class SqliteEvidence:
         kept = sorted((r for r in lines if r[4] in facts), key=order)
         return [{"hash": h, "exact": x, "trivial": t, **facts[eid]} for _, h, x, t, eid, _ in kept]
 
-    def edit_lines_at(self, repo_id: int, hashes: Iterable[int], paths: Collection[str], side: str = "+"
-                      ) -> tuple[list[dict[str, Any]], list[tuple[int, str | None, str | None]]]:
+    def edit_lines_at(self, repo_id: int, hashes: Iterable[int], paths: Collection[str], side: str = "+", *,
+                      others: bool = True) -> tuple[list[dict[str, Any]], list[tuple[int, str | None, str | None]]]:
         """``edit_lines`` split by path: (the rows ``edit_lines`` gives, for the edits of
         ``paths`` only; (hash, rel_path, timestamp) of the other edits' matching non-trivial
         lines, once per edit and hash). A common line matches hundreds of lines of other files'
         edits: they are looked up by the same hash index, but only their path and time are read.
         A trivial line (``}``, a blank) matches nearly every edit of the store and is evidence
-        only within its own file, so it is looked up among the edits of ``paths`` alone."""
+        only within its own file, so it is looked up among the edits of ``paths`` alone. Without
+        ``others``, the other edits are not looked at at all (and every line of the edits of
+        ``paths`` comes from their own rows)."""
         hl = list(hashes)
-        lines = self._matching(hl, side, trivial=False)
+        lines = self._matching(hl, side, trivial=False) if others else []
         wanted = set(paths)
         mine: list[int] = [r[0] for r in self._chunked(
             "SELECT id FROM edits WHERE rel_path IN ({}) AND repo_id=? AND status='applied'", sorted(wanted), repo_id)]
@@ -83,8 +85,8 @@ class SqliteEvidence:
                 hashes = asked[j:j + 8 * CHUNK]
                 lines += [(0, *r) for r in self.db.execute(
                     "SELECT hash, exact, trivial, edit_id, ordinal FROM edit_lines"
-                    f" WHERE edit_id IN ({marks(len(part))}) AND side=? AND trivial=1 AND hash IN ({marks(len(hashes))})",
-                    (*part, side, *hashes))]
+                    f" WHERE edit_id IN ({marks(len(part))}) AND side=?{' AND trivial=1' if others else ''}"
+                    f" AND hash IN ({marks(len(hashes))})", (*part, side, *hashes))]
         facts = {r[0]: dict(r) for r in self._chunked(_FACTS + " WHERE e.id IN ({})", mine)}
         rows = [{"hash": h, "exact": x, "trivial": t, **f} for _, h, x, t, eid, _ in lines if (f := facts.get(eid))]
         seen: set[tuple[int, int]] = set()
