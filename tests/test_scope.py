@@ -248,3 +248,18 @@ def test_a_summary_never_renames_another_repositorys_session(world: dict[str, An
     summary_file(b, "bbbbbbbb-9999-4999-8999-000000000009", "Vault client work", b_leaf)
     assert run_cli("index")[0] == 0
     assert title(B_SID) == "Vault client work"
+
+
+def test_another_repositorys_session_reads_like_no_session(world: dict[str, Any]) -> None:
+    """Under --scope repo an id of another repository's session and a made-up id get the same
+    answer, word for word but the id: refusal and not-found are no oracle for session ids."""
+    made_up = "bbbbbbbb-2222-4222-8222-00000000000f"
+    with RawClient(world["a"], world["env"], "--scope", "repo") as cl:
+        for tool, extra in (("get_past_session", {}), ("get_past_session", {"around": 0}), ("work_context", {})):
+            for real_id, fake_id in ((B_SID, made_up), (B_SID[:8], "bbbbbbbc")):
+                r_real = cl.call(tool, {"session_id": real_id, **extra})
+                r_fake = cl.call(tool, {"session_id": fake_id, **extra})
+                assert tool_error(r_real)["code"] == tool_error(r_fake)["code"], (r_real, r_fake)
+                same = json.dumps(r_real["result"]).replace(real_id, "ID")
+                assert same == json.dumps(r_fake["result"]).replace(fake_id, "ID"), (r_real, r_fake)
+                _no_leak(r_real, allowed=(B_SID[:8],))

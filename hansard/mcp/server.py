@@ -237,14 +237,20 @@ def _with_team(store: Store) -> Store:
     return wrap(store)
 
 
-def _session_in_scope(store: Store, opts: ServeOptions, session_id: str) -> None:
+def _session_in_scope(store: Store, opts: ServeOptions, session_id: str, *, named: bool = True) -> None:
+    """Under --scope repo, a session id (or prefix) must name a session of the granted
+    repository. An id of another repository and an id of no session get the same answer, word
+    for word, so that the refusal tells nothing about which ids exist elsewhere."""
     if opts.scope == "all":
         return
     found, path = store.sessions.repo_path_of(session_id)
-    if found and path != opts.repo_root:
+    if not found and not named:
+        return  # the calling session, from how the server was started: not indexed yet
+    root = opts.repo_root
+    if not found or root is None or path is None or scope.real(path) != scope.real(root):
         raise ScopeNotGranted(
-            f"session {session_id} belongs to another repository; this server may only read {opts.repo_root}"
-            " (--scope repo). Ask the user to restart `hansard mcp serve` without --scope repo to read it."
+            f"no session {session_id!r} of {root}: this server may only read sessions of that repository (--scope"
+            " repo). Ask the user to restart `hansard mcp serve` without --scope repo to read other repositories."
         )
 
 
@@ -428,7 +434,7 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             store = _with_team(store)  # teammates' sessions, held to the same scope
             try:
                 if sid:
-                    _session_in_scope(store, opts, sid)
+                    _session_in_scope(store, opts, sid, named=session_id is not None)
                 out = core(store, sid, repo=where, until=until, token_budget=token_budget)
                 if opts.scope == "repo":
                     out["entries"] = scope.filter_sessions(where, out.get("entries") or [], store.sessions.repo_path_of)
