@@ -263,3 +263,35 @@ def test_another_repositorys_session_reads_like_no_session(world: dict[str, Any]
                 same = json.dumps(r_real["result"]).replace(real_id, "ID")
                 assert same == json.dumps(r_fake["result"]).replace(fake_id, "ID"), (r_real, r_fake)
                 _no_leak(r_real, allowed=(B_SID[:8],))
+
+
+def test_like_wildcards_in_ids_are_literal(world: dict[str, Any]) -> None:
+    """`_` and `%` in a session id or prefix (or a file's name) are characters, not LIKE
+    wildcards: `aaaaaaa_` does not find the session `aaaaaaaa-…`, through the store and under
+    --scope repo."""
+    from hansard.errors import NotFound
+    from hansard.store import open_store
+    from tests.hostile import A_SID
+
+    store = open_store()
+    try:
+        assert store.sessions.find(A_SID[:8])["session_id"] == A_SID  # a real prefix still resolves
+        assert store.sessions.repo_path_of(A_SID[:8])[0]
+        for ref in ("aaaaaaa_", "aaaa%", "aaaaaaa_-1111", "%", "____"):
+            with pytest.raises(NotFound):
+                store.sessions.find(ref)
+            assert store.sessions.repo_path_of(ref) == (False, None), ref
+        db = store.db  # type: ignore[attr-defined]
+        edit = db.execute("SELECT e.id FROM edits e JOIN edit_lines el ON el.edit_id=e.id AND el.side='+'"
+                          " WHERE e.status='applied' LIMIT 1").fetchone()[0]
+        hashes = {r[0] for r in db.execute("SELECT hash FROM edit_lines WHERE edit_id=? AND side='+'", (edit,))}
+        db.execute("UPDATE edits SET repo_id=NULL, path='/x/abcX.py' WHERE id=?", (edit,))
+        db.commit()
+        assert store.evidence.unlinked_hashes(hashes, "abcX.py") == hashes
+        assert store.evidence.unlinked_hashes(hashes, "abc_.py") == set()
+        assert store.evidence.unlinked_hashes(hashes, "%.py") == set()
+    finally:
+        store.close()
+    with RawClient(world["a"], world["env"], "--scope", "repo") as cl:
+        assert tool_error(cl.call("get_past_session", {"session_id": "aaaaaaa_"}))["code"] == "scope_not_granted"
+        assert not cl.call("get_past_session", {"session_id": A_SID[:8]})["result"].get("isError")
