@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import run_cli
-from tests.hostile import B_PROMPT, B_SID, RawClient, git, make_world, tool_error
+from tests.hostile import A_SID, B_PROMPT, B_SID, RawClient, git, make_world, tool_error
 
 SECRET_WORDS = ("B-PRIVATE-PROMPT", "B_PRIVATE_CONTENT", "zebra-quartz", "C_PRIVATE_CONTENT", B_SID[:8])
 
@@ -271,7 +271,6 @@ def test_like_wildcards_in_ids_are_literal(world: dict[str, Any]) -> None:
     --scope repo."""
     from hansard.errors import NotFound
     from hansard.store import open_store
-    from tests.hostile import A_SID
 
     store = open_store()
     try:
@@ -295,3 +294,41 @@ def test_like_wildcards_in_ids_are_literal(world: dict[str, Any]) -> None:
     with RawClient(world["a"], world["env"], "--scope", "repo") as cl:
         assert tool_error(cl.call("get_past_session", {"session_id": "aaaaaaa_"}))["code"] == "scope_not_granted"
         assert not cl.call("get_past_session", {"session_id": A_SID[:8]})["result"].get("isError")
+
+
+def test_code_history_never_names_another_repositorys_session(world: dict[str, Any]) -> None:
+    """A session that ran in b and wrote a file of a: under --scope repo, code_history of that
+    file (also path:line and symbol) says "another repository's session", with no id, title,
+    prompt, message or tool call of it; unscoped, the same call names it."""
+    from datetime import datetime
+
+    from fixtures_repos.writers import ClaudeWriter
+
+    a, b = world["a"], world["b"]
+    sid = "bbbbbbbb-5555-4555-8555-000000000005"
+    w = ClaudeWriter(Path(os.environ["CLAUDE_CONFIG_DIR"]), b, sid, datetime(2026, 11, 22, 9, 0, 0))
+    w.prompt("B-SHARED-PROMPT write the shared helper")
+    w.write(a / "shared.py", "def shared():\n    return 'B_SHARED_BODY'\n")
+    w.say("done")
+    git(a, "add", "-A")
+    git(a, "commit", "-q", "-m", "shared helper")
+    assert run_cli("index")[0] == 0
+    hidden = (sid, sid[:8], sid[:13], "B-SHARED-PROMPT", "write the shared helper")
+    calls = ({"path": "shared.py"}, {"path": "shared.py:1"}, {"path": "shared.py:2"},
+             {"path": "shared.py", "symbol": "shared"}, {"path": str(a / "shared.py")})
+    with RawClient(a, world["env"], "--scope", "repo") as cl:
+        for args in calls:
+            r = cl.call("code_history", args)
+            assert not r["result"].get("isError"), (args, r)
+            text = json.dumps(r)
+            for word in hidden:
+                assert word not in text, (args, word, text)
+            entries = r["result"]["structuredContent"]["entries"]
+            assert entries and all(e["session_id"] is None for e in entries), (args, entries)
+            assert all(e["session"] == "another repository's session" for e in entries), (args, entries)
+            assert "another repository's session" in r["result"]["structuredContent"]["tree"], (args, r)
+        own = cl.call("code_history", {"path": "app.py:1"})  # a's own session is still named
+        assert own["result"]["structuredContent"]["entries"][0]["session_id"] == A_SID
+    with RawClient(a, world["env"]) as cl:
+        for args in calls[:2]:
+            assert sid in json.dumps(cl.call("code_history", args)), args

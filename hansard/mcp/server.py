@@ -372,7 +372,9 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
                 scope.check_path(where, path, where, "code_history")
             store = _with_team(store)  # teammates' edits of this repository only
             try:
-                return core(store, path, symbol=symbol, repo=where, until=until, token_budget=token_budget)
+                # under --scope repo, a session of another repository that wrote here goes unnamed
+                return core(store, path, symbol=symbol, repo=where, until=until, token_budget=token_budget,
+                            repo_only=where if opts.scope == "repo" else None)
             finally:
                 getattr(store, "close_team", lambda: None)()
 
