@@ -332,3 +332,43 @@ def test_code_history_never_names_another_repositorys_session(world: dict[str, A
     with RawClient(a, world["env"]) as cl:
         for args in calls[:2]:
             assert sid in json.dumps(cl.call("code_history", args)), args
+
+
+def test_work_context_never_names_a_session_linked_from_another_repository(world: dict[str, Any]) -> None:
+    """A session of a whose file holds a summary of b's session (leafUuid), and a session of b
+    whose file holds a summary of a's: under --scope repo, work_context of the session of a
+    names neither session of b, in its entries nor its tree; unscoped, both are listed."""
+    from datetime import datetime
+
+    from fixtures_repos.writers import ClaudeWriter
+
+    a, b = world["a"], world["b"]
+    home = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    db = sqlite3.connect(Path(world["env"]["HANSARD_HOME"]) / "hansard.db")
+    b_leaf = db.execute("SELECT m.key FROM messages m JOIN sessions s ON s.id=m.session_id WHERE s.session_id=?"
+                        " ORDER BY m.message_index DESC LIMIT 1", (B_SID,)).fetchone()[0]
+    db.close()
+
+    def summary(w: ClaudeWriter, leaf: str) -> None:
+        with w.path.open("a") as fh:
+            fh.write(json.dumps({"type": "summary", "summary": "a summary", "leafUuid": leaf}) + "\n")
+
+    sid = "aaaaaaaa-6666-4666-8666-000000000006"
+    w = ClaudeWriter(home, a, sid, datetime(2026, 11, 23, 9, 0, 0))
+    w.prompt("carry on in a")
+    w.say("done")
+    summary(w, b_leaf)
+    b2 = "bbbbbbbb-7777-4777-8777-000000000007"
+    wb = ClaudeWriter(home, b, b2, datetime(2026, 11, 24, 9, 0, 0))
+    wb.prompt("B-PRIVATE-PROMPT follow a up")
+    wb.say("done")
+    summary(wb, str(w.last_uuid))
+    assert run_cli("index")[0] == 0
+    code, out, _ = run_cli("context", sid, "--json")  # unscoped, the links are there to hide
+    assert code == 0 and B_SID in out and b2 in out, out
+    with RawClient(a, world["env"], "--scope", "repo") as cl:
+        r = cl.call("work_context", {"session_id": sid})
+        assert not r["result"].get("isError"), r
+        assert [e["session_id"] for e in r["result"]["structuredContent"]["entries"]] == [sid], r
+        _no_leak(r)
+        assert b2[:8] not in json.dumps(r), r

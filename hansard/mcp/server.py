@@ -437,7 +437,8 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             try:
                 if sid:
                     _session_in_scope(store, opts, sid, named=session_id is not None)
-                out = core(store, sid, repo=where, until=until, token_budget=token_budget)
+                out = core(store, sid, repo=where, until=until, token_budget=token_budget,
+                           repo_only=where if opts.scope == "repo" else None)
                 if opts.scope == "repo":
                     out["entries"] = scope.filter_sessions(where, out.get("entries") or [], store.sessions.repo_path_of)
                 return out
