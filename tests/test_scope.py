@@ -372,3 +372,26 @@ def test_work_context_never_names_a_session_linked_from_another_repository(world
         assert [e["session_id"] for e in r["result"]["structuredContent"]["entries"]] == [sid], r
         _no_leak(r)
         assert b2[:8] not in json.dumps(r), r
+
+
+def test_another_repositorys_memory_reads_like_no_memory(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under --scope repo get_memory answers an id of b's memory (any version) and a made-up
+    id the same, word for word but the id; a's own memory still says which versions it has."""
+    a, b = world["a"], world["b"]
+    (b / "CLAUDE.md").write_text("# b\nB-MEMORY-SECRET kept in b\n")
+    (a / "CLAUDE.md").write_text("# a\nguidance kept in a\n")
+    ids = {}
+    for where in (b, a):
+        monkeypatch.chdir(where)
+        assert run_cli("memory", "scan")[0] == 0
+        code, out, _ = run_cli("memory", "search", "kept", "--json")
+        ids[where] = next(r["memory_id"] for r in json.loads(out)["results"] if r["path"].startswith(str(where)))
+    b_mem, made_up = ids[b], "0" * len(ids[b])
+    with RawClient(a, world["env"], "--scope", "repo") as cl:
+        for real_id, fake_id in ((b_mem, made_up), (b_mem + "@7", made_up + "@7"), (b_mem + "@1", made_up + "@1")):
+            r_real, r_fake = cl.call("get_memory", {"memory_id": real_id}), cl.call("get_memory", {"memory_id": fake_id})
+            assert tool_error(r_real)["code"] == "scope_not_granted", r_real
+            assert json.dumps(r_real["result"]).replace(real_id, "ID") == json.dumps(r_fake["result"]).replace(fake_id, "ID")
+            _no_leak(r_real)
+        own = tool_error(cl.call("get_memory", {"memory_id": ids[a] + "@7"}))
+        assert own["code"] == "not_found" and "versions 1..1" in own["message"], own

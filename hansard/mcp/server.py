@@ -25,7 +25,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict, Field
 
 from hansard import __version__, agents
-from hansard.errors import HansardError, ScopeNotGranted, ToolTimeout
+from hansard.errors import HansardError, NotFound, ScopeNotGranted, ToolTimeout
 from hansard.mcp import scope
 
 if TYPE_CHECKING:
@@ -227,6 +227,13 @@ def _in_scope_repo(opts: ServeOptions, repo: str | None, what: str) -> str | Non
                 "restart `hansard mcp serve` without --scope repo."
             )
     return root
+
+
+def _own_memory(store: Store, opts: ServeOptions, memory_id: str) -> bool:
+    """Is ``memory_id`` (``<id>`` or ``<id>@<n>``) a memory this server's scope may read?"""
+    r = store.memories.get(memory_id.strip().partition("@")[0])
+    return r is not None and scope.memory_allowed(opts.repo_root or "/nonexistent", {
+        "scope": r.get("scope"), "repo": r.get("repo_path"), "path": r.get("path")})
 
 
 def _with_team(store: Store) -> Store:
@@ -487,14 +494,22 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             from hansard.answers.memories import get_memory as core
 
             def call(store: Store, **kw: Any) -> dict[str, Any]:
+                # Under --scope repo, a memory of another repository and no memory at all read
+                # the same, word for word: the refusal tells nothing about which ids exist.
+                hidden = ScopeNotGranted(f"no memory {memory_id!r} of {opts.repo_root}: this server may only read "
+                                         "that repository's memories and global ones (--scope repo)")
                 if memory_id.startswith("team-"):  # a teammate's project memory
                     store = _with_team(store)
                 try:
                     out = core(store, memory_id, line=line, offset=offset)
+                except NotFound:
+                    if opts.scope == "repo" and not _own_memory(store, opts, memory_id):
+                        raise hidden from None
+                    raise  # e.g. a version this repository's memory does not have
                 finally:
                     getattr(store, "close_team", lambda: None)()
                 if opts.scope == "repo" and not scope.memory_allowed(opts.repo_root or "/nonexistent", out):
-                    raise ScopeNotGranted(f"memory {memory_id} belongs to another repository (--scope repo)")
+                    raise hidden
                 return out
 
             return await runner.run("get_memory", call, {}, memory_id)
