@@ -296,24 +296,33 @@ def test_like_wildcards_in_ids_are_literal(world: dict[str, Any]) -> None:
         assert not cl.call("get_past_session", {"session_id": A_SID[:8]})["result"].get("isError")
 
 
-def test_code_history_never_names_another_repositorys_session(world: dict[str, Any]) -> None:
-    """A session that ran in b and wrote a file of a: under --scope repo, code_history of that
-    file (also path:line and symbol) says "another repository's session", with no id, title,
-    prompt, message or tool call of it; unscoped, the same call names it."""
+B_SHARED_SID = "bbbbbbbb-5555-4555-8555-000000000005"
+B_SHARED_WORDS = (B_SHARED_SID, B_SHARED_SID[:8], B_SHARED_SID[:13], "B-SHARED-PROMPT", "write the shared helper")
+
+
+def _b_writes_a_file(world: dict[str, Any]) -> str:
+    """A session that ran in b and wrote shared.py of a, committed in a and indexed."""
     from datetime import datetime
 
     from fixtures_repos.writers import ClaudeWriter
 
     a, b = world["a"], world["b"]
-    sid = "bbbbbbbb-5555-4555-8555-000000000005"
-    w = ClaudeWriter(Path(os.environ["CLAUDE_CONFIG_DIR"]), b, sid, datetime(2026, 11, 22, 9, 0, 0))
+    w = ClaudeWriter(Path(os.environ["CLAUDE_CONFIG_DIR"]), b, B_SHARED_SID, datetime(2026, 11, 22, 9, 0, 0))
     w.prompt("B-SHARED-PROMPT write the shared helper")
     w.write(a / "shared.py", "def shared():\n    return 'B_SHARED_BODY'\n")
     w.say("done")
     git(a, "add", "-A")
     git(a, "commit", "-q", "-m", "shared helper")
     assert run_cli("index")[0] == 0
-    hidden = (sid, sid[:8], sid[:13], "B-SHARED-PROMPT", "write the shared helper")
+    return B_SHARED_SID
+
+
+def test_code_history_never_names_another_repositorys_session(world: dict[str, Any]) -> None:
+    """A session that ran in b and wrote a file of a: under --scope repo, code_history of that
+    file (also path:line and symbol) says "another repository's session", with no id, title,
+    prompt, message or tool call of it; unscoped, the same call names it."""
+    a = world["a"]
+    sid = _b_writes_a_file(world)
     calls = ({"path": "shared.py"}, {"path": "shared.py:1"}, {"path": "shared.py:2"},
              {"path": "shared.py", "symbol": "shared"}, {"path": str(a / "shared.py")})
     with RawClient(a, world["env"], "--scope", "repo") as cl:
@@ -321,7 +330,7 @@ def test_code_history_never_names_another_repositorys_session(world: dict[str, A
             r = cl.call("code_history", args)
             assert not r["result"].get("isError"), (args, r)
             text = json.dumps(r)
-            for word in hidden:
+            for word in B_SHARED_WORDS:
                 assert word not in text, (args, word, text)
             entries = r["result"]["structuredContent"]["entries"]
             assert entries and all(e["session_id"] is None for e in entries), (args, entries)
@@ -395,3 +404,19 @@ def test_another_repositorys_memory_reads_like_no_memory(world: dict[str, Any], 
             _no_leak(r_real)
         own = tool_error(cl.call("get_memory", {"memory_id": ids[a] + "@7"}))
         assert own["code"] == "not_found" and "versions 1..1" in own["message"], own
+
+
+def test_repo_stats_by_session_never_names_another_repositorys_session(world: dict[str, Any]) -> None:
+    """Under --scope repo, repo_stats by session folds the lines a session of b wrote in a into
+    one row, "another repository's session", with no id or title; a's own session keeps its row."""
+    _b_writes_a_file(world)
+    with RawClient(world["a"], world["env"], "--scope", "repo") as cl:
+        r = cl.call("repo_stats", {"by": ["session", "agent"]})
+        assert not r["result"].get("isError"), r
+        for word in B_SHARED_WORDS:
+            assert word not in json.dumps(r), (word, r)
+        by_session = r["result"]["structuredContent"]["by"]["session"]
+        assert by_session["another repository's session"]["agent"] == 2 and A_SID in by_session, by_session
+        assert set(by_session["another repository's session"]) >= {"agent", "lines"}, by_session
+    with RawClient(world["a"], world["env"]) as cl:
+        assert B_SHARED_SID in json.dumps(cl.call("repo_stats", {"by": ["session"]}))

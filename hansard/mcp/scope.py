@@ -105,3 +105,25 @@ def filter_sessions(root: str, entries: Iterable[dict[str, Any]],
         if found and path and real(path) == granted:
             kept.append(e)
     return kept
+
+
+def unname_sessions(root: str, rows: dict[str, dict[str, Any]],
+                    repo_of: Callable[[str], tuple[bool, str | None]]) -> dict[str, dict[str, Any]]:
+    """repo_stats' ``by.session`` rows with every session that did not run in ``root`` folded
+    into one row, "another repository's session", holding only their summed counts."""
+    from hansard.answers.code_history import OTHER_REPOSITORY
+
+    granted = real(root)
+    out: dict[str, dict[str, Any]] = {}
+    other: dict[str, Any] = {}
+    for key, row in rows.items():
+        found, path = repo_of(key) if key != "(no session)" else (True, root)
+        if found and path and real(path) == granted:
+            out[key] = row
+            continue
+        for k, v in row.items():
+            if isinstance(v, int) and not isinstance(v, bool):
+                other[k] = other.get(k, 0) + v
+    if other:
+        out[OTHER_REPOSITORY] = other
+    return dict(sorted(out.items(), key=lambda x: -int(x[1].get("lines") or 0)))

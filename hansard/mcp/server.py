@@ -416,6 +416,10 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             try:
                 out = core(store, paths, rev=rev, since=since, until=until, by=tuple(by or ("agent",)), cwd=where,
                            max_files=200, upkeep=lambda top, repo_id: refresh(store, top, repo_id, wait_ms=50))
+                if opts.scope == "repo" and (out.get("by") or {}).get("session"):
+                    # a session of another repository that wrote lines here goes unnamed
+                    out["by"]["session"] = scope.unname_sessions(where, out["by"]["session"],
+                                                                 store.sessions.repo_path_of)
             finally:
                 getattr(store, "close_team", lambda: None)()
             if opts.scope == "repo":
