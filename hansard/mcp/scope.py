@@ -7,7 +7,10 @@ refused with ``scope_not_granted``, never answered empty; a commit must exist in
 repository; a memory is served when it is global, or when its own repository (or, for a file
 of a repository the store does not know, its real path) is the granted one; a linked session
 is listed only when it ran in the granted repository. Refusals name the granted repository and
-never the other one.
+never the other one. An id (or prefix) of another repository's session or memory is refused word
+for word as an id of none, so refusals are no oracle for ids; and no answer names, quotes or links
+a session that ran in another repository: code_history and repo_stats say "another repository's
+session" for what it wrote here.
 """
 
 from __future__ import annotations
