@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import run_cli
-from tests.hostile import B_PROMPT, B_SID, RawClient, git, make_world, tool_error
+from tests.hostile import A_SID, B_PROMPT, B_SID, RawClient, git, make_world, tool_error
 
 SECRET_WORDS = ("B-PRIVATE-PROMPT", "B_PRIVATE_CONTENT", "zebra-quartz", "C_PRIVATE_CONTENT", B_SID[:8])
 
@@ -248,3 +248,175 @@ def test_a_summary_never_renames_another_repositorys_session(world: dict[str, An
     summary_file(b, "bbbbbbbb-9999-4999-8999-000000000009", "Vault client work", b_leaf)
     assert run_cli("index")[0] == 0
     assert title(B_SID) == "Vault client work"
+
+
+def test_another_repositorys_session_reads_like_no_session(world: dict[str, Any]) -> None:
+    """Under --scope repo an id of another repository's session and a made-up id get the same
+    answer, word for word but the id: refusal and not-found are no oracle for session ids."""
+    made_up = "bbbbbbbb-2222-4222-8222-00000000000f"
+    with RawClient(world["a"], world["env"], "--scope", "repo") as cl:
+        for tool, extra in (("get_past_session", {}), ("get_past_session", {"around": 0}), ("work_context", {})):
+            for real_id, fake_id in ((B_SID, made_up), (B_SID[:8], "bbbbbbbc")):
+                r_real = cl.call(tool, {"session_id": real_id, **extra})
+                r_fake = cl.call(tool, {"session_id": fake_id, **extra})
+                assert tool_error(r_real)["code"] == tool_error(r_fake)["code"], (r_real, r_fake)
+                same = json.dumps(r_real["result"]).replace(real_id, "ID")
+                assert same == json.dumps(r_fake["result"]).replace(fake_id, "ID"), (r_real, r_fake)
+                _no_leak(r_real, allowed=(B_SID[:8],))
+
+
+def test_like_wildcards_in_ids_are_literal(world: dict[str, Any]) -> None:
+    """`_` and `%` in a session id or prefix (or a file's name) are characters, not LIKE
+    wildcards: `aaaaaaa_` does not find the session `aaaaaaaa-…`, through the store and under
+    --scope repo."""
+    from hansard.errors import NotFound
+    from hansard.store import open_store
+
+    store = open_store()
+    try:
+        assert store.sessions.find(A_SID[:8])["session_id"] == A_SID  # a real prefix still resolves
+        assert store.sessions.repo_path_of(A_SID[:8])[0]
+        for ref in ("aaaaaaa_", "aaaa%", "aaaaaaa_-1111", "%", "____"):
+            with pytest.raises(NotFound):
+                store.sessions.find(ref)
+            assert store.sessions.repo_path_of(ref) == (False, None), ref
+        db = store.db  # type: ignore[attr-defined]
+        edit = db.execute("SELECT e.id FROM edits e JOIN edit_lines el ON el.edit_id=e.id AND el.side='+'"
+                          " WHERE e.status='applied' LIMIT 1").fetchone()[0]
+        hashes = {r[0] for r in db.execute("SELECT hash FROM edit_lines WHERE edit_id=? AND side='+'", (edit,))}
+        db.execute("UPDATE edits SET repo_id=NULL, path='/x/abcX.py' WHERE id=?", (edit,))
+        db.commit()
+        assert store.evidence.unlinked_hashes(hashes, "abcX.py") == hashes
+        assert store.evidence.unlinked_hashes(hashes, "abc_.py") == set()
+        assert store.evidence.unlinked_hashes(hashes, "%.py") == set()
+    finally:
+        store.close()
+    with RawClient(world["a"], world["env"], "--scope", "repo") as cl:
+        assert tool_error(cl.call("get_past_session", {"session_id": "aaaaaaa_"}))["code"] == "scope_not_granted"
+        assert not cl.call("get_past_session", {"session_id": A_SID[:8]})["result"].get("isError")
+
+
+B_SHARED_SID = "bbbbbbbb-5555-4555-8555-000000000005"
+B_SHARED_WORDS = (B_SHARED_SID, B_SHARED_SID[:8], B_SHARED_SID[:13], "B-SHARED-PROMPT", "write the shared helper")
+
+
+def _b_writes_a_file(world: dict[str, Any]) -> str:
+    """A session that ran in b and wrote shared.py of a, committed in a and indexed."""
+    from datetime import datetime
+
+    from fixtures_repos.writers import ClaudeWriter
+
+    a, b = world["a"], world["b"]
+    w = ClaudeWriter(Path(os.environ["CLAUDE_CONFIG_DIR"]), b, B_SHARED_SID, datetime(2026, 11, 22, 9, 0, 0))
+    w.prompt("B-SHARED-PROMPT write the shared helper")
+    w.write(a / "shared.py", "def shared():\n    return 'B_SHARED_BODY'\n")
+    w.say("done")
+    git(a, "add", "-A")
+    git(a, "commit", "-q", "-m", "shared helper")
+    assert run_cli("index")[0] == 0
+    return B_SHARED_SID
+
+
+def test_code_history_never_names_another_repositorys_session(world: dict[str, Any]) -> None:
+    """A session that ran in b and wrote a file of a: under --scope repo, code_history of that
+    file (also path:line and symbol) says "another repository's session", with no id, title,
+    prompt, message or tool call of it; unscoped, the same call names it."""
+    a = world["a"]
+    sid = _b_writes_a_file(world)
+    calls = ({"path": "shared.py"}, {"path": "shared.py:1"}, {"path": "shared.py:2"},
+             {"path": "shared.py", "symbol": "shared"}, {"path": str(a / "shared.py")})
+    with RawClient(a, world["env"], "--scope", "repo") as cl:
+        for args in calls:
+            r = cl.call("code_history", args)
+            assert not r["result"].get("isError"), (args, r)
+            text = json.dumps(r)
+            for word in B_SHARED_WORDS:
+                assert word not in text, (args, word, text)
+            entries = r["result"]["structuredContent"]["entries"]
+            assert entries and all(e["session_id"] is None for e in entries), (args, entries)
+            assert all(e["session"] == "another repository's session" for e in entries), (args, entries)
+            assert "another repository's session" in r["result"]["structuredContent"]["tree"], (args, r)
+        own = cl.call("code_history", {"path": "app.py:1"})  # a's own session is still named
+        assert own["result"]["structuredContent"]["entries"][0]["session_id"] == A_SID
+    with RawClient(a, world["env"]) as cl:
+        for args in calls[:2]:
+            assert sid in json.dumps(cl.call("code_history", args)), args
+
+
+def test_work_context_never_names_a_session_linked_from_another_repository(world: dict[str, Any]) -> None:
+    """A session of a whose file holds a summary of b's session (leafUuid), and a session of b
+    whose file holds a summary of a's: under --scope repo, work_context of the session of a
+    names neither session of b, in its entries nor its tree; unscoped, both are listed."""
+    from datetime import datetime
+
+    from fixtures_repos.writers import ClaudeWriter
+
+    a, b = world["a"], world["b"]
+    home = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    db = sqlite3.connect(Path(world["env"]["HANSARD_HOME"]) / "hansard.db")
+    b_leaf = db.execute("SELECT m.key FROM messages m JOIN sessions s ON s.id=m.session_id WHERE s.session_id=?"
+                        " ORDER BY m.message_index DESC LIMIT 1", (B_SID,)).fetchone()[0]
+    db.close()
+
+    def summary(w: ClaudeWriter, leaf: str) -> None:
+        with w.path.open("a") as fh:
+            fh.write(json.dumps({"type": "summary", "summary": "a summary", "leafUuid": leaf}) + "\n")
+
+    sid = "aaaaaaaa-6666-4666-8666-000000000006"
+    w = ClaudeWriter(home, a, sid, datetime(2026, 11, 23, 9, 0, 0))
+    w.prompt("carry on in a")
+    w.say("done")
+    summary(w, b_leaf)
+    b2 = "bbbbbbbb-7777-4777-8777-000000000007"
+    wb = ClaudeWriter(home, b, b2, datetime(2026, 11, 24, 9, 0, 0))
+    wb.prompt("B-PRIVATE-PROMPT follow a up")
+    wb.say("done")
+    summary(wb, str(w.last_uuid))
+    assert run_cli("index")[0] == 0
+    code, out, _ = run_cli("context", sid, "--json")  # unscoped, the links are there to hide
+    assert code == 0 and B_SID in out and b2 in out, out
+    with RawClient(a, world["env"], "--scope", "repo") as cl:
+        r = cl.call("work_context", {"session_id": sid})
+        assert not r["result"].get("isError"), r
+        assert [e["session_id"] for e in r["result"]["structuredContent"]["entries"]] == [sid], r
+        _no_leak(r)
+        assert b2[:8] not in json.dumps(r), r
+
+
+def test_another_repositorys_memory_reads_like_no_memory(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under --scope repo get_memory answers an id of b's memory (any version) and a made-up
+    id the same, word for word but the id; a's own memory still says which versions it has."""
+    a, b = world["a"], world["b"]
+    (b / "CLAUDE.md").write_text("# b\nB-MEMORY-SECRET kept in b\n")
+    (a / "CLAUDE.md").write_text("# a\nguidance kept in a\n")
+    ids = {}
+    for where in (b, a):
+        monkeypatch.chdir(where)
+        assert run_cli("memory", "scan")[0] == 0
+        code, out, _ = run_cli("memory", "search", "kept", "--json")
+        ids[where] = next(r["memory_id"] for r in json.loads(out)["results"] if r["path"].startswith(str(where)))
+    b_mem, made_up = ids[b], "0" * len(ids[b])
+    with RawClient(a, world["env"], "--scope", "repo") as cl:
+        for real_id, fake_id in ((b_mem, made_up), (b_mem + "@7", made_up + "@7"), (b_mem + "@1", made_up + "@1")):
+            r_real, r_fake = cl.call("get_memory", {"memory_id": real_id}), cl.call("get_memory", {"memory_id": fake_id})
+            assert tool_error(r_real)["code"] == "scope_not_granted", r_real
+            assert json.dumps(r_real["result"]).replace(real_id, "ID") == json.dumps(r_fake["result"]).replace(fake_id, "ID")
+            _no_leak(r_real)
+        own = tool_error(cl.call("get_memory", {"memory_id": ids[a] + "@7"}))
+        assert own["code"] == "not_found" and "versions 1..1" in own["message"], own
+
+
+def test_repo_stats_by_session_never_names_another_repositorys_session(world: dict[str, Any]) -> None:
+    """Under --scope repo, repo_stats by session folds the lines a session of b wrote in a into
+    one row, "another repository's session", with no id or title; a's own session keeps its row."""
+    _b_writes_a_file(world)
+    with RawClient(world["a"], world["env"], "--scope", "repo") as cl:
+        r = cl.call("repo_stats", {"by": ["session", "agent"]})
+        assert not r["result"].get("isError"), r
+        for word in B_SHARED_WORDS:
+            assert word not in json.dumps(r), (word, r)
+        by_session = r["result"]["structuredContent"]["by"]["session"]
+        assert by_session["another repository's session"]["agent"] == 2 and A_SID in by_session, by_session
+        assert set(by_session["another repository's session"]) >= {"agent", "lines"}, by_session
+    with RawClient(world["a"], world["env"]) as cl:
+        assert B_SHARED_SID in json.dumps(cl.call("repo_stats", {"by": ["session"]}))

@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 # Share of an earlier change's lines that a later one must remove to count as undoing it.
 UNDO_SHARE = 0.6
+# What stands for a session that ran in another repository than ``repo_only``.
+OTHER_REPOSITORY = "another repository's session"
 
 
 def parse_until(until: str | None) -> float | None:
@@ -40,13 +42,19 @@ def parse_until(until: str | None) -> float | None:
 
 
 def code_history(store: Store, path: str, *, symbol: str | None = None, repo: str | None = None,
-                 until: str | None = None, token_budget: int = 4000, cwd: str | None = None) -> dict[str, Any]:
+                 until: str | None = None, token_budget: int = 4000, cwd: str | None = None,
+                 repo_only: str | None = None) -> dict[str, Any]:
+    """With ``repo_only`` (a repository's path), a session that ran in any other repository is
+    never named, quoted or linked: its edits and lines are said to be OTHER_REPOSITORY's, with
+    no id, title, prompt, message or tool call."""
     base = os.path.abspath(repo or cwd or os.getcwd())
     file, start, end = parse_target(path)
     if start is not None:
         if until is not None:
             raise UntilNotAllowed("until cannot be combined with path:line, which reads the current code")
         ans = explain(store, path, cwd=base)
+        if repo_only is not None:
+            ans = _unnamed_elsewhere(store, ans, repo_only)
         return _line_answer(ans, token_budget)
     if symbol and until is not None:
         raise UntilNotAllowed("until cannot be combined with symbol, which reads the current code")
@@ -67,8 +75,9 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
         span_filter.trace(commits)
         commits = [c for c in commits if span_filter.commit_touches(c)]
         edits = [e for e in edits if span_filter.edit_touches(e, commits)]
-    entries = _session_entries(store, edits, commits)
-    reverts = _revert_entries(commits, entries)
+    elsewhere = set() if repo_only is None else _elsewhere(store, {e["session_id"] for e in edits}, repo_only)
+    entries = _session_entries(store, edits, commits, elsewhere)
+    reverts = _revert_entries(commits, [s for s in entries if s["session_id"] is not None])
     for r in reverts:
         for u in r["undoes"]:
             for s in entries:
@@ -129,12 +138,57 @@ def _edits(store: Store, repo_id: int, names: set[str], bound: float | None) -> 
     return out
 
 
-def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[FileCommit]) -> list[dict[str, Any]]:
+def _elsewhere(store: Store, session_ids: set[str], repo_only: str) -> set[str]:
+    """The sessions among ``session_ids`` that did not run in the repository at ``repo_only``."""
+    granted = os.path.realpath(repo_only)
+    out = set()
+    for sid in session_ids:
+        found, path = store.sessions.repo_path_of(sid)
+        if not found or not path or os.path.realpath(path) != granted:
+            out.add(sid)
+    return out
+
+
+def _unnamed_elsewhere(store: Store, ans: dict[str, Any], repo_only: str) -> dict[str, Any]:
+    """A why answer in which no session that ran outside ``repo_only`` is named: its lines say
+    OTHER_REPOSITORY, and no id, prompt or title of it is left anywhere in the answer."""
+    named: set[str] = set(ans.get("sessions") or {})
+    for ln in ans["lines"]:
+        named.update(x for x in (ln.get("session_id"), (ln.get("recorded") or {}).get("session_id")) if isinstance(x, str))
+        named.update(x for key in ("later_sessions", "alternatives") for x in ln.get(key) or () if isinstance(x, str))
+    elsewhere = _elsewhere(store, named, repo_only)
+    if not elsewhere:
+        return ans
+    lines = []
+    for ln in ans["lines"]:
+        ln = dict(ln)
+        if ln.get("session_id") in elsewhere:
+            ln.update(session_id=None, provider=None, message_index=None, tool_call_id=None, session=OTHER_REPOSITORY)
+            ln.pop("tool", None)
+        for key in ("later_sessions", "alternatives"):
+            if ln.get(key):
+                ln[key] = [x for x in ln[key] if x not in elsewhere]
+        rec = ln.get("recorded")
+        if isinstance(rec, dict) and rec.get("session_id") in elsewhere:
+            ln["recorded"] = {k: v for k, v in rec.items() if k not in ("session_id", "prompt", "title")}
+        lines.append(ln)
+    sessions = {sid: s for sid, s in (ans.get("sessions") or {}).items() if sid not in elsewhere}
+    return {**ans, "lines": lines, "sessions": sessions}
+
+
+def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[FileCommit],
+                     elsewhere: set[str] | frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     by_sha = {c.sha: c for c in commits}
     sessions: dict[str, dict[str, Any]] = {}
     live = live_sessions(store)
     for e in sorted(edits, key=lambda e: e["ts"]):
         s = sessions.get(e["session_id"])
+        if s is None and e["session_id"] in elsewhere:
+            s = sessions[e["session_id"]] = {
+                "kind": "session", "session_id": None, "session": OTHER_REPOSITORY, "provider": None, "title": None,
+                "started_at": None, "last_at": None, "parent_session_id": None, "live": False, "edits": [],
+                "commits": [], "undoes": [], "srow": None,
+            }
         if s is None:
             s = sessions[e["session_id"]] = {
                 "kind": "session", "session_id": e["session_id"], "provider": e["provider"],
@@ -145,7 +199,9 @@ def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[Fi
             if "member" in e:  # a teammate's session (hansard.team)
                 s["member"], s["member_name"] = e["member"], e["member_name"]
         shas = edit_landed_in(e["ts"], e["added"], e["removed"], commits)
-        s["edits"].append({"message_index": e["message_index"], "tool_call_id": e["call_id"], "tool": e["tool"],
+        foreign = e["session_id"] in elsewhere
+        s["edits"].append({"message_index": None if foreign else e["message_index"],
+                           "tool_call_id": None if foreign else e["call_id"], "tool": e["tool"],
                            "path": e["rel_path"], "timestamp": e["timestamp"], "commits": shas})
         for sha in shas:
             if sha not in [c["sha"] for c in s["commits"]]:
@@ -158,9 +214,13 @@ def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[Fi
     for i, later in enumerate(ordered):
         for earlier in ordered[:i]:
             if undoes(later["added"], later["removed"], earlier["added"], earlier["removed"]):
+                hidden, by_hidden = earlier["session_id"] in elsewhere, later["session_id"] in elsewhere
                 sessions[later["session_id"]]["undoes"].append({
-                    "session_id": earlier["session_id"], "message_index": earlier["message_index"],
-                    "tool_call_id": earlier["call_id"], "by_message_index": later["message_index"],
+                    "session_id": None if hidden else earlier["session_id"],
+                    "message_index": None if hidden else earlier["message_index"],
+                    "tool_call_id": None if hidden else earlier["call_id"],
+                    "by_message_index": None if by_hidden else later["message_index"],
+                    **({"session": OTHER_REPOSITORY} if hidden else {}),
                 })
     out = []
     for s in sessions.values():
@@ -419,6 +479,8 @@ def _line_answer(ans: dict[str, Any], token_budget: int) -> dict[str, Any]:
             e["commit_summary"] = c.get("summary")
         if ln.get("tool"):
             e["tool"] = ln["tool"]
+        if ln.get("session"):
+            e["session"] = ln["session"]
         entries.append(e)
     result = {"target": {"path": ans["path"], "line": ans["lines"][0]["line"] if ans["lines"] else None},
               "entries": entries, "imported_by": [], "why": ans}
@@ -440,13 +502,17 @@ def render_tree(result: dict[str, Any]) -> str:
         if e["kind"] == "session":
             live = " [live]" if e.get("live") else ""
             idx = ", ".join(str(x["message_index"]) for x in e["edits"] if x["message_index"] is not None)
-            lines.append(f"{lead}{(e['last_edit_at'] or '')[:10]} {whose(e)}{e['provider']} {e['session_id'][:13]} "
-                         f"\"{(e['title'] or '')[:60]}\"{live}")
-            lines.append(f"{cont}messages {idx}")
+            if e["session_id"] is None:
+                lines.append(f"{lead}{(e['last_edit_at'] or '')[:10]} {OTHER_REPOSITORY}")
+            else:
+                lines.append(f"{lead}{(e['last_edit_at'] or '')[:10]} {whose(e)}{e['provider']} {e['session_id'][:13]} "
+                             f"\"{(e['title'] or '')[:60]}\"{live}")
+                lines.append(f"{cont}messages {idx}")
             for c in e["commits"]:
                 lines.append(f"{cont}commit {c['sha'][:7]} \"{c['summary'][:60]}\"")
             for u in e.get("undoes", []):
-                lines.append(f"{cont}undoes {u['session_id'][:13]} message {u['message_index']}")
+                lines.append(f"{cont}undoes {OTHER_REPOSITORY}" if u["session_id"] is None
+                             else f"{cont}undoes {u['session_id'][:13]} message {u['message_index']}")
             for sha in e.get("reverted_by", []):
                 lines.append(f"{cont}reverted by {sha[:7]}")
             tests = e.get("tests")
@@ -480,6 +546,8 @@ def _line_entry(e: dict[str, Any], lead: str, cont: str) -> list[str]:
                    f"message {e['message_index']}{tool}")
         if e.get("prompt"):
             out.append(f"{cont}asked \"{_first_line(e['prompt'])}\"")
+    elif e.get("session"):
+        out.append(f"{cont}{e['attribution']}: {e['session']}")
     else:
         out.append(f"{cont}{e['attribution']}: " + ("no archived session's edit wrote this line" if e["attribution"] == "human"
                                                     else "no session can be named for this line"))

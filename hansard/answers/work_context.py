@@ -36,12 +36,15 @@ _COMMIT_LINE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] (.*)
 
 
 def work_context(store: Store, session_id: str | None = None, *, repo: str | None = None,
-                 until: str | None = None, token_budget: int = 4000, cwd: str | None = None) -> dict[str, Any]:
+                 until: str | None = None, token_budget: int = 4000, cwd: str | None = None,
+                 repo_only: str | None = None) -> dict[str, Any]:
+    """With ``repo_only`` (a repository's path), no session that ran in another repository is
+    listed, named or followed, whatever ties it (resume, summary record, parent, subagent)."""
     bound = parse_until(until)
     s, selected_by = _pick_session(store, session_id, repo or cwd or os.getcwd())
     top = _repo_top(store, s)
     history = RepoHistory(store, top) if top is not None else None
-    conversations = _conversations(store, s, history, bound)
+    conversations = _conversations(store, s, history, bound, repo_only)
     steps = _steps(store, [c["row"] for c in conversations if c["relation"] in ("self", "subagent")], bound)
     tests = session_tests(store, s["id"], bound)
     commits = _commits(store, s, history, bound)
@@ -102,14 +105,22 @@ def _conv(row: Row, relation: str, evidence: str) -> dict[str, Any]:
             **({"member": row["member"], "member_name": row["member_name"]} if "member" in row.keys() else {})}
 
 
-def _conversations(store: Store, s: Row, history: RepoHistory | None, bound: float | None) -> list[dict[str, Any]]:
+def _conversations(store: Store, s: Row, history: RepoHistory | None, bound: float | None,
+                   repo_only: str | None = None) -> list[dict[str, Any]]:
     out = [_conv(s, "self", SELF)]
     seen = {s["session_id"]}
 
     ev = store.evidence
+    granted = os.path.realpath(repo_only) if repo_only is not None else None
+
+    def allowed(row: Row | None) -> bool:
+        if row is None or granted is None:
+            return row is not None
+        found, path = store.sessions.repo_path_of(row["session_id"])
+        return found and path is not None and os.path.realpath(path) == granted
 
     def add(row: Row | None, relation: str, evidence: str) -> None:
-        if row is None or row["session_id"] in seen:
+        if row is None or row["session_id"] in seen or not allowed(row):
             return
         if bound is not None and (parse_ts(row["started_at"]) or 0) > bound:
             return
@@ -120,6 +131,8 @@ def _conversations(store: Store, s: Row, history: RepoHistory | None, bound: flo
     cur: Row | None = s
     while cur is not None and cur["resumed_from"]:
         prev = ev.session(cur["resumed_from"])
+        if prev is not None and not allowed(prev):
+            break  # the chain is not followed through another repository's session
         add(prev, "resumed", f"{cur['session_id'][:13]} replays or continues its records")
         cur = prev
     for r in ev.sessions_resuming(s["session_id"]):

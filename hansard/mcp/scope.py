@@ -7,7 +7,10 @@ refused with ``scope_not_granted``, never answered empty; a commit must exist in
 repository; a memory is served when it is global, or when its own repository (or, for a file
 of a repository the store does not know, its real path) is the granted one; a linked session
 is listed only when it ran in the granted repository. Refusals name the granted repository and
-never the other one.
+never the other one. An id (or prefix) of another repository's session or memory is refused word
+for word as an id of none, so refusals are no oracle for ids; and no answer names, quotes or links
+a session that ran in another repository: code_history and repo_stats say "another repository's
+session" for what it wrote here.
 """
 
 from __future__ import annotations
@@ -105,3 +108,25 @@ def filter_sessions(root: str, entries: Iterable[dict[str, Any]],
         if found and path and real(path) == granted:
             kept.append(e)
     return kept
+
+
+def unname_sessions(root: str, rows: dict[str, dict[str, Any]],
+                    repo_of: Callable[[str], tuple[bool, str | None]]) -> dict[str, dict[str, Any]]:
+    """repo_stats' ``by.session`` rows with every session that did not run in ``root`` folded
+    into one row, "another repository's session", holding only their summed counts."""
+    from hansard.answers.code_history import OTHER_REPOSITORY
+
+    granted = real(root)
+    out: dict[str, dict[str, Any]] = {}
+    other: dict[str, Any] = {}
+    for key, row in rows.items():
+        found, path = repo_of(key) if key != "(no session)" else (True, root)
+        if found and path and real(path) == granted:
+            out[key] = row
+            continue
+        for k, v in row.items():
+            if isinstance(v, int) and not isinstance(v, bool):
+                other[k] = other.get(k, 0) + v
+    if other:
+        out[OTHER_REPOSITORY] = other
+    return dict(sorted(out.items(), key=lambda x: -int(x[1].get("lines") or 0)))

@@ -25,7 +25,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ConfigDict, Field
 
 from hansard import __version__, agents
-from hansard.errors import HansardError, ScopeNotGranted, ToolTimeout
+from hansard.errors import HansardError, NotFound, ScopeNotGranted, ToolTimeout
 from hansard.mcp import scope
 
 if TYPE_CHECKING:
@@ -229,6 +229,13 @@ def _in_scope_repo(opts: ServeOptions, repo: str | None, what: str) -> str | Non
     return root
 
 
+def _own_memory(store: Store, opts: ServeOptions, memory_id: str) -> bool:
+    """Is ``memory_id`` (``<id>`` or ``<id>@<n>``) a memory this server's scope may read?"""
+    r = store.memories.get(memory_id.strip().partition("@")[0])
+    return r is not None and scope.memory_allowed(opts.repo_root or "/nonexistent", {
+        "scope": r.get("scope"), "repo": r.get("repo_path"), "path": r.get("path")})
+
+
 def _with_team(store: Store) -> Store:
     """The store with the team's sessions beside it when a team is configured (one stat when
     none is); the caller lets go of the team with ``close_team``."""
@@ -237,14 +244,20 @@ def _with_team(store: Store) -> Store:
     return wrap(store)
 
 
-def _session_in_scope(store: Store, opts: ServeOptions, session_id: str) -> None:
+def _session_in_scope(store: Store, opts: ServeOptions, session_id: str, *, named: bool = True) -> None:
+    """Under --scope repo, a session id (or prefix) must name a session of the granted
+    repository. An id of another repository and an id of no session get the same answer, word
+    for word, so that the refusal tells nothing about which ids exist elsewhere."""
     if opts.scope == "all":
         return
     found, path = store.sessions.repo_path_of(session_id)
-    if found and path != opts.repo_root:
+    if not found and not named:
+        return  # the calling session, from how the server was started: not indexed yet
+    root = opts.repo_root
+    if not found or root is None or path is None or scope.real(path) != scope.real(root):
         raise ScopeNotGranted(
-            f"session {session_id} belongs to another repository; this server may only read {opts.repo_root}"
-            " (--scope repo). Ask the user to restart `hansard mcp serve` without --scope repo to read it."
+            f"no session {session_id!r} of {root}: this server may only read sessions of that repository (--scope"
+            " repo). Ask the user to restart `hansard mcp serve` without --scope repo to read other repositories."
         )
 
 
@@ -366,7 +379,9 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
                 scope.check_path(where, path, where, "code_history")
             store = _with_team(store)  # teammates' edits of this repository only
             try:
-                return core(store, path, symbol=symbol, repo=where, until=until, token_budget=token_budget)
+                # under --scope repo, a session of another repository that wrote here goes unnamed
+                return core(store, path, symbol=symbol, repo=where, until=until, token_budget=token_budget,
+                            repo_only=where if opts.scope == "repo" else None)
             finally:
                 getattr(store, "close_team", lambda: None)()
 
@@ -401,6 +416,10 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             try:
                 out = core(store, paths, rev=rev, since=since, until=until, by=tuple(by or ("agent",)), cwd=where,
                            max_files=200, upkeep=lambda top, repo_id: refresh(store, top, repo_id, wait_ms=50))
+                if opts.scope == "repo" and (out.get("by") or {}).get("session"):
+                    # a session of another repository that wrote lines here goes unnamed
+                    out["by"]["session"] = scope.unname_sessions(where, out["by"]["session"],
+                                                                 store.sessions.repo_path_of)
             finally:
                 getattr(store, "close_team", lambda: None)()
             if opts.scope == "repo":
@@ -428,8 +447,9 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             store = _with_team(store)  # teammates' sessions, held to the same scope
             try:
                 if sid:
-                    _session_in_scope(store, opts, sid)
-                out = core(store, sid, repo=where, until=until, token_budget=token_budget)
+                    _session_in_scope(store, opts, sid, named=session_id is not None)
+                out = core(store, sid, repo=where, until=until, token_budget=token_budget,
+                           repo_only=where if opts.scope == "repo" else None)
                 if opts.scope == "repo":
                     out["entries"] = scope.filter_sessions(where, out.get("entries") or [], store.sessions.repo_path_of)
                 return out
@@ -478,14 +498,22 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             from hansard.answers.memories import get_memory as core
 
             def call(store: Store, **kw: Any) -> dict[str, Any]:
+                # Under --scope repo, a memory of another repository and no memory at all read
+                # the same, word for word: the refusal tells nothing about which ids exist.
+                hidden = ScopeNotGranted(f"no memory {memory_id!r} of {opts.repo_root}: this server may only read "
+                                         "that repository's memories and global ones (--scope repo)")
                 if memory_id.startswith("team-"):  # a teammate's project memory
                     store = _with_team(store)
                 try:
                     out = core(store, memory_id, line=line, offset=offset)
+                except NotFound:
+                    if opts.scope == "repo" and not _own_memory(store, opts, memory_id):
+                        raise hidden from None
+                    raise  # e.g. a version this repository's memory does not have
                 finally:
                     getattr(store, "close_team", lambda: None)()
                 if opts.scope == "repo" and not scope.memory_allowed(opts.repo_root or "/nonexistent", out):
-                    raise ScopeNotGranted(f"memory {memory_id} belongs to another repository (--scope repo)")
+                    raise hidden
                 return out
 
             return await runner.run("get_memory", call, {}, memory_id)

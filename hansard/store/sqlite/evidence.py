@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import Any
 
 from hansard.store.sqlite.codec import unpack
-from hansard.store.sqlite.db import OUTPUT_SQL, marks
+from hansard.store.sqlite.db import OUTPUT_SQL, like_escape, marks
 
 # Hashes per `IN (...)`: well under SQLite's variable limit.
 CHUNK = 500
@@ -162,8 +162,8 @@ class SqliteEvidence:
             for (h,) in self.db.execute(
                 "SELECT DISTINCT el.hash FROM edit_lines el JOIN edits e ON e.id=el.edit_id"
                 f" WHERE el.side='+' AND el.hash IN ({marks(len(part))}) AND e.repo_id IS NULL"
-                " AND e.status='applied' AND (e.path=? OR e.path LIKE ?)",
-                (*part, basename, "%/" + basename),
+                " AND e.status='applied' AND (e.path=? OR e.path LIKE ? ESCAPE '\\')",
+                (*part, basename, "%/" + like_escape(basename)),
             ):
                 out.add(h)
         return out

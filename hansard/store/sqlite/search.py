@@ -481,7 +481,8 @@ class SqliteSearchIndex:
         """Session rows tied to a commit (a lower-case hex prefix): started on it, or whose
         messages name it."""
         db = self.db
-        ids = {r[0] for r in db.execute("SELECT id FROM sessions WHERE git_commit LIKE ?", (sha + "%",))}
+        ids = {r[0] for r in db.execute("SELECT id FROM sessions WHERE git_commit LIKE ? ESCAPE '\\'",
+                                        (like_escape(sha) + "%",))}
         if len(sha) >= 7:
             ids |= {r[0] for r in db.execute(
                 "SELECT DISTINCT m.session_id FROM messages m WHERE m.id IN"

@@ -138,7 +138,8 @@ class SqliteSessionQueries:
         db = self.db
         row: sqlite3.Row | None = db.execute("SELECT * FROM sessions WHERE session_id=?", (ref,)).fetchone()
         if row is None and len(ref) >= 4:
-            rows = db.execute("SELECT * FROM sessions WHERE session_id LIKE ? || '%' LIMIT 2", (ref,)).fetchall()
+            rows = db.execute("SELECT * FROM sessions WHERE session_id LIKE ? ESCAPE '\\' LIMIT 2",
+                              (like_escape(ref) + "%",)).fetchall()
             if len(rows) == 1:
                 row = rows[0]
             elif len(rows) > 1:
@@ -151,8 +152,8 @@ class SqliteSessionQueries:
         """(whether a session with this id or prefix exists, the path of its repository)."""
         row = self.db.execute(
             "SELECT r.path FROM sessions s LEFT JOIN repos r ON r.id=s.repo_id"
-            " WHERE s.session_id=? OR s.session_id LIKE ? || '%'",
-            (ref, ref),
+            " WHERE s.session_id=? OR s.session_id LIKE ? ESCAPE '\\'",
+            (ref, like_escape(ref) + "%"),
         ).fetchone()
         return (row is not None, row[0] if row is not None else None)
 
