@@ -19,6 +19,7 @@ import os
 import random
 import sqlite3
 import string
+import zlib
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -1076,3 +1077,26 @@ def test_reindex_applies_the_rules_of_today_to_a_store_indexed_with_older_ones(
     assert [r[0] for r in db.execute("SELECT text FROM messages")] == [
         "log in to the hub with [REDACTED:huggingface_access_token] please"]
     db.close()
+
+
+def test_a_cached_why_serves_no_secret_and_the_cache_keeps_none(git_secrets: dict[str, Any]) -> None:
+    """The why-result cache keeps a redacted line as served (the file gives the others back), so
+    the second answer, from the cache, needs no redactor and leaks nothing either."""
+    from hansard.store.sqlite.db import connect
+
+    cwd = os.getcwd()
+    os.chdir(git_secrets["repo"])
+    try:
+        first = run_cli("why", "app/conf.py", "--no-sync", "--json")
+        second = run_cli("why", "app/conf.py", "--no-sync", "--json")
+    finally:
+        os.chdir(cwd)
+    assert first[0] == second[0] == 0
+    assert json.loads(second[1]) == json.loads(first[1])
+    assert _leaks(second[1], git_secrets["secrets"]) == []
+    db = connect()
+    try:
+        rows = [zlib.decompress(r[0]).decode() for r in db.execute("SELECT answer FROM why_cache")]
+    finally:
+        db.close()
+    assert rows and _leaks("\n".join(rows), git_secrets["secrets"]) == []

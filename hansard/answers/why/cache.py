@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from hansard.answers.why.contract import ORJSON_BYTES, redact_contents, to_json
+from hansard.answers.why.contract import ORJSON_BYTES, to_json
 from hansard.answers.why.target import _file_lines
 
 if TYPE_CHECKING:
@@ -21,23 +21,25 @@ if TYPE_CHECKING:
     from hansard.store.interfaces import Store
 
 
-def _without_contents(ans: dict[str, Any], data: bytes) -> bytes | None:
-    """The answer's document for the cache, each line's text left out (null): the text is the
-    file's own, which git and the file give again, and it may hold a committed secret that the
-    store must not keep (README: secrets). None when the file's lines do not give back the
-    texts blame gave (then the answer is not cached at all)."""
+def _without_contents(ans: dict[str, Any], served: dict[str, Any], data: bytes) -> bytes | None:
+    """The answer's document for the cache, each line's text left out (null) where the file
+    gives it again: it is the file's own, and it may hold a committed secret that the store must
+    not keep (README: secrets). A line whose served text is redacted keeps that text, so a cached
+    answer needs no redactor. ``ans`` has the lines as blame gave them, ``served`` as redacted.
+    None when the file's lines do not give back the texts blame gave (then nothing is cached)."""
     lines = _file_lines(data)
     out = []
-    for ln in ans["lines"]:
+    for ln, sv in zip(ans["lines"], served["lines"], strict=True):
         n = ln["line"]
         if n > len(lines) or lines[n - 1] != ln["content"]:
             return None
-        out.append({**ln, "content": None})
-    return to_json({**ans, "lines": out})
+        out.append({**ln, "content": None if sv["content"] == ln["content"] else sv["content"]})
+    return to_json({**served, "lines": out})
 
 
 def _with_contents(stored: bytes, data: bytes) -> bytes:
-    """A cached document with each line's text put back from the file's bytes."""
+    """A cached document with each line's text put back from the file's bytes (a redacted line
+    was kept as served)."""
     lines = _file_lines(data)
     if len(stored) >= ORJSON_BYTES:
         import orjson
@@ -48,12 +50,13 @@ def _with_contents(stored: bytes, data: bytes) -> bytes:
 
         doc = json.loads(stored)
     for ln in doc["lines"]:
-        ln["content"] = lines[ln["line"] - 1]
-    return to_json(redact_contents(doc))
+        if ln["content"] is None:
+            ln["content"] = lines[ln["line"] - 1]
+    return to_json(doc)
 
 
 # Part of every cache key: a change to what an answer holds must not be served from old rows.
-CACHE_FORMAT = 3  # 2: lines stored without their text; 3: commit summaries redacted
+CACHE_FORMAT = 4  # 2: lines stored without their text; 3: commit summaries redacted; 4: redacted lines kept
 def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, data: bytes, repo_id: int
             ) -> tuple[Any, str, bytes | None, int] | None:
     """(cache, key, the cached JSON document or None, generation) when the store keeps answers; None

@@ -158,8 +158,9 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
         ans["notice"] = notice(store)
     if building:
         ans["indexing"] = True
-    stored = _without_contents(ans, data) if cached is not None else None  # compared with the file's raw lines
-    ans = redact_contents(ans)
+    served = redact_contents(ans)
+    stored = _without_contents(ans, served, data) if cached is not None else None
+    ans = served
     if cached is None:
         return ans, None
     if stored is not None:
