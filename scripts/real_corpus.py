@@ -62,6 +62,10 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # hansard, installed or not
+    sys.path.insert(0, str(ROOT))
+
 BUILD_VERSION = 5
 SOURCES = {"entire-graph": "entireio/entire-graph", "marvin": "entireio/marvin", "cli": "entireio/cli"}
 CHECKPOINTS = "refs/heads/entire/checkpoints/v1"
@@ -239,8 +243,9 @@ def assemble(copies: list[dict], blobs: Blobs) -> tuple[bytes | None, dict]:
     """One transcript from a session's copies (see the module's docstring), and what it took."""
     used = missing = 0
     doc_best: tuple[int, int, bytes] | None = None  # (messages, order, data) for whole documents
-    out: list[bytes] = []
-    seen: set[bytes] = set()
+    from hansard.agents.entire.checkpoints import Merged  # the rule hansard's own reader applies
+
+    merged = Merged()
     kind = None
     order = sorted(copies, key=lambda c: (c["at"], c["checkpoint"], c["folder"]))
     newest_missing = False
@@ -267,24 +272,12 @@ def assemble(copies: list[dict], blobs: Blobs) -> tuple[bytes | None, dict]:
             if doc_best is None or (n, i) >= doc_best[:2]:
                 doc_best = (n, i, data)
             continue
-        lines = _lines(data)
-        if not out:
-            out, seen = list(lines), set(lines)
-            continue
-        have = sum(1 for x in lines if x in seen)
-        if have * 2 >= len(out):  # a whole transcript so far: the longer (then newer) copy wins
-            if len(lines) >= len(out):
-                out, seen = list(lines), set(lines)
-        else:  # a slice: what is new in it
-            for x in lines:
-                if x not in seen:
-                    out.append(x)
-                    seen.add(x)
+        merged.add(_lines(data))
     info = {"copies": len(copies), "copies_used": used, "copies_missing": missing,
             "newest_missing": newest_missing, "agent": kind, "used_until": used_until}
     if doc_best is not None:
         return doc_best[2], info
-    return (b"\n".join(out) + b"\n") if out else None, info
+    return (b"\n".join(merged.lines) + b"\n") if merged.lines else None, info
 
 
 def _is_document(data: bytes) -> bool:

@@ -216,13 +216,32 @@ def signature(copies: Iterable[Copy]) -> int:
     return int.from_bytes(h.digest(), "big") >> 1
 
 
+class Merged:
+    """A session's lines put together from its copies, added in time order: a copy holding at
+    least half of the lines gathered so far is a whole transcript, and the longer (then the
+    newer) of the two is kept; any other copy is a slice, and its lines not seen yet are added."""
+
+    def __init__(self) -> None:
+        self.lines: list[bytes] = []
+        self._seen: set[bytes] = set()
+
+    def add(self, lines: list[bytes]) -> None:
+        if not self.lines or sum(1 for x in lines if x in self._seen) * 2 >= len(self.lines):
+            if len(lines) >= len(self.lines):
+                self.lines, self._seen = list(lines), set(lines)
+            return
+        for x in lines:
+            if x not in self._seen:
+                self.lines.append(x)
+                self._seen.add(x)
+
+
 def assemble(cat: CatFile, copies: list[Copy], max_bytes: int | None = None) -> tuple[bytes | None, dict[str, int]]:
     """One transcript from a session's copies (in time order, see the module docstring), and
     how many copies were used or missing (a blob the repository lacks)."""
     used = missing = 0
     doc_best: tuple[int, int, bytes] | None = None
-    out: list[bytes] = []
-    seen: set[bytes] = set()
+    merged = Merged()
     blobs = cat.get_many([s for c in copies for s in c.chunks], max_bytes=max_bytes)
     at = 0
     for i, c in enumerate(copies):
@@ -245,22 +264,10 @@ def assemble(cat: CatFile, copies: list[Copy], max_bytes: int | None = None) -> 
             if doc_best is None or (n, i) >= doc_best[:2]:
                 doc_best = (n, i, data)
             continue
-        lines = [x for x in data.split(b"\n") if x.strip()]
-        if not out:
-            out, seen = list(lines), set(lines)
-            continue
-        have = sum(1 for x in lines if x in seen)
-        if have * 2 >= len(out):  # a whole transcript so far: the longer (then newer) copy wins
-            if len(lines) >= len(out):
-                out, seen = list(lines), set(lines)
-        else:  # a slice: what is new in it
-            for x in lines:
-                if x not in seen:
-                    out.append(x)
-                    seen.add(x)
+        merged.add([x for x in data.split(b"\n") if x.strip()])
     info = {"copies": len(copies), "used": used, "missing": missing}
-    if out:
-        return b"\n".join(out) + b"\n", info
+    if merged.lines:
+        return b"\n".join(merged.lines) + b"\n", info
     if doc_best is not None:
         return doc_best[2], info
     return None, info
