@@ -53,29 +53,9 @@ def _env() -> dict[str, str]:
     return git_env()
 
 
-class Stream:
-    """A `git fast-import` stream."""
-
-    def __init__(self) -> None:
-        self.parts: list[bytes] = []
-        self.mark = 0
-
-    def blob(self, data: bytes) -> int:
-        self.mark += 1
-        self.parts.append(b"blob\nmark :%d\ndata %d\n" % (self.mark, len(data)) + data + b"\n")
-        return self.mark
-
-    def commit(self, ref: str, files: list[tuple[str, int]], when: int, message: str, who: str,
-               parent: str | None = None) -> None:
-        self.mark += 1
-        msg = message.encode()
-        head = f"commit {ref}\nmark :{self.mark}\ncommitter {who} {when} +0000\n".encode()
-        self.parts.append(head + b"data %d\n" % len(msg) + msg + b"\n" + (f"from {parent}\n".encode() if parent else b"")
-                          + b"".join(f"M 100644 :{m} {p}\n".encode() for p, m in files) + b"\n")
-
-
 def build(root: Path, checkpoints: int, per_session: int, layout: str) -> Path:
     """The repository (see the module docstring); reused when already built."""
+    from fixtures_repos.fastimport import FastImport
     from fixtures_repos.writers import ClaudeWriter
 
     repo = root / f"repo-{layout}-{checkpoints}-{per_session}"
@@ -85,7 +65,7 @@ def build(root: Path, checkpoints: int, per_session: int, layout: str) -> Path:
     repo.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", "-b", "main"], cwd=repo, env=_env(), check=True)
     scratch = Path(tempfile.mkdtemp(prefix="bench-entire-"))
-    s = Stream()
+    s = FastImport()
     try:
         sessions = (checkpoints + per_session - 1) // per_session
         n = 0
@@ -115,13 +95,13 @@ def build(root: Path, checkpoints: int, per_session: int, layout: str) -> Path:
                 cmeta = s.blob(f'{{"checkpoint_id": "{cid}", "sessions": [{{"transcript": "/0/full.jsonl"}}]}}'.encode())
                 prefix = f"{cid[:2]}/{cid[2:]}/" if layout == "branch" else ""
                 ref = "refs/heads/entire/checkpoints/v1" if layout == "branch" else f"refs/entire/checkpoints/{cid}"
-                s.commit(ref, [(f"{prefix}0/full.jsonl", copy), (f"{prefix}0/metadata.json", meta),
-                               (f"{prefix}metadata.json", cmeta)], when, f"Checkpoint: {cid}\n", "Entire <e@example.com>")
+                s.commit(ref, [("100644", f"{prefix}0/full.jsonl", copy), ("100644", f"{prefix}0/metadata.json", meta),
+                               ("100644", f"{prefix}metadata.json", cmeta)], when, f"Checkpoint: {cid}\n")
                 code = s.blob(f.read_bytes())
-                s.commit("refs/heads/main", [(f"src/{f.name}", code)], when,
+                s.commit("refs/heads/main", [("100644", f"src/{f.name}", code)], when,
                          f"Add value_{j}_{k}\n\nEntire-Checkpoint: {cid}\n", "Dana <dana@example.com>")
                 n += 1
-        subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, env=_env(), input=b"".join(s.parts) + b"done\n",
+        subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, env=_env(), input=s.stream(),
                        check=True)
         subprocess.run(["git", "checkout", "-q", "main"], cwd=repo, env=_env(), check=True)
         (repo / ".git" / "bench-done").write_text("ok\n")
@@ -132,25 +112,27 @@ def build(root: Path, checkpoints: int, per_session: int, layout: str) -> Path:
 
 def add_one(repo: Path, layout: str) -> None:
     """One more checkpoint (a copy of the last session's transcript with one more line)."""
+    from fixtures_repos.fastimport import FastImport
+
     if layout == "branch":
         ref = "refs/heads/entire/checkpoints/v1"
         tip = subprocess.run(["git", "rev-parse", ref], cwd=repo, env=_env(), capture_output=True, text=True).stdout.strip()
         path = subprocess.run(["git", "ls-tree", "-r", "--name-only", tip], cwd=repo, env=_env(), capture_output=True,
                               text=True).stdout.split()[0]
         data = subprocess.run(["git", "show", f"{tip}:{path}"], cwd=repo, env=_env(), capture_output=True).stdout
-        s = Stream()
+        s = FastImport()
         m = s.blob(data)
-        s.commit(ref, [("ff/ffffffffff/0/full.jsonl", m)], EPOCH + 10**6, "Checkpoint: ffffffffffff\n", "E <e@x>",
+        s.commit(ref, [("100644", "ff/ffffffffff/0/full.jsonl", m)], EPOCH + 10**6, "Checkpoint: ffffffffffff\n", "E <e@x>",
                  parent=tip)
     else:
         first = subprocess.run(["git", "for-each-ref", "--format=%(refname)", "refs/entire/checkpoints/"], cwd=repo,
                                env=_env(), capture_output=True, text=True).stdout.split()[0]
         data = subprocess.run(["git", "show", f"{first}:0/full.jsonl"], cwd=repo, env=_env(), capture_output=True).stdout
-        s = Stream()
+        s = FastImport()
         m = s.blob(data)
-        s.commit("refs/entire/checkpoints/ffffffffffff", [("0/full.jsonl", m)], EPOCH + 10**6,
+        s.commit("refs/entire/checkpoints/ffffffffffff", [("100644", "0/full.jsonl", m)], EPOCH + 10**6,
                  "Checkpoint: ffffffffffff\n", "E <e@x>")
-    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, env=_env(), input=b"".join(s.parts) + b"done\n",
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, env=_env(), input=s.stream(),
                    check=True)
 
 

@@ -22,6 +22,7 @@ import orjson
 import pytest
 from fuzzing import MutationContext, mutate_stream
 
+from fixtures_repos.fastimport import FastImport
 from fixtures_repos.gitrepo import GitRepo, git_env
 from fixtures_repos.writers import ClaudeWriter
 from hansard.agents.entire import checkpoints as cp
@@ -58,29 +59,6 @@ def _fast_import(repo: GitRepo, stream: bytes) -> None:
                    check=True, capture_output=True)
 
 
-class _Stream:
-    """A `git fast-import` stream: blobs and commits written in one process."""
-
-    def __init__(self) -> None:
-        self.parts: list[bytes] = []
-        self.mark = 0
-
-    def blob(self, data: bytes) -> int:
-        self.mark += 1
-        self.parts.append(b"blob\nmark :%d\ndata %d\n" % (self.mark, len(data)) + data + b"\n")
-        return self.mark
-
-    def commit(self, ref: str, files: list[tuple[str, str, int | str]], when: int) -> None:
-        self.mark += 1
-        msg = b"Checkpoint"
-        body = [b"commit %s\nmark :%d\ncommitter Entire <e@example.com> %d +0000\ndata %d\n%s\n"
-                % (ref.encode(), self.mark, when, len(msg), msg)]
-        for mode, path, what in files:
-            ref_ = f":{what}" if isinstance(what, int) else what
-            body.append(f"M {mode} {ref_} {path}\n".encode())
-        self.parts.append(b"".join(body) + b"\n")
-
-
 def _transcript(tmp: Path) -> tuple[GitRepo, list[bytes], str]:
     repo = GitRepo.init(tmp / "app")
     repo.write("app.py", "x = 1\n")
@@ -96,7 +74,7 @@ def _transcript(tmp: Path) -> tuple[GitRepo, list[bytes], str]:
     return repo, [ln for ln in w.path.read_bytes().split(b"\n") if ln], sid
 
 
-def _session_files(rnd: random.Random, s: _Stream, prefix: str, lines: list[bytes], ctx: MutationContext,
+def _session_files(rnd: random.Random, s: FastImport, prefix: str, lines: list[bytes], ctx: MutationContext,
                    cid: str, sid: str) -> list[tuple[str, str, int | str]]:
     files: list[tuple[str, str, int | str]] = []
     data = b"\n".join(mutate_stream(lines, rnd, ctx, n_ops=rnd.randint(0, 5))) + b"\n"
@@ -131,7 +109,7 @@ def test_fuzz_entire_checkpoints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     rnd = random.Random(24)
     repo, lines, sid = _transcript(tmp_path)
     ctx = MutationContext(types=["user", "assistant", "progress", "summary"], ids=[sid, "other"], pool=lines, big=64 << 10)
-    s = _Stream()
+    s = FastImport()
     branch: list[tuple[str, str, int | str]] = []
     when = 1_794_000_000
     for k in range(N):
@@ -156,7 +134,7 @@ def test_fuzz_entire_checkpoints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
                 branch.append(("100644", f"{cid[:2]}", s.blob(b"a file where a shard was")))
             s.commit("refs/heads/entire/checkpoints/v1", list(branch), when + k)
             branch = []  # fast-import commits on a branch build on its previous tree
-    _fast_import(repo, b"".join(s.parts) + b"done\n")
+    _fast_import(repo, s.stream())
     # The reader's pure parts on random bytes.
     for _ in range(N * 5):
         raw = bytes(rnd.randrange(256) for _ in range(rnd.randint(0, 80)))
