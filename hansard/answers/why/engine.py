@@ -315,7 +315,7 @@ class Attributor(Unmatched):
                 if i in alternatives:
                     # nothing but time separates these sessions' edits: say so
                     ans = ans.replace(alternatives=tuple(alternatives[i]), confidence=min(ans.confidence, 0.5))
-                if self._outside_the_commits_sessions(i, e) and self._common(i):
+                if self._common(i) and self._outside_the_commits_sessions(i, e):
                     # a line the file has many times is no evidence against the sessions the
                     # commit's own record names
                     ans = self._not_the_commits(i, commit, e)
