@@ -10,7 +10,12 @@ It also keeps the patterns of the detect-secrets plugins hansard reuses as data
 (secret_rules/detect_secrets.json, from the installed package, with --detect-secrets): importing
 the plugins costs ~0.1 s at a process's first redaction.
 
+Either way (and alone with --screen) it writes secret_rules/screen.json, the literals and gates
+of the redactor's rules that hansard/ingest/secret_screen.py screens served text with (after any
+change to a rule: tests/test_redaction.py checks the file matches the rules).
+
 Usage
+  python scripts/update_gitleaks_rules.py --screen
   python scripts/update_gitleaks_rules.py --detect-secrets
   python scripts/update_gitleaks_rules.py PATH_TO_GITLEAKS_CHECKOUT
   python scripts/update_gitleaks_rules.py --git-dir BARE_REPO.git [--rev HEAD]
@@ -57,7 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(gitleaks.DATA))
     ap.add_argument("--detect-secrets", action="store_true",
                     help="write secret_rules/detect_secrets.json from the installed detect-secrets instead")
+    ap.add_argument("--screen", action="store_true", help="only write secret_rules/screen.json from the rules")
     a = ap.parse_args(argv)
+    if a.screen:
+        return _write_screen()
     if a.detect_secrets:
         from hansard.ingest import redact
 
@@ -67,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
                                                      "LICENSE.detect-secrets beside this file"}, indent=1) + "\n")
         print(f"detect-secrets {doc['version']}: {sum(map(len, doc['plugins'].values()))} patterns of "
               f"{len(doc['plugins'])} plugins vendored to {out}")
-        return 0
+        return _write_screen()
     if not (a.checkout or a.git_dir):
         ap.error("give a gitleaks checkout or --git-dir")
     config = tomllib.loads(_read(a, "config/gitleaks.toml").decode())
@@ -84,6 +92,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  skipped {n}: {reason}")
     for s in doc["skipped"]:
         print(f"    {s['id']}: {s['reason']}")
+    return _write_screen()
+
+
+def _write_screen() -> int:
+    """secret_rules/screen.json from the rules as they are now (a fresh process: the rule
+    files just written are the ones read)."""
+    code = ("import json, sys; from hansard.ingest import redact; "
+            "sys.stdout.write(json.dumps(redact.screen_data(), indent=0, ensure_ascii=True) + '\\n')")
+    doc = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
+                         cwd=ROOT).stdout
+    out = gitleaks.DATA.with_name("screen.json")
+    out.write_text(doc, encoding="utf-8")
+    print(f"{len(json.loads(doc)['words'])} literals and {len(json.loads(doc)['gates'])} gates written to {out}")
     return 0
 
 

@@ -1100,3 +1100,32 @@ def test_a_cached_why_serves_no_secret_and_the_cache_keeps_none(git_secrets: dic
     finally:
         db.close()
     assert rows and _leaks("\n".join(rows), git_secrets["secrets"]) == []
+
+
+# -- the screen in front of the redactor (hansard/ingest/secret_screen.py) -------------------------
+
+
+def test_screen_data_is_the_rules_own() -> None:
+    """secret_rules/screen.json is what the rules say now (else: scripts/update_gitleaks_rules.py --screen)."""
+    from hansard.ingest import gitleaks
+
+    assert json.loads(gitleaks.DATA.with_name("screen.json").read_text(encoding="utf-8")) == R.screen_data()
+
+
+def test_screen_never_passes_a_text_the_redactor_changes() -> None:
+    """Every true secret of the evaluation corpus (and each case above) is stopped by the
+    screen; ordinary text mostly passes, and where it does, the redactor leaves it alone."""
+    from hansard.ingest import secret_screen
+    from scripts.eval_redact import ordinary, true_secrets
+
+    secrets = [text for _, text, _ in true_secrets(28, 2)] + [text for _, text, _ in TRUE_POSITIVES]
+    assert len(secrets) > 300
+    for text in secrets:
+        assert not secret_screen.clean(text), text
+        assert secret_screen.redact(text) == redact(text)
+    plain = ordinary(28, 600, None)
+    passed = [t for t in plain if secret_screen.clean(t)]
+    assert len(passed) > len(plain) // 4  # the screen is worth having
+    for text in plain:
+        assert secret_screen.redact(text) == redact(text)
+        assert secret_screen.redact_lines(text.split("\n")) == redact_lines(text.split("\n"))

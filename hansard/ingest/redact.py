@@ -29,8 +29,7 @@ import math
 import re
 import threading
 from collections import Counter, OrderedDict
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 MARK = "[REDACTED:"
 
@@ -42,8 +41,9 @@ TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-
 JWT_CHARS = TOKEN_CHARS + b".+/="
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
+    # (A NamedTuple, not a dataclass: the dataclasses module costs ~10 ms of import on `why`'s
+    # path, which redacts what it serves.)
     name: str
     pattern: str
     flags: int = 0
@@ -406,6 +406,7 @@ ASSIGNMENT_NAME = "secret_assignment"
 # Where a secret-like name can end, found by literals with a rare first byte where possible:
 # "ken" ends "token", "wd" ends "pwd" and "passwd", "word" ends "password", "hrase" ends
 # "passphrase"; "_pass"/"-pass" end DB_PASS and the like (a bare "pass" is a test verdict).
+MIN_CHARS = 6  # a shorter text is never redacted
 KEYWORDS = ("key", "ken", "secret", "wd", "word", "hrase", "_pass", "-pass")
 # A quoted value runs to its closing quote (a Django SECRET_KEY holds "(", "#", "$"...); an
 # unquoted one to the first blank or delimiter.
@@ -676,6 +677,7 @@ class _Engine:
                 self.gates.append((re.compile(c.rule.gate.encode()), c.order, c.rule.gate_on_text))
             assert c.rule.anchors or c.rule.gate, f"{c.rule.name} has no anchor: it would run on every text"
         words = sorted(found)
+        self.words = words
         self.ac = ahocorasick_rs.BytesAhoCorasick(words)
         self.found = [(frozenset(found[w][0]), found[w][1], tuple(found[w][2])) for w in words]
 
@@ -710,6 +712,17 @@ def _engine() -> _Engine:
         eng = _STATE["engine"] = _Engine([*OWN_RULES, *detect_secrets_rules(), *gitleaks_rules(), *KEYWORD_RULES,
                                           *PASS_RULES])
     return eng
+
+
+def screen_data() -> dict[str, Any]:
+    """What ``hansard.ingest.secret_screen`` needs to tell a text no rule could act on: every
+    literal the engine looks for (lower-cased) and every gate of a rule with no anchor. Kept
+    as data in secret_rules/screen.json (written by scripts/update_gitleaks_rules.py; a test
+    checks it is this)."""
+    eng = _engine()
+    return {"words": [w.decode("utf-8", "surrogateescape") for w in eng.words],
+            "gates": [[g.pattern.decode("utf-8", "surrogateescape"), on_text] for g, _order, on_text in eng.gates],
+            "min_chars": MIN_CHARS}
 
 
 def rules() -> list[Rule]:
@@ -950,7 +963,7 @@ _SHORT = _Memo(2_000_000)
 
 def redact(text: str) -> tuple[str, int]:
     """``text`` with every secret replaced by ``[REDACTED:<rule>]``, and how many there were."""
-    if len(text) < 6:
+    if len(text) < MIN_CHARS:
         return text, 0
     memo = _LONG if len(text) >= LONG_CHARS else _SHORT
     hit = memo.get(text)

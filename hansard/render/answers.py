@@ -83,7 +83,7 @@ def _when(ts: int, tz: str) -> str:
 def _redacted(text: str) -> str:
     """Git's text (a line of the file, a commit summary) as served: redacted (issue 28, item 5);
     what came from a transcript already is."""
-    from hansard.ingest.redact import redact
+    from hansard.ingest.secret_screen import redact
 
     return redact(text)[0]
 
@@ -192,7 +192,7 @@ def why_evidence(ln: dict[str, Any]) -> str:
 
 def why_file(ans: dict[str, Any]) -> str:
     """One row per line: kind, session and message, then the code."""
-    from hansard.ingest.redact import redact_lines
+    from hansard.ingest.secret_screen import redact_lines
 
     rows = []
     width = len(str(ans["lines"][-1]["line"])) if ans["lines"] else 1

@@ -38,7 +38,7 @@ def to_json(doc: dict[str, Any]) -> bytes:
 def redact_contents(doc: dict[str, Any]) -> dict[str, Any]:
     """The document with its lines' text redacted as one text (a key may span lines): the file's
     own lines can hold a committed secret, which hansard serves to no one (README: secrets)."""
-    from hansard.ingest.redact import redact_lines
+    from hansard.ingest.secret_screen import redact_lines
 
     texts = [ln["content"] for ln in doc["lines"]]
     red, n = redact_lines(texts)
@@ -49,7 +49,7 @@ def redact_contents(doc: dict[str, Any]) -> dict[str, Any]:
 
 def redact(text: str) -> tuple[str, int]:
     """A commit summary as served: redacted (``add stripe key sk_live_…``)."""
-    from hansard.ingest.redact import redact as _redact
+    from hansard.ingest.secret_screen import redact as _redact
 
     return _redact(text)
 

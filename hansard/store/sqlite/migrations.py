@@ -787,3 +787,15 @@ def m032_stats_cache() -> str:
             used_at    INTEGER NOT NULL    -- unix seconds when it was remembered
         );
     """
+
+
+@migration
+def m033_edit_lines_covering() -> str:
+    return """
+        -- The hash index holds every column `why` reads of a matching line (edit_id and ordinal
+        -- come with the table's key), so a lookup never visits the table: a common line matches
+        -- thousands of edit lines, each a random read of the table before (hansard.store.sqlite.
+        -- evidence; on entireio/cli's 108,000 edit lines, 21 lines' lookup from 13 to 1 ms warm).
+        DROP INDEX edit_lines_hash;
+        CREATE INDEX edit_lines_hash ON edit_lines(hash, side, trivial, exact);
+    """

@@ -35,7 +35,7 @@ CREATE INDEX IF NOT EXISTS edits_path ON edits(repo_id, rel_path);
 CREATE TABLE IF NOT EXISTS edit_lines (edit_id INTEGER NOT NULL, side TEXT NOT NULL, ordinal INTEGER NOT NULL,
     hash INTEGER NOT NULL, exact INTEGER NOT NULL, trivial INTEGER NOT NULL, PRIMARY KEY (edit_id, side, ordinal))
     WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS edit_lines_hash ON edit_lines(hash, side);
+CREATE INDEX IF NOT EXISTS edit_lines_hash ON edit_lines(hash, side, trivial, exact);
 CREATE TABLE IF NOT EXISTS memories (id INTEGER PRIMARY KEY, member_id INTEGER NOT NULL, repo_id INTEGER NOT NULL,
     memory_id TEXT NOT NULL, kind TEXT, source TEXT, rel_path TEXT, title TEXT, text TEXT, sha256 TEXT, seen_at TEXT);
 CREATE TABLE IF NOT EXISTS pulled (at TEXT NOT NULL);
