@@ -17,7 +17,7 @@ from hansard.timebounds import CLOCK_SLACK_S, parse_ts
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
 
-__all__ = ["CLOCK_SLACK_S", "EditRef", "load_candidates", "parse_ts", "similarity"]
+__all__ = ["CLOCK_SLACK_S", "EditRef", "load_candidates", "parse_ts", "similar_texts", "similarity"]
 
 
 class EditRef:
@@ -155,4 +155,31 @@ def similarity(a: str, b: str, floor: float = 0.0) -> float:
     0.0 when below ``floor``."""
     from rapidfuzz.distance.Indel import normalized_similarity
 
-    return normalized_similarity(textnorm.normalise(a), textnorm.normalise(b), score_cutoff=floor or None)
+    return normalized_similarity(_normal(a), _normal(b), score_cutoff=floor or None)
+
+
+def similar_texts(query: str, texts: list[str], floor: float) -> list[tuple[float, int]]:
+    """(similarity, position) of each of ``texts`` at least ``floor`` like ``query``, in the
+    order of ``texts``: ``similarity`` of each pair, in one call into rapidfuzz (a whole file
+    compares each line with hundreds of removed and absent lines)."""
+    if not texts:
+        return []
+    from rapidfuzz import process
+    from rapidfuzz.distance.Indel import normalized_similarity
+
+    got = process.extract(_normal(query), [_normal(t) for t in texts], scorer=normalized_similarity,
+                          score_cutoff=floor, limit=None)
+    return sorted(((score, k) for _, score, k in got), key=lambda x: x[1])
+
+
+_NORMAL: dict[str, str] = {}
+
+
+def _normal(text: str) -> str:
+    """``textnorm.normalise``, once per text (the same lines are compared again and again)."""
+    out = _NORMAL.get(text)
+    if out is None:
+        if len(_NORMAL) > 200_000:
+            _NORMAL.clear()
+        out = _NORMAL[text] = textnorm.normalise(text)
+    return out

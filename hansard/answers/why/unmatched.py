@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from hansard import textnorm
 from hansard.answers import evidence
-from hansard.answers.evidence import CLOCK_SLACK_S, EditRef, similarity
+from hansard.answers.evidence import CLOCK_SLACK_S, EditRef, similar_texts
 from hansard.answers.why.line import LineAnswer
 from hansard.git.blame import ZERO
 
@@ -182,9 +182,8 @@ class Unmatched:
         near = {chosen[j].edit_id: chosen[j] for j in g[max(0, pos - WINDOW): pos + WINDOW + 1] if j in chosen}
         best: tuple[float, EditRef] | None = None
         for e in near.values():
-            for text in self._absent_texts(e.edit_id):
-                sim = similarity(text, self.lines[i].content, SIMILAR)
-                if sim >= SIMILAR and (best is None or sim > best[0]):
+            for sim, _ in similar_texts(self.lines[i].content, self._absent_texts(e.edit_id), SIMILAR):
+                if best is None or sim > best[0]:
                     best = (sim, e)
         return (best[1], best[0], "modified") if best else None
 
@@ -217,8 +216,10 @@ class Unmatched:
         out = self._scored.get(i)
         if out is None:
             b = self.lines[i]
+            # (lines under SIMILAR are left out: no reader goes past the first of them)
             out = self._scored[i] = [
-                (sorted(((similarity(r, b.content, SIMILAR), r) for r in removed), reverse=True), old_path)
+                (sorted(((sim, removed[k]) for sim, k in similar_texts(b.content, removed, SIMILAR)), reverse=True),
+                 old_path)
                 for lo, hi, removed, old_path in self._commit_hunks(b.sha, b.orig_path) if lo <= b.orig_line < hi
             ]
         return out
@@ -256,9 +257,8 @@ class Unmatched:
                 continue
             if best is not None and ts < best[0]:
                 continue
-            for text in self._absent_texts(r["id"]):
-                sim = similarity(text, self.lines[i].content, SIMILAR)
-                if sim >= SIMILAR and (best is None or (ts, sim) > best[:2]):
+            for sim, _ in similar_texts(self.lines[i].content, self._absent_texts(r["id"]), SIMILAR):
+                if best is None or (ts, sim) > best[:2]:
                     e = EditRef(r["id"], r["session_id"], r["provider"], r["call_id"], r["message_index"],
                                 r["rel_path"], ts, r["timestamp"], False, r["tool"])
                     best = (ts, sim, e)
