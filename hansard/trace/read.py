@@ -134,10 +134,9 @@ def values(data: bytes, where: str, summary: Summary) -> Iterator[tuple[str, Any
 
     try:
         whole = _loads(data)
-    except orjson.JSONDecodeError:
-        whole = orjson  # a sentinel: not one JSON text, perhaps JSON Lines
-    except (ValueError, UnicodeDecodeError):
-        whole = orjson
+        error = ""
+    except (orjson.JSONDecodeError, ValueError, UnicodeDecodeError) as exc:
+        whole, error = orjson, str(exc)  # a sentinel: not one JSON text, perhaps JSON Lines
     if whole is not orjson:
         if _depth(whole) > MAX_DEPTH + 1:  # + 1: the array around records
             raise _too_deep()
@@ -147,17 +146,25 @@ def values(data: bytes, where: str, summary: Summary) -> Iterator[tuple[str, Any
         else:
             yield where, whole
         return
+    good: list[tuple[str, Any]] = []
+    bad: list[tuple[str, str]] = []
     for n, line in enumerate(data.split(b"\n"), 1):
         if not line.strip():
             continue
         try:
             v = _loads(line)
         except (orjson.JSONDecodeError, ValueError, UnicodeDecodeError) as exc:
-            summary.skip("invalid_json", f"{where}:{n}", str(exc)[:120])
+            bad.append((f"{where}:{n}", str(exc)[:120]))
             continue
         if _depth(v) > MAX_DEPTH:
             raise _too_deep()
-        yield f"{where}:{n}", v
+        good.append((f"{where}:{n}", v))
+    if not good:  # not JSON at all (nor JSON Lines): one skip for the file
+        summary.skip("invalid_json", where, error[:120])
+        return
+    for w, msg in bad:
+        summary.skip("invalid_json", w, msg)
+    yield from good
 
 
 def _revision(rec: dict[str, Any]) -> str | None:
@@ -241,10 +248,11 @@ def parse_record(obj: Any, where: str, summary: Summary) -> Parsed | None:
 
     document = orjson.dumps(red, option=orjson.OPT_SORT_KEYS)
     tool = red.get("tool") if isinstance(red.get("tool"), dict) else {}
-    rec = {"id": str(uuid.UUID(red["id"])), "digest": hashlib.sha256(document).hexdigest(), "revision": revision,
+    # id and timestamp from the record as read: their formats (checked) leave no room for a secret
+    rec = {"id": str(uuid.UUID(obj["id"])), "digest": hashlib.sha256(document).hexdigest(), "revision": revision,
            "tool": tool.get("name") if isinstance(tool.get("name"), str) else None,
            "tool_version": tool.get("version") if isinstance(tool.get("version"), str) else None,
-           "recorded_at": red["timestamp"]}
+           "recorded_at": obj["timestamp"]}
     summary.records += 1
     summary.ranges += len(ranges)
     return Parsed(rec, ranges, document, where)
