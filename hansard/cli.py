@@ -565,7 +565,7 @@ def cmd_trace(a: argparse.Namespace) -> int:
     store = _reader_store()
     quick_sync(store)
     done = export(_with_team(store), os.getcwd(), commit=a.commit, rev_range=a.rev_range,
-                  upkeep=_commit_facts_upkeep(store))
+                  upkeep=_commit_facts_upkeep(store), cache=not a.no_cache)
     written: dict[str, str] = {}
     if a.out:
         os.makedirs(a.out, exist_ok=True)
@@ -855,6 +855,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     m.add_argument("--commit", help="this commit")
     m.add_argument("--out", help="write <commit>.json files into this folder")
     m.add_argument("--json", action="store_true", help="print the records, one JSON object a line")
+    m.add_argument("--no-cache", action="store_true", help="answer every file again (not from the why-result cache)")
     m = tsub.add_parser("import", help="read Agent Trace records (files or folders) as recorded evidence for why")
     m.add_argument("paths", nargs="+", help="record files (.json, .jsonl) or folders of them")
     m.add_argument("--json", action="store_true")

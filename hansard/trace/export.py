@@ -151,7 +151,7 @@ def conversations(doc: dict[str, Any], sha: str, models: dict[tuple[str, int], s
 
 
 def export_commit(store: Store, top: str, sha: str, *, upkeep: Callable[[str, int], object] | None = None,
-                  now: str | None = None) -> Exported:
+                  now: str | None = None, cache: bool = True) -> Exported:
     """The Agent Trace record of one commit (see the module docstring)."""
     from hansard import __version__
     from hansard.answers.why import explain
@@ -162,7 +162,7 @@ def export_commit(store: Store, top: str, sha: str, *, upkeep: Callable[[str, in
     files = []
     for path in touched(top, sha):
         try:
-            doc = explain(store, path, rev=sha, cwd=top, upkeep=upkeep)
+            doc = explain(store, path, rev=sha, cwd=top, upkeep=upkeep, cache=cache)
         except HansardError as exc:  # a binary file, one git cannot blame: no answer, said why
             ex.skipped[path] = exc.code
             continue
@@ -212,7 +212,7 @@ def _now() -> str:
 
 
 def export(store: Store, cwd: str, *, commit: str | None = None, rev_range: str | None = None,
-           upkeep: Callable[[str, int], object] | None = None) -> list[Exported]:
+           upkeep: Callable[[str, int], object] | None = None, cache: bool = True) -> list[Exported]:
     """Agent Trace records of ``commit``, of the commits of ``rev_range``, or of HEAD, in the
     repository around ``cwd``, oldest first."""
     from hansard.errors import NotARepository
@@ -223,4 +223,4 @@ def export(store: Store, cwd: str, *, commit: str | None = None, rev_range: str 
         raise NotARepository(f"{cwd} is not inside a git repository")
     top = found[0]
     now = _now()
-    return [export_commit(store, top, sha, upkeep=upkeep, now=now) for sha in commits(top, commit, rev_range)]
+    return [export_commit(store, top, sha, upkeep=upkeep, now=now, cache=cache) for sha in commits(top, commit, rev_range)]
