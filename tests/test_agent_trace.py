@@ -223,3 +223,63 @@ def test_the_specifications_own_examples(repo: GitRepo) -> None:
     rc, s = _import(SAMPLES)
     assert rc == 0 and s["added"] == 1 and s["skipped"] == {"no_git_revision": 1}, s
     assert all("recorded" not in ln for ln in _lines().values())
+
+
+def test_secrets_in_a_record_are_never_kept(repo: GitRepo, tmp_path: Path) -> None:
+    token = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
+    url = f"https://api.example.com/v1/conversations/abc?api_key={token}"
+    rec = _record(repo.head(), [{"url": url, "contributor": {"type": "human"}, "ranges": [{"start_line": 4, "end_line": 4}]}],
+                  metadata={"dev.example": {"stripe": token}})
+    f = tmp_path / "secret.json"
+    f.write_text(json.dumps(rec))
+    assert _import(f)[1]["added"] == 1
+    shown = _lines()[HUMAN_LINE]["recorded"]
+    assert shown["kind"] == "human" and token not in json.dumps(shown) and "REDACTED" in shown["url"]
+    import sqlite3
+
+    db = sqlite3.connect(Path(os.environ["HANSARD_HOME"]) / "hansard.db")
+    import zlib
+
+    for table in ("agent_trace_records", "agent_trace_ranges"):
+        for row in db.execute(f"SELECT * FROM {table}"):
+            for v in row:
+                raw = zlib.decompress(v) if isinstance(v, bytes) else str(v).encode()
+                assert token.encode() not in raw, table
+
+
+def test_export_outside_a_repository_is_a_typed_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run_cli("trace", "export", "--json")
+    assert rc == 5 and json.loads(out)["error"]["code"] == "not_a_repository"
+    rc, out, err = run_cli("trace", "export", "--commit", "HEAD", "HEAD~1..HEAD", "--json")
+    assert rc == 2 and json.loads(out)["error"]["code"] == "invalid_argument"
+
+
+def test_the_sqlite_facet_has_its_protocols_shape(tmp_path: Path) -> None:
+    from hansard.store.interfaces import AgentTraces
+    from hansard.store.sqlite.store import SqliteStore
+    from tests.test_store_contract import problems as shape_problems
+
+    store = SqliteStore.open(tmp_path / "store.db")
+    try:
+        assert shape_problems(store.agent_traces, AgentTraces) == []
+        assert store.agent_traces.any() is False and store.agent_traces.counts() == (0, 0)
+    finally:
+        store.close()
+
+
+def test_beside_a_git_ai_note_the_note_is_shown_and_both_can_disagree(repo: GitRepo, tmp_path: Path) -> None:
+    from tests.test_git_ai_notes import _hash, _note
+
+    h = _hash("claude-code", SID)
+    note = tmp_path / "note.txt"
+    note.write_text(_note({"retry.py": [(h, "3")]}, {h: {"tool": "claude", "id": SID, "model": "claude-opus-4-7"}}))
+    repo.git("notes", "--ref=ai", "add", "-f", "-F", str(note), "HEAD")
+    first = _lines()
+    f = tmp_path / "planted.json"
+    human = [{"contributor": {"type": "human"}, "ranges": [{"start_line": 3, "end_line": 3}]}]
+    f.write_text(json.dumps(_record(repo.head(), human)))
+    assert _import(f)[1]["added"] == 1
+    agent = _lines()[AGENT_LINE]
+    assert agent["recorded"]["by"] == "git-ai" and agent["disagrees_with"] == ["agent-trace"]
+    assert agent["confidence"] == pytest.approx(first[AGENT_LINE]["confidence"] / 2, abs=0.01)
