@@ -542,6 +542,51 @@ def cmd_team(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_trace(a: argparse.Namespace) -> int:
+    """Agent Trace: records written from hansard's answers, or read from other tools' files."""
+    from hansard.render import trace as render
+
+    if a.trace_cmd == "import":
+        from hansard.trace.read import import_traces
+
+        summary = import_traces(_store(), a.paths).as_dict()
+        if a.json:
+            _print_json(summary)
+        else:
+            print(render.imported(summary))
+        return 0
+    import json
+    import os
+
+    from hansard.trace.export import export
+
+    if a.commit and a.rev_range:
+        raise InvalidArgument("give --commit C or a REV_RANGE, not both")
+    store = _reader_store()
+    quick_sync(store)
+    done = export(_with_team(store), os.getcwd(), commit=a.commit, rev_range=a.rev_range,
+                  upkeep=_commit_facts_upkeep(store), cache=not a.no_cache)
+    written: dict[str, str] = {}
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+        for ex in done:
+            path = os.path.join(a.out, f"{ex.commit}.json")
+            with open(path + ".tmp", "w", encoding="utf-8") as fh:
+                json.dump(ex.record, fh, indent=2, ensure_ascii=False)
+                fh.write("\n")
+            os.replace(path + ".tmp", path)
+            written[ex.commit] = path
+    if a.json and a.out:
+        _print_json({"written": list(written.values())})
+    elif a.json:  # JSON Lines: one record a line (one commit: one JSON object)
+        for ex in done:
+            sys.stdout.write(json.dumps(ex.record, ensure_ascii=False, separators=(",", ":")) + "\n")
+    else:
+        for ex in done:
+            print(render.exported(ex.commit, len(ex.record["files"]), ex.lines, ex.skipped, written.get(ex.commit)))
+    return 0
+
+
 def cmd_completion(a: argparse.Namespace) -> int:
     # shtab walks the whole argparse tree (every command's parser, built here in full); it is
     # imported only by this command, so start-up costs nothing.
@@ -802,6 +847,18 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         from hansard.team.commands import add_arguments
 
         add_arguments(sp)
+
+    sp = add("trace", cmd_trace, "Agent Trace records: export hansard's answers, import other tools' records")
+    tsub = sp.add_subparsers(dest="trace_cmd", required=True)
+    m = tsub.add_parser("export", help="write the Agent Trace record of a commit (default HEAD) or of each commit of a range")
+    m.add_argument("rev_range", nargs="?", help="A..B: every commit of the range (a single revision: that commit)")
+    m.add_argument("--commit", help="this commit")
+    m.add_argument("--out", help="write <commit>.json files into this folder")
+    m.add_argument("--json", action="store_true", help="print the records, one JSON object a line")
+    m.add_argument("--no-cache", action="store_true", help="answer every file again (not from the why-result cache)")
+    m = tsub.add_parser("import", help="read Agent Trace records (files or folders) as recorded evidence for why")
+    m.add_argument("paths", nargs="+", help="record files (.json, .jsonl) or folders of them")
+    m.add_argument("--json", action="store_true")
 
     sp = add("completion", cmd_completion, "Print a shell completion script (bash, zsh or fish)")
     sp.add_argument("shell", choices=["bash", "zsh", "fish"],

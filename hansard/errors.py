@@ -230,3 +230,22 @@ class ExportTooManyMessages(InputTooLarge):
     """A web-chat export holds more conversations or messages than ``MAX_MESSAGES``."""
 
     code = "export_too_many_messages"
+
+
+class TraceTooLarge(InputTooLarge):
+    """An Agent Trace file is larger than ``MAX_FILE_BYTES`` (hansard.trace.read)."""
+
+    code = "trace_too_large"
+
+
+class TraceTooDeep(InputTooLarge):
+    """An Agent Trace file nests arrays and objects deeper than ``MAX_DEPTH`` (hansard.trace.read)."""
+
+    code = "trace_too_deep"
+
+
+class TraceTooManyRecords(InputTooLarge):
+    """`hansard trace import` was given more records (or files) than ``MAX_RECORDS``, or one
+    record with more ranges than ``MAX_RANGES`` (hansard.trace.read)."""
+
+    code = "trace_too_many_records"

@@ -170,7 +170,8 @@ def _unnamed_elsewhere(store: Store, ans: dict[str, Any], repo_only: str) -> dic
                 ln[key] = [x for x in ln[key] if x not in elsewhere]
         rec = ln.get("recorded")
         if isinstance(rec, dict) and rec.get("session_id") in elsewhere:
-            ln["recorded"] = {k: v for k, v in rec.items() if k not in ("session_id", "prompt", "title")}
+            # an Agent Trace record's hansard:// url names the session too
+            ln["recorded"] = {k: v for k, v in rec.items() if k not in ("session_id", "prompt", "title", "url")}
         lines.append(ln)
     sessions = {sid: s for sid, s in (ans.get("sessions") or {}).items() if sid not in elsewhere}
     return {**ans, "lines": lines, "sessions": sessions}

@@ -483,3 +483,17 @@ class Store(Protocol):
     def interrupt(self) -> None:
         """Stop the statement running on another thread (a call past its deadline)."""
     def close(self) -> None: ...
+
+
+# --- agent traces: Agent Trace records other tools wrote (hansard.trace.read); SQLite only, so a
+# caller asks for the facet with getattr(store, "agent_traces", None) ---
+class AgentTraces(Protocol):
+    def put_many(self, items: Iterable[tuple[dict[str, Any], Sequence[tuple[Any, ...]], bytes, str | None]]
+                 ) -> builtins.dict[str, int]:
+        """Keep records (record, its ranges, its JSON, its file) in one transaction: how many
+        were "added", "unchanged" and "replaced"."""
+    def any(self) -> bool: ...
+    def ranges_at(self, revisions: Collection[str]) -> list[dict[str, Any]]:
+        """The ranges of records about ``revisions`` (newest record first)."""
+    def record(self, record_id: str) -> bytes | None: ...
+    def counts(self) -> tuple[int, int]: ...

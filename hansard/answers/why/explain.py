@@ -151,6 +151,9 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     from hansard.answers.why.recorded import annotate
 
     answers = annotate(t.top, bl, answers)  # what git-ai's notes recorded, beside hansard's own evidence
+    from hansard.answers.why.recorded import annotate_agent_trace
+
+    answers = annotate_agent_trace(store, bl, answers)  # imported Agent Trace records, the same way
     ans = render_contract(store, asked, rev, bl, answers)
     if no_sessions:
         from hansard.answers.notices import no_sessions as notice

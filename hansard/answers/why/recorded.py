@@ -17,6 +17,15 @@ nothing, so nothing disagrees with it.
 
 Reading costs nothing when the repository has no ``refs/notes/ai`` (a look at git's files), and
 otherwise one `git cat-file --batch` for the notes of the blamed commits. Nothing is written.
+
+Agent Trace records (``hansard trace import``, kept in the store; ``annotate_agent_trace``) are
+read the same way: a line blamed to commit C, at line L of path P in C, gets ``recorded: {"by":
+"agent-trace", "kind": "agent|mixed|human|unknown", "commit", "model", "session_id" (when the
+conversation's url is hansard's own), "url", "tool", "record"}`` from the newest record about C
+whose range of P holds L (the specification's own way to read a line, its section 6.5). A line no
+range holds records nothing: a record claims only the lines it names. ``mixed`` disagrees only
+with ``human``, ``unknown`` with nothing. Where git-ai recorded the line too, ``recorded`` stays
+git-ai's and a disagreeing record still adds ``agent-trace`` to ``disagrees_with``.
 """
 
 from __future__ import annotations
@@ -94,15 +103,47 @@ def annotate(top: str, bl: Blame, answers: list[LineAnswer]) -> list[LineAnswer]
     return out
 
 
-def _compare(a: LineAnswer, rec: dict[str, Any]) -> LineAnswer:
+def _compare(a: LineAnswer, rec: dict[str, Any], by: str = BY) -> LineAnswer:
     ours_agent = a.kind in AGENT_KINDS
     if a.kind in ("human", "pasted"):
-        differs = rec["kind"] == "agent"
+        differs = rec["kind"] == "agent" or (a.kind == "human" and rec["kind"] == "mixed")
     elif ours_agent:
         differs = rec["kind"] == "human" or (
             bool(rec.get("session_id")) and bool(a.session_id) and rec["session_id"] != a.session_id)
     else:
         differs = False  # unknown or uncommitted: hansard claims nothing the record could contradict
+    shown = rec if a.recorded is None else a.recorded  # one record shown: the first recorder's
     if not differs:
-        return a.replace(recorded=rec)
-    return a.replace(recorded=rec, disagrees_with=(BY,), confidence=a.confidence / 2)
+        return a.replace(recorded=shown)
+    return a.replace(recorded=shown, disagrees_with=(*a.disagrees_with, by), confidence=a.confidence / 2)
+
+
+def annotate_agent_trace(store: Any, bl: Blame, answers: list[LineAnswer]) -> list[LineAnswer]:
+    """``answers`` with what imported Agent Trace records say of each line (see the module
+    docstring). One indexed query, and none when no record was ever imported."""
+    from hansard.trace import BY as TRACE
+    from hansard.trace import KIND_OF_TYPE
+
+    traces = getattr(store, "agent_traces", None)
+    if traces is None or not answers or not traces.any():
+        return answers
+    by_line = {b.final_line: b for b in bl.lines}
+    shas = {b.sha for b in by_line.values() if b.sha and b.sha.strip("0")}
+    at: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in traces.ranges_at(shas):  # newest record first
+        at.setdefault((r["revision"], r["path"]), []).append(r)
+    if not at:
+        return answers
+    out = []
+    for a in answers:
+        b = by_line.get(a.line)
+        hit = None if b is None else next(
+            (r for r in at.get((b.sha, b.orig_path), ()) if r["start_line"] <= b.orig_line <= r["end_line"]), None)
+        if hit is None or b is None:
+            out.append(a)
+            continue
+        rec: dict[str, Any] = {"by": TRACE, "commit": b.sha, "kind": KIND_OF_TYPE.get(hit["type"], "unknown")}
+        rec.update({k: hit[f] for k, f in (("model", "model"), ("session_id", "session_id"), ("url", "url"),
+                                            ("tool", "tool"), ("record", "id")) if hit[f]})
+        out.append(_compare(a, rec, TRACE))
+    return out

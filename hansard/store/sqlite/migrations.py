@@ -799,3 +799,44 @@ def m033_edit_lines_covering() -> str:
         DROP INDEX edit_lines_hash;
         CREATE INDEX edit_lines_hash ON edit_lines(hash, side, trivial, exact);
     """
+
+
+@migration
+def m034_agent_trace() -> str:
+    # Importing or replacing a record changes `why` answers (its `recorded`): the store generation,
+    # part of every why_cache key, is bumped in the same transaction.
+    triggers = "\n".join(
+        f"CREATE TRIGGER generation_agent_trace_records_{e.lower()} AFTER {e} ON agent_trace_records BEGIN"
+        " UPDATE store_generation SET n = n + 1; END;" for e in ("INSERT", "UPDATE", "DELETE"))
+    return """
+        -- Agent Trace records other tools wrote (`hansard trace import`, hansard.trace.read):
+        -- recorded evidence that `why` shows beside its own, never evidence it decides by. Read
+        -- from files the user named, not from the archive, so a reindex leaves them alone. Every
+        -- string is stored redacted.
+        CREATE TABLE agent_trace_records (
+            id          TEXT PRIMARY KEY,  -- the record's own id (a UUID): importing it again replaces it
+            digest      TEXT NOT NULL,     -- sha256 of the record as read: the same record again changes nothing
+            revision    TEXT NOT NULL,     -- vcs.revision, a git commit id (lower case)
+            tool        TEXT,              -- tool.name: who wrote the record
+            tool_version TEXT,
+            recorded_at TEXT NOT NULL,     -- the record's timestamp, as written
+            source      TEXT,              -- the file it was imported from, as named
+            imported_at TEXT NOT NULL,
+            record      BLOB NOT NULL      -- the record as JSON (redacted), zlib-compressed
+        ) WITHOUT ROWID;
+        -- One line range of a record: lines start_line..end_line of path at the record's revision
+        -- (line numbers of the file as that commit has it).
+        CREATE TABLE agent_trace_ranges (
+            record_id   TEXT NOT NULL REFERENCES agent_trace_records(id) ON DELETE CASCADE,
+            revision    TEXT NOT NULL,     -- the record's, repeated: ranges are looked up by (revision, path)
+            path        TEXT NOT NULL,     -- repository-relative, as the record writes it
+            start_line  INTEGER NOT NULL,  -- 1-based, start_line <= end_line
+            end_line    INTEGER NOT NULL,
+            type        TEXT NOT NULL,     -- the contributor type: ai, human, mixed or unknown
+            model       TEXT,              -- contributor.model_id
+            url         TEXT,              -- the conversation's url
+            session_id  TEXT               -- the session a hansard:// url names
+        );
+        CREATE INDEX agent_trace_ranges_at ON agent_trace_ranges (revision, path);
+        CREATE INDEX agent_trace_ranges_record ON agent_trace_ranges (record_id);
+    """ + triggers

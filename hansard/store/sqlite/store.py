@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from hansard.store.sqlite import db as dbmod
 
 if TYPE_CHECKING:
+    from hansard.store.sqlite.agent_traces import SqliteAgentTraces
     from hansard.store.sqlite.archive import SqliteArchive
     from hansard.store.sqlite.audit import SqliteAuditLog
     from hansard.store.sqlite.commit_diffs import SqliteCommitDiffs
@@ -167,3 +168,9 @@ class SqliteStore:
         from hansard.store.sqlite.stats import SqliteStats
 
         return SqliteStats(self.db)
+
+    @cached_property
+    def agent_traces(self) -> SqliteAgentTraces:
+        from hansard.store.sqlite.agent_traces import SqliteAgentTraces
+
+        return SqliteAgentTraces(self.db)

@@ -1,0 +1,226 @@
+"""`hansard trace export`: Agent Trace records written from hansard's own `why` answers.
+
+One record per commit C: for each file C added or changed (against its first parent), the
+whole-file `why` answer at C, and of it the lines blamed to C itself (the specification reads a
+line through the revision that last touched it, its section 6.5). Those lines, grouped into
+conversations and runs of consecutive lines:
+
+- ``agent`` lines are ``ai``, one conversation per session (and model), its url
+  ``hansard://session/<id>`` and, in ``related``, each message that wrote lines of it
+  (``hansard://session/<id>#message-<index>``, the index `hansard show` takes);
+- ``agent_modified`` lines (an agent's, changed by a person) and ``pasted`` lines (a web chat's
+  code, pasted) are ``mixed``, with their session;
+- ``human`` lines are ``human``; ``unknown`` lines stay ``unknown`` (hansard fails closed: a line
+  is ``ai`` only where an edit is evidence of it).
+
+Always true of a record written: it is valid against the vendored schema (checked before it is
+returned), every string in it was redacted, nothing was written to the repository or its refs,
+and its ``id`` is a UUID derived from its revision and content, so the same answers give the
+same id (and `hansard trace import` of it again changes nothing).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from hansard.errors import HansardError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from hansard.store.interfaces import Store
+
+MAX_COMMITS = 1000  # commits in one export
+MAX_RELATED = 50  # message links of one conversation
+NAMESPACE = uuid.UUID("6f1d8a52-3c1e-4c59-9a57-0e8a4c7b2d10")  # hansard's record ids (uuid5)
+TYPE_OF_KIND = {"agent": "ai", "agent_modified": "mixed", "pasted": "mixed", "human": "human", "unknown": "unknown"}
+# models.dev's provider names, by the start of a model's own name (a model named with its
+# provider already, "openai/gpt-5", is kept as it is).
+PROVIDERS = (("claude", "anthropic"), ("gpt", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"),
+             ("codex", "openai"), ("gemini", "google"), ("qwen", "alibaba"), ("grok", "xai"),
+             ("deepseek", "deepseek"), ("mistral", "mistral"))
+
+
+@dataclass
+class Exported:
+    commit: str
+    record: dict[str, Any]
+    lines: dict[str, int] = field(default_factory=dict)  # contributor type -> lines
+    skipped: dict[str, str] = field(default_factory=dict)  # path -> why it has no answer
+
+
+def model_id(model: str | None) -> str | None:
+    """A model as models.dev names it: ``provider/model``, where the provider is known."""
+    if not model:
+        return None
+    if "/" in model:
+        return model[:250]
+    low = model.lower()
+    for prefix, provider in PROVIDERS:
+        if low.startswith(prefix):
+            return f"{provider}/{model}"[:250]
+    return model[:250]
+
+
+def commits(top: str, commit: str | None, rev_range: str | None) -> list[str]:
+    """The commits to export, oldest first: ``commit``, a range's (``A..B``, ``A...B``; a single
+    revision names one commit), or HEAD."""
+    from hansard.errors import InputTooLarge, UnknownRevision
+    from hansard.git.run import git_text
+
+    spec = commit or rev_range or "HEAD"
+    if commit is None and rev_range is not None and ".." in rev_range:
+        try:
+            shas = git_text(["rev-list", "--reverse", f"--max-count={MAX_COMMITS + 1}", rev_range, "--"], top).split()
+        except HansardError as exc:
+            raise UnknownRevision(f"not a revision range of this repository: {rev_range}") from exc
+        if len(shas) > MAX_COMMITS:
+            raise InputTooLarge(f"{rev_range} holds more than {MAX_COMMITS} commits; export a narrower range",
+                                bound="MAX_COMMITS", limit=MAX_COMMITS)
+        return shas
+    from hansard.git.refs import resolve_commit
+
+    sha = resolve_commit(top, spec)
+    if sha is None:
+        raise UnknownRevision(f"not a commit of this repository: {spec}")
+    return [sha]
+
+
+def touched(top: str, sha: str) -> list[str]:
+    """The paths the commit added or changed against its first parent (renames followed)."""
+    from hansard.git.run import git
+
+    parents = git(["rev-list", "--parents", "-n", "1", sha], top).decode().split()[1:]
+    base = [parents[0], sha] if parents else ["--root", sha]
+    out = git(["diff-tree", "-r", "-z", "--no-commit-id", "--name-only", "-M", "--diff-filter=AMRTC", *base], top)
+    return sorted({p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p})
+
+
+def _runs(nums: list[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for n in sorted(nums):
+        if out and n == out[-1][1] + 1:
+            out[-1] = (out[-1][0], n)
+        else:
+            out.append((n, n))
+    return out
+
+
+def conversations(doc: dict[str, Any], sha: str, models: dict[tuple[str, int], str]) -> tuple[list[dict[str, Any]],
+                                                                                                  dict[str, int]]:
+    """A file's conversations, from its why answer's lines blamed to ``sha``; and its lines by type."""
+    groups: dict[tuple[str, str | None, str | None], list[dict[str, Any]]] = {}
+    for ln in doc["lines"]:
+        if ln.get("commit") != sha:
+            continue
+        t = TYPE_OF_KIND.get(ln["kind"], "unknown")
+        sid = ln.get("session_id") if t != "human" else None
+        idx = ln.get("message_index")
+        model = model_id(models.get((sid, idx))) if sid and isinstance(idx, int) else None
+        groups.setdefault((t, sid, model), []).append(ln)
+    counts: dict[str, int] = {}
+    out = []
+    order = {"ai": 0, "mixed": 1, "human": 2, "unknown": 3}
+    for (t, sid, model), lns in sorted(groups.items(), key=lambda kv: (order[kv[0][0]], kv[0][1] or "", kv[0][2] or "")):
+        counts[t] = counts.get(t, 0) + len(lns)
+        text = {ln["line"]: ln["content"] for ln in lns}
+        ranges = []
+        for a, b in _runs(list(text)):
+            h = hashlib.sha256("\n".join(text[n] for n in range(a, b + 1)).encode("utf-8", "surrogateescape"))
+            ranges.append({"start_line": a, "end_line": b, "content_hash": "sha256:" + h.hexdigest()[:16]})
+        contributor: dict[str, Any] = {"type": t}
+        if model:
+            contributor["model_id"] = model
+        conv: dict[str, Any] = {}
+        if sid:
+            from hansard.trace import session_url
+
+            conv["url"] = session_url(sid)
+        conv["contributor"] = contributor
+        conv["ranges"] = ranges
+        msgs = sorted({ln["message_index"] for ln in lns if isinstance(ln.get("message_index"), int)})
+        if sid and msgs:
+            from hansard.trace import session_url
+
+            conv["related"] = [{"type": "message", "url": session_url(sid, m)} for m in msgs[:MAX_RELATED]]
+        out.append(conv)
+    return out, counts
+
+
+def export_commit(store: Store, top: str, sha: str, *, upkeep: Callable[[str, int], object] | None = None,
+                  now: str | None = None, cache: bool = True) -> Exported:
+    """The Agent Trace record of one commit (see the module docstring)."""
+    from hansard import __version__
+    from hansard.answers.why import explain
+    from hansard.answers.why.engine import RULES_VERSION
+    from hansard.ingest.redact import redact_value
+
+    ex = Exported(commit=sha, record={})
+    files = []
+    for path in touched(top, sha):
+        try:
+            doc = explain(store, path, rev=sha, cwd=top, upkeep=upkeep, cache=cache)
+        except HansardError as exc:  # a binary file, one git cannot blame: no answer, said why
+            ex.skipped[path] = exc.code
+            continue
+        pairs = {(ln["session_id"], ln["message_index"]) for ln in doc["lines"]
+                 if ln.get("commit") == sha and ln.get("session_id") and isinstance(ln.get("message_index"), int)}
+        models = store.stats.models(pairs) if pairs else {}
+        convs, counts = conversations(doc, sha, models)
+        if convs:
+            files.append({"path": path, "conversations": convs})
+        for t, n in counts.items():
+            ex.lines[t] = ex.lines.get(t, 0) + n
+    body: dict[str, Any] = {
+        "version": _spec_version(),
+        "vcs": {"type": "git", "revision": sha},
+        "tool": {"name": "hansard", "version": __version__},
+        "files": files,
+        "metadata": {"dev.hansard": {"rules_version": RULES_VERSION, "lines": ex.lines,
+                                     **({"skipped_files": ex.skipped} if ex.skipped else {})}},
+    }
+    body, _ = redact_value(body)
+    import json
+
+    digest = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogateescape"))
+    record = {"version": body["version"], "id": str(uuid.uuid5(NAMESPACE, f"{sha}:{digest.hexdigest()}")),
+              "timestamp": now or _now(), **{k: v for k, v in body.items() if k != "version"}}
+    from hansard.trace.validate import problems
+
+    bad = problems(record)
+    if bad:  # hansard wrote it: a bug, never a record handed on
+        from hansard.errors import InternalError
+
+        raise InternalError(f"an exported Agent Trace record is not valid: {'; '.join(bad)}", commit=sha)
+    ex.record = record
+    return ex
+
+
+def _spec_version() -> str:
+    from hansard.trace import SPEC_VERSION
+
+    return SPEC_VERSION
+
+
+def _now() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def export(store: Store, cwd: str, *, commit: str | None = None, rev_range: str | None = None,
+           upkeep: Callable[[str, int], object] | None = None, cache: bool = True) -> list[Exported]:
+    """Agent Trace records of ``commit``, of the commits of ``rev_range``, or of HEAD, in the
+    repository around ``cwd``, oldest first."""
+    from hansard.errors import NotARepository
+    from hansard.git.identity import find_toplevel
+
+    found = find_toplevel(cwd)
+    if found is None:
+        raise NotARepository(f"{cwd} is not inside a git repository")
+    top = found[0]
+    now = _now()
+    return [export_commit(store, top, sha, upkeep=upkeep, now=now, cache=cache) for sha in commits(top, commit, rev_range)]
