@@ -135,3 +135,15 @@ class GitSource(NamedTuple):
         mod, _, attr = self.scan.partition(":")
         scan: Callable[..., object] = getattr(importlib.import_module(mod), attr)
         return scan
+
+
+class Recorder(NamedTuple):
+    """A tool that records in git who wrote a commit or which of its lines (not whole sessions):
+    git-ai's and qwen-code's notes, agents' commit trailers. What it records is shown beside
+    hansard's answer (`recorded.by` names it), never decides one. Its notes ref (or the commit
+    messages) is read, never written or fetched."""
+
+    name: str  # as `recorded.by` names it in the why contract
+    display: str
+    notes_ref: str | None = None  # the notes ref it writes, if any
+    reader: str | None = None  # "module:attr" of what reads it, loaded on first use
