@@ -33,6 +33,7 @@ AGENTS = (
     "hansard.agents.copilot",
     "hansard.agents.webchat.claude_web",
     "hansard.agents.webchat.chatgpt",
+    "hansard.agents.specstory",
 )
 # Tools that keep sessions in git, read from the refs of every repository hansard knows; each
 # exports ``SOURCE`` (a hansard.agents.record.GitSource). Their sessions are parsed by the agents' readers.
@@ -125,12 +126,23 @@ def repo_files() -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for a in agents() for n in a.repo_files))
 
 
+def repo_dirs() -> tuple[str, ...]:
+    """Folders inside repositories whose ``.md`` files are agents' transcripts (SpecStory)."""
+    return tuple(dict.fromkeys(d for a in agents() for d in a.repo_dirs))
+
+
 def memory_files() -> list[tuple[Agent, MemoryFile]]:
     return [(a, m) for a in agents() for m in a.memory_files]
 
 
 def web_names() -> tuple[str, ...]:
     return tuple(a.name for a in agents() if a.web)
+
+
+def unsearched_names() -> tuple[str, ...]:
+    """Providers left out of search and session lists unless asked for: web chats, and copies
+    of sessions kept in repositories (SpecStory)."""
+    return tuple(a.name for a in agents() if a.web or not a.searched)
 
 
 @cache

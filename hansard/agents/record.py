@@ -89,6 +89,13 @@ class Agent(NamedTuple):
     # Transcript file names the agent keeps at the top of the repository it works in (Aider's
     # history): looked for in every repository hansard knows.
     repo_files: tuple[str, ...] = ()
+    # Folders the agent keeps its transcripts in inside the repositories it works in, every
+    # ``.md`` file directly in them one transcript (SpecStory's ``.specstory/history``): looked
+    # for in every repository hansard knows, and in a folder given to `hansard index`.
+    repo_dirs: tuple[str, ...] = ()
+    # False: its sessions are copies that stay out of search and session lists unless asked
+    # for, as web chats do (SpecStory).
+    searched: bool = True
     # The agent commits each edit itself and names the commit in its transcript (Aider), so the
     # link step dates its edits by those commits.
     commits_own_edits: bool = False
