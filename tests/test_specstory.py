@@ -181,8 +181,6 @@ def test_a_repository_history_is_indexed_and_kept_out_of_lists_and_search(repo: 
     rc, out, _ = run_cli("sessions", "--json")
     assert rc == 0 and SID not in out
     rc, out, _ = run_cli("sessions", "--provider", "specstory", "--json")
-    rows = json.loads(out)
-    rows = rows if isinstance(rows, list) else rows.get("sessions", rows)
     assert rc == 0 and SID in out
     rc, out, _ = run_cli("history", "release-please", "--json")
     assert rc == 0 and SID not in out
@@ -201,3 +199,6 @@ def test_a_known_repositorys_histories_are_found_by_a_bare_index(repo: GitRepo) 
     assert run_cli("index")[0] == 0
     rc, out, _ = run_cli("sessions", "--provider", "specstory", "--json")
     assert rc == 0 and SID in out and "Retry cap" in out
+    rc, out, _ = run_cli("status", "--json")
+    status = {a["name"]: a for a in json.loads(out)["agents"]}["specstory"]
+    assert rc == 0 and status["found"] and status["sessions"] == 2 and status["edits"] == 0
