@@ -39,7 +39,7 @@ def candidate_files(roots: Iterable[str], whole: set[str] | None = None) -> Iter
                 dirs[:] = []
                 yield os.path.abspath(dirpath)
                 continue
-            md = bool(md_dirs) and dirpath.replace(os.sep, "/").endswith(md_dirs)
+            md = bool(md_dirs) and os.path.abspath(dirpath).replace(os.sep, "/").endswith(md_dirs)
             for name in files:
                 if (name.endswith(suffixes) and not name.endswith(".meta.json")) or (md and name.endswith(".md")):
                     yield os.path.join(os.path.abspath(dirpath), name)
