@@ -128,8 +128,10 @@ def cmd_sessions(a: argparse.Namespace) -> int:
     since = since_text(a.since, "since")
     from hansard import agents
 
-    # Web chats only when asked for: by --include-web-chats, or by naming one with --provider.
-    hide = () if a.include_web_chats or a.provider in agents.web_names() else agents.web_names()
+    # Web chats (and SpecStory copies) only when asked for: by --include-web-chats, or by naming
+    # one with --provider.
+    hidden = agents.unsearched_names()
+    hide = () if a.include_web_chats or agents.resolve(a.provider) in hidden else hidden
     rows = store.sessions.list(repo_ids=resolve_repo(store, a.repo), provider=a.provider, since=since, limit=a.limit,
                                exclude_providers=hide)
     if a.include_team_sessions or a.team:

@@ -22,7 +22,7 @@ CODEX_SHELL_NAMES = ("shell", "shell_command", "exec_command", "local_shell", "c
 def test_records_are_complete_and_distinct() -> None:
     recs = agents.agents()
     assert [a.name for a in recs] == ["claude_code", "codex", "gemini", "cursor", "opencode", "aider", "copilot",
-                                      "claude_web", "chatgpt"]
+                                      "claude_web", "chatgpt", "specstory"]
     assert len({a.name for a in recs}) == len(recs)
     for a in recs[:3]:
         assert a.display and a.transcript_dirs and a.readers and a.shell_tools and not a.web
@@ -31,8 +31,12 @@ def test_records_are_complete_and_distinct() -> None:
         if a.web:
             # a web chat writes no file and runs nothing; it is imported, never scanned
             assert not (a.transcript_dirs or a.shell_tools or a.edit_tools or a.memory_files or a.homes())
-        else:
+        elif a.searched:
             assert (a.transcript_dirs or a.repo_files) and a.edit_tools
+        else:
+            # a copy of sessions kept in repositories (SpecStory): found there, and never an
+            # edit, a shell command or a commit of its own
+            assert a.repo_dirs and not (a.transcript_dirs or a.shell_tools or a.edit_tools)
         for p in a.providers():
             assert p.name == a.name
         assert agents.by_name(a.name) is a and agents.display_name(a.name) == a.display

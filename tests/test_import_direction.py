@@ -41,7 +41,7 @@ ORDER: list[tuple[str, set[str]]] = [
     ("ingest", {"ingest"}),
     ("link", {"link"}),
     ("code", {"code"}),
-    ("answers", {"answers"}),
+    ("answers", {"answers", "trace"}),  # trace: Agent Trace records read as recorded evidence and written from answers
     ("render", {"render"}),
     ("team", {"team"}),
     ("adapters", {"cli", "mcp", "lsp", "demo", "__main__"}),

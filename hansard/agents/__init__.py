@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from hansard.agents.base import Provider
-    from hansard.agents.record import Agent, GitSource, MemoryFile
+    from hansard.agents.record import Agent, GitSource, MemoryFile, Recorder
 
 # Order matters only when two readers could both claim a file.
 AGENTS = (
@@ -33,10 +33,15 @@ AGENTS = (
     "hansard.agents.copilot",
     "hansard.agents.webchat.claude_web",
     "hansard.agents.webchat.chatgpt",
+    "hansard.agents.specstory",
 )
 # Tools that keep sessions in git, read from the refs of every repository hansard knows; each
 # exports ``SOURCE`` (a hansard.agents.record.GitSource). Their sessions are parsed by the agents' readers.
 GIT_SOURCES = ("hansard.agents.entire",)
+# Tools that record in git who wrote a commit or its lines (notes refs, commit trailers); each
+# exports ``RECORDER`` (a hansard.agents.record.Recorder). What they record is shown beside
+# `why`'s answers (hansard.answers.why.recorded), never decides one.
+RECORDERS = ("hansard.agents.git_ai", "hansard.agents.qwen_code", "hansard.agents.trailers")
 # Readers of records no agent wrote to disk: deliveries captured by capture_subagent_messages.
 OTHER_READERS = ("hansard.agents.capture:PROVIDER",)
 TOOL_ROLES = ("shell", "shell_output", "edit", "read", "search", "web", "task", "plan")
@@ -51,6 +56,11 @@ def agents() -> tuple[Agent, ...]:
 @cache
 def git_sources() -> tuple[GitSource, ...]:
     return tuple(importlib.import_module(mod).SOURCE for mod in GIT_SOURCES)
+
+
+@cache
+def recorders() -> tuple[Recorder, ...]:
+    return tuple(importlib.import_module(mod).RECORDER for mod in RECORDERS)
 
 
 def by_name(name: str | None) -> Agent | None:
@@ -116,12 +126,23 @@ def repo_files() -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for a in agents() for n in a.repo_files))
 
 
+def repo_dirs() -> tuple[str, ...]:
+    """Folders inside repositories whose ``.md`` files are agents' transcripts (SpecStory)."""
+    return tuple(dict.fromkeys(d for a in agents() for d in a.repo_dirs))
+
+
 def memory_files() -> list[tuple[Agent, MemoryFile]]:
     return [(a, m) for a in agents() for m in a.memory_files]
 
 
 def web_names() -> tuple[str, ...]:
     return tuple(a.name for a in agents() if a.web)
+
+
+def unsearched_names() -> tuple[str, ...]:
+    """Providers left out of search and session lists unless asked for: web chats, and copies
+    of sessions kept in repositories (SpecStory)."""
+    return tuple(a.name for a in agents() if a.web or not a.searched)
 
 
 @cache

@@ -89,6 +89,13 @@ class Agent(NamedTuple):
     # Transcript file names the agent keeps at the top of the repository it works in (Aider's
     # history): looked for in every repository hansard knows.
     repo_files: tuple[str, ...] = ()
+    # Folders the agent keeps its transcripts in inside the repositories it works in, every
+    # ``.md`` file directly in them one transcript (SpecStory's ``.specstory/history``): looked
+    # for in every repository hansard knows, and in a folder given to `hansard index`.
+    repo_dirs: tuple[str, ...] = ()
+    # False: its sessions are copies that stay out of search and session lists unless asked
+    # for, as web chats do (SpecStory).
+    searched: bool = True
     # The agent commits each edit itself and names the commit in its transcript (Aider), so the
     # link step dates its edits by those commits.
     commits_own_edits: bool = False
@@ -135,3 +142,15 @@ class GitSource(NamedTuple):
         mod, _, attr = self.scan.partition(":")
         scan: Callable[..., object] = getattr(importlib.import_module(mod), attr)
         return scan
+
+
+class Recorder(NamedTuple):
+    """A tool that records in git who wrote a commit or which of its lines (not whole sessions):
+    git-ai's and qwen-code's notes, agents' commit trailers. What it records is shown beside
+    hansard's answer (`recorded.by` names it), never decides one. Its notes ref (or the commit
+    messages) is read, never written or fetched."""
+
+    name: str  # as `recorded.by` names it in the why contract
+    display: str
+    notes_ref: str | None = None  # the notes ref it writes, if any
+    reader: str | None = None  # "module:attr" of what reads it, loaded on first use

@@ -26,7 +26,7 @@ def agent_status(store: Store) -> list[dict[str, Any]]:
         found = any(os.path.exists(h) for h in homes)
         if not found and a.repo_files:
             found = any(os.path.basename(p) in a.repo_files for p in repo_transcripts(repo_paths))
-        if not found and a.web:
+        if not found and (a.web or a.repo_dirs):  # imported, or kept in a repository (SpecStory)
             found = bool(c.get("sessions"))
         out.append({"name": a.name, "display": a.display, "homes": homes, "found": found,
                     "sessions": c.get("sessions", 0), "messages": c.get("messages", 0), "edits": c.get("edits", 0)})

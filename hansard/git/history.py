@@ -104,17 +104,26 @@ def read_blobs(top: str, blob_ids: list[str]) -> dict[str, bytes]:
 
 def file_log(top: str, path: str, rev: str = "HEAD", *, patches: bool = False) -> str:
     """`git log --follow` of one file, one record per commit starting with NUL: header fields
-    separated by US, then `--raw` lines (blob ids, status, names) and, with ``patches``, the
+    separated by US (the agent trailers, as git's own parser reads them, just before the
+    summary), then `--raw` lines (blob ids, status, names) and, with ``patches``, the
     zero-context diff."""
-    args = ["log", "--follow", "-M", "--raw", "--no-abbrev", "--format=%x00%H%x1f%P%x1f%ct%x1f%an%x1f%s"]
+    args = ["log", "--follow", "-M", "--raw", "--no-abbrev", f"--format=%x00%H%x1f%P%x1f%ct%x1f%an%x1f{AGENT_TRAILERS}%x1f%s"]
     if patches:
         args += ["-p", "-U0", "--no-ext-diff"]
     return git_text([*args, rev, "--", path], top)
 
 
+# The trailers that may name a coding agent (hansard.agents.trailers), as git's own trailer
+# parser gives them: ``Key: value`` pairs of one commit on one line, separated by RS (keys are
+# matched in any case). Part of every `git log` that lists commits for the tie rules or a file.
+AGENT_TRAILERS = "%(trailers:key=Claude-Session,key=Co-authored-by,unfold,separator=%x1e)"
+
+
 # One commit of a file's history: the file's name in it (and before it, for a rename), its
-# blob after it (None: deleted), parents and committer time.
-LogEntry = namedtuple("LogEntry", "sha path old_path blob parents committer_time author summary")
+# blob after it (None: deleted), parents and committer time; ``trailers``: its agent trailers
+# (``AGENT_TRAILERS``), empty when it has none or they were not read.
+LogEntry = namedtuple("LogEntry", "sha path old_path blob parents committer_time author summary trailers",
+                      defaults=("",))
 
 
 def raw_files(raw: str) -> list[tuple[str | None, str, str | None]]:
@@ -137,12 +146,12 @@ def parse_file_log(out: str, path: str) -> list[tuple[LogEntry, str]]:
     entries: list[tuple[LogEntry, str]] = []
     for block in out.split("\x00")[1:]:
         head, _, rest = block.partition("\n")
-        sha, parents, ct, author, summary = (head.split("\x1f") + [""] * 5)[:5]
+        sha, parents, ct, author, trailers, summary = (head.split("\x1f", 5) + [""] * 6)[:6]
         patch_at = rest.find("\ndiff --git ")
         raw, patch = (rest, "") if patch_at < 0 else (rest[:patch_at], rest[patch_at + 1:])
         files = raw_files(raw)
         old, name, blob = files[-1] if files else (None, path, None)
-        entries.append((LogEntry(sha, name, old, blob, parents.split(), int(ct or 0), author, summary), patch))
+        entries.append((LogEntry(sha, name, old, blob, parents.split(), int(ct or 0), author, summary, trailers), patch))
     return entries
 
 
@@ -165,15 +174,20 @@ def commit_list(top: str, rev: str = "HEAD") -> list[CommitMeta]:
 CHECKPOINT_LINE = re.compile(rb"^[ \t]*Entire-Checkpoint:[ \t]*([0-9a-f]{12})[ \t]*\r?$", re.M)
 
 
-def commit_log(top: str, rev: str = "HEAD") -> tuple[list[CommitMeta], dict[str, list[str]]]:
+def commit_log(top: str, rev: str = "HEAD", trailers: dict[str, str] | None = None
+               ) -> tuple[list[CommitMeta], dict[str, list[str]]]:
     """``commit_list`` and, from the same `git log`, commit -> the Entire checkpoint ids its
-    message names (``Entire-Checkpoint:`` lines anywhere in it, in order, once each)."""
-    out = git(["log", "--format=%x00%H%x1f%at%x1f%ct%x1f%s%x1f%B", rev, "--"], top)
+    message names (``Entire-Checkpoint:`` lines anywhere in it, in order, once each). Given
+    ``trailers``, it is filled with commit -> its agent trailers (``AGENT_TRAILERS``, read by git's own
+    parser) for the commits that have some."""
+    out = git(["log", f"--format=%x00%H%x1f%at%x1f%ct%x1f{AGENT_TRAILERS}%x1f%s%x1f%B", rev, "--"], top)
     commits = []
     checkpoints: dict[str, list[str]] = {}
     for rec in out.split(b"\0")[1:]:
-        sha, at, ct, summary, body = (rec.split(b"\x1f", 4) + [b"", b"", b"", b"", b""])[:5]
+        sha, at, ct, tr, summary, body = (rec.split(b"\x1f", 5) + [b""] * 6)[:6]
         s = sha.decode()
+        if tr and trailers is not None:
+            trailers[s] = tr.decode("utf-8", "replace")
         commits.append(CommitMeta(s, int(at or 0), int(ct or 0), summary.decode("utf-8", "replace")))
         if b"Entire-Checkpoint" in body:
             ids = list(dict.fromkeys(m.decode() for m in CHECKPOINT_LINE.findall(body)))
@@ -271,7 +285,7 @@ def repo_log(top: str, rev: str = "HEAD") -> list[tuple[LogEntry, list[tuple[str
     commits: list[tuple[LogEntry, list[tuple[str | None, str, str | None]]]] = []
     for block in out.split("\x00")[1:]:
         head, _, raw = block.partition("\n")
-        sha, parents, ct, author, summary = (head.split("\x1f") + [""] * 5)[:5]
+        sha, parents, ct, author, trailers, summary = (head.split("\x1f", 5) + [""] * 6)[:6]
         commits.append((LogEntry(sha, None, None, None, parents.split(), int(ct or 0), author, summary),
                         raw_files(raw)))
     return commits

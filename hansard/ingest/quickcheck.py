@@ -28,6 +28,8 @@ def candidate_files(roots: Iterable[str], whole: set[str] | None = None) -> Iter
     # Files agents keep in repositories (Aider's `.aider.chat.history.md`) also count in a folder
     # given by hand, whatever prefix a copy of them got.
     suffixes = (*TRANSCRIPT_SUFFIXES, *agents.repo_files())
+    # ... and the Markdown files of folders agents keep in repositories (SpecStory's histories).
+    md_dirs = tuple("/" + d for d in agents.repo_dirs())
     for root in roots:
         if os.path.isfile(root):
             yield os.path.abspath(root)
@@ -37,17 +39,29 @@ def candidate_files(roots: Iterable[str], whole: set[str] | None = None) -> Iter
                 dirs[:] = []
                 yield os.path.abspath(dirpath)
                 continue
+            md = bool(md_dirs) and os.path.abspath(dirpath).replace(os.sep, "/").endswith(md_dirs)
             for name in files:
-                if name.endswith(suffixes) and not name.endswith(".meta.json"):
+                if (name.endswith(suffixes) and not name.endswith(".meta.json")) or (md and name.endswith(".md")):
                     yield os.path.join(os.path.abspath(dirpath), name)
 
 
 def repo_transcripts(repo_paths: Iterable[str]) -> list[str]:
-    """Transcript files agents keep at the top of these repositories (Aider's history)."""
+    """Transcript files agents keep in these repositories: at the top (Aider's history), and
+    the ``.md`` files of their folders (SpecStory's ``.specstory/history``)."""
     from hansard import agents
 
     names = agents.repo_files()
-    return sorted(f for top in repo_paths for n in names if os.path.isfile(f := os.path.join(top, n)))
+    dirs = agents.repo_dirs()
+    out = [f for top in repo_paths for n in names if os.path.isfile(f := os.path.join(top, n))]
+    for top in repo_paths:
+        for d in dirs:
+            folder = os.path.join(top, d)
+            try:
+                listed = os.listdir(folder)
+            except OSError:
+                continue  # the common case: no such folder
+            out += [f for n in listed if n.endswith(".md") and os.path.isfile(f := os.path.join(folder, n))]
+    return sorted(out)
 
 
 def source_identity(path: str) -> tuple[int, int, int]:

@@ -78,9 +78,10 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None,
     prints += [p for _, p in new_prints]
     from hansard.git.history import commit_log
 
-    commits, named = commit_log(top, head)
+    trailers: dict[str, str] = {}
+    commits, named = commit_log(top, head, trailers)
     tied, pids = _join(store, top, prints, _history(prints, commits))
-    for sha, session_id in _trailer_ties(store, repo_id, named):
+    for sha, session_id in _trailer_ties(store, repo_id, named) + _session_trailer_ties(store, trailers):
         tied.setdefault(sha, set()).add((session_id, "trailer"))
     diffs_head = head if diffs else (state["diffs_head"] if state is not None else None)
     new_state = {"head": head, "calls_upto": upto, "calls": count, "commits": len(commits),
@@ -184,6 +185,20 @@ def _trailer_ties(store: Store, repo_id: int, named: Mapping[str, list[str]]) ->
         return []
     kept = facet.checkpoint_sessions(root, {c for ids in named.values() for c in ids})
     return [(sha, s) for sha, ids in named.items() for c in ids for s in sorted(kept.get(c, ()))]
+
+
+def _session_trailer_ties(store: Store, trailers: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(commit, session) for each ``Claude-Session:`` trailer naming a session this store has
+    under that very id (hansard.agents.trailers): the rule ``trailer``. A session the store does
+    not have ties nothing (its commit keeps only what the trailer records, shown by `why`)."""
+    if not trailers:
+        return []
+    from hansard.agents.trailers.coauthors import parse
+
+    named = {sha: t.sessions for sha, f in trailers.items() if (t := parse(f)) is not None and t.sessions}
+    ids = {s for ss in named.values() for s in ss}
+    have = {s for s in ids if store.evidence.session(s) is not None}
+    return [(sha, s) for sha, ss in named.items() for s in ss if s in have]
 
 
 def _current(store: Store, facts: Any, top: str, repo_id: int) -> bool:

@@ -5,15 +5,7 @@ evidence: `why` shows them beside hansard's own and says where they disagree
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from hansard.agents.record import Recorder
 
-
-class Recorder(NamedTuple):
-    """A tool that records in git who wrote which lines of a commit (not whole sessions)."""
-
-    name: str  # as `recorded.by` names it in the why contract
-    display: str
-    notes_ref: str  # the notes ref it writes; read, never written or fetched
-
-
-RECORDER = Recorder(name="git-ai", display="git-ai", notes_ref="refs/notes/ai")
+RECORDER = Recorder(name="git-ai", display="git-ai", notes_ref="refs/notes/ai",
+                    reader="hansard.agents.git_ai.notes:parse_note")

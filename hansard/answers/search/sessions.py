@@ -103,7 +103,7 @@ def search_past_sessions(
         commit_sessions=commit_sessions(store, commit) if commit and commit.strip() else None,
         include_subagents=bool(include_subagents),
         include_web_chats=bool(include_web_chats),
-        web_providers=list(agents.web_names()),
+        web_providers=list(agents.unsearched_names()),
         exclude_session_ids=[exclude_session_id] if exclude_session_id else [],
     )
     q = parse(query)

@@ -98,9 +98,9 @@ def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, da
         except OSError:
             side = None
         h.update(repr(side).encode())
-    from hansard.answers.why.recorded import notes_tip
+    from hansard.answers.why.recorded import attribution_tip, notes_tip
 
-    h.update(repr(notes_tip(t.top)).encode())  # git-ai's notes, shown beside the answer
+    h.update(repr((notes_tip(t.top), attribution_tip(t.top))).encode())  # git-ai's and qwen-code's notes
     h.update(data)
     key = h.hexdigest()
     return cache, key, cache.get(key), generation

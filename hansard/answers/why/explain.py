@@ -148,12 +148,12 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     if no_sessions:  # a line no session wrote may still be an agent's (fail closed)
         answers = [a.replace(kind="unknown", rule="no_sessions", confidence=0.0) if a.kind == "human" else a
                    for a in answers]
-    from hansard.answers.why.recorded import annotate
+    from hansard.answers.why.recorded import annotate, annotate_agent_trace, annotate_attribution, annotate_trailers
 
     answers = annotate(t.top, bl, answers)  # what git-ai's notes recorded, beside hansard's own evidence
-    from hansard.answers.why.recorded import annotate_agent_trace
-
     answers = annotate_agent_trace(store, bl, answers)  # imported Agent Trace records, the same way
+    answers = annotate_attribution(t.top, bl, answers)  # qwen-code's per-file notes
+    answers = annotate_trailers(history, bl, answers)  # agents' commit trailers
     ans = render_contract(store, asked, rev, bl, answers)
     if no_sessions:
         from hansard.answers.notices import no_sessions as notice

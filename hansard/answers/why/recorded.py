@@ -26,20 +26,25 @@ whose range of P holds L (the specification's own way to read a line, its sectio
 range holds records nothing: a record claims only the lines it names. ``mixed`` disagrees only
 with ``human``, ``unknown`` with nothing. Where git-ai recorded the line too, ``recorded`` stays
 git-ai's and a disagreeing record still adds ``agent-trace`` to ``disagrees_with``.
+
+Two more records, each in its own function below, each only on lines no record before it
+describes (git-ai's lines first): qwen-code's per-file notes (``annotate_attribution``) and
+agents' commit trailers (``annotate_trailers``, commit-level, never a disagreement).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from hansard.agents.git_ai import RECORDER
 
 if TYPE_CHECKING:
-    from hansard.agents.git_ai.notes import Note
+    from hansard.answers.restored import FileHistory
     from hansard.answers.why.line import LineAnswer
     from hansard.git.blame import Blame
 
-NOTES_REF = RECORDER.notes_ref
+NOTES_REF = RECORDER.notes_ref or ""
 BY = RECORDER.name
 
 AGENT_KINDS = ("agent", "agent_modified")
@@ -53,14 +58,18 @@ def notes_tip(top: str) -> str | None:
     return ref_from_files(top, NOTES_REF)
 
 
-def read_notes(top: str, tip: str, shas: list[str]) -> dict[str, Note]:
+def read_notes(top: str, tip: str, shas: list[str], parse: Callable[[bytes], Any] | None = None) -> dict[str, Any]:
     """commit -> its parsed note, for the commits among ``shas`` that have one, in one
     `git cat-file --batch` (a note is at ``<sha>`` in the notes tree, or fanned out as
-    ``<sha[:2]>/<sha[2:]>`` or ``<sha[:2]>/<sha[2:4]>/<sha[4:]>`` once there are many)."""
-    from hansard.agents.git_ai.notes import parse_note
+    ``<sha[:2]>/<sha[2:]>`` or ``<sha[:2]>/<sha[2:4]>/<sha[4:]>`` once there are many).
+    ``parse``: the notes' parser, git-ai's by default."""
     from hansard.git.objects import CatFile
 
-    out: dict[str, Note] = {}
+    if parse is None:
+        from hansard.agents.git_ai.notes import parse_note
+
+        parse = parse_note
+    out: dict[str, Any] = {}
     if not shas:
         return out
     with CatFile(top) as cat:
@@ -69,7 +78,7 @@ def read_notes(top: str, tip: str, shas: list[str]) -> dict[str, Note]:
     for i, sha in enumerate(shas):
         for g in got[3 * i:3 * i + 3]:
             if g is not None and g[0] == "blob":
-                note = parse_note(g[1])
+                note = parse(g[1])
                 if note is not None:
                     out[sha] = note
                 break
@@ -146,4 +155,84 @@ def annotate_agent_trace(store: Any, bl: Blame, answers: list[LineAnswer]) -> li
         rec.update({k: hit[f] for k, f in (("model", "model"), ("session_id", "session_id"), ("url", "url"),
                                             ("tool", "tool"), ("record", "id")) if hit[f]})
         out.append(_compare(a, rec, TRACE))
+    return out
+
+
+# --- qwen-code's attribution notes (refs/notes/ai-attribution) --------------------------------
+
+def attribution_tip(top: str) -> str | None:
+    from hansard.agents.qwen_code import RECORDER as QWEN
+    from hansard.git.refs import ref_from_files
+
+    return ref_from_files(top, QWEN.notes_ref or "")
+
+
+def annotate_attribution(top: str, bl: Blame, answers: list[LineAnswer]) -> list[LineAnswer]:
+    """``answers`` with what qwen-code's note on a line's commit records about the line's file:
+    ``recorded: {"by": "qwen-code", "kind": "file_share", "agent": "qwen_code", "ai_percent":
+    …, "ai_chars": …, "human_chars": …, "generator": …, "commit": …}``, on lines no line-level
+    record (git-ai's) already describes. The note names no line, so it contradicts hansard
+    only where it is certain about the whole file: every changed character the agent's (a
+    line hansard calls a person's disagrees) or none of them (a line hansard calls an agent's
+    disagrees); ``disagrees_with: ["qwen-code"]`` and the confidence halved, as for git-ai.
+    Costs nothing without the ref (a look at git's files), else one `git cat-file --batch`."""
+    from hansard.agents.qwen_code import RECORDER as QWEN
+    from hansard.agents.qwen_code.notes import parse_note
+
+    tip = attribution_tip(top)
+    if tip is None or not answers:
+        return answers
+    by_line = {b.final_line: b for b in bl.lines}
+    shas = sorted({b.sha for b in by_line.values() if b.sha and b.sha.strip("0")})
+    notes = read_notes(top, tip, shas, parse_note)
+    if not notes:
+        return answers
+    out = []
+    for a in answers:
+        b = by_line.get(a.line)
+        note = notes.get(b.sha) if b is not None and a.recorded is None else None
+        share = note.share(b.orig_path) if note is not None and b is not None else None
+        if share is None or b is None or note is None:
+            out.append(a)
+            continue
+        rec: dict[str, Any] = {"by": QWEN.name, "kind": "file_share", "agent": "qwen_code", "ai_percent": share.percent,
+                               "ai_chars": share.ai_chars, "human_chars": share.human_chars, "commit": b.sha}
+        if note.generator:
+            rec["generator"] = note.generator
+        if a.kind in ("human", "pasted"):
+            differs = share.ai_chars > 0 and share.human_chars == 0
+        elif a.kind in AGENT_KINDS:
+            differs = share.ai_chars == 0 and share.human_chars > 0
+        else:
+            differs = False
+        out.append(a.replace(recorded=rec, disagrees_with=(QWEN.name,), confidence=a.confidence / 2) if differs
+                   else a.replace(recorded=rec))
+    return out
+
+
+# --- agent commit trailers (Claude-Session:, Co-authored-by:) ----------------------------------
+
+def annotate_trailers(history: FileHistory, bl: Blame, answers: list[LineAnswer]) -> list[LineAnswer]:
+    """``answers`` with what a line's commit's agent trailers record (hansard.agents.trailers),
+    on lines no other record describes: ``recorded: {"by": "trailer", "kind": "commit",
+    "agent": …, "co_authored_by": [...], "model": …, "session_url": …, "commit": …}``. A
+    trailer speaks of the whole commit, so it never disagrees with a line's answer and never
+    changes it (a line hansard calls a person's stays one: the person may have written it in
+    the agent's commit). The trailers come from the file's own `git log`, already read for the
+    answer (git's trailer parser, no process of its own); a line blamed to a commit outside the
+    file's history records nothing."""
+    from hansard.agents.trailers.coauthors import parse
+
+    if not answers:
+        return answers
+    by_line = {b.final_line: b for b in bl.lines}
+    shas = {b.sha for b in by_line.values() if b.sha}
+    got = {c.sha: t for c in history.commits() if c.sha in shas and c.trailers and (t := parse(c.trailers)) is not None}
+    if not got:
+        return answers
+    out = []
+    for a in answers:
+        b = by_line.get(a.line)
+        t = got.get(b.sha) if b is not None and a.recorded is None else None
+        out.append(a if t is None or b is None else a.replace(recorded=t.recorded(b.sha)))
     return out
