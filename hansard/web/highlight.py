@@ -3,7 +3,8 @@
 Always true: the result has exactly one fragment per input line, each the line's text escaped
 and wrapped in ``<span class="tok-X">`` runs that open and close within the line (a token
 spanning lines, such as a docstring, is cut at each line end), so a line is a self-contained
-table cell. Text Pygments has no lexer for, or a file past ``MAX_CHARS``, is escaped only.
+table cell. Text Pygments has no lexer for, or a file past ``MAX_LINES`` or ``MAX_CHARS``, is
+escaped only.
 """
 
 from __future__ import annotations
@@ -12,13 +13,15 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-# Beyond this the page is painted plain: highlighting grows with the text.
-MAX_CHARS = 2_000_000
+# Beyond these the page is painted plain: Pygments' lexers take ~0.1 s per 1,000 lines of
+# Python here, and a 5,000-line file must paint within a second (issue 25).
+MAX_LINES = 2_000
+MAX_CHARS = 200_000
 
 
 def lines_html(rel: str, lines: list[str]) -> list[Markup]:
     text = "\n".join(lines)
-    lexer = _lexer(rel, text) if len(text) <= MAX_CHARS else None
+    lexer = _lexer(rel, text) if len(text) <= MAX_CHARS and len(lines) <= MAX_LINES else None
     if lexer is None:
         return [escape(ln) for ln in lines]
     from pygments.token import STANDARD_TYPES
