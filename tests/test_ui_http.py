@@ -147,3 +147,29 @@ def test_a_long_session_is_paged(served: Served) -> None:
 def test_the_static_files_ship_in_the_package() -> None:
     root = Path(__file__).resolve().parents[1] / "hansard" / "web" / "static"
     assert {p.name for p in root.iterdir()} >= {"ui.js", "ui.css"}
+
+
+def test_open_shows_a_file_with_the_conversation_of_an_agent_line_beside_it(served: Served, tmp_path: Path) -> None:
+    """`hansard ui --open` (with PATH:LINE, or alone: the file the newest session edited, at its
+    first agent line) opens a file page whose conversation panel is already filled."""
+    import time
+
+    record = tmp_path / "browser"
+    record.write_text('#!/bin/sh\necho "$1" > "$(dirname "$0")/url"\n')
+    record.chmod(0o755)
+    for args, path in ((["app/retry.py:10"], "/file/app/retry.py?line=10"), ([], "/file/app/banner.py?line=1")):
+        (tmp_path / "url").unlink(missing_ok=True)
+        s = ui_server.start(served.repo, {**served.env, "BROWSER": str(record)}, "--open", *args)
+        try:
+            for _ in range(600):
+                if (tmp_path / "url").exists() and (tmp_path / "url").read_text().strip():
+                    break
+                time.sleep(0.05)
+            url = (tmp_path / "url").read_text().strip()
+            assert url.startswith(s.base + path + "&token="), url
+            status, _, body = s.get(url[len(s.base):], token=False)
+            assert status == 200
+            assert '<aside id="conv" aria-live="polite" class="open">' in body
+            assert "<h3>Prompt</h3>" in body and "<h3>The edit" in body and "<h3>Commit</h3>" in body
+        finally:
+            ui_server.stop(s)
