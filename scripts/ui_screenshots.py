@@ -40,6 +40,7 @@ def main() -> None:
         b = Browser(a.width, a.height)
         try:
             b.get(s.url("/"))
+            b.wait(lambda: b.find_all("#stats.loaded svg.chart"), "the charts")
             (out / "ui-repository.png").write_bytes(b.screenshot())
             b.get(s.url("/file/app/retry.py"))
             b.click(b.find("tr#L10 td.c"))
@@ -47,6 +48,7 @@ def main() -> None:
                    "the conversation of line 10")
             (out / "ui-file.png").write_bytes(b.screenshot())
             b.get(s.url("/session/4f0f2c6e?around=3"))
+            b.wait(lambda: b.find_all("#alive.loaded li"), "the session's lines alive")
             (out / "ui-session.png").write_bytes(b.screenshot())
         finally:
             b.quit()

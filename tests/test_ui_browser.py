@@ -98,6 +98,20 @@ def test_keyboard_moves_the_selection_and_enter_opens(served: Served, browser: B
     assert _panel(b) == ""
 
 
+def test_the_repository_page_fills_in_its_charts_and_a_session_its_lines_alive(served: Served,
+                                                                             browser: Browser) -> None:
+    b = browser
+    b.get(served.url("/"))
+    b.wait(lambda: b.find_all("#stats.loaded svg.chart"), "the charts")
+    text = b.text(b.find("#stats"))
+    assert "Agents wrote" in text and "Agent share over time" in text and "By folder" in text
+    b.click(b.find("#stats a[href^='/file/app/retry.py']"))
+    b.wait(lambda: "/file/app/retry.py" in b.url, "the file page")
+    b.get(served.url("/session/4f0f2c6e"))
+    b.wait(lambda: b.find_all("#alive.loaded li"), "the session's lines alive")
+    assert "app/retry.py 3 lines alive" in b.text(b.find("#alive"))
+
+
 def test_search_and_follow_a_result_to_its_message(served: Served, browser: Browser) -> None:
     b = browser
     b.get(served.url("/"))

@@ -76,11 +76,13 @@ def test_a_missing_file_is_not_found(served: Served) -> None:
 
 
 def test_another_repositorys_session_is_refused_like_none_and_never_named(served: Served) -> None:
-    other = served.get(f"/session/{ui_server.OTHER_SESSION}")
-    none = served.get("/session/0bbbbbbb-0000-4000-8000-000000000000")
-    assert other[0] == none[0] == 403
-    assert other[2].replace(ui_server.OTHER_SESSION, "ID") == none[2].replace("0bbbbbbb-0000-4000-8000-000000000000", "ID")
-    for path in ("/", "/search?q=OTHER-REPOSITORY-PROMPT", "/search?q=never+shown", "/file/app/retry.py"):
+    for tail in ("", "/alive", "?around=1"):
+        other = served.get(f"/session/{ui_server.OTHER_SESSION}{tail}")
+        none = served.get(f"/session/0bbbbbbb-0000-4000-8000-000000000000{tail}")
+        assert other[0] == none[0] == 403
+        assert other[2].replace(ui_server.OTHER_SESSION, "ID") == none[2].replace("0bbbbbbb-0000-4000-8000-000000000000",
+                                                                                  "ID")
+    for path in ("/", "/stats", "/search?q=OTHER-REPOSITORY-PROMPT", "/search?q=never+shown", "/file/app/retry.py"):
         status, _, body = served.get(path)
         assert status == 200
         assert ui_server.OTHER_PROMPT not in body and ui_server.OTHER_SESSION[:8] not in body
@@ -93,7 +95,8 @@ def test_transcript_git_and_file_strings_are_escaped(served: Served) -> None:
     assert "&lt;script&gt;alert(&#34;prompt&#34;)&lt;/script&gt;" in body  # the prompt
     assert "&lt;img src=x onerror=alert(1)&gt;" in body  # the code
     assert "add &lt;b&gt;banner&lt;/b&gt; &amp; &lt;script&gt;x&lt;/script&gt;" in body  # the commit
-    for path in (f"/session/{ui_server.XSS_SESSION}", "/search?q=banner", "/"):
+    for path in (f"/session/{ui_server.XSS_SESSION}", "/search?q=banner", "/", "/stats",
+                 f"/session/{ui_server.XSS_SESSION}/alive"):
         status, _, body = served.get(path)
         assert status == 200 and "<script>alert" not in body and "<img src=x" not in body, path
 
@@ -108,8 +111,10 @@ def test_a_secret_in_the_code_is_served_redacted(served: Served) -> None:
 
 def test_the_pages_answer(served: Served) -> None:
     status, _, body = served.get("/")
+    assert status == 200 and "4f0f2c6e-9d1b" in body and 'data-src="/stats?token=' in body
+    status, _, body = served.get("/stats")  # the charts come in their own request
     assert status == 200 and "<svg" in body and "Agent share over time" in body and "By folder" in body
-    assert "4f0f2c6e-9d1b" in body and "app/retry.py" in body
+    assert "app/retry.py" in body and "Claude Code" in body and "Codex" in body
     status, _, body = served.get("/file/app/retry.py?line=10")
     assert status == 200
     assert 'id="L10" class="k-agent' in body and "Claude Code 4f0f2c6e" in body and ">modified<" in body
@@ -118,6 +123,8 @@ def test_the_pages_answer(served: Served) -> None:
     assert "Add capped backoff to upload retry" in body  # the commit
     status, _, body = served.get("/session/4f0f2c6e?around=3")
     assert status == 200 and 'id="m3"' in body and "Add capped backoff to upload retry" in body
+    status, _, body = served.get("/session/4f0f2c6e/alive")  # which of its lines are alive, linked
+    assert status == 200 and "/file/app/retry.py?line=4&amp;token=" in body and "3 lines alive" in body
     status, _, body = served.get("/search?q=backoff")
     assert status == 200 and "/session/4f0f2c6e-9d1b-4c7a-a35e-0c8f5b2d7e11?around=" in body
 

@@ -92,10 +92,16 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
             store = core.open_store()
             try:
                 out = fn(request, store)
-            except HansardError as exc:
-                status = 403 if isinstance(exc, ScopeNotGranted) else 404 if isinstance(exc, NotFound) or \
-                    exc.code == "not_a_repository" else 400 if isinstance(exc, InvalidArgument) else 500
-                return HTMLResponse(str(pages.error_page(links, status, exc.code, exc.message)), status_code=status)
+            except Exception as exc:  # noqa: BLE001 - every failure is a page saying what it was
+                from hansard.store.errors import typed
+
+                err = exc if isinstance(exc, HansardError) else typed(exc)
+                if err is None:
+                    raise
+                status = 403 if isinstance(err, ScopeNotGranted) else 404 if isinstance(err, NotFound) or \
+                    err.code == "not_a_repository" else 400 if isinstance(err, InvalidArgument) else \
+                    503 if err.retryable else 500
+                return HTMLResponse(str(pages.error_page(links, status, err.code, err.message)), status_code=status)
             finally:
                 store.close()
             return out if isinstance(out, Response) else HTMLResponse(str(out))
@@ -114,12 +120,15 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
         return n
 
     def repository(request: Request, store: Any) -> Any:
-        stats, error = None, None
+        return pages.repository(links, top, core.recent_sessions(store, top))
+
+    def stats(request: Request, store: Any) -> Any:
+        # its own request: a large repository's first count answers every file (later ones
+        # reuse each unchanged file's), and the page must not wait for it
         try:
-            stats = core.stats(store, top)
+            return pages.stats(links, top, core.stats(store, top), None)
         except HansardError as exc:
-            error = exc.message
-        return pages.repository(links, top, stats, error, core.recent_sessions(store, top))
+            return pages.stats(links, top, None, exc.message)
 
     def file(request: Request, store: Any) -> Any:
         from hansard.web.highlight import lines_html
@@ -150,11 +159,12 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
         data = core.transcript_page(store, top, sid, around=around, cursor=cursor)
         full = data["session"]["session_id"]
         commits = core.session_commits(store, top, full)
-        files: list[str] = []
-        row = store.evidence.session(full)
-        if row is not None:
-            files = sorted({str(e["rel_path"]) for e in store.evidence.session_edits(row["id"])})
-        return pages.session_page(links, top, data, commits, files, around)
+        return pages.session_page(links, top, data, commits, bool(core.session_files(store, full)), around)
+
+    def alive(request: Request, store: Any) -> Any:
+        # the scope check (and a teammate's session) as for the transcript
+        full = core.transcript_page(store, top, request.path_params["sid"], limit=1)["session"]["session_id"]
+        return pages.alive(links, core.alive_lines(store, top, full, core.session_files(store, full)))
 
     def search(request: Request, store: Any) -> Any:
         q = request.query_params.get("q") or ""
@@ -178,9 +188,11 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
 
     routes = [
         Route("/", answer(repository)),
+        Route("/stats", answer(stats)),
         Route("/file/{path:path}", answer(file)),
         Route("/conversation", answer(conversation)),
         Route("/session/{sid}", answer(session)),
+        Route("/session/{sid}/alive", answer(alive)),
         Route("/search", answer(search)),
         Route("/static/{name}", static),
     ]

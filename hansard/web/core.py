@@ -166,6 +166,31 @@ def session_commits(store: Store, top: str, session_id: str) -> list[dict[str, A
     return [{**c, "summary": redact(c.get("summary") or "")[0]} for c in out.get("commits") or []]
 
 
+def alive_lines(store: Store, top: str, session_id: str, files: list[str], limit: int = 20) -> list[dict[str, Any]]:
+    """For each file the session edited (the first ``limit``): how many of its lines at HEAD
+    `why` gives to this session, and the first of them; a file gone since is said so."""
+    from hansard.errors import HansardError
+
+    out: list[dict[str, Any]] = []
+    for rel in files[:limit]:
+        try:
+            ans = file_answer(store, top, check_rel(top, rel))
+        except HansardError:
+            out.append({"path": rel, "alive": 0, "first": None, "gone": True})
+            continue
+        mine = [ln["line"] for ln in ans["lines"] if ln.get("session_id") == session_id]
+        out.append({"path": ans["path"], "alive": len(mine), "first": mine[0] if mine else None, "gone": False})
+    return out
+
+
+def session_files(store: Store, session_id: str) -> list[str]:
+    """The repository-relative paths a session's applied edits changed, sorted."""
+    row = store.evidence.session(session_id)
+    if row is None:
+        return []
+    return sorted({str(e["rel_path"]) for e in store.evidence.session_edits(row["id"])})
+
+
 def recent_sessions(store: Store, top: str, limit: int = 15, web_chats: bool = False) -> list[dict[str, Any]]:
     from hansard import agents
     from hansard.answers.search.filters import resolve_repo

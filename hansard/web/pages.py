@@ -37,30 +37,36 @@ def _when(ts: str | None) -> str:
 # -- repository ----------------------------------------------------------------------------------
 
 
-def repository(links: Links, top: str, stats: dict[str, Any] | None, error: str | None,
-               sessions: list[dict[str, Any]]) -> Markup:
-    parts: list[Markup] = []
-    if stats is not None:
-        k = stats["kinds"]
-        agents = k["agent"] + k["agent_modified"]
-        parts.append(Markup('<section class="summary"><h1>{}</h1><p class="big">Agents wrote <b>{}</b> ({:,}) of '
-                            'the {:,} lines in {:,} files at <code>{}</code></p>{}</section>').format(
-            top.rsplit("/", 1)[-1], f"{100.0 * agents / stats['counted_lines']:.1f}%" if stats["counted_lines"] else "–",
-            agents, stats["counted_lines"], len(stats["files"]), stats["rev"][:10], charts.kinds_bar(stats)))
-        parts.append(Markup('<section class="charts"><div><h2>Agent share over time</h2>{}</div>'
-                            '<div><h2>By folder</h2>{}</div></section>').format(charts.months(stats),
-                                                                             charts.folders(stats)))
-        f = stats["funnel"]
-        parts.append(Markup('<p class="funnel">Sessions {:,} → commits {:,} → lines their edits added {:,} → agent '
-                            'lines alive {:,}</p>').format(f["sessions"], f["commits"], f["lines_added"],
-                                                           f["lines_alive"]))
-        parts.append(_by_agent(stats))
-        parts.append(_files(links, stats))
-    else:
-        parts.append(Markup('<h1>{}</h1><p class="error">The stats could not be counted: {}</p>').format(top, error))
-    parts.append(Markup('<section><h2>Recent sessions</h2>{}</section>').format(session_table(links, sessions)))
-    parts.append(Markup('<section><h2>Search</h2>{}</section>').format(search_form(links, {}, "")))
+def repository(links: Links, top: str, sessions: list[dict[str, Any]]) -> Markup:
+    """The page paints at once; its stats come in their own request (``stats``), which the
+    script fetches (without the script, a link opens them)."""
+    parts = [Markup('<h1>{}</h1><div id="stats" data-src="{}"><p class="dim">Counting the lines agents wrote… (a '
+                    'first count answers every file; later ones reuse what did not change) '
+                    '<a href="{}">open the count</a></p></div>').format(
+        top.rsplit("/", 1)[-1], links.url("/stats"), links.url("/stats")),
+        Markup('<section><h2>Recent sessions</h2>{}</section>').format(session_table(links, sessions)),
+        Markup('<section><h2>Search</h2>{}</section>').format(search_form(links, {}, ""))]
     return page(links, "Repository", join(parts), repo=top, active="repo")
+
+
+def stats(links: Links, top: str, stats: dict[str, Any] | None, error: str | None) -> Markup:
+    """The repository's stats as a fragment: totals, charts, funnel, by agent, files."""
+    if stats is None:
+        return Markup('<p class="error">The stats could not be counted: {}</p>').format(error)
+    k = stats["kinds"]
+    agents = k["agent"] + k["agent_modified"]
+    parts = [Markup('<section class="summary"><p class="big">Agents wrote <b>{}</b> ({:,}) of the {:,} lines in {:,} '
+                    'files at <code>{}</code></p>{}</section>').format(
+        f"{100.0 * agents / stats['counted_lines']:.1f}%" if stats["counted_lines"] else "–", agents,
+        stats["counted_lines"], len(stats["files"]), stats["rev"][:10], charts.kinds_bar(stats))]
+    parts.append(Markup('<section class="charts"><div><h2>Agent share over time</h2>{}</div>'
+                        '<div><h2>By folder</h2>{}</div></section>').format(charts.months(stats), charts.folders(stats)))
+    f = stats["funnel"]
+    parts.append(Markup('<p class="funnel">Sessions {:,} → commits {:,} → lines their edits added {:,} → agent '
+                        'lines alive {:,}</p>').format(f["sessions"], f["commits"], f["lines_added"], f["lines_alive"]))
+    parts.append(_by_agent(stats))
+    parts.append(_files(links, stats))
+    return join(parts)
 
 
 def _by_agent(stats: dict[str, Any]) -> Markup:
@@ -149,6 +155,8 @@ def file_page(links: Links, top: str, ans: dict[str, Any], code: list[Markup], s
 def _gutter_label(ln: dict[str, Any]) -> str:
     if ln["kind"] == "unknown":
         return "? unknown"
+    if ln["kind"] == "pasted" and not ln.get("session_id"):
+        return "pasted (web chat)"  # web chats are named only where asked for
     if not ln.get("session_id"):
         return str(ln.get("session") or KIND_TEXT.get(ln["kind"], ln["kind"]))
     return f"{provider_name(ln.get('provider'))} {ln['session_id'][:8]}"
@@ -260,7 +268,7 @@ def message(links: Links, m: dict[str, Any], current: int | None = None, compact
 
 
 def session_page(links: Links, top: str, data: dict[str, Any], commits: list[dict[str, Any]],
-                 files: list[str], around: int | None) -> Markup:
+                 edited: bool, around: int | None) -> Markup:
     s = data["session"]
     sid = s["session_id"]
     head = Markup('<h1>{} session <code>{}</code></h1><p class="title">{}</p><p class="dim">started {} · {:,} messages'
@@ -273,15 +281,33 @@ def session_page(links: Links, top: str, data: dict[str, Any], commits: list[dic
         side.append(Markup("<h2>Commits</h2><ul class=\"commits\">{}</ul>").format(join(
             Markup("<li><code>{}</code> {} <span class=\"dim\">{}</span></li>").format(
                 c["sha"][:10], c.get("summary") or "", (c.get("how") or "").replace("_", " ")) for c in commits)))
-    if files:
-        side.append(Markup("<h2>Files it edited</h2><ul class=\"files\">{}</ul>").format(join(
-            Markup('<li><a href="{}">{}</a></li>').format(links.file(f), f) for f in files)))
+    if edited:  # which of its lines are alive: a why answer per file, fetched apart
+        src = links.url(f"/session/{sid}/alive")
+        side.append(Markup('<h2>Its lines alive now</h2><div id="alive" data-src="{}"><p class="dim">Looking… '
+                           '<a href="{}">open</a></p></div>').format(src, src))
     msgs = data["messages"]
     nav = _pager(links, sid, data, msgs)
     body = Markup('<div class="sesshead">{}</div><div class="split"><div class="transcript">{}{}{}</div>'
                   '<aside class="open">{}</aside></div>').format(
         head, nav, join(message(links, m, current=around) for m in msgs), nav, join(side))
     return page(links, sid[:13], body, repo=top, body_class="sessionpage")
+
+
+def alive(links: Links, rows: list[dict[str, Any]]) -> Markup:
+    """The files a session edited, each with how many of its lines `why` still gives to it."""
+    if not rows:
+        return Markup('<p class="dim">It edited no file of this repository.</p>')
+    items = []
+    for r in rows:
+        if r["gone"]:
+            items.append(Markup('<li>{} <span class="dim">not in the working tree now</span></li>').format(r["path"]))
+        elif r["alive"]:
+            items.append(Markup('<li><a href="{}">{}</a> {:,} lines alive</li>').format(
+                links.file(r["path"], r["first"]), r["path"], r["alive"]))
+        else:
+            items.append(Markup('<li><a href="{}">{}</a> <span class="dim">none alive</span></li>').format(
+                links.file(r["path"]), r["path"]))
+    return Markup('<ul class="files">{}</ul>').format(join(items))
 
 
 def _pager(links: Links, sid: str, data: dict[str, Any], msgs: list[dict[str, Any]]) -> Markup:

@@ -1,6 +1,15 @@
 // hansard ui: line selection and the conversation panel on the file page. No framework, no
 // network but this server; the panel's HTML is rendered (and escaped) by the server.
 "use strict";
+// Parts of a page that come in their own request (the repository's stats, a session's lines
+// alive): [data-src] is replaced by the fragment the server rendered.
+(function () {
+  Array.prototype.forEach.call(document.querySelectorAll("[data-src]"), function (el) {
+    fetch(el.getAttribute("data-src"), { credentials: "same-origin" })
+      .then(function (r) { return r.text(); })
+      .then(function (html) { el.innerHTML = html; el.removeAttribute("data-src"); el.classList.add("loaded"); });
+  });
+})();
 (function () {
   var code = document.querySelector(".code[data-conv]");
   if (!code) return;
