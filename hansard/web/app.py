@@ -98,9 +98,11 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
                 err = exc if isinstance(exc, HansardError) else typed(exc)
                 if err is None:
                     raise
+                # what the request asked cannot be answered (a binary or untracked file, a bad
+                # date): 400; a busy store: 503; only hansard's own failure is a 500
                 status = 403 if isinstance(err, ScopeNotGranted) else 404 if isinstance(err, NotFound) or \
-                    err.code == "not_a_repository" else 400 if isinstance(err, InvalidArgument) else \
-                    503 if err.retryable else 500
+                    err.code == "not_a_repository" else 503 if err.retryable else 500 if err.code == "internal" \
+                    else 400
                 return HTMLResponse(str(pages.error_page(links, status, err.code, err.message)), status_code=status)
             finally:
                 store.close()

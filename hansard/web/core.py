@@ -70,12 +70,25 @@ def check_rel(top: str, rel: str) -> str:
     p = rel.replace("\\", "/").strip()
     if not p or "\0" in p or p.startswith("/") or os.path.isabs(p) or p.startswith("~") \
             or {"..", ".git"} & set(p.split("/")):
-        raise ScopeNotGranted(f"{WHAT} serves files of {top} only, by their path inside it")
-    scope.check_path(top, p, top, WHAT)
+        raise _outside(top)
+    _check_path(top, p)
     full = os.path.join(top, p)
     if not os.path.isfile(full):
         raise NotFound(f"no file {p!r} in {top}")
     return os.path.relpath(scope.real(full), top).replace(os.sep, "/") if os.path.islink(full) else p
+
+
+def _outside(top: str) -> ScopeNotGranted:
+    return ScopeNotGranted(f"{WHAT} serves the files of {top} only, by their path inside it")
+
+
+def _check_path(top: str, path: str) -> None:
+    """``hansard.mcp.scope``'s rule (the real path must be in the repository and no other one
+    nested in it), refused in this page's words."""
+    try:
+        scope.check_path(top, path, top, WHAT)
+    except ScopeNotGranted:
+        raise _outside(top) from None
 
 
 def session_in_scope(store: Store, top: str, session_id: str) -> None:
@@ -227,9 +240,12 @@ def search(store: Store, top: str, query: str, mode: str, filters: dict[str, str
 
     kw = {k: (filters.get(k) or "").strip() or None for k in SEARCH_FILTERS}
     if kw["file"]:
-        scope.check_path(top, kw["file"], top, WHAT)
+        _check_path(top, kw["file"])
     if kw["commit"]:
-        scope.check_commit(top, kw["commit"], WHAT)
+        try:
+            scope.check_commit(top, kw["commit"], WHAT)
+        except ScopeNotGranted:
+            raise ScopeNotGranted(f"commit {kw['commit']} is not a commit of {top}") from None
     out = search_past_sessions(store, query, repo=top, mode=mode, limit=20, include_web_chats=web_chats,
                                **kw)  # type: ignore[arg-type]
     out["results"] = scope.filter_sessions(top, out.get("results") or [], store.sessions.repo_path_of)
