@@ -151,6 +151,18 @@ def test_a_long_session_is_paged(served: Served) -> None:
     assert pages >= 2 and seen == sorted(set(seen)) and seen[0] == 0 and len(seen) > PAGE_MESSAGES
 
 
+def test_a_long_tool_output_is_cut_and_reads_on(served: Served) -> None:
+    import html
+    import re
+
+    status, _, body = served.get(f"/session/{ui_server.XSS_SESSION}")
+    assert status == 200 and "output line 10\n" in body and "output line 1499" not in body
+    link = re.search(r'<a href="([^"]+)">read on</a>', body)
+    assert link, "no read-on link"
+    status, _, body = served.get(html.unescape(link.group(1)), token=False)
+    assert status == 200 and "output line 1499" in body and "read on" not in body
+
+
 def test_the_static_files_ship_in_the_package() -> None:
     root = Path(__file__).resolve().parents[1] / "hansard" / "web" / "static"
     assert {p.name for p in root.iterdir()} >= {"ui.js", "ui.css"}

@@ -76,6 +76,7 @@ def build(root: Path) -> tuple[Path, dict[str, str]]:
     w = ClaudeWriter(claude, repo, XSS_SESSION, datetime(2026, 11, 20, 9, 0, 0))
     w.prompt(XSS_PROMPT)
     w.write(repo / "app" / "banner.py", f"{XSS_CODE}\nKEY = \"{SECRET}\"\n\n\ndef show():\n    return BANNER\n")
+    w.bash("./long-job", stdout="".join(f"output line {i}\n" for i in range(1500)))  # cut on the page
     for i in range(60):  # a session longer than a page
         w.say(f"progress note {i}")
     w.say("Added the banner.")

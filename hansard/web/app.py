@@ -158,7 +158,7 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
             raise InvalidArgument("session ids are at most 200 characters", argument="session")
         around = _int(request, "around")
         cursor = request.query_params.get("next") or None
-        data = core.transcript_page(store, top, sid, around=around, cursor=cursor)
+        data = core.transcript_page(store, top, sid, around=around, cursor=cursor, offset=_int(request, "offset"))
         full = data["session"]["session_id"]
         commits = core.session_commits(store, top, full)
         return pages.session_page(links, top, data, commits, bool(core.session_files(store, full)), around)

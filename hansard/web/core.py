@@ -153,9 +153,12 @@ def line_view(store: Store, top: str, ans: dict[str, Any], line: int) -> dict[st
 
 
 def transcript_page(store: Store, top: str, session_id: str, *, around: int | None = None, cursor: str | None = None,
-                    limit: int = PAGE_MESSAGES) -> dict[str, Any]:
+                    limit: int = PAGE_MESSAGES, offset: int | None = None) -> dict[str, Any]:
     """One page of a session of the served repository (`hansard show` with its diffs and test
-    runs), a teammate's when it is not a local one."""
+    runs), a teammate's when it is not a local one. With ``offset``, message ``around`` alone,
+    from that character (the rest of a message a page cut)."""
+    if offset is not None:
+        around, limit = around or 0, 1
     from hansard.answers.transcript import get_past_session
 
     team = store
@@ -164,7 +167,7 @@ def transcript_page(store: Store, top: str, session_id: str, *, around: int | No
     try:
         session_in_scope(team, top, session_id)
         return get_past_session(team, session_id, around=around, next=cursor, limit=limit, max_chars=PAGE_CHARS,
-                                max_message_chars=MESSAGE_CHARS, details=True)
+                                max_message_chars=MESSAGE_CHARS, content_offset=offset, details=True)
     finally:
         if team is not store:
             _close_team(team)

@@ -233,7 +233,8 @@ def _edits(edits: list[dict[str, Any]], rel: str | None = None) -> Markup:
     return join(out)
 
 
-def message(links: Links, m: dict[str, Any], current: int | None = None, compact: bool = False) -> Markup:
+def message(links: Links, m: dict[str, Any], current: int | None = None, compact: bool = False,
+            sid: str | None = None) -> Markup:
     idx = m["message_index"]
     label = m["role"] if m["kind"] == "text" else f"{m['role']}/{m['kind']}"
     text = m.get("text") or ""
@@ -241,8 +242,10 @@ def message(links: Links, m: dict[str, Any], current: int | None = None, compact
         text = text[:1200] + "…"
     cut = Markup("")
     if m.get("truncated"):
-        cut = Markup('<p class="dim">… cut at {:,} of {:,} characters</p>').format(m.get("content_offset", 0),
-                                                                                 m.get("content_chars", 0))
+        cut = Markup('<p class="dim">… cut at {:,} of {:,} characters{}</p>').format(
+            m.get("content_offset", 0), m.get("content_chars", 0),
+            Markup(' · <a href="{}">read on</a>').format(links.url("/session/" + sid, around=idx, offset=m["content_offset"]))
+            if sid and m.get("content_offset") else "")
     calls = []
     for c in m.get("tool_calls") or ():
         status = c.get("status") or "no result"
@@ -289,7 +292,7 @@ def session_page(links: Links, top: str, data: dict[str, Any], commits: list[dic
     nav = _pager(links, sid, data, msgs)
     body = Markup('<div class="sesshead">{}</div><div class="split"><div class="transcript">{}{}{}</div>'
                   '<aside class="open">{}</aside></div>').format(
-        head, nav, join(message(links, m, current=around) for m in msgs), nav, join(side))
+        head, nav, join(message(links, m, current=around, sid=sid) for m in msgs), nav, join(side))
     return page(links, sid[:13], body, repo=top, body_class="sessionpage")
 
 
