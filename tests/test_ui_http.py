@@ -163,6 +163,19 @@ def test_a_long_tool_output_is_cut_and_reads_on(served: Served) -> None:
     assert status == 200 and "output line 1499" in body and "read on" not in body
 
 
+def test_a_session_written_while_the_server_runs_shows_on_reload(served: Served) -> None:
+    from datetime import datetime
+
+    from fixtures_repos.writers import ClaudeWriter
+
+    assert "LATE-SESSION-PROMPT" not in served.get("/")[2]
+    w = ClaudeWriter(Path(served.env["CLAUDE_CONFIG_DIR"]), served.repo, "1a7e1a7e-1111-4222-8333-444455556666",
+                     datetime(2026, 11, 30, 9, 0, 0))
+    w.prompt("LATE-SESSION-PROMPT what changed since yesterday?")
+    w.say("Nothing yet.")
+    assert "LATE-SESSION-PROMPT" in served.get("/")[2]
+
+
 def test_the_static_files_ship_in_the_package() -> None:
     root = Path(__file__).resolve().parents[1] / "hansard" / "web" / "static"
     assert {p.name for p in root.iterdir()} >= {"ui.js", "ui.css"}

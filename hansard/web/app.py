@@ -122,6 +122,7 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
         return n
 
     def repository(request: Request, store: Any) -> Any:
+        core.sync(store)
         return pages.repository(links, top, core.recent_sessions(store, top))
 
     def stats(request: Request, store: Any) -> Any:

@@ -41,6 +41,15 @@ def open_store() -> Any:
     return open_for_reading()
 
 
+def sync(store: Store) -> bool:
+    """The CLI's cheap incremental index (a stat walk of the agent homes; an index run only when
+    a transcript changed, skipped while another runs or on a read-only store), so a reload shows
+    sessions written since the server started."""
+    from hansard.ingest.quickcheck import quick_sync
+
+    return quick_sync(store)
+
+
 def _team(store: Store) -> Store:
     """The store with the team's sessions of this repository beside it when a team is set up."""
     from hansard.team import wrap
@@ -111,7 +120,8 @@ def file_answer(store: Store, top: str, rel: str) -> dict[str, Any]:
 
     team = _team(store)
     try:
-        ans = explain(team, rel, cwd=top, upkeep=lambda t, repo_id: refresh(store, t, repo_id, wait_ms=50))
+        ans = explain(team, rel, cwd=top, sync=lambda: sync(store),
+                      upkeep=lambda t, repo_id: refresh(store, t, repo_id, wait_ms=50))
         return _unnamed_elsewhere(team, ans, top)
     finally:
         _close_team(team)
