@@ -18,6 +18,8 @@ from tests import ui_server
 from tests.ui_server import Served
 from tests.webdriver import Browser, programs
 
+pytestmark = pytest.mark.slow  # a browser per module, as the Neovim test
+
 PROMPT = "uploads fail on the first 502; add a capped exponential backoff"
 
 

@@ -44,12 +44,16 @@ def start_url(top: str, port: int, token: str, target: str | None) -> str:
         path = os.path.relpath(os.path.abspath(path), top) if os.path.exists(path) else path
         line = int(n) if n else None
     else:
+        from hansard.errors import HansardError
+
         store = core.open_store()
         try:
             path = core.default_target(store, top) or ""
             if path:
                 ans = core.file_answer(store, top, path)
                 line = next((ln["line"] for ln in ans["lines"] if ln["kind"] == "agent"), None)
+        except HansardError:
+            path = ""  # the file cannot be answered now: the repository page instead
         finally:
             store.close()
     if not path:
