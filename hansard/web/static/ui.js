@@ -68,6 +68,7 @@
     var t = e.target;
     if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
     if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === "Enter" && t && (t.tagName === "A" || t.tagName === "BUTTON")) return;  // a focused link opens
     if (e.key === "j" || e.key === "ArrowDown") { select(sel < 0 ? 0 : sel + 1, true); e.preventDefault(); }
     else if (e.key === "k" || e.key === "ArrowUp") { select(sel < 0 ? 0 : sel - 1, true); e.preventDefault(); }
     else if (e.key === "Enter" && sel >= 0) { open(sel); e.preventDefault(); }
