@@ -96,9 +96,12 @@ def test_transcript_git_and_file_strings_are_escaped(served: Served) -> None:
     assert "&lt;img src=x onerror=alert(1)&gt;" in body  # the code
     assert "add &lt;b&gt;banner&lt;/b&gt; &amp; &lt;script&gt;x&lt;/script&gt;" in body  # the commit
     for path in (f"/session/{ui_server.XSS_SESSION}", "/search?q=banner", "/", "/stats",
-                 f"/session/{ui_server.XSS_SESSION}/alive"):
+                 f"/session/{ui_server.XSS_SESSION}/alive", "/file/we%3Cird%3E/a%26b%3Ci%3E.py"):
         status, _, body = served.get(path)
         assert status == 200 and "<script>alert" not in body and "<img src=x" not in body, path
+        assert "<ird>" not in body and "<i>" not in body, path
+    status, _, body = served.get("/stats")
+    assert "we&lt;ird&gt;/" in body and "/file/we%3Cird%3E/a%26b%3Ci%3E.py?token=" in body  # chart and link
 
 
 def test_a_secret_in_the_code_is_served_redacted(served: Served) -> None:

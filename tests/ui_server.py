@@ -80,6 +80,9 @@ def build(root: Path) -> tuple[Path, dict[str, str]]:
     for i in range(60):  # a session longer than a page
         w.say(f"progress note {i}")
     w.say("Added the banner.")
+    odd = repo / "we<ird>"  # a folder and a file whose names are HTML
+    odd.mkdir()
+    (odd / "a&b<i>.py").write_text("y = '<i>'\n")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "add <b>banner</b> & <script>x</script>")
     other = demo / "other-repo"
