@@ -17,6 +17,8 @@ KIND_TEXT = {"agent": "agent", "agent_modified": "agent, modified by a person", 
              "human": "a person", "unknown": "unknown", "uncommitted": "not committed yet"}
 # Session colours: a block's colour class is its session's place among the file's sessions.
 COLOURS = 8
+# Files listed first on the repository page (most agent lines first); the rest are folded.
+TOP_FILES = 40
 
 
 def provider_name(provider: str | None) -> str:
@@ -82,14 +84,25 @@ def _by_agent(stats: dict[str, Any]) -> Markup:
 
 
 def _files(links: Links, stats: dict[str, Any]) -> Markup:
-    files = sorted(stats["files"].items(), key=lambda x: (-(x[1].get("agent", 0) + x[1].get("agent_modified", 0)),
-                                                          x[0]))[:40]
-    body = join(Markup('<tr><td><a href="{}">{}</a></td><td class=num>{:,}</td><td class=num>{}</td></tr>').format(
-        links.file(rel), rel, r.get("lines", 0),
-        f"{100.0 * (r.get('agent', 0) + r.get('agent_modified', 0)) / r['lines']:.0f}%" if r.get("lines") else "–")
-        for rel, r in files)
-    return Markup('<section><h2>Files</h2><table class="grid files"><thead><tr><th>file</th><th>lines</th>'
-                  '<th>agents</th></tr></thead><tbody>{}</tbody></table></section>').format(body)
+    """The files with the most agent lines first; the others (by path) folded below them."""
+    ranked = sorted(stats["files"].items(), key=lambda x: (-(x[1].get("agent", 0) + x[1].get("agent_modified", 0)),
+                                                           x[0]))
+
+    def table(rows: list[tuple[str, dict[str, int]]]) -> Markup:
+        body = join(Markup('<tr><td><a href="{}">{}</a></td><td class=num>{:,}</td><td class=num>{}</td></tr>').format(
+            links.file(rel), rel, r.get("lines", 0),
+            f"{100.0 * (r.get('agent', 0) + r.get('agent_modified', 0)) / r['lines']:.0f}%" if r.get("lines") else "–")
+            for rel, r in rows)
+        return Markup('<table class="grid files"><thead><tr><th>file</th><th>lines</th><th>agents</th></tr></thead>'
+                      '<tbody>{}</tbody></table>').format(body)
+
+    rest = sorted(ranked[TOP_FILES:])
+    more = Markup('<details><summary>{:,} more files</summary>{}</details>').format(len(rest), table(rest)) if rest \
+        else Markup("")
+    shown = stats.get("files_shown")
+    note = Markup('<p class="dim">The {:,} largest of {:,} files are listed.</p>').format(shown["shown"], shown["of"]) \
+        if shown else Markup("")
+    return Markup('<section><h2>Files</h2>{}{}{}</section>').format(table(ranked[:TOP_FILES]), more, note)
 
 
 def session_table(links: Links, rows: list[dict[str, Any]]) -> Markup:
