@@ -532,6 +532,12 @@ def cmd_demo(a: argparse.Namespace) -> int:
     return run_demo(a.folder)
 
 
+def cmd_ui(a: argparse.Namespace) -> int:
+    from hansard.web.cli import run  # Starlette and uvicorn load here only
+
+    return run(a)
+
+
 def cmd_team(a: argparse.Namespace) -> int:
     # psycopg loads only inside the team commands.
     from hansard.team.commands import run
@@ -843,6 +849,12 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
                                "and print next steps to try there")
     sp.add_argument("folder", nargs="?", metavar="DIR", help="where to build it (default ./hansard-demo; kept)")
     sp.add_argument("--keep", action="store_true", help=argparse.SUPPRESS)  # the folder is always kept now
+
+    sp = add("ui", cmd_ui, "A local, read-only web page: stats, files beside their conversations, sessions, search")
+    sp.add_argument("target", nargs="?", help="open this file (PATH or PATH:LINE) with that line's conversation")
+    sp.add_argument("--port", type=integer, default=0, help="port on 127.0.0.1 (default: a free one)")
+    sp.add_argument("--open", action="store_true", help="open the page in the browser")
+    sp.add_argument("--repo", help="the repository to serve (a path inside it); default: the current folder")
 
     sp = add("team", cmd_team, "Share sessions of opted-in repositories with a team through PostgreSQL")
     if not isinstance(sp, _Skipped):

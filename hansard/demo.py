@@ -206,5 +206,7 @@ def run_demo(folder: str | None = None) -> int:
     print(f"Editor: any LSP client runs `{wrapper} lsp`" + (
         f"; with Neovim and this checkout's plugin:\n  cd {shlex.quote(repo)} && {editor}" if editor else
         " (README: In the editor)"))
+    print(f"Web page: the file with the conversation that wrote line 10 beside it (Ctrl-C stops the server):\n"
+          f"  cd {shlex.quote(repo)} && {run} ui --open app/retry.py:10")
     sys.stdout.flush()
     return 0

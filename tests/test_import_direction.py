@@ -44,7 +44,7 @@ ORDER: list[tuple[str, set[str]]] = [
     ("answers", {"answers", "trace"}),  # trace: Agent Trace records read as recorded evidence and written from answers
     ("render", {"render"}),
     ("team", {"team"}),
-    ("adapters", {"cli", "mcp", "lsp", "demo", "__main__"}),
+    ("adapters", {"cli", "mcp", "lsp", "web", "demo", "__main__"}),
 ]
 RANK = {name: i for i, (_, names) in enumerate(ORDER) for name in names}
 

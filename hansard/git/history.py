@@ -285,7 +285,7 @@ def repo_log(top: str, rev: str = "HEAD") -> list[tuple[LogEntry, list[tuple[str
     commits: list[tuple[LogEntry, list[tuple[str | None, str, str | None]]]] = []
     for block in out.split("\x00")[1:]:
         head, _, raw = block.partition("\n")
-        sha, parents, ct, author, trailers, summary = (head.split("\x1f", 5) + [""] * 6)[:6]
+        sha, parents, ct, author, summary = (head.split("\x1f", 4) + [""] * 5)[:5]  # (no trailers read here)
         commits.append((LogEntry(sha, None, None, None, parents.split(), int(ct or 0), author, summary),
                         raw_files(raw)))
     return commits

@@ -1,0 +1,282 @@
+"""The web page's only door into hansard's core, holding the page to one repository with the
+same rules as `hansard mcp serve --scope repo` (``hansard.mcp.scope``).
+
+Always true of what these functions return: a path is answered only when its real location
+is a file of the served repository (``..``, absolute paths and symlinks out of it are refused
+before anything is read); a session is read only when it ran in the served repository, and an
+id of another repository's session is refused word for word as an id of none; a `why` answer or
+a stats breakdown names no session of another repository (it says "another repository's
+session"); web chats are left out of lists and search unless asked for; and every text is the
+redacted text the store keeps (file lines and commit summaries are redacted here, as `why` does).
+
+Every function is synchronous and may block (git, SQLite): the server runs them on its
+worker threads, each with a store of its own.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from hansard.errors import InvalidArgument, NotFound, ScopeNotGranted
+from hansard.mcp import scope
+
+if TYPE_CHECKING:
+    from hansard.store.interfaces import Store
+
+# Messages on one page of a transcript: a 50 MB session is read a page at a time.
+PAGE_MESSAGES = 40
+PAGE_CHARS = 120_000
+# Tool output beyond this is cut (the page links to the rest, as `hansard show` does).
+MESSAGE_CHARS = 4_000
+# Messages shown around the one whose tool call wrote a line.
+WINDOW = 7
+WHAT = "hansard ui"
+
+
+def open_store() -> Any:
+    """A store to read from (a read-only disk too); one per request."""
+    from hansard.store import open_for_reading
+
+    return open_for_reading()
+
+
+def sync(store: Store) -> bool:
+    """The CLI's cheap incremental index (a stat walk of the agent homes; an index run only when
+    a transcript changed, skipped while another runs or on a read-only store), so a reload shows
+    sessions written since the server started."""
+    from hansard.ingest.quickcheck import quick_sync
+
+    return quick_sync(store)
+
+
+def _team(store: Store) -> Store:
+    """The store with the team's sessions of this repository beside it when a team is set up."""
+    from hansard.team import wrap
+
+    return wrap(store)
+
+
+def _close_team(store: Any) -> None:
+    getattr(store, "close_team", lambda: None)()
+
+
+def repo_top(path: str) -> str:
+    """The real path of the git repository holding ``path`` (the served repository)."""
+    from hansard.errors import NotARepository
+    from hansard.git.identity import find_toplevel
+
+    tops = find_toplevel(os.path.join(os.path.abspath(path), "."))
+    if tops is None:
+        raise NotARepository(f"{path} is not inside a git repository")
+    return scope.real(tops[1])
+
+
+def check_rel(top: str, rel: str) -> str:
+    """``rel`` as a repository-relative path of a file of the served repository, or a refusal:
+    an absolute path, a ``..`` step, or a path whose real location (through symlinks) is
+    outside the repository is ScopeNotGranted; a path of nothing is NotFound."""
+    p = rel.replace("\\", "/").strip()
+    if not p or "\0" in p or p.startswith("/") or os.path.isabs(p) or p.startswith("~") \
+            or {"..", ".git"} & set(p.split("/")):
+        raise _outside(top)
+    _check_path(top, p)
+    full = os.path.join(top, p)
+    if not os.path.isfile(full):
+        raise NotFound(f"no file {p!r} in {top}")
+    return os.path.relpath(scope.real(full), top).replace(os.sep, "/") if os.path.islink(full) else p
+
+
+def _outside(top: str) -> ScopeNotGranted:
+    return ScopeNotGranted(f"{WHAT} serves the files of {top} only, by their path inside it")
+
+
+def _check_path(top: str, path: str) -> None:
+    """``hansard.mcp.scope``'s rule (the real path must be in the repository and no other one
+    nested in it), refused in this page's words."""
+    try:
+        scope.check_path(top, path, top, WHAT)
+    except ScopeNotGranted:
+        raise _outside(top) from None
+
+
+def session_in_scope(store: Store, top: str, session_id: str) -> None:
+    """The session (id or prefix) ran in the served repository, or ScopeNotGranted; another
+    repository's session and no session at all get the same words."""
+    found, path = store.sessions.repo_path_of(session_id)
+    if not found or path is None or scope.real(path) != top:
+        raise ScopeNotGranted(f"no session {session_id!r} of {top}: {WHAT} shows the sessions of this repository only")
+
+
+# -- files --------------------------------------------------------------------------------------
+
+
+def file_answer(store: Store, top: str, rel: str) -> dict[str, Any]:
+    """The `why` answer for every line of ``rel`` (the JSON contract), with no session of
+    another repository named. Cached by the why-result cache like the editor's answers."""
+    from hansard.answers.code_history import _unnamed_elsewhere
+    from hansard.answers.why import explain
+    from hansard.link.commit_facts import refresh
+
+    team = _team(store)
+    try:
+        ans = explain(team, rel, cwd=top, sync=lambda: sync(store),
+                      upkeep=lambda t, repo_id: refresh(store, t, repo_id, wait_ms=50))
+        return _unnamed_elsewhere(team, ans, top)
+    finally:
+        _close_team(team)
+
+
+def line_view(store: Store, top: str, ans: dict[str, Any], line: int) -> dict[str, Any]:
+    """What the page shows beside a line: its answer, the prompt that asked for its edit, the
+    messages around the one whose tool call wrote it (with that call's diff), and its commit."""
+    from hansard.lsp.marks import prompt_for
+
+    lines = ans["lines"]
+    if not 1 <= line <= len(lines):
+        raise InvalidArgument(f"line {line} is not a line of {ans['path']} (1-{len(lines)})", argument="line")
+    ln = lines[line - 1]
+    out: dict[str, Any] = {"line": ln, "session": None, "prompt": None, "messages": [], "call": None,
+                           "commit": None}
+    sha = ln.get("commit")
+    if sha:
+        out["commit"] = {"sha": sha, **(ans.get("commits") or {}).get(sha, {})}
+    sid = ln.get("session_id")
+    if not sid:
+        return out
+    out["session"] = {"session_id": sid, **(ans.get("sessions") or {}).get(sid, {})}
+    out["prompt"] = prompt_for(ans, ln)
+    mi = ln.get("message_index")
+    try:
+        page = transcript_page(store, top, sid, around=mi, limit=WINDOW)
+    except (NotFound, ScopeNotGranted):
+        return out  # a teammate's session not copied here: the answer alone
+    out["messages"] = page["messages"]
+    for m in page["messages"]:
+        for c in m.get("tool_calls") or ():
+            if c.get("call_id") == ln.get("tool_call_id"):
+                out["call"] = {**c, "message_index": m["message_index"]}
+    return out
+
+
+# -- sessions -----------------------------------------------------------------------------------
+
+
+def transcript_page(store: Store, top: str, session_id: str, *, around: int | None = None, cursor: str | None = None,
+                    limit: int = PAGE_MESSAGES, offset: int | None = None) -> dict[str, Any]:
+    """One page of a session of the served repository (`hansard show` with its diffs and test
+    runs), a teammate's when it is not a local one. With ``offset``, message ``around`` alone,
+    from that character (the rest of a message a page cut)."""
+    if offset is not None:
+        around, limit = around or 0, 1
+    from hansard.answers.transcript import get_past_session
+
+    team = store
+    if not store.sessions.repo_path_of(session_id)[0]:
+        team = _team(store)
+    try:
+        session_in_scope(team, top, session_id)
+        return get_past_session(team, session_id, around=around, next=cursor, limit=limit, max_chars=PAGE_CHARS,
+                                max_message_chars=MESSAGE_CHARS, content_offset=offset, details=True)
+    finally:
+        if team is not store:
+            _close_team(team)
+
+
+def session_commits(store: Store, top: str, session_id: str) -> list[dict[str, Any]]:
+    """The commits a session's work landed in (work_context's evidence), summaries redacted."""
+    from hansard.answers.work_context import work_context
+    from hansard.ingest.redact import redact
+
+    out = work_context(store, session_id, repo=top, token_budget=4000, repo_only=top)
+    return [{**c, "summary": redact(c.get("summary") or "")[0]} for c in out.get("commits") or []]
+
+
+def alive_lines(store: Store, top: str, session_id: str, files: list[str], limit: int = 20) -> list[dict[str, Any]]:
+    """For each file the session edited (the first ``limit``): how many of its lines at HEAD
+    `why` gives to this session, and the first of them; a file gone since is said so."""
+    from hansard.errors import HansardError
+
+    out: list[dict[str, Any]] = []
+    for rel in files[:limit]:
+        try:
+            ans = file_answer(store, top, check_rel(top, rel))
+        except HansardError:
+            out.append({"path": rel, "alive": 0, "first": None, "gone": True})
+            continue
+        mine = [ln["line"] for ln in ans["lines"] if ln.get("session_id") == session_id]
+        out.append({"path": ans["path"], "alive": len(mine), "first": mine[0] if mine else None, "gone": False})
+    return out
+
+
+def session_files(store: Store, session_id: str) -> list[str]:
+    """The repository-relative paths a session's applied edits changed, sorted."""
+    row = store.evidence.session(session_id)
+    if row is None:
+        return []
+    return sorted({str(e["rel_path"]) for e in store.evidence.session_edits(row["id"])})
+
+
+def recent_sessions(store: Store, top: str, limit: int = 15, web_chats: bool = False) -> list[dict[str, Any]]:
+    from hansard import agents
+    from hansard.answers.search.filters import resolve_repo
+
+    ids = resolve_repo(store, top)
+    if ids == []:
+        return []
+    return store.sessions.list(repo_ids=ids, limit=limit, exclude_providers=() if web_chats else agents.web_names())
+
+
+def default_target(store: Store, top: str) -> str | None:
+    """The file the newest session of this repository edited last (what `hansard ui --open`
+    shows when no file is named), or None."""
+    for s in recent_sessions(store, top, limit=5):
+        row = store.evidence.session(s["session_id"])
+        if row is None:
+            continue
+        edits = sorted(store.evidence.session_edits(row["id"]), key=lambda e: e["timestamp"] or "", reverse=True)
+        for e in edits:
+            if os.path.isfile(os.path.join(top, e["rel_path"])):
+                return str(e["rel_path"])
+    return None
+
+
+# -- search and stats ---------------------------------------------------------------------------
+
+
+SEARCH_FILTERS = ("provider", "since", "until", "roles", "tool", "command", "file", "commit")
+
+
+def search(store: Store, top: str, query: str, mode: str, filters: dict[str, str], web_chats: bool) -> dict[str, Any]:
+    """search_past_sessions held to the served repository; a file or commit filter must be of it."""
+    from hansard.answers.search.sessions import search_past_sessions
+
+    kw = {k: (filters.get(k) or "").strip() or None for k in SEARCH_FILTERS}
+    if kw["file"]:
+        _check_path(top, kw["file"])
+    if kw["commit"]:
+        try:
+            scope.check_commit(top, kw["commit"], WHAT)
+        except ScopeNotGranted:
+            raise ScopeNotGranted(f"commit {kw['commit']} is not a commit of {top}") from None
+    out = search_past_sessions(store, query, repo=top, mode=mode, limit=20, include_web_chats=web_chats,
+                               **kw)  # type: ignore[arg-type]
+    out["results"] = scope.filter_sessions(top, out.get("results") or [], store.sessions.repo_path_of)
+    return out
+
+
+def stats(store: Store, top: str) -> dict[str, Any]:
+    """repo_stats of the served repository (by agent and session), sessions of other
+    repositories folded into one unnamed row."""
+    from hansard.answers.stats import repo_stats
+    from hansard.link.commit_facts import refresh
+
+    team = _team(store)
+    try:
+        out = repo_stats(team, None, by=("agent", "session"), cwd=top, max_files=200,
+                         upkeep=lambda t, repo_id: refresh(store, t, repo_id, wait_ms=50))
+        if (out.get("by") or {}).get("session"):
+            out["by"]["session"] = scope.unname_sessions(top, out["by"]["session"], team.sessions.repo_path_of)
+        return out
+    finally:
+        _close_team(team)
