@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("checkout", nargs="?", help="a gitleaks work tree")
     ap.add_argument("--git-dir", help="a gitleaks git directory (bare is fine) instead of a work tree")
     ap.add_argument("--rev", default="HEAD")
-    ap.add_argument("--out", default=str(gitleaks.DATA))
+    ap.add_argument("--out", default=gitleaks.DATA)
     ap.add_argument("--detect-secrets", action="store_true",
                     help="write secret_rules/detect_secrets.json from the installed detect-secrets instead")
     ap.add_argument("--screen", action="store_true", help="only write secret_rules/screen.json from the rules")
@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         from hansard.ingest import redact
 
         doc = redact.detect_secrets_patterns()
-        out = gitleaks.DATA.with_name(redact.DS_DATA)
+        out = Path(gitleaks.DATA).with_name(redact.DS_DATA)
         out.write_text(json.dumps({**doc, "licence": "Apache-2.0, Copyright 2017-2018 Yelp Inc.; see "
                                                      "LICENSE.detect-secrets beside this file"}, indent=1) + "\n")
         print(f"detect-secrets {doc['version']}: {sum(map(len, doc['plugins'].values()))} patterns of "
@@ -102,7 +102,7 @@ def _write_screen() -> int:
             "sys.stdout.write(json.dumps(redact.screen_data(), indent=0, ensure_ascii=True) + '\\n')")
     doc = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
                          cwd=ROOT).stdout
-    out = gitleaks.DATA.with_name("screen.json")
+    out = Path(gitleaks.DATA).with_name("screen.json")
     out.write_text(doc, encoding="utf-8")
     print(f"{len(json.loads(doc)['words'])} literals and {len(json.loads(doc)['gates'])} gates written to {out}")
     return 0

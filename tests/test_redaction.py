@@ -872,9 +872,9 @@ def test_vendored_gitleaks_rules_are_whole_and_licensed() -> None:
         assert gitleaks.translate(r["regex"]) == r["python"], r["id"]
         assert r["keywords"] and r["name"] == gitleaks.snake(r["id"])
     assert {s["id"] for s in doc["skipped"]} >= {"generic-api-key", "pkcs12-file"}
-    licence = (gitleaks.DATA.parent / "LICENSE").read_text()
+    licence = (Path(gitleaks.DATA).parent / "LICENSE").read_text()
     assert "MIT License" in licence and "Zachary Rice" in licence
-    assert (gitleaks.DATA.parent / "NOTICE").is_file()
+    assert (Path(gitleaks.DATA).parent / "NOTICE").is_file()
     names = set(R.rule_names())
     assert {"shopify_access_token", "linear_api_key", "digitalocean_pat", "huggingface_access_token"} <= names
 
@@ -1109,7 +1109,7 @@ def test_screen_data_is_the_rules_own() -> None:
     """secret_rules/screen.json is what the rules say now (else: scripts/update_gitleaks_rules.py --screen)."""
     from hansard.ingest import gitleaks
 
-    assert json.loads(gitleaks.DATA.with_name("screen.json").read_text(encoding="utf-8")) == R.screen_data()
+    assert json.loads(Path(gitleaks.DATA).with_name("screen.json").read_text(encoding="utf-8")) == R.screen_data()
 
 
 def test_screen_never_passes_a_text_the_redactor_changes() -> None:

@@ -167,12 +167,25 @@ def similar_texts(query: str, texts: list[str], floor: float) -> list[tuple[floa
     from rapidfuzz import process
     from rapidfuzz.distance.Indel import normalized_similarity
 
-    got = process.extract(_normal(query), [_normal(t) for t in texts], scorer=normalized_similarity,
+    got = process.extract(_normal(query), _normal_list(texts), scorer=normalized_similarity,
                           score_cutoff=floor, limit=None)
     return sorted(((score, k) for _, score, k in got), key=lambda x: x[1])
 
 
 _NORMAL: dict[str, str] = {}
+# id of a list -> (the list, its normal forms): the lists compared are a commit's removed lines
+# and an edit's absent ones, each asked about by every line near it (the list is kept, so its id
+# stays its own).
+_NORMAL_LISTS: dict[int, tuple[list[str], list[str]]] = {}
+
+
+def _normal_list(texts: list[str]) -> list[str]:
+    hit = _NORMAL_LISTS.get(id(texts))
+    if hit is None or hit[0] is not texts:
+        if len(_NORMAL_LISTS) > 50_000:
+            _NORMAL_LISTS.clear()
+        hit = _NORMAL_LISTS[id(texts)] = (texts, [_normal(t) for t in texts])
+    return hit[1]
 
 
 def _normal(text: str) -> str:

@@ -541,9 +541,9 @@ def detect_secrets_patterns() -> dict[str, Any]:
 def detect_secrets_rules() -> list[Rule]:
     """The patterns of detect-secrets' regex plugins, as Rules."""
     import json
-    from pathlib import Path
+    import os
 
-    with open(Path(__file__).with_name("secret_rules") / DS_DATA, encoding="utf-8") as fh:
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "secret_rules", DS_DATA), encoding="utf-8") as fh:
         data = json.load(fh)["plugins"]
     rules: list[Rule] = []
     for module, _cls, name, names in DS_PLUGINS:

@@ -176,12 +176,12 @@ def annotate_attribution(top: str, bl: Blame, answers: list[LineAnswer]) -> list
     line hansard calls a person's disagrees) or none of them (a line hansard calls an agent's
     disagrees); ``disagrees_with: ["qwen-code"]`` and the confidence halved, as for git-ai.
     Costs nothing without the ref (a look at git's files), else one `git cat-file --batch`."""
-    from hansard.agents.qwen_code import RECORDER as QWEN
-    from hansard.agents.qwen_code.notes import parse_note
-
     tip = attribution_tip(top)
     if tip is None or not answers:
         return answers
+    from hansard.agents.qwen_code import RECORDER as QWEN
+    from hansard.agents.qwen_code.notes import parse_note
+
     by_line = {b.final_line: b for b in bl.lines}
     shas = sorted({b.sha for b in by_line.values() if b.sha and b.sha.strip("0")})
     notes = read_notes(top, tip, shas, parse_note)
