@@ -261,7 +261,12 @@ class RepoRegistry(Protocol):
     stage (hansard.link) writes through it."""
 
     def id_by_path(self, path: str) -> int | None: ...
-    def id_by_identity(self, root_commit: str, remote: str | None) -> int | None: ...
+    def id_by_identity(self, root_commit: str, remote: str | None) -> int | None:
+        """This store's row of a repository, by identity: the key every other facet takes
+        (a team store's rows are its own; a caller holding another store's row maps it through
+        ``root_commit`` and this)."""
+    def root_commit(self, repo_id: int) -> str | None:
+        """The identity (root commit) of a repository row, None when unknown or unborn."""
     def register(self, root_commit: str | None, remote: str | None, path: str, key_fields: Collection[str] = (),
                  wait: bool = True) -> int:
         """A new repository; sessions known only by a project-root key (``sessions.extra``
@@ -441,6 +446,33 @@ class GitSources(Protocol):
     def root_of(self, repo_id: int) -> str | None: ...
 
 
+# --- a team's store: the extra reads the team view batches with (hansard.team.view) ---
+class TeamEvidenceIndex(EvidenceIndex, Protocol):
+    """A team store's evidence, with the batches that keep a question to few round trips."""
+
+    def edit_lines_with_sessions(self, repo_id: int, hashes: Iterable[int], side: str = "+"
+                                 ) -> tuple[Sequence[Row], Sequence[Row], Sequence[Row]]:
+        """``edit_lines``, the sessions rows of those edits (with ``root_commit``) and their
+        typed prompts (session_id, message_index, text)."""
+    def sessions_named(self, session_ids: Collection[str]) -> Sequence[Row]:
+        """The sessions rows (with ``root_commit``) of these session ids."""
+    def prompts(self, session_ids: Collection[str]) -> Sequence[Row]:
+        """session_id, message_index, text of every typed user prompt of these sessions."""
+
+
+class TeamSessionQueries(SessionQueries, Protocol):
+    def matches(self, ref: str) -> Sequence[Row]:
+        """Sessions (with ``root_commit``) with this id, else whose id starts with ``ref``: at
+        most two, so that the caller tells a unique prefix from an ambiguous one."""
+
+
+class TeamMessageSearch(SearchIndex, Protocol):
+    def messages_containing(self, groups: Sequence[Sequence[str]], excluded: Sequence[Sequence[str]],
+                            roots: Collection[str], since: str | None, until: str | None,
+                            limit: int) -> builtins.list[dict[str, Any]]:
+        """Keyword search of team hits where no full-text index exists (the offline copy)."""
+
+
 class Store(Protocol):
     """A store's facets. They are read-only properties: an implementation may build each on first
     use (``functools.cached_property``), and a caller never replaces one."""
@@ -483,3 +515,19 @@ class Store(Protocol):
     def interrupt(self) -> None:
         """Stop the statement running on another thread (a call past its deadline)."""
     def close(self) -> None: ...
+
+
+class TeamStore(Store, Protocol):
+    """A store shared by a team (PostgreSQL, or its offline copy): every facet of a Store, and
+    the team's batches. ``me`` (email, machine) is the member-machine its answers leave out."""
+
+    @property
+    def evidence(self) -> TeamEvidenceIndex: ...
+    @property
+    def sessions(self) -> TeamSessionQueries: ...
+    @property
+    def search(self) -> TeamMessageSearch: ...
+    @property
+    def me(self) -> tuple[str, str]: ...
+    def run(self, sql: str, params: Sequence[Any] = ()) -> builtins.list[dict[str, Any]]:
+        """The engine's own statements, for its team searches (``hansard.store.postgres.store``)."""

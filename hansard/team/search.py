@@ -63,13 +63,13 @@ def team_hits(store: Any, q: Any, *, team: str | None, repo: str | None, since: 
 
     kw: list[dict[str, Any]] = []
     if mode in ("keyword", "hybrid"):
-        kw = TeamSearch(store.team_server).messages(q, roots, since, until, limit * 5)
+        kw = TeamSearch(store.team).messages(q, roots, since, until, limit * 5)
     if mode == "keyword":
         return _hits(kw, words, "keyword", local_time, limit), None
     sem, why = _meaning_rows(store, query, roots, since, until, limit * 5)
     if why:
         if mode == "meaning":
-            kw = TeamSearch(store.team_server).messages(q, roots, since, until, limit * 5)
+            kw = TeamSearch(store.team).messages(q, roots, since, until, limit * 5)
         return _hits(kw, words, "keyword", local_time, limit), why
     if mode == "meaning":
         return _hits(sem, words, "meaning", local_time, limit), None
@@ -100,7 +100,7 @@ def _meaning_rows(store: Any, query: str, roots: list[str], since: str | None, u
     embedder, why = load_embedder()
     if embedder is None:
         return [], f"team meaning search skipped: {why}; ran keyword search"
-    tv = TeamVectors(store.team_server)
+    tv = TeamVectors(store.team)
     best = tv.nearest(embedder.id, embedder.embed([query])[0], roots, k * 4)
     if not best:
         return [], ("team meaning search skipped: no team session was pushed with vectors of this model;"
@@ -119,7 +119,7 @@ def _offline_messages(store: Any, q: Any, roots: list[str], since: str | None, u
     """Messages of the offline copy whose text holds a word of every group of ``q`` (and none
     of an excluded term), newest first."""
     groups = [[w for t in g for w in ([t.text] if t.identifier else t.words)] for g in q.groups]
-    return store.team.messages_containing(groups, [t.words for t in q.exclude], roots, since, until, limit)
+    return store.team.search.messages_containing(groups, [t.words for t in q.exclude], roots, since, until, limit)
 
 
 def _pulled_at() -> str | None:
@@ -164,7 +164,8 @@ def team_sessions(store: Any, *, team: str | None, repo: str | None, since: str 
     roots, notice = _roots(store, team, repo)
     if roots is None:
         return [], notice
-    rows = store.team.list(roots, since, limit)
+    ids = [t for t in (store.repo_map.team_root(c) for c in roots) if t is not None]
+    rows = store.team.sessions.list(repo_ids=ids, since=since, limit=limit)
     return [{"session_id": r["session_id"], "provider": r["provider"], "title": r["title"],
              "first_prompt": r["first_prompt"], "started_at": r["started_at"], "last_at": r["last_at"], "cwd": r["cwd"],
              "message_count": r["message_count"], "parent_session_id": r["parent_session_id"], "repo": None,

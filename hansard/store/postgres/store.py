@@ -18,7 +18,7 @@ from typing import Any
 
 from hansard.errors import StoreTooNew, TeamUnreachable
 from hansard.store.postgres.migrations import MIGRATIONS
-from hansard.store.postgres.queries import TeamQueries, contains, time_bounds
+from hansard.store.postgres.queries import TeamTables, contains, time_bounds
 
 # Any key works as long as every hansard uses the same one: migrations run one at a time.
 _MIGRATE_LOCK = 0x68616E73
@@ -54,8 +54,9 @@ def _watchdog(conn: Any, seconds: float) -> Iterator[None]:
         timer.cancel()
 
 
-class PostgresTeamStore:
-    """One connection (a CLI command: one question or one push), or, with ``pooled``, a
+class PostgresTeamStore(TeamTables):
+    """A :class:`~hansard.store.interfaces.Store` (its read facets from :class:`TeamTables`)
+    over one connection (a CLI command: one question or one push), or, with ``pooled``, a
     psycopg_pool pool (a long-lived process answering many). Connections are in autocommit: a
     reader's query is one round trip (no BEGIN, no ROLLBACK on return to the pool); writers
     open their transactions explicitly."""
@@ -94,8 +95,16 @@ class PostgresTeamStore:
                 if self.pool is not None:
                     self.pool.close(timeout=0)
             raise _unreachable(exc) from None
-        self.readonly = False
         self.deadline = statement_timeout_ms / 1000 + timeout
+
+    combined = True  # a file's edit lines come with their sessions and prompts in one round trip
+
+    def interrupt(self) -> None:
+        """Cancel the statement running on the single connection (a pool's are left to their
+        statement timeout)."""
+        if self.conn is not None:
+            with contextlib.suppress(Exception):
+                self.conn.cancel_safe(timeout=1)
 
     def close(self) -> None:
         if self.pool is not None:
@@ -173,16 +182,9 @@ class PostgresTeamStore:
     # -- facets ----------------------------------------------------------------------------
 
     @cached_property
-    def evidence(self) -> TeamQueries:
-        return TeamQueries(self.run, self.me, combined=True)
-
-    @cached_property
     def uploads(self) -> TeamUploads:
         return TeamUploads(self)
 
-    @cached_property
-    def search(self) -> TeamSearch:
-        return TeamSearch(self)
 
 
 class TeamUploads:
