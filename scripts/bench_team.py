@@ -178,7 +178,8 @@ def main() -> None:
         from hansard.team.view import TeamView
 
         kept = wrap(local_b)
-        warm_t, _ = time_why(lambda: TeamView(local_b, kept.team, kept.team_roots, source="server"), a.rounds)
+        warm_t, _ = time_why(lambda: TeamView(local_b, kept.team, kept.team_roots, source="server",
+                                              owned=False), a.rounds)
         kept.close_team()
         with contextlib.redirect_stdout(io.StringIO()):
             assert cli(["team", "pull"]) == 0

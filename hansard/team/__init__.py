@@ -24,7 +24,8 @@ def me(cfg: dict[str, Any]) -> tuple[str, str]:
 
 
 def open_server(cfg: dict[str, Any], *, migrate: bool = False) -> Any:
-    """The team server (``PostgresTeamStore``); ``TeamUnreachable`` when it does not answer."""
+    """The team server (``PostgresTeamStore``); ``TeamUnreachable`` when it does not answer. A
+    reader's schema check also brings the opted-in repositories' rows (one round trip)."""
     from hansard.store.postgres.store import PostgresTeamStore
     from hansard.team.config import connect_kwargs
 
@@ -34,7 +35,7 @@ def open_server(cfg: dict[str, Any], *, migrate: bool = False) -> Any:
         if migrate:
             server.migrate()
         else:
-            server.check_schema()
+            server.check_schema([r["root_commit"] for r in cfg.get("repos", []) if r.get("root_commit")])
     except BaseException:
         server.close()
         raise

@@ -469,6 +469,7 @@ class TeamRepos:
     def __init__(self, run: Run, me: tuple[str, str]) -> None:
         self.run = run
         self.me = me
+        self._ids: dict[str, int] = {}
 
     def _refuse(self) -> Exception:
         from hansard.errors import StoreReadOnly
@@ -478,9 +479,19 @@ class TeamRepos:
     def id_by_path(self, path: str) -> int | None:
         return None
 
+    def know(self, ids: dict[str, int]) -> None:
+        """Repository rows by root commit, read with something else (a reader's schema check):
+        a row, once there, keeps its id, so they are not asked again."""
+        self._ids.update(ids)
+
     def id_by_identity(self, root_commit: str, remote: str | None) -> int | None:
+        if root_commit in self._ids:
+            return self._ids[root_commit]
         rows = self.run("SELECT id FROM repos WHERE root_commit=%s", (root_commit,))
-        return int(rows[0]["id"]) if rows else None
+        if not rows:
+            return None  # not remembered: a later push may add it
+        self._ids[root_commit] = int(rows[0]["id"])
+        return self._ids[root_commit]
 
     def root_commit(self, repo_id: int) -> str | None:
         rows = self.run("SELECT root_commit FROM repos WHERE id=%s", (repo_id,))

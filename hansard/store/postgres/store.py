@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -161,16 +161,19 @@ class PostgresTeamStore(TeamTables):
                 applied.append(m.__name__)
         return applied
 
-    def check_schema(self) -> None:
+    def check_schema(self, roots: Collection[str] = ()) -> None:
         """Readers: the server's schema is one this hansard knows (else ``StoreTooNew``), and
-        exists. One round trip: it runs on every question that reads the team."""
+        exists. One round trip: it runs on every question that reads the team, so it also
+        brings the repository rows of ``roots`` (the opted-in root commits) to ``repos``."""
         from hansard.errors import TeamNotConfigured
 
         try:
-            names = {r["name"] for r in self.run("SELECT name FROM hansard_migrations")}
+            rows = self.run("SELECT name, NULL AS root, NULL::integer AS id FROM hansard_migrations UNION ALL"
+                            " SELECT NULL, root_commit, id FROM repos WHERE root_commit = ANY(%s)", (list(roots),))
         except self._psycopg.errors.UndefinedTable:
             raise TeamNotConfigured("the team server has no hansard tables yet: run `hansard team init` first") from None
-        self._refuse_newer(names)
+        self._refuse_newer({r["name"] for r in rows if r["name"] is not None})
+        self.repos.know({r["root"]: int(r["id"]) for r in rows if r["name"] is None})
 
     @staticmethod
     def _refuse_newer(done: set[str]) -> None:
