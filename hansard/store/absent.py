@@ -36,6 +36,16 @@ def keeps(facet: object) -> bool:
     return not isinstance(facet, Absent)
 
 
+# What a store with no team beside it says when asked for a team's sessions.
+NO_TEAM = ("this store holds no team sessions (no team store is configured, or its server did not answer and"
+           " there is no offline copy: `hansard team pull` keeps one)")
+
+
+def no_shared_hits() -> tuple[list[dict[str, Any]], str | None]:
+    """``SearchIndex.shared_hits`` of a store with no team's sessions beside its own."""
+    return [], NO_TEAM
+
+
 def _same(data: bytes) -> bytes:
     return data
 

@@ -354,6 +354,13 @@ class SearchIndex(Protocol):
     def intent_vectors(self, model: str) -> tuple[list[tuple[int, int, int]], list[bytes]]:
         """Every intent text as (message id, session, embedded length) and its float16 vector."""
     def message_sessions(self, ids: Sequence[int]) -> dict[int, int]: ...
+    def shared_hits(self, q: Any, *, team: str | None, repo: str | None, since: str | None, until: str | None,
+                    limit: int, mode: str, query: str) -> tuple[list[dict[str, Any]], str | None]:
+        """Hits from the sessions a team shares beside this store's own (one per session, best
+        first, with ``member`` and ``team``) and a notice of what was left out, for the parsed
+        query ``q`` (and its text ``query``, for ``mode`` meaning or hybrid) in the team named
+        ``team`` (None: this member's), narrowed to ``repo``. A store with no team beside it
+        finds none, and says so."""
 
 
 # --- audit log: one row per MCP call ---

@@ -14,7 +14,7 @@ per line: a file's edit lines come with their sessions and prompts in one query.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -173,10 +173,9 @@ class TeamView:
     def repos(self) -> RepoRegistry:
         return self.local.repos
 
-    @property
-    def search(self) -> SearchIndex:
-        # Teammates' sessions are searched by hansard.team.search (hits with member and team).
-        return self.local.search
+    @cached_property
+    def search(self) -> LocalSearch:
+        return LocalSearch(self.local.search, self)
 
     @property
     def audit(self) -> AuditLog:
@@ -215,6 +214,103 @@ class TeamView:
     def close(self) -> None:
         self.close_team()
         self.local.close()
+
+
+class LocalSearch:
+    """The search index of this machine's store, and the team's sessions as ``shared_hits``
+    (hansard.team.search: keyword in PostgreSQL, meaning through the pushed passage vectors,
+    or keyword over the offline copy; hits with ``member`` and ``team``). Teammates' messages
+    never enter the local candidates: their hits are asked for apart, when the team flags are."""
+
+    def __init__(self, local: SearchIndex, view: TeamView) -> None:
+        self._local = local
+        self._view = view
+
+    def shared_hits(self, q: Any, *, team: str | None, repo: str | None, since: str | None, until: str | None,
+                    limit: int, mode: str, query: str) -> tuple[list[dict[str, Any]], str | None]:
+        from hansard.team.search import team_hits
+
+        return team_hits(self._view, q, team=team, repo=repo, since=since, until=until, limit=limit, mode=mode,
+                         query=query)
+
+    # -- this machine's index alone ----------------------------------------------------------
+
+    def keyword_candidates(self, q: Any, f: Any, k: int) -> tuple[list[Any], int, bool]:
+        return self._local.keyword_candidates(q, f, k)
+
+    def recent_candidates(self, f: Any, k: int, per_session: int) -> list[Any]:
+        return self._local.recent_candidates(f, k, per_session)
+
+    def hit_rows(self, ids: Sequence[int]) -> dict[int, Any]:
+        return self._local.hit_rows(ids)
+
+    def file_sessions(self, forms: Iterable[str]) -> set[int]:
+        return self._local.file_sessions(forms)
+
+    def commit_sessions(self, sha: str) -> set[int]:
+        return self._local.commit_sessions(sha)
+
+    def passing(self, ids: Sequence[int], f: Any) -> set[int]:
+        return self._local.passing(ids, f)
+
+    def vector_mark(self, model: str) -> tuple[int | None, int]:
+        return self._local.vector_mark(model)
+
+    def vector_pending(self, model: str) -> tuple[int, int]:
+        return self._local.vector_pending(model)
+
+    def vector_stamp(self, model: str) -> tuple[str, str | None, int, int]:
+        return self._local.vector_stamp(model)
+
+    def vectors(self, model: str) -> tuple[list[tuple[int, int, int]], list[bytes]]:
+        return self._local.vectors(model)
+
+    def snapshot(self) -> AbstractContextManager[None]:
+        return self._local.snapshot()
+
+    def passage_count(self) -> int:
+        return self._local.passage_count()
+
+    def vector_dim(self, model: str) -> int | None:
+        return self._local.vector_dim(model)
+
+    def passage_keys(self) -> list[tuple[int, int, int, bytes]]:
+        return self._local.passage_keys()
+
+    def passages_with_vectors(self, model: str) -> Iterator[tuple[int, int, int, bytes, bytes | None]]:
+        return self._local.passages_with_vectors(model)
+
+    def vectors_by_hash(self, model: str, hashes: Sequence[bytes]) -> dict[bytes, bytes]:
+        return self._local.vectors_by_hash(model, hashes)
+
+    def to_embed(self, model: str, max_chars: int, batch: int) -> list[tuple[int, str]]:
+        return self._local.to_embed(model, max_chars, batch)
+
+    def known_texts(self, model: str, hashes: Sequence[bytes]) -> set[bytes]:
+        return self._local.known_texts(model, hashes)
+
+    def add_vectors(self, model: str, vectors: Sequence[tuple[bytes, bytes]],
+                    passages: Sequence[tuple[int, int, int, bytes]], through: int, at: str) -> None:
+        self._local.add_vectors(model, vectors, passages, through, at)
+
+    def skip_vectors_to(self, model: str, at: str) -> None:
+        self._local.skip_vectors_to(model, at)
+
+    def intent_to_embed(self, model: str, max_chars: int, batch: int) -> list[tuple[int, int, str]]:
+        return self._local.intent_to_embed(model, max_chars, batch)
+
+    def add_intent_vectors(self, model: str, vectors: Sequence[tuple[bytes, bytes]],
+                           texts: Sequence[tuple[int, int, bytes]], through: int, at: str) -> None:
+        self._local.add_intent_vectors(model, vectors, texts, through, at)
+
+    def intent_stamp(self, model: str) -> tuple[str, int, int]:
+        return self._local.intent_stamp(model)
+
+    def intent_vectors(self, model: str) -> tuple[list[tuple[int, int, int]], list[bytes]]:
+        return self._local.intent_vectors(model)
+
+    def message_sessions(self, ids: Sequence[int]) -> dict[int, int]:
+        return self._local.message_sessions(ids)
 
 
 class LocalSessions:
@@ -637,4 +733,7 @@ if TYPE_CHECKING:
         return facet
 
     def _memories(facet: MergedMemories) -> MemoryStore:
+        return facet
+
+    def _search(facet: LocalSearch) -> SearchIndex:
         return facet

@@ -31,6 +31,7 @@ from hansard.store.absent import (
     NoSymbols,
     NoWebChats,
     NoWhyCache,
+    no_shared_hits,
 )
 from hansard.store.types import Candidate, SearchFilters
 
@@ -846,6 +847,12 @@ class TeamSearchIndex:
             return {}
         return {int(r["id"]): int(r["session_row"]) for r in self.run(
             f"SELECT id, session_row FROM messages WHERE id IN ({_marks(len(ids))})", list(ids))}
+
+    def shared_hits(self, q: Any, *, team: str | None, repo: str | None, since: str | None, until: str | None,
+                    limit: int, mode: str, query: str) -> tuple[builtins.list[dict[str, Any]], str | None]:
+        """None beside its own: a team store's sessions are the team's (the team view of a
+        member's machine asks them as ``shared_hits``)."""
+        return no_shared_hits()
 
     def messages_containing(self, groups: Sequence[Sequence[str]], excluded: Sequence[Sequence[str]],
                             roots: Collection[str], since: str | None, until: str | None,
