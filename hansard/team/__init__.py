@@ -93,7 +93,7 @@ def wrap(store: Store) -> Store:
     fresh = _fresh_copy(cfg)
     if fresh is not None:  # pulled recently enough for this member's taste: no connection at all
         return TeamView(store, TeamQueries(fresh.run, me(cfg), closer=fresh.close), roots, source="offline copy",
-                        paths=paths)
+                        paths=paths, pulled_at=fresh.pulled_at())
     try:
         server = open_server(cfg)
     except TeamUnreachable:
@@ -101,7 +101,7 @@ def wrap(store: Store) -> Store:
         if copy is None:
             return store
         return TeamView(store, TeamQueries(copy.run, me(cfg), closer=copy.close), roots, source="offline copy",
-                        paths=paths)
+                        paths=paths, pulled_at=copy.pulled_at())
     return TeamView(store, server, roots, source="server", paths=paths)
 
 

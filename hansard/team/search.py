@@ -57,7 +57,7 @@ def team_hits(store: Any, q: Any, *, team: str | None, repo: str | None, since: 
     if store.team_source != "server":
         rows = _offline_messages(store, q, roots, since, until, limit * 5)
         return _hits(rows, words, "keyword", local_time, limit), (
-            f"team sessions from the offline copy (pulled {_pulled_at()}): the team server did not answer"
+            f"team sessions from the offline copy (pulled {store.team_pulled_at}): the team server did not answer"
             + ("; keyword search only" if mode != "keyword" else ""))
     from hansard.store.postgres.store import TeamSearch
 
@@ -120,17 +120,6 @@ def _offline_messages(store: Any, q: Any, roots: list[str], since: str | None, u
     of an excluded term), newest first."""
     groups = [[w for t in g for w in ([t.text] if t.identifier else t.words)] for g in q.groups]
     return store.team.search.messages_containing(groups, [t.words for t in q.exclude], roots, since, until, limit)
-
-
-def _pulled_at() -> str | None:
-    from hansard.store.sqlite.team_copy import SqliteTeamCopy
-    from hansard.team.config import offline_path
-
-    copy = SqliteTeamCopy(offline_path(), readonly=True)
-    try:
-        return copy.pulled_at()
-    finally:
-        copy.close()
 
 
 def _hits(rows: list[dict[str, Any]], words: list[str], matched_by: str, local_time: Any,

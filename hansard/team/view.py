@@ -115,12 +115,13 @@ class TeamView:
     """A ``Store``: this machine's store and the team's, merged facet by facet."""
 
     def __init__(self, local: Store, team: TeamStore, roots: Collection[str], *, source: str,
-                 paths: dict[str, str] | None = None, owned: bool = True) -> None:
+                 paths: dict[str, str] | None = None, owned: bool = True, pulled_at: str | None = None) -> None:
         self.local = local
         self.team = team  # the team's Store: the server, or the offline copy
         self.team_roots = set(roots)
         self.team_source = source  # "server" or "offline copy"
         self.team_paths = paths or {}  # root commit -> this member's checkout of it
+        self.team_pulled_at = pulled_at  # when the offline copy was pulled (source "offline copy")
         self.repo_map = RepoMap(local, team, self.team_roots)
         self._team_open = owned  # close_team lets go of the team store only when the view holds it alone
 
