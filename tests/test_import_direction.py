@@ -170,7 +170,6 @@ ENGINE_ALLOWED: dict[tuple[str, str], str] = {
     ("hansard.team", "hansard.store.sqlite.team_copy"): "the local copy of team sessions (item 1)",
     ("hansard.team", "hansard.store.postgres.queries"):
         "TeamQueries: the offline copy's SQLite file opened as a team Store (the server's own facets, over its SQL)",
-    ("hansard.team.search", "hansard.store.postgres.store"): "team search over tsvector and vectors (item 1)",
     ("hansard.team.commands", "hansard.store.postgres.store"): "a push hashes sessions as the server does (item 1)",
     ("hansard.team.commands", "hansard.store.sqlite.team_copy"): "a pull writes the local copy (item 1)",
 }

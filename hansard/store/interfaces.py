@@ -478,6 +478,15 @@ class TeamMessageSearch(SearchIndex, Protocol):
                             roots: Collection[str], since: str | None, until: str | None,
                             limit: int) -> builtins.list[dict[str, Any]]:
         """Keyword search of team hits where no full-text index exists (the offline copy)."""
+    def keyword_messages(self, q: Any, roots: Collection[str], since: str | None, until: str | None,
+                         limit: int) -> builtins.list[dict[str, Any]]:
+        """Messages matching the parsed query ``q`` in the repositories of these root commits,
+        best first, with their session and member: the keyword half of team hits."""
+    def nearest(self, model: str, qv: Any, roots: Collection[str], k: int) -> builtins.list[tuple[int, float, int, int]]:
+        """(message id, similarity, passage start, end) of the ``k`` messages whose pushed
+        passage vectors of ``model`` are nearest the query vector ``qv``, best first."""
+    def vector_messages(self, ids: Sequence[int]) -> builtins.list[dict[str, Any]]:
+        """The messages of ``nearest``'s ids, with their session and member."""
 
 
 class Store(Protocol):

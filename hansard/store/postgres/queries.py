@@ -854,6 +854,20 @@ class TeamSearchIndex:
         member's machine asks them as ``shared_hits``)."""
         return no_shared_hits()
 
+    def keyword_messages(self, q: Any, roots: Collection[str], since: str | None, until: str | None,
+                         limit: int) -> builtins.list[dict[str, Any]]:
+        """Messages of the copy whose text holds a word of every group of ``q`` (and none of an
+        excluded term), newest first (no full-text index: words match literally)."""
+        groups = [[w for t in g for w in ([t.text] if t.identifier else t.words)] for g in q.groups]
+        return self.messages_containing(groups, [t.words for t in q.exclude], roots, since, until, limit)
+
+    def nearest(self, model: str, qv: Any, roots: Collection[str], k: int) -> builtins.list[tuple[int, float, int, int]]:
+        """None: the offline copy keeps no passage vectors (the server's search facet finds them)."""
+        return []
+
+    def vector_messages(self, ids: Sequence[int]) -> builtins.list[dict[str, Any]]:
+        return []
+
     def messages_containing(self, groups: Sequence[Sequence[str]], excluded: Sequence[Sequence[str]],
                             roots: Collection[str], since: str | None, until: str | None,
                             limit: int) -> builtins.list[dict[str, Any]]:

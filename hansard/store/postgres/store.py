@@ -18,7 +18,7 @@ from typing import Any
 
 from hansard.errors import StoreTooNew, TeamUnreachable
 from hansard.store.postgres.migrations import MIGRATIONS
-from hansard.store.postgres.queries import TeamTables, contains, time_bounds
+from hansard.store.postgres.queries import TeamSearchIndex, TeamTables, contains, time_bounds
 
 # Any key works as long as every hansard uses the same one: migrations run one at a time.
 _MIGRATE_LOCK = 0x68616E73
@@ -187,6 +187,10 @@ class PostgresTeamStore(TeamTables):
     @cached_property
     def uploads(self) -> TeamUploads:
         return TeamUploads(self)
+
+    @cached_property
+    def search(self) -> PostgresSearchIndex:
+        return PostgresSearchIndex(self)
 
 
 
@@ -462,3 +466,23 @@ def tsquery(q: Any) -> str | None:
         return None
     groups += ["!" + x for x in (term(t) for t in q.exclude) if x]
     return " & ".join(groups)
+
+
+class PostgresSearchIndex(TeamSearchIndex):
+    """The team store's search facet on the server: team hits by ``tsvector`` and ``pg_trgm``
+    (:class:`TeamSearch`), and by the passage vectors pushed with the sessions
+    (:class:`TeamVectors`)."""
+
+    def __init__(self, store: PostgresTeamStore) -> None:
+        super().__init__(store.run, store.me)
+        self._store = store
+
+    def keyword_messages(self, q: Any, roots: Collection[str], since: str | None, until: str | None,
+                         limit: int) -> list[dict[str, Any]]:
+        return TeamSearch(self._store).messages(q, sorted(roots), since, until, limit)
+
+    def nearest(self, model: str, qv: Any, roots: Collection[str], k: int) -> list[tuple[int, float, int, int]]:
+        return TeamVectors(self._store).nearest(model, qv, sorted(roots), k)
+
+    def vector_messages(self, ids: Sequence[int]) -> list[dict[str, Any]]:
+        return TeamVectors(self._store).messages(ids)
