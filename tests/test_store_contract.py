@@ -202,3 +202,46 @@ def test_both_stores_take_a_repository_by_their_own_row(sqlite_store: Any) -> No
                 have = [n for n, _, _ in _shape(getattr(impl, name), drop_self=isinstance(impl, type))]
                 assert have == names, (facet, name, impl)
     assert keyed > 10
+
+
+def test_a_live_postgres_store_satisfies_every_protocol_and_answers_its_reads() -> None:
+    """On a real server (tests/pg_cluster.py): the store's facets, built, conform, and every read
+    the team view or team search makes runs (an empty team: each finds nothing)."""
+    import importlib.util
+
+    from tests.pg_cluster import cluster, pg_bindir
+
+    if pg_bindir() is None or importlib.util.find_spec("psycopg") is None:
+        pytest.skip("needs PostgreSQL's server binaries and psycopg")
+    from hansard.answers.search.query import parse
+    from hansard.store.postgres.store import PostgresTeamStore
+    from hansard.store.types import SearchFilters
+
+    with cluster() as c:
+        store = PostgresTeamStore(c.url(password=True), me=("me@example.com", "laptop"))
+        try:
+            store.migrate()
+            store.check_schema(["a" * 40])
+            assert problems(store, Store) == []
+            for facet, proto in FACETS.items():
+                assert problems(getattr(store, facet), proto) == [], facet
+            ev, ses, mem, search = store.evidence, store.sessions, store.memories, store.search
+            assert store.repos.id_by_identity("a" * 40, None) is None and store.repos.root_commit(1) is None
+            assert ev.edit_lines(1, [1, 2]) == [] and ev.edit_lines_with_sessions(1, [1, 2]) == ([], [], [])
+            assert ev.edit_lines_at(1, [1], ["a.py"]) == ([], []) and not ev.has_applied_edits(1, ["a.py"])
+            assert ev.applied_edits(1, ["a.py"]) == [] and ev.sessions_editing_repo(1, 0) == []
+            assert ev.repo_shell_calls(1, ["Bash"], "git") == [] and ev.top_sessions_in_repo(1) == []
+            assert ev.session("s") is None and ev.session_at(1) is None and ev.prompt_before("s", 3) is None
+            assert ev.sessions_resuming("s") == [] and ev.subagents("s") == [] and ev.compactions(1) == 0
+            assert ses.matches("abcd") == [] and ses.list(repo_ids=[1], since="2026") == []
+            assert ses.status()["sessions"] == 0 and ses.provider_counts() == {} and ses.data_version() == 0
+            assert ses.index_state()["indexed_through"] is None and ses.repo_ids_with_root("a" * 40) == []
+            assert ses.messages_from(1, 0, ["user"], 5) == [] and ses.message_heads(1, 10) == []
+            assert mem.count() == 0 and mem.current(parse("walrus"), project=([1], None)) == [] and mem.get("team-1") is None
+            q, f = parse("retry_policy -flaky"), SearchFilters(repo_ids=[1], roles=("user",), since="2026")
+            assert search.keyword_candidates(q, f, 10) == ([], 0, True) and search.recent_candidates(f, 10, 2) == []
+            assert search.hit_rows([1]) == {} and search.passing([1], f) == set() and search.vectors("m") == ([], [])
+            assert search.keyword_messages(q, ["a" * 40], None, None, 5) == []
+            assert search.messages_containing([["retry"]], [], ["a" * 40], None, None, 5) == []
+        finally:
+            store.close()
