@@ -245,3 +245,45 @@ def test_a_live_postgres_store_satisfies_every_protocol_and_answers_its_reads() 
             assert search.messages_containing([["retry"]], [], ["a" * 40], None, None, 5) == []
         finally:
             store.close()
+
+
+def test_a_team_repository_row_stands_for_its_identity(tmp_path: Any) -> None:
+    """A store where each member writes its own rows holds one repository row per member and
+    root commit: any of them, as ``repos.id_by_identity`` gives it, reaches every member's edits,
+    sessions and memories of that repository, and none of another's."""
+    from hansard.store.postgres.queries import TeamQueries
+    from hansard.store.sqlite.team_copy import SqliteTeamCopy
+    from hansard.store.types import Query, SearchFilters, Term
+
+    root, other = "a" * 40, "b" * 40
+    copy = SqliteTeamCopy(str(tmp_path / "team" / "offline.db"))
+    copy.replace({
+        "members": [{"id": m, "email": f"m{m}@example.com", "machine": "desk", "name": f"M{m}"} for m in (1, 2, 3)],
+        "repos": [{"id": 1, "root_commit": root, "remote": None, "name": "app"},
+                  {"id": 2, "root_commit": root, "remote": None, "name": "app"},
+                  {"id": 3, "root_commit": other, "remote": None, "name": "lib"}],
+        "sessions": [{"id": s, "member_id": s, "repo_id": s, "session_id": f"s{s}", "provider": "claude_code",
+                      "last_at": f"2026-11-0{s}T00:00:00Z"} for s in (1, 2, 3)],
+        "messages": [{"id": s, "session_row": s, "message_index": 0, "role": "user", "kind": "text",
+                      "text": "walrus", "timestamp": f"2026-11-0{s}T00:00:00Z"} for s in (1, 2, 3)],
+        "edits": [{"id": s, "session_row": s, "repo_id": s, "message_index": 0, "call_id": f"c{s}", "seq": 0,
+                   "rel_path": "app.py", "timestamp": f"2026-11-0{s}T00:00:00Z", "user_modified": 0} for s in (1, 2, 3)],
+        "edit_lines": [{"edit_id": s, "side": "+", "ordinal": 0, "hash": 42, "exact": 42, "trivial": 0} for s in (1, 2, 3)],
+        "memories": [{"id": s, "member_id": s, "repo_id": s, "memory_id": f"m{s}", "kind": "claude_md",
+                      "source": "claude_code", "text": "walrus notes", "sha256": "x"} for s in (1, 2, 3)],
+    }, "2026-11-10T00:00:00Z")
+    store = TeamQueries(copy.run, ("me@example.com", "laptop"), closer=copy.close)
+    try:
+        rid = store.repos.id_by_identity(root, None)
+        assert rid == 1 and store.repos.root_commit(2) == root and store.sessions.repo_ids_with_root(root) == [1, 2]
+        for key in (1, 2):
+            assert sorted(r["session_id"] for r in store.evidence.edit_lines(key, [42])) == ["s1", "s2"]
+            assert store.evidence.has_applied_edits(key, ["app.py"])
+            assert sorted(r["session_id"] for r in store.sessions.list(repo_ids=[key])) == ["s1", "s2"]
+            assert sorted(r["memory_id"] for r in store.memories.current(Query("walrus"), project=([key], None))) \
+                == ["team-1", "team-2"]
+            cands, _, _ = store.search.keyword_candidates(Query("x", [[Term("walrus")]]), SearchFilters(repo_ids=[key]), 10)
+            assert sorted(c.id for c in cands) == [1, 2]
+        assert [r["session_id"] for r in store.evidence.edit_lines(3, [42])] == ["s3"]
+    finally:
+        store.close()

@@ -54,6 +54,14 @@ def _marks(n: int) -> str:
     return ",".join(["%s"] * n)
 
 
+def _same_repo(n: int) -> str:
+    """``(...)`` of every repository row with the identity of one of ``n`` given rows: a row
+    stands for its repository (a store where each member writes its own rows holds one per
+    member and root commit)."""
+    return (f"(SELECT x.id FROM repos x WHERE x.root_commit IN (SELECT y.root_commit FROM repos y"
+            f" WHERE y.id IN ({_marks(n)})))")
+
+
 # A literal substring test that reads the same in PostgreSQL and SQLite (whose LIKE has no
 # default escape character).
 _LIKE = "m.text LIKE %s ESCAPE '\\'"
@@ -104,7 +112,8 @@ class TeamEvidence:
         for i in range(0, len(hl), CHUNK):
             part = hl[i:i + CHUNK]
             out += self.run(
-                f"{_EDIT_LINE_COLS} WHERE el.side=%s AND el.hash IN ({_marks(len(part))}) AND e.repo_id=%s AND{_NOT_ME}",
+                f"{_EDIT_LINE_COLS} WHERE el.side=%s AND el.hash IN ({_marks(len(part))})"
+                f" AND e.repo_id IN {_same_repo(1)} AND{_NOT_ME}",
                 (side, *part, repo_id, *self.me),
             )
         return out
@@ -119,7 +128,7 @@ class TeamEvidence:
             lines = self.edit_lines(repo_id, hl, side)
             ids = sorted({r["session_id"] for r in lines})
             return lines, self.sessions_named(ids), self.prompts(ids)
-        sql = f"{_EDIT_LINE_COLS} WHERE el.side=%s AND el.hash = ANY(%s::bigint[]) AND e.repo_id=%s AND{_NOT_ME}"
+        sql = f"{_EDIT_LINE_COLS} WHERE el.side=%s AND el.hash = ANY(%s::bigint[]) AND e.repo_id IN {_same_repo(1)} AND{_NOT_ME}"
         rows = self.run(
             f"WITH l AS ({sql})"
             " SELECT (SELECT COALESCE(json_agg(l), '[]') FROM l) AS lines,"
@@ -179,7 +188,7 @@ class TeamEvidence:
             return False
         return bool(self.run(
             "SELECT 1 AS one FROM edits e JOIN sessions s ON s.id=e.session_row JOIN members mb ON mb.id=s.member_id"
-            f" WHERE e.repo_id=%s AND e.rel_path IN ({_marks(len(paths))}) AND{_NOT_ME} LIMIT 1",
+            f" WHERE e.repo_id IN {_same_repo(1)} AND e.rel_path IN ({_marks(len(paths))}) AND{_NOT_ME} LIMIT 1",
             (repo_id, *paths, *self.me),
         ))
 
@@ -195,7 +204,7 @@ class TeamEvidence:
             " s.session_id, s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.parent_session_id,"
             " s.id AS srow, e.message_index, mb.email AS member, mb.name AS member_name"
             " FROM edits e JOIN sessions s ON s.id=e.session_row JOIN members mb ON mb.id=s.member_id"
-            f" WHERE e.repo_id=%s AND e.rel_path IN ({_marks(len(paths))}) AND{_NOT_ME}",
+            f" WHERE e.repo_id IN {_same_repo(1)} AND e.rel_path IN ({_marks(len(paths))}) AND{_NOT_ME}",
             (repo_id, *paths, *self.me),
         )
 
@@ -205,7 +214,7 @@ class TeamEvidence:
     def sessions_editing_repo(self, repo_id: int, except_row: int) -> list[int]:
         return [r["id"] for r in self.run(
             "SELECT DISTINCT s.id FROM edits e JOIN sessions s ON s.id=e.session_row JOIN members mb ON"
-            f" mb.id=s.member_id WHERE e.repo_id=%s AND s.id<>%s AND{_NOT_ME}",
+            f" mb.id=s.member_id WHERE e.repo_id IN {_same_repo(1)} AND s.id<>%s AND{_NOT_ME}",
             (repo_id, except_row, *self.me),
         )]
 
@@ -220,7 +229,8 @@ class TeamEvidence:
         rows = self.run(
             "SELECT s.session_id, t.timestamp, t.input, t.output FROM tool_calls t JOIN sessions s ON s.id=t.session_row"
             " JOIN members mb ON mb.id=s.member_id"
-            f" WHERE s.repo_id=%s AND t.name IN ({_marks(len(tools))}) AND t.input LIKE %s ESCAPE '\\' AND{_NOT_ME}",
+            f" WHERE s.repo_id IN {_same_repo(1)} AND t.name IN ({_marks(len(tools))})"
+            f" AND t.input LIKE %s ESCAPE '\\' AND{_NOT_ME}",
             (repo_id, *tools, contains(needle), *self.me),
         )
         return [(r["session_id"], r["timestamp"], r["input"], r["output"]) for r in rows]
@@ -280,7 +290,7 @@ class TeamEvidence:
 
     def top_sessions_in_repo(self, repo_id: int) -> list[dict[str, Any]]:
         return self.run(
-            f"SELECT {_SESSION_COLS}{_FROM_SESSIONS} WHERE s.repo_id=%s AND s.parent_session_id IS NULL"
+            f"SELECT {_SESSION_COLS}{_FROM_SESSIONS} WHERE s.repo_id IN {_same_repo(1)} AND s.parent_session_id IS NULL"
             f" AND{_NOT_ME} ORDER BY s.last_at DESC",
             (repo_id, *self.me),
         )
@@ -358,7 +368,7 @@ class TeamSessions:
         if repo_ids is not None:
             if not repo_ids:
                 return []
-            where.append(f"s.repo_id IN ({_marks(len(repo_ids))})")
+            where.append(f"s.repo_id IN {_same_repo(len(repo_ids))}")
             args += list(repo_ids)
         if provider:
             where.append("s.provider=%s")
@@ -486,9 +496,10 @@ class TeamRepos:
         self._ids.update(ids)
 
     def id_by_identity(self, root_commit: str, remote: str | None) -> int | None:
+        """A row of the repository (the first; any stands for all of its identity)."""
         if root_commit in self._ids:
             return self._ids[root_commit]
-        rows = self.run("SELECT id FROM repos WHERE root_commit=%s", (root_commit,))
+        rows = self.run("SELECT MIN(id) AS id FROM repos WHERE root_commit=%s HAVING COUNT(*) > 0", (root_commit,))
         if not rows:
             return None  # not remembered: a later push may add it
         self._ids[root_commit] = int(rows[0]["id"])
@@ -509,7 +520,7 @@ class TeamRepos:
         return []
 
     def has_sessions(self, repo_id: int) -> bool:
-        return bool(self.run(f"SELECT 1 AS one{_FROM_SESSIONS} WHERE s.repo_id=%s AND{_NOT_ME} LIMIT 1",
+        return bool(self.run(f"SELECT 1 AS one{_FROM_SESSIONS} WHERE s.repo_id IN {_same_repo(1)} AND{_NOT_ME} LIMIT 1",
                              (repo_id, *self.me)))
 
     def with_sessions(self) -> list[tuple[int, str]]:
@@ -619,7 +630,7 @@ class TeamMemories:
             ids = list(project[0] or ())
             if not ids:
                 return []
-            rows = self._rows(f"m.repo_id IN ({_marks(len(ids))})", ids)
+            rows = self._rows(f"m.repo_id IN {_same_repo(len(ids))}", ids)
         else:
             rows = self._rows("1=1", ())
         groups = [[w.casefold() for t in g for w in ([t.text] if t.identifier else t.words)] for g in q.groups]
@@ -653,7 +664,7 @@ def _filters(f: SearchFilters, me: tuple[str, str]) -> tuple[list[str], list[Any
     where: list[str] = [_NOT_ME]
     args: list[Any] = list(me)
     if f.repo_ids is not None:
-        where.append(f"s.repo_id IN ({_marks(len(f.repo_ids))})" if f.repo_ids else "1=0")
+        where.append(f"s.repo_id IN {_same_repo(len(f.repo_ids))}" if f.repo_ids else "1=0")
         args += list(f.repo_ids)
     if f.provider:
         where.append("s.provider=%s")
