@@ -178,8 +178,8 @@ def main() -> None:
         from hansard.team.view import TeamView
 
         kept = wrap(local_b)
-        warm_t, _ = time_why(lambda: TeamView(local_b, kept.team_server.evidence, kept.team_roots, source="server",
-                                              server=kept.team_server), a.rounds)
+        warm_t, _ = time_why(lambda: TeamView(local_b, kept.team, kept.team_roots, source="server",
+                                              owned=False), a.rounds)
         kept.close_team()
         with contextlib.redirect_stdout(io.StringIO()):
             assert cli(["team", "pull"]) == 0
@@ -224,7 +224,7 @@ def main() -> None:
         from hansard.store.postgres.store import TeamSearch
 
         view = wrap(local_b)
-        searcher = TeamSearch(view.team_server)
+        searcher = TeamSearch(view.team)
         queries = ["retry backoff", "upload token", '"deploy rollout"', "latency budget handler", "schema or parser",
                    "redact -secret", "worker thread queue", "merge rebase", "id_4242", "vector embed search"]
         times = []

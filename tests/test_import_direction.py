@@ -67,9 +67,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         "whose(): answers still format who wrote a line; rendering moves to render/ (issue 26, item 3)",
     ("hansard.answers.work_context", "hansard.render"):
         "whose(), as above (issue 26, item 3)",
-    ("hansard.answers.search.sessions", "hansard.team.search"):
-        "team sessions reach search through team.search until answers see one Store whatever is behind it"
-        " (issue 26, item 1)",
 }
 
 
@@ -171,9 +168,8 @@ ENGINE_ALLOWED: dict[tuple[str, str], str] = {
         "`hansard doctor --rebuild` salvages a damaged SQLite file's archive before reindexing it",
     ("hansard.team", "hansard.store.postgres.store"): "the team store is opened here (issue 26, item 1)",
     ("hansard.team", "hansard.store.sqlite.team_copy"): "the local copy of team sessions (item 1)",
-    ("hansard.team", "hansard.store.postgres.queries"): "TeamQueries, until PostgreSQL implements the protocols (item 1)",
-    ("hansard.team.search", "hansard.store.postgres.store"): "team search over tsvector and vectors (item 1)",
-    ("hansard.team.search", "hansard.store.sqlite.team_copy"): "the local copy of team sessions (item 1)",
+    ("hansard.team", "hansard.store.postgres.queries"):
+        "TeamQueries: the offline copy's SQLite file opened as a team Store (the server's own facets, over its SQL)",
     ("hansard.team.commands", "hansard.store.postgres.store"): "a push hashes sessions as the server does (item 1)",
     ("hansard.team.commands", "hansard.store.sqlite.team_copy"): "a pull writes the local copy (item 1)",
 }

@@ -37,7 +37,7 @@ def _copy(tmp_path: Path) -> SqliteTeamCopy:
 def test_offline_keyword_search_matches_words_literally_and_leaves_out_this_machine(tmp_path: Path) -> None:
     copy = _copy(tmp_path)
     try:
-        q = TeamQueries(copy.run, ME)
+        q = TeamQueries(copy.run, ME).search
         got = q.messages_containing([["retry_policy"]], [], [ROOT], None, None, 10)
         # `_` is not a wildcard (retryXpolicy stays out); my own session is not a team hit.
         assert [r["message_index"] for r in got] == [5, 4, 1]

@@ -36,8 +36,12 @@ def _tools() -> frozenset[str]:
 
 
 def _facts(store: Store) -> Any:
-    """The store's commit-facts facet, or None (a team view keeps none)."""
-    return getattr(store, "commit_facts", None) if hasattr(type(store), "commit_facts") else None
+    """The store's commit-facts facet, or None when it keeps none (a team view's: the kept ties
+    know this machine's sessions alone)."""
+    from hansard.store.absent import keeps
+
+    facts = getattr(store, "commit_facts", None) if hasattr(type(store), "commit_facts") else None
+    return facts if facts is not None and keeps(facts) else None
 
 
 def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None, diffs: bool = False

@@ -261,7 +261,12 @@ class RepoRegistry(Protocol):
     stage (hansard.link) writes through it."""
 
     def id_by_path(self, path: str) -> int | None: ...
-    def id_by_identity(self, root_commit: str, remote: str | None) -> int | None: ...
+    def id_by_identity(self, root_commit: str, remote: str | None) -> int | None:
+        """This store's row of a repository, by identity: the key every other facet takes
+        (a team store's rows are its own; a caller holding another store's row maps it through
+        ``root_commit`` and this)."""
+    def root_commit(self, repo_id: int) -> str | None:
+        """The identity (root commit) of a repository row, None when unknown or unborn."""
     def register(self, root_commit: str | None, remote: str | None, path: str, key_fields: Collection[str] = (),
                  wait: bool = True) -> int:
         """A new repository; sessions known only by a project-root key (``sessions.extra``
@@ -349,6 +354,13 @@ class SearchIndex(Protocol):
     def intent_vectors(self, model: str) -> tuple[list[tuple[int, int, int]], list[bytes]]:
         """Every intent text as (message id, session, embedded length) and its float16 vector."""
     def message_sessions(self, ids: Sequence[int]) -> dict[int, int]: ...
+    def shared_hits(self, q: Any, *, team: str | None, repo: str | None, since: str | None, until: str | None,
+                    limit: int, mode: str, query: str) -> tuple[list[dict[str, Any]], str | None]:
+        """Hits from the sessions a team shares beside this store's own (one per session, best
+        first, with ``member`` and ``team``) and a notice of what was left out, for the parsed
+        query ``q`` (and its text ``query``, for ``mode`` meaning or hybrid) in the team named
+        ``team`` (None: this member's), narrowed to ``repo``. A store with no team beside it
+        finds none, and says so."""
 
 
 # --- audit log: one row per MCP call ---
@@ -441,6 +453,42 @@ class GitSources(Protocol):
     def root_of(self, repo_id: int) -> str | None: ...
 
 
+# --- a team's store: the extra reads the team view batches with (hansard.team.view) ---
+class TeamEvidenceIndex(EvidenceIndex, Protocol):
+    """A team store's evidence, with the batches that keep a question to few round trips."""
+
+    def edit_lines_with_sessions(self, repo_id: int, hashes: Iterable[int], side: str = "+"
+                                 ) -> tuple[Sequence[Row], Sequence[Row], Sequence[Row]]:
+        """``edit_lines``, the sessions rows of those edits (with ``root_commit``) and their
+        typed prompts (session_id, message_index, text)."""
+    def sessions_named(self, session_ids: Collection[str]) -> Sequence[Row]:
+        """The sessions rows (with ``root_commit``) of these session ids."""
+    def prompts(self, session_ids: Collection[str]) -> Sequence[Row]:
+        """session_id, message_index, text of every typed user prompt of these sessions."""
+
+
+class TeamSessionQueries(SessionQueries, Protocol):
+    def matches(self, ref: str) -> Sequence[Row]:
+        """Sessions (with ``root_commit``) with this id, else whose id starts with ``ref``: at
+        most two, so that the caller tells a unique prefix from an ambiguous one."""
+
+
+class TeamMessageSearch(SearchIndex, Protocol):
+    def messages_containing(self, groups: Sequence[Sequence[str]], excluded: Sequence[Sequence[str]],
+                            roots: Collection[str], since: str | None, until: str | None,
+                            limit: int) -> builtins.list[dict[str, Any]]:
+        """Keyword search of team hits where no full-text index exists (the offline copy)."""
+    def keyword_messages(self, q: Any, roots: Collection[str], since: str | None, until: str | None,
+                         limit: int) -> builtins.list[dict[str, Any]]:
+        """Messages matching the parsed query ``q`` in the repositories of these root commits,
+        best first, with their session and member: the keyword half of team hits."""
+    def nearest(self, model: str, qv: Any, roots: Collection[str], k: int) -> builtins.list[tuple[int, float, int, int]]:
+        """(message id, similarity, passage start, end) of the ``k`` messages whose pushed
+        passage vectors of ``model`` are nearest the query vector ``qv``, best first."""
+    def vector_messages(self, ids: Sequence[int]) -> builtins.list[dict[str, Any]]:
+        """The messages of ``nearest``'s ids, with their session and member."""
+
+
 class Store(Protocol):
     """A store's facets. They are read-only properties: an implementation may build each on first
     use (``functools.cached_property``), and a caller never replaces one."""
@@ -497,3 +545,19 @@ class AgentTraces(Protocol):
         """The ranges of records about ``revisions`` (newest record first)."""
     def record(self, record_id: str) -> bytes | None: ...
     def counts(self) -> tuple[int, int]: ...
+
+
+class TeamStore(Store, Protocol):
+    """A store shared by a team (PostgreSQL, or its offline copy): every facet of a Store, and
+    the team's batches. ``me`` (email, machine) is the member-machine its answers leave out."""
+
+    @property
+    def evidence(self) -> TeamEvidenceIndex: ...
+    @property
+    def sessions(self) -> TeamSessionQueries: ...
+    @property
+    def search(self) -> TeamMessageSearch: ...
+    @property
+    def me(self) -> tuple[str, str]: ...
+    def run(self, sql: str, params: Sequence[Any] = ()) -> builtins.list[dict[str, Any]]:
+        """The engine's own statements, for its team searches (``hansard.store.postgres.store``)."""

@@ -1,17 +1,21 @@
 """Team sessions: this member's opted-in repositories shared through a PostgreSQL server.
 
 ``wrap(store)`` is all answer commands call: with no team configured it returns the store
-untouched after one stat (psycopg is never imported); with one, a :class:`TeamView` whose
-evidence also reads other members' sessions, from the server, or from the offline copy of
+untouched after one stat (psycopg is never imported); with one, a :class:`TeamView`, the
+local ``Store`` and the team's composed into one, whose evidence, sessions and memories also
+read other members' rows, from the server, or from the offline copy of
 ``hansard team pull`` when the server does not answer within the team timeout (or when the
 copy is fresher than ``HANSARD_TEAM_FRESH`` seconds: then the server is not asked).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hansard.team.config import configured
+
+if TYPE_CHECKING:
+    from hansard.store.interfaces import Store
 
 
 def me(cfg: dict[str, Any]) -> tuple[str, str]:
@@ -20,7 +24,8 @@ def me(cfg: dict[str, Any]) -> tuple[str, str]:
 
 
 def open_server(cfg: dict[str, Any], *, migrate: bool = False) -> Any:
-    """The team server (``PostgresTeamStore``); ``TeamUnreachable`` when it does not answer."""
+    """The team server (``PostgresTeamStore``); ``TeamUnreachable`` when it does not answer. A
+    reader's schema check also brings the opted-in repositories' rows (one round trip)."""
     from hansard.store.postgres.store import PostgresTeamStore
     from hansard.team.config import connect_kwargs
 
@@ -30,7 +35,7 @@ def open_server(cfg: dict[str, Any], *, migrate: bool = False) -> Any:
         if migrate:
             server.migrate()
         else:
-            server.check_schema()
+            server.check_schema([r["root_commit"] for r in cfg.get("repos", []) if r.get("root_commit")])
     except BaseException:
         server.close()
         raise
@@ -70,9 +75,9 @@ def _fresh_copy(cfg: dict[str, Any]) -> Any | None:
     return None
 
 
-def wrap(store: Any) -> Any:
-    """``store``, or, when a team is configured and has opted-in repositories, the store with
-    the team's evidence beside it."""
+def wrap(store: Store) -> Store:
+    """``store``, or, when a team is configured and has opted-in repositories, the store
+    composed with the team's (a :class:`~hansard.team.view.TeamView`)."""
     if not configured():
         return store
     from hansard.errors import TeamUnreachable
@@ -87,18 +92,17 @@ def wrap(store: Any) -> Any:
     paths = {r["root_commit"]: r["path"] for r in cfg.get("repos", []) if r.get("root_commit") and r.get("path")}
     fresh = _fresh_copy(cfg)
     if fresh is not None:  # pulled recently enough for this member's taste: no connection at all
-        return TeamView(store, TeamQueries(fresh.run, me(cfg)), roots, source="offline copy", closer=fresh.close,
-                        paths=paths)
+        return TeamView(store, TeamQueries(fresh.run, me(cfg), closer=fresh.close), roots, source="offline copy",
+                        paths=paths, pulled_at=fresh.pulled_at())
     try:
         server = open_server(cfg)
     except TeamUnreachable:
         copy = open_offline(cfg)
         if copy is None:
             return store
-        return TeamView(store, TeamQueries(copy.run, me(cfg)), roots, source="offline copy", closer=copy.close,
-                        paths=paths)
-    return TeamView(store, server.evidence, roots, source="server", closer=server.close, server=server,
-                    paths=paths)
+        return TeamView(store, TeamQueries(copy.run, me(cfg), closer=copy.close), roots, source="offline copy",
+                        paths=paths, pulled_at=copy.pulled_at())
+    return TeamView(store, server, roots, source="server", paths=paths)
 
 
 __all__ = ["configured", "wrap"]

@@ -55,21 +55,19 @@ def team_hits(store: Any, q: Any, *, team: str | None, repo: str | None, since: 
         return [], notice
     words = q.highlight_words()
     if store.team_source != "server":
-        rows = _offline_messages(store, q, roots, since, until, limit * 5)
+        rows = store.team.search.keyword_messages(q, roots, since, until, limit * 5)
         return _hits(rows, words, "keyword", local_time, limit), (
-            f"team sessions from the offline copy (pulled {_pulled_at()}): the team server did not answer"
+            f"team sessions from the offline copy (pulled {store.team_pulled_at}): the team server did not answer"
             + ("; keyword search only" if mode != "keyword" else ""))
-    from hansard.store.postgres.store import TeamSearch
-
     kw: list[dict[str, Any]] = []
     if mode in ("keyword", "hybrid"):
-        kw = TeamSearch(store.team_server).messages(q, roots, since, until, limit * 5)
+        kw = store.team.search.keyword_messages(q, roots, since, until, limit * 5)
     if mode == "keyword":
         return _hits(kw, words, "keyword", local_time, limit), None
     sem, why = _meaning_rows(store, query, roots, since, until, limit * 5)
     if why:
         if mode == "meaning":
-            kw = TeamSearch(store.team_server).messages(q, roots, since, until, limit * 5)
+            kw = store.team.search.keyword_messages(q, roots, since, until, limit * 5)
         return _hits(kw, words, "keyword", local_time, limit), why
     if mode == "meaning":
         return _hits(sem, words, "meaning", local_time, limit), None
@@ -95,42 +93,22 @@ def _meaning_rows(store: Any, query: str, roots: list[str], since: str | None, u
 
         return [], f"team meaning search skipped: {install_hint()}; ran keyword search"
     from hansard.answers.search.meaning import load_embedder
-    from hansard.store.postgres.store import TeamVectors
 
     embedder, why = load_embedder()
     if embedder is None:
         return [], f"team meaning search skipped: {why}; ran keyword search"
-    tv = TeamVectors(store.team_server)
+    tv = store.team.search
     best = tv.nearest(embedder.id, embedder.embed([query])[0], roots, k * 4)
     if not best:
         return [], ("team meaning search skipped: no team session was pushed with vectors of this model;"
                     " ran keyword search")
     sims = {mid: sim for mid, sim, _, _ in best}
-    rows = [r for r in tv.messages(list(sims)) if (not since or (r["timestamp"] or "") >= since)
+    rows = [r for r in tv.vector_messages(list(sims)) if (not since or (r["timestamp"] or "") >= since)
             and (not until or (r["timestamp"] or "") <= until)]
     for r in rows:
         r["score"] = sims[r["id"]]
     rows.sort(key=lambda r: -r["score"])
     return rows[:k], None
-
-
-def _offline_messages(store: Any, q: Any, roots: list[str], since: str | None, until: str | None,
-                      limit: int) -> list[dict[str, Any]]:
-    """Messages of the offline copy whose text holds a word of every group of ``q`` (and none
-    of an excluded term), newest first."""
-    groups = [[w for t in g for w in ([t.text] if t.identifier else t.words)] for g in q.groups]
-    return store.team.messages_containing(groups, [t.words for t in q.exclude], roots, since, until, limit)
-
-
-def _pulled_at() -> str | None:
-    from hansard.store.sqlite.team_copy import SqliteTeamCopy
-    from hansard.team.config import offline_path
-
-    copy = SqliteTeamCopy(offline_path(), readonly=True)
-    try:
-        return copy.pulled_at()
-    finally:
-        copy.close()
 
 
 def _hits(rows: list[dict[str, Any]], words: list[str], matched_by: str, local_time: Any,
@@ -164,7 +142,8 @@ def team_sessions(store: Any, *, team: str | None, repo: str | None, since: str 
     roots, notice = _roots(store, team, repo)
     if roots is None:
         return [], notice
-    rows = store.team.list(roots, since, limit)
+    ids = [t for t in (store.repo_map.team_root(c) for c in roots) if t is not None]
+    rows = store.team.sessions.list(repo_ids=ids, since=since, limit=limit)
     return [{"session_id": r["session_id"], "provider": r["provider"], "title": r["title"],
              "first_prompt": r["first_prompt"], "started_at": r["started_at"], "last_at": r["last_at"], "cwd": r["cwd"],
              "message_count": r["message_count"], "parent_session_id": r["parent_session_id"], "repo": None,

@@ -152,10 +152,8 @@ def search_past_sessions(
         notice.append(f"no indexed session ran in a repository matching {repo!r}")
     team_hits: list[dict[str, Any]] = []
     if include_team_sessions or (team and team.strip()):
-        from hansard.team.search import team_hits as search_team
-
-        team_hits, team_notice = search_team(store, q, team=team, repo=repo, since=f.since, until=f.until, limit=limit,
-                                             mode=mode, query=query or "")
+        team_hits, team_notice = store.search.shared_hits(q, team=team, repo=repo, since=f.since, until=f.until,
+                                                          limit=limit, mode=mode, query=query or "")
         if team_notice:
             notice.append(team_notice)
 

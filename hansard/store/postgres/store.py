@@ -12,13 +12,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from functools import cached_property
 from typing import Any
 
 from hansard.errors import StoreTooNew, TeamUnreachable
 from hansard.store.postgres.migrations import MIGRATIONS
-from hansard.store.postgres.queries import TeamQueries, contains, time_bounds
+from hansard.store.postgres.queries import TeamSearchIndex, TeamTables, contains, time_bounds
 
 # Any key works as long as every hansard uses the same one: migrations run one at a time.
 _MIGRATE_LOCK = 0x68616E73
@@ -54,8 +54,9 @@ def _watchdog(conn: Any, seconds: float) -> Iterator[None]:
         timer.cancel()
 
 
-class PostgresTeamStore:
-    """One connection (a CLI command: one question or one push), or, with ``pooled``, a
+class PostgresTeamStore(TeamTables):
+    """A :class:`~hansard.store.interfaces.Store` (its read facets from :class:`TeamTables`)
+    over one connection (a CLI command: one question or one push), or, with ``pooled``, a
     psycopg_pool pool (a long-lived process answering many). Connections are in autocommit: a
     reader's query is one round trip (no BEGIN, no ROLLBACK on return to the pool); writers
     open their transactions explicitly."""
@@ -94,8 +95,16 @@ class PostgresTeamStore:
                 if self.pool is not None:
                     self.pool.close(timeout=0)
             raise _unreachable(exc) from None
-        self.readonly = False
         self.deadline = statement_timeout_ms / 1000 + timeout
+
+    combined = True  # a file's edit lines come with their sessions and prompts in one round trip
+
+    def interrupt(self) -> None:
+        """Cancel the statement running on the single connection (a pool's are left to their
+        statement timeout)."""
+        if self.conn is not None:
+            with contextlib.suppress(Exception):
+                self.conn.cancel_safe(timeout=1)
 
     def close(self) -> None:
         if self.pool is not None:
@@ -152,16 +161,19 @@ class PostgresTeamStore:
                 applied.append(m.__name__)
         return applied
 
-    def check_schema(self) -> None:
+    def check_schema(self, roots: Collection[str] = ()) -> None:
         """Readers: the server's schema is one this hansard knows (else ``StoreTooNew``), and
-        exists. One round trip: it runs on every question that reads the team."""
+        exists. One round trip: it runs on every question that reads the team, so it also
+        brings the repository rows of ``roots`` (the opted-in root commits) to ``repos``."""
         from hansard.errors import TeamNotConfigured
 
         try:
-            names = {r["name"] for r in self.run("SELECT name FROM hansard_migrations")}
+            rows = self.run("SELECT name, NULL AS root, NULL::integer AS id FROM hansard_migrations UNION ALL"
+                            " SELECT NULL, root_commit, id FROM repos WHERE root_commit = ANY(%s)", (list(roots),))
         except self._psycopg.errors.UndefinedTable:
             raise TeamNotConfigured("the team server has no hansard tables yet: run `hansard team init` first") from None
-        self._refuse_newer(names)
+        self._refuse_newer({r["name"] for r in rows if r["name"] is not None})
+        self.repos.know({r["root"]: int(r["id"]) for r in rows if r["name"] is None})
 
     @staticmethod
     def _refuse_newer(done: set[str]) -> None:
@@ -173,16 +185,13 @@ class PostgresTeamStore:
     # -- facets ----------------------------------------------------------------------------
 
     @cached_property
-    def evidence(self) -> TeamQueries:
-        return TeamQueries(self.run, self.me, combined=True)
-
-    @cached_property
     def uploads(self) -> TeamUploads:
         return TeamUploads(self)
 
     @cached_property
-    def search(self) -> TeamSearch:
-        return TeamSearch(self)
+    def search(self) -> PostgresSearchIndex:
+        return PostgresSearchIndex(self)
+
 
 
 class TeamUploads:
@@ -457,3 +466,23 @@ def tsquery(q: Any) -> str | None:
         return None
     groups += ["!" + x for x in (term(t) for t in q.exclude) if x]
     return " & ".join(groups)
+
+
+class PostgresSearchIndex(TeamSearchIndex):
+    """The team store's search facet on the server: team hits by ``tsvector`` and ``pg_trgm``
+    (:class:`TeamSearch`), and by the passage vectors pushed with the sessions
+    (:class:`TeamVectors`)."""
+
+    def __init__(self, store: PostgresTeamStore) -> None:
+        super().__init__(store.run, store.me)
+        self._store = store
+
+    def keyword_messages(self, q: Any, roots: Collection[str], since: str | None, until: str | None,
+                         limit: int) -> list[dict[str, Any]]:
+        return TeamSearch(self._store).messages(q, sorted(roots), since, until, limit)
+
+    def nearest(self, model: str, qv: Any, roots: Collection[str], k: int) -> list[tuple[int, float, int, int]]:
+        return TeamVectors(self._store).nearest(model, qv, sorted(roots), k)
+
+    def vector_messages(self, ids: Sequence[int]) -> list[dict[str, Any]]:
+        return TeamVectors(self._store).messages(ids)

@@ -33,6 +33,10 @@ class SqliteRepos:
         ).fetchone()
         return row[0] if row else None
 
+    def root_commit(self, repo_id: int) -> str | None:
+        row = self.db.execute("SELECT root_commit FROM repos WHERE id=?", (repo_id,)).fetchone()
+        return row[0] if row else None
+
     def register(self, root_commit: str | None, remote: str | None, path: str, key_fields: Collection[str] = (),
                  wait: bool = True) -> int:
         """A new repository row. Sessions with no cwd that name their project only by a key of

@@ -406,6 +406,14 @@ class SqliteSearchIndex:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
 
+    def shared_hits(self, q: Query, *, team: str | None, repo: str | None, since: str | None, until: str | None,
+                    limit: int, mode: str, query: str) -> tuple[list[dict[str, Any]], str | None]:
+        """None: this machine's store holds its own sessions only (a team's come through the
+        team view, hansard.team.view)."""
+        from hansard.store.absent import no_shared_hits
+
+        return no_shared_hits()
+
     # -- keyword -----------------------------------------------------------------------
 
     def keyword_candidates(self, q: Query, f: SearchFilters, k: int) -> tuple[list[Candidate], int, bool]:
