@@ -19,18 +19,24 @@ def me(cfg: dict[str, Any]) -> tuple[str, str]:
     return m["email"], m["machine"]
 
 
-def open_server(cfg: dict[str, Any], *, migrate: bool = False) -> Any:
-    """The team server (``PostgresTeamStore``); ``TeamUnreachable`` when it does not answer."""
+def open_server(cfg: dict[str, Any], *, migrate: bool = False, current: bool = False,
+                conninfo: str | None = None) -> Any:
+    """The team server (``PostgresTeamStore``); ``TeamUnreachable`` when it does not answer.
+    ``migrate``: the database owner brings the schema up to date; ``current``: a writer
+    requires it up to date; ``conninfo``: this connection string (with its password, held in
+    memory only) instead of the config's and its password file."""
     from hansard.store.postgres.store import PostgresTeamStore
     from hansard.team.config import connect_kwargs
 
     kw = connect_kwargs(cfg)
+    if conninfo is not None:
+        kw["conninfo"], kw["passfile"] = conninfo, None
     server = PostgresTeamStore(kw["conninfo"], me=me(cfg), timeout=kw["timeout"], passfile=kw["passfile"])
     try:
         if migrate:
             server.migrate()
         else:
-            server.check_schema()
+            server.check_schema(current=current)
     except BaseException:
         server.close()
         raise
