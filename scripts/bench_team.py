@@ -130,13 +130,15 @@ def main() -> None:
         from hansard.store import open_store
 
         local = open_store()
-        pushes = {}
-        for on in (False, True):  # each into empty tables, the same rows
+        # Each into empty tables, the same rows, off and on in turn twice (the machine's load
+        # moves under a single pair): the faster of each.
+        pushes: dict[bool, float] = {}
+        for on in (False, True, False, True):
             pg.psql("TRUNCATE " + ", ".join(tb for tb in MEMBER_TABLES if tb not in ("members", "repos")))
             rls(on)
             t = time.perf_counter()
             res = commands.push(local, None)
-            pushes[on] = time.perf_counter() - t
+            pushes[on] = min(pushes.get(on, 1e9), time.perf_counter() - t)
         push_s = pushes[True]
         rows = {tb: int(pg.psql(f"SELECT COUNT(*) FROM {tb}")) for tb in ("sessions", "messages", "tool_calls", "edits",
                                                                            "edit_lines")}
@@ -206,15 +208,17 @@ def main() -> None:
         # MCP server); every question still gets a fresh view, so nothing is cached across them.
         from hansard.team.view import TeamView
 
-        whys = {}
-        for on in (False, True):
+        whys: dict[bool, tuple[float, float]] = {}
+        for on in (False, True, False, True):  # in turn, the faster of each, as for push
             rls(on)
             cold_t, ans_b = time_why(lambda: wrap(local_b), a.rounds)
             kept = wrap(local_b)
             warm_t, _ = time_why(lambda k=kept: TeamView(local_b, k.team_server.evidence, k.team_roots, source="server",
                                                          server=k.team_server), a.rounds)
             kept.close_team()
-            whys[on] = (warm_t, cold_t)
+            best = whys.get(on, (1e9, 1e9))
+            whys[on] = (min(best[0], warm_t), min(best[1], cold_t))
+        warm_t, cold_t = whys[True]
         print(f"why app.py through PostgreSQL with row-level security / without: warm pool"
               f" {whys[True][0] * 1000:.1f} / {whys[False][0] * 1000:.1f} ms = {whys[True][0] / whys[False][0]:.2f}x;"
               f" a new connection per question {whys[True][1] * 1000:.1f} / {whys[False][1] * 1000:.1f} ms ="
@@ -269,6 +273,8 @@ def main() -> None:
                    "redact -secret", "worker thread queue", "merge rebase", "id_4242", "vector embed search"]
         n = int(pg.psql("SELECT COUNT(*) FROM messages"))
         for on in (True, False):
+            # Row-level security keeps the non-leakproof @@ and LIKE from being index
+            # conditions (PostgreSQL evaluates the policy first): the GIN indexes go unused.
             rls(on)
             times = []
             for _ in range(max(1, a.rounds // 4)):
