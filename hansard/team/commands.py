@@ -77,7 +77,6 @@ def _write(cfg: dict[str, Any], clean: str, password: str | None) -> str | None:
 def init(url: str, name: str, *, cwd: str | None = None) -> dict[str, Any]:
     """The database owner: the schema brought up to date and the team's group role, then this
     configuration (so that `add-member` reaches the server as the owner)."""
-    from hansard.store.postgres import roles
     from hansard.team import open_server
 
     clean, password = tconfig.split_password(url)
@@ -88,7 +87,7 @@ def init(url: str, name: str, *, cwd: str | None = None) -> dict[str, Any]:
     cfg = _config(name, clean, email, display)
     server = open_server(cfg, migrate=True, conninfo=tconfig.with_password(clean, password) if password else None)
     try:
-        group = roles.create_team(server, name)
+        group = server.roles.create_team(name)
     finally:
         server.close()
     passfile = _write(cfg, clean, password)
@@ -115,14 +114,13 @@ def _dsn_for(url: str, role: str, password: str) -> str:
 
 def add_member(email: str, team: str | None = None, role: str | None = None) -> dict[str, Any]:
     """The database owner: a login role for ``email`` in the team, with one-time credentials."""
-    from hansard.store.postgres import roles
     from hansard.team import open_server
 
     cfg = tconfig.load()
     team = team or cfg["name"]
     server = open_server(cfg, current=True)
     try:
-        d = roles.add_member(server, team, email, role)
+        d = server.roles.add_member(team, email, role)
     finally:
         server.close()
     return {**d, "dsn": _dsn_for(cfg["url"], d["role"], d["password"])}
@@ -131,7 +129,6 @@ def add_member(email: str, team: str | None = None, role: str | None = None) -> 
 def join(dsn: str, name: str | None = None, *, cwd: str | None = None) -> dict[str, Any]:
     """A member: connect with the credentials the owner printed; the team and this member's
     email are the ones the server has for the role."""
-    from hansard.store.postgres import roles
     from hansard.team import open_server
 
     clean, password = tconfig.split_password(dsn)
@@ -142,7 +139,7 @@ def join(dsn: str, name: str | None = None, *, cwd: str | None = None) -> dict[s
     cfg = _config(name, clean, git_email, display)
     server = open_server(cfg, current=True, conninfo=tconfig.with_password(clean, password) if password else None)
     try:
-        me_ = roles.whoami(server)
+        me_ = server.roles.whoami()
     finally:
         server.close()
     if me_["team"] is None:
@@ -344,9 +341,7 @@ def _push(local: Any, cfg: dict[str, Any], repo: str | None, server: Any) -> dic
     try:
         member_id = up.member(cfg["member"]["email"], cfg["member"]["machine"], cfg["member"].get("name"))
     except TeamForbidden as exc:  # the server refused the row: say why, in its terms
-        from hansard.store.postgres import roles
-
-        roles.require_member(server, cfg["member"]["email"])
+        server.roles.require_member(cfg["member"]["email"])
         raise exc
     repo_ids = {r["root_commit"]: up.repo(r["root_commit"], r.get("remote"), r.get("name"))
                 for r in _selected(cfg, repo)}

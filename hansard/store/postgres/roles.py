@@ -127,3 +127,22 @@ def require_member(store: Any, email: str) -> dict[str, Any]:
         raise TeamForbidden(f"role {me['role']} is registered as {me['email']}, not {email}: a member pushes"
                             " only as itself")
     return me
+
+
+class TeamRoles:
+    """The facet of a ``PostgresTeamStore`` for teams and members (``server.roles``)."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def create_team(self, team: str) -> str:
+        return create_team(self.store, team)
+
+    def add_member(self, team: str, email: str, role: str | None = None) -> dict[str, Any]:
+        return add_member(self.store, team, email, role)
+
+    def whoami(self) -> dict[str, Any]:
+        return whoami(self.store)
+
+    def require_member(self, email: str) -> dict[str, Any]:
+        return require_member(self.store, email)

@@ -228,6 +228,13 @@ class PostgresTeamStore:
     def search(self) -> TeamSearch:
         return TeamSearch(self)
 
+    @cached_property
+    def roles(self) -> Any:
+        """Teams and members as roles (:mod:`hansard.store.postgres.roles`)."""
+        from hansard.store.postgres.roles import TeamRoles
+
+        return TeamRoles(self)
+
 
 # Rows per INSERT of a push. COPY is what the rows would take without row-level security, but
 # PostgreSQL refuses COPY FROM into a table with it: each table's rows go as one INSERT of
