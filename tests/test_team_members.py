@@ -380,3 +380,16 @@ def test_a_push_to_a_server_that_stops_answering_gives_up_within_the_documented_
     cli_json("team", "join", teams["dsn"]["alice@example.com"])
     cfg = json.loads((teams["tmp"] / "t/hansard/team/config.json").read_text())
     assert cfg["timeout"] == 3.0 and not os.environ.get("HANSARD_TEAM_TIMEOUT")
+
+
+def test_a_member_cannot_add_members_or_migrate(teams) -> None:
+    """Alice, joined with her own credentials, tries the owner's commands: the server refuses
+    each (a typed error, no traceback), and no role is made."""
+    Member(teams["tmp"] / "alice", "Alice", "alice@example.com").enter(teams["mp"])
+    cli_json("team", "join", teams["dsn"]["alice@example.com"])
+    for cmd in (("team", "add-member", "mallory@example.com"), ("team", "add-member", "bob@example.com"),
+                ("team", "init", teams["dsn"]["alice@example.com"], "--name", "core")):
+        rc, out, err = run_cli(*cmd, "--json")
+        assert rc == 33 and json.loads(out)["error"]["code"] == "team_forbidden", (cmd, out, err)
+        assert "Traceback" not in err
+    assert teams["pg"].psql("SELECT count(*) FROM pg_roles WHERE rolname='core_mallory'").strip() == "0"

@@ -160,6 +160,8 @@ class PostgresTeamStore:
                 if isinstance(exc, PoolTimeout):
                     raise _unreachable(exc) from None
             raise
+        finally:
+            self.dog = None  # a kick after the block must not arm a timer on a pooled connection
 
     def kick(self) -> None:
         """The block's server answered: its deadline starts again (one statement of many)."""
