@@ -199,6 +199,15 @@ class RepoNotOptedIn(HansardError):
     exit_code = 32
 
 
+class TeamForbidden(HansardError):
+    """The team's PostgreSQL server refused a statement of this member's role: a row of another
+    member (forged, changed or deleted), an email that is not the role's, a role that is not a
+    member, or a table it may not touch. Nothing was changed."""
+
+    code = "team_forbidden"
+    exit_code = 33
+
+
 class InputTooLarge(InvalidArgument):
     """An input past one of hansard's bounds (an editor buffer, a web-chat export): refused
     before it is read whole, so no input can take the memory of the machine. ``details``

@@ -12,6 +12,11 @@ committed; the others edited files of their own. It measures:
 - team keyword search with ``--messages`` messages in PostgreSQL (added in bulk by SQL beside
   the pushed ones): p50/p95 of a set of queries.
 
+Members are PostgreSQL roles with row-level security (issue 28): push, why and search are each
+measured with it on, and beside that with it off on the same server and rows (``ALTER TABLE
+... DISABLE ROW LEVEL SECURITY`` and the own-rows triggers off, as the superuser): both numbers
+and their ratio are printed.
+
 Printed, never asserted.
 
     python scripts/bench_team.py [--sessions 1000] [--messages 1000000] [--rounds 20]
@@ -103,28 +108,53 @@ def main() -> None:
         import contextlib
         import io
 
+        from hansard.store.postgres.migrations import MEMBER_TABLES
+
+        def rls(on: bool) -> None:
+            verb = "ENABLE" if on else "DISABLE"
+            pg.psql("; ".join(f"ALTER TABLE {tb} {verb} ROW LEVEL SECURITY; ALTER TABLE {tb} {verb} TRIGGER USER"
+                              for tb in MEMBER_TABLES))
+
         quiet = contextlib.redirect_stdout(io.StringIO())
         with quiet:
+            # The owner makes the team and a role for each member; each joins with their own.
+            (base / "owner" / "hansard").mkdir(parents=True)
+            os.environ["HANSARD_HOME"] = str(base / "owner" / "hansard")
             assert cli(["team", "init", pg.url(password=True), "--name", "bench"]) == 0
+            from hansard.team import commands
+
+            dsn = {e: commands.add_member(e)["dsn"] for e in ("alice@example.com", "bob@example.com")}
+            _as(alice, "Alice", "alice@example.com")
+            assert cli(["team", "join", dsn["alice@example.com"]]) == 0
             assert cli(["team", "add-repo", "."]) == 0
         from hansard.store import open_store
-        from hansard.team import commands
 
         local = open_store()
-        t = time.perf_counter()
-        res = commands.push(local, None)
-        push_s = time.perf_counter() - t
+        # Each into empty tables, the same rows, off and on in turn twice (the machine's load
+        # moves under a single pair): the faster of each.
+        pushes: dict[bool, float] = {}
+        for on in (False, True, False, True):
+            pg.psql("TRUNCATE " + ", ".join(tb for tb in MEMBER_TABLES if tb not in ("members", "repos")))
+            rls(on)
+            t = time.perf_counter()
+            res = commands.push(local, None)
+            pushes[on] = min(pushes.get(on, 1e9), time.perf_counter() - t)
+        push_s = pushes[True]
         rows = {tb: int(pg.psql(f"SELECT COUNT(*) FROM {tb}")) for tb in ("sessions", "messages", "tool_calls", "edits",
                                                                            "edit_lines")}
         total_rows = sum(rows.values())
-        print(f"push: {res['pushed']} sessions, {total_rows} rows in {push_s:.2f}s = {res['pushed'] / push_s:.0f}"
-              f" sessions/s, {total_rows / push_s:.0f} rows/s ({rows})")
+        print(f"push: {res['pushed']} sessions, {total_rows} rows ({rows}); with row-level security"
+              f" {push_s:.2f}s = {res['pushed'] / push_s:.0f} sessions/s, {total_rows / push_s:.0f} rows/s;"
+              f" without it {pushes[False]:.2f}s = {total_rows / pushes[False]:.0f} rows/s;"
+              f" ratio {push_s / pushes[False]:.2f}x")
         t = time.perf_counter()
         again = commands.push(local, None)
         print(f"push again: {again['pushed']} sent, {again['unchanged']} unchanged in {time.perf_counter() - t:.2f}s")
-        # Baseline: COPY of the same rows into empty tables of the same shape, one transaction.
+        # Baseline: COPY of the same rows into empty tables of the same shape, one transaction
+        # (what a push did before row-level security, which refuses COPY FROM).
         import psycopg
 
+        rls(False)  # the owner reads every member's rows
         with psycopg.connect(pg.url(password=True)) as conn:
             data = {}
             for tb in rows:
@@ -135,6 +165,7 @@ def main() -> None:
                 conn.execute(f"CREATE TABLE copy_{tb} (LIKE {tb} INCLUDING DEFAULTS INCLUDING GENERATED"
                              " INCLUDING INDEXES)")
             conn.commit()
+            rls(True)
             t = time.perf_counter()
             with conn.transaction():
                 for tb, (cols, body) in data.items():
@@ -143,7 +174,8 @@ def main() -> None:
                             cp.write_row(r)
             copy_s = time.perf_counter() - t
         print(f"COPY baseline: {total_rows} rows in {copy_s:.2f}s = {total_rows / copy_s:.0f} rows/s;"
-              f" push is {push_s / copy_s:.1f}x the COPY time")
+              f" push is {push_s / copy_s:.1f}x the COPY time with row-level security,"
+              f" {pushes[False] / copy_s:.1f}x without")
 
         # why: Alice from her own sessions, Bob through PostgreSQL.
         from hansard.answers.why import explain
@@ -168,19 +200,29 @@ def main() -> None:
         _as(bob, "Bob", "bob@example.com")
         os.chdir(repo_b)
         with contextlib.redirect_stdout(io.StringIO()):
-            assert cli(["team", "init", pg.url(password=True), "--name", "bench"]) == 0
+            assert cli(["team", "join", dsn["bob@example.com"]]) == 0
             assert cli(["team", "add-repo", "."]) == 0
             assert cli(["index"]) == 0
         local_b = open_store()
-        cold_t, ans_b = time_why(lambda: wrap(local_b), a.rounds)
         # Warm: the connection stays open between questions (a long-lived process: the LSP or
         # MCP server); every question still gets a fresh view, so nothing is cached across them.
         from hansard.team.view import TeamView
 
-        kept = wrap(local_b)
-        warm_t, _ = time_why(lambda: TeamView(local_b, kept.team, kept.team_roots, source="server",
-                                              owned=False), a.rounds)
-        kept.close_team()
+        whys: dict[bool, tuple[float, float]] = {}
+        for on in (False, True, False, True):  # in turn, the faster of each, as for push
+            rls(on)
+            cold_t, ans_b = time_why(lambda: wrap(local_b), a.rounds)
+            kept = wrap(local_b)
+            warm_t, _ = time_why(lambda k=kept: TeamView(local_b, k.team, k.team_roots, source="server", owned=False),
+                                 a.rounds)
+            kept.close_team()
+            best = whys.get(on, (1e9, 1e9))
+            whys[on] = (min(best[0], warm_t), min(best[1], cold_t))
+        warm_t, cold_t = whys[True]
+        print(f"why app.py through PostgreSQL with row-level security / without: warm pool"
+              f" {whys[True][0] * 1000:.1f} / {whys[False][0] * 1000:.1f} ms = {whys[True][0] / whys[False][0]:.2f}x;"
+              f" a new connection per question {whys[True][1] * 1000:.1f} / {whys[False][1] * 1000:.1f} ms ="
+              f" {whys[True][1] / whys[False][1]:.2f}x")
         with contextlib.redirect_stdout(io.StringIO()):
             assert cli(["team", "pull"]) == 0
         os.environ["HANSARD_TEAM_FRESH"] = "3600"
@@ -207,11 +249,12 @@ def main() -> None:
             # not row by row; then every table analysed, as autovacuum would have by then (with
             # the pushed tables never analysed, the planner joined 1M messages row by row).
             pg.psql("DROP INDEX messages_tsv; DROP INDEX messages_trgm")
+            rls(False)
             for lo in range(0, extra, step):
                 hi = min(extra, lo + step)
                 pg.psql(
-                    "INSERT INTO messages(session_row, message_index, role, kind, text, timestamp)"
-                    f" SELECT {sid} + (g % {res['pushed']}), 100000 + g, 'assistant', 'text',"
+                    "INSERT INTO messages(member_role, session_row, message_index, role, kind, text, timestamp)"
+                    f" SELECT 'bench_alice', {sid} + (g % {res['pushed']}), 100000 + g, 'assistant', 'text',"
                     f" (SELECT string_agg(({words})[1 + ((g * 31 + k * 17) % {len(WORDS)})], ' ')"
                     " FROM generate_series(1, 24) k) || ' id_' || g,"
                     " to_char(timestamp '2026-11-01' + g * interval '1 second', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
@@ -219,6 +262,7 @@ def main() -> None:
             pg.psql("SET maintenance_work_mem='256MB'; CREATE INDEX messages_tsv ON messages USING GIN (tsv);"
                     " CREATE INDEX messages_trgm ON messages USING GIN (text gin_trgm_ops); ANALYZE",
                     timeout=3600)
+            rls(True)
             print(f"added {extra} messages in {time.perf_counter() - t:.1f}s")
         from hansard.answers.search.query import parse
         from hansard.store.postgres.store import TeamSearch
@@ -227,16 +271,21 @@ def main() -> None:
         searcher = TeamSearch(view.team)
         queries = ["retry backoff", "upload token", '"deploy rollout"', "latency budget handler", "schema or parser",
                    "redact -secret", "worker thread queue", "merge rebase", "id_4242", "vector embed search"]
-        times = []
-        for _ in range(max(1, a.rounds // 4)):
-            for qtext in queries:
-                t = time.perf_counter()
-                searcher.messages(parse(qtext), sorted(view.team_roots), None, None, 25)
-                times.append(time.perf_counter() - t)
-        times.sort()
         n = int(pg.psql("SELECT COUNT(*) FROM messages"))
-        print(f"team search over {n} messages: p50 {times[len(times) // 2] * 1000:.1f} ms,"
-              f" p95 {times[int(len(times) * 0.95) - 1] * 1000:.1f} ms ({len(times)} queries)")
+        for on in (True, False):
+            # Row-level security keeps the non-leakproof @@ and LIKE from being index
+            # conditions (PostgreSQL evaluates the policy first): the GIN indexes go unused.
+            rls(on)
+            times = []
+            for _ in range(max(1, a.rounds // 4)):
+                for qtext in queries:
+                    t = time.perf_counter()
+                    searcher.messages(parse(qtext), sorted(view.team_roots), None, None, 25)
+                    times.append(time.perf_counter() - t)
+            times.sort()
+            print(f"team search over {n} messages {'with' if on else 'without'} row-level security:"
+                  f" p50 {times[len(times) // 2] * 1000:.1f} ms,"
+                  f" p95 {times[int(len(times) * 0.95) - 1] * 1000:.1f} ms ({len(times)} queries)")
         view.close_team()
 
 

@@ -4,7 +4,8 @@ Unix socket in that folder, stopped and removed at the end.
 
 PostgreSQL refuses to run as root, so as root the cluster belongs to an unprivileged user
 (``HANSARD_PG_USER``, default ``nobody``). Clients authenticate with a password (scram) over
-TCP, so the tests also exercise the libpq password file.
+TCP, so the tests also exercise the libpq password file. The database's owner may create roles
+(``CREATEROLE``), as `hansard team init` and `add-member` need.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ def cluster() -> Iterator[Cluster]:
                      "max_connections = 50\n")
         c.start()
         c.database = "postgres"
-        c.psql(f"CREATE ROLE {c.user} LOGIN PASSWORD '{c.password}'")
+        c.psql(f"CREATE ROLE {c.user} LOGIN CREATEROLE PASSWORD '{c.password}'")
         c.psql(f"CREATE DATABASE team OWNER {c.user}")
         c.database = "team"
         yield c

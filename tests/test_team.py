@@ -70,13 +70,27 @@ class Member:
         mp.setenv("GIT_AUTHOR_EMAIL", self.email)
 
 
+def _owner_adds(root: Path, mp: pytest.MonkeyPatch, pg: Cluster, *emails: str, team: str = "core") -> dict[str, str]:
+    """The database owner (its own HANSARD_HOME) creates the team and a role per email; the
+    connection strings add-member printed, by email."""
+    owner = root / "owner"
+    if not owner.exists():
+        Member(owner, "Owner", "owner@example.com")
+    mp.setenv("HANSARD_HOME", str(owner / "hansard"))
+    cli_json("team", "init", pg.url(password=True), "--name", team)
+    return {e: cli_json("team", "add-member", e)["dsn"] for e in emails}
+
+
 @pytest.fixture
 def team(pg: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Member A wrote part of app.py through Claude Code (with a secret planted in the prompt,
-    the edit, and a shell command's output), committed it and pushed; member B has a clone."""
+    the edit, and a shell command's output), committed it and pushed; member B has a clone.
+    Each is a role of their own, made by the database owner."""
     from fixtures_repos.writers import ClaudeWriter
 
     pg.psql("DROP SCHEMA public CASCADE; CREATE SCHEMA public AUTHORIZATION hansard")
+    monkeypatch.setenv("PGCONNECT_TIMEOUT", "5")
+    dsn = _owner_adds(tmp_path, monkeypatch, pg, "alice@example.com", "bob@example.com")
     alice = Member(tmp_path / "alice", "Alice", "alice@example.com")
     bob = Member(tmp_path / "bob", "Bob", "bob@example.com")
     alice.enter(monkeypatch)
@@ -95,28 +109,34 @@ def team(pg: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     w.bash("env | grep TOKEN", stdout=f"GITHUB_TOKEN={SECRET}\n")
     _git(repo_a, "commit", "-q", "-am", "discounted")
     assert run_cli("index")[0] == 0
-    monkeypatch.setenv("PGCONNECT_TIMEOUT", "5")
-    d = cli_json("team", "init", pg.url(password=True), "--name", "core")
-    assert d["member"]["email"] == "alice@example.com"
+    d = cli_json("team", "join", dsn["alice@example.com"])
+    assert d["member"]["email"] == "alice@example.com" and d["team"] == "core" and d["role"] == "core_alice"
     monkeypatch.chdir(repo_a)
     cli_json("team", "add-repo", ".")
     repo_b = tmp_path / "bob" / "shop"
     _git(tmp_path / "bob", "clone", "-q", str(repo_a), str(repo_b))
-    return {"alice": alice, "bob": bob, "repo_a": repo_a, "repo_b": repo_b, "mp": monkeypatch, "pg": pg}
+    return {"alice": alice, "bob": bob, "repo_a": repo_a, "repo_b": repo_b, "mp": monkeypatch, "pg": pg, "dsn": dsn}
 
 
 def _line_of(path: Path, text: str) -> int:
     return next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if text in ln)
 
 
+def _password(dsn: str) -> str:
+    from urllib.parse import urlsplit
+
+    return urlsplit(dsn).password or ""
+
+
 def test_password_moves_to_a_private_pgpass_file(team) -> None:
     home = team["alice"].root / "hansard" / "team"
     cfg = (home / "config.json").read_text()
-    assert team["pg"].password not in cfg
-    assert json.loads(cfg)["url"] == team["pg"].url()
+    secret = _password(team["dsn"]["alice@example.com"])
+    assert len(secret) >= 24 and secret not in cfg
+    assert json.loads(cfg)["url"] == f"postgresql://core_alice@127.0.0.1:{team['pg'].port}/team"
     for name in ("config.json", "pgpass"):
         assert stat.S_IMODE((home / name).stat().st_mode) == 0o600
-    assert team["pg"].password in (home / "pgpass").read_text()
+    assert secret in (home / "pgpass").read_text()
 
 
 def test_dry_run_lists_what_leaves_and_sends_nothing(team) -> None:
@@ -163,11 +183,11 @@ def _as_bob(team, pushed: int = 1) -> Path:
     mp.chdir(team["repo_b"])
     # Bob's password comes from his own libpq password file, not from the URL.
     pgpass = team["bob"].root / ".pgpass"
-    pgpass.write_text(f"127.0.0.1:{team['pg'].port}:team:hansard:{team['pg'].password}\n")
+    pgpass.write_text(f"127.0.0.1:{team['pg'].port}:team:core_bob:{_password(team['dsn']['bob@example.com'])}\n")
     pgpass.chmod(0o600)
     mp.setenv("PGPASSFILE", str(pgpass))
-    d = cli_json("team", "init", team["pg"].url(), "--name", "core")
-    assert d["passfile"] is None
+    d = cli_json("team", "join", f"postgresql://core_bob@127.0.0.1:{team['pg'].port}/team", "--name", "core")
+    assert d["passfile"] is None and d["member"]["email"] == "bob@example.com"
     cli_json("team", "add-repo", ".")
     return team["repo_b"] / "app.py"
 

@@ -23,19 +23,26 @@ def me(cfg: dict[str, Any]) -> tuple[str, str]:
     return m["email"], m["machine"]
 
 
-def open_server(cfg: dict[str, Any], *, migrate: bool = False) -> Any:
-    """The team server (``PostgresTeamStore``); ``TeamUnreachable`` when it does not answer. A
-    reader's schema check also brings the opted-in repositories' rows (one round trip)."""
+def open_server(cfg: dict[str, Any], *, migrate: bool = False, current: bool = False,
+                conninfo: str | None = None) -> Any:
+    """The team server (``PostgresTeamStore``); ``TeamUnreachable`` when it does not answer.
+    ``migrate``: the database owner brings the schema up to date; ``current``: a writer
+    requires it up to date; ``conninfo``: this connection string (with its password, held in
+    memory only) instead of the config's and its password file. A reader's schema check also
+    brings the opted-in repositories' rows (one round trip)."""
     from hansard.store.postgres.store import PostgresTeamStore
     from hansard.team.config import connect_kwargs
 
     kw = connect_kwargs(cfg)
+    if conninfo is not None:
+        kw["conninfo"], kw["passfile"] = conninfo, None
     server = PostgresTeamStore(kw["conninfo"], me=me(cfg), timeout=kw["timeout"], passfile=kw["passfile"])
     try:
         if migrate:
             server.migrate()
         else:
-            server.check_schema([r["root_commit"] for r in cfg.get("repos", []) if r.get("root_commit")])
+            server.check_schema([r["root_commit"] for r in cfg.get("repos", []) if r.get("root_commit")],
+                                current=current)
     except BaseException:
         server.close()
         raise

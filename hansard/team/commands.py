@@ -1,6 +1,14 @@
-"""`hansard team init | add-repo | push | pull | status`: what leaves this machine and when.
+"""`hansard team init | add-member | join | add-repo | push | pull | status`: who may write
+what, what leaves this machine and when.
 
-A push sends, for the opted-in repositories only, each session's derived rows as the local
+The database owner runs ``init`` (schema, the team's group role) and ``add-member`` (a login
+role per member, its password printed once); a member runs ``join`` with those credentials.
+The server, not this code, keeps members apart (row-level security on every table, see
+:mod:`hansard.store.postgres.roles`); a refusal is ``TeamForbidden``. Configuration and
+password file are written only once the server has accepted the connection.
+
+A push sends the sessions that ran in an opted-in repository (never one that ran elsewhere,
+even if it edited an opted-in repository's files), each session's derived rows as the local
 store holds them (redacted at ingest), and the current text of their project memory files,
 passed through the redactor once more on the way out; never the raw archive, never a global
 memory. It is incremental and idempotent: a session whose content digest the
@@ -14,7 +22,7 @@ import json
 import os
 from typing import Any
 
-from hansard.errors import InvalidArgument, NotARepository, RepoNotOptedIn
+from hansard.errors import InvalidArgument, NotARepository, RepoNotOptedIn, TeamForbidden
 from hansard.team import config as tconfig
 
 
@@ -50,23 +58,103 @@ def _repo_at(path: str) -> dict[str, Any]:
 # -- init / add-repo ----------------------------------------------------------------------------
 
 
-def init(url: str, name: str, *, cwd: str | None = None) -> dict[str, Any]:
+def _config(name: str | None, clean: str, email: str | None, display: str | None) -> dict[str, Any]:
     import uuid
 
-    clean, password = tconfig.split_password(url)
-    email, display = _identity(cwd or os.getcwd())
     old = tconfig.load() if tconfig.configured() else {}
     machine = (old.get("member") or {}).get("machine") or uuid.uuid4().hex
-    cfg = {"name": name, "url": clean, "member": {"email": email, "name": display, "machine": machine},
-           "repos": old.get("repos", [])}
+    return {"name": name, "url": clean, "timeout": tconfig.TIMEOUT,
+            "member": {"email": email, "name": display, "machine": machine}, "repos": old.get("repos", [])}
+
+
+def _write(cfg: dict[str, Any], clean: str, password: str | None) -> str | None:
+    """Config and password file, once the server has said yes."""
     passfile = tconfig.store_password(clean, password) if password else None
     tconfig.save(cfg)
+    return passfile
+
+
+def init(url: str, name: str, *, cwd: str | None = None) -> dict[str, Any]:
+    """The database owner: the schema brought up to date and the team's group role, then this
+    configuration (so that `add-member` reaches the server as the owner)."""
     from hansard.team import open_server
 
-    server = open_server(cfg, migrate=True)
-    server.close()
-    return {"team": name, "url": clean, "member": cfg["member"], "config": tconfig.config_path(),
-            "passfile": passfile}
+    clean, password = tconfig.split_password(url)
+    try:
+        email, display = _identity(cwd or os.getcwd())
+    except InvalidArgument:  # the owner need not be a member, nor have a git identity
+        email, display = None, None
+    cfg = _config(name, clean, email, display)
+    server = open_server(cfg, migrate=True, conninfo=tconfig.with_password(clean, password) if password else None)
+    try:
+        group = server.roles.create_team(name)
+    finally:
+        server.close()
+    passfile = _write(cfg, clean, password)
+    return {"team": name, "url": clean, "group_role": group, "member": cfg["member"],
+            "config": tconfig.config_path(), "passfile": passfile}
+
+
+def _dsn_for(url: str, role: str, password: str) -> str:
+    """The owner's connection string with the member's role and password in it."""
+    from urllib.parse import quote, urlsplit, urlunsplit
+
+    if "://" in url and "password=" not in url and "user=" not in url:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if ":" in host:
+            host = f"[{host}]"
+        netloc = quote(role, safe="") + ":" + quote(password, safe="") + "@" + host + (
+            f":{parts.port}" if parts.port else "")
+        return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    from psycopg import conninfo
+
+    return conninfo.make_conninfo(url, user=role, password=password)
+
+
+def add_member(email: str, team: str | None = None, role: str | None = None) -> dict[str, Any]:
+    """The database owner: a login role for ``email`` in the team, with one-time credentials."""
+    from hansard.team import open_server
+
+    cfg = tconfig.load()
+    team = team or cfg["name"]
+    server = open_server(cfg, current=True)
+    try:
+        d = server.roles.add_member(team, email, role)
+    finally:
+        server.close()
+    return {**d, "dsn": _dsn_for(cfg["url"], d["role"], d["password"])}
+
+
+def join(dsn: str, name: str | None = None, *, cwd: str | None = None) -> dict[str, Any]:
+    """A member: connect with the credentials the owner printed; the team and this member's
+    email are the ones the server has for the role."""
+    from hansard.team import open_server
+
+    clean, password = tconfig.split_password(dsn)
+    try:
+        git_email, display = _identity(cwd or os.getcwd())
+    except InvalidArgument:
+        git_email, display = None, None
+    cfg = _config(name, clean, git_email, display)
+    server = open_server(cfg, current=True, conninfo=tconfig.with_password(clean, password) if password else None)
+    try:
+        me_ = server.roles.whoami()
+    finally:
+        server.close()
+    if me_["team"] is None:
+        raise TeamForbidden(f"role {me_['role']} is not a member of any team here: the database owner runs"
+                            " `hansard team add-member EMAIL` and gives you what it prints")
+    if name is not None and name != me_["team"]:
+        raise InvalidArgument(f"role {me_['role']} is a member of team {me_['team']!r}, not {name!r}")
+    cfg["name"] = me_["team"]
+    cfg["member"].update(email=me_["email"], role=me_["role"])
+    passfile = _write(cfg, clean, password)
+    out = {"team": me_["team"], "url": clean, "role": me_["role"], "member": cfg["member"],
+           "config": tconfig.config_path(), "passfile": passfile}
+    if git_email and git_email != me_["email"]:
+        out["notice"] = f"git's user.email here is {git_email}; the team knows this member as {me_['email']}"
+    return out
 
 
 def add_repo(path: str) -> dict[str, Any]:
@@ -170,9 +258,15 @@ def collect(local: Any, cfg: dict[str, Any], repo: str | None = None, model: str
 
     out = []
     exp = local.team_export
+    # The local repository rows of every opted-in repository: a session is sent only when it
+    # ran in one of them. One that ran elsewhere (another repository, or none) and edited an
+    # opted-in repository's files stays here: its transcript is that other place's.
+    opted = {i for r in cfg.get("repos", []) for i in exp.repo_ids_with_root(r["root_commit"])}
     for r in _selected(cfg, repo):
         ids = exp.repo_ids_with_root(r["root_commit"])
         for s in exp.sessions_in(ids):
+            if s.get("repo_id") not in opted:
+                continue
             rows = exp.session_rows(s["id"], ids)
             session = {k: v for k, v in s.items() if k not in ("id", "repo_id")}
             extra = _redact_all(session, rows)
@@ -212,7 +306,7 @@ def push(local: Any, repo: str | None = None, *, dry_run: bool = False) -> dict[
     if not dry_run:  # an unreachable server fails the push before anything is read
         from hansard.team import open_server
 
-        server = open_server(cfg, migrate=True)
+        server = open_server(cfg, current=True)
     try:
         return _push(local, cfg, repo, server)
     finally:
@@ -244,7 +338,11 @@ def _push(local: Any, cfg: dict[str, Any], repo: str | None, server: Any) -> dic
         return {**summary, "sessions": listing, "memories": mem_listing,
                 "bytes": sum(e["bytes"] for e in entries) + sum(m["bytes"] for m in mems)}
     up = server.uploads
-    member_id = up.member(cfg["member"]["email"], cfg["member"]["machine"], cfg["member"].get("name"))
+    try:
+        member_id = up.member(cfg["member"]["email"], cfg["member"]["machine"], cfg["member"].get("name"))
+    except TeamForbidden as exc:  # the server refused the row: say why, in its terms
+        server.roles.require_member(cfg["member"]["email"])
+        raise exc
     repo_ids = {r["root_commit"]: up.repo(r["root_commit"], r.get("remote"), r.get("name"))
                 for r in _selected(cfg, repo)}
     have = up.pushed(member_id)
@@ -306,7 +404,7 @@ def status() -> dict[str, Any]:
     from hansard.team import open_offline, open_server
 
     cfg = tconfig.load()
-    out: dict[str, Any] = {"team": cfg["name"], "url": cfg["url"], "member": cfg["member"],
+    out: dict[str, Any] = {"team": cfg["name"], "url": tconfig.shown(cfg["url"]), "member": cfg["member"],
                            "repos": cfg.get("repos", []), "server": None}
     try:
         server = open_server(cfg)
@@ -331,9 +429,19 @@ def status() -> dict[str, Any]:
 
 def add_arguments(sp: Any) -> None:
     sub = sp.add_subparsers(dest="team_cmd", required=True)
-    m = sub.add_parser("init", help="connect this member to a team's PostgreSQL (password kept in a 0600 pgpass file)")
-    m.add_argument("url", help="postgresql://user@host:port/db (a password here moves to the pgpass file)")
+    m = sub.add_parser("init", help="the database owner: create the team's tables and its group role")
+    m.add_argument("url", help="the owner's postgresql://user@host:port/db or key=value string (a password here moves"
+                               " to a 0600 pgpass file)")
     m.add_argument("--name", required=True, help="the team's name")
+    m.add_argument("--json", action="store_true")
+    m = sub.add_parser("add-member", help="the database owner: a login role for a member; prints its credentials once")
+    m.add_argument("email", help="the member's email (how teammates see their sessions)")
+    m.add_argument("--team", help="the team (default: the one of `team init`)")
+    m.add_argument("--role", help="the role's name (default: TEAM_LOCALPART)")
+    m.add_argument("--json", action="store_true")
+    m = sub.add_parser("join", help="a member: connect with the credentials `team add-member` printed")
+    m.add_argument("dsn", help="the connection string add-member printed (its password moves to a 0600 pgpass file)")
+    m.add_argument("--name", help="the team's name (checked against the server's)")
     m.add_argument("--json", action="store_true")
     m = sub.add_parser("add-repo", help="opt a repository in: its sessions may be pushed, the team's are read")
     m.add_argument("path", nargs="?", default=".")
@@ -354,7 +462,19 @@ def run(a: Any, local_store: Any) -> tuple[dict[str, Any], str]:
     cmd = a.team_cmd
     if cmd == "init":
         d = init(a.url, a.name)
-        return d, f"team {d['team']}: {d['url']} as {d['member']['email']} (config {d['config']})"
+        return d, (f"team {d['team']}: {tconfig.shown(d['url'])} (group role {d['group_role']}; config {d['config']})\n"
+                   "add members with `hansard team add-member EMAIL`")
+    if cmd == "add-member":
+        d = add_member(a.email, a.team, a.role)
+        return d, "\n".join([
+            f"{'new password for' if d['rotated'] else 'member'} {d['email']} in team {d['team']}: role {d['role']}",
+            f"  password: {d['password']}",
+            "give them this command (shown once; hansard keeps no copy):",
+            f"  hansard team join '{d['dsn']}'"])
+    if cmd == "join":
+        d = join(a.dsn, a.name)
+        said = f"team {d['team']}: {tconfig.shown(d['url'])} as {d['member']['email']} (role {d['role']}; config {d['config']})"
+        return d, said + (f"\n{d['notice']}" if d.get("notice") else "")
     if cmd == "add-repo":
         d = add_repo(a.path)
         return d, f"opted in {d['added']['path']} ({d['added']['root_commit'][:12]})"
@@ -374,7 +494,7 @@ def run(a: Any, local_store: Any) -> tuple[dict[str, Any], str]:
         return d, f"offline copy: {d['counts']['sessions']} team session(s) in {d['repos']} repositories"
     d = status()
     srv = d["server"]
-    text = [f"team {d['team']} at {d['url']}; member {d['member']['email']} ({d['member']['machine'][:8]})",
+    text = [f"team {d['team']} at {tconfig.shown(d['url'])}; member {d['member']['email']} ({d['member']['machine'][:8]})",
             "repos: " + (", ".join(r["name"] for r in d["repos"]) or "none (hansard team add-repo .)")]
     if srv and srv.get("reachable"):
         text.append(f"server: {srv['members']} member-machines, {srv['sessions']} sessions, {srv['messages']} messages")

@@ -1,11 +1,14 @@
 """The team configuration of this member: ``$HANSARD_HOME/team/config.json`` (owner-only).
 
 It holds the server's connection string *without* a password, the team's name, this member
-(git identity and a machine id made once) and the repositories opted in. A password given in
-the URL at ``team init`` moves to a libpq password file (``$HANSARD_HOME/team/pgpass``,
-``0600``) that libpq reads through its ``passfile`` parameter; a ``PGPASSFILE``, ``~/.pgpass``
-or a ``service=`` entry of the service file work unchanged, as for any libpq client. No file
-here ever holds a password that another user could read.
+(the email the database owner registered for its role, and a machine id made once), the
+connect timeout, and the repositories opted in. A password given in the connection string at
+``team join`` or ``team init`` (a URL's user part, ``?password=``, or a key=value
+``password=``) moves to a libpq password file (``$HANSARD_HOME/team/pgpass``, ``0600``) that
+libpq reads through its ``passfile`` parameter; a ``PGPASSFILE``, ``~/.pgpass`` or a
+``service=`` entry of the service file work unchanged, as for any libpq client. No file here
+ever holds a password that another user could read, and both files are written only once the
+server has accepted the connection.
 """
 
 from __future__ import annotations
@@ -14,6 +17,10 @@ import os
 from typing import Any
 
 CONFIG_NAME = "config.json"
+
+# Seconds to connect (libpq's connect_timeout); with the 30 s statement timeout, the most a
+# command waits on a server that stops answering: about 33 s (see docs/team.md).
+TIMEOUT = 3.0
 
 
 def team_dir() -> str:
@@ -56,36 +63,84 @@ def _write_private(path: str, text: str) -> None:
     write_private(path, text.encode("utf-8"))
 
 
+def _params(dsn: str) -> dict[str, str]:
+    """libpq's own reading of a connection string (URL or key=value); ``InvalidArgument`` when
+    it is not one."""
+    from psycopg import conninfo
+
+    from hansard.errors import InvalidArgument
+
+    try:
+        return conninfo.conninfo_to_dict(dsn)  # type: ignore[return-value]
+    except Exception as exc:  # psycopg.ProgrammingError: libpq could not parse it
+        raise InvalidArgument(f"not a PostgreSQL connection string: {str(exc).splitlines()[0] if str(exc) else exc}"
+                              ) from None
+
+
 def split_password(url: str) -> tuple[str, str | None]:
-    """(the URL without its password, the password or None). Key-value conninfo strings and
-    service names pass through unchanged."""
+    """(the connection string without its password, the password or None). A URL keeps its
+    form when the password is in its user part; any other place a password can be (a
+    ``password=`` of a key=value string, a URL's ``?password=``) is read as libpq reads it and
+    the string comes back as key=value without it."""
     from urllib.parse import unquote, urlsplit, urlunsplit
 
-    if "://" not in url:
+    query = url.split("?", 1)[1] if "?" in url else ""
+    if "://" in url and "password=" not in query:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url, None
+        host = parts.hostname or ""
+        if ":" in host:
+            host = f"[{host}]"
+        netloc = (parts.username or "") + "@" + host + (f":{parts.port}" if parts.port else "")
+        return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment)), unquote(parts.password)
+    params = _params(url)
+    password = params.pop("password", None)
+    if password is None:
         return url, None
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url, None
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = (parts.username or "") + "@" + host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment)), unquote(parts.password)
+    from psycopg import conninfo
+
+    return conninfo.make_conninfo(**params), password
+
+
+def shown(url: str) -> str:
+    """The connection string as printed: never with a password (a config written by an older
+    hansard may still hold one)."""
+    try:
+        return split_password(url)[0]
+    except Exception:  # unparseable: print nothing of it that could be a secret
+        return "(a connection string hansard cannot read)"
+
+
+def with_password(url: str, password: str) -> str:
+    """``url`` (without a password) with ``password``, as libpq reads it: for connecting once
+    before anything is written down."""
+    from psycopg import conninfo
+
+    return conninfo.make_conninfo(url, password=password)
 
 
 def pgpass_line(url: str, password: str) -> str:
-    """One ``hostname:port:database:username:password`` line for ``url`` (libpq's format)."""
-    from urllib.parse import unquote, urlsplit
+    """One ``hostname:port:database:username:password`` line for ``url`` (libpq's format; a
+    socket folder as host is ``localhost`` there, as libpq matches it)."""
+    import getpass
 
-    parts = urlsplit(url)
+    p = _params(url)
 
     def esc(s: str) -> str:
         return s.replace("\\", "\\\\").replace(":", "\\:")
 
-    host = parts.hostname or "localhost"
-    port = str(parts.port or 5432)
-    db = unquote(parts.path.lstrip("/")) or "*"
-    user = unquote(parts.username or "") or "*"
+    host = (p.get("host") or "localhost").split(",")[0]
+    if host.startswith("/"):
+        host = "localhost"
+    port = (p.get("port") or "5432").split(",")[0]
+    user = p.get("user") or ""
+    db = p.get("dbname") or user or "*"
+    if not user:
+        try:
+            user = getpass.getuser()
+        except Exception:
+            user = "*"
     return ":".join(esc(x) for x in (host, port, db, user)) + ":" + esc(password) + "\n"
 
 
@@ -113,7 +168,7 @@ def connect_kwargs(cfg: dict[str, Any]) -> dict[str, Any]:
     pf = passfile()
     use_pf = os.path.exists(pf) and not os.environ.get("PGPASSFILE")
     return {"conninfo": cfg["url"], "passfile": pf if use_pf else None,
-            "timeout": float(os.environ.get("HANSARD_TEAM_TIMEOUT") or cfg.get("timeout") or 3.0)}
+            "timeout": float(os.environ.get("HANSARD_TEAM_TIMEOUT") or cfg.get("timeout") or TIMEOUT)}
 
 
 def offline_path() -> str:

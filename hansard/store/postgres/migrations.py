@@ -155,3 +155,88 @@ def t004_tool_call_inputs() -> str:
         -- '%path%'): a trigram index answers it without reading every tool call.
         CREATE INDEX tool_calls_input_trgm ON tool_calls USING GIN (input gin_trgm_ops);
     """
+
+
+# Every table whose rows a member writes. Each carries ``member_role``, the PostgreSQL role that
+# wrote the row (``current_user``, never a value the client sends).
+MEMBER_TABLES = ("members", "repos", "sessions", "messages", "tool_calls", "edits", "edit_lines", "memories",
+                 "passage_vectors")
+
+
+@migration
+def t005_members_are_roles() -> str:
+    own = "\n".join(f"""
+        ALTER TABLE {t} ADD COLUMN member_role TEXT NOT NULL DEFAULT current_user;
+        ALTER TABLE {t} ENABLE ROW LEVEL SECURITY;
+        ALTER TABLE {t} FORCE ROW LEVEL SECURITY;
+        CREATE POLICY member_rows ON {t}
+            USING (member_role = current_user OR member_role = ANY ((SELECT hansard_teammates())::text[]))
+            WITH CHECK (member_role = current_user);
+        CREATE TRIGGER {t}_own_rows BEFORE UPDATE OR DELETE ON {t} FOR EACH ROW
+            WHEN (OLD.member_role IS DISTINCT FROM session_user::text)
+            EXECUTE FUNCTION hansard_refuse();""" for t in MEMBER_TABLES)
+    return """
+        -- A team is a group role (NOLOGIN); its members are login roles granted it, made by
+        -- `hansard team add-member` (the database owner), which records each member's email.
+        -- Neither table is written by members; each member reads its own rows of them.
+        CREATE TABLE teams (name TEXT PRIMARY KEY, grp TEXT NOT NULL UNIQUE);
+        CREATE TABLE team_members (
+            role TEXT PRIMARY KEY,
+            team TEXT NOT NULL REFERENCES teams(name),
+            email TEXT NOT NULL,
+            added_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+            UNIQUE (role, email)
+        );
+        ALTER TABLE teams ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY my_teams ON teams FOR SELECT USING (pg_has_role(current_user, grp, 'MEMBER'));
+        ALTER TABLE team_members ENABLE ROW LEVEL SECURITY;
+        CREATE POLICY my_registration ON team_members FOR SELECT USING (role = current_user);
+
+        -- The roles that share a team (a group role of `teams`) with the current user. Every
+        -- policy reads it as `= ANY ((SELECT hansard_teammates())::text[])`: an InitPlan, run once per
+        -- table of a statement (not per row), and the planner sees one call, not the joins
+        -- (inlined, they made planning a why query five times slower); plpgsql keeps its plan.
+        CREATE FUNCTION hansard_teammates() RETURNS text[] LANGUAGE plpgsql STABLE AS $$
+        BEGIN
+            RETURN ARRAY(SELECT r.rolname::text FROM teams t JOIN pg_roles g ON g.rolname = t.grp
+                JOIN pg_auth_members am ON am.roleid = g.oid JOIN pg_roles r ON r.oid = am.member
+                WHERE pg_has_role(current_user, g.oid, 'MEMBER'));
+        END $$;
+        -- A teammate's row is visible (so an UPDATE or DELETE of it reaches this trigger rather
+        -- than silently matching nothing): changing it is refused, loudly.
+        CREATE FUNCTION hansard_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            RAISE EXCEPTION 'hansard: a member changes only its own rows (% of a row of % in %)',
+                lower(TG_OP), OLD.member_role, TG_TABLE_NAME USING ERRCODE = 'insufficient_privilege';
+        END $$;
+""" + own + """
+        -- Uniqueness is per member now: nobody learns of, or collides with, another team's rows.
+        ALTER TABLE members DROP CONSTRAINT members_email_machine_key,
+            ADD UNIQUE (member_role, email, machine), ADD UNIQUE (id, member_role);
+        ALTER TABLE repos DROP CONSTRAINT repos_root_commit_key,
+            ADD UNIQUE (member_role, root_commit), ADD UNIQUE (id, member_role);
+        ALTER TABLE sessions ADD UNIQUE (id, member_role);
+        ALTER TABLE messages ADD UNIQUE (id, member_role);
+        ALTER TABLE edits ADD UNIQUE (id, member_role);
+        -- A member row's email is the one the owner registered for that role (rows from before
+        -- members were roles are left as they are: they belong to the owner who migrated).
+        ALTER TABLE members ADD FOREIGN KEY (member_role, email) REFERENCES team_members(role, email) NOT VALID;
+        -- Every reference carries member_role: a row can only point at rows of its own writer.
+        ALTER TABLE sessions DROP CONSTRAINT sessions_member_id_fkey, DROP CONSTRAINT sessions_repo_id_fkey,
+            ADD FOREIGN KEY (member_id, member_role) REFERENCES members(id, member_role),
+            ADD FOREIGN KEY (repo_id, member_role) REFERENCES repos(id, member_role);
+        ALTER TABLE messages DROP CONSTRAINT messages_session_row_fkey,
+            ADD FOREIGN KEY (session_row, member_role) REFERENCES sessions(id, member_role) ON DELETE CASCADE;
+        ALTER TABLE tool_calls DROP CONSTRAINT tool_calls_session_row_fkey,
+            ADD FOREIGN KEY (session_row, member_role) REFERENCES sessions(id, member_role) ON DELETE CASCADE;
+        ALTER TABLE edits DROP CONSTRAINT edits_session_row_fkey, DROP CONSTRAINT edits_repo_id_fkey,
+            ADD FOREIGN KEY (session_row, member_role) REFERENCES sessions(id, member_role) ON DELETE CASCADE,
+            ADD FOREIGN KEY (repo_id, member_role) REFERENCES repos(id, member_role);
+        ALTER TABLE edit_lines DROP CONSTRAINT edit_lines_edit_id_fkey,
+            ADD FOREIGN KEY (edit_id, member_role) REFERENCES edits(id, member_role) ON DELETE CASCADE;
+        ALTER TABLE memories DROP CONSTRAINT memories_member_id_fkey, DROP CONSTRAINT memories_repo_id_fkey,
+            ADD FOREIGN KEY (member_id, member_role) REFERENCES members(id, member_role),
+            ADD FOREIGN KEY (repo_id, member_role) REFERENCES repos(id, member_role);
+        ALTER TABLE passage_vectors DROP CONSTRAINT passage_vectors_message_id_fkey,
+            ADD FOREIGN KEY (message_id, member_role) REFERENCES messages(id, member_role) ON DELETE CASCADE;
+    """

@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterator, Sequence
 from functools import cached_property
 from typing import Any
 
-from hansard.errors import StoreTooNew, TeamUnreachable
+from hansard.errors import StoreTooNew, TeamForbidden, TeamUnreachable
 from hansard.store.postgres.migrations import MIGRATIONS
 from hansard.store.postgres.queries import TeamSearchIndex, TeamTables, contains, time_bounds
 
@@ -29,29 +29,55 @@ def _unreachable(exc: BaseException) -> TeamUnreachable:
     return TeamUnreachable(f"the team server cannot be reached: {text.splitlines()[0] if text else type(exc).__name__}")
 
 
-@contextlib.contextmanager
-def _watchdog(conn: Any, seconds: float) -> Iterator[None]:
-    """Shut the connection's socket down if the block is still running after ``seconds``: a
-    statement waiting on it then fails at once (the server-side statement timeout cannot help
-    when the server itself does not run)."""
-    import socket
-    import threading
+def _forbidden(exc: BaseException) -> TeamForbidden:
+    text = str(exc).strip()
+    return TeamForbidden("the team server refused it: " + (text.splitlines()[0] if text else type(exc).__name__))
 
-    def sever() -> None:
+
+class _Watchdog:
+    """Shuts the connection's socket down once ``seconds`` pass without a ``kick``: a statement
+    waiting on it then fails at once (the server-side statement timeout cannot help when the
+    server itself does not run). A block of many statements kicks before each, so the bound
+    is per statement: a server that stops answering is given up on ``seconds`` after its last
+    answer, however long the block."""
+
+    def __init__(self, conn: Any, seconds: float) -> None:
+        import threading
+
+        self.conn, self.seconds = conn, seconds
+        self.timer: threading.Timer | None = None
+        self.kick()
+
+    def _sever(self) -> None:
+        import socket
+
         with contextlib.suppress(OSError, ValueError):
-            s = socket.socket(fileno=os.dup(conn.pgconn.socket))
+            s = socket.socket(fileno=os.dup(self.conn.pgconn.socket))
             try:
                 s.shutdown(socket.SHUT_RDWR)
             finally:
                 s.close()
 
-    timer = threading.Timer(seconds, sever)
-    timer.daemon = True
-    timer.start()
+    def kick(self) -> None:
+        import threading
+
+        self.cancel()
+        self.timer = threading.Timer(self.seconds, self._sever)
+        self.timer.daemon = True
+        self.timer.start()
+
+    def cancel(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+
+
+@contextlib.contextmanager
+def _watchdog(conn: Any, seconds: float) -> Iterator[_Watchdog]:
+    dog = _Watchdog(conn, seconds)
     try:
-        yield
+        yield dog
     finally:
-        timer.cancel()
+        dog.cancel()
 
 
 class PostgresTeamStore(TeamTables):
@@ -95,7 +121,10 @@ class PostgresTeamStore(TeamTables):
                 if self.pool is not None:
                     self.pool.close(timeout=0)
             raise _unreachable(exc) from None
+        # The most any statement waits on the server: its statement timeout, plus the connect
+        # timeout for the answer to travel (the documented "about 33 s" at the defaults).
         self.deadline = statement_timeout_ms / 1000 + timeout
+        self.dog: _Watchdog | None = None
 
     combined = True  # a file's edit lines come with their sessions and prompts in one round trip
 
@@ -117,18 +146,22 @@ class PostgresTeamStore(TeamTables):
     def connection(self, deadline: float | None = None) -> Iterator[Any]:
         """A connection for one block of statements. A server that stops answering mid-block
         (hung, overloaded, a network that drops packets) never outlasts ``deadline`` seconds
-        (default: the statement timeout plus the connect timeout): the socket is shut down
-        under the waiting statement, which fails as ``TeamUnreachable``."""
+        (default: the statement timeout plus the connect timeout) after its last answer (see
+        ``kick``): the socket is shut down under the waiting statement, which fails as
+        ``TeamUnreachable``. A statement the server refuses for this member's role (row-level
+        security, a row of another member) fails as ``TeamForbidden``."""
         psycopg = self._psycopg
         try:
             if self.conn is not None:
-                with _watchdog(self.conn, deadline or self.deadline):
+                with _watchdog(self.conn, deadline or self.deadline) as self.dog:
                     yield self.conn
             else:
-                with self.pool.connection() as conn, _watchdog(conn, deadline or self.deadline):
+                with self.pool.connection() as conn, _watchdog(conn, deadline or self.deadline) as self.dog:
                     yield conn
         except (psycopg.OperationalError, psycopg.errors.QueryCanceled) as exc:
             raise _unreachable(exc) from None
+        except (psycopg.errors.InsufficientPrivilege, psycopg.errors.ForeignKeyViolation) as exc:
+            raise _forbidden(exc) from None
         except Exception as exc:
             if self.pool is not None:
                 from psycopg_pool import PoolTimeout
@@ -136,6 +169,13 @@ class PostgresTeamStore(TeamTables):
                 if isinstance(exc, PoolTimeout):
                     raise _unreachable(exc) from None
             raise
+        finally:
+            self.dog = None  # a kick after the block must not arm a timer on a pooled connection
+
+    def kick(self) -> None:
+        """The block's server answered: its deadline starts again (one statement of many)."""
+        if self.dog is not None:
+            self.dog.kick()
 
     def run(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         with self.connection() as conn:
@@ -161,18 +201,25 @@ class PostgresTeamStore(TeamTables):
                 applied.append(m.__name__)
         return applied
 
-    def check_schema(self, roots: Collection[str] = ()) -> None:
+    def check_schema(self, roots: Collection[str] = (), *, current: bool = False) -> None:
         """Readers: the server's schema is one this hansard knows (else ``StoreTooNew``), and
         exists. One round trip: it runs on every question that reads the team, so it also
-        brings the repository rows of ``roots`` (the opted-in root commits) to ``repos``."""
+        brings the repository rows of ``roots`` (the opted-in root commits) to ``repos``.
+        ``current`` (writers, who are members and cannot migrate): it also has every migration
+        of this hansard."""
         from hansard.errors import TeamNotConfigured
 
         try:
             rows = self.run("SELECT name, NULL AS root, NULL::integer AS id FROM hansard_migrations UNION ALL"
                             " SELECT NULL, root_commit, id FROM repos WHERE root_commit = ANY(%s)", (list(roots),))
         except self._psycopg.errors.UndefinedTable:
-            raise TeamNotConfigured("the team server has no hansard tables yet: run `hansard team init` first") from None
-        self._refuse_newer({r["name"] for r in rows if r["name"] is not None})
+            raise TeamNotConfigured("the team server has no hansard tables yet: the database owner runs"
+                                    " `hansard team init URL --name NAME` first") from None
+        names = {r["name"] for r in rows if r["name"] is not None}
+        self._refuse_newer(names)
+        if current and {m.__name__ for m in MIGRATIONS} - names:
+            raise TeamNotConfigured("the team server's tables are older than this hansard: the database owner runs"
+                                    " `hansard team init` again to upgrade them")
         self.repos.know({r["root"]: int(r["id"]) for r in rows if r["name"] is None})
 
     @staticmethod
@@ -193,6 +240,36 @@ class PostgresTeamStore(TeamTables):
         return PostgresSearchIndex(self)
 
 
+    @cached_property
+    def roles(self) -> Any:
+        """Teams and members as roles (:mod:`hansard.store.postgres.roles`)."""
+        from hansard.store.postgres.roles import TeamRoles
+
+        return TeamRoles(self)
+
+
+# Rows per INSERT of a push. COPY is what the rows would take without row-level security, but
+# PostgreSQL refuses COPY FROM into a table with it: each table's rows go as one INSERT of
+# column arrays (unnest), one round trip per this many rows.
+INSERT_ROWS = 20000
+
+_SESSION_COLS = (("id", "bigint"), ("member_id", "int"), ("repo_id", "int"), ("session_id", "text"),
+                 ("provider", "text"), ("cwd", "text"), ("started_at", "text"), ("last_at", "text"), ("title", "text"),
+                 ("first_prompt", "text"), ("parent_session_id", "text"), ("resumed_from", "text"),
+                 ("git_branch", "text"), ("version", "text"), ("message_count", "int"), ("content_hash", "text"),
+                 ("redactions", "int"))
+_MESSAGE_COLS = (("id", "bigint"), ("session_row", "bigint"), ("message_index", "int"), ("role", "text"),
+                 ("kind", "text"), ("text", "text"), ("timestamp", "text"))
+_CALL_COLS = (("session_row", "bigint"), ("message_index", "int"), ("call_id", "text"), ("name", "text"),
+              ("input", "text"), ("output", "text"), ("exit_code", "int"), ("status", "text"), ("timestamp", "text"),
+              ("cwd", "text"))
+_EDIT_COLS = (("id", "bigint"), ("session_row", "bigint"), ("repo_id", "int"), ("message_index", "int"),
+              ("call_id", "text"), ("seq", "int"), ("tool", "text"), ("kind", "text"), ("rel_path", "text"),
+              ("timestamp", "text"), ("user_modified", "boolean"), ("hunks", "text"), ("after_text", "text"))
+_LINE_COLS = (("edit_id", "bigint"), ("side", "text"), ("ordinal", "int"), ("hash", "bigint"), ("exact", "bigint"),
+              ("trivial", "boolean"))
+_VECTOR_COLS = (("message_id", "bigint"), ("model", "text"), ("start", "int"), ('"end"', "int"), ("vector", "bytea"))
+
 
 class TeamUploads:
     """The push side: members, repositories and whole sessions."""
@@ -203,7 +280,7 @@ class TeamUploads:
     def member(self, email: str, machine: str, name: str | None) -> int:
         rows = self.store.run(
             "INSERT INTO members(email, machine, name) VALUES (%s, %s, %s)"
-            " ON CONFLICT (email, machine) DO UPDATE SET name=EXCLUDED.name RETURNING id",
+            " ON CONFLICT (member_role, email, machine) DO UPDATE SET name=EXCLUDED.name RETURNING id",
             (email, machine, name),
         )
         return int(rows[0]["id"])
@@ -211,7 +288,8 @@ class TeamUploads:
     def repo(self, root_commit: str, remote: str | None, name: str | None) -> int:
         rows = self.store.run(
             "INSERT INTO repos(root_commit, remote, name) VALUES (%s, %s, %s)"
-            " ON CONFLICT (root_commit) DO UPDATE SET remote=COALESCE(repos.remote, EXCLUDED.remote) RETURNING id",
+            " ON CONFLICT (member_role, root_commit) DO UPDATE SET remote=COALESCE(repos.remote, EXCLUDED.remote)"
+            " RETURNING id",
             (root_commit, remote, name),
         )
         return int(rows[0]["id"])
@@ -224,17 +302,23 @@ class TeamUploads:
     def put_sessions(self, member_id: int, items: Sequence[tuple[int, dict[str, Any], dict[str, Any], str, int]]) -> None:
         """Replace this member's copy of each session (repo id, session, rows, content hash,
         redactions) with its rows, all in one transaction: row ids are taken from the sequences
-        first, so every table is written with one COPY, whatever the number of sessions."""
+        first, so every table is written with one INSERT per ``INSERT_ROWS`` rows, whatever the
+        number of sessions."""
         if not items:
             return
+
+        kick = self.store.kick
 
         def ids(conn: Any, seq: str, n: int) -> list[int]:
             if not n:
                 return []
+            kick()
             return [r["id"] for r in conn.execute(
                 "SELECT nextval(%s) AS id FROM generate_series(1, %s)", (seq, n))]
 
-        with self.store.connection(deadline=4 * self.store.deadline) as conn, conn.transaction():
+        # Each statement (each COPY, each 1,000 rows of one) has the deadline of one statement:
+        # a server that stops answering mid-push is given up on within it, as documented.
+        with self.store.connection() as conn, conn.transaction():
             conn.execute("DELETE FROM sessions WHERE member_id=%s AND session_id = ANY(%s)",
                          (member_id, [s["session_id"] for _, s, _, _, _ in items]))
             srows = ids(conn, "sessions_id_seq", len(items))
@@ -259,22 +343,19 @@ class TeamUploads:
                                   e["rel_path"], e["timestamp"], bool(e["user_modified"]), e["hunks"], e["after_text"]))
                     lines += [(eid, side, ordinal, h, exact, bool(trivial)) for side, ordinal, h, exact, trivial in e["lines"]]
                 vectors += [(by_index[i], rows["model"], a, b, v) for i, a, b, v in rows.get("passages") or ()]
-            for sql, body in (
-                ("COPY sessions(id, member_id, repo_id, session_id, provider, cwd, started_at, last_at, title, first_prompt,"
-                 " parent_session_id, resumed_from, git_branch, version, message_count, content_hash, redactions)"
-                 " FROM STDIN", sessions),
-                ("COPY messages(id, session_row, message_index, role, kind, text, timestamp) FROM STDIN", messages),
-                ("COPY tool_calls(session_row, message_index, call_id, name, input, output, exit_code, status, timestamp,"
-                 " cwd) FROM STDIN", calls),
-                ("COPY edits(id, session_row, repo_id, message_index, call_id, seq, tool, kind, rel_path, timestamp,"
-                 " user_modified, hunks, after_text) FROM STDIN", edits),
-                ("COPY edit_lines(edit_id, side, ordinal, hash, exact, trivial) FROM STDIN", lines),
-                ('COPY passage_vectors(message_id, model, start, "end", vector) FROM STDIN', vectors),
+            for table, cols, body in (
+                ("sessions", _SESSION_COLS, sessions), ("messages", _MESSAGE_COLS, messages),
+                ("tool_calls", _CALL_COLS, calls), ("edits", _EDIT_COLS, edits), ("edit_lines", _LINE_COLS, lines),
+                ("passage_vectors", _VECTOR_COLS, vectors),
             ):
-                if body:
-                    with conn.cursor().copy(sql) as cp:
-                        for row in body:
-                            cp.write_row(row)
+                for k in range(0, len(body), INSERT_ROWS):
+                    kick()
+                    part = body[k:k + INSERT_ROWS]
+                    conn.execute(
+                        f"INSERT INTO {table}({', '.join(c for c, _ in cols)})"
+                        f" SELECT * FROM unnest({', '.join(f'%s::{t}[]' for _, t in cols)})",
+                        [list(col) for col in zip(*part, strict=True)])
+            kick()
             conn.execute("UPDATE members SET last_push=now() WHERE id=%s", (member_id,))
 
     def analyze(self) -> None:
