@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from hansard import config
+from hansard.errors import ModelFileMismatch
 
 MAX_EMBED_CHARS = 2000  # longest text one vector stands for
 PASSAGE_CHARS = 600
@@ -84,8 +85,8 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> Any: ...
 
 
-class WeightsMismatch(RuntimeError):
-    pass
+# A model file that fails its hash check (the typed error; the old name stays for callers).
+WeightsMismatch = ModelFileMismatch
 
 
 class WordLlamaEmbedder:
@@ -117,7 +118,20 @@ def verify_weights(path: Path, want: str) -> None:
     """Refuse a model file whose sha256 is not the pinned one: weights are loaded only as pinned."""
     got = file_sha256(path)
     if got != want:
-        raise WeightsMismatch(f"{path}: sha256 {got} is not the pinned {want}")
+        raise ModelFileMismatch(f"{path}: sha256 {got} is not the pinned {want}", path=str(path), sha256=got,
+                                pinned=want)
+
+
+def verify_model_files(root: Path, pinned: dict[str, str]) -> None:
+    """Check every file of a model folder that will be loaded (``pinned``: its path under
+    ``root`` -> sha256) before any of them is: a missing or changed file raises
+    :class:`ModelFileMismatch`, and nothing is loaded."""
+    for rel, want in pinned.items():
+        path = root / rel
+        try:
+            verify_weights(path, want)
+        except FileNotFoundError:
+            raise ModelFileMismatch(f"{path}: missing (pinned sha256 {want})", path=str(path), pinned=want) from None
 
 
 def file_sha256(path: Path) -> str:
