@@ -393,11 +393,13 @@ def cmd_why(a: argparse.Namespace) -> int:
 
 def cmd_log(a: argparse.Namespace) -> int:
     from hansard.answers.code_history import code_history
+    from hansard.render.trees import code_history_tree
 
     store = _store()
     if not a.no_sync:
         quick_sync(store)
-    result = code_history(_with_team(store), a.target, symbol=a.symbol, repo=a.repo, until=a.until, token_budget=a.budget)
+    result = code_history(_with_team(store), a.target, symbol=a.symbol, repo=a.repo, until=a.until, token_budget=a.budget,
+                          render=code_history_tree)
     if a.json:
         _print_json(result)
     else:
@@ -432,11 +434,13 @@ def cmd_stats(a: argparse.Namespace) -> int:
 
 def cmd_context(a: argparse.Namespace) -> int:
     from hansard.answers.work_context import work_context
+    from hansard.render.trees import work_context_tree
 
     store = _store()
     if not a.no_sync:
         quick_sync(store)
-    result = work_context(_with_team(store), a.session, repo=a.repo, until=a.until, token_budget=a.budget)
+    result = work_context(_with_team(store), a.session, repo=a.repo, until=a.until, token_budget=a.budget,
+                          render=work_context_tree)
     if a.json:
         _print_json(result)
     else:

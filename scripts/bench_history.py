@@ -453,15 +453,16 @@ class InProcess:
 
     def __init__(self, sub: Path) -> None:
         from hansard.answers.code_history import code_history
+        from hansard.render.trees import code_history_tree
         from hansard.store import open_store
 
-        self.fn = code_history
+        self.fn, self.render = code_history, code_history_tree
         self.store = open_store(sub / "store" / "hansard.db")
         self.repo = str(sub / "repo")
 
     def __call__(self, path: str, symbol: str | None = None, budget: int = 4000) -> tuple[float, dict[str, Any]]:
         t = time.perf_counter()
-        out = self.fn(self.store, path, symbol=symbol, cwd=self.repo, token_budget=budget)
+        out = self.fn(self.store, path, symbol=symbol, cwd=self.repo, token_budget=budget, render=self.render)
         return time.perf_counter() - t, out
 
 

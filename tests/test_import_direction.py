@@ -63,10 +63,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         " runs the pipeline's steps in order, ingest.run calls link",
     ("hansard.ingest.run", "hansard.link.repos"):
         "as above: resolve_pending links the sessions and edits an index run wrote",
-    ("hansard.answers.code_history", "hansard.render"):
-        "whose(): answers still format who wrote a line; rendering moves to render/ (issue 26, item 3)",
-    ("hansard.answers.work_context", "hansard.render"):
-        "whose(), as above (issue 26, item 3)",
     ("hansard.answers.search.sessions", "hansard.team.search"):
         "team sessions reach search through team.search until answers see one Store whatever is behind it"
         " (issue 26, item 1)",

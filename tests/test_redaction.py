@@ -1005,14 +1005,16 @@ def _leaks(blob: str, secrets: list[str]) -> list[str]:
 def test_code_history_and_work_context_redact_git_strings(git_secrets: dict[str, Any]) -> None:
     from hansard.answers.code_history import code_history
     from hansard.answers.work_context import work_context
+    from hansard.render.trees import code_history_tree, work_context_tree
     from hansard.store import open_store
 
     repo, secrets = git_secrets["repo"], git_secrets["secrets"]
     store = open_store()
     answers = {
-        "code_history path": code_history(store, "app/conf.py", cwd=str(repo), token_budget=20000),
-        "code_history path:line": code_history(store, "app/conf.py:2-3", cwd=str(repo), token_budget=20000),
-        "work_context": work_context(store, git_secrets["sid"], cwd=str(repo), token_budget=20000),
+        "code_history path": code_history(store, "app/conf.py", cwd=str(repo), token_budget=20000, render=code_history_tree),
+        "code_history path:line": code_history(store, "app/conf.py:2-3", cwd=str(repo), token_budget=20000,
+                                                render=code_history_tree),
+        "work_context": work_context(store, git_secrets["sid"], cwd=str(repo), token_budget=20000, render=work_context_tree),
     }
     for what, ans in answers.items():
         assert _leaks(json.dumps(ans), secrets) == [], what
