@@ -218,6 +218,7 @@ def _caller_session(a: argparse.Namespace) -> str | None:
 
 def cmd_history(a: argparse.Namespace) -> int:
     from hansard.answers.search.sessions import search_past_sessions
+    from hansard.jobs import start_embed
     from hansard.render.recall import history
 
     store = _store()
@@ -229,7 +230,7 @@ def cmd_history(a: argparse.Namespace) -> int:
         tool=a.tool, command=a.command_filter, file=a.file, commit=a.commit, include_subagents=a.include_subagents,
         include_web_chats=a.include_web_chats, include_team_sessions=a.include_team_sessions, team=a.team,
         hits_per_session=a.hits_per_session, group_revisions=not a.no_group_revisions, mode=a.mode, limit=a.limit,
-        exclude_session_id=_caller_session(a),
+        exclude_session_id=_caller_session(a), start_build=start_embed,
     )
     if a.json:
         _print_json(data)

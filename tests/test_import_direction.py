@@ -44,7 +44,7 @@ ORDER: list[tuple[str, set[str]]] = [
     ("answers", {"answers"}),
     ("render", {"render"}),
     ("team", {"team"}),
-    ("adapters", {"cli", "mcp", "lsp", "demo", "__main__"}),
+    ("adapters", {"cli", "mcp", "lsp", "demo", "__main__", "jobs"}),
 ]
 RANK = {name: i for i, (_, names) in enumerate(ORDER) for name in names}
 

@@ -300,6 +300,7 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
         limit: Annotated[int | None, Field(description="1-20, default 5")] = None,
     ) -> Annotated[CallToolResult, Result]:
         from hansard.answers.search.sessions import search_past_sessions as core
+        from hansard.jobs import start_embed
 
         args = dict(query=query, provider=provider, since=since, until=until, roles=roles, tool=tool, command=command,
                     file=file, commit=commit, include_subagents=include_subagents, include_web_chats=include_web_chats,
@@ -316,7 +317,7 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             if include_team_sessions or (team and team.strip()):  # narrowed to kw["repo"] like local sessions
                 store = _with_team(store)
             try:
-                out = core(store, **kw)
+                out = core(store, **kw, start_build=start_embed)  # the vector builder, if needed
             finally:
                 getattr(store, "close_team", lambda: None)()
             if opts.scope == "repo":
