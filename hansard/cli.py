@@ -145,7 +145,7 @@ def cmd_sessions(a: argparse.Namespace) -> int:
 
 
 def cmd_import(a: argparse.Namespace) -> int:
-    from hansard.ingest.imports import import_export
+    from hansard.ingest.webchat_import import import_export
     from hansard.render import answers as render
 
     summary = import_export(_store(), a.path)
