@@ -723,7 +723,12 @@ def _usable(rec: RawRecord, text: bool) -> bool:
     whole objects glued together, which Claude Code's reader takes apart (agents.base.glued_records):
     such a line may yield items without a skip."""
     if not text:
-        return _is_json_object(rec.data) or glued_records(rec) is not None
+        if _is_json_object(rec.data):
+            return True
+        try:
+            return glued_records(rec) is not None
+        except RecursionError:  # nested past what json can decode: the readers skip it too
+            return False
     try:
         rec.data.decode("utf-8")
         return True
