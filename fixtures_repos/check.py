@@ -68,7 +68,7 @@ def answer(scn: Scenario) -> dict[str, dict[str, Any]]:
     try:
         index(store)
         if scn.imports:
-            from hansard.ingest.imports import import_export
+            from hansard.ingest.webchat_import import import_export
 
             for export in scn.imports:
                 import_export(store, export)

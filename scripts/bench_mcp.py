@@ -148,6 +148,7 @@ def direct_calls(repo: Path, memory_id: str | None) -> dict[str, Any]:
     from hansard.answers.transcript import get_past_session
     from hansard.answers.work_context import work_context
     from hansard.ingest.capture import capture
+    from hansard.render.trees import code_history_tree, work_context_tree
 
     r = str(repo)
     n = {"i": 0}
@@ -159,9 +160,9 @@ def direct_calls(repo: Path, memory_id: str | None) -> dict[str, Any]:
     return {
         "search_past_sessions": lambda db: search_past_sessions(db, "backoff", exclude_session_id=CALLER),
         "get_past_session": lambda db: get_past_session(db, CODEX, limit=2),
-        "code_history": lambda db: code_history(db, "app/retry.py", repo=r),
-        "code_history path:line": lambda db: code_history(db, "app/retry.py:10", repo=r),
-        "work_context": lambda db: work_context(db, CODEX, repo=r),
+        "code_history": lambda db: code_history(db, "app/retry.py", repo=r, render=code_history_tree),
+        "code_history path:line": lambda db: code_history(db, "app/retry.py:10", repo=r, render=code_history_tree),
+        "work_context": lambda db: work_context(db, CODEX, repo=r, render=work_context_tree),
         "search_memories": lambda db: search_memories(db, "test"),
         "get_memory": (lambda db: get_memory(db, memory_id)) if memory_id else None,
         "capture_subagent_messages": cap,

@@ -45,6 +45,7 @@ from typing import Any
 import orjson
 
 from hansard import agents as registry
+from hansard.agents.base import glued_records
 from hansard.agents.edits import PatchError, apply_to_text, extract_patch, parse_patch, scan_headers, unwrap_patch
 from hansard.ingest import reader, redact
 from hansard.models import (
@@ -718,8 +719,16 @@ TEXT_RECORDS = ("aider",)
 
 
 def _usable(rec: RawRecord, text: bool) -> bool:
+    """Could a parser read this record? One JSON object, or (for the JSON-lines agents) a line of
+    whole objects glued together, which Claude Code's reader takes apart (agents.base.glued_records):
+    such a line may yield items without a skip."""
     if not text:
-        return _is_json_object(rec.data)
+        if _is_json_object(rec.data):
+            return True
+        try:
+            return glued_records(rec) is not None
+        except RecursionError:  # nested past what json can decode: the readers skip it too
+            return False
     try:
         rec.data.decode("utf-8")
         return True

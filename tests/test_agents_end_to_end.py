@@ -28,8 +28,8 @@ from fixtures_repos.writers_more import (
 from hansard import agents
 from hansard.cli import main
 from hansard.errors import InvalidArgument
-from hansard.ingest.imports import import_export
 from hansard.ingest.run import index
+from hansard.ingest.webchat_import import import_export
 from hansard.store import open_store
 
 START = datetime(2026, 3, 5, 9, 0, tzinfo=UTC)

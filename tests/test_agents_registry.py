@@ -146,7 +146,7 @@ def test_codex_test_runs_of_every_shell_name(tool: str, tmp_path: Path) -> None:
 
     from fixtures_repos.writers import CodexWriter
     from hansard.facts.shell import SHELL_TOOLS, shell_command
-    from hansard.facts.test_runs import recognise
+    from hansard.facts.test_outcomes import recognise
 
     cx = CodexWriter(tmp_path / "codex", tmp_path / "repo", None, datetime(2026, 3, 1, tzinfo=UTC))
     cx.prompt("Run the tests")

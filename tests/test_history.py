@@ -6,16 +6,22 @@ from __future__ import annotations
 
 import json
 import os
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from fixtures_repos.history import World, build
-from hansard.answers.code_history import code_history
-from hansard.answers.work_context import work_context
+from hansard.answers import code_history as _code_history
+from hansard.answers import work_context as _work_context
 from hansard.errors import InvalidArgument, NotFound, UntilNotAllowed
 from hansard.ingest.run import index
+from hansard.render.trees import code_history_tree, work_context_tree
 from hansard.store import open_store
+
+# The answers as the adapters call them: with hansard/render's trees.
+code_history = partial(_code_history.code_history, render=code_history_tree)
+work_context = partial(_work_context.work_context, render=work_context_tree)
 
 
 @pytest.fixture(scope="module")

@@ -44,7 +44,7 @@ ORDER: list[tuple[str, set[str]]] = [
     ("answers", {"answers", "trace"}),  # trace: Agent Trace records read as recorded evidence and written from answers
     ("render", {"render"}),
     ("team", {"team"}),
-    ("adapters", {"cli", "mcp", "lsp", "web", "demo", "__main__"}),
+    ("adapters", {"cli", "mcp", "lsp", "web", "demo", "__main__", "jobs"}),
 ]
 RANK = {name: i for i, (_, names) in enumerate(ORDER) for name in names}
 
@@ -63,10 +63,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         " runs the pipeline's steps in order, ingest.run calls link",
     ("hansard.ingest.run", "hansard.link.repos"):
         "as above: resolve_pending links the sessions and edits an index run wrote",
-    ("hansard.answers.code_history", "hansard.render"):
-        "whose(): answers still format who wrote a line; rendering moves to render/ (issue 26, item 3)",
-    ("hansard.answers.work_context", "hansard.render"):
-        "whose(), as above (issue 26, item 3)",
 }
 
 

@@ -20,12 +20,13 @@ import random
 import sqlite3
 import string
 import zlib
-from datetime import datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from fixtures_repos.writers import Rollout, Transcript, structured_patch
 from hansard.ingest import redact as R
 from hansard.ingest.redact import redact, redact_lines, redact_value, withheld_note
 from hansard.store.sqlite.codec import unpack_record
@@ -386,10 +387,6 @@ def test_withheld_note() -> None:
 # -- the planted-secret corpus ---------------------------------------------------------------------
 
 
-def _iso(t: datetime) -> str:
-    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{t.microsecond // 1000:03d}Z"
-
-
 ENV_DUMP = "\n".join([
     "HOME=/home/dev", "PATH=/usr/local/bin:/usr/bin", "TOKEN_LIMIT=4096",
     f"AWS_ACCESS_KEY_ID={S['aws_access_key']}", f"AWS_SECRET_ACCESS_KEY={S['aws_secret_key']}",
@@ -407,62 +404,20 @@ DOTENV = "\n".join([
 ])
 
 
-class ClaudeWriter:
-    """Claude Code records, shaped like the real samples (and the demo's)."""
-
-    def __init__(self, sid: str, cwd: str, start: datetime) -> None:
-        self.sid, self.cwd, self.t = sid, cwd, start
-        self.recs: list[dict[str, Any]] = []
-        self.parent: str | None = None
-        self.calls = 0
-
-    def add(self, rec: dict[str, Any]) -> str:
-        self.t += timedelta(seconds=3)
-        uuid = f"{self.sid[:8]}-0000-4000-8000-{len(self.recs):012d}"
-        self.recs.append({"parentUuid": self.parent, "isSidechain": False, "userType": "external", "cwd": self.cwd,
-                          "sessionId": self.sid, "version": "2.1.119", "gitBranch": "main", **rec, "uuid": uuid,
-                          "timestamp": _iso(self.t)})
-        self.parent = uuid
-        return uuid
-
-    def user(self, text: str) -> str:
-        return self.add({"type": "user", "message": {"role": "user", "content": text}})
-
-    def say(self, text: str) -> str:
-        return self.add({"type": "assistant", "message": {"id": f"msg_{len(self.recs)}", "type": "message",
-                         "role": "assistant", "model": "claude-opus-4-5", "content": [{"type": "text", "text": text}]}})
-
-    def tool(self, name: str, inp: dict[str, Any], result: str, tur: Any) -> None:
-        self.calls += 1
-        call = f"toolu_01{self.sid[:6]}{self.calls:04d}Plant"
-        self.add({"type": "assistant", "message": {"id": f"msg_{len(self.recs)}", "type": "message", "role": "assistant",
-                  "model": "claude-opus-4-5", "content": [{"type": "tool_use", "id": call, "name": name, "input": inp}]}})
-        self.add({"type": "user", "message": {"role": "user", "content": [
-            {"tool_use_id": call, "type": "tool_result", "content": result}]}, "toolUseResult": tur})
-
-    def write(self, home: Path) -> Path:
-        folder = home / "projects" / self.cwd.replace("/", "-").replace(".", "-")
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{self.sid}.jsonl"
-        path.write_text("".join(json.dumps(r) + "\n" for r in self.recs))
-        return path
-
-
-def _claude_session(repo: Path, sid: str) -> ClaudeWriter:
-    from fixtures_repos.writers import structured_patch
-
-    w = ClaudeWriter(sid, str(repo), datetime(2026, 11, 20, 9, 0, 0))
+def _claude_session(repo: Path, sid: str) -> Transcript:
+    w = Transcript(sid, str(repo), "2026-11-20T09:00:00")
     w.user(f"deploys fail with 401. My Anthropic key is {S['anthropic_api_key']} and the PAT {S['github_pat']}; "
            "please check the environment")
     w.tool("Bash", {"command": "env | sort", "description": "Show the environment"}, ENV_DUMP,
-           {"stdout": ENV_DUMP, "stderr": "", "interrupted": False, "isImage": False})
+           result={"stdout": ENV_DUMP, "stderr": "", "interrupted": False, "isImage": False})
     numbered = "\n".join(f"{i:>6}\t{ln}" for i, ln in enumerate(DOTENV.splitlines(), 1))
     w.tool("Read", {"file_path": str(repo / ".env")}, numbered,
-           {"type": "text", "file": {"filePath": str(repo / ".env"), "content": DOTENV, "numLines": DOTENV.count("\n") + 1,
+           result={"type": "text", "file": {"filePath": str(repo / ".env"), "content": DOTENV, "numLines": DOTENV.count("\n") + 1,
                                      "startLine": 1, "totalLines": DOTENV.count("\n") + 1}})
     cmd = f"curl -s -H 'Authorization: Bearer {S['bearer_token']}' https://api.example.com/v1/me"
     out = json.dumps({"user": "dev", "session": S["jwt"], "refresh_token": S["json_refresh_token"]})
-    w.tool("Bash", {"command": cmd, "description": "Call the API"}, out, {"stdout": out, "stderr": "", "interrupted": False})
+    w.tool("Bash", {"command": cmd, "description": "Call the API"}, out,
+           result={"stdout": out, "stderr": "", "interrupted": False})
     # An edit that puts keys into a file (the transcript holds them in old/new strings and the patch).
     path = repo / "app" / "settings.py"
     before = path.read_text()
@@ -472,35 +427,31 @@ def _claude_session(repo: Path, sid: str) -> ClaudeWriter:
     path.write_text(after)
     w.tool("Edit", {"file_path": str(path), "old_string": "API_KEY = None\n", "new_string": new, "replace_all": False},
            f"The file {path} has been updated successfully.",
-           {"filePath": str(path), "oldString": "API_KEY = None\n", "newString": new, "originalFile": before,
+           result={"filePath": str(path), "oldString": "API_KEY = None\n", "newString": new, "originalFile": before,
             "structuredPatch": structured_patch(before, after), "userModified": False, "replaceAll": False})
     for rel, content in (("deploy/sa.json", SA_JSON + "\n"), ("deploy/id_rsa", PEM), ("deploy/id_ed25519", OPENSSH)):
         target = repo / rel
         w.tool("Write", {"file_path": str(target), "content": content}, f"File created successfully at: {target}",
-               {"type": "create", "filePath": str(target), "content": content, "structuredPatch": [], "originalFile": None})
+               result={"type": "create", "filePath": str(target), "content": content, "structuredPatch": [],
+                       "originalFile": None})
     todos = [{"content": f"Rotate {S['aws_access_key']} and the Square secret {S['square_oauth_secret']}",
               "status": "pending", "activeForm": "Rotating keys"},
              {"content": "Move keys to the vault", "status": "in_progress", "activeForm": "Moving keys"}]
-    w.tool("TodoWrite", {"todos": todos}, "Todos have been modified successfully.", {"oldTodos": [], "newTodos": todos})
-    last = w.say(f"The token {S['jwt']} is expired and the PyPI token {S['pypi_token']} was printed by the build.")
-    w.recs.append({"type": "summary", "summary": f"Rotate leaked key {S['aws_access_key']}", "leafUuid": last})
-    w.recs.append({"type": "custom-title", "customTitle": f"deploy 401 {S['npm_token']}", "sessionId": sid})
+    w.tool("TodoWrite", {"todos": todos}, "Todos have been modified successfully.",
+           result={"oldTodos": [], "newTodos": todos})
+    last = w.assistant(f"The token {S['jwt']} is expired and the PyPI token {S['pypi_token']} was printed by the build.")
+    w.lines.append({"type": "summary", "summary": f"Rotate leaked key {S['aws_access_key']}", "leafUuid": last})
+    w.lines.append({"type": "custom-title", "customTitle": f"deploy 401 {S['npm_token']}", "sessionId": sid})
     return w
 
 
-def _codex_session(repo: Path, sid: str) -> list[dict[str, Any]]:
-    t = datetime(2026, 11, 21, 10, 0, 0)
-    lines: list[dict[str, Any]] = []
-
-    def add(kind: str, payload: dict[str, Any]) -> None:
-        nonlocal t
-        t += timedelta(seconds=2)
-        lines.append({"timestamp": _iso(t), "type": kind, "payload": payload})
-
+def _codex_session(repo: Path, sid: str) -> Rollout:
+    rollout = Rollout(sid, datetime(2026, 11, 21, 10, 0, 0, tzinfo=UTC))
+    add = rollout.add
     cwd = str(repo)
     prompt = f"publish with this npm token {S['npm_token']} and post to the webhook " \
              f"https://hooks.slack.com/services/T0ABCDEFG/B0HIJKLMN/{S['slack_webhook']}"
-    add("session_meta", {"id": sid, "timestamp": _iso(t), "cwd": cwd, "originator": "codex-tui", "cli_version": "0.125.0",
+    add("session_meta", {"id": sid, "timestamp": rollout.now(), "cwd": cwd, "originator": "codex-tui", "cli_version": "0.125.0",
                          "source": "cli", "model_provider": "openai",
                          "git": {"branch": "main",
                                  "repository_url": f"https://x-access-token:{S['github_token']}@github.com/o/r.git"}})
@@ -539,7 +490,7 @@ def _codex_session(repo: Path, sid: str) -> list[dict[str, Any]]:
     add("response_item", {"type": "message", "role": "assistant", "content": [
         {"type": "output_text", "text": f"Done. The yaml had `password: {S['yaml_password']}` and the JS had "
                                         f"clientSecret: \"{S['client_secret_camel']}\"; move both to the vault."}]})
-    return lines
+    return rollout
 
 
 CC_SID = "7a1c9e52-3b4d-4e6f-8a9b-0c1d2e3f4a5b"
@@ -572,12 +523,8 @@ def planted(tmp_path: Path) -> dict[str, Any]:
     repo = s.repo
     (repo / "deploy").mkdir()
     claude_home = Path(os.environ["CLAUDE_CONFIG_DIR"])
-    files = [_claude_session(repo, CC_SID).write(claude_home)]
-    day = Path(os.environ["CODEX_HOME"]) / "sessions" / "2026" / "11" / "21"
-    day.mkdir(parents=True, exist_ok=True)
-    cx = day / f"rollout-2026-11-21T10-00-00-{CX_SID}.jsonl"
-    cx.write_text("".join(json.dumps(x) + "\n" for x in _codex_session(repo, CX_SID)))
-    files.append(cx)
+    files = [_claude_session(repo, CC_SID).write_home(claude_home),
+             _codex_session(repo, CX_SID).write_home(Path(os.environ["CODEX_HOME"]))]
     s.git("add", "-A")
     s.git("commit", "-q", "-m", "Deploy files")
     db = connect()
@@ -738,9 +685,9 @@ def test_store_indexed_before_redaction_is_rebuilt(tmp_path: Path) -> None:
     from hansard.store.sqlite.db import connect
 
     home = Path(os.environ["CLAUDE_CONFIG_DIR"])
-    w = ClaudeWriter("5d2e8f10-1a2b-4c3d-8e4f-5a6b7c8d9e0f", str(tmp_path), datetime(2026, 11, 22, 8, 0, 0))
+    w = Transcript("5d2e8f10-1a2b-4c3d-8e4f-5a6b7c8d9e0f", str(tmp_path), "2026-11-22T08:00:00")
     w.user(f"use {S['github_token']} for the release")
-    w.write(home)
+    w.write_home(home)
     db = connect()
     index(db)
     # What an older hansard stored: the text as it was, and the mark m021 leaves.
@@ -1005,14 +952,16 @@ def _leaks(blob: str, secrets: list[str]) -> list[str]:
 def test_code_history_and_work_context_redact_git_strings(git_secrets: dict[str, Any]) -> None:
     from hansard.answers.code_history import code_history
     from hansard.answers.work_context import work_context
+    from hansard.render.trees import code_history_tree, work_context_tree
     from hansard.store import open_store
 
     repo, secrets = git_secrets["repo"], git_secrets["secrets"]
     store = open_store()
     answers = {
-        "code_history path": code_history(store, "app/conf.py", cwd=str(repo), token_budget=20000),
-        "code_history path:line": code_history(store, "app/conf.py:2-3", cwd=str(repo), token_budget=20000),
-        "work_context": work_context(store, git_secrets["sid"], cwd=str(repo), token_budget=20000),
+        "code_history path": code_history(store, "app/conf.py", cwd=str(repo), token_budget=20000, render=code_history_tree),
+        "code_history path:line": code_history(store, "app/conf.py:2-3", cwd=str(repo), token_budget=20000,
+                                                render=code_history_tree),
+        "work_context": work_context(store, git_secrets["sid"], cwd=str(repo), token_budget=20000, render=work_context_tree),
     }
     for what, ans in answers.items():
         assert _leaks(json.dumps(ans), secrets) == [], what
@@ -1056,9 +1005,9 @@ def test_reindex_applies_the_rules_of_today_to_a_store_indexed_with_older_ones(
 
     token = "hf_" + _r28(34, string.ascii_letters)
     prompt = f"log in to the hub with {token} please"
-    w = ClaudeWriter("7b3e9d21-4c5a-4f6b-9e8d-1a2b3c4d5e6f", str(tmp_path), datetime(2026, 11, 23, 8, 0, 0))
+    w = Transcript("7b3e9d21-4c5a-4f6b-9e8d-1a2b3c4d5e6f", str(tmp_path), "2026-11-23T08:00:00")
     w.user(prompt)
-    w.write(Path(os.environ["CLAUDE_CONFIG_DIR"]))
+    w.write_home(Path(os.environ["CLAUDE_CONFIG_DIR"]))
     # The rules of before: no gitleaks rules, no HuggingFace rule of hansard's own.
     old = R._Engine([*(r for r in R.OWN_RULES if r.name != "huggingface_access_token"), *R.detect_secrets_rules(),
                      *R.KEYWORD_RULES])

@@ -397,6 +397,25 @@ def test_meaning_and_hybrid_with_an_embedder(db) -> None:
         db, "kiwi parser", mode="meaning", embedder=emb, exclude_session_id="sess-beta")["results"])
 
 
+def test_the_adapter_starts_the_vector_builder_not_the_search(db) -> None:
+    """A meaning search that finds no vectors asks the ``start_build`` its adapter passed (the
+    CLI and the MCP server pass hansard/jobs.py's detached `hansard embed`); a search called
+    without one starts nothing and says how to build them (issue 26, item 3)."""
+    pytest.importorskip("numpy")
+    started: list[bool] = []
+
+    def start() -> bool:
+        started.append(True)
+        return True
+
+    ans = search_past_sessions(db, "kiwi parser", mode="meaning", embedder=HashEmbedder(), start_build=start)
+    assert started == [True] and "(building now in the background)" in ans["mode_notice"]
+    ans = search_past_sessions(db, "kiwi parser", mode="meaning", embedder=HashEmbedder())
+    assert started == [True] and "run `hansard embed`" in ans["mode_notice"]
+    answers = Path(__file__).resolve().parents[1] / "hansard" / "answers"
+    assert [p.name for p in answers.rglob("*.py") if "subprocess" in p.read_text(encoding="utf-8")] == []
+
+
 def test_long_messages_are_embedded_by_passage(tmp_path: Path) -> None:
     pytest.importorskip("numpy")
     from hansard.answers.search.meaning import MAX_PASSAGES, PASSAGE_CHARS, build_vectors, passages

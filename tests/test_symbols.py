@@ -73,7 +73,7 @@ def test_tsx_inherits_typescript() -> None:
 
 
 def test_importing_symbols_does_not_import_tree_sitter() -> None:
-    code = ("import sys; import hansard.code.symbols, hansard.code.imports, hansard.facts.test_runs, "
+    code = ("import sys; import hansard.code.symbols, hansard.code.imports, hansard.facts.test_outcomes, "
             "hansard.facts.steps; print('tree_sitter' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "False"

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hansard.answers import code_history, work_context
+from hansard.answers import work_context
+from hansard.render import trees
 
 SID = "4f0f2c6e-9d1b-4c7a-a35e-aaaaaaaaaaaa"
 TEAM = {"member": "alice@example.com", "member_name": "alice"}
@@ -29,13 +30,13 @@ def _context(**member: str) -> dict[str, Any]:
 
 
 def test_log_text_names_the_member() -> None:
-    assert "2026-12-01 alice's claude_code 4f0f2c6e-9d1b \"add a capped backoff\"" in code_history.render_tree(_log(**TEAM))
-    assert "2026-12-01 claude_code 4f0f2c6e-9d1b" in code_history.render_tree(_log())
+    assert "2026-12-01 alice's claude_code 4f0f2c6e-9d1b \"add a capped backoff\"" in trees.code_history_tree(_log(**TEAM))
+    assert "2026-12-01 claude_code 4f0f2c6e-9d1b" in trees.code_history_tree(_log())
 
 
 def test_context_text_names_the_member() -> None:
-    text = work_context.render_tree(_context(**TEAM)).splitlines()
+    text = trees.work_context_tree(_context(**TEAM)).splitlines()
     assert text[0] == f"alice's claude_code session {SID} \"add a capped backoff\" (the session asked for)"
     assert text[2] == "  self          alice's 4f0f2c6e-9d1b \"add a capped backoff\" — the session this context is about"
-    local = work_context.render_tree(_context()).splitlines()
+    local = trees.work_context_tree(_context()).splitlines()
     assert local[0].startswith("claude_code session") and "'s" not in local[2]

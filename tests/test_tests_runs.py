@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hansard.facts.runner_output import parse_output
-from hansard.facts.test_runs import (
+from hansard.facts.test_outcomes import (
     RunRef,
     TestFix,
     analyze_test_runs,

@@ -64,15 +64,16 @@ def test_a_repository_with_a_session_still_has_human_lines(tmp_path):
 
 def test_code_history_says_the_same(tmp_path, monkeypatch):
     """`log` and MCP's code_history (one core function) carry the notice, for a file and a line."""
-    from hansard.answers.code_history import code_history, render_tree
+    from hansard.answers.code_history import code_history
+    from hansard.render.trees import code_history_tree as render_tree
     from hansard.store import open_store
 
     repo = _repo(tmp_path)
     monkeypatch.chdir(repo)
     store = open_store()
     try:
-        whole = code_history(store, "app.py", cwd=str(repo))
-        line = code_history(store, "app.py:1", cwd=str(repo))
+        whole = code_history(store, "app.py", cwd=str(repo), render=render_tree)
+        line = code_history(store, "app.py:1", cwd=str(repo), render=render_tree)
     finally:
         store.close()
     assert whole["notice"]["code"] == line["notice"]["code"] == "no_sessions"

@@ -15,6 +15,8 @@ from typing import Any
 CHARS_PER_TOKEN = 4
 # The tree repeats an entry in a few short lines: room kept for it per entry's JSON size.
 TREE_SHARE = 0.4
+# What makes an answer's tree for people from the kept entries (hansard/render/trees.py).
+Render = Callable[[dict[str, Any]], str]
 
 
 def _size(obj: Any) -> int:
@@ -25,7 +27,7 @@ def estimate_tokens(obj: Any) -> int:
     return _size(obj) // CHARS_PER_TOKEN + 1
 
 
-def fit_budget(result: dict[str, Any], token_budget: int, render: Callable[[dict[str, Any]], str],
+def fit_budget(result: dict[str, Any], token_budget: int, render: Render,
                key: str = "entries", enrich: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
     if token_budget < 100:
         from hansard.errors import InvalidArgument

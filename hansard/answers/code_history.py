@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from hansard import safeopen, textnorm
 from hansard.answers import evidence
-from hansard.answers.budget import fit_budget
+from hansard.answers.budget import Render, fit_budget
 from hansard.answers.evidence import similarity
 from hansard.answers.session_facts import live_sessions, session_tests
 from hansard.answers.why import explain, parse_target, resolve_target
@@ -23,7 +23,6 @@ from hansard.errors import NotFound, UntilNotAllowed
 from hansard.git.run import git_text
 from hansard.link.landing import FileCommit, commit_diff, edit_hashes, edit_landed_in, file_commits
 from hansard.link.repos import repo_for
-from hansard.render import whose
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
@@ -43,8 +42,10 @@ def parse_until(until: str | None) -> float | None:
 
 def code_history(store: Store, path: str, *, symbol: str | None = None, repo: str | None = None,
                  until: str | None = None, token_budget: int = 4000, cwd: str | None = None,
-                 repo_only: str | None = None) -> dict[str, Any]:
-    """With ``repo_only`` (a repository's path), a session that ran in any other repository is
+                 repo_only: str | None = None, render: Render) -> dict[str, Any]:
+    """``render`` makes the answer's ``tree`` for people (the adapters pass hansard/render's
+    :func:`~hansard.render.trees.code_history_tree`); it counts toward the token budget, so it
+    is made here, from what is kept. With ``repo_only`` (a repository's path), a session that ran in any other repository is
     never named, quoted or linked: its edits and lines are said to be OTHER_REPOSITORY's, with
     no id, title, prompt, message or tool call."""
     base = os.path.abspath(repo or cwd or os.getcwd())
@@ -55,7 +56,7 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
         ans = explain(store, path, cwd=base)
         if repo_only is not None:
             ans = _unnamed_elsewhere(store, ans, repo_only)
-        return _line_answer(ans, token_budget)
+        return _line_answer(ans, token_budget, render)
     if symbol and until is not None:
         raise UntilNotAllowed("until cannot be combined with symbol, which reads the current code")
     bound = parse_until(until)
@@ -107,7 +108,7 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
             if tests["failed_then_fixed"] or tests["still_failing"]:
                 entry["tests"] = {"failed_then_fixed": tests["failed_then_fixed"], "still_failing": tests["still_failing"]}
 
-    return fit_budget(served(result), token_budget, render_tree, enrich=add_tests)
+    return fit_budget(served(result), token_budget, render, enrich=add_tests)
 
 
 def _missing(path: str, base: str) -> None:
@@ -193,7 +194,7 @@ def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[Fi
         if s is None:
             s = sessions[e["session_id"]] = {
                 "kind": "session", "session_id": e["session_id"], "provider": e["provider"],
-                "title": e["title"] or _first_line(e["first_prompt"]), "started_at": e["started_at"],
+                "title": e["title"] or first_line(e["first_prompt"]), "started_at": e["started_at"],
                 "last_at": e["last_at"], "parent_session_id": e["parent_session_id"],
                 "live": e["session_id"] in live, "edits": [], "commits": [], "undoes": [], "srow": e["srow"],
             }
@@ -463,7 +464,7 @@ def _redacted_lines(ans: dict[str, Any]) -> dict[str, Any]:
     return {**ans, "lines": lines}
 
 
-def _line_answer(ans: dict[str, Any], token_budget: int) -> dict[str, Any]:
+def _line_answer(ans: dict[str, Any], token_budget: int, render: Render) -> dict[str, Any]:
     ans = served(_redacted_lines(ans))
     entries = []
     for ln in ans["lines"]:
@@ -487,83 +488,12 @@ def _line_answer(ans: dict[str, Any], token_budget: int) -> dict[str, Any]:
               "entries": entries, "imported_by": [], "why": ans}
     if ans.get("notice"):
         result["notice"] = ans["notice"]
-    return fit_budget(result, token_budget, render_tree)
-
-
-def render_tree(result: dict[str, Any]) -> str:
-    t = result["target"]
-    head = t["path"] + (f":{t['line']}" if t.get("line") else "") + (f" ({t['symbol']})" if t.get("symbol") else "")
-    if t.get("formerly"):
-        head += " formerly " + ", ".join(t["formerly"])
-    lines = [head]
-    entries = result["entries"]
-    for i, e in enumerate(entries):
-        last = i == len(entries) - 1
-        lead, cont = ("└─ ", "   ") if last else ("├─ ", "│  ")
-        if e["kind"] == "session":
-            live = " [live]" if e.get("live") else ""
-            idx = ", ".join(str(x["message_index"]) for x in e["edits"] if x["message_index"] is not None)
-            if e["session_id"] is None:
-                lines.append(f"{lead}{(e['last_edit_at'] or '')[:10]} {OTHER_REPOSITORY}")
-            else:
-                lines.append(f"{lead}{(e['last_edit_at'] or '')[:10]} {whose(e)}{e['provider']} {e['session_id'][:13]} "
-                             f"\"{(e['title'] or '')[:60]}\"{live}")
-                lines.append(f"{cont}messages {idx}")
-            for c in e["commits"]:
-                lines.append(f"{cont}commit {c['sha'][:7]} \"{c['summary'][:60]}\"")
-            for u in e.get("undoes", []):
-                lines.append(f"{cont}undoes {OTHER_REPOSITORY}" if u["session_id"] is None
-                             else f"{cont}undoes {u['session_id'][:13]} message {u['message_index']}")
-            for sha in e.get("reverted_by", []):
-                lines.append(f"{cont}reverted by {sha[:7]}")
-            tests = e.get("tests")
-            if tests:
-                for f in tests["failed_then_fixed"]:
-                    lines.append(f"{cont}test {f['test']} failed, then fixed")
-                for f in tests["still_failing"]:
-                    lines.append(f"{cont}test {f} still failing")
-        elif e["kind"] == "revert":
-            what = ", ".join(u["commit"][:7] for u in e["undoes"]) or "an earlier change"
-            lines.append(f"{lead}{e['committed_at'][:10]} revert {e['commit'][:7]} \"{e['summary'][:60]}\" undoes {what}")
-        else:
-            lines.extend(_line_entry(e, lead, cont))
-    if result.get("imported_by"):
-        lines.append("imported by: " + ", ".join(x["path"] for x in result["imported_by"]))
-    if result.get("truncated"):
-        lines.append(f"({result['truncated']} older entries left out to fit the token budget)")
-    if result.get("notice"):
-        lines.append(f"note: {result['notice']['message']}")
-    return "\n".join(lines)
-
-
-def _line_entry(e: dict[str, Any], lead: str, cont: str) -> list[str]:
-    """One line's answer (`log PATH:LINE`): its code, who wrote it in which message, what was
-    asked, the commit, the rule, and how to open the conversation."""
-    out = [f"{lead}line {e['line']}  {(e.get('content') or '').strip()}"]
-    if e.get("session_id"):
-        title = f" \"{e['title'][:60]}\"" if e.get("title") else ""
-        tool = f" ({e['tool']})" if e.get("tool") else ""
-        out.append(f"{cont}{e['attribution']}: {whose(e)}{e.get('provider') or ''} session {e['session_id'][:13]}{title}, "
-                   f"message {e['message_index']}{tool}")
-        if e.get("prompt"):
-            out.append(f"{cont}asked \"{_first_line(e['prompt'])}\"")
-    elif e.get("session"):
-        out.append(f"{cont}{e['attribution']}: {e['session']}")
-    else:
-        out.append(f"{cont}{e['attribution']}: " + ("no archived session's edit wrote this line" if e["attribution"] == "human"
-                                                    else "no session can be named for this line"))
-    if e.get("commit"):
-        summary = f" \"{e['commit_summary'][:60]}\"" if e.get("commit_summary") else ""
-        out.append(f"{cont}commit {e['commit'][:7]}{summary}")
-    out.append(f"{cont}rule {e['rule']}" if e.get("rule") else f"{cont}rule -")
-    if e.get("session_id") and e.get("message_index") is not None:
-        out.append(f"{cont}open: hansard show {e['session_id'][:13]} --around {e['message_index']}")
-    return out
+    return fit_budget(result, token_budget, render)
 
 
 def _iso(ts: float) -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
 
 
-def _first_line(text: str | None) -> str | None:
+def first_line(text: str | None) -> str | None:
     return text.strip().splitlines()[0][:100] if text and text.strip() else None

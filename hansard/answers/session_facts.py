@@ -46,7 +46,7 @@ def shell_calls(store: Store, session_row: int, until: float | None = None) -> l
 
 def session_tests(store: Store, session_row: int, until: float | None = None) -> dict[str, Any]:
     """Test runs of a session: which tests failed and were fixed later, which still fail."""
-    from hansard.facts.test_runs import analyze_test_runs
+    from hansard.facts.test_outcomes import analyze_test_runs
 
     calls = shell_calls(store, session_row, until)
     hist = analyze_test_runs(

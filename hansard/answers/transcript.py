@@ -254,7 +254,7 @@ def _attach_details(q: Any, sid: int, msgs: list[dict[str, Any]]) -> None:
     import json
 
     from hansard.facts.shell import shell_command
-    from hansard.facts.test_runs import parse_run
+    from hansard.facts.test_outcomes import parse_run
 
     found = query(sid, [c["call_id"] for c in calls])
     for c in calls:

@@ -14,7 +14,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from hansard.answers.budget import fit_budget
+from hansard.answers.budget import Render, fit_budget
 from hansard.answers.code_history import parse_until
 from hansard.answers.evidence import parse_ts
 from hansard.answers.session_facts import live_sessions, session_tests, shell_calls
@@ -24,7 +24,6 @@ from hansard.git.history import read_commits
 from hansard.git.run import git_text
 from hansard.link.landing import RepoHistory, edit_hashes, edit_landed_in
 from hansard.link.repos import register_repo
-from hansard.render import whose
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
@@ -37,8 +36,10 @@ _COMMIT_LINE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] (.*)
 
 def work_context(store: Store, session_id: str | None = None, *, repo: str | None = None,
                  until: str | None = None, token_budget: int = 4000, cwd: str | None = None,
-                 repo_only: str | None = None) -> dict[str, Any]:
-    """With ``repo_only`` (a repository's path), no session that ran in another repository is
+                 repo_only: str | None = None, render: Render) -> dict[str, Any]:
+    """``render`` makes the answer's ``tree`` (the adapters pass hansard/render's
+    :func:`~hansard.render.trees.work_context_tree`), counted in the token budget. With
+    ``repo_only`` (a repository's path), no session that ran in another repository is
     listed, named or followed, whatever ties it (resume, summary record, parent, subagent)."""
     bound = parse_until(until)
     s, selected_by = _pick_session(store, session_id, repo or cwd or os.getcwd())
@@ -64,16 +65,11 @@ def work_context(store: Store, session_id: str | None = None, *, repo: str | Non
     from hansard.answers.code_history import served
 
     # Commit summaries come from git, unredacted (the rest from the store, redacted when indexed).
-    return fit_budget(served(result), token_budget, render_tree)
+    return fit_budget(served(result), token_budget, render)
 
 
 # The evidence text of the session the context is for (its own row among the conversations).
 SELF = "the session this context is about"
-# How the session was chosen, and how each commit is tied to it, in words (the JSON keeps the codes).
-SELECTED_BY = {"argument": "the session asked for", "live_in_repo": "the live session in this repository",
-               "newest_in_repo": "the newest session in this repository; pass a session id for another"}
-HOW = {"made_by_session": "its shell made the commit", "edits_landed": "its edits landed in the commit",
-       "made_by_session+edits_landed": "its shell made the commit, with its edits"}
 
 
 def _pick_session(store: Store, session_id: str | None, where: str) -> tuple[Row, str]:
@@ -231,34 +227,3 @@ def _on_refs(top: str) -> set[str]:
         return set(git_text(["rev-list", "--all"], top).split())
     except GitError:
         return set()
-
-
-def render_tree(result: dict[str, Any]) -> str:
-    s = result["session"]
-    own: dict[str, Any] = next((c for c in result["entries"] if c["session_id"] == s["session_id"]), {})
-    chosen = SELECTED_BY.get(s["selected_by"], s["selected_by"])
-    lines = [f"{whose(own)}{s['provider']} session {s['session_id']} \"{(s['title'] or '')[:70]}\" ({chosen})"]
-    lines.append("conversations")
-    for c in result["entries"]:
-        lines.append(f"  {c['relation']:13} {whose(c)}{c['session_id'][:13]} \"{(c['title'] or '')[:50]}\""
-                     f" — {c['evidence']}")
-    steps = result["steps"]
-    for state in ("open", "done", "dropped"):
-        items = steps.get(state, [])
-        if items:
-            lines.append(f"steps {state}")
-            lines.extend(f"  - {x['text'][:90]}" for x in items)
-    t = result["tests"]
-    if t["failed_then_fixed"] or t["still_failing"]:
-        lines.append("tests")
-        lines.extend(f"  fixed   {f['test']}" for f in t["failed_then_fixed"])
-        lines.extend(f"  failing {x}" for x in t["still_failing"])
-    if result["commits"]:
-        lines.append("commits")
-        for c in result["commits"]:
-            gone = "" if c["reachable"] else (" (rewritten: on no branch)" if c["in_repository"]
-                                              else " (not in this repository)")
-            lines.append(f"  {c['sha'][:7]} \"{c['summary'][:60]}\": {HOW.get(c['how'], c['how'])}{gone}")
-    if result.get("truncated"):
-        lines.append(f"({result['truncated']} conversations left out to fit the token budget)")
-    return "\n".join(lines)

@@ -159,9 +159,8 @@ def _die_with_parent() -> None:
 # How much lower a reading worker's CPU priority is than the writer's. Two workers and the
 # writer share two CPUs, and the writer alone sets the pace: at equal priority it had to
 # share a CPU with them; this lower, it runs whenever it has work, and the workers (which keep
-# results ready ahead of it) take the rest. Bench corpus, alternated runs on a quiet machine:
-# full index 26.3 and 27.8 MB/s against 25.8 and 24.4; reindex 35.4 and 34.8 against 29.4
-# and 32.9.
+# results ready ahead of it) take the rest (measured with scripts/bench_index.py: faster full
+# index and reindex runs, docs/performance.md).
 WORKER_NICE = 5
 
 

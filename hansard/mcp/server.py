@@ -300,6 +300,7 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
         limit: Annotated[int | None, Field(description="1-20, default 5")] = None,
     ) -> Annotated[CallToolResult, Result]:
         from hansard.answers.search.sessions import search_past_sessions as core
+        from hansard.jobs import start_embed
 
         args = dict(query=query, provider=provider, since=since, until=until, roles=roles, tool=tool, command=command,
                     file=file, commit=commit, include_subagents=include_subagents, include_web_chats=include_web_chats,
@@ -316,7 +317,7 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             if include_team_sessions or (team and team.strip()):  # narrowed to kw["repo"] like local sessions
                 store = _with_team(store)
             try:
-                out = core(store, **kw)
+                out = core(store, **kw, start_build=start_embed)  # the vector builder, if needed
             finally:
                 getattr(store, "close_team", lambda: None)()
             if opts.scope == "repo":
@@ -372,6 +373,7 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
         token_budget: Annotated[int, Field(description="cap on the whole answer, 4 characters a token")] = 4000,
     ) -> Annotated[CallToolResult, Result]:
         from hansard.answers.code_history import code_history as core
+        from hansard.render.trees import code_history_tree
 
         def call(store: Store, **kw: Any) -> dict[str, Any]:
             where = _in_scope_repo(opts, repo, "code_history") or opts.cwd
@@ -381,7 +383,7 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             try:
                 # under --scope repo, a session of another repository that wrote here goes unnamed
                 return core(store, path, symbol=symbol, repo=where, until=until, token_budget=token_budget,
-                            repo_only=where if opts.scope == "repo" else None)
+                            repo_only=where if opts.scope == "repo" else None, render=code_history_tree)
             finally:
                 getattr(store, "close_team", lambda: None)()
 
@@ -440,6 +442,7 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
         token_budget: int = 4000,
     ) -> Annotated[CallToolResult, Result]:
         from hansard.answers.work_context import work_context as core
+        from hansard.render.trees import work_context_tree
 
         def call(store: Store, **kw: Any) -> dict[str, Any]:
             where = _in_scope_repo(opts, repo, "work_context") or opts.cwd
@@ -449,7 +452,7 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
                 if sid:
                     _session_in_scope(store, opts, sid, named=session_id is not None)
                 out = core(store, sid, repo=where, until=until, token_budget=token_budget,
-                           repo_only=where if opts.scope == "repo" else None)
+                           repo_only=where if opts.scope == "repo" else None, render=work_context_tree)
                 if opts.scope == "repo":
                     out["entries"] = scope.filter_sessions(where, out.get("entries") or [], store.sessions.repo_path_of)
                 return out

@@ -187,8 +187,9 @@ def session_commits(store: Store, top: str, session_id: str) -> list[dict[str, A
     """The commits a session's work landed in (work_context's evidence), summaries redacted."""
     from hansard.answers.work_context import work_context
     from hansard.ingest.redact import redact
+    from hansard.render.trees import work_context_tree
 
-    out = work_context(store, session_id, repo=top, token_budget=4000, repo_only=top)
+    out = work_context(store, session_id, repo=top, token_budget=4000, repo_only=top, render=work_context_tree)
     return [{**c, "summary": redact(c.get("summary") or "")[0]} for c in out.get("commits") or []]
 
 

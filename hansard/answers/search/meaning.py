@@ -26,8 +26,9 @@ so one vector for a long message blurs its topics together; a hit's ``similarity
 its best passage. Only conversation is embedded: the person's requests, the agent's answers
 and reasoning, compaction summaries; tool output is left to keyword search. ``build_vectors``
 works through new messages in small batches, each its own short transaction, so readers and
-the indexer never wait long; ``start_background_build`` runs it in a detached ``hansard embed``
-process. A search never waits for it: with no vectors yet it falls back to keyword search and
+the indexer never wait long; the adapters (CLI, MCP server) start it in a detached ``hansard
+embed`` process (hansard/jobs.py) through the ``start_build`` argument a search passes on here:
+a search never starts a process itself. A search never waits for it: with no vectors yet it falls back to keyword search and
 says so in ``mode_notice``. Searches map the
 vectors from a copy beside the store (:mod:`vector_cache`), which the builder writes after each
 run (else the first search that finds it missing or stale), so a new process does not read them
@@ -38,14 +39,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import subprocess
-import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from hansard import config
+from hansard.errors import ModelFileMismatch
 
 MAX_EMBED_CHARS = 2000  # longest text one vector stands for
 PASSAGE_CHARS = 600
@@ -84,8 +85,8 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> Any: ...
 
 
-class WeightsMismatch(RuntimeError):
-    pass
+# A model file that fails its hash check (the typed error; the old name stays for callers).
+WeightsMismatch = ModelFileMismatch
 
 
 class WordLlamaEmbedder:
@@ -117,7 +118,20 @@ def verify_weights(path: Path, want: str) -> None:
     """Refuse a model file whose sha256 is not the pinned one: weights are loaded only as pinned."""
     got = file_sha256(path)
     if got != want:
-        raise WeightsMismatch(f"{path}: sha256 {got} is not the pinned {want}")
+        raise ModelFileMismatch(f"{path}: sha256 {got} is not the pinned {want}", path=str(path), sha256=got,
+                                pinned=want)
+
+
+def verify_model_files(root: Path, pinned: dict[str, str]) -> None:
+    """Check every file of a model folder that will be loaded (``pinned``: its path under
+    ``root`` -> sha256) before any of them is: a missing or changed file raises
+    :class:`ModelFileMismatch`, and nothing is loaded."""
+    for rel, want in pinned.items():
+        path = root / rel
+        try:
+            verify_weights(path, want)
+        except FileNotFoundError:
+            raise ModelFileMismatch(f"{path}: missing (pinned sha256 {want})", path=str(path), pinned=want) from None
 
 
 def file_sha256(path: Path) -> str:
@@ -279,20 +293,6 @@ def take_embed_lock() -> int | None:
         os.close(fd)
         return None
     return fd
-
-
-def start_background_build() -> bool:
-    """Start ``hansard embed`` detached, unless one is running or this is turned off
-    (HANSARD_NO_BACKGROUND=1). Returns whether a process was started."""
-    if os.environ.get("HANSARD_NO_BACKGROUND"):
-        return False
-    fd = take_embed_lock()
-    if fd is None:
-        return False  # a builder is already at work
-    os.close(fd)
-    subprocess.Popen([sys.executable, "-m", "hansard", "embed", "--quiet"], stdin=subprocess.DEVNULL,
-                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    return True
 
 
 # -- searching --------------------------------------------------------------------------
@@ -467,11 +467,12 @@ def first_passing(index: Any, ranked: list[Any], f: Any, k: int) -> list[Any]:
 
 
 def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedder | None = None,
-                       intent_encoder: Any = None) -> MeaningResult:
+                       intent_encoder: Any = None, start_build: Callable[[], bool] | None = None) -> MeaningResult:
     """Passages by the passage embedder and, with an intent encoder (loaded with the installed
     embedder when ``embedder`` is None), sessions by intent, combined per session
     (:func:`combine`). ``hits`` are ranked by that score; ``similarity`` keeps the cosine of
-    the passage each hit names."""
+    the passage each hit names. When vectors are missing or behind, ``start_build`` (the
+    adapter's, hansard/jobs.py) is asked to start the builder: whether it did is its answer."""
     if embedder is None:
         embedder, why = load_embedder()
         if embedder is None:
@@ -483,7 +484,7 @@ def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedde
 
     vi = VectorIndex.get(index, embedder.id)
     if len(vi.ids) == 0:
-        started = start_background_build()
+        started = start_build() if start_build is not None else False
         return MeaningResult(notice="meaning search skipped: message vectors are not built yet"
                              + (" (building now in the background)" if started else "; run `hansard embed`")
                              + "; ran keyword search")
@@ -512,7 +513,8 @@ def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedde
     # Cheap freshness check (two index look-ups): is anything above the builder's mark?
     through, last = index.vector_mark(embedder.id)
     if through is not None and through < last:
-        start_background_build()
+        if start_build is not None:
+            start_build()
         res.coverage_note = (f"meaning search covers {vi.messages} embedded messages; newer ones are"
                              " still being embedded (keyword search has them)")
     return res

@@ -34,7 +34,7 @@ its subagents, so an agent does not find itself.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -83,7 +83,11 @@ def search_past_sessions(
     exclude_session_id: str | None = None,
     embedder: Any = None,
     intent_encoder: Any = None,
+    start_build: Callable[[], bool] | None = None,
 ) -> dict[str, Any]:
+    """``start_build`` starts the meaning-search vector builder when a meaning search finds the
+    vectors missing or behind (the adapters pass hansard/jobs.py's; without it, none is started
+    and the notice says to run `hansard embed`)."""
     mode = (mode or "keyword").lower()
     if mode not in MODES:
         raise InvalidArgument(f"mode must be one of {', '.join(MODES)}, not {mode!r}", argument="mode")
@@ -129,7 +133,7 @@ def search_past_sessions(
         from hansard.answers.search import meaning
 
         res = meaning.meaning_candidates(index, query or "", f, k, embedder=embedder,
-                                          intent_encoder=intent_encoder)
+                                          intent_encoder=intent_encoder, start_build=start_build)
         if res.notice:
             mode_notice = res.notice
             ran = "keyword"

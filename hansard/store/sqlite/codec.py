@@ -1,15 +1,14 @@
 """How large text and raw records are stored.
 
 Text (an edit's whole file) is zlib at level 1. A raw record is a Zstandard frame at level 3:
-about twice as fast to write as zlib at level 1, and smaller. A record archived before
-(a zlib stream) stays readable: a blob is read by its first bytes, a Zstandard frame's magic
-number or a zlib header.
+faster to write than zlib at level 1, and smaller. A record archived before (a zlib stream)
+stays readable: a blob is read by its first bytes, a Zstandard frame's magic number or a zlib
+header.
 
 Frames are written by the standard library's Zstandard module (its backport before Python
-3.14) and read back by python-zstandard's decompressor, kept per thread: the standard one
-sets up a new decompression context for every frame, about 9 µs, which is most of the cost of
-a record of a few kB (a reindex of the bench corpus's 128,650 records: 2.1 s of CPU against
-0.95 s). For writing, the standard module measured faster (1.26 s against 1.53 s for 300 MB).
+3.14), which measured faster for writing, and read back by python-zstandard's decompressor,
+kept per thread: the standard one sets up a new decompression context for every frame, most
+of the cost of a record of a few kB. The measurements are in docs/performance.md (Index).
 """
 
 from __future__ import annotations

@@ -635,7 +635,7 @@ def m026_intent_vectors() -> str:
 def m027_tool_output_in_message() -> str:
     return """
         -- A tool call's output is nearly always the text of its tool-result message, word for
-        -- word (all 28,990 on the bench corpus: 115 MB, an eighth of the store). The writer then
+        -- word (every one on the bench corpus, an eighth of the store: docs/performance.md). The writer then
         -- stores it once: output NULL and output_message_id naming that message (same source, so
         -- both go together). Read it as db.OUTPUT_SQL. Rows written before keep their output.
         -- Unique (a message is one call's output), so the index stays while a bulk run has
