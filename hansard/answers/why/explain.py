@@ -116,6 +116,8 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
         # the file's names in its history (its `git log` is quicker than blame)
         pre = Prepared(store, repo_id, texts, os.path.basename(t.rel), paths=history.names())
         history.prepare()
+        if t.start is None:
+            _ahead_of_blame(texts)
     except Exception as exc:  # noqa: BLE001 - blame's own error, if any, is the one to report
         failed = exc
     bl = blamed()
@@ -169,6 +171,17 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     if stored is not None:
         cached[0].put(cached[1], cached[3], stored)
     return ans, to_json(ans)
+
+
+def _ahead_of_blame(texts: list[str]) -> None:
+    """For a whole file, work its answer does anyway, done while git blames (this thread would
+    only wait; blame takes 100 ms and more on a file of a thousand lines): the file's lines are
+    redacted (the redactor keeps the result by text, so the contract's redaction of the same
+    lines finds it), and the likeness module is imported."""
+    from hansard.ingest.secret_screen import redact_lines
+
+    redact_lines(texts)
+    import rapidfuzz.process  # noqa: F401 - (imported, so its first use on the answer's path is free)
 
 
 def _in_thread(fn: Any, *args: Any) -> Any:
