@@ -123,24 +123,53 @@ def first_shell_write(store: Store, repo_id: int, basename: str) -> float | None
     """When a session in this repository first ran a shell command that could have written
     this file (sed -i, cat >, a script naming it), or None. Such edits are invisible to
     structured patches, so a line committed after that may still be an agent's: unknown, not
-    human."""
-    import json
+    human. The writing calls the link step keeps are read when they stand for the repository's
+    shell calls as they are now; otherwise every shell call naming the file is read."""
+    from hansard.facts.shell import may_write
 
-    from hansard.facts.shell import SHELL_TOOLS, may_write, shell_command
-
+    calls = _kept_shell_writes(store, repo_id, basename)
+    if calls is None:
+        calls = live_shell_writes(store, repo_id, basename)
     first: float | None = None
-    for ts, raw in store.evidence.repo_tool_inputs(repo_id, SHELL_TOOLS, basename):
-        t = parse_ts(ts)
-        if t is None or (first is not None and t >= first):
+    for t, cmd, parsed in calls:
+        if first is not None and t >= first:
             continue
-        try:
-            inp = json.loads(raw or "{}")
-        except ValueError:
-            inp = None
-        cmd = shell_command(inp) if isinstance(inp, dict) else None
-        if cmd is None or may_write(cmd, basename):
+        if not parsed or may_write(cmd, basename):
             first = t
     return first
+
+
+def live_shell_writes(store: Store, repo_id: int, basename: str) -> list[tuple[float, str, bool]]:
+    """(ts, command, parsed) of the timed shell calls whose input names ``basename`` and that
+    could write a file (``hansard.facts.shell.writing_command``), read from every shell call."""
+    from hansard.facts.shell import SHELL_TOOLS, writing_command
+
+    out = []
+    for ts, raw in store.evidence.repo_tool_inputs(repo_id, SHELL_TOOLS, basename):
+        t = parse_ts(ts)
+        w = writing_command(raw) if t is not None else None
+        if t is not None and w is not None:
+            out.append((t, *w))
+    return out
+
+
+def _kept_shell_writes(store: Store, repo_id: int, basename: str) -> list[tuple[float, str, bool]] | None:
+    """The kept writing calls naming ``basename``, or None when none are kept or they stand for
+    other shell calls than the repository's now."""
+    from hansard.facts.shell import SHELL_TOOLS
+    from hansard.store.absent import keeps
+
+    facts = store.commit_facts
+    if not keeps(facts):
+        return None
+    state = facts.shell_write_state(repo_id)
+    if state is None:
+        return None
+    generation = facts.generation()
+    if generation is None or state["generation"] != generation:
+        if facts.all_shell_key(repo_id, SHELL_TOOLS) != (state["calls_upto"], state["calls"]):
+            return None
+    return facts.shell_writes(repo_id, basename)
 
 
 def unlinked_hashes(store: Store, hashes: set[int], basename: str) -> set[int]:

@@ -42,6 +42,24 @@ def shell_command(inp: dict[str, Any]) -> str | None:
     return None
 
 
+def writing_command(raw_input: str | None) -> tuple[str, bool] | None:
+    """(command, parsed) of a shell call's input JSON that could have written some file, else
+    None: its command line when it has one and some segment of it may write; the raw input,
+    not parsed, when it has no command line (any mention of a file then counts, as for
+    ``first_shell_write``). ``may_write(cmd, name)`` is True only of a command this keeps: a
+    segment that may write a file called ``name`` may write some file."""
+    import json
+
+    try:
+        inp = json.loads(raw_input or "{}")
+    except ValueError:
+        inp = None
+    cmd = shell_command(inp) if isinstance(inp, dict) else None
+    if cmd is None:
+        return (raw_input or "", False)
+    return (cmd, True) if may_write(cmd, "") else None
+
+
 def may_write(command: str, name: str) -> bool:
     """Could this command have written a file called ``name``? Conservative: anything that
     names the file and is not plainly a read is a possible write."""

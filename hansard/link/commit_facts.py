@@ -59,6 +59,7 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None,
     head = head_commit(top)
     if facts is None or head is None or repo_id is None or repo_id < 0:
         return None
+    _refresh_shell_writes(facts, repo_id, wait_ms)
     state = facts.state(repo_id)
     if diffs and (state is None or state["diffs_head"] != head):
         _fill_diffs(store, top, head, state["diffs_head"] if state is not None else None)
@@ -96,6 +97,35 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None,
                       ties=[(sha, s, rule) for sha, pairs in tied.items() for s, rule in pairs],
                       patch_ids=list(pids.items()), keep_prints=incremental, wait_ms=wait_ms)
     return {**new_state, "refreshed": True, "kept": kept}
+
+
+def _refresh_shell_writes(facts: Any, repo_id: int, wait_ms: int | None) -> None:
+    """Keep the repository's shell calls that could write a file (``hansard.facts.shell.
+    writing_command``; `why` asks which of them name its file) up to date with its shell calls:
+    new calls are read once; calls rewritten or removed make them all read again."""
+    from hansard.facts.shell import writing_command
+    from hansard.timebounds import parse_ts
+
+    state = facts.shell_write_state(repo_id)
+    generation = facts.generation()
+    if state is not None and generation is not None and state["generation"] == generation:
+        return  # nothing written since they were counted
+    tools = _tools()
+    upto, count = facts.all_shell_key(repo_id, tools)
+    incremental = state is not None and state["calls_upto"] <= upto
+    if state is not None and (state["calls_upto"], state["calls"]) == (upto, count):
+        facts.save_shell_writes(repo_id, upto, count, [], replace=False, wait_ms=wait_ms)  # (counted at this generation)
+        return
+    calls = facts.all_shell_calls(repo_id, tools, state["calls_upto"] if incremental else 0)
+    if incremental and state["calls"] + len(calls) != count:
+        incremental, calls = False, facts.all_shell_calls(repo_id, tools, 0)
+    rows = []
+    for row, ts, raw in calls:
+        t = parse_ts(ts)
+        w = writing_command(raw) if t is not None else None
+        if t is not None and w is not None:
+            rows.append((row, t, *w))
+    facts.save_shell_writes(repo_id, upto, count, rows, replace=not incremental, wait_ms=wait_ms)
 
 
 def _fill_diffs(store: Store, top: str, head: str, old_head: str | None) -> None:

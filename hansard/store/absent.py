@@ -262,6 +262,23 @@ class NoCommitFacts(Absent):
     def set_diffs_head(self, repo_id: int, head: str) -> None:
         return None
 
+    def shell_write_state(self, repo_id: int) -> dict[str, Any] | None:
+        return None
+
+    def all_shell_key(self, repo_id: int, tools: Collection[str]) -> tuple[int, int]:
+        return (0, 0)
+
+    def all_shell_calls(self, repo_id: int, tools: Collection[str], after: int = 0
+                        ) -> list[tuple[int, str | None, str | None]]:
+        return []
+
+    def shell_writes(self, repo_id: int, name: str) -> list[tuple[float, str, bool]]:
+        return []
+
+    def save_shell_writes(self, repo_id: int, upto: int, count: int, rows: Iterable[tuple[int, float, str, bool]], *,
+                          replace: bool, wait_ms: int | None = None) -> bool:
+        return False
+
     def forget(self, repo_ids: Sequence[int] | None = None) -> None:
         return None
 

@@ -252,6 +252,18 @@ class CommitFacts(Protocol):
     def set_generation(self, repo_id: int, wait_ms: int | None = None) -> None: ...
     def set_diffs_head(self, repo_id: int, head: str) -> None:
         """The index put the diffs of ``head``'s history in the commit-diff cache."""
+    def shell_write_state(self, repo_id: int) -> dict[str, Any] | None:
+        """calls_upto, calls, generation of the kept writing shell calls; None: none kept."""
+    def all_shell_key(self, repo_id: int, tools: Collection[str]) -> tuple[int, int]:
+        """(highest row id, count) of every shell call in the repository's sessions."""
+    def all_shell_calls(self, repo_id: int, tools: Collection[str], after: int = 0
+                        ) -> list[tuple[int, str | None, str | None]]:
+        """(row id, timestamp, input JSON) of every shell call past ``after``."""
+    def shell_writes(self, repo_id: int, name: str) -> list[tuple[float, str, bool]]:
+        """(ts, command, parsed) of the kept writing calls whose command mentions ``name``."""
+    def save_shell_writes(self, repo_id: int, upto: int, count: int, rows: Iterable[tuple[int, float, str, bool]], *,
+                          replace: bool, wait_ms: int | None = None) -> bool:
+        """Keep writing calls (call row, ts, command, parsed) in one transaction (False: kept nothing)."""
     def forget(self, repo_ids: Sequence[int] | None = None) -> None: ...
 
 

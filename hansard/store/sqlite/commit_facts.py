@@ -1,5 +1,6 @@
 """Per-repository commit facts (tables ``commit_prints``, ``commit_ties``, ``commit_facts``,
-``patch_ids``; migration m030): which sessions made which commit, kept so that `why` reads them.
+``patch_ids``; migration m030; and the shell calls that could write a file, ``shell_writes``,
+m035): which sessions made which commit, kept so that `why` reads them.
 
 The prints of a repository are those of its sessions' shell calls up to ``calls_upto``; its ties
 join them to the commits of the history of ``head``. Only the link step writes
@@ -132,10 +133,56 @@ class SqliteCommitFacts:
         """Inside the index's transaction, its part; alone, a transaction of its own."""
         return nullcontext() if self.db.in_transaction else transaction(self.db)
 
+    # -- shell calls that could write a file (table shell_writes) ------------------------------
+
+    def shell_write_state(self, repo_id: int) -> dict[str, Any] | None:
+        row = self.db.execute("SELECT * FROM shell_write_state WHERE repo_id=?", (repo_id,)).fetchone()
+        return dict(row) if row is not None else None
+
+    def all_shell_key(self, repo_id: int, tools: Collection[str]) -> tuple[int, int]:
+        """(highest id, count) of every shell call in the repository's sessions."""
+        row = self.db.execute(
+            "SELECT COALESCE(MAX(t.id), 0), COUNT(*) FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
+            f" WHERE s.repo_id=? AND t.name IN ({marks(len(tools))})", (repo_id, *tools)).fetchone()
+        return int(row[0]), int(row[1])
+
+    def all_shell_calls(self, repo_id: int, tools: Collection[str], after: int = 0
+                        ) -> list[tuple[int, str | None, str | None]]:
+        """(row id, timestamp, input JSON) of every shell call past ``after``."""
+        return [(r[0], r[1], r[2]) for r in self.db.execute(
+            "SELECT t.id, t.timestamp, t.input FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
+            f" WHERE s.repo_id=? AND t.id > ? AND t.name IN ({marks(len(tools))}) ORDER BY t.id",
+            (repo_id, after, *tools))]
+
+    def shell_writes(self, repo_id: int, name: str) -> list[tuple[float, str, bool]]:
+        """(ts, command, parsed) of the kept writing calls whose command mentions ``name``."""
+        return [(r[0], r[1], bool(r[2])) for r in self.db.execute(
+            "SELECT ts, command, parsed FROM shell_writes WHERE repo_id=? AND instr(command, ?) > 0",
+            (repo_id, name))]
+
+    def save_shell_writes(self, repo_id: int, upto: int, count: int, rows: Iterable[tuple[int, float, str, bool]], *,
+                          replace: bool, wait_ms: int | None = None) -> bool:
+        """Keep writing calls (call row, ts, command, parsed) and the calls they were read from,
+        in one transaction; with ``replace``, in place of the repository's old ones."""
+        if wait_ms is not None and not self.db.in_transaction:
+            try:
+                with impatient(self.db, wait_ms):
+                    return self.save_shell_writes(repo_id, upto, count, rows, replace=replace)
+            except (sqlite3.OperationalError, StoreBusy, StoreReadOnly):
+                return False
+        with self._writing():
+            if replace:
+                self.db.execute("DELETE FROM shell_writes WHERE repo_id=?", (repo_id,))
+            self.db.executemany("INSERT OR REPLACE INTO shell_writes (repo_id, call_row, ts, command, parsed)"
+                                " VALUES (?, ?, ?, ?, ?)", ((repo_id, row, ts, cmd, int(p)) for row, ts, cmd, p in rows))
+            self.db.execute("INSERT OR REPLACE INTO shell_write_state (repo_id, calls_upto, calls, generation)"
+                            " VALUES (?, ?, ?, (SELECT n FROM store_generation))", (repo_id, upto, count))
+        return True
+
     def forget(self, repo_ids: Sequence[int] | None = None) -> None:
         """Drop kept facts (a reindex rebuilds the calls they were read from)."""
         with self._writing():
-            for table in ("commit_prints", "commit_ties", "commit_facts"):
+            for table in ("commit_prints", "commit_ties", "commit_facts", "shell_writes", "shell_write_state"):
                 if repo_ids is None:
                     self.db.execute(f"DELETE FROM {table}")
                 else:

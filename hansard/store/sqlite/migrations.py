@@ -840,3 +840,28 @@ def m034_agent_trace() -> str:
         CREATE INDEX agent_trace_ranges_at ON agent_trace_ranges (revision, path);
         CREATE INDEX agent_trace_ranges_record ON agent_trace_ranges (record_id);
     """ + triggers
+
+
+@migration
+def m035_shell_writes() -> str:
+    return """
+        -- The shell calls of a repository's sessions that could have written a file (a segment
+        -- redirects, tees, or runs a program that is not plainly a read: hansard.facts.shell),
+        -- kept by the link step (hansard.link.commit_facts) so that `why` asks which of them name
+        -- a file without reading every shell call's input on each question. What they stand for
+        -- is in shell_write_state: the repository's shell calls read (highest id, count).
+        CREATE TABLE shell_writes (
+            repo_id  INTEGER NOT NULL,
+            call_row INTEGER NOT NULL,     -- tool_calls.id
+            ts       REAL NOT NULL,        -- the call's time, seconds since the epoch (untimed calls are left out)
+            command  TEXT NOT NULL,        -- the command line; the call's input JSON when it had none
+            parsed   INTEGER NOT NULL,     -- 1: command is a command line; 0: the raw input (any mention counts)
+            PRIMARY KEY (repo_id, call_row)
+        ) WITHOUT ROWID;
+        CREATE TABLE shell_write_state (
+            repo_id    INTEGER PRIMARY KEY,
+            calls_upto INTEGER NOT NULL,
+            calls      INTEGER NOT NULL,
+            generation INTEGER             -- store_generation.n when the calls were last counted
+        );
+    """
