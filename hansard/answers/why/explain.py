@@ -97,6 +97,10 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     if t.start is not None:
         t = t._replace(start=max(1, t.start - RANGE_MARGIN), end=min(n, t.end + RANGE_MARGIN))
     blamed = _in_thread(run_blame, t, rev, contents)
+    from hansard.answers.restored import FileHistory
+
+    history = FileHistory(store, t.top, t.rel, rev, whole=t.start is None or t.end - t.start >= WHOLE_LINES)
+    history.prefetch()  # the file's `git log` runs beside blame (and beside the sync and upkeep below)
     if sync is not None and sync():
         # New sessions were read while git blamed: the store's generation (the cache key) and
         # what is still being indexed are read again.
@@ -104,10 +108,6 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
         cached = _cached(store, asked, rev, contents, data, repo_id) if cache and not building else None
     if upkeep is not None and repo_id >= 0 and not building:
         upkeep(t.top, repo_id)
-    from hansard.answers.restored import FileHistory
-
-    history = FileHistory(store, t.top, t.rel, rev, whole=t.start is None or t.end - t.start >= WHOLE_LINES)
-    history.prefetch()  # the file's `git log` runs beside blame
     # While git blames (the other core): what the answer needs of the lines' own text and of
     # the file's history. Attributor checks that blame gave these very lines.
     failed = None
