@@ -196,8 +196,11 @@ def test_recorders_are_registered_and_read_by_their_readers() -> None:
     from hansard import agents
 
     recs = agents.recorders()
-    assert [r.name for r in recs] == ["git-ai", "qwen-code", "trailer"]
+    assert [r.name for r in recs] == ["git-ai", "qwen-code", "trailer", "agent-trace"]
     for r in recs:
         mod, _, attr = (r.reader or "").partition(":")
         assert callable(getattr(__import__(mod, fromlist=[attr]), attr))
     assert {r.notes_ref for r in recs} == {"refs/notes/ai", "refs/notes/ai-attribution", None}
+    from hansard.trace import BY
+
+    assert recs[-1].name == BY  # the name `recorded.by` gives imported records

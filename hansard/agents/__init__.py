@@ -41,7 +41,7 @@ GIT_SOURCES = ("hansard.agents.entire",)
 # Tools that record in git who wrote a commit or its lines (notes refs, commit trailers); each
 # exports ``RECORDER`` (a hansard.agents.record.Recorder). What they record is shown beside
 # `why`'s answers (hansard.answers.why.recorded), never decides one.
-RECORDERS = ("hansard.agents.git_ai", "hansard.agents.qwen_code", "hansard.agents.trailers")
+RECORDERS = ("hansard.agents.git_ai", "hansard.agents.qwen_code", "hansard.agents.trailers", "hansard.agents.agent_trace")
 # Readers of records no agent wrote to disk: deliveries captured by capture_subagent_messages.
 OTHER_READERS = ("hansard.agents.capture:PROVIDER",)
 TOOL_ROLES = ("shell", "shell_output", "edit", "read", "search", "web", "task", "plan")
