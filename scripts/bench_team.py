@@ -19,7 +19,7 @@ and their ratio are printed.
 
 Printed, never asserted.
 
-    python scripts/bench_team.py [--sessions 1000] [--messages 1000000] [--rounds 20]
+    python scripts/bench_team.py [--sessions 1000] [--messages 1000000] [--rounds 20] [--tool-calls 0]
 """
 
 from __future__ import annotations
@@ -86,6 +86,9 @@ def main() -> None:
     ap.add_argument("--why-sessions", type=int, default=50)
     ap.add_argument("--messages", type=int, default=1_000_000)
     ap.add_argument("--rounds", type=int, default=20)
+    ap.add_argument("--tool-calls", type=int, default=0,
+                    help="shell calls added in bulk to the member's sessions before `why` is measured (its look"
+                         " into teammates' shell commands reads them)")
     a = ap.parse_args()
 
     from hansard.cli import main as cli
@@ -176,6 +179,21 @@ def main() -> None:
         print(f"COPY baseline: {total_rows} rows in {copy_s:.2f}s = {total_rows / copy_s:.0f} rows/s;"
               f" push is {push_s / copy_s:.1f}x the COPY time with row-level security,"
               f" {pushes[False] / copy_s:.1f}x without")
+
+        if a.tool_calls:
+            t = time.perf_counter()
+            sid = int(pg.psql("SELECT MIN(id) FROM sessions"))
+            rls(False)
+            pg.psql("DROP INDEX tool_calls_input_trgm;"
+                    " INSERT INTO tool_calls(member_role, session_row, call_id, name, input, output, timestamp)"
+                    f" SELECT 'bench_alice', {sid} + (g % {res['pushed']}), 'bulk_' || g, 'Bash',"
+                    " '{\"command\": \"pytest -q tests/test_' || (g % 5000) || '_' || g || '.py\"}', 'ok',"
+                    " to_char(timestamp '2026-11-01' + g * interval '1 second', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+                    f" FROM generate_series(1, {a.tool_calls}) g;"
+                    " SET maintenance_work_mem='256MB'; CREATE INDEX tool_calls_input_trgm ON tool_calls"
+                    " USING GIN (input gin_trgm_ops); ANALYZE", timeout=3600)
+            rls(True)
+            print(f"added {a.tool_calls} shell calls in {time.perf_counter() - t:.1f}s")
 
         # why: Alice from her own sessions, Bob through PostgreSQL.
         from hansard.answers.why import explain
