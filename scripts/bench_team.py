@@ -15,7 +15,10 @@ committed; the others edited files of their own. It measures:
 Members are PostgreSQL roles with row-level security (issue 28): push, why and search are each
 measured with it on, and beside that with it off on the same server and rows (``ALTER TABLE
 ... DISABLE ROW LEVEL SECURITY`` and the own-rows triggers off, as the superuser): both numbers
-and their ratio are printed.
+and their ratio are printed. Search and ``why`` run their text match in the owner's functions
+(migration ``t006_search_definer``); each is also timed with RLS on in the one statement of
+before them, where no GIN index serves it. ``--tool-calls N`` adds N shell calls to the member's
+sessions first (why looks for a shell command that may have written the file).
 
 Printed, never asserted.
 
