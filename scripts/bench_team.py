@@ -15,11 +15,14 @@ committed; the others edited files of their own. It measures:
 Members are PostgreSQL roles with row-level security (issue 28): push, why and search are each
 measured with it on, and beside that with it off on the same server and rows (``ALTER TABLE
 ... DISABLE ROW LEVEL SECURITY`` and the own-rows triggers off, as the superuser): both numbers
-and their ratio are printed.
+and their ratio are printed. Search and ``why`` run their text match in the owner's functions
+(migration ``t006_search_definer``); each is also timed with RLS on in the one statement of
+before them, where no GIN index serves it. ``--tool-calls N`` adds N shell calls to the member's
+sessions first (why looks for a shell command that may have written the file).
 
 Printed, never asserted.
 
-    python scripts/bench_team.py [--sessions 1000] [--messages 1000000] [--rounds 20]
+    python scripts/bench_team.py [--sessions 1000] [--messages 1000000] [--rounds 20] [--tool-calls 0]
 """
 
 from __future__ import annotations
@@ -86,6 +89,9 @@ def main() -> None:
     ap.add_argument("--why-sessions", type=int, default=50)
     ap.add_argument("--messages", type=int, default=1_000_000)
     ap.add_argument("--rounds", type=int, default=20)
+    ap.add_argument("--tool-calls", type=int, default=0,
+                    help="shell calls added in bulk to the member's sessions before `why` is measured (its look"
+                         " into teammates' shell commands reads them)")
     a = ap.parse_args()
 
     from hansard.cli import main as cli
@@ -177,6 +183,21 @@ def main() -> None:
               f" push is {push_s / copy_s:.1f}x the COPY time with row-level security,"
               f" {pushes[False] / copy_s:.1f}x without")
 
+        if a.tool_calls:
+            t = time.perf_counter()
+            sid = int(pg.psql("SELECT MIN(id) FROM sessions"))
+            rls(False)
+            pg.psql("DROP INDEX tool_calls_input_trgm;"
+                    " INSERT INTO tool_calls(member_role, session_row, call_id, name, input, output, timestamp)"
+                    f" SELECT 'bench_alice', {sid} + (g % {res['pushed']}), 'bulk_' || g, 'Bash',"
+                    " '{\"command\": \"pytest -q tests/test_' || (g % 5000) || '_' || g || '.py\"}', 'ok',"
+                    " to_char(timestamp '2026-11-01' + g * interval '1 second', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+                    f" FROM generate_series(1, {a.tool_calls}) g;"
+                    " SET maintenance_work_mem='256MB'; CREATE INDEX tool_calls_input_trgm ON tool_calls"
+                    " USING GIN (input gin_trgm_ops); ANALYZE", timeout=3600)
+            rls(True)
+            print(f"added {a.tool_calls} shell calls in {time.perf_counter() - t:.1f}s")
+
         # why: Alice from her own sessions, Bob through PostgreSQL.
         from hansard.answers.why import explain
         from hansard.team import wrap
@@ -218,6 +239,20 @@ def main() -> None:
             kept.close_team()
             best = whys.get(on, (1e9, 1e9))
             whys[on] = (min(best[0], warm_t), min(best[1], cold_t))
+        from hansard.store.postgres.queries import TeamEvidence
+        from hansard.store.postgres.store import PostgresEvidence
+
+        rls(True)
+        kept = wrap(local_b)
+        definer_lookup = PostgresEvidence.repo_shell_calls
+        PostgresEvidence.repo_shell_calls = TeamEvidence.repo_shell_calls  # type: ignore[method-assign]
+        before_t, _ = time_why(lambda k=kept: TeamView(local_b, k.team, k.team_roots, source="server", owned=False),
+                               a.rounds)
+        PostgresEvidence.repo_shell_calls = definer_lookup  # type: ignore[method-assign]
+        kept.close_team()
+        print(f"why app.py through PostgreSQL with row-level security, warm pool: {whys[True][0] * 1000:.1f} ms"
+              f" with the shell-command lookup through the search function (t006), {before_t * 1000:.1f} ms with"
+              " the one statement of before t006")
         warm_t, cold_t = whys[True]
         print(f"why app.py through PostgreSQL with row-level security / without: warm pool"
               f" {whys[True][0] * 1000:.1f} / {whys[False][0] * 1000:.1f} ms = {whys[True][0] / whys[False][0]:.2f}x;"
@@ -272,10 +307,15 @@ def main() -> None:
         queries = ["retry backoff", "upload token", '"deploy rollout"', "latency budget handler", "schema or parser",
                    "redact -secret", "worker thread queue", "merge rebase", "id_4242", "vector embed search"]
         n = int(pg.psql("SELECT COUNT(*) FROM messages"))
-        for on in (True, False):
-            # Row-level security keeps the non-leakproof @@ and LIKE from being index
-            # conditions (PostgreSQL evaluates the policy first): the GIN indexes go unused.
+        # Row-level security keeps the non-leakproof @@ and LIKE from being index conditions of a
+        # member's own statement (PostgreSQL evaluates the policy first): the search runs them in
+        # the owner's functions (t006), where the GIN indexes serve them. Beside it, the one
+        # statement of before t006, with RLS on (the regression) and off (the baseline).
+        for label, on, definer in (("with row-level security (search functions)", True, True),
+                                   ("with row-level security, one statement (before t006)", True, False),
+                                   ("without row-level security, one statement", False, False)):
             rls(on)
+            view.team.definer = definer
             times = []
             for _ in range(max(1, a.rounds // 4)):
                 for qtext in queries:
@@ -283,9 +323,11 @@ def main() -> None:
                     searcher.messages(parse(qtext), sorted(view.team_roots), None, None, 25)
                     times.append(time.perf_counter() - t)
             times.sort()
-            print(f"team search over {n} messages {'with' if on else 'without'} row-level security:"
+            print(f"team search over {n} messages {label}:"
                   f" p50 {times[len(times) // 2] * 1000:.1f} ms,"
                   f" p95 {times[int(len(times) * 0.95) - 1] * 1000:.1f} ms ({len(times)} queries)")
+        rls(True)
+        view.team.definer = True
         view.close_team()
 
 

@@ -420,3 +420,34 @@ def test_repo_stats_by_session_never_names_another_repositorys_session(world: di
         assert set(by_session["another repository's session"]) >= {"agent", "lines"}, by_session
     with RawClient(world["a"], world["env"]) as cl:
         assert B_SHARED_SID in json.dumps(cl.call("repo_stats", {"by": ["session"]}))
+
+
+B_TWIN_SID = "aaaaaaaa-9999-4999-8999-000000000009"  # b's, sharing a's first 8 characters
+
+
+def test_a_prefix_shared_with_another_repositorys_session_resolves_to_the_granted_one(world: dict[str, Any]) -> None:
+    """Under --scope repo only the granted repository's sessions count when a prefix is
+    resolved: `aaaaaaaa`, the start of a's session and of one in b, reads a's session (saying
+    "ambiguous" would tell that b has a session starting so); unscoped, it is ambiguous."""
+    from datetime import datetime
+
+    from fixtures_repos.writers import ClaudeWriter
+
+    w = ClaudeWriter(Path(os.environ["CLAUDE_CONFIG_DIR"]), world["b"], B_TWIN_SID, datetime(2026, 11, 21, 9, 0, 0))
+    w.prompt("B-TWIN-PROMPT another vault change")
+    w.say("done")
+    assert run_cli("index")[0] == 0
+    prefix = A_SID[:8]
+    with RawClient(world["a"], world["env"], "--scope", "repo") as cl:
+        for tool, extra in (("get_past_session", {}), ("get_past_session", {"around": 0}), ("work_context", {})):
+            r = cl.call(tool, {"session_id": prefix, **extra})
+            assert not r["result"].get("isError"), (tool, r)
+            text = json.dumps(r)
+            assert "ambiguous" not in text and B_TWIN_SID not in text and "B-TWIN-PROMPT" not in text, (tool, text)
+        r = cl.call("get_past_session", {"session_id": prefix})
+        assert r["result"]["structuredContent"]["session"]["session_id"] == A_SID, r
+        # b's session by a prefix of its own still reads like no session.
+        refused(cl.call("get_past_session", {"session_id": B_TWIN_SID[:13]}))
+    with RawClient(world["a"], world["env"]) as cl:
+        r = cl.call("get_past_session", {"session_id": prefix})
+        assert tool_error(r)["code"] == "not_found" and "ambiguous" in json.dumps(r), r

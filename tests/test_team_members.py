@@ -48,7 +48,7 @@ def _server(dsn: str, email: str, **kw: Any) -> Any:
     return PostgresTeamStore(dsn, me=(email, "m-" + email), **kw)
 
 
-def _push_session(server: Any, email: str, root: str, sid: str, word: str) -> None:
+def _push_session(server: Any, email: str, root: str, sid: str, word: str, command: str = "{}") -> None:
     """One session with a message, a tool call, an applied edit with its line hashes and a
     passage vector, through hansard's own upload path."""
     up = server.uploads
@@ -56,7 +56,7 @@ def _push_session(server: Any, email: str, root: str, sid: str, word: str) -> No
     repo = up.repo(root, None, "shop")
     rows = {"messages": [{"message_index": 0, "role": "user", "kind": "text", "text": f"the {word} change",
                           "timestamp": "2026-11-20T10:00:00.000Z"}],
-            "tool_calls": [{"message_index": 0, "call_id": "c1", "name": "Bash", "input": "{}", "output": "ok",
+            "tool_calls": [{"message_index": 0, "call_id": "c1", "name": "Bash", "input": command, "output": "ok",
                             "exit_code": 0, "status": "ok", "timestamp": None, "cwd": None}],
             "edits": [{"message_index": 0, "call_id": "c2", "seq": 0, "tool": "Edit", "kind": "edit",
                        "rel_path": "app.py", "timestamp": None, "user_modified": False, "hunks": "[]",
@@ -238,6 +238,75 @@ def test_carol_of_another_team_reads_nothing_of_core(teams) -> None:
     # A member's credentials do not join another team.
     rc, out, _ = run_cli("team", "join", teams["dsn"]["carol@example.com"], "--name", "core", "--json")
     assert rc == 2 and json.loads(out)["error"]["code"] == "invalid_argument"
+
+
+def _index_scans(pg: Cluster, *names: str) -> list[int]:
+    return [int(pg.psql(f"SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname='{n}'")) for n in names]
+
+
+def test_search_runs_through_its_indexes_and_the_search_functions_keep_teams_apart(teams) -> None:
+    """Team search and why's look into teammates' shell commands run their text match in the
+    owner's functions (t006), where the GIN indexes serve it under row-level security (with
+    sequential scans off, the member's own statement could use neither). Through them, and
+    called outright, Carol of another team finds nothing of core's, even given core's root
+    commit and repository row; a role of no team may not call them."""
+    from hansard.answers.search.query import parse
+
+    pg, root = teams["pg"], teams["root"]
+    bob = _server(teams["dsn"]["bob@example.com"], "bob@example.com")
+    try:
+        _push_session(bob, "bob@example.com", root, "b0b0b0b0-2222-4222-8333-444455556666", "quagga",
+                      command='{"command": "pytest tests/test_quagga_app.py"}')
+    finally:
+        bob.close()
+    bob_repo = int(pg.psql("SELECT id FROM repos WHERE member_role='core_bob'"))
+    # Enough other messages and calls of his that a planner free to use the text indexes takes them.
+    pg.psql("INSERT INTO tool_calls(member_role, session_row, call_id, name, input) SELECT 'core_bob', MIN(s.id),"
+            " 'f' || g, 'Bash', 'pytest tests/test_other_' || g || '.py' FROM sessions s, generate_series(1, 20000) g"
+            " GROUP BY g; INSERT INTO messages(member_role, session_row, message_index, role, kind, text)"
+            " SELECT 'core_bob', MIN(s.id), 100 + g, 'user', 'text', 'filler words ' || g"
+            " FROM sessions s, generate_series(1, 20000) g GROUP BY g; ANALYZE")
+    # (ILIKE's messages_trgm is the planner's choice: at this size it prefers another index.)
+    indexes = ("messages_tsv", "tool_calls_input_trgm")
+    before = _index_scans(pg, *indexes)
+    found: dict[str, tuple[list[str], list[str]]] = {}
+    for who in ("alice", "carol"):
+        s = _server(teams["dsn"][f"{who}@example.com"], f"{who}@example.com")
+        try:
+            s.run("SET enable_seqscan = off")
+            hits = s.search.keyword_messages(parse("quagga"), [root], None, None, 10)
+            hits += s.search.keyword_messages(parse("test_quagga"), [root], None, None, 10)  # an identifier: ILIKE
+            calls = s.evidence.repo_shell_calls(bob_repo, ["Bash"], "test_quagga_app.py")
+            found[who] = ([h["text"] for h in hits], [c[2] or "" for c in calls])
+            s.definer = False  # a server older than t006: one statement each, the same answers
+            assert [h["text"] for h in s.search.keyword_messages(parse("quagga"), [root], None, None, 10)
+                    + s.search.keyword_messages(parse("test_quagga"), [root], None, None, 10)] == found[who][0]
+            assert [c[2] or "" for c in s.evidence.repo_shell_calls(bob_repo, ["Bash"], "test_quagga_app.py")
+                    ] == found[who][1]
+            s.definer = True
+            outright = [
+                s.run("SELECT * FROM hansard_messages_matching('quagga', %s, '', '', NULL, NULL, 100)", [[root]]),
+                s.run("SELECT * FROM hansard_messages_containing('%%quagga%%', NULL, %s, '', '', NULL, NULL, 100)",
+                      [[root]]),
+                s.run("SELECT * FROM hansard_tool_calls_containing('%%', ARRAY['Bash'], %s, '', '')", [bob_repo])]
+            assert [len(r) > 0 for r in outright] == [who == "alice"] * 3, (who, outright)
+            s.run("SELECT pg_stat_force_next_flush()")
+        finally:
+            s.close()
+    assert found["alice"] == (["the quagga change"] * 2, ['{"command": "pytest tests/test_quagga_app.py"}'])
+    assert found["carol"] == ([], [])
+    after = _index_scans(pg, *indexes)
+    assert all(b < a for b, a in zip(before, after, strict=True)), (before, after)
+    # A login role of no team.
+    pg.psql("DROP ROLE IF EXISTS stranger; CREATE ROLE stranger LOGIN PASSWORD 'stranger-pw';"
+            " GRANT USAGE ON SCHEMA public TO stranger")
+    stranger = _server(f"postgresql://stranger:stranger-pw@127.0.0.1:{pg.port}/{pg.database}", "s@example.com")
+    try:
+        for sql in ("SELECT * FROM hansard_messages_matching('quagga', ARRAY['x'], '', '', NULL, NULL, 100)",
+                    "SELECT * FROM hansard_tool_calls_containing('%%', ARRAY['Bash'], 1, '', '')"):
+            assert "permission denied" in _refused(stranger, sql)
+    finally:
+        stranger.close()
 
 
 def test_add_member_again_gives_new_credentials_and_the_old_ones_stop_working(teams) -> None:

@@ -244,21 +244,27 @@ def _with_team(store: Store) -> Store:
     return wrap(store)
 
 
-def _session_in_scope(store: Store, opts: ServeOptions, session_id: str, *, named: bool = True) -> None:
+def _session_in_scope(store: Store, opts: ServeOptions, session_id: str, *, named: bool = True) -> str:
     """Under --scope repo, a session id (or prefix) must name a session of the granted
-    repository. An id of another repository and an id of no session get the same answer, word
-    for word, so that the refusal tells nothing about which ids exist elsewhere."""
+    repository; the id to read it by. A prefix is resolved among that repository's sessions
+    alone: one that other repositories' sessions share is not "ambiguous", which would tell
+    that they exist. An id of another repository and an id of no session get the same answer,
+    word for word, so that the refusal tells nothing about which ids exist elsewhere."""
     if opts.scope == "all":
-        return
-    found, path = store.sessions.repo_path_of(session_id)
+        return session_id
+    found = store.sessions.repo_paths_of(session_id)
     if not found and not named:
-        return  # the calling session, from how the server was started: not indexed yet
+        return session_id  # the calling session, from how the server was started: not indexed yet
     root = opts.repo_root
-    if not found or root is None or path is None or scope.real(path) != scope.real(root):
+    mine = sorted({sid for sid, path in found
+                   if root is not None and path is not None and scope.real(path) == scope.real(root)})
+    if not mine:
         raise ScopeNotGranted(
             f"no session {session_id!r} of {root}: this server may only read sessions of that repository (--scope"
             " repo). Ask the user to restart `hansard mcp serve` without --scope repo to read other repositories."
         )
+    # Two of its own sessions share the prefix: the store says so in its own words.
+    return mine[0] if len(mine) == 1 else session_id
 
 
 # -- the server -----------------------------------------------------------------------------
@@ -351,7 +357,7 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             if not store.sessions.repo_path_of(session_id)[0]:
                 store = _with_team(store)  # a teammate's session, when a team is configured
             try:
-                _session_in_scope(store, opts, session_id)
+                kw["session_id"] = _session_in_scope(store, opts, session_id)
                 return core(store, **kw)
             finally:
                 getattr(store, "close_team", lambda: None)()
@@ -450,7 +456,7 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             store = _with_team(store)  # teammates' sessions, held to the same scope
             try:
                 if sid:
-                    _session_in_scope(store, opts, sid, named=session_id is not None)
+                    sid = _session_in_scope(store, opts, sid, named=session_id is not None)
                 out = core(store, sid, repo=where, until=until, token_budget=token_budget,
                            repo_only=where if opts.scope == "repo" else None, render=work_context_tree)
                 if opts.scope == "repo":

@@ -413,6 +413,19 @@ class MergedSessions(LocalSessions):
         rid = self._evidence.repos.local(r["root_commit"])
         return True, (self._local.repo_path(rid) if rid else None) or self._paths.get(r["root_commit"])
 
+    def repo_paths_of(self, ref: str) -> builtins.list[tuple[str, str | None]]:
+        found = self._local.repo_paths_of(ref)
+        if found:
+            return found
+        roots = self._evidence.repos.roots
+        out: builtins.list[tuple[str, str | None]] = []
+        for r in self._team.matches(ref):
+            if r["root_commit"] in roots:
+                rid = self._evidence.repos.local(r["root_commit"])
+                out.append((r["session_id"], (self._local.repo_path(rid) if rid else None)
+                            or self._paths.get(r["root_commit"])))
+        return out
+
     def indexes_before(self, sid: int, before: int, roles: Iterable[str] | None, limit: int) -> builtins.list[int]:
         if sid >= 0:
             return self._local.indexes_before(sid, before, roles, limit)

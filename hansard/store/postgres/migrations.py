@@ -240,3 +240,96 @@ def t005_members_are_roles() -> str:
         ALTER TABLE passage_vectors DROP CONSTRAINT passage_vectors_message_id_fkey,
             ADD FOREIGN KEY (message_id, member_role) REFERENCES messages(id, member_role) ON DELETE CASCADE;
     """
+
+
+# The text searches a member runs through the owner's rights (``t006_search_definer``), each
+# with its argument types: EXECUTE is the team group roles' alone (``roles.create_team``).
+SEARCH_FUNCTIONS = ("hansard_messages_matching(text, text[], text, text, text, text, integer)",
+                    "hansard_messages_containing(text, text, text[], text, text, text, text, integer)",
+                    "hansard_tool_calls_containing(text, text[], integer, text, text)")
+
+
+@migration
+def t006_search_definer() -> str:
+    # Under a policy PostgreSQL evaluates no leaky qual before the policy's, and neither `@@` on
+    # a tsvector nor LIKE/ILIKE is leakproof: as a member, team search and why's look into
+    # teammates' shell commands read every row of the table and never their GIN index (5.7x
+    # at 300,000 messages). Whatever the policy's shape, only a qual the planner folds to
+    # true leaves the text match free to be an index condition. So the owner (whom FORCE
+    # holds) reads every row by a policy of its own, and these functions, owned by it, run
+    # the match with its rights and keep the rows the *caller* reads (``session_user``: its
+    # own and its teammates', as ``member_rows`` says) in the same statement, before any
+    # LIMIT: an id of another team's row never leaves them, nor does its count. They return
+    # ids only; the caller reads the rows under its own policy, which re-checks each one.
+    funcs = ", ".join(f"'{f}'" for f in SEARCH_FUNCTIONS)
+    return """
+        -- The roles whose rows the session's user reads: its own and its teammates'
+        -- (`member_rows` of t005, for the user who logged in; in a function of the owner's,
+        -- current_user is the owner).
+        CREATE FUNCTION hansard_readable() RETURNS text[] LANGUAGE plpgsql STABLE AS $$
+        BEGIN
+            RETURN ARRAY(SELECT session_user::text UNION SELECT r.rolname::text FROM teams t
+                JOIN pg_roles g ON g.rolname = t.grp JOIN pg_auth_members am ON am.roleid = g.oid
+                JOIN pg_roles r ON r.oid = am.member WHERE pg_has_role(session_user, g.oid, 'MEMBER'));
+        END $$;
+
+        -- Messages the caller reads, in repositories of these root commits, not of the
+        -- member-machine (me_email, me_machine), within [since, until], whose words match the
+        -- tsquery: at most lim of them (any: the caller takes the best), each with its rank for
+        -- the tsquery and its time. Each statement is planned for its arguments (EXECUTE ...
+        -- USING a constant text: nothing is spliced in): a word on half the rows is found
+        -- faster by reading rows until lim match than through the index.
+        CREATE FUNCTION hansard_messages_matching(tsq text, roots text[], me_email text, me_machine text,
+                                                  since text, until text, lim integer)
+        RETURNS TABLE (id bigint, score real, at text) LANGUAGE plpgsql STABLE SECURITY DEFINER AS $$
+        BEGIN
+            RETURN QUERY EXECUTE 'SELECT m.id, ts_rank(m.tsv, to_tsquery(''simple'', $1)), m.timestamp
+            FROM messages m JOIN sessions s ON s.id = m.session_row
+                JOIN members mb ON mb.id = s.member_id JOIN repos r ON r.id = s.repo_id
+            WHERE m.tsv @@ to_tsquery(''simple'', $1) AND m.member_role = ANY ($7)
+                AND r.root_commit = ANY ($2) AND NOT (mb.email = $3 AND mb.machine = $4)
+                AND ($5::text IS NULL OR m.timestamp >= $5) AND ($6::text IS NULL OR m.timestamp <= $6)
+            LIMIT $8' USING tsq, roots, me_email, me_machine, since, until, hansard_readable(), lim;
+        END $$;
+        -- The same for a text holding the ILIKE pattern (backslash escapes), ranked for the
+        -- tsquery when there is one (0 otherwise).
+        CREATE FUNCTION hansard_messages_containing(pattern text, tsq text, roots text[], me_email text,
+                                                    me_machine text, since text, until text, lim integer)
+        RETURNS TABLE (id bigint, score real, at text) LANGUAGE plpgsql STABLE SECURITY DEFINER AS $$
+        BEGIN
+            RETURN QUERY EXECUTE 'SELECT m.id, CASE WHEN $9::text IS NULL THEN 0.0::real
+                ELSE ts_rank(m.tsv, to_tsquery(''simple'', $9)) END, m.timestamp
+            FROM messages m JOIN sessions s ON s.id = m.session_row
+                JOIN members mb ON mb.id = s.member_id JOIN repos r ON r.id = s.repo_id
+            WHERE m.text ILIKE $1 AND m.member_role = ANY ($7)
+                AND r.root_commit = ANY ($2) AND NOT (mb.email = $3 AND mb.machine = $4)
+                AND ($5::text IS NULL OR m.timestamp >= $5) AND ($6::text IS NULL OR m.timestamp <= $6)
+            LIMIT $8' USING pattern, roots, me_email, me_machine, since, until, hansard_readable(), lim, tsq;
+        END $$;
+        -- Ids of the caller's readable calls to these tools, in the repository of a row it
+        -- reads (by root commit), not of (me_email, me_machine), whose input is LIKE pattern.
+        CREATE FUNCTION hansard_tool_calls_containing(pattern text, tools text[], repo integer, me_email text,
+                                                      me_machine text)
+        RETURNS SETOF bigint LANGUAGE plpgsql STABLE SECURITY DEFINER AS $$
+        BEGIN
+            RETURN QUERY EXECUTE 'SELECT t.id FROM tool_calls t JOIN sessions s ON s.id = t.session_row
+                JOIN members mb ON mb.id = s.member_id JOIN repos r ON r.id = s.repo_id
+            WHERE t.input LIKE $1 AND t.name = ANY ($2) AND t.member_role = ANY ($6)
+                AND r.root_commit IN (SELECT y.root_commit FROM repos y WHERE y.id = $3 AND y.member_role = ANY ($6))
+                AND NOT (mb.email = $4 AND mb.machine = $5)' USING pattern, tools, repo, me_email, me_machine,
+                hansard_readable();
+        END $$;
+
+        DO $$
+        DECLARE f text; t text;
+        BEGIN
+            FOREACH f IN ARRAY ARRAY[""" + funcs + """] LOOP
+                -- A function run with the owner's rights resolves names in this schema only.
+                EXECUTE format('ALTER FUNCTION %s SET search_path = %I, pg_temp', f, current_schema());
+                EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f);
+            END LOOP;
+            FOREACH t IN ARRAY ARRAY['members', 'repos', 'sessions', 'messages', 'tool_calls'] LOOP
+                EXECUTE format('CREATE POLICY owner_reads ON %I FOR SELECT TO %I USING (true)', t, current_user);
+            END LOOP;
+        END $$;
+    """

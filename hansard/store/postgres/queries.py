@@ -409,6 +409,11 @@ class TeamSessions:
     def repo_path_of(self, ref: str) -> tuple[bool, str | None]:
         return bool(self.matches(ref)), None
 
+    def repo_paths_of(self, ref: str) -> builtins.list[tuple[str, str | None]]:
+        """Without paths: a teammate's repository is known by its root commit (the team view
+        finds this member's checkout of it)."""
+        return [(r["session_id"], None) for r in self.matches(ref)]
+
     def repo_path(self, repo_id: int | None) -> str | None:
         return None
 

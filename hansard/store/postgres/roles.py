@@ -18,7 +18,7 @@ import secrets
 from typing import Any
 
 from hansard.errors import InvalidArgument, TeamForbidden
-from hansard.store.postgres.migrations import MEMBER_TABLES
+from hansard.store.postgres.migrations import MEMBER_TABLES, SEARCH_FUNCTIONS
 
 # Tables a member reads but never writes.
 _READ_ONLY = ("hansard_migrations", "teams", "team_members")
@@ -75,6 +75,9 @@ def create_team(store: Any, team: str) -> str:
             conn.execute(sql.SQL("GRANT SELECT ON {} TO {}").format(
                 sql.SQL(", ").join(sql.Identifier(t) for t in _READ_ONLY), who))
             conn.execute(sql.SQL("GRANT USAGE ON ALL SEQUENCES IN SCHEMA {} TO {}").format(sql.Identifier(schema), who))
+            # The searches run with the owner's rights (t006): a team's members only, never PUBLIC.
+            conn.execute(sql.SQL("GRANT EXECUTE ON FUNCTION {} TO {}").format(
+                sql.SQL(", ").join(sql.SQL(f) for f in SEARCH_FUNCTIONS), who))
     return grp
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from hansard.errors import StoreTooNew, TeamForbidden, TeamUnreachable
 from hansard.store.postgres.migrations import MIGRATIONS
-from hansard.store.postgres.queries import TeamSearchIndex, TeamTables, contains, time_bounds
+from hansard.store.postgres.queries import TeamEvidence, TeamSearchIndex, TeamTables, contains, time_bounds
 
 # Any key works as long as every hansard uses the same one: migrations run one at a time.
 _MIGRATE_LOCK = 0x68616E73
@@ -127,6 +127,8 @@ class PostgresTeamStore(TeamTables):
         self.dog: _Watchdog | None = None
 
     combined = True  # a file's edit lines come with their sessions and prompts in one round trip
+    # The server has the owner's search functions (t006); a reader's check_schema finds out.
+    definer = True
 
     def interrupt(self) -> None:
         """Cancel the statement running on the single connection (a pool's are left to their
@@ -217,6 +219,7 @@ class PostgresTeamStore(TeamTables):
                                     " `hansard team init URL --name NAME` first") from None
         names = {r["name"] for r in rows if r["name"] is not None}
         self._refuse_newer(names)
+        self.definer = "t006_search_definer" in names
         if current and {m.__name__ for m in MIGRATIONS} - names:
             raise TeamNotConfigured("the team server's tables are older than this hansard: the database owner runs"
                                     " `hansard team init` again to upgrade them")
@@ -238,6 +241,10 @@ class PostgresTeamStore(TeamTables):
     @cached_property
     def search(self) -> PostgresSearchIndex:
         return PostgresSearchIndex(self)
+
+    @cached_property
+    def evidence(self) -> PostgresEvidence:
+        return PostgresEvidence(self)
 
 
     @cached_property
@@ -447,12 +454,41 @@ class TeamSearch:
                  limit: int) -> list[dict[str, Any]]:
         if not roots:
             return []
-        where = ["NOT (mb.email=%s AND mb.machine=%s)", f"r.root_commit IN ({','.join(['%s'] * len(roots))})"]
-        args: list[Any] = [*self.store.me, *roots]
         tsq = tsquery(q)
         subs = [t.substring() for t in q.terms() if t.identifier and t.substring()]
         if tsq is None and not subs:
             return []
+        if not self.store.definer:
+            return self._messages_directly(q, tsq, subs, roots, since, until, limit)
+        # The candidates come from the owner's search functions (t006), where the GIN indexes
+        # serve the match under row-level security, ranked there (a bounded set: a word on half
+        # of a million messages must not mean ranking half a million rows, as the local search
+        # does); the best are read here under the member's own policy, which checks each again.
+        me = list(self.store.me)
+        found: list[str] = []
+        args: list[Any] = []
+        if tsq is not None:
+            found.append("SELECT * FROM hansard_messages_matching(%s, %s::text[], %s, %s, %s, %s, %s::integer)")
+            args += [tsq, list(roots), *me, since, until, CANDIDATES]
+        for sub in subs:  # backslash is PostgreSQL's default LIKE escape
+            found.append("SELECT * FROM hansard_messages_containing(%s, %s, %s::text[], %s, %s, %s, %s, %s::integer)")
+            args += [contains(sub), tsq, list(roots), *me, since, until, CANDIDATES]
+        sql = (
+            "SELECT m.message_index, m.role, m.kind, left(m.text, 4000) AS text, m.timestamp, c.score,"
+            " s.session_id, s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.cwd, r.name AS repo,"
+            f" mb.email AS member, mb.name AS member_name FROM (SELECT * FROM ({' UNION '.join(found)}) f"
+            " ORDER BY score DESC, at DESC LIMIT %s) c JOIN messages m ON m.id=c.id"
+            " JOIN sessions s ON s.id=m.session_row JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
+            " ORDER BY c.score DESC, m.timestamp DESC LIMIT %s"
+        )
+        return self.store.run(sql, [*args, limit, limit])
+
+    def _messages_directly(self, q: Any, tsq: str | None, subs: list[str], roots: Sequence[str],
+                           since: str | None, until: str | None, limit: int) -> list[dict[str, Any]]:
+        """The search as one statement over the tables, for a server without the search
+        functions (older than t006): right, but under row-level security no index serves it."""
+        where = ["NOT (mb.email=%s AND mb.machine=%s)", f"r.root_commit IN ({','.join(['%s'] * len(roots))})"]
+        args: list[Any] = [*self.store.me, *roots]
         match = []
         if tsq is not None:
             match.append("m.tsv @@ to_tsquery('simple', %s)")
@@ -462,8 +498,6 @@ class TeamSearch:
             args.append(contains(sub))
         where.append("(" + " OR ".join(match) + ")")
         time_bounds(where, args, since, until)
-        # Rank a bounded set of candidates (the GIN index finds them; a word on half of a million
-        # messages must not mean ranking half a million rows), as the local search does.
         rank = "ts_rank(c.tsv, to_tsquery('simple', %s))" if tsq is not None else "0.0"
         sql = (
             f"SELECT c.message_index, c.role, c.kind, left(c.text, 4000) AS text, c.timestamp, {rank} AS score,"
@@ -567,3 +601,25 @@ class PostgresSearchIndex(TeamSearchIndex):
 
     def vector_messages(self, ids: Sequence[int]) -> list[dict[str, Any]]:
         return TeamVectors(self._store).messages(ids)
+
+
+class PostgresEvidence(TeamEvidence):
+    """The evidence facet on the server: a path in teammates' shell commands is looked up
+    through the owner's function (t006), where the trigram index on ``tool_calls.input``
+    serves the LIKE under row-level security; the calls are then read under the member's own
+    policy."""
+
+    def __init__(self, store: PostgresTeamStore) -> None:
+        super().__init__(store.run, store.me, combined=store.combined)
+        self._store = store
+
+    def repo_shell_calls(self, repo_id: int, tools: Collection[str], needle: str
+                         ) -> list[tuple[str, str | None, str | None, str | None]]:
+        if not tools or not self._store.definer:
+            return super().repo_shell_calls(repo_id, tools, needle)
+        rows = self.run(
+            "SELECT s.session_id, t.timestamp, t.input, t.output FROM tool_calls t JOIN sessions s ON s.id=t.session_row"
+            " WHERE t.id IN (SELECT hansard_tool_calls_containing(%s, %s::text[], %s::integer, %s, %s))",
+            (contains(needle), list(tools), repo_id, *self.me),
+        )
+        return [(r["session_id"], r["timestamp"], r["input"], r["output"]) for r in rows]

@@ -157,6 +157,13 @@ class SqliteSessionQueries:
         ).fetchone()
         return (row is not None, row[0] if row is not None else None)
 
+    def repo_paths_of(self, ref: str) -> builtins.list[tuple[str, str | None]]:
+        sql = "SELECT s.session_id, r.path FROM sessions s LEFT JOIN repos r ON r.id=s.repo_id WHERE "
+        rows = self.db.execute(sql + "s.session_id=?", (ref,)).fetchall()
+        if not rows and len(ref) >= 4:
+            rows = self.db.execute(sql + "s.session_id LIKE ? ESCAPE '\\'", (like_escape(ref) + "%",)).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
     def repo_path(self, repo_id: int | None) -> str | None:
         if not repo_id:
             return None
