@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from hansard.answers.why.contract import ORJSON_BYTES, to_json
+from hansard.answers.why.contract import to_json
 from hansard.answers.why.target import _file_lines
 
 if TYPE_CHECKING:
@@ -39,20 +39,19 @@ def _without_contents(ans: dict[str, Any], served: dict[str, Any], data: bytes) 
 
 def _with_contents(stored: bytes, data: bytes) -> bytes:
     """A cached document with each line's text put back from the file's bytes (a redacted line
-    was kept as served)."""
+    was kept as served). Spliced into the document's bytes, not decoded and encoded again: each
+    line's object starts ``{"line":N,"content":`` (``LineAnswer.as_dict``, encoded compactly),
+    and a JSON string cannot hold that unescaped, so only those places match."""
+    import json
+    import re
+
     lines = _file_lines(data)
-    if len(stored) >= ORJSON_BYTES:
-        import orjson
 
-        doc = orjson.loads(stored)
-    else:
-        import json
+    def text(m: re.Match[bytes]) -> bytes:
+        content = json.dumps(lines[int(m[1]) - 1], ensure_ascii=False).encode("utf-8", "surrogateescape")
+        return b'{"line":' + m[1] + b',"content":' + content
 
-        doc = json.loads(stored)
-    for ln in doc["lines"]:
-        if ln["content"] is None:
-            ln["content"] = lines[ln["line"] - 1]
-    return to_json(doc)
+    return re.sub(rb'\{"line":(\d+),"content":null', text, stored)
 
 
 # Part of every cache key: a change to what an answer holds must not be served from old rows.
