@@ -236,9 +236,10 @@ def rows_real(r: dict[str, object]) -> list[dict[str, object]]:
          "pass": None}]
     if len(firsts) > 1:
         first, b = med(firsts[1:]), med(blames[1:])
-        out.append({"target": f"first hover after opening a file ({len(firsts) - 1} more files) <= 1.2x git blame -w -M -C"
-                              " --porcelain + 30 ms, median", "measured_ms": first, "baseline_ms": b,
-                    "ratio": first / (1.2 * b + 30), "pass": first <= 1.2 * b + 30})
+        # Issue 23's target for real files: 1.2x (blame + 30 ms); issue 13's synthetic one is 1.2x blame + 30 ms.
+        out.append({"target": f"first hover after opening a file ({len(firsts) - 1} more files) <= 1.2x (git blame"
+                              " -w -M -C --porcelain + 30 ms), median", "measured_ms": first, "baseline_ms": b,
+                    "ratio": first / (1.2 * (b + 30)), "pass": first <= 1.2 * (b + 30)})
     blame = blames[0]
     warm = med(r["warm"])
     out.append({"target": "warm hover <= 20 ms", "measured_ms": warm, "baseline_ms": None, "ratio": warm / 20,
