@@ -231,8 +231,9 @@ class Unmatched:
         got = self._removed_writers.get(h)
         if got is None:
             todo = range(len(self.lines)) if self.history.whole else (i,)
-            hashes = {textnorm.line_hash(r) for j in todo if not self.trivial[j] and self.lines[j].sha != ZERO
-                      for scored, _ in self._similar_removed(j) for sim, r in scored if sim >= SIMILAR}
+            texts = {r for j in todo if not self.trivial[j] and self.lines[j].sha != ZERO
+                     for scored, _ in self._similar_removed(j) for sim, r in scored if sim >= SIMILAR}
+            hashes = {textnorm.line_hash(r) for r in texts}  # (a removed line is like many lines: hashed once)
             hashes = {x for x in hashes if x not in self._removed_writers} | {h}
             edits, by_hash = evidence.load_candidates(self.store, self.repo_id, hashes)
             for x in hashes:
