@@ -149,6 +149,9 @@ class EvidenceIndex(Protocol):
     def has_applied_edits(self, repo_id: int, paths: Collection[str]) -> bool: ...
     def unlinked_hashes(self, hashes: Iterable[int], basename: str) -> set[int]:
         """Hashes added by applied edits of a file with this name that no repository holds."""
+    def added_anywhere(self, hashes: Iterable[int]) -> set[int]:
+        """Hashes among ``hashes`` that any edit's line added, in any repository or none, applied
+        or not: what an answer may look for among the edits at all."""
     def applied_edits(self, repo_id: int, paths: Collection[str]) -> Sequence[Row]:
         """Applied edits to these paths with their session's id, provider, title, first_prompt,
         started_at, last_at, parent_session_id, row (srow) and the edit's message_index."""

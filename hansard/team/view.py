@@ -539,6 +539,10 @@ class MergedEvidence:
         # Every pushed edit belongs to a repository: the team has none unlinked.
         return self.local.unlinked_hashes(hashes, basename)
 
+    def added_anywhere(self, hashes: Iterable[int]) -> set[int]:
+        hl = list(hashes)
+        return self.local.added_anywhere(hl) | self.team.added_anywhere(hl)
+
     def applied_edits(self, repo_id: int, paths: Collection[str]) -> list[Any]:
         rows: list[Any] = list(self.local.applied_edits(repo_id, paths))
         team_repo = self.repos.team(repo_id)

@@ -52,6 +52,7 @@ class Unmatched:
     _has_edits: bool | None
     _hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]]
     _file_edits: list[tuple[float | None, Any]] | None
+    _added_anywhere: dict[int, bool]
     _removed_writers: dict[int, list[EditRef]]
     _scored: dict[int, list[tuple[list[tuple[float, str]], str | None]]]
     _absent: dict[int, list[str]]
@@ -191,7 +192,7 @@ class Unmatched:
         """The line's commit replaced a similar line that an agent's edit had written."""
         b = self.lines[i]
         bound = self.commit_time(b.sha)
-        if bound is None or not self._path_has_edits():
+        if bound is None or not self._path_has_edits() or not self._may_be_modified(i, bound):
             return None
         for scored, old_path in self._similar_removed(i):
             if scored and scored[0][0] >= SIMILAR:
@@ -209,6 +210,39 @@ class Unmatched:
                 if quals:
                     return max(quals, key=lambda e: (e.ts, e.edit_id)), sim, "modified"
         return None
+
+    def _may_be_modified(self, i: int, bound: float) -> bool:
+        """What ``_modified_later`` needs before it compares line i with anything (so a line
+        without it costs no likeness): an edit of this file made before the line's commit (a
+        version the commit's sessions wrote), or a line the commit removed around line i that
+        some edit added (whose writer it could be). Both are looked up once per file."""
+        if any(ts is not None and ts <= bound + CLOCK_SLACK_S for ts, _ in self._edits_of_file()):
+            return True
+        b = self.lines[i]
+        removed = [r for lo, hi, rs, _ in self._commit_hunks(b.sha, b.orig_path) if lo <= b.orig_line < hi for r in rs]
+        if not removed:
+            return False
+        hashes = {textnorm.line_hash(r) for r in removed}
+        todo = hashes - self._added_anywhere.keys()
+        if todo:
+            if self.history.whole:  # most lines will ask: every removed line of the file's commits at once
+                todo |= {textnorm.line_hash(r) for j in range(len(self.lines)) if self.lines[j].sha != ZERO
+                         for lo, hi, rs, _ in self._commit_hunks(self.lines[j].sha, self.lines[j].orig_path)
+                         if lo <= self.lines[j].orig_line < hi for r in rs}
+                todo -= self._added_anywhere.keys()
+            added = self.store.evidence.added_anywhere(todo)
+            for h in todo:
+                self._added_anywhere[h] = h in added
+        return any(self._added_anywhere[h] for h in hashes)
+
+    def _edits_of_file(self) -> list[tuple[float | None, Any]]:
+        """(time, row) of the applied edits of this file's names, each timestamp parsed once."""
+        if self._file_edits is None:
+            from hansard.answers.evidence import parse_ts
+
+            self._file_edits = [(parse_ts(r["timestamp"]), r)
+                                for r in self.store.evidence.applied_edits(self.repo_id, sorted(self.names))]
+        return self._file_edits
 
     def _similar_removed(self, i: int) -> list[tuple[list[tuple[float, str]], str | None]]:
         """For each hunk of line i's commit around the line: the lines it removed, scored by
@@ -244,16 +278,12 @@ class Unmatched:
     def _commit_session_version(self, i: int, bound: float) -> tuple[EditRef, float, str] | None:
         """The newest edit, by one of the sessions of line i's commit and before it, that added a
         line similar to line i that is no longer in the file."""
-        from hansard.answers.evidence import parse_ts
 
         mine = self.commit_sessions(self.lines[i].sha)
         if not mine:
             return None
-        if self._file_edits is None:  # (time, row), each timestamp parsed once for every line that asks
-            self._file_edits = [(parse_ts(r["timestamp"]), r)
-                                for r in self.store.evidence.applied_edits(self.repo_id, sorted(self.names))]
         best: tuple[float, float, EditRef] | None = None
-        for ts, r in self._file_edits:
+        for ts, r in self._edits_of_file():
             if r["session_id"] not in mine or ts is None or ts > bound + CLOCK_SLACK_S:
                 continue
             if best is not None and ts < best[0]:

@@ -196,6 +196,13 @@ class TeamEvidence:
         """None: every pushed edit belongs to a repository (a push sends linked edits only)."""
         return set()
 
+    def added_anywhere(self, hashes: Iterable[int]) -> set[int]:
+        hl = sorted(set(hashes))
+        if not hl:
+            return set()
+        return {int(r["hash"]) for r in self.run(
+            "SELECT DISTINCT hash FROM edit_lines WHERE side='+' AND hash = ANY(%s::bigint[])", (hl,))}
+
     def applied_edits(self, repo_id: int, paths: Collection[str]) -> list[dict[str, Any]]:
         if not paths:
             return []

@@ -171,6 +171,15 @@ class SqliteEvidence:
                     f" AND hash IN ({marks(len(asked))})", (*part, *asked)))
         return out
 
+    def added_anywhere(self, hashes: Iterable[int]) -> set[int]:
+        hl = sorted(set(hashes))
+        out: set[int] = set()
+        for i in range(0, len(hl), CHUNK):
+            part = hl[i:i + CHUNK]
+            out.update(h for (h,) in self.db.execute(
+                f"SELECT DISTINCT hash FROM edit_lines WHERE side='+' AND hash IN ({marks(len(part))})", part))
+        return out
+
     def applied_edits(self, repo_id: int, paths: Collection[str]) -> list[sqlite3.Row]:
         """Applied edits in ``repo_id`` to any of ``paths``, with their session: rows (id,
         call_id, tool, kind, rel_path, timestamp, hunks, status, session_id, provider, title,
