@@ -7,7 +7,9 @@ import fcntl
 import io
 import json
 import os
+import shutil
 import sqlite3
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -123,3 +125,26 @@ class WordsEmbedder:
         n = np.linalg.norm(out, axis=1, keepdims=True)
         n[n == 0] = 1
         return out / n
+
+
+def logging_git(tmp: Path) -> tuple[Path, Path]:
+    """A folder holding a `git` that appends its arguments (one call a line) to the returned log
+    and runs the real git: put the folder first on PATH to see every git a command starts."""
+    real = shutil.which("git")
+    assert real
+    bindir = tmp / "bin"
+    bindir.mkdir()
+    log = tmp / "git-calls.log"
+    shim = bindir / "git"
+    shim.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    return bindir, log
+
+
+def git_subcommand(line: str) -> str:
+    """The git subcommand of a logged call (after ``-c key=value`` and ``-C dir`` options)."""
+    words = line.split()
+    i = 0
+    while i < len(words) and words[i] in ("-c", "-C"):
+        i += 2
+    return words[i] if i < len(words) else ""
