@@ -119,18 +119,24 @@ def time_blame_and_why(times: dict[str, list[float]], repo: Path, path: str, env
         subprocess.run(["git", "update-ref", notes_ref, notes_tip], cwd=repo, env=_env(), check=True)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def setup(doc: str, name: str, build: Callable[[Path, int, int], Path]) -> tuple[argparse.Namespace, Path, float, dict[str, str]]:
+    """The options (--commits, --files, --runs, --dir, by default the temporary folder's ``name``),
+    the history ``build`` made there (or found), the seconds that took, and the environment to
+    run hansard in (fresh agents' homes under --dir)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--commits", type=int, default=10000)
     ap.add_argument("--files", type=int, default=50)
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "hansard-bench-git-ai")
+    ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / name)
     a = ap.parse_args()
     a.dir.mkdir(parents=True, exist_ok=True)
     t = time.perf_counter()
     repo = build(a.dir, a.commits, a.files)
-    built = time.perf_counter() - t
-    env = hansard_env(a.dir / "home")
+    return a, repo, time.perf_counter() - t, hansard_env(a.dir / "home")
+
+
+def main() -> None:
+    a, repo, built, env = setup(__doc__, "hansard-bench-git-ai", build)
     hansard = [sys.executable, "-m", "hansard"]
     subprocess.run([*hansard, "index", "--quiet"], cwd=repo, env=env, check=True)
     path = "src/file_00.py"

@@ -20,12 +20,10 @@ medians and ratios. Never run in CI; never asserts a time.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -34,7 +32,7 @@ from pathlib import Path
 # history, with trailers in its messages and qwen-code notes instead of git-ai ones.
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_git_ai import _env, build_notes_repo, hansard_env, time_blame_and_why, timed  # noqa: E402
+from bench_git_ai import _env, build_notes_repo, setup, time_blame_and_why, timed  # noqa: E402
 
 TRAILERS = ["Co-Authored-By: Claude Opus 4.8 <noreply@anthropic.com>\nClaude-Session: https://claude.ai/code/session_01{:022d}",
             "Co-authored-by: Cursor Agent <cursoragent@cursor.com>",
@@ -67,17 +65,7 @@ def timed_call(fn: Callable[..., object], *args: object) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--commits", type=int, default=10000)
-    ap.add_argument("--files", type=int, default=50)
-    ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "hansard-bench-recorded")
-    a = ap.parse_args()
-    a.dir.mkdir(parents=True, exist_ok=True)
-    t = time.perf_counter()
-    repo = build(a.dir, a.commits, a.files)
-    built = time.perf_counter() - t
-    env = hansard_env(a.dir / "home")
+    a, repo, built, env = setup(__doc__, "hansard-bench-recorded", build)
     hansard = [sys.executable, "-m", "hansard"]
     index_first = timed([*hansard, "index", str(repo), "--quiet"], repo, env)
     index_again = timed([*hansard, "index", str(repo), "--quiet"], repo, env)
