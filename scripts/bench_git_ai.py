@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,7 +41,10 @@ def _env() -> dict[str, str]:
     return git_env()
 
 
-def build(root: Path, commits: int, files: int) -> Path:
+def build_notes_repo(root: Path, commits: int, files: int, notes_ref: str, message: Callable[[int], str],
+                     note: Callable[[int, int, list[str]], bytes]) -> Path:
+    """The history of the module docstring under ``root`` (reused when already built): commit i
+    has ``message(i)`` and a note on ``notes_ref`` of ``note(i, file index, the file's lines)``."""
     repo = root / f"repo-{commits}-{files}"
     if (repo / ".git" / "bench-done").exists():
         return repo
@@ -55,28 +59,35 @@ def build(root: Path, commits: int, files: int) -> Path:
         contents[f].append(f"value_{i} = compute_value({i}, offset={i * 7 % 1000})  # step {i}")
         data = ("\n".join(contents[f]) + "\n").encode()
         mark = i + 1
-        msg = f"step {i}".encode()
+        msg = message(i).encode()
         parts.append(b"commit refs/heads/main\nmark :%d\ncommitter Dana <dana@example.com> %d +0000\ndata %d\n%s\n"
                      % (mark, EPOCH + 60 * i, len(msg), msg))
         parts.append(b"M 100644 inline src/file_%02d.py\ndata %d\n%s\n\n" % (f, len(data), data))
-        conv = f"{i:08x}-0000-4000-8000-{i:012x}"
-        h = hashlib.sha256(f"claude-code:{conv}".encode()).hexdigest()[:16]
-        meta = {"schema_version": "authorship/3.0.0", "base_commit_sha": "0" * 40,
-                "prompts": {h: {"agent_id": {"tool": "claude", "id": conv, "model": "claude-opus-4-7"},
-                                "messages": [], "total_additions": 1, "total_deletions": 0,
-                                "accepted_lines": 1, "overriden_lines": 0}}}
-        note = f"src/file_{f:02d}.py\n  {h} {len(contents[f])}\n---\n{json.dumps(meta)}".encode()
-        notes.append((mark, note))
+        notes.append((mark, note(i, f, contents[f])))
     msg = b"Notes added by 'git notes add'"
-    parts.append(b"commit refs/notes/ai\ncommitter Dana <dana@example.com> %d +0000\ndata %d\n%s\n"
-                 % (EPOCH + 60 * commits, len(msg), msg))
-    for mark, note in notes:
-        parts.append(b"N inline :%d\ndata %d\n%s\n" % (mark, len(note), note))
+    parts.append(b"commit %s\ncommitter Dana <dana@example.com> %d +0000\ndata %d\n%s\n"
+                 % (notes_ref.encode(), EPOCH + 60 * commits, len(msg), msg))
+    for mark, body in notes:
+        parts.append(b"N inline :%d\ndata %d\n%s\n" % (mark, len(body), body))
     parts.append(b"\ndone\n")
     subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, env=_env(), input=b"".join(parts), check=True)
     subprocess.run(["git", "checkout", "-q", "main"], cwd=repo, env=_env(), check=True)
     (repo / ".git" / "bench-done").write_text("ok\n")
     return repo
+
+
+def _git_ai_note(i: int, f: int, lines: list[str]) -> bytes:
+    conv = f"{i:08x}-0000-4000-8000-{i:012x}"
+    h = hashlib.sha256(f"claude-code:{conv}".encode()).hexdigest()[:16]
+    meta = {"schema_version": "authorship/3.0.0", "base_commit_sha": "0" * 40,
+            "prompts": {h: {"agent_id": {"tool": "claude", "id": conv, "model": "claude-opus-4-7"},
+                            "messages": [], "total_additions": 1, "total_deletions": 0,
+                            "accepted_lines": 1, "overriden_lines": 0}}}
+    return f"src/file_{f:02d}.py\n  {h} {len(lines)}\n---\n{json.dumps(meta)}".encode()
+
+
+def build(root: Path, commits: int, files: int) -> Path:
+    return build_notes_repo(root, commits, files, "refs/notes/ai", lambda i: f"step {i}", _git_ai_note)
 
 
 def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
@@ -85,23 +96,47 @@ def timed(cmd: list[str], cwd: Path, env: dict[str, str]) -> float:
     return time.perf_counter() - t
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def hansard_env(home: Path) -> dict[str, str]:
+    """This environment with every agent's home (and hansard's) in a fresh ``home``."""
+    shutil.rmtree(home, ignore_errors=True)
+    return dict(os.environ, HOME=str(home), HANSARD_HOME=str(home / "hansard"), XDG_DATA_HOME=str(home / "share"),
+                CLAUDE_CONFIG_DIR=str(home / ".claude"), CODEX_HOME=str(home / ".codex"), GEMINI_CLI_HOME=str(home),
+                CURSOR_HOME=str(home / ".cursor"), CURSOR_CONFIG_DIR=str(home / "cursor"),
+                OPENCODE_DATA_DIR=str(home / "oc"), COPILOT_HOME=str(home / ".copilot"), PYTHONPATH=str(ROOT))
+
+
+def time_blame_and_why(times: dict[str, list[float]], repo: Path, path: str, env: dict[str, str], notes_ref: str,
+                       notes_tip: str) -> None:
+    """One run each of git blame, `hansard why` with the notes and with ``notes_ref`` moved away
+    (put back after)."""
+    hansard = [sys.executable, "-m", "hansard"]
+    times["git blame"].append(timed(["git", "blame", "-w", "-M", "-C", "--porcelain", path], repo, _env()))
+    times["why with notes"].append(timed([*hansard, "why", path, "--json", "--no-cache"], repo, env))
+    subprocess.run(["git", "update-ref", "-d", notes_ref], cwd=repo, env=_env(), check=True)
+    try:
+        times["why without notes"].append(timed([*hansard, "why", path, "--json", "--no-cache"], repo, env))
+    finally:
+        subprocess.run(["git", "update-ref", notes_ref, notes_tip], cwd=repo, env=_env(), check=True)
+
+
+def setup(doc: str, name: str, build: Callable[[Path, int, int], Path]) -> tuple[argparse.Namespace, Path, float, dict[str, str]]:
+    """The options (--commits, --files, --runs, --dir, by default the temporary folder's ``name``),
+    the history ``build`` made there (or found), the seconds that took, and the environment to
+    run hansard in (fresh agents' homes under --dir)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--commits", type=int, default=10000)
     ap.add_argument("--files", type=int, default=50)
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / "hansard-bench-git-ai")
+    ap.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()) / name)
     a = ap.parse_args()
     a.dir.mkdir(parents=True, exist_ok=True)
     t = time.perf_counter()
     repo = build(a.dir, a.commits, a.files)
-    built = time.perf_counter() - t
-    home = a.dir / "home"
-    shutil.rmtree(home, ignore_errors=True)
-    env = dict(os.environ, HOME=str(home), HANSARD_HOME=str(home / "hansard"), XDG_DATA_HOME=str(home / "share"),
-               CLAUDE_CONFIG_DIR=str(home / ".claude"), CODEX_HOME=str(home / ".codex"), GEMINI_CLI_HOME=str(home),
-               CURSOR_HOME=str(home / ".cursor"), CURSOR_CONFIG_DIR=str(home / "cursor"),
-               OPENCODE_DATA_DIR=str(home / "oc"), COPILOT_HOME=str(home / ".copilot"), PYTHONPATH=str(ROOT))
+    return a, repo, time.perf_counter() - t, hansard_env(a.dir / "home")
+
+
+def main() -> None:
+    a, repo, built, env = setup(__doc__, "hansard-bench-git-ai", build)
     hansard = [sys.executable, "-m", "hansard"]
     subprocess.run([*hansard, "index", "--quiet"], cwd=repo, env=env, check=True)
     path = "src/file_00.py"
@@ -113,13 +148,7 @@ def main() -> None:
     recorded = sum(1 for ln in doc["lines"] if ln.get("recorded", {}).get("kind") == "agent")
     times: dict[str, list[float]] = {"git blame": [], "why with notes": [], "why without notes": []}
     for _ in range(a.runs):
-        times["git blame"].append(timed(["git", "blame", "-w", "-M", "-C", "--porcelain", path], repo, _env()))
-        times["why with notes"].append(timed([*hansard, "why", path, "--json", "--no-cache"], repo, env))
-        subprocess.run(["git", "update-ref", "-d", "refs/notes/ai"], cwd=repo, env=_env(), check=True)
-        try:
-            times["why without notes"].append(timed([*hansard, "why", path, "--json", "--no-cache"], repo, env))
-        finally:
-            subprocess.run(["git", "update-ref", "refs/notes/ai", notes_tip], cwd=repo, env=_env(), check=True)
+        time_blame_and_why(times, repo, path, env, "refs/notes/ai", notes_tip)
     med = {k: statistics.median(v) for k, v in times.items()}
     print(f"{a.commits} commits and notes, {a.files} files; {path}: {len(doc['lines'])} lines, {recorded} with a"
           f" recorded agent (corpus built in {built:.1f} s)")

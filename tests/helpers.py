@@ -1,16 +1,23 @@
-"""Shared test helpers: run the CLI in-process, dump derived tables for comparisons."""
+"""Shared test helpers: run the CLI in-process, dump derived tables for comparisons, a git on
+PATH that logs its calls, and the small retry.py repository of the recorded-evidence tests."""
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import io
 import json
 import os
+import shutil
 import sqlite3
+import stat
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from fixtures_repos.gitrepo import GitRepo
+from fixtures_repos.writers import ClaudeWriter
 from hansard.cli import main
 from hansard.store.sqlite.db import OUTPUT_SQL
 
@@ -123,3 +130,62 @@ class WordsEmbedder:
         n = np.linalg.norm(out, axis=1, keepdims=True)
         n[n == 0] = 1
         return out / n
+
+
+def logging_git(tmp: Path) -> tuple[Path, Path]:
+    """A folder holding a `git` that appends its arguments (one call a line) to the returned log
+    and runs the real git: put the folder first on PATH to see every git a command starts."""
+    real = shutil.which("git")
+    assert real
+    bindir = tmp / "bin"
+    bindir.mkdir()
+    log = tmp / "git-calls.log"
+    shim = bindir / "git"
+    shim.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
+    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    return bindir, log
+
+
+def git_subcommand(line: str) -> str:
+    """The git subcommand of a logged call (after ``-c key=value`` and ``-C dir`` options)."""
+    words = line.split()
+    i = 0
+    while i < len(words) and words[i] in ("-c", "-C"):
+        i += 2
+    return words[i] if i < len(words) else ""
+
+
+# The recorded-evidence tests (Agent Trace, git-ai and qwen-code notes, trailers) all ask about
+# retry.py: one line a Claude Code session wrote, one a person typed, in one commit.
+AGENT_LINE = "    backoff = min(cap, base * 2 ** attempt)\n"
+HUMAN_LINE = "    log.info('retrying upload after a failure')\n"
+
+
+def retry_repo(root: Path, t0: datetime, session: str, message: str, human: bool = True) -> GitRepo:
+    """``root``/app: retry.py committed at ``t0``; then a Claude Code session ``session`` (under
+    CLAUDE_CONFIG_DIR, from ``t0`` + 1 min) adds AGENT_LINE, a person adds HUMAN_LINE (unless not
+    ``human``), and both are committed with ``message`` at ``t0`` + 5 min. Nothing indexed."""
+    r = GitRepo.init(root / "app")
+    r.write("retry.py", "def retry(call, base, cap):\n    attempt = 0\n    return call()\n")
+    r.commit("retry", t0)
+    w = ClaudeWriter(Path(os.environ["CLAUDE_CONFIG_DIR"]), r.path, session, t0 + timedelta(minutes=1))
+    w.prompt("cap the backoff")
+    w.edit(r.path / "retry.py", "    attempt = 0\n", "    attempt = 0\n" + AGENT_LINE)
+    if human:
+        r.replace("retry.py", "    return call()\n", HUMAN_LINE + "    return call()\n")
+    r.commit(message, t0 + timedelta(minutes=5))
+    return r
+
+
+def why_lines(path: str = "retry.py") -> dict[str, dict[str, Any]]:
+    """`hansard why PATH --json` in the current folder: its lines by their text (with the newline)."""
+    rc, out, err = run_cli("why", path, "--json")
+    assert rc == 0, (out, err)
+    return {ln["content"] + "\n": ln for ln in json.loads(out)["lines"]}
+
+
+def git_dir_files(gitdir: Path) -> dict[str, str]:
+    """Every file under a .git folder (refs, notes, objects, config, index) by content hash: equal
+    before and after a command that writes nothing to the repository."""
+    return {str(p.relative_to(gitdir)): hashlib.sha1(p.read_bytes()).hexdigest()
+            for p in sorted(gitdir.rglob("*")) if p.is_file()}

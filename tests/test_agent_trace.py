@@ -6,48 +6,31 @@ a typed error, and no command writes to the repository or its refs."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import uuid
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fixtures_repos.gitrepo import GitRepo
-from fixtures_repos.writers import ClaudeWriter
 from hansard.trace import read as trace_read
 from hansard.trace.validate import SCHEMA, problems
-from tests.helpers import run_cli
+from tests.helpers import AGENT_LINE, HUMAN_LINE, git_dir_files, retry_repo, run_cli, why_lines
 
 T0 = datetime(2026, 11, 10, 9, 0, 0)
 SID = "4a1f6c2e-7b3d-4e8a-9c0f-1d2e3f4a5b6c"
-AGENT_LINE = "    backoff = min(cap, base * 2 ** attempt)\n"
-HUMAN_LINE = "    log.info('retrying upload after a failure')\n"
 SAMPLES = Path(__file__).resolve().parent / "agent_trace_samples"
 
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
-    r = GitRepo.init(tmp_path / "app")
-    r.write("retry.py", "def retry(call, base, cap):\n    attempt = 0\n    return call()\n")
-    r.commit("retry", T0)
-    w = ClaudeWriter(Path(os.environ["CLAUDE_CONFIG_DIR"]), r.path, SID, T0 + timedelta(minutes=1))
-    w.prompt("cap the backoff")
-    w.edit(r.path / "retry.py", "    attempt = 0\n", "    attempt = 0\n" + AGENT_LINE)
-    r.replace("retry.py", "    return call()\n", HUMAN_LINE + "    return call()\n")
-    r.commit("Cap the backoff and log retries", T0 + timedelta(minutes=5))
+    r = retry_repo(tmp_path, T0, SID, "Cap the backoff and log retries")
     assert run_cli("index")[0] == 0
     monkeypatch.chdir(r.path)
     return r
-
-
-def _refs_and_files(gitdir: Path) -> dict[str, str]:
-    """Every file under .git (refs, notes, objects, config, index) by content hash."""
-    return {str(p.relative_to(gitdir)): hashlib.sha1(p.read_bytes()).hexdigest()
-            for p in sorted(gitdir.rglob("*")) if p.is_file()}
 
 
 def _export(*args: str) -> list[dict[str, Any]]:
@@ -60,12 +43,6 @@ def _import(*paths: str | Path) -> tuple[int, dict[str, Any]]:
     rc, out, err = run_cli("trace", "import", *map(str, paths), "--json")
     assert "Traceback" not in err
     return rc, json.loads(out)
-
-
-def _lines() -> dict[str, dict[str, Any]]:
-    rc, out, err = run_cli("why", "retry.py", "--json")
-    assert rc == 0, (out, err)
-    return {ln["content"] + "\n": ln for ln in json.loads(out)["lines"]}
 
 
 def _fresh_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
@@ -81,7 +58,7 @@ def _record(revision: str, convs: list[dict[str, Any]], path: str = "retry.py", 
 
 
 def test_export_is_valid_and_says_who_wrote_each_line(repo: GitRepo) -> None:
-    before = _refs_and_files(repo.path / ".git")
+    before = git_dir_files(repo.path / ".git")
     [rec] = _export()
     assert problems(rec) == []
     # The schema itself, with jsonschema's own checker (not hansard's): valid too.
@@ -100,11 +77,11 @@ def test_export_is_valid_and_says_who_wrote_each_line(repo: GitRepo) -> None:
     assert "url" not in by_type["human"]
     assert rec["metadata"]["dev.hansard"]["lines"] == {"ai": 1, "human": 1}
     assert _export()[0]["id"] == rec["id"]  # the same answers, the same id
-    assert _refs_and_files(repo.path / ".git") == before
+    assert git_dir_files(repo.path / ".git") == before
 
 
 def test_a_range_and_out_folder(repo: GitRepo, tmp_path: Path) -> None:
-    before = _refs_and_files(repo.path / ".git")
+    before = git_dir_files(repo.path / ".git")
     out = tmp_path / "traces"
     rc, text, err = run_cli("trace", "export", "HEAD~1..HEAD", "--out", str(out))
     assert rc == 0, err
@@ -112,7 +89,7 @@ def test_a_range_and_out_folder(repo: GitRepo, tmp_path: Path) -> None:
     assert "ai 1, human 1" in text and "wrote" in text
     [root] = _export("--commit", "HEAD~1")  # the root commit: all its lines are a person's
     assert problems(root) == [] and {c["contributor"]["type"] for c in root["files"][0]["conversations"]} == {"human"}
-    assert _refs_and_files(repo.path / ".git") == before
+    assert git_dir_files(repo.path / ".git") == before
     rc, out2, err = run_cli("trace", "export", "--commit", "nope", "--json")
     assert rc != 0 and json.loads(out2)["error"]["code"] == "unknown_revision"
 
@@ -120,12 +97,12 @@ def test_a_range_and_out_folder(repo: GitRepo, tmp_path: Path) -> None:
 def test_an_export_round_trips_through_import(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "traces"
     assert run_cli("trace", "export", "--out", str(out))[0] == 0
-    ours = _lines()
-    before = _refs_and_files(repo.path / ".git")
+    ours = why_lines()
+    before = git_dir_files(repo.path / ".git")
     # Into the store that wrote it: the record agrees with every answer.
     rc, summary = _import(out)
     assert rc == 0 and summary["added"] == 1 and summary["skipped"] == {}
-    lines = _lines()
+    lines = why_lines()
     agent, human = lines[AGENT_LINE], lines[HUMAN_LINE]
     assert agent["kind"] == "agent" and agent["recorded"]["by"] == "agent-trace"
     assert agent["recorded"]["kind"] == "agent" and agent["recorded"]["session_id"] == SID
@@ -137,14 +114,14 @@ def test_an_export_round_trips_through_import(repo: GitRepo, tmp_path: Path, mon
     # Into a fresh store (no sessions of its own): the record is shown, hansard claims nothing.
     _fresh_store(tmp_path, monkeypatch, "fresh")
     assert _import(out)[1]["added"] == 1
-    fresh = _lines()
+    fresh = why_lines()
     assert fresh[AGENT_LINE]["kind"] == "unknown" and fresh[AGENT_LINE]["recorded"]["session_id"] == SID
     assert fresh[AGENT_LINE]["recorded"]["kind"] == "agent" and "disagrees_with" not in fresh[AGENT_LINE]
-    assert _refs_and_files(repo.path / ".git") == before
+    assert git_dir_files(repo.path / ".git") == before
 
 
 def test_a_planted_disagreement_is_said(repo: GitRepo, tmp_path: Path) -> None:
-    first = _lines()
+    first = why_lines()
     other = "https://api.cursor.com/v1/conversations/12345"
     rec = _record(repo.head(), [
         {"url": other, "contributor": {"type": "ai", "model_id": "openai/gpt-4o"}, "ranges": [{"start_line": 4, "end_line": 4}]},
@@ -153,7 +130,7 @@ def test_a_planted_disagreement_is_said(repo: GitRepo, tmp_path: Path) -> None:
     f = tmp_path / "planted.json"
     f.write_text(json.dumps(rec))
     assert _import(f)[1]["added"] == 1
-    lines = _lines()
+    lines = why_lines()
     human, agent = lines[HUMAN_LINE], lines[AGENT_LINE]
     assert human["kind"] == "human" and human["disagrees_with"] == ["agent-trace"]
     assert human["recorded"] == {"by": "agent-trace", "commit": repo.head(), "kind": "agent", "model": "openai/gpt-4o",
@@ -164,7 +141,7 @@ def test_a_planted_disagreement_is_said(repo: GitRepo, tmp_path: Path) -> None:
     rec["files"][0]["conversations"] = [{"contributor": {"type": "unknown"}, "ranges": [{"start_line": 3, "end_line": 4}]}]
     f.write_text(json.dumps(rec))
     assert _import(f)[1]["replaced"] == 1
-    lines = _lines()
+    lines = why_lines()
     assert all("disagrees_with" not in ln for ln in lines.values())
     assert lines[AGENT_LINE]["recorded"]["kind"] == "unknown"
 
@@ -211,7 +188,7 @@ def test_bounds_stop_the_import_and_write_nothing(repo: GitRepo, tmp_path: Path,
     (d / "b-bad.jsonl").write_text(build(rec))
     rc, out = _import(d)
     assert rc == 23 and out["error"]["code"] == code, out
-    assert "recorded" not in _lines()[AGENT_LINE]
+    assert "recorded" not in why_lines()[AGENT_LINE]
 
 
 def test_the_specifications_own_examples(repo: GitRepo) -> None:
@@ -222,7 +199,7 @@ def test_the_specifications_own_examples(repo: GitRepo) -> None:
         assert problems(json.loads(f.read_text())) == [], f
     rc, s = _import(SAMPLES)
     assert rc == 0 and s["added"] == 1 and s["skipped"] == {"no_git_revision": 1}, s
-    assert all("recorded" not in ln for ln in _lines().values())
+    assert all("recorded" not in ln for ln in why_lines().values())
 
 
 def test_secrets_in_a_record_are_never_kept(repo: GitRepo, tmp_path: Path) -> None:
@@ -233,7 +210,7 @@ def test_secrets_in_a_record_are_never_kept(repo: GitRepo, tmp_path: Path) -> No
     f = tmp_path / "secret.json"
     f.write_text(json.dumps(rec))
     assert _import(f)[1]["added"] == 1
-    shown = _lines()[HUMAN_LINE]["recorded"]
+    shown = why_lines()[HUMAN_LINE]["recorded"]
     assert shown["kind"] == "human" and token not in json.dumps(shown) and "REDACTED" in shown["url"]
     import sqlite3
 
@@ -275,11 +252,11 @@ def test_beside_a_git_ai_note_the_note_is_shown_and_both_can_disagree(repo: GitR
     note = tmp_path / "note.txt"
     note.write_text(_note({"retry.py": [(h, "3")]}, {h: {"tool": "claude", "id": SID, "model": "claude-opus-4-7"}}))
     repo.git("notes", "--ref=ai", "add", "-f", "-F", str(note), "HEAD")
-    first = _lines()
+    first = why_lines()
     f = tmp_path / "planted.json"
     human = [{"contributor": {"type": "human"}, "ranges": [{"start_line": 3, "end_line": 3}]}]
     f.write_text(json.dumps(_record(repo.head(), human)))
     assert _import(f)[1]["added"] == 1
-    agent = _lines()[AGENT_LINE]
+    agent = why_lines()[AGENT_LINE]
     assert agent["recorded"]["by"] == "git-ai" and agent["disagrees_with"] == ["agent-trace"]
     assert agent["confidence"] == pytest.approx(first[AGENT_LINE]["confidence"] / 2, abs=0.01)

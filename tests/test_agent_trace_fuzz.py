@@ -16,7 +16,7 @@ import os
 import random
 import traceback
 import uuid
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +24,10 @@ import orjson
 import pytest
 
 from fixtures_repos.gitrepo import GitRepo
-from fixtures_repos.writers import ClaudeWriter
 from hansard.errors import InputTooLarge
 from hansard.trace import read as trace_read
 from hansard.trace.validate import problems
-from tests.helpers import run_cli
+from tests.helpers import retry_repo, run_cli
 
 N = int(os.environ.get("HANSARD_TRACE_FUZZ", "400"))
 T0 = datetime(2026, 11, 10, 9, 0, 0)
@@ -164,13 +163,7 @@ def test_fuzz_the_reader() -> None:
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
-    r = GitRepo.init(tmp_path / "app")
-    r.write("retry.py", "def retry(call, base, cap):\n    attempt = 0\n    return call()\n")
-    r.commit("retry", T0)
-    w = ClaudeWriter(Path(os.environ["CLAUDE_CONFIG_DIR"]), r.path, SID, T0 + timedelta(minutes=1))
-    w.prompt("cap the backoff")
-    w.edit(r.path / "retry.py", "    attempt = 0\n", "    attempt = 0\n    backoff = min(cap, base * 2 ** attempt)\n")
-    r.commit("Cap the backoff", T0 + timedelta(minutes=5))
+    r = retry_repo(tmp_path, T0, SID, "Cap the backoff", human=False)
     assert run_cli("index")[0] == 0
     monkeypatch.chdir(r.path)
     return r

@@ -7,20 +7,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from fixtures_repos.gitrepo import GitRepo
-from fixtures_repos.writers import ClaudeWriter
 from hansard.agents.git_ai.notes import parse_note
-from tests.helpers import run_cli
+from tests.helpers import AGENT_LINE, HUMAN_LINE, git_dir_files, retry_repo, run_cli, why_lines
 
 T0 = datetime(2026, 11, 10, 9, 0, 0)
 SID = "4a1f6c2e-7b3d-4e8a-9c0f-1d2e3f4a5b6c"
-AGENT_LINE = "    backoff = min(cap, base * 2 ** attempt)\n"
-HUMAN_LINE = "    log.info('retrying upload after a failure')\n"
 
 
 def _hash(tool: str, conv: str) -> str:
@@ -38,14 +35,7 @@ def _note(files: dict[str, list[tuple[str, str]]], prompts: dict[str, dict]) -> 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> GitRepo:
-    r = GitRepo.init(tmp_path / "app")
-    r.write("retry.py", "def retry(call, base, cap):\n    attempt = 0\n    return call()\n")
-    r.commit("retry", T0)
-    w = ClaudeWriter(Path(os.environ["CLAUDE_CONFIG_DIR"]), r.path, SID, T0 + timedelta(minutes=1))
-    w.prompt("cap the backoff")
-    w.edit(r.path / "retry.py", "    attempt = 0\n", "    attempt = 0\n" + AGENT_LINE)
-    r.replace("retry.py", "    return call()\n", HUMAN_LINE + "    return call()\n")
-    r.commit("Cap the backoff and log retries", T0 + timedelta(minutes=5))
+    r = retry_repo(tmp_path, T0, SID, "Cap the backoff and log retries")
     assert run_cli("index")[0] == 0
     return r
 
@@ -58,14 +48,7 @@ def _add_note(repo: GitRepo, text: str) -> None:
 
 def _lines(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> dict[str, dict]:
     monkeypatch.chdir(repo.path)
-    rc, out, err = run_cli("why", "retry.py", "--json")
-    assert rc == 0, (out, err)
-    return {ln["content"] + "\n": ln for ln in json.loads(out)["lines"]}
-
-
-def _snapshot(gitdir: Path) -> dict[str, str]:
-    return {str(p.relative_to(gitdir)): hashlib.sha1(p.read_bytes()).hexdigest()
-            for p in sorted(gitdir.rglob("*")) if p.is_file()}
+    return why_lines()
 
 
 def test_without_notes_nothing_is_recorded(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -77,7 +60,7 @@ def test_without_notes_nothing_is_recorded(repo: GitRepo, monkeypatch: pytest.Mo
 def test_a_note_that_agrees_is_shown_beside_the_answer(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     h = _hash("claude-code", SID)
     _add_note(repo, _note({"retry.py": [(h, "3")]}, {h: {"tool": "claude", "id": SID, "model": "claude-opus-4-7"}}))
-    before = _snapshot(repo.path / ".git")
+    before = git_dir_files(repo.path / ".git")
     lines = _lines(repo, monkeypatch)
     agent, human = lines[AGENT_LINE], lines[HUMAN_LINE]
     assert agent["kind"] == "agent" and agent["session_id"] == SID
@@ -87,7 +70,7 @@ def test_a_note_that_agrees_is_shown_beside_the_answer(repo: GitRepo, monkeypatc
     assert human["kind"] == "human" and human["recorded"] == {"by": "git-ai", "commit": repo.head(), "kind": "human"}
     assert "disagrees_with" not in human
     assert "recorded" not in lines["def retry(call, base, cap):\n"]  # its commit has no note
-    assert _snapshot(repo.path / ".git") == before  # reading notes writes nothing
+    assert git_dir_files(repo.path / ".git") == before  # reading notes writes nothing
 
 
 def test_a_planted_disagreement_is_said_and_lowers_confidence(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:

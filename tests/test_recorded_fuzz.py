@@ -10,7 +10,6 @@ and the repository left as it was.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import os
 import random
@@ -26,7 +25,7 @@ from fixtures_repos.gitrepo import GitRepo, git_env
 from hansard.agents.qwen_code.notes import parse_note
 from hansard.agents.specstory.history import parse as parse_history
 from hansard.agents.trailers.coauthors import agent_of, parse
-from tests.helpers import run_cli
+from tests.helpers import git_dir_files, run_cli
 
 N = int(os.environ.get("HANSARD_RECORDED_FUZZ", "300"))
 SAMPLE = Path(__file__).parent / "specstory_samples" / "2025-11-15_06-33Z-check-and-fix-tag-format-in-config.md"
@@ -72,11 +71,6 @@ def _note(rnd: random.Random, path: str) -> bytes:
     return orjson.dumps(note)
 
 
-def _snapshot(gitdir: Path) -> dict[str, str]:
-    return {str(p.relative_to(gitdir)): hashlib.sha1(p.read_bytes()).hexdigest()
-            for p in sorted(gitdir.rglob("*")) if p.is_file()}
-
-
 def test_fuzz_trailers_notes_and_histories_in_a_repository(tmp_path: Path, monkeypatch) -> None:
     rnd = random.Random(24)
     repo = GitRepo.init(tmp_path / "app")
@@ -109,7 +103,7 @@ def test_fuzz_trailers_notes_and_histories_in_a_repository(tmp_path: Path, monke
     # a note on the notes tree's own blob: what a note is attached to is never assumed to be a commit
     repo.git("notes", "--ref=refs/notes/ai-attribution", "add", "-f", "-m", "{}", "HEAD^{tree}")
 
-    before = _snapshot(repo.path / ".git")
+    before = git_dir_files(repo.path / ".git")
     refs = repo.git("for-each-ref")
     for args in (("index", str(repo.path)), ("index", str(repo.path)), ("index",)):
         rc, out, err = run_cli(*args)
@@ -128,7 +122,7 @@ def test_fuzz_trailers_notes_and_histories_in_a_repository(tmp_path: Path, monke
     assert recorded == {"trailer", "qwen-code"}  # the campaign reached both readers
     rc, out, _ = run_cli("sessions", "--provider", "specstory", "--json")
     assert rc == 0
-    assert _snapshot(repo.path / ".git") == before and repo.git("for-each-ref") == refs
+    assert git_dir_files(repo.path / ".git") == before and repo.git("for-each-ref") == refs
 
 
 def test_fuzz_pure_readers() -> None:

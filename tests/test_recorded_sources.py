@@ -6,54 +6,37 @@ repository."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sqlite3
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from fixtures_repos.gitrepo import GitRepo
-from fixtures_repos.writers import ClaudeWriter
 from hansard.agents.trailers.coauthors import agent_of, parse
-from tests.helpers import run_cli
+from tests.helpers import AGENT_LINE, HUMAN_LINE, git_dir_files, retry_repo, run_cli, why_lines
 
 T0 = datetime(2026, 11, 12, 9, 0, 0)
 SID = "7c1f6c2e-7b3d-4e8a-9c0f-1d2e3f4a5b6c"
 WEB = "session_01163By7fL9BGukpxNd3duHY"  # the shape of a real Claude Code on the web link
-AGENT_LINE = "    backoff = min(cap, base * 2 ** attempt)\n"
-HUMAN_LINE = "    log.info('retrying upload after a failure')\n"
 MESSAGE = ("Cap the backoff and log retries\n\nBody.\n\n"
            "Co-Authored-By: Claude Opus 4.8 <noreply@anthropic.com>\n"
            f"Claude-Session: https://claude.ai/code/{WEB}\n")
 
 
 def _repo(tmp_path: Path, message: str, session: str = SID) -> GitRepo:
-    r = GitRepo.init(tmp_path / "app")
-    r.write("retry.py", "def retry(call, base, cap):\n    attempt = 0\n    return call()\n")
-    r.commit("retry", T0)
-    w = ClaudeWriter(Path(os.environ["CLAUDE_CONFIG_DIR"]), r.path, session, T0 + timedelta(minutes=1))
-    w.prompt("cap the backoff")
-    w.edit(r.path / "retry.py", "    attempt = 0\n", "    attempt = 0\n" + AGENT_LINE)
-    r.replace("retry.py", "    return call()\n", HUMAN_LINE + "    return call()\n")
-    r.commit(message, T0 + timedelta(minutes=5))
-    return r
+    return retry_repo(tmp_path, T0, session, message)
 
 
 def _lines(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> dict[str, dict]:
     monkeypatch.chdir(repo.path)
-    rc, out, err = run_cli("why", "retry.py", "--json")
-    assert rc == 0, (out, err)
-    return {ln["content"] + "\n": ln for ln in json.loads(out)["lines"]}
+    return why_lines()
 
 
 def _snapshot(repo: GitRepo) -> tuple[dict[str, str], str]:
-    gitdir = repo.path / ".git"
-    files = {str(p.relative_to(gitdir)): hashlib.sha1(p.read_bytes()).hexdigest()
-             for p in sorted(gitdir.rglob("*")) if p.is_file()}
-    return files, repo.git("for-each-ref")
+    return git_dir_files(repo.path / ".git"), repo.git("for-each-ref")
 
 
 def _ties(rule: str = "trailer") -> set[tuple[str, str]]:

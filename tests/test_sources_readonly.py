@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import stat
 import subprocess
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -19,7 +18,7 @@ import pytest
 
 from fixtures_repos.gitrepo import GitRepo
 from fixtures_repos.writers import ClaudeWriter
-from tests.helpers import run_cli
+from tests.helpers import git_subcommand, logging_git, run_cli
 
 T0 = datetime(2026, 11, 12, 9, 0, 0)
 SID = "7c1f6c2e-7b3d-4e8a-9c0f-1d2e3f4a5b6c"
@@ -38,29 +37,9 @@ def _state(repo: GitRepo) -> tuple[str, str, dict[str, tuple[int, int]]]:
     return repo.git("for-each-ref"), repo.git("count-objects", "-v"), files
 
 
-def _logging_git(tmp: Path) -> tuple[Path, Path]:
-    real = shutil.which("git")
-    assert real
-    bindir = tmp / "bin"
-    bindir.mkdir()
-    log = tmp / "git-calls.log"
-    shim = bindir / "git"
-    shim.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
-    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
-    return bindir, log
-
-
-def _subcommand(line: str) -> str:
-    words = line.split()
-    i = 0
-    while i < len(words) and words[i] in ("-c", "-C"):
-        i += 2
-    return words[i] if i < len(words) else ""
-
-
 def _reads_config(line: str) -> bool:
     words = line.split()
-    return _subcommand(line) == "config" and any(w in ("--get", "--get-all", "--get-regexp", "-l", "--list")
+    return git_subcommand(line) == "config" and any(w in ("--get", "--get-all", "--get-regexp", "-l", "--list")
                                                  for w in words)
 
 
@@ -82,7 +61,7 @@ def test_index_and_why_leave_the_repository_as_it_was(tmp_path: Path, monkeypatc
     # upstream moves on: a fetch would bring its commit and move refs/remotes/origin/main
     upstream.write("other.py", "x = 1\n")
     upstream.commit("upstream only", T0 + timedelta(hours=1))
-    bindir, log = _logging_git(tmp_path)
+    bindir, log = logging_git(tmp_path)
     before = _state(repo)
     monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{os.environ['PATH']}")
     assert run_cli("index")[0] == 0
@@ -96,7 +75,7 @@ def test_index_and_why_leave_the_repository_as_it_was(tmp_path: Path, monkeypatc
     assert run_cli("index")[0] == 0
     calls = log.read_text().splitlines()
     assert calls, "git was never run through the logging shim"
-    ran = {_subcommand(c) for c in calls if not _reads_config(c)}
+    ran = {git_subcommand(c) for c in calls if not _reads_config(c)}
     assert ran & WRITES == set(), sorted(ran)
     monkeypatch.setenv("PATH", os.environ["PATH"].split(os.pathsep, 1)[1])
     assert _state(repo) == before

@@ -26,12 +26,8 @@ PROMPT = "uploads fail on the first 502; add a capped exponential backoff"
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     programs()  # skip before building anything
-    repo, env = ui_server.build(tmp_path_factory.mktemp("ui"))
-    s = ui_server.start(repo, env)
-    try:
+    with ui_server.serving(tmp_path_factory.mktemp("ui")) as s:
         yield s
-    finally:
-        ui_server.stop(s)
 
 
 @pytest.fixture(scope="module")

@@ -21,12 +21,8 @@ from tests.ui_server import Served
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
-    repo, env = ui_server.build(tmp_path_factory.mktemp("ui"))
-    s = ui_server.start(repo, env)
-    try:
+    with ui_server.serving(tmp_path_factory.mktemp("ui")) as s:
         yield s
-    finally:
-        ui_server.stop(s)
 
 
 def test_a_request_without_the_right_token_is_refused(served: Served) -> None:

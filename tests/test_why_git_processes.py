@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import stat
 import subprocess
 import sys
 from collections import Counter
@@ -22,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from fixtures_repos.writers import ClaudeWriter, Clock
+from tests.helpers import git_subcommand, logging_git
 
 COMMITS = 500
 FILES = 25  # each commit changes one of them: 20 commits blamed in a file
@@ -90,28 +89,6 @@ def build(tmp: Path) -> tuple[Path, dict[str, str]]:
     return repo, env
 
 
-def counting_git(tmp: Path) -> tuple[Path, Path]:
-    """A `git` on PATH that logs its arguments and runs the real git."""
-    real = shutil.which("git")
-    assert real
-    bindir = tmp / "bin"
-    bindir.mkdir()
-    log = tmp / "git-calls.log"
-    shim = bindir / "git"
-    shim.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
-    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
-    return bindir, log
-
-
-def _subcommand(line: str) -> str:
-    """The git subcommand of a logged call (after hansard's ``-c key=value`` options)."""
-    words = line.split()
-    i = 0
-    while i < len(words) and words[i] == "-c":
-        i += 2
-    return words[i] if i < len(words) else ""
-
-
 def hansard(args: list[str], cwd: Path, env: dict[str, str]) -> str:
     proc = subprocess.run([sys.executable, "-m", "hansard", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=300)
@@ -123,7 +100,7 @@ def test_one_why_starts_a_bounded_number_of_git_processes(tmp_path):
     repo, agent_env = build(tmp_path)
     env = {**os.environ, **agent_env, "PYTHONPATH": str(ROOT)}
     hansard(["index"], repo, env)
-    bindir, log = counting_git(tmp_path)
+    bindir, log = logging_git(tmp_path)
     env["PATH"] = f"{bindir}{os.pathsep}{env['PATH']}"
     # after the index (facts kept), then after a new commit (HEAD moved: `why` keeps them anew)
     for target in ("f07.go", "f07.go:43", "new commit", "f07.go:43"):
@@ -133,7 +110,7 @@ def test_one_why_starts_a_bounded_number_of_git_processes(tmp_path):
             continue
         log.unlink(missing_ok=True)
         doc = json.loads(hansard(["why", target, "--json", "--no-cache", "--no-sync"], repo, env))
-        calls = [_subcommand(c) for c in (log.read_text().splitlines() if log.exists() else [])]
+        calls = [git_subcommand(c) for c in (log.read_text().splitlines() if log.exists() else [])]
         assert len(calls) <= MAX_GIT_PROCESSES, f"{target}: {len(calls)} git processes: {Counter(calls)}"
         agent = [ln for ln in doc["lines"] if ln["kind"] == "agent"]
         assert agent and all(ln["session_id"] == SESSION for ln in agent)

@@ -9,6 +9,7 @@ of its own, with the demo's environment, and is stopped at the end of the module
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -16,6 +17,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -131,3 +133,14 @@ def stop(s: Served) -> None:
     except subprocess.TimeoutExpired:
         s.proc.kill()
         s.proc.wait()
+
+
+@contextlib.contextmanager
+def serving(root: Path) -> Iterator[Served]:
+    """The server over the repository ``build`` makes under ``root``, stopped on leaving."""
+    repo, env = build(root)
+    s = start(repo, env)
+    try:
+        yield s
+    finally:
+        stop(s)

@@ -42,7 +42,7 @@ from hansard.agents.git_ai import RECORDER
 if TYPE_CHECKING:
     from hansard.answers.restored import FileHistory
     from hansard.answers.why.line import LineAnswer
-    from hansard.git.blame import Blame
+    from hansard.git.blame import Blame, BlameLine
 
 NOTES_REF = RECORDER.notes_ref or ""
 BY = RECORDER.name
@@ -85,14 +85,20 @@ def read_notes(top: str, tip: str, shas: list[str], parse: Callable[[bytes], Any
     return out
 
 
+def _blamed(bl: Blame) -> tuple[dict[int, BlameLine], set[str]]:
+    """Each line's blame by its line number in the file, and the commits blamed (without the
+    zero id of lines not committed yet): what every record below is looked up by."""
+    by_line = {b.final_line: b for b in bl.lines}
+    return by_line, {b.sha for b in by_line.values() if b.sha and b.sha.strip("0")}
+
+
 def annotate(top: str, bl: Blame, answers: list[LineAnswer]) -> list[LineAnswer]:
     """``answers`` with what git-ai recorded about each line (see the module docstring)."""
     tip = notes_tip(top)
     if tip is None or not answers:
         return answers
-    by_line = {b.final_line: b for b in bl.lines}
-    shas = sorted({b.sha for b in by_line.values() if b.sha and b.sha.strip("0")})
-    notes = read_notes(top, tip, shas)
+    by_line, shas = _blamed(bl)
+    notes = read_notes(top, tip, sorted(shas))
     if not notes:
         return answers
     out = []
@@ -136,8 +142,7 @@ def annotate_agent_trace(store: Any, bl: Blame, answers: list[LineAnswer]) -> li
     traces = getattr(store, "agent_traces", None)
     if traces is None or not answers or not traces.any():
         return answers
-    by_line = {b.final_line: b for b in bl.lines}
-    shas = {b.sha for b in by_line.values() if b.sha and b.sha.strip("0")}
+    by_line, shas = _blamed(bl)
     at: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in traces.ranges_at(shas):  # newest record first
         at.setdefault((r["revision"], r["path"]), []).append(r)
@@ -182,9 +187,8 @@ def annotate_attribution(top: str, bl: Blame, answers: list[LineAnswer]) -> list
     from hansard.agents.qwen_code import RECORDER as QWEN
     from hansard.agents.qwen_code.notes import parse_note
 
-    by_line = {b.final_line: b for b in bl.lines}
-    shas = sorted({b.sha for b in by_line.values() if b.sha and b.sha.strip("0")})
-    notes = read_notes(top, tip, shas, parse_note)
+    by_line, shas = _blamed(bl)
+    notes = read_notes(top, tip, sorted(shas), parse_note)
     if not notes:
         return answers
     out = []
@@ -225,8 +229,7 @@ def annotate_trailers(history: FileHistory, bl: Blame, answers: list[LineAnswer]
 
     if not answers:
         return answers
-    by_line = {b.final_line: b for b in bl.lines}
-    shas = {b.sha for b in by_line.values() if b.sha}
+    by_line, shas = _blamed(bl)
     got = {c.sha: t for c in history.commits() if c.sha in shas and c.trailers and (t := parse(c.trailers)) is not None}
     if not got:
         return answers
