@@ -123,6 +123,7 @@ class Attributor(Unmatched):
         self._restored: dict[int, dict[int, tuple[str, str]]] = {}  # line -> edit -> (original, restoring)
         self._file_edits: list[tuple[float | None, Any]] | None = None
         self._added_anywhere: dict[int, bool] = {}  # removed line hash -> did any edit add it
+        self._first_edit_ts: float | None = None  # the earliest applied edit of this file (inf: none)
         self._removed_writers: dict[int, list[EditRef]] = {}  # removed line hash -> edits that added it
         self._scored: dict[int, list[tuple[list[tuple[float, str]], str | None]]] = {}
         self._removed_by_commit: dict[tuple[str, str], set[int]] = {}

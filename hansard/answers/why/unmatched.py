@@ -53,6 +53,7 @@ class Unmatched:
     _hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]]
     _file_edits: list[tuple[float | None, Any]] | None
     _added_anywhere: dict[int, bool]
+    _first_edit_ts: float | None
     _removed_writers: dict[int, list[EditRef]]
     _scored: dict[int, list[tuple[list[tuple[float, str]], str | None]]]
     _absent: dict[int, list[str]]
@@ -216,7 +217,9 @@ class Unmatched:
         without it costs no likeness): an edit of this file made before the line's commit (a
         version the commit's sessions wrote), or a line the commit removed around line i that
         some edit added (whose writer it could be). Both are looked up once per file."""
-        if any(ts is not None and ts <= bound + CLOCK_SLACK_S for ts, _ in self._edits_of_file()):
+        if self._first_edit_ts is None:
+            self._first_edit_ts = min((ts for ts, _ in self._edits_of_file() if ts is not None), default=float("inf"))
+        if self._first_edit_ts <= bound + CLOCK_SLACK_S:
             return True
         b = self.lines[i]
         removed = [r for lo, hi, rs, _ in self._commit_hunks(b.sha, b.orig_path) if lo <= b.orig_line < hi for r in rs]
