@@ -260,3 +260,19 @@ def test_beside_a_git_ai_note_the_note_is_shown_and_both_can_disagree(repo: GitR
     agent = why_lines()[AGENT_LINE]
     assert agent["recorded"]["by"] == "git-ai" and agent["disagrees_with"] == ["agent-trace"]
     assert agent["confidence"] == pytest.approx(first[AGENT_LINE]["confidence"] / 2, abs=0.01)
+
+
+def test_imported_records_survive_a_rebuild(repo: GitRepo, tmp_path: Path) -> None:
+    """`doctor --rebuild` makes a new store from the archive, which never held imported records
+    (their files may be gone by then): they are copied over, not lost."""
+    out = tmp_path / "traces"
+    assert run_cli("trace", "export", "--out", str(out))[0] == 0
+    assert _import(out)[1]["added"] == 1
+    before = why_lines()[AGENT_LINE]["recorded"]
+    for f in out.rglob("*"):
+        if f.is_file():
+            f.unlink()
+    code, report, _ = run_cli("doctor", "--rebuild")
+    assert code == 0, report
+    assert why_lines()[AGENT_LINE]["recorded"] == before
+    assert _import(out)[1]["added"] == 0  # (nothing left to import: the store kept them)

@@ -111,6 +111,24 @@ SOURCE_COLS = ("id, path, provider, inode, size, mtime_ns, \"offset\", generatio
                " first_seen, last_scanned")
 
 
+# What the archive cannot give back, copied as it is: the path maps a person set (`config map`) and
+# the Agent Trace records a person imported (`trace import`, from files that may be gone).
+KEPT_TABLES = ("path_maps", "agent_trace_records", "agent_trace_ranges")
+
+
+def _copy_table(old: sqlite3.Connection, fresh: sqlite3.Connection, table: str) -> int:
+    """Copy ``table``'s rows, by the columns both stores have; none from a store too old to have
+    it. Returns the rows copied."""
+    if old.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (table,)).fetchone() is None:
+        return 0
+    have = {r[1] for r in old.execute(f'PRAGMA table_info("{table}")')}
+    cols = [r[1] for r in fresh.execute(f'PRAGMA table_info("{table}")') if r[1] in have]
+    names = ", ".join(f'"{c}"' for c in cols)
+    rows = old.execute(f'SELECT {names} FROM "{table}"').fetchall()
+    fresh.executemany(f'INSERT OR IGNORE INTO "{table}" ({names}) VALUES ({", ".join("?" * len(cols))})', rows)
+    return len(rows)
+
+
 def _salvage(path: str, fresh: sqlite3.Connection) -> tuple[int, int]:
     """Copy every readable archive row. Returns (rows copied, sources or tables unreadable)."""
     copied = lost = 0
@@ -136,11 +154,13 @@ def _salvage(path: str, fresh: sqlite3.Connection) -> tuple[int, int]:
             fresh.executemany("INSERT OR IGNORE INTO raw_records (source_id, generation, \"offset\", length, data)"
                               " VALUES (?,?,?,?,?)", rows)
             copied += len(rows) + 1
-        try:
-            maps = old.execute("SELECT old_prefix, new_prefix FROM path_maps").fetchall()
-            fresh.executemany("INSERT OR IGNORE INTO path_maps VALUES (?,?)", maps)
-        except sqlite3.DatabaseError:
-            lost += 1
+        for table in KEPT_TABLES:
+            try:
+                n = _copy_table(old, fresh, table)
+            except sqlite3.DatabaseError:
+                lost += 1
+            else:
+                copied += n
         fresh.execute("COMMIT")
     except BaseException:
         fresh.execute("ROLLBACK")
