@@ -122,7 +122,7 @@ class Attributor(Unmatched):
         self._commit_sessions: dict[str, frozenset[str]] = {}
         self._restored: dict[int, dict[int, tuple[str, str]]] = {}  # line -> edit -> (original, restoring)
         self._file_edits: list[tuple[float | None, Any]] | None = None
-        self._added_anywhere: dict[int, bool] = {}  # removed line hash -> did any edit add it
+        self._added_hunks: dict[tuple[str, str, int], bool] = {}  # (commit, path, hunk start) -> an edit added a removed line
         self._first_edit_ts: float | None = None  # the earliest applied edit of this file (inf: none)
         self._removed_writers: dict[int, list[EditRef]] = {}  # removed line hash -> edits that added it
         self._scored: dict[int, list[tuple[list[tuple[float, str]], str | None]]] = {}

@@ -52,7 +52,7 @@ class Unmatched:
     _has_edits: bool | None
     _hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]]
     _file_edits: list[tuple[float | None, Any]] | None
-    _added_anywhere: dict[int, bool]
+    _added_hunks: dict[tuple[str, str, int], bool]
     _first_edit_ts: float | None
     _removed_writers: dict[int, list[EditRef]]
     _scored: dict[int, list[tuple[list[tuple[float, str]], str | None]]]
@@ -216,27 +216,30 @@ class Unmatched:
         """What ``_modified_later`` needs before it compares line i with anything (so a line
         without it costs no likeness): an edit of this file made before the line's commit (a
         version the commit's sessions wrote), or a line the commit removed around line i that
-        some edit added (whose writer it could be). Both are looked up once per file."""
+        some edit added (whose writer it could be). Looked up once per file, and per hunk."""
         if self._first_edit_ts is None:
             self._first_edit_ts = min((ts for ts, _ in self._edits_of_file() if ts is not None), default=float("inf"))
         if self._first_edit_ts <= bound + CLOCK_SLACK_S:
             return True
         b = self.lines[i]
-        removed = [r for lo, hi, rs, _ in self._commit_hunks(b.sha, b.orig_path) if lo <= b.orig_line < hi for r in rs]
-        if not removed:
-            return False
-        hashes = {textnorm.line_hash(r) for r in removed}
-        todo = hashes - self._added_anywhere.keys()
-        if todo:
-            if self.history.whole:  # most lines will ask: every removed line of the file's commits at once
-                todo |= {textnorm.line_hash(r) for j in range(len(self.lines)) if self.lines[j].sha != ZERO
-                         for lo, hi, rs, _ in self._commit_hunks(self.lines[j].sha, self.lines[j].orig_path)
-                         if lo <= self.lines[j].orig_line < hi for r in rs}
-                todo -= self._added_anywhere.keys()
-            added = self.store.evidence.added_anywhere(todo)
-            for h in todo:
-                self._added_anywhere[h] = h in added
-        return any(self._added_anywhere[h] for h in hashes)
+        return any(self._hunk_added(b.sha, b.orig_path, lo) for lo, hi, _, _ in self._commit_hunks(b.sha, b.orig_path)
+                   if lo <= b.orig_line < hi)
+
+    def _hunk_added(self, sha: str, path: str, lo: int) -> bool:
+        """Did any edit add a line that the hunk of commit ``sha`` starting at ``lo`` removed? For a
+        whole file, every hunk of every blamed commit is asked at once (most lines will ask)."""
+        key = (sha, path, lo)
+        if key not in self._added_hunks:
+            asked = {(sha, path)}
+            if self.history.whole:
+                asked |= {(b.sha, b.orig_path) for b in self.lines if b.sha != ZERO}
+            hunks = {(c, p, h_lo): {textnorm.line_hash(r) for r in rs}
+                     for c, p in asked for h_lo, _, rs, _ in self._commit_hunks(c, p)
+                     if (c, p, h_lo) not in self._added_hunks}
+            added = self.store.evidence.added_anywhere(set().union(*hunks.values()))
+            for k, hashes in hunks.items():
+                self._added_hunks[k] = not added.isdisjoint(hashes)
+        return self._added_hunks[key]
 
     def _edits_of_file(self) -> list[tuple[float | None, Any]]:
         """(time, row) of the applied edits of this file's names, each timestamp parsed once."""
@@ -281,7 +284,6 @@ class Unmatched:
     def _commit_session_version(self, i: int, bound: float) -> tuple[EditRef, float, str] | None:
         """The newest edit, by one of the sessions of line i's commit and before it, that added a
         line similar to line i that is no longer in the file."""
-
         mine = self.commit_sessions(self.lines[i].sha)
         if not mine:
             return None
