@@ -8,6 +8,7 @@ Everything here reads through the store's ``evidence`` facet and never writes.
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING
 
 from hansard import textnorm
@@ -141,16 +142,11 @@ def first_shell_write(store: Store, repo_id: int, basename: str) -> float | None
 
 def live_shell_writes(store: Store, repo_id: int, basename: str) -> list[tuple[float, str, bool]]:
     """(ts, command, parsed) of the timed shell calls whose input names ``basename`` and that
-    could write a file (``hansard.facts.shell.writing_command``), read from every shell call."""
-    from hansard.facts.shell import SHELL_TOOLS, writing_command
+    could write a file (``hansard.facts.shell.writing_call``), read from every shell call."""
+    from hansard.facts.shell import SHELL_TOOLS, writing_call
 
-    out = []
-    for ts, raw in store.evidence.repo_tool_inputs(repo_id, SHELL_TOOLS, basename):
-        t = parse_ts(ts)
-        w = writing_command(raw) if t is not None else None
-        if t is not None and w is not None:
-            out.append((t, *w))
-    return out
+    return [w for ts, raw in store.evidence.repo_tool_inputs(repo_id, SHELL_TOOLS, basename)
+            if (w := writing_call(ts, raw)) is not None]
 
 
 def _kept_shell_writes(store: Store, repo_id: int, basename: str) -> list[tuple[float, str, bool]] | None:
@@ -201,10 +197,11 @@ def similar_texts(query: str, texts: list[str], floor: float) -> list[tuple[floa
     return sorted(((score, k) for _, score, k in got), key=lambda x: x[1])
 
 
-_NORMAL: dict[str, str] = {}
+# ``textnorm.normalise`` once per text: a whole file compares the same lines again and again.
+_normal = functools.lru_cache(maxsize=1 << 17)(textnorm.normalise)
 # id of a list -> (the list, its normal forms): the lists compared are a commit's removed lines
-# and an edit's absent ones, each asked about by every line near it (the list is kept, so its id
-# stays its own).
+# and an edit's absent ones, never changed once made, each asked about by every line near it
+# (the list is kept, so its id stays its own).
 _NORMAL_LISTS: dict[int, tuple[list[str], list[str]]] = {}
 
 
@@ -215,13 +212,3 @@ def _normal_list(texts: list[str]) -> list[str]:
             _NORMAL_LISTS.clear()
         hit = _NORMAL_LISTS[id(texts)] = (texts, [_normal(t) for t in texts])
     return hit[1]
-
-
-def _normal(text: str) -> str:
-    """``textnorm.normalise``, once per text (the same lines are compared again and again)."""
-    out = _NORMAL.get(text)
-    if out is None:
-        if len(_NORMAL) > 200_000:
-            _NORMAL.clear()
-        out = _NORMAL[text] = textnorm.normalise(text)
-    return out

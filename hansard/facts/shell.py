@@ -60,6 +60,16 @@ def writing_command(raw_input: str | None) -> tuple[str, bool] | None:
     return (cmd, True) if may_write(cmd, "") else None
 
 
+def writing_call(ts: str | None, raw_input: str | None) -> tuple[float, str, bool] | None:
+    """(time, command, parsed) of a timed shell call that could have written some file
+    (``writing_command``); None for an untimed call or one that writes nothing."""
+    from hansard.timebounds import parse_ts
+
+    t = parse_ts(ts)
+    w = writing_command(raw_input) if t is not None else None
+    return (t, *w) if t is not None and w is not None else None
+
+
 def may_write(command: str, name: str) -> bool:
     """Could this command have written a file called ``name``? Conservative: anything that
     names the file and is not plainly a read is a possible write."""

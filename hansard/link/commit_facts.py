@@ -101,10 +101,9 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None,
 
 def _refresh_shell_writes(facts: Any, repo_id: int, wait_ms: int | None) -> None:
     """Keep the repository's shell calls that could write a file (``hansard.facts.shell.
-    writing_command``; `why` asks which of them name its file) up to date with its shell calls:
+    writing_call``; `why` asks which of them name its file) up to date with its shell calls:
     new calls are read once; calls rewritten or removed make them all read again."""
-    from hansard.facts.shell import writing_command
-    from hansard.timebounds import parse_ts
+    from hansard.facts.shell import writing_call
 
     state = facts.shell_write_state(repo_id)
     generation = facts.generation()
@@ -119,12 +118,7 @@ def _refresh_shell_writes(facts: Any, repo_id: int, wait_ms: int | None) -> None
     calls = facts.all_shell_calls(repo_id, tools, state["calls_upto"] if incremental else 0)
     if incremental and state["calls"] + len(calls) != count:
         incremental, calls = False, facts.all_shell_calls(repo_id, tools, 0)
-    rows = []
-    for row, ts, raw in calls:
-        t = parse_ts(ts)
-        w = writing_command(raw) if t is not None else None
-        if t is not None and w is not None:
-            rows.append((row, t, *w))
+    rows = [(row, *w) for row, ts, raw in calls if (w := writing_call(ts, raw)) is not None]
     facts.save_shell_writes(repo_id, upto, count, rows, replace=not incremental, wait_ms=wait_ms)
 
 
