@@ -117,7 +117,7 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
         pre = Prepared(store, repo_id, texts, os.path.basename(t.rel), paths=history.names())
         history.prepare()
         if t.start is None:
-            _ahead_of_blame(texts)
+            _ahead_of_blame(texts, likeness=bool(pre.edits))
     except Exception as exc:  # noqa: BLE001 - blame's own error, if any, is the one to report
         failed = exc
     bl = blamed()
@@ -150,12 +150,9 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     if no_sessions:  # a line no session wrote may still be an agent's (fail closed)
         answers = [a.replace(kind="unknown", rule="no_sessions", confidence=0.0) if a.kind == "human" else a
                    for a in answers]
-    from hansard.answers.why.recorded import annotate, annotate_agent_trace, annotate_attribution, annotate_trailers
+    from hansard.answers.why.recorded import annotate_all
 
-    answers = annotate(t.top, bl, answers)  # what git-ai's notes recorded, beside hansard's own evidence
-    answers = annotate_agent_trace(store, bl, answers)  # imported Agent Trace records, the same way
-    answers = annotate_attribution(t.top, bl, answers)  # qwen-code's per-file notes
-    answers = annotate_trailers(history, bl, answers)  # agents' commit trailers
+    answers = annotate_all(store, t.top, history, bl, answers)  # what other tools recorded, beside hansard's evidence
     ans = render_contract(store, asked, rev, bl, answers)
     if no_sessions:
         from hansard.answers.notices import no_sessions as notice
@@ -173,15 +170,17 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     return ans, to_json(ans)
 
 
-def _ahead_of_blame(texts: list[str]) -> None:
+def _ahead_of_blame(texts: list[str], *, likeness: bool) -> None:
     """For a whole file, work its answer does anyway, done while git blames (this thread would
     only wait; blame takes 100 ms and more on a file of a thousand lines): the file's lines are
     redacted (the redactor keeps the result by text, so the contract's redaction of the same
-    lines finds it), and the likeness module is imported."""
+    lines finds it), and, with ``likeness`` (some edit added one of its lines: the rules will
+    compare lines), the likeness module is imported."""
     from hansard.ingest.secret_screen import redact_lines
 
     redact_lines(texts)
-    import rapidfuzz.process  # noqa: F401 - (imported, so its first use on the answer's path is free)
+    if likeness:
+        import rapidfuzz.process  # noqa: F401 - (imported, so its first use on the answer's path is free)
 
 
 def _in_thread(fn: Any, *args: Any) -> Any:

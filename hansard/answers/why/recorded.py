@@ -239,3 +239,13 @@ def annotate_trailers(history: FileHistory, bl: Blame, answers: list[LineAnswer]
         t = got.get(b.sha) if b is not None and a.recorded is None else None
         out.append(a if t is None or b is None else a.replace(recorded=t.recorded(b.sha)))
     return out
+
+
+def annotate_all(store: Any, top: str, history: FileHistory, bl: Blame, answers: list[LineAnswer]) -> list[LineAnswer]:
+    """``answers`` with every other tool's record, in the order the module docstring gives
+    (each later one only where no earlier one describes the line): git-ai's notes, imported
+    Agent Trace records, qwen-code's notes, agents' commit trailers."""
+    answers = annotate(top, bl, answers)
+    answers = annotate_agent_trace(store, bl, answers)
+    answers = annotate_attribution(top, bl, answers)
+    return annotate_trailers(history, bl, answers)
