@@ -85,7 +85,10 @@ def time_bounds(where: list[str], args: list[Any], since: str | None, until: str
 
 
 def _like_prefix(ref: str) -> str:
-    return ref.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    """The LIKE pattern of ids starting with ``ref`` literally (backslash escapes)."""
+    from hansard.store.sqlite.db import like_escape
+
+    return like_escape(ref) + "%"
 
 
 def split_at(lines: Iterable[dict[str, Any]], paths: Collection[str], *, others: bool = True
