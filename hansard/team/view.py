@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from hansard.store.absent import NoCommitFacts, NoWhyCache
+from hansard.store.postgres.queries import split_at
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import (
@@ -486,16 +487,10 @@ class MergedEvidence:
         when (the team's rows come in one round trip either way)."""
         hl = list(hashes)
         local_rows, local_elsewhere = self.local.edit_lines_at(repo_id, hl, paths, side, others=others)
-        rows, elsewhere = list(local_rows), list(local_elsewhere)
-        wanted, placed = set(paths), set()
-        for d in self._team_rows(repo_id, hl, side):
-            if d["rel_path"] in wanted:
-                self._seen(d["session_id"])
-                rows.append(d)
-            elif (d["hash"], d["id"]) not in placed:
-                placed.add((d["hash"], d["id"]))
-                elsewhere.append((d["hash"], d["rel_path"], d["timestamp"]))
-        return rows, elsewhere
+        team_rows, team_elsewhere = split_at(self._team_rows(repo_id, hl, side), paths, others=others)
+        for d in team_rows:
+            self._seen(d["session_id"])
+        return [*local_rows, *team_rows], [*local_elsewhere, *team_elsewhere]
 
     def _team_rows(self, repo_id: int, hashes: list[int], side: str) -> list[dict[str, Any]]:
         """The team's edit lines of ``hashes`` in this repository, their ids negated (a team

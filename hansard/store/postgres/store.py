@@ -323,7 +323,7 @@ class TeamUploads:
             return [r["id"] for r in conn.execute(
                 "SELECT nextval(%s) AS id FROM generate_series(1, %s)", (seq, n))]
 
-        # Each statement (each COPY, each 1,000 rows of one) has the deadline of one statement:
+        # Each statement (each INSERT of up to INSERT_ROWS rows) has the deadline of one statement:
         # a server that stops answering mid-push is given up on within it, as documented.
         with self.store.connection() as conn, conn.transaction():
             conn.execute("DELETE FROM sessions WHERE member_id=%s AND session_id = ANY(%s)",

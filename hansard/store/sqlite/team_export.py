@@ -22,11 +22,6 @@ class SqliteTeamExport:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
 
-    def repo_identity(self, repo_id: int) -> tuple[str | None, str | None, str | None]:
-        """(root commit, remote, checkout path) of a local repository row."""
-        row = self.db.execute("SELECT root_commit, remote, path FROM repos WHERE id=?", (repo_id,)).fetchone()
-        return (row[0], row[1], row[2]) if row else (None, None, None)
-
     def repo_ids_with_root(self, root_commit: str) -> list[int]:
         return [r[0] for r in self.db.execute("SELECT id FROM repos WHERE root_commit=?", (root_commit,))]
 
