@@ -11,7 +11,7 @@ works the missing ties out itself and leaves the tables alone.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
@@ -84,13 +84,7 @@ class SqliteCommitFacts:
         old prints are dropped first (its shell calls were rewritten and read again). With
         ``wait_ms`` (a question's upkeep, not the index), another writer is waited for at most
         that long and a busy or read-only store keeps nothing: False."""
-        if wait_ms is not None and not self.db.in_transaction:
-            try:
-                with impatient(self.db, wait_ms):
-                    return self.save(repo_id, state, prints, ties, patch_ids, keep_prints=keep_prints)
-            except (sqlite3.OperationalError, StoreBusy, StoreReadOnly):
-                return False
-        with self._writing():
+        def write() -> None:
             if not keep_prints:
                 self.db.execute("DELETE FROM commit_prints WHERE repo_id=?", (repo_id,))
             self.db.execute("DELETE FROM commit_ties WHERE repo_id=?", (repo_id,))
@@ -104,6 +98,22 @@ class SqliteCommitFacts:
                 " diffs_head, generation) VALUES (:repo_id, :head, :calls_upto, :calls, :commits, :seconds,"
                 " :computed_at, :diffs_head, (SELECT n FROM store_generation))",
                 {"repo_id": repo_id, "diffs_head": None, **state})
+
+        return self._keep(write, wait_ms)
+
+    def _keep(self, write: Callable[[], None], wait_ms: int | None) -> bool:
+        """Run ``write`` in one transaction (the index's, when it runs inside one). With
+        ``wait_ms`` (a question's upkeep, not the index), another writer is waited for at most
+        that long, and a busy or read-only store keeps nothing: False."""
+        if wait_ms is not None and not self.db.in_transaction:
+            try:
+                with impatient(self.db, wait_ms), transaction(self.db):
+                    write()
+            except (sqlite3.OperationalError, StoreBusy, StoreReadOnly):
+                return False
+            return True
+        with self._writing():
+            write()
         return True
 
     def generation(self) -> int | None:
@@ -164,20 +174,15 @@ class SqliteCommitFacts:
                           replace: bool, wait_ms: int | None = None) -> bool:
         """Keep writing calls (call row, ts, command, parsed) and the calls they were read from,
         in one transaction; with ``replace``, in place of the repository's old ones."""
-        if wait_ms is not None and not self.db.in_transaction:
-            try:
-                with impatient(self.db, wait_ms):
-                    return self.save_shell_writes(repo_id, upto, count, rows, replace=replace)
-            except (sqlite3.OperationalError, StoreBusy, StoreReadOnly):
-                return False
-        with self._writing():
+        def write() -> None:
             if replace:
                 self.db.execute("DELETE FROM shell_writes WHERE repo_id=?", (repo_id,))
             self.db.executemany("INSERT OR REPLACE INTO shell_writes (repo_id, call_row, ts, command, parsed)"
                                 " VALUES (?, ?, ?, ?, ?)", ((repo_id, row, ts, cmd, int(p)) for row, ts, cmd, p in rows))
             self.db.execute("INSERT OR REPLACE INTO shell_write_state (repo_id, calls_upto, calls, generation)"
                             " VALUES (?, ?, ?, (SELECT n FROM store_generation))", (repo_id, upto, count))
-        return True
+
+        return self._keep(write, wait_ms)
 
     def forget(self, repo_ids: Sequence[int] | None = None) -> None:
         """Drop kept facts (a reindex rebuilds the calls they were read from)."""
