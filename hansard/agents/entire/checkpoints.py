@@ -38,8 +38,6 @@ if TYPE_CHECKING:
 
 BRANCH = "entire/checkpoints/"
 REF_PREFIX = "refs/entire/checkpoints/"
-# for-each-ref patterns (prefixes): the branch, its remote-tracking copies, the one-per-checkpoint refs.
-PATTERNS = ("refs/heads/entire/checkpoints/", "refs/remotes/", REF_PREFIX)
 CHECKPOINT_ID = re.compile(r"^[0-9a-f]{12}$")
 _CHUNK = re.compile(r"^full\.jsonl(?:\.(\d{1,6}))?$")
 UUID_TAIL = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
