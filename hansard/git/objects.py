@@ -121,25 +121,6 @@ class CatFile:
             return None
         return parts[1].decode(), data
 
-    def tree_of(self, commit: str) -> str | None:
-        """The root tree of a commit (or the tree itself)."""
-        got = self.get(commit)
-        if got is None:
-            return None
-        kind, data = got
-        if kind == "tree":
-            return commit
-        if kind != "commit" or not data.startswith(b"tree "):
-            return None
-        return data[5:45].decode()
-
-    def tree(self, sha: str) -> list[tuple[str, str, str]]:
-        """(mode, name, object id) of a tree's entries; [] when it is not a tree."""
-        got = self.get(sha)
-        if got is None or got[0] != "tree":
-            return []
-        return parse_tree(got[1])
-
 
 def parse_tree(data: bytes) -> list[tuple[str, str, str]]:
     """A raw tree object's entries: ``<mode> <name>\\0<20-byte id>`` each."""
