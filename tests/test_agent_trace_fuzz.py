@@ -27,7 +27,7 @@ from fixtures_repos.gitrepo import GitRepo
 from hansard.errors import InputTooLarge
 from hansard.trace import read as trace_read
 from hansard.trace.validate import problems
-from tests.helpers import retry_repo, run_cli
+from tests.helpers import git_dir_files, retry_repo, run_cli
 
 N = int(os.environ.get("HANSARD_TRACE_FUZZ", "400"))
 T0 = datetime(2026, 11, 10, 9, 0, 0)
@@ -171,7 +171,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
 
 def test_fuzzed_records_through_the_command(repo: GitRepo, tmp_path: Path) -> None:
     gitdir = repo.path / ".git"
-    before = {str(p.relative_to(gitdir)): p.read_bytes() for p in sorted(gitdir.rglob("*")) if p.is_file()}
+    before = git_dir_files(gitdir)
     d = tmp_path / "fuzzed"
     d.mkdir()
     written = 0
@@ -194,5 +194,4 @@ def test_fuzzed_records_through_the_command(repo: GitRepo, tmp_path: Path) -> No
     assert rc == 0, err
     lines = json.loads(out)["lines"]
     assert len(lines) == 4 and all(ln["kind"] in ("agent", "human", "unknown") for ln in lines)
-    after = {str(p.relative_to(gitdir)): p.read_bytes() for p in sorted(gitdir.rglob("*")) if p.is_file()}
-    assert after == before
+    assert git_dir_files(gitdir) == before

@@ -8,7 +8,6 @@ nothing the second time, leaves the repository as it was, and still answers `why
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import os
 import random
@@ -27,7 +26,7 @@ from fixtures_repos.gitrepo import GitRepo, git_env
 from fixtures_repos.writers import ClaudeWriter
 from hansard.agents.entire import checkpoints as cp
 from hansard.git.objects import parse_tree
-from tests.helpers import run_cli
+from tests.helpers import git_dir_files, run_cli
 
 N = int(os.environ.get("HANSARD_ENTIRE_FUZZ", "200"))
 T0 = datetime(2026, 11, 10, 9, 0, 0)
@@ -99,11 +98,6 @@ def _session_files(rnd: random.Random, s: FastImport, prefix: str, lines: list[b
     return files
 
 
-def _snapshot(gitdir: Path) -> dict[str, str]:
-    return {str(p.relative_to(gitdir)): hashlib.sha1(p.read_bytes()).hexdigest()
-            for p in sorted(gitdir.rglob("*")) if p.is_file()}
-
-
 @pytest.mark.slow
 def test_fuzz_entire_checkpoints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     rnd = random.Random(24)
@@ -143,7 +137,7 @@ def test_fuzz_entire_checkpoints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     cp.checkpoint_refs([(f"refs/{rnd.choice(['entire/checkpoints/', 'remotes/o/entire/checkpoints/', 'heads/'])}"
                          f"{rnd.getrandbits(48):012x}", "0" * 40) for _ in range(50)])
 
-    before = _snapshot(repo.path / ".git")
+    before = git_dir_files(repo.path / ".git")
     rc, out, err = run_cli("index", str(repo.path))
     assert rc == 0, (out, err)
     db = sqlite3.connect(Path(os.environ["HANSARD_HOME"]) / "hansard.db")
@@ -156,7 +150,7 @@ def test_fuzz_entire_checkpoints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     assert rc == 0, (out, err)
     again = db.execute("SELECT path, generation, last_scanned FROM sources WHERE path LIKE 'git:%' ORDER BY path").fetchall()
     assert again == first  # nothing read twice
-    assert _snapshot(repo.path / ".git") == before
+    assert git_dir_files(repo.path / ".git") == before
     monkeypatch.chdir(repo.path)
     rc, out, err = run_cli("why", "app.py", "--json")
     assert rc == 0, (out, err)

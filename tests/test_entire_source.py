@@ -5,7 +5,6 @@ this machine also has in an agent home is the same session; reading is increment
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -18,7 +17,7 @@ import pytest
 from fixtures_repos.entire import SessionCopy, write_checkpoint
 from fixtures_repos.gitrepo import GitRepo
 from fixtures_repos.writers import ClaudeWriter
-from tests.helpers import run_cli
+from tests.helpers import git_dir_files, run_cli
 
 T0 = datetime(2026, 11, 10, 9, 0, 0)
 SID = "4a1f6c2e-7b3d-4e8a-9c0f-1d2e3f4a5b6c"
@@ -28,15 +27,6 @@ RETRY = "def retry(call, attempts=3):\n    return call()\n"
 
 def _store() -> sqlite3.Connection:
     return sqlite3.connect(Path(os.environ["HANSARD_HOME"]) / "hansard.db")
-
-
-def _snapshot(gitdir: Path) -> dict[str, str]:
-    """Every file under .git with its bytes' hash: refs, objects, config, index, logs."""
-    out = {}
-    for p in sorted(gitdir.rglob("*")):
-        if p.is_file():
-            out[str(p.relative_to(gitdir))] = hashlib.sha1(p.read_bytes()).hexdigest()
-    return out
 
 
 def _alice_session(tmp_path: Path, layout: str, *, sliced: bool = False) -> tuple[GitRepo, dict[str, str]]:
@@ -87,7 +77,7 @@ def _why(repo: GitRepo, spec: str, monkeypatch: pytest.MonkeyPatch) -> dict:
 def test_why_answers_from_checkpoints_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, layout: str) -> None:
     alice, calls = _alice_session(tmp_path, layout)
     bob = _bob(tmp_path, alice, layout)
-    before = _snapshot(bob.path / ".git")
+    before = git_dir_files(bob.path / ".git")
     rc, out, err = run_cli("index", str(bob.path))
     assert rc == 0, (out, err)
     doc = _why(bob, "app/retry.py", monkeypatch)
@@ -105,7 +95,7 @@ def test_why_answers_from_checkpoints_alone(tmp_path: Path, monkeypatch: pytest.
     assert db.execute("SELECT checkpoint, session_id FROM checkpoint_sessions ORDER BY 1").fetchall() == \
         [(CP2, SID), (CP1, SID)]
     # Nothing under .git changed: no ref, object, config, index or log written, nothing fetched.
-    assert _snapshot(bob.path / ".git") == before
+    assert git_dir_files(bob.path / ".git") == before
 
 
 def test_slices_are_merged_and_unchanged_refs_are_not_read_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -243,7 +233,7 @@ def test_a_real_entire_session_answers_why(tmp_path: Path, monkeypatch: pytest.M
     repo.commit("docs: geese\n\nEntire-Checkpoint: 9fe3cfdef74d\n", datetime(2026, 2, 6, 6, 50, 0))
     for k, cid in enumerate(("9fe3cfdef74d", "9b3838281539")):
         write_checkpoint_folder(repo, cid, SAMPLES / cid, datetime(2026, 2, 6, 6, 50 + k, 0))
-    before = _snapshot(repo.path / ".git")
+    before = git_dir_files(repo.path / ".git")
     assert run_cli("index", str(repo.path))[0] == 0
     doc = _why(repo, "docs/geese.md", monkeypatch)
     assert {(ln["kind"], ln["session_id"], ln["tool_call_id"]) for ln in doc["lines"] if ln["content"].strip()} == \
@@ -254,7 +244,7 @@ def test_a_real_entire_session_answers_why(tmp_path: Path, monkeypatch: pytest.M
         [("9b3838281539",), ("9fe3cfdef74d",)]
     assert _ties() == {(repo.head(), REAL_SID)}
     assert db.execute("SELECT old_prefix FROM path_maps").fetchall() == [("/Users/alex/workspace/cli/.worktrees/3",)]
-    assert _snapshot(repo.path / ".git") == before
+    assert git_dir_files(repo.path / ".git") == before
 
 
 def test_checkpoint_refs_are_found_loose_packed_and_remote(tmp_path: Path) -> None:

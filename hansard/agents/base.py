@@ -89,7 +89,7 @@ def glued_records(record: RawRecord) -> list[RawRecord] | None:
         return None
     decoder = json.JSONDecoder()
     out: list[RawRecord] = []
-    pos = 0
+    pos = start = 0  # the object's first character, and its first byte
     while pos < len(text):
         try:
             obj, end = decoder.raw_decode(text, pos)
@@ -97,9 +97,9 @@ def glued_records(record: RawRecord) -> list[RawRecord] | None:
             return None
         if not isinstance(obj, dict):
             return None
-        start = len(text[:pos].encode("utf-8"))
-        out.append(RawRecord(record.source_path, record.offset + start, text[pos:end].encode("utf-8")))
-        pos = end
+        part = text[pos:end].encode("utf-8")
+        out.append(RawRecord(record.source_path, record.offset + start, part))
+        pos, start = end, start + len(part)  # the objects are contiguous: no re-encoding of what came before
     return out if len(out) > 1 else None
 
 

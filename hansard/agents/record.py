@@ -131,7 +131,7 @@ class Agent(NamedTuple):
 class GitSource(NamedTuple):
     """A tool that keeps agent sessions inside git (Entire's checkpoints): read from the refs of
     every repository hansard knows, never from a folder. ``scan`` is ``"module:attr"`` of
-    ``scan(scanner, top, repo_id)``, loaded on first use."""
+    ``scan(scanner, top)``, loaded on first use."""
 
     name: str  # the source's name in keys (``git:<root>:<store>:<name>/...``) and reports
     display: str

@@ -27,6 +27,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import namedtuple
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from hansard.timebounds import CLOCK_SLACK_S, parse_ts
 
@@ -103,19 +104,19 @@ def unknown_shorts(prints: Iterable[Print], history: History) -> list[str]:
     return sorted({p.short for p in prints if p.kind == "printed" and not history.named(p.short)})
 
 
-def patch_id_candidates(elsewhere: Mapping[str, object], history: History) -> set[str]:
+def patch_id_candidates(elsewhere: Mapping[str, Any], history: History) -> set[str]:
     """The commits whose patch-ids decide the ``patch_id`` rule: each printed commit git has
     outside the history, and the history's rewritten commits with its author time."""
     out: set[str] = set()
     for c in elsewhere.values():
-        same = [h.sha for h in history.by_author_time.get(c.author_time, ()) if h.sha != c.sha]  # type: ignore[attr-defined]
+        same = [h.sha for h in history.by_author_time.get(c.author_time, ()) if h.sha != c.sha]
         if same:
-            out.add(c.sha)  # type: ignore[attr-defined]
+            out.add(c.sha)
             out.update(same)
     return out
 
 
-def ties(prints: Iterable[Print], history: History, elsewhere: Mapping[str, object] | None = None,
+def ties(prints: Iterable[Print], history: History, elsewhere: Mapping[str, Any] | None = None,
          pids: Mapping[str, str] | None = None) -> dict[str, set[tuple[str, str]]]:
     """commit -> {(session, rule)} for the prints' ties to the history's commits.
     ``elsewhere``: printed short id -> the commit git has for it outside the history;
@@ -133,10 +134,10 @@ def ties(prints: Iterable[Print], history: History, elsewhere: Mapping[str, obje
             out.setdefault(c.sha, set()).add((p.session_id, "printed"))
         if not named and p.short in elsewhere:
             was = elsewhere[p.short]
-            pid = pids.get(was.sha)  # type: ignore[attr-defined]
+            pid = pids.get(was.sha)
             if pid is not None:
-                for c in history.by_author_time.get(was.author_time, ()):  # type: ignore[attr-defined]
-                    if c.sha != was.sha and pids.get(c.sha) == pid:  # type: ignore[attr-defined]
+                for c in history.by_author_time.get(was.author_time, ()):
+                    if c.sha != was.sha and pids.get(c.sha) == pid:
                         out.setdefault(c.sha, set()).add((p.session_id, "patch_id"))
         fx = _FIXUP.match(p.summary)
         if fx and p.ts is not None:

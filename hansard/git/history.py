@@ -159,25 +159,23 @@ def parse_file_log(out: str, path: str) -> list[tuple[LogEntry, str]]:
 CommitMeta = namedtuple("CommitMeta", "sha author_time committer_time summary")
 
 
-def commit_list(top: str, rev: str = "HEAD") -> list[CommitMeta]:
-    """Every commit in the history of ``rev``, newest first, from one `git log`."""
-    out = git_text(["log", "--format=%H%x1f%at%x1f%ct%x1f%s", rev, "--"], top)
-    commits = []
-    for line in out.splitlines():
-        sha, at, ct, summary = (line.split("\x1f") + ["", "", "", ""])[:4]
-        commits.append(CommitMeta(sha, int(at or 0), int(ct or 0), summary))
-    return commits
-
-
 # A line naming an Entire checkpoint: the commit's own trailer, or one of the squashed commits'
 # trailers that a squash merge copies into its body (``* subject`` paragraphs, each with its own).
 CHECKPOINT_LINE = re.compile(rb"^[ \t]*Entire-Checkpoint:[ \t]*([0-9a-f]{12})[ \t]*\r?$", re.M)
 
 
+def checkpoint_ids(message: bytes) -> list[str]:
+    """The Entire checkpoint ids a commit message names (``Entire-Checkpoint:`` lines anywhere
+    in it), in order, once each."""
+    if b"Entire-Checkpoint" not in message:
+        return []
+    return list(dict.fromkeys(m.decode() for m in CHECKPOINT_LINE.findall(message)))
+
+
 def commit_log(top: str, rev: str = "HEAD", trailers: dict[str, str] | None = None
                ) -> tuple[list[CommitMeta], dict[str, list[str]]]:
-    """``commit_list`` and, from the same `git log`, commit -> the Entire checkpoint ids its
-    message names (``Entire-Checkpoint:`` lines anywhere in it, in order, once each). Given
+    """Every commit in the history of ``rev``, newest first, and, from the same `git log`,
+    commit -> the Entire checkpoint ids its message names (``checkpoint_ids``). Given
     ``trailers``, it is filled with commit -> its agent trailers (``AGENT_TRAILERS``, read by git's own
     parser) for the commits that have some."""
     out = git(["log", f"--format=%x00%H%x1f%at%x1f%ct%x1f{AGENT_TRAILERS}%x1f%s%x1f%B", rev, "--"], top)
@@ -189,10 +187,9 @@ def commit_log(top: str, rev: str = "HEAD", trailers: dict[str, str] | None = No
         if tr and trailers is not None:
             trailers[s] = tr.decode("utf-8", "replace")
         commits.append(CommitMeta(s, int(at or 0), int(ct or 0), summary.decode("utf-8", "replace")))
-        if b"Entire-Checkpoint" in body:
-            ids = list(dict.fromkeys(m.decode() for m in CHECKPOINT_LINE.findall(body)))
-            if ids:
-                checkpoints[s] = ids
+        ids = checkpoint_ids(body)
+        if ids:
+            checkpoints[s] = ids
     return commits, checkpoints
 
 
@@ -201,11 +198,9 @@ def commit_checkpoints(top: str, shas: list[str]) -> dict[str, list[str]]:
     `git cat-file --batch` process."""
     out: dict[str, list[str]] = {}
     for sha, _, kind, data in batch_objects(top, shas):
-        body = data.partition(b"\n\n")[2]
-        if kind == b"commit" and b"Entire-Checkpoint" in body:
-            ids = list(dict.fromkeys(m.decode() for m in CHECKPOINT_LINE.findall(body)))
-            if ids:
-                out[sha] = ids
+        ids = checkpoint_ids(data.partition(b"\n\n")[2]) if kind == b"commit" else []
+        if ids:
+            out[sha] = ids
     return out
 
 

@@ -16,6 +16,8 @@ from hansard.git.run import _FORCED, git_env, git_text
 
 # Requests written ahead of their answers stay under a pipe's 64 KiB buffer.
 BATCH_BYTES = 32 << 10
+# An object over the caller's ``max_bytes`` is read past in blocks of this size.
+SKIP_BLOCK = 1 << 20
 
 
 def refs(top: str, patterns: Iterable[str]) -> list[tuple[str, str]]:
@@ -36,7 +38,8 @@ def refs(top: str, patterns: Iterable[str]) -> list[tuple[str, str]]:
 class CatFile:
     """One `git cat-file --batch` process: ``get`` asks for one object and waits for it, so
     a caller walks trees and reads blobs in any order without a process per object. A missing
-    object is None; a blob over ``max_bytes`` is None too (read the rest without it)."""
+    object is None; a blob over ``max_bytes`` is None too, read past without being held (read
+the rest without it)."""
 
     def __init__(self, top: str) -> None:
         try:
@@ -115,30 +118,12 @@ class CatFile:
         if len(parts) < 3 or parts[-1] in (b"missing", b"ambiguous"):
             return None
         size = int(parts[2])
+        if max_bytes is not None and size > max_bytes:
+            _skip_exact(stdout, size + 1)  # passed over a block at a time, never held whole
+            return None
         data = _read_exact(stdout, size)
         stdout.read(1)  # the newline after the content
-        if max_bytes is not None and size > max_bytes:
-            return None
         return parts[1].decode(), data
-
-    def tree_of(self, commit: str) -> str | None:
-        """The root tree of a commit (or the tree itself)."""
-        got = self.get(commit)
-        if got is None:
-            return None
-        kind, data = got
-        if kind == "tree":
-            return commit
-        if kind != "commit" or not data.startswith(b"tree "):
-            return None
-        return data[5:45].decode()
-
-    def tree(self, sha: str) -> list[tuple[str, str, str]]:
-        """(mode, name, object id) of a tree's entries; [] when it is not a tree."""
-        got = self.get(sha)
-        if got is None or got[0] != "tree":
-            return []
-        return parse_tree(got[1])
 
 
 def parse_tree(data: bytes) -> list[tuple[str, str, str]]:
@@ -167,3 +152,12 @@ def _read_exact(stream, size: int) -> bytes:  # noqa: ANN001 - a binary pipe
         chunks.append(chunk)
         left -= len(chunk)
     return b"".join(chunks)
+
+
+def _skip_exact(stream, size: int) -> None:  # noqa: ANN001 - a binary pipe
+    left = size
+    while left > 0:
+        chunk = stream.read(min(left, SKIP_BLOCK))
+        if not chunk:
+            raise GitError("git cat-file stopped mid-object")
+        left -= len(chunk)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from hansard.agents.record import GitSource
 
+# for-each-ref patterns (prefixes): the branch, its remote-tracking copies, the one-per-checkpoint
+# refs (hansard.agents.entire.checkpoints.checkpoint_refs sorts them into stores).
 SOURCE = GitSource(
     name="entire",
     display="Entire checkpoints",

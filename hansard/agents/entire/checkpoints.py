@@ -38,8 +38,6 @@ if TYPE_CHECKING:
 
 BRANCH = "entire/checkpoints/"
 REF_PREFIX = "refs/entire/checkpoints/"
-# for-each-ref patterns (prefixes): the branch, its remote-tracking copies, the one-per-checkpoint refs.
-PATTERNS = ("refs/heads/entire/checkpoints/", "refs/remotes/", REF_PREFIX)
 CHECKPOINT_ID = re.compile(r"^[0-9a-f]{12}$")
 _CHUNK = re.compile(r"^full\.jsonl(?:\.(\d{1,6}))?$")
 UUID_TAIL = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -238,15 +236,13 @@ class Merged:
 
 def assemble(cat: CatFile, copies: list[Copy], max_bytes: int | None = None) -> tuple[bytes | None, dict[str, int]]:
     """One transcript from a session's copies (in time order, see the module docstring), and
-    how many copies were used or missing (a blob the repository lacks)."""
+    how many copies were used or missing (a blob the repository lacks). The copies are read one
+    at a time: a session kept whole at each of many checkpoints is never all in memory at once."""
     used = missing = 0
     doc_best: tuple[int, int, bytes] | None = None
     merged = Merged()
-    blobs = cat.get_many([s for c in copies for s in c.chunks], max_bytes=max_bytes)
-    at = 0
     for i, c in enumerate(copies):
-        parts = blobs[at:at + len(c.chunks)]
-        at += len(c.chunks)
+        parts = cat.get_many(c.chunks, max_bytes=max_bytes)
         if not parts or any(p is None or p[0] != "blob" for p in parts):
             missing += 1
             continue
