@@ -28,6 +28,8 @@ from hansard.timebounds import utc_stamp
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
 
+ZERO_SHA = "0" * 40  # blame's id of lines not committed yet
+
 
 def _tools() -> frozenset[str]:
     from hansard.facts.shell import SHELL_TOOLS
@@ -167,7 +169,7 @@ def ties_for(store: Store, top: str, repo_id: int, commits: Mapping[str, Any], *
     committer_time and summary, as blame gives them). With ``at_head`` (the commits are of
     HEAD's history) and current kept facts, read from the store; otherwise joined here, from
     the repository's shell calls, for these commits alone."""
-    shas = [sha for sha in commits if sha != "0" * 40]
+    shas = [sha for sha in commits if sha != ZERO_SHA]
     if not shas:
         return {}
     facts = _facts(store)
@@ -179,7 +181,7 @@ def ties_for(store: Store, top: str, repo_id: int, commits: Mapping[str, Any], *
     out: dict[str, set[str]] = {}
     if prints:
         history = _history(prints, [commit_ties.CommitRow(sha, c.author_time, c.committer_time, c.summary)
-                                    for sha, c in commits.items() if sha in set(shas)])
+                                    for sha, c in commits.items() if sha != ZERO_SHA])
         tied, _ = _join(store, top, prints, history)
         out = {sha: {s for s, _ in pairs} for sha, pairs in tied.items()}
     if _has_checkpoints(store, repo_id):
