@@ -184,13 +184,13 @@ def transcript_page(store: Store, top: str, session_id: str, *, around: int | No
 
 
 def session_commits(store: Store, top: str, session_id: str) -> list[dict[str, Any]]:
-    """The commits a session's work landed in (work_context's evidence), summaries redacted."""
+    """The commits a session's work landed in (work_context's evidence; its answer is served
+    redacted, git's commit summaries too)."""
     from hansard.answers.work_context import work_context
-    from hansard.ingest.redact import redact
     from hansard.render.trees import work_context_tree
 
     out = work_context(store, session_id, repo=top, token_budget=4000, repo_only=top, render=work_context_tree)
-    return [{**c, "summary": redact(c.get("summary") or "")[0]} for c in out.get("commits") or []]
+    return list(out.get("commits") or [])
 
 
 def alive_lines(store: Store, top: str, session_id: str, files: list[str], limit: int = 20) -> list[dict[str, Any]]:
