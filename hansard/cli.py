@@ -660,11 +660,6 @@ class _Skipped:
     def __getattr__(self, name: str) -> Any:
         return lambda *a, **k: self
 
-    def __bool__(self) -> bool:
-        # Falsy, so `sp and EXPR` computes an argument's choices or help (the agent registry:
-        # every agent's package) only for a parser that is built; `why`'s needs no agent names.
-        return False
-
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The whole CLI, or, with ``only``, just the command about to run (same behaviour, less
@@ -695,6 +690,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         sp.set_defaults(fn=fn)
         return sp
 
+    def real(sp: argparse.ArgumentParser) -> bool:
+        # An argument's choices or help that need the agent registry (every agent's package)
+        # are computed only for a parser that is built: `why`'s needs no agent names.
+        return not isinstance(sp, _Skipped)
+
     sp = add("index", cmd_index, "Archive and index agent transcripts (default homes, or the given paths)")
     sp.add_argument("paths", nargs="*", help="transcript files or folders (default: the agents' homes)")
     sp.add_argument("--json", action="store_true")
@@ -712,7 +712,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     sp = add("sessions", cmd_sessions, "List sessions, newest first")
     sp.add_argument("--repo", help="only sessions in this repository (a path inside it)")
-    sp.add_argument("--provider", choices=[a.name for a in agents.agents()])
+    sp.add_argument("--provider", choices=[a.name for a in agents.agents()] if real(sp) else None)
     sp.add_argument("--since", help="ISO date or date-time")
     sp.add_argument("--limit", type=integer, default=20)
     sp.add_argument("--include-web-chats", action="store_true", help="also list imported claude.ai / ChatGPT chats")
@@ -741,7 +741,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sp = add("history", cmd_history, "Search past sessions by keyword, meaning, or both")
     sp.add_argument("query", nargs="*", help='words, "a phrase", a or b, -excluded')
     sp.add_argument("--repo", help="a path inside the repository, or its folder name")
-    sp.add_argument("--provider", help=names())
+    sp.add_argument("--provider", help=names() if real(sp) else None)
     sp.add_argument("--since", help="YYYY-MM-DD (whole local day) or a date-time with a UTC offset")
     sp.add_argument("--until", help="YYYY-MM-DD (whole local day) or a date-time with a UTC offset")
     sp.add_argument("--roles", help="only these roles, comma-separated (user = the person's own messages)")
@@ -768,7 +768,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     m = msub.add_parser("search", help="memories matching a query")
     m.add_argument("query", nargs="*")
     m.add_argument("--repo", help="rank this project's guidance with global and unkeyed memories")
-    m.add_argument("--provider", help=names())
+    m.add_argument("--provider", help=names() if real(m) else None)
     m.add_argument("--source", help="a provider or a kind (claude_md, claude_auto_memory, agents_md, ...)")
     m.add_argument("--include-team-sessions", action="store_true", help="also teammates' project memories (hansard team)")
     m.add_argument("--team", help="also the project memories of this team (hansard team)")
@@ -838,7 +838,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     m.add_argument("--audit-queries", action="store_true", help="keep query text in the audit rows")
     m.add_argument("--status", action="store_true", help="print what the server would offer, then exit")
     m = msub.add_parser("install", help="print (or --write) the agent's MCP configuration for hansard")
-    m.add_argument("agent", choices=agents.install_names())
+    m.add_argument("agent", choices=agents.install_names() if real(m) else None)
     m.add_argument("--write", action="store_true", help="add it to the agent's config file (after a backup)")
     m.add_argument("--json", action="store_true")
 

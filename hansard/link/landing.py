@@ -223,9 +223,18 @@ def _withheld(rows: list[tuple[str, str, str | None, list[Any]]]) -> list[tuple[
     answer, and the store holds no secret outside its raw archive."""
     if not any(r[3] for r in rows):
         return list(rows)  # no line to hold one (a merge's or a mode change's empty diff)
-    from hansard.ingest.redact import find_secrets
+    from hansard.ingest.secret_screen import clean
 
-    return [(r[0], r[1], r[2], r[3] if not r[3] or not find_secrets("\n".join(ln for h in r[3] for ln in h[4]))
+    def secret(text: str) -> bool:
+        # the screen first: the redactor (its import and its engine, tens of ms) only for a
+        # text it cannot pass, which an ordinary diff almost never is
+        if clean(text):
+            return False
+        from hansard.ingest.redact import find_secrets
+
+        return bool(find_secrets(text))
+
+    return [(r[0], r[1], r[2], r[3] if not r[3] or not secret("\n".join(ln for h in r[3] for ln in h[4]))
              else None) for r in rows]
 
 

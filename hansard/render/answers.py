@@ -81,8 +81,9 @@ def _when(ts: int, tz: str) -> str:
 
 
 def _redacted(text: str) -> str:
-    """Git's text (a line of the file, a commit summary) as served: redacted (issue 28, item 5);
-    what came from a transcript already is."""
+    """Git's text that the `why` answer serves as git gives it (a commit's author), redacted
+    (issue 28, item 5). The file's lines and the commit summaries come redacted in the answer
+    (hansard.answers.why.contract), cached ones too: they are not redacted again here."""
     from hansard.ingest.secret_screen import redact
 
     return redact(text)[0]
@@ -90,10 +91,10 @@ def _redacted(text: str) -> str:
 
 def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
     """The full explanation of one line, readable at a glance."""
-    out = [f"{ans['path']}:{ln['line']}  {_redacted(ln['content'].strip())}"]
+    out = [f"{ans['path']}:{ln['line']}  {ln['content'].strip()}"]
     commit = ans["commits"].get(ln["commit"] or "", None)
     committed = (
-        f"{ln['commit'][:7]} \"{short(_redacted(commit['summary']), 60)}\" ({_redacted(commit['author'])}, "
+        f"{ln['commit'][:7]} \"{short(commit['summary'], 60)}\" ({_redacted(commit['author'])}, "
         f"{_when(commit['author_time'], commit['author_tz'])})" if commit else None
     )
     sid = ln.get("session_id")
@@ -192,16 +193,11 @@ def why_evidence(ln: dict[str, Any]) -> str:
 
 def why_file(ans: dict[str, Any]) -> str:
     """One row per line: kind, session and message, then the code."""
-    from hansard.ingest.secret_screen import redact_lines
-
     rows = []
     width = len(str(ans["lines"][-1]["line"])) if ans["lines"] else 1
-    # The file's lines, redacted together (a private key spans lines).
-    texts = redact_lines([ln["content"] if isinstance(ln["content"], str) else "" for ln in ans["lines"]])[0]
-    for ln, text in zip(ans["lines"], texts, strict=True):
+    for ln in ans["lines"]:  # the lines' text comes redacted in the answer (see _redacted)
         who = ""
         if ln.get("session_id"):
             who = f"{ln['session_id'][:8]}#{ln['message_index']}"
-        shown = text if isinstance(ln["content"], str) else ln["content"]
-        rows.append(f"{ln['line']:>{width}} {ln['kind'][:14]:14} {who:14} {shown}")
+        rows.append(f"{ln['line']:>{width}} {ln['kind'][:14]:14} {who:14} {ln['content']}")
     return "\n".join(rows)

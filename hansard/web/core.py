@@ -111,16 +111,17 @@ def session_in_scope(store: Store, top: str, session_id: str) -> None:
 # -- files --------------------------------------------------------------------------------------
 
 
-def file_answer(store: Store, top: str, rel: str) -> dict[str, Any]:
+def file_answer(store: Store, top: str, rel: str, *, synced: bool = False) -> dict[str, Any]:
     """The `why` answer for every line of ``rel`` (the JSON contract), with no session of
-    another repository named. Cached by the why-result cache like the editor's answers."""
+    another repository named. Cached by the why-result cache like the editor's answers.
+    ``synced``: the caller ran ``sync`` for this request already (no second walk of the homes)."""
     from hansard.answers.code_history import _unnamed_elsewhere
     from hansard.answers.why import explain
     from hansard.link.commit_facts import refresh
 
     team = _team(store)
     try:
-        ans = explain(team, rel, cwd=top, sync=lambda: sync(store),
+        ans = explain(team, rel, cwd=top, sync=None if synced else lambda: sync(store),
                       upkeep=lambda t, repo_id: refresh(store, t, repo_id, wait_ms=50))
         return _unnamed_elsewhere(team, ans, top)
     finally:
@@ -184,13 +185,13 @@ def transcript_page(store: Store, top: str, session_id: str, *, around: int | No
 
 
 def session_commits(store: Store, top: str, session_id: str) -> list[dict[str, Any]]:
-    """The commits a session's work landed in (work_context's evidence), summaries redacted."""
+    """The commits a session's work landed in (work_context's evidence; its answer is served
+    redacted, git's commit summaries too)."""
     from hansard.answers.work_context import work_context
-    from hansard.ingest.redact import redact
     from hansard.render.trees import work_context_tree
 
     out = work_context(store, session_id, repo=top, token_budget=4000, repo_only=top, render=work_context_tree)
-    return [{**c, "summary": redact(c.get("summary") or "")[0]} for c in out.get("commits") or []]
+    return list(out.get("commits") or [])
 
 
 def alive_lines(store: Store, top: str, session_id: str, files: list[str], limit: int = 20) -> list[dict[str, Any]]:
@@ -199,9 +200,10 @@ def alive_lines(store: Store, top: str, session_id: str, files: list[str], limit
     from hansard.errors import HansardError
 
     out: list[dict[str, Any]] = []
+    sync(store)  # once for the request, not once a file
     for rel in files[:limit]:
         try:
-            ans = file_answer(store, top, check_rel(top, rel))
+            ans = file_answer(store, top, check_rel(top, rel), synced=True)
         except HansardError:
             out.append({"path": rel, "alive": 0, "first": None, "gone": True})
             continue

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from hansard.render.answers import PROVIDER_NAMES
+from hansard.render.answers import short as _short
 from hansard.web import charts
 from hansard.web.html import Links, Markup, esc, join, page
 
@@ -22,14 +24,7 @@ TOP_FILES = 40
 
 
 def provider_name(provider: str | None) -> str:
-    from hansard.render.answers import PROVIDER_NAMES
-
     return PROVIDER_NAMES.get(provider or "", provider or "agent")
-
-
-def _short(text: str | None, n: int) -> str:
-    t = " ".join((text or "").split())
-    return t if len(t) <= n else t[: n - 1] + "…"
 
 
 def _when(ts: str | None) -> str:
