@@ -452,6 +452,8 @@ def _strings(obj: Any, out: list[str]) -> None:
 # -- the evaluation -----------------------------------------------------------------------------------
 
 def fragments(secret: str) -> list[str]:
+    """The secret and pieces of it that would show a partial leak (a tail a fixed-length
+    pattern left behind)."""
     out = [secret]
     if len(secret) >= 28:
         mid = len(secret) // 2

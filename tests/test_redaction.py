@@ -30,6 +30,7 @@ from fixtures_repos.writers import Rollout, Transcript, structured_patch
 from hansard.ingest import redact as R
 from hansard.ingest.redact import redact, redact_lines, redact_value, withheld_note
 from hansard.store.sqlite.codec import unpack_record
+from scripts.eval_redact import fragments
 from tests.helpers import run_cli
 
 RNG = random.Random(7)
@@ -111,14 +112,6 @@ SA_JSON = json.dumps({
 }, indent=2)
 
 
-def fragments(secret: str) -> list[str]:
-    """The secret and pieces of it that would show a partial leak (a tail a fixed-length
-    pattern left behind)."""
-    out = [secret]
-    if len(secret) >= 28:
-        mid = len(secret) // 2
-        out += [secret[mid - 8: mid + 8], secret[-12:]]
-    return out
 
 
 # -- unit tests: true positives ----------------------------------------------------------------
@@ -877,7 +870,7 @@ ISSUE_28_ORDINARY = [
 
 
 def test_issue_28_shapes_are_redacted_and_ordinary_texts_stay() -> None:
-    from scripts.eval_redact import SHAPES, Gen, fragments
+    from scripts.eval_redact import SHAPES, Gen
 
     g = Gen(2028)
     for shape in ISSUE_28_SHAPES:

@@ -55,7 +55,7 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
             raise UntilNotAllowed("until cannot be combined with path:line, which reads the current code")
         ans = explain(store, path, cwd=base)
         if repo_only is not None:
-            ans = _unnamed_elsewhere(store, ans, repo_only)
+            ans = unnamed_elsewhere(store, ans, repo_only)
         return _line_answer(ans, token_budget, render)
     if symbol and until is not None:
         raise UntilNotAllowed("until cannot be combined with symbol, which reads the current code")
@@ -150,7 +150,7 @@ def _elsewhere(store: Store, session_ids: set[str], repo_only: str) -> set[str]:
     return out
 
 
-def _unnamed_elsewhere(store: Store, ans: dict[str, Any], repo_only: str) -> dict[str, Any]:
+def unnamed_elsewhere(store: Store, ans: dict[str, Any], repo_only: str) -> dict[str, Any]:
     """A why answer in which no session that ran outside ``repo_only`` is named: its lines say
     OTHER_REPOSITORY, and no id, prompt or title of it is left anywhere in the answer."""
     named: set[str] = set(ans.get("sessions") or {})

@@ -115,7 +115,7 @@ def file_answer(store: Store, top: str, rel: str, *, synced: bool = False) -> di
     """The `why` answer for every line of ``rel`` (the JSON contract), with no session of
     another repository named. Cached by the why-result cache like the editor's answers.
     ``synced``: the caller ran ``sync`` for this request already (no second walk of the homes)."""
-    from hansard.answers.code_history import _unnamed_elsewhere
+    from hansard.answers.code_history import unnamed_elsewhere
     from hansard.answers.why import explain
     from hansard.link.commit_facts import refresh
 
@@ -123,7 +123,7 @@ def file_answer(store: Store, top: str, rel: str, *, synced: bool = False) -> di
     try:
         ans = explain(team, rel, cwd=top, sync=None if synced else lambda: sync(store),
                       upkeep=lambda t, repo_id: refresh(store, t, repo_id, wait_ms=50))
-        return _unnamed_elsewhere(team, ans, top)
+        return unnamed_elsewhere(team, ans, top)
     finally:
         _close_team(team)
 
