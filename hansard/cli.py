@@ -346,11 +346,9 @@ def integer(text: str) -> int:
 
 
 def _commit_facts_upkeep(store: Any) -> Any:
-    """`why`'s first use of a repository (or of a new HEAD) keeps its commit facts in the store;
-    a busy or read-only store is waited for only a moment and then keeps nothing."""
-    from hansard.link.commit_facts import refresh
+    from hansard.link.commit_facts import upkeep
 
-    return lambda top, repo_id: refresh(store, top, repo_id, wait_ms=50)
+    return upkeep(store)
 
 
 def cmd_why(a: argparse.Namespace) -> int:

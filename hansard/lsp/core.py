@@ -49,12 +49,12 @@ def why_file(db: Any, path: str, contents: bytes | None) -> dict[str, Any]:
     ``contents`` when given (an unsaved buffer: `hansard why --contents`)."""
     import os
 
-    from hansard.link.commit_facts import refresh
+    from hansard.link.commit_facts import upkeep
     from hansard.store import as_store
 
     store = as_store(db)
     return _why().explain(store, os.path.basename(path), contents=contents, cwd=os.path.dirname(path),
-                          upkeep=lambda top, repo_id: refresh(store, top, repo_id, wait_ms=50))
+                          upkeep=upkeep(store))
 
 
 def conversation(db: Any, session_id: str, around: int | None, limit: int = 11) -> str:

@@ -413,7 +413,7 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
                       Field(description="breakdowns to include; default [\"agent\"]")] = None,
     ) -> Annotated[CallToolResult, Result]:
         from hansard.answers.stats import repo_stats as core
-        from hansard.link.commit_facts import refresh
+        from hansard.link.commit_facts import upkeep
 
         def call(store: Store, **kw: Any) -> dict[str, Any]:
             where = _in_scope_repo(opts, repo, "repo_stats") or opts.cwd
@@ -423,7 +423,7 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             store = _with_team(store)  # teammates' sessions of this repository only
             try:
                 out = core(store, paths, rev=rev, since=since, until=until, by=tuple(by or ("agent",)), cwd=where,
-                           max_files=200, upkeep=lambda top, repo_id: refresh(store, top, repo_id, wait_ms=50))
+                           max_files=200, upkeep=upkeep(store))
                 if opts.scope == "repo" and (out.get("by") or {}).get("session"):
                     # a session of another repository that wrote lines here goes unnamed
                     out["by"]["session"] = scope.unname_sessions(where, out["by"]["session"],

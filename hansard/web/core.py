@@ -117,12 +117,12 @@ def file_answer(store: Store, top: str, rel: str, *, synced: bool = False) -> di
     ``synced``: the caller ran ``sync`` for this request already (no second walk of the homes)."""
     from hansard.answers.code_history import unnamed_elsewhere
     from hansard.answers.why import explain
-    from hansard.link.commit_facts import refresh
+    from hansard.link.commit_facts import upkeep
 
     team = _team(store)
     try:
         ans = explain(team, rel, cwd=top, sync=None if synced else lambda: sync(store),
-                      upkeep=lambda t, repo_id: refresh(store, t, repo_id, wait_ms=50))
+                      upkeep=upkeep(store))
         return unnamed_elsewhere(team, ans, top)
     finally:
         _close_team(team)
@@ -272,12 +272,12 @@ def stats(store: Store, top: str) -> dict[str, Any]:
     """repo_stats of the served repository (by agent and session), sessions of other
     repositories folded into one unnamed row."""
     from hansard.answers.stats import repo_stats
-    from hansard.link.commit_facts import refresh
+    from hansard.link.commit_facts import upkeep
 
     team = _team(store)
     try:
         out = repo_stats(team, None, by=("agent", "session"), cwd=top, max_files=200,
-                         upkeep=lambda t, repo_id: refresh(store, t, repo_id, wait_ms=50))
+                         upkeep=upkeep(store))
         if (out.get("by") or {}).get("session"):
             out["by"]["session"] = scope.unname_sessions(top, out["by"]["session"], team.sessions.repo_path_of)
         return out
