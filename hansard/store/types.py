@@ -1,6 +1,8 @@
 """Value types that cross the store boundary, the same for every engine: what a search is
 narrowed to (:class:`SearchFilters`), a parsed query (:class:`Query`, :class:`Term`), what a
-row promises (:class:`Row`) and what a keyword look-up returns (:class:`Candidate`).
+row promises (:class:`Row`) and what a keyword look-up returns (:class:`Candidate`); and
+``split_at``, the rule by which the team store and the team view split edit lines by path for
+``EvidenceIndex.edit_lines_at``.
 
 They hold store terms (repository rows, session rows, stored-time text), never SQL; each
 engine turns a ``SearchFilters`` into its own conditions.
@@ -9,7 +11,7 @@ engine turns a ``SearchFilters`` into its own conditions.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -118,3 +120,22 @@ class Query:
                 out.append(t.text.casefold())
             out.extend(w.casefold() for w in t.words)
         return sorted(set(out), key=len, reverse=True)
+
+
+def split_at(lines: Iterable[dict[str, Any]], paths: Collection[str], *, others: bool = True
+             ) -> tuple[list[dict[str, Any]], list[tuple[int, str | None, str | None]]]:
+    """``edit_lines`` rows split as ``EvidenceIndex.edit_lines_at`` answers: the rows of the
+    edits of ``paths``, and (hash, rel_path, timestamp) of the other edits' non-trivial lines,
+    once per edit and hash (a trivial line is evidence only within its own file); without
+    ``others``, none of the latter."""
+    wanted = set(paths)
+    rows: list[dict[str, Any]] = []
+    elsewhere: list[tuple[int, str | None, str | None]] = []
+    placed: set[tuple[int, int]] = set()
+    for d in lines:
+        if d["rel_path"] in wanted:
+            rows.append(d)
+        elif others and not d["trivial"] and (d["hash"], d["id"]) not in placed:
+            placed.add((d["hash"], d["id"]))
+            elsewhere.append((d["hash"], d["rel_path"], d["timestamp"]))
+    return rows, elsewhere

@@ -20,7 +20,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from hansard.store.absent import NoCommitFacts, NoWhyCache
-from hansard.store.postgres.queries import split_at
+from hansard.store.types import split_at
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import (

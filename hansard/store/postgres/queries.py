@@ -33,7 +33,7 @@ from hansard.store.absent import (
     NoWhyCache,
     no_shared_hits,
 )
-from hansard.store.types import Candidate, SearchFilters
+from hansard.store.types import Candidate, SearchFilters, split_at
 
 Run = Callable[[str, Sequence[Any]], list[dict[str, Any]]]
 
@@ -89,25 +89,6 @@ def _like_prefix(ref: str) -> str:
     from hansard.store.sqlite.db import like_escape
 
     return like_escape(ref) + "%"
-
-
-def split_at(lines: Iterable[dict[str, Any]], paths: Collection[str], *, others: bool = True
-             ) -> tuple[list[dict[str, Any]], list[tuple[int, str | None, str | None]]]:
-    """``edit_lines`` rows split as ``EvidenceIndex.edit_lines_at`` answers: the rows of the
-    edits of ``paths``, and (hash, rel_path, timestamp) of the other edits' non-trivial lines,
-    once per edit and hash (a trivial line is evidence only within its own file); without
-    ``others``, none of the latter."""
-    wanted = set(paths)
-    rows: list[dict[str, Any]] = []
-    elsewhere: list[tuple[int, str | None, str | None]] = []
-    placed: set[tuple[int, int]] = set()
-    for d in lines:
-        if d["rel_path"] in wanted:
-            rows.append(d)
-        elif others and not d["trivial"] and (d["hash"], d["id"]) not in placed:
-            placed.add((d["hash"], d["id"]))
-            elsewhere.append((d["hash"], d["rel_path"], d["timestamp"]))
-    return rows, elsewhere
 
 
 _EDIT_LINE_COLS = ("SELECT el.hash, el.exact, el.trivial, e.id, e.rel_path, e.timestamp, e.call_id, s.provider,"
