@@ -21,6 +21,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
+from hansard.render.asked import Asked, asked_text
 from hansard.render.markdown import code
 from hansard.render.markdown import escape as esc
 
@@ -44,18 +45,13 @@ def short(text: str | None, n: int) -> str:
     return t if len(t) <= n else t[: n - 1] + "…"
 
 
-def prompt_for(ans: dict[str, Any], ln: dict[str, Any]) -> str | None:
-    """The user prompt that asked for the line's edit: the last prompt at or before its message."""
+def prompt_for(ans: dict[str, Any], ln: dict[str, Any]) -> Asked | None:
+    """What was asked for the line's edit (``hansard.render.asked``): the request that carried
+    the intent, not the "yes" that let the agent go ahead; None for a line no session wrote."""
     s = ans["sessions"].get(ln.get("session_id") or "")
     if not s:
         return None
-    best: tuple[int, str] | None = None
-    mi = ln.get("message_index")
-    for idx, text in (s.get("prompts") or {}).items():
-        i = int(idx)
-        if mi is not None and i <= mi and (best is None or i > best[0]):
-            best = (i, text)
-    return best[1] if best else s.get("prompt")
+    return asked_text(s, ln.get("message_index"))
 
 
 def _marked(ln: dict[str, Any]) -> bool:
@@ -72,8 +68,8 @@ def label(ans: dict[str, Any], ln: dict[str, Any], provider_name: Callable[[str 
     sid = ln["session_id"]
     out = f"{provider_name(ln.get('provider'))} · {sid[:8]}"
     p = prompt_for(ans, ln)
-    if p:
-        out += f' · "{short(p, 40)}"'
+    if p and p.request:
+        out += f' · "{short(p.request, 40)}"'
     if ln["kind"] == "agent_modified":
         out += " · modified"
     elif ln["kind"] == "uncommitted":
@@ -151,8 +147,12 @@ def hover_markdown(ans: dict[str, Any], ln: dict[str, Any], provider_name: Calla
         if s.get("parent_session_id"):
             parts.append(f"subagent of {code(str(s['parent_session_id'])[:13])}")
         p = prompt_for(ans, ln)
-        if p:
-            parts.append("> " + esc(short(p, 300)))
+        if p and p.request:
+            parts.append("> " + esc(short(p.request, 300)))
+        if p and p.then is not None:
+            parts.append(f"then {esc(short(p.then, 80))} (message {esc(p.then_index)})")
+        if p and p.first is not None:
+            parts.append(f"first asked {esc(short(p.first, 160))} (message {esc(p.first_index)})")
         tool = ln.get("tool") or "edit"
         parts.append(f"message {esc(ln.get('message_index'))} · {esc(tool)} · tool call {code(ln.get('tool_call_id'))}")
     else:

@@ -7,6 +7,7 @@ from typing import Any
 
 from hansard import agents
 from hansard.render import whose
+from hansard.render.asked import asked_text
 
 
 def short(text: str | None, n: int = 80) -> str:
@@ -113,12 +114,7 @@ def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
         else:
             tool = ln.get("tool") or "edit"
             out.append(f"  {'message ' + str(ln['message_index']):12} {tool} {ans['path']} (tool call {ln['tool_call_id']})")
-        prompt = None
-        for idx, text in s.get("prompts", {}).items():
-            if ln["message_index"] is not None and int(idx) <= ln["message_index"]:
-                prompt = text
-        if prompt:
-            out.append(f"  {'asked':12} \"{short(prompt, 100)}\"")
+        out += asked_lines(s, ln["message_index"])
     if committed:
         out.append(f"  {'committed':12} {committed}")
     elif ln["kind"] == "uncommitted":
@@ -127,6 +123,23 @@ def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
     if ln.get("later_sessions"):
         out.append(f"  {'later':12} also touched by " + ", ".join(x[:13] for x in ln["later_sessions"]))
     return "\n".join(out)
+
+
+def asked_lines(session: dict[str, Any], message_index: int | None) -> list[str]:
+    """`asked` (the request behind the edit); `then`, when the person's last turn before it was
+    another message (a "yes", a menu choice); `first asked`, the session's first request, when
+    the session has no title and that request is another one."""
+    a = asked_text(session, message_index)
+    out = []
+    if a.request:
+        where = " (the session's title)" if a.fallback == "title" else \
+            f" (message {a.request_index})" if a.then is not None and a.request_index is not None else ""
+        out.append(f"  {'asked':12} \"{short(a.request, 100)}\"{where}")
+    if a.then is not None:
+        out.append(f"  {'then':12} \"{short(a.then, 60)}\" (message {a.then_index})")
+    if a.first is not None:
+        out.append(f"  {'first asked':12} \"{short(a.first, 100)}\" (message {a.first_index})")
+    return out
 
 
 def why_range(ans: dict[str, Any]) -> str:

@@ -129,7 +129,8 @@ def file_answer(store: Store, top: str, rel: str, *, synced: bool = False) -> di
 
 
 def line_view(store: Store, top: str, ans: dict[str, Any], line: int) -> dict[str, Any]:
-    """What the page shows beside a line: its answer, the prompt that asked for its edit, the
+    """What the page shows beside a line: its answer, the request that asked for its edit (with
+    the person's last turn after it, and the session's first request where it has no title), the
     messages around the one whose tool call wrote it (with that call's diff), and its commit."""
     from hansard.lsp.marks import prompt_for
 
@@ -146,7 +147,9 @@ def line_view(store: Store, top: str, ans: dict[str, Any], line: int) -> dict[st
     if not sid:
         return out
     out["session"] = {"session_id": sid, **(ans.get("sessions") or {}).get(sid, {})}
-    out["prompt"] = prompt_for(ans, ln)
+    asked = prompt_for(ans, ln)
+    if asked is not None:
+        out["prompt"], out["then"], out["first"] = asked.request, asked.then, asked.first
     mi = ln.get("message_index")
     try:
         page = transcript_page(store, top, sid, around=mi, limit=WINDOW)

@@ -205,6 +205,10 @@ def conversation(links: Links, rel: str, view: dict[str, Any]) -> Markup:
     parts.append(Markup('<p class="evidence">{}</p>').format(why_evidence(ln)))
     if view.get("prompt"):
         parts.append(Markup('<h3>Prompt</h3><blockquote class="prompt">{}</blockquote>').format(view["prompt"]))
+    if view.get("then"):
+        parts.append(Markup('<p class="then dim">then: <q>{}</q></p>').format(_short(view["then"], 200)))
+    if view.get("first"):
+        parts.append(Markup('<p class="first dim">first asked: <q>{}</q></p>').format(_short(view["first"], 300)))
     call = view.get("call")
     if call:
         parts.append(Markup('<h3>The edit · {} (message {})</h3>{}').format(call.get("name"), call["message_index"],

@@ -273,12 +273,8 @@ class TeamEvidence:
             (*session_ids, *self.me),
         )
 
-    def prompt_before(self, session_id: str, message_index: int) -> tuple[int, str] | None:
-        best = None
-        for r in self.prompts([session_id]):
-            if r["message_index"] <= message_index:
-                best = (r["message_index"], r["text"])
-        return best
+    def user_prompts(self, session_id: str) -> list[tuple[int, str]]:
+        return [(r["message_index"], r["text"]) for r in self.prompts([session_id])]
 
     def session(self, session_id: str) -> dict[str, Any] | None:
         rows = self.sessions_named([session_id])
