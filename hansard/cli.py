@@ -418,7 +418,7 @@ def cmd_stats(a: argparse.Namespace) -> int:
     by = tuple(a.by or ("agent", "dir"))
     result = repo_stats(_with_team(store), a.paths, rev=a.rev, since=a.since, until=a.until, by=by,
                         cache=not a.no_cache, upkeep=_commit_facts_upkeep(store),
-                        progress=None if a.json else stderr_progress())
+                        progress=None if a.json else stderr_progress(), depth=a.depth)
     if a.json:
         _print_json(result)
     else:
@@ -429,7 +429,7 @@ def cmd_stats(a: argparse.Namespace) -> int:
 
             print(no_sessions_text(result["notice"]), file=sys.stderr)
 
-        print(stats_text(result, by))
+        print(stats_text(result, by, a.depth))
     return 0
 
 
@@ -806,6 +806,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("--until", help="only lines whose commit was made up to this date or date-time")
     sp.add_argument("--by", action="append", choices=["agent", "model", "session", "member", "dir", "month"],
                     help="a breakdown to show (repeatable; default agent and dir)")
+    sp.add_argument("--depth", type=integer, metavar="N",
+                    help="open every folder N levels below each PATH (default: the largest first, in about 40 rows)")
     sp.add_argument("--json", action="store_true")
     sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
     sp.add_argument("--no-cache", action="store_true", help="answer every file afresh: neither read nor keep summaries")
