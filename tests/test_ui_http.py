@@ -59,7 +59,9 @@ def test_every_response_carries_the_security_headers(served: Served) -> None:
 
 @pytest.mark.parametrize("path", ["/file/../../../etc/passwd", "/file/%2e%2e/%2e%2e/etc/passwd", "/file//etc/passwd",
                                   "/file/app/../../demo/hansard", "/file/escape", "/file/.git/config",
-                                  "/conversation?path=../x&line=1", "/conversation?path=/etc/passwd&line=1"])
+                                  "/conversation?path=../x&line=1", "/conversation?path=/etc/passwd&line=1",
+                                  "/folder/../../etc", "/folder/%2e%2e/%2e%2e", "/folder//etc", "/folder/.git",
+                                  "/stats?path=../..", "/stats?path=/etc", "/stats?path=app/../../demo"])
 def test_a_path_outside_the_repository_is_refused(served: Served, path: str) -> None:
     status, _, body = served.get(path)
     assert status in (403, 404), (path, status)
@@ -68,6 +70,7 @@ def test_a_path_outside_the_repository_is_refused(served: Served, path: str) -> 
 
 def test_a_missing_file_is_not_found(served: Served) -> None:
     assert served.get("/file/app/nope.py")[0] == 404
+    assert served.get("/folder/nope")[0] == 404 and served.get("/stats?path=nope")[0] == 404
     assert served.get("/conversation?path=app/retry.py&line=999")[0] == 400
 
 

@@ -319,6 +319,9 @@ class SessionQueries(Protocol):
         """Per provider: sessions, messages, applied edits."""
     def list(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
              since: str | None = None, limit: int = 20, exclude_providers: Sequence[str] = ()) -> list[dict[str, Any]]: ...
+    def list_count(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
+                   since: str | None = None, exclude_providers: Sequence[str] = ()) -> int:
+        """How many sessions ``list`` with the same filters would give without its limit."""
     def find(self, ref: str) -> Any: ...
     def repo_path_of(self, ref: str) -> tuple[bool, str | None]: ...
     def repo_paths_of(self, ref: str) -> builtins.list[tuple[str, str | None]]:

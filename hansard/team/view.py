@@ -348,6 +348,11 @@ class LocalSessions:
         return self._local.list(repo_ids=repo_ids, provider=provider, since=since, limit=limit,
                                 exclude_providers=exclude_providers)
 
+    def list_count(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
+                   since: str | None = None, exclude_providers: Sequence[str] = ()) -> int:
+        return self._local.list_count(repo_ids=repo_ids, provider=provider, since=since,
+                                      exclude_providers=exclude_providers)
+
     def repo_path(self, repo_id: int | None) -> str | None:
         return self._local.repo_path(repo_id)
 

@@ -34,36 +34,85 @@ def _when(ts: str | None) -> str:
 # -- repository ----------------------------------------------------------------------------------
 
 
-def repository(links: Links, top: str, sessions: list[dict[str, Any]]) -> Markup:
+def repository(links: Links, top: str, sessions: list[dict[str, Any]], total_sessions: int | None = None) -> Markup:
     """The page paints at once; its stats come in their own request (``stats``), which the
     script fetches (without the script, a link opens them)."""
-    parts = [Markup('<h1>{}</h1><div id="stats" data-src="{}"><p class="dim">Counting the lines agents wrote… (a '
-                    'first count answers every file; later ones reuse what did not change) '
-                    '<a href="{}">open the count</a></p></div>').format(
-        top.rsplit("/", 1)[-1], links.url("/stats"), links.url("/stats")),
-        Markup('<section><h2>Recent sessions</h2>{}</section>').format(session_table(links, sessions)),
-        Markup('<section><h2>Search</h2>{}</section>').format(search_form(links, {}, ""))]
+    shown = Markup("")
+    if total_sessions is not None and total_sessions > len(sessions):
+        shown = Markup(' <span class="dim">(the {:,} most recent of {:,})</span>').format(len(sessions), total_sessions)
+    parts = [Markup('<h1>{}</h1>').format(top.rsplit("/", 1)[-1]), _stats_slot(links, None),
+             Markup('<section><h2>Recent sessions{}</h2>{}</section>').format(shown, session_table(links, sessions)),
+             Markup('<section><h2>Search</h2>{}</section>').format(search_form(links, {}, ""))]
     return page(links, "Repository", join(parts), repo=top, active="repo")
 
 
+def _stats_slot(links: Links, rel: str | None) -> Markup:
+    src = links.url("/stats", path=rel)
+    return Markup('<div id="stats" data-src="{}"><p class="dim">Counting the lines agents wrote… (a first count '
+                  'answers every file; later ones reuse what did not change) <a href="{}">open the count</a></p>'
+                  '</div>').format(src, src)
+
+
+def folder_page(links: Links, top: str, rel: str) -> Markup:
+    """One folder of the repository: the path to it (each step a link), and its stats (its own
+    folders and files, each opening its page), fetched as the repository page's are."""
+    return page(links, rel + "/", join([_crumbs(links, top, rel), _stats_slot(links, rel)]), repo=top, active="repo")
+
+
+def _crumbs(links: Links, top: str, rel: str) -> Markup:
+    parts = rel.split("/")
+    steps = [Markup('<a href="{}">{}</a>').format(links.url("/"), top.rsplit("/", 1)[-1])]
+    for i, name in enumerate(parts):
+        here = "/".join(parts[:i + 1])
+        steps.append(Markup("{}/").format(name) if i == len(parts) - 1 else
+                     Markup('<a href="{}">{}</a>').format(links.folder(here), name))
+    return Markup('<h1 class="crumbs">{}</h1>').format(join(steps, " / "))
+
+
 def stats(links: Links, top: str, stats: dict[str, Any] | None, error: str | None) -> Markup:
-    """The repository's stats as a fragment: totals, charts, funnel, by agent, files."""
+    """The stats of the repository, or of one folder of it, as a fragment: totals, charts,
+    funnel, its folders and files (each a link down), by agent, the largest files."""
     if stats is None:
         return Markup('<p class="error">The stats could not be counted: {}</p>').format(error)
     k = stats["kinds"]
     agents = k["agent"] + k["agent_modified"]
+    files = stats.get("file_count", len(stats["files"]))
+    where = Markup(" under <code>{}/</code>").format(stats["paths"][0]) if stats.get("paths") else Markup("")
     parts = [Markup('<section class="summary"><p class="big">Agents wrote <b>{}</b> ({:,}) of the {:,} lines in {:,} '
-                    'files at <code>{}</code></p>{}</section>').format(
+                    'file{}{} at <code>{}</code></p>{}</section>').format(
         f"{100.0 * agents / stats['counted_lines']:.1f}%" if stats["counted_lines"] else "–", agents,
-        stats["counted_lines"], len(stats["files"]), stats["rev"][:10], charts.kinds_bar(stats))]
+        stats["counted_lines"], files, "" if files == 1 else "s", where, stats["rev"][:10], charts.kinds_bar(stats))]
     parts.append(Markup('<section class="charts"><div><h2>Agent share over time</h2>{}</div>'
                         '<div><h2>By folder</h2>{}</div></section>').format(charts.months(stats), charts.folders(stats)))
     f = stats["funnel"]
     parts.append(Markup('<p class="funnel">Sessions {:,} → commits {:,} → lines their edits added {:,} → agent '
                         'lines alive {:,}</p>').format(f["sessions"], f["commits"], f["lines_added"], f["lines_alive"]))
+    parts.append(_entries(links, stats))
     parts.append(_by_agent(stats))
     parts.append(_files(links, stats))
     return join(parts)
+
+
+def _entries(links: Links, stats: dict[str, Any]) -> Markup:
+    """The folders and files directly in the path counted, folders first: a folder opens its own
+    page, a file its code with the marks."""
+    trees = stats.get("tree") or []
+    nodes = (trees[0].get("children") or []) if len(trees) == 1 else trees
+    if not nodes:
+        return Markup("")
+    body = join(Markup('<tr class="{}"><td><a href="{}">{}</a></td><td class=num>{:,}</td><td class=num>{}</td>'
+                       '<td class=num>{}</td></tr>').format(
+        n["type"], links.folder(n["path"]) if n["type"] == "dir" else links.file(n["path"]),
+        n["name"] + ("/" if n["type"] == "dir" else ""), n.get("lines", 0), _share(n),
+        f"{n.get('entries', 0):,}" if n["type"] == "dir" else "") for n in nodes)
+    return Markup('<section><h2>Folders and files</h2><table class="grid entries"><thead><tr><th>name</th>'
+                  '<th>lines</th><th>agents</th><th>entries</th></tr></thead><tbody>{}</tbody></table></section>'
+                  ).format(body)
+
+
+def _share(row: dict[str, Any]) -> str:
+    lines = row.get("lines", 0)
+    return f"{100.0 * (row.get('agent', 0) + row.get('agent_modified', 0)) / lines:.0f}%" if lines else "–"
 
 
 def _by_agent(stats: dict[str, Any]) -> Markup:
@@ -85,9 +134,7 @@ def _files(links: Links, stats: dict[str, Any]) -> Markup:
 
     def table(rows: list[tuple[str, dict[str, int]]]) -> Markup:
         body = join(Markup('<tr><td><a href="{}">{}</a></td><td class=num>{:,}</td><td class=num>{}</td></tr>').format(
-            links.file(rel), rel, r.get("lines", 0),
-            f"{100.0 * (r.get('agent', 0) + r.get('agent_modified', 0)) / r['lines']:.0f}%" if r.get("lines") else "–")
-            for rel, r in rows)
+            links.file(rel), rel, r.get("lines", 0), _share(r)) for rel, r in rows)
         return Markup('<table class="grid files"><thead><tr><th>file</th><th>lines</th><th>agents</th></tr></thead>'
                       '<tbody>{}</tbody></table>').format(body)
 
@@ -95,9 +142,10 @@ def _files(links: Links, stats: dict[str, Any]) -> Markup:
     more = Markup('<details><summary>{:,} more files</summary>{}</details>').format(len(rest), table(rest)) if rest \
         else Markup("")
     shown = stats.get("files_shown")
-    note = Markup('<p class="dim">The {:,} largest of {:,} files are listed.</p>').format(shown["shown"], shown["of"]) \
+    note = Markup('<p class="dim">Showing the {:,} largest of {:,} files.</p>').format(shown["shown"], shown["of"]) \
         if shown else Markup("")
-    return Markup('<section><h2>Files</h2>{}{}{}</section>').format(table(ranked[:TOP_FILES]), more, note)
+    return Markup('<section><h2>Files with the most agent lines</h2>{}{}{}</section>').format(
+        table(ranked[:TOP_FILES]), more, note)
 
 
 def session_table(links: Links, rows: list[dict[str, Any]]) -> Markup:

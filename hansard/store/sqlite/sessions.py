@@ -110,28 +110,21 @@ class SqliteSessionQueries:
              since: str | None = None, limit: int = 20, exclude_providers: Sequence[str] = ()) -> list[dict[str, Any]]:
         """Sessions newest first; ``since`` (stored-time text) bounds their last message;
         sessions of ``exclude_providers`` are left out."""
-        where: builtins.list[str] = ["1=1"]
-        args: builtins.list[Any] = []
-        if repo_ids is not None:
-            where.append(f"s.repo_id IN ({marks(len(repo_ids))})")
-            args += list(repo_ids)
-        if provider:
-            where.append("s.provider=?")
-            args.append(provider)
-        if exclude_providers:
-            where.append(f"s.provider NOT IN ({marks(len(exclude_providers))})")
-            args += list(exclude_providers)
-        if since:
-            where.append("s.last_at>=?")
-            args.append(since)
+        where, args = _listed(repo_ids, provider, since, exclude_providers)
         rows = self.db.execute(
             "SELECT s.session_id, s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.cwd,"
             " s.message_count, s.parent_session_id, r.path AS repo"
-            f" FROM sessions s LEFT JOIN repos r ON r.id=s.repo_id WHERE {' AND '.join(where)}"
+            f" FROM sessions s LEFT JOIN repos r ON r.id=s.repo_id WHERE {where}"
             " ORDER BY s.last_at DESC LIMIT ?",
             (*args, limit),
         ).fetchall()
         return [dict(r) for r in rows]
+
+    def list_count(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
+                   since: str | None = None, exclude_providers: Sequence[str] = ()) -> int:
+        """How many sessions ``list`` with the same filters would give without its limit."""
+        where, args = _listed(repo_ids, provider, since, exclude_providers)
+        return int(self.db.execute(f"SELECT COUNT(*) FROM sessions s WHERE {where}", args).fetchone()[0])
 
     def find(self, ref: str) -> sqlite3.Row:
         """A session by id, or by a unique prefix of it."""
@@ -271,3 +264,22 @@ class SqliteSessionQueries:
 
         return unpack_record(rec[0]).decode("utf-8", "replace") if rec else None
 
+
+def _listed(repo_ids: Sequence[int] | None, provider: str | None, since: str | None,
+            exclude_providers: Sequence[str]) -> tuple[str, list[Any]]:
+    """The WHERE clause (over ``sessions s``) and its arguments of a sessions listing."""
+    where: list[str] = ["1=1"]
+    args: list[Any] = []
+    if repo_ids is not None:
+        where.append(f"s.repo_id IN ({marks(len(repo_ids))})")
+        args += list(repo_ids)
+    if provider:
+        where.append("s.provider=?")
+        args.append(provider)
+    if exclude_providers:
+        where.append(f"s.provider NOT IN ({marks(len(exclude_providers))})")
+        args += list(exclude_providers)
+    if since:
+        where.append("s.last_at>=?")
+        args.append(since)
+    return " AND ".join(where), args
