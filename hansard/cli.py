@@ -132,17 +132,25 @@ def cmd_sessions(a: argparse.Namespace) -> int:
     # one with --provider.
     hidden = agents.unsearched_names()
     hide = () if a.include_web_chats or agents.resolve(a.provider) in hidden else hidden
-    rows = store.sessions.list(repo_ids=resolve_repo(store, a.repo), provider=a.provider, since=since, limit=a.limit,
+    repo_ids = resolve_repo(store, a.repo)
+    rows = store.sessions.list(repo_ids=repo_ids, provider=a.provider, since=since, limit=a.limit,
                                exclude_providers=hide)
+    total = len(rows) if len(rows) < a.limit else \
+        store.sessions.list_count(repo_ids=repo_ids, provider=a.provider, since=since, exclude_providers=hide)
+    notice = None
     if a.include_team_sessions or a.team:
         from hansard.team.search import team_sessions
 
-        theirs, _ = team_sessions(_with_team(store), team=a.team, repo=a.repo, since=since, limit=a.limit)
+        theirs, notice, their_total = team_sessions(_with_team(store), team=a.team, repo=a.repo, since=since,
+                                                    limit=a.limit)
         rows = sorted(rows + theirs, key=lambda r: r["last_at"] or "", reverse=True)[:a.limit]
+        total += their_total
     if a.json:
-        _print_json({"sessions": rows})
+        _print_json({"sessions": rows, "total": total, **({"notice": notice} if notice else {})})
     else:
-        print(render.sessions(rows))
+        if notice:
+            print(f"hansard: {notice}", file=sys.stderr)
+        print(render.sessions(rows, total))
     return 0
 
 

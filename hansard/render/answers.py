@@ -56,7 +56,8 @@ def status(d: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def sessions(rows: list[dict[str, Any]]) -> str:
+def sessions(rows: list[dict[str, Any]], total: int | None = None) -> str:
+    """One row a session; ``total``: how many the listing chose from (said when more than shown)."""
     if not rows:
         return "no sessions"
     out = []
@@ -67,6 +68,8 @@ def sessions(rows: list[dict[str, Any]]) -> str:
             f"{(r['last_at'] or '')[:16]:16}  {r['provider']:11}  {r['session_id'][:13]:13}  {r['message_count']:>4} msgs"
             f"  {short(title, 50):50}  {where}"
         )
+    if total is not None and total > len(rows):
+        out.append(f"(showing the {len(rows)} most recent of {total} sessions; --limit N shows more)")
     return "\n".join(out)
 
 

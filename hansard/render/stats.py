@@ -23,7 +23,7 @@ def _pct(n: int, total: int) -> str:
 def _split(row: dict[str, int]) -> str:
     total = row.get("lines", 0)
     agents = row.get("agent", 0) + row.get("agent_modified", 0)
-    parts = [f"{row.get('lines', 0):>7,} lines", f"agents {_pct(agents, total)}"]
+    parts = [f"{total:>7,} {'line ' if total == 1 else 'lines'}", f"agents {_pct(agents, total)}"]
     parts += [f"{SHORT[k]} {row[k]:,}" for k in SHORT if row.get(k)]
     return "  ".join(parts)
 
@@ -163,7 +163,10 @@ def stats_text(r: dict[str, Any], by: tuple[str, ...] = ("agent",), depth: int |
         lines.append(f"by {name}")
         for i, (key, row) in enumerate(rows.items()):
             if i == MAX_ROWS:
-                lines.append(f"  … {len(rows) - MAX_ROWS} more (--json has them all)")
+                rest = list(rows.values())[MAX_ROWS:]
+                summed = {k: sum(r.get(k, 0) for r in rest) for k in (*SHORT, "lines")}
+                lines.append(f"  {f'… {len(rest):,} more':<40} {_split(summed)}")
+                lines.append(f"  (showing {MAX_ROWS} of {len(rows):,} {name} rows; --json has them all)")
                 break
             label = key if name != "session" else f"{row.get('provider') or ''} {key[:13]} {row.get('title') or ''}"
             lines.append(f"  {label.strip()[:40]:<40} {_split(row)}")

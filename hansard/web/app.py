@@ -173,7 +173,8 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
     def alive(request: Request, store: Any) -> Any:
         # the scope check (and a teammate's session) as for the transcript
         full = core.transcript_page(store, top, request.path_params["sid"], limit=1)["session"]["session_id"]
-        return pages.alive(links, core.alive_lines(store, top, full, core.session_files(store, full)))
+        files = core.session_files(store, full)
+        return pages.alive(links, core.alive_lines(store, top, full, files), len(files))
 
     def search(request: Request, store: Any) -> Any:
         q = request.query_params.get("q") or ""

@@ -356,8 +356,9 @@ def session_page(links: Links, top: str, data: dict[str, Any], commits: list[dic
     return page(links, sid[:13], body, repo=top, body_class="sessionpage")
 
 
-def alive(links: Links, rows: list[dict[str, Any]]) -> Markup:
-    """The files a session edited, each with how many of its lines `why` still gives to it."""
+def alive(links: Links, rows: list[dict[str, Any]], edited: int | None = None) -> Markup:
+    """The files a session edited, each with how many of its lines `why` still gives to it;
+    ``edited``: how many files it edited in all (said when more than are listed)."""
     if not rows:
         return Markup('<p class="dim">It edited no file of this repository.</p>')
     items = []
@@ -365,12 +366,14 @@ def alive(links: Links, rows: list[dict[str, Any]]) -> Markup:
         if r["gone"]:
             items.append(Markup('<li>{} <span class="dim">not in the working tree now</span></li>').format(r["path"]))
         elif r["alive"]:
-            items.append(Markup('<li><a href="{}">{}</a> {:,} lines alive</li>').format(
-                links.file(r["path"], r["first"]), r["path"], r["alive"]))
+            items.append(Markup('<li><a href="{}">{}</a> {:,} line{} alive</li>').format(
+                links.file(r["path"], r["first"]), r["path"], r["alive"], "" if r["alive"] == 1 else "s"))
         else:
             items.append(Markup('<li><a href="{}">{}</a> <span class="dim">none alive</span></li>').format(
                 links.file(r["path"]), r["path"]))
-    return Markup('<ul class="files">{}</ul>').format(join(items))
+    more = Markup('<p class="dim">Showing {:,} of the {:,} files it edited.</p>').format(len(rows), edited) \
+        if edited is not None and edited > len(rows) else Markup("")
+    return Markup('<ul class="files">{}</ul>{}').format(join(items), more)
 
 
 def _pager(links: Links, sid: str, data: dict[str, Any], msgs: list[dict[str, Any]]) -> Markup:
@@ -413,8 +416,11 @@ def search_page(links: Links, top: str, query: str, f: dict[str, str], out: dict
     if out is not None:
         hits = out.get("results") or []
         notes = [out.get("mode_notice"), out.get("notice")]
-        parts.append(Markup('<p class="dim">{:,} results · {} search{}</p>').format(
-            len(hits), out.get("mode"), join(Markup(" · {}").format(n) for n in notes if n)))
+        total = max(out.get("total") or 0, len(hits))
+        count = f"{len(hits):,} result{'' if len(hits) == 1 else 's'}" if total <= len(hits) else \
+            f"showing {len(hits):,} of {total:,}{'' if out.get('total_exact', True) else '+'} results"
+        parts.append(Markup('<p class="dim count">{} · {} search{}</p>').format(
+            count, out.get("mode"), join(Markup(" · {}").format(n) for n in notes if n)))
         parts.append(Markup('<ol class="hits">{}</ol>').format(join(
             Markup('<li><a class="hit" href="{href}">{title}</a> <span class="dim">{prov} · {when} · message {mi} '
                    '({role})</span><p class="excerpt">{ex}</p></li>').format(
