@@ -602,7 +602,8 @@ def cmd_trace(a: argparse.Namespace) -> int:
             sys.stdout.write(json.dumps(ex.record, ensure_ascii=False, separators=(",", ":")) + "\n")
     else:
         for ex in done:
-            print(render.exported(ex.commit, len(ex.record["files"]), ex.lines, ex.skipped, written.get(ex.commit)))
+            print(render.exported(ex.commit, len(ex.record["files"]), ex.lines, ex.skipped, written.get(ex.commit),
+                                  ex.merged, ex.note))
     return 0
 
 
