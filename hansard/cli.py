@@ -76,14 +76,15 @@ def cmd_index(a: argparse.Namespace) -> int:
     if summary is None:
         print("hansard: another `hansard index` is running; not waiting (--no-wait)", file=sys.stderr)
         return 13
+    from hansard.answers.notices import no_sessions, no_sessions_text
+
+    notice = no_sessions(store)
+    found = any(h["sessions"] for h in notice["searched"])  # nothing found anywhere: say where it looked
     if a.json:
-        _print_json(summary.as_dict())
+        _print_json({**summary.as_dict(), **({} if found else {"notice": notice})})
     else:
         print(render.index_summary(summary.as_dict()))
-        from hansard.answers.notices import no_sessions, no_sessions_text
-
-        notice = no_sessions(store)
-        if not any(h["sessions"] for h in notice["searched"]):  # nothing found anywhere: say where it looked
+        if not found:
             print(no_sessions_text(notice), file=sys.stderr)
     return 0
 
@@ -229,7 +230,7 @@ def _caller_session(a: argparse.Namespace) -> str | None:
 def cmd_history(a: argparse.Namespace) -> int:
     from hansard.answers.search.sessions import search_past_sessions
     from hansard.jobs import start_embed
-    from hansard.render.recall import history
+    from hansard.render.recall import history, notes
 
     store = _store()
     if not a.no_sync:
@@ -245,6 +246,8 @@ def cmd_history(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(data)
     else:
+        for note in notes(data):
+            print(note, file=sys.stderr)
         print(history(data))
     return 0
 
@@ -282,6 +285,8 @@ def cmd_memory(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(data)
     else:
+        if notice:
+            print(f"hansard: note: {notice}", file=sys.stderr)
         print(memory_hits(data))
     return 0
 
@@ -408,10 +413,14 @@ def cmd_log(a: argparse.Namespace) -> int:
     if not a.no_sync:
         quick_sync(store)
     result = code_history(_with_team(store), a.target, symbol=a.symbol, repo=a.repo, until=a.until, token_budget=a.budget,
-                          render=code_history_tree)
+                          render=lambda r: code_history_tree(r, notice=False))
     if a.json:
         _print_json(result)
     else:
+        if result.get("notice"):
+            from hansard.answers.notices import no_sessions_text
+
+            print(no_sessions_text(result["notice"]), file=sys.stderr)
         print(result["tree"])
     return 0
 

@@ -48,11 +48,15 @@ def status(d: dict[str, Any]) -> str:
     out.append(f"covers       {d['indexed_from'] or '-'} .. {d['indexed_through'] or '-'}")
     if c.get("redactions"):
         out.append(f"redacted     {c['redactions']} secrets withheld (the raw archive keeps them: `hansard show --raw`)")
+    r = d["last_run"]
+    if r:
+        reasons = r.get("skip_reasons") or {}
+        skipped = f"; skipped {r['skipped']}: " + ", ".join(f"{k} {v}" for k, v in sorted(
+            reasons.items(), key=lambda kv: -kv[1])) if reasons else f"; skipped {r['skipped']}" if r.get("skipped") \
+            else ""
+        out.append(f"last run     {r['finished_at']} ({r['files']} files, {r['records']} records{skipped})")
     if d["skipped"]:
-        out.append("skipped      " + ", ".join(f"{k} {v}" for k, v in d["skipped"].items()))
-    if d["last_run"]:
-        r = d["last_run"]
-        out.append(f"last run     {r['finished_at']} ({r['files']} files, {r['records']} records)")
+        out.append("records kept out (all runs): " + ", ".join(f"{k} {v}" for k, v in d["skipped"].items()))
     return "\n".join(out)
 
 

@@ -427,8 +427,18 @@ def search_page(links: Links, top: str, query: str, f: dict[str, str], out: dict
                 href=links.session(h["session_id"], h.get("message_index")),
                 title=_short(h.get("title") or h["session_id"], 100), prov=provider_name(h.get("provider")),
                 when=_when(h.get("timestamp_local")), mi=h.get("message_index"), role=h.get("role"),
-                ex=h.get("excerpt") or "") for h in hits)))
+                ex=_highlighted(h.get("excerpt") or "")) for h in hits)))
     return page(links, "Search", join(parts), repo=top, active="search", query=query)
+
+
+def _highlighted(excerpt: str) -> Markup:
+    """A search excerpt with its matches («like this» in the answer) in <mark>, every part escaped."""
+    import re
+
+    from hansard.answers.search.text import MARK_CLOSE, MARK_OPEN
+
+    parts = re.split(f"{MARK_OPEN}([^{MARK_OPEN}{MARK_CLOSE}]*){MARK_CLOSE}", excerpt)
+    return join(Markup("<mark>{}</mark>").format(p) if k % 2 else p for k, p in enumerate(parts))
 
 
 def error_page(links: Links | None, status: int, code: str, message: str) -> Markup:

@@ -8,6 +8,7 @@ name) or plain dicts ready for JSON.
 from __future__ import annotations
 
 import builtins
+import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -72,7 +73,7 @@ class SqliteSessionQueries:
             "skipped": skips,
             "indexed_from": one("SELECT MIN(timestamp) FROM messages"),
             "indexed_through": one("SELECT MAX(timestamp) FROM messages"),
-            "last_run": dict(last) if last else None,
+            "last_run": _run(last),
         }
 
     def index_state(self) -> dict[str, Any]:
@@ -283,3 +284,13 @@ def _listed(repo_ids: Sequence[int] | None, provider: str | None, since: str | N
         where.append("s.last_at>=?")
         args.append(since)
     return " AND ".join(where), args
+
+
+def _run(row: sqlite3.Row | None) -> dict[str, Any] | None:
+    """A runs row as `status` gives it, its skip reasons decoded."""
+    if row is None:
+        return None
+    out = dict(row)
+    raw = out.get("skip_reasons")
+    out["skip_reasons"] = json.loads(raw) if raw else {}
+    return out
