@@ -53,6 +53,9 @@ def test_context_titles_are_one_line_and_a_subagent_without_transcript_says_so(t
     assert lines[1] == "conversations"
     sub = next(x for x in lines if x.lstrip().startswith("subagent"))
     assert "(no transcript of it here)" in sub and '""' not in sub, sub
+    status = run_cli("status")[1]  # one of each, said as one
+    assert "source       claude_code: 1 file\n" in status and "(1 file, 7 records)" in status, status
+    assert ", 1 repository" in status and " 1 sessions" not in status and " 1 files" not in status
 
 
 def test_a_capped_list_says_of_how_many(world: dict[str, Any]) -> None:

@@ -15,14 +15,21 @@ def short(text: str | None, n: int = 80) -> str:
     return t if len(t) <= n else t[: n - 1] + "…"
 
 
+def n(count: int, word: str) -> str:
+    """``count`` and ``word``, plural unless it is one ("1 session", "2 sessions", "3 repositories")."""
+    if count == 1:
+        return f"{count} {word}"
+    return f"{count} {word[:-1]}ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else f"{count} {word}s"
+
+
 def index_summary(s: dict[str, Any], verb: str = "Indexed") -> str:
     lines = [
-        f"{verb} {s['files']} files ({s.get('changed', s['files'])} changed, {s['records']} new records,"
-        f" {s['bytes'] / 1e6:.1f} MB): {s['sessions']} sessions touched, {s['messages']} messages,"
-        f" {s['edits']} edits"
+        f"{verb} {n(s['files'], 'file')} ({s.get('changed', s['files'])} changed, {n(s['records'], 'new record')},"
+        f" {s['bytes'] / 1e6:.1f} MB): {n(s['sessions'], 'session')} touched, {n(s['messages'], 'message')},"
+        f" {n(s['edits'], 'edit')}"
     ]
     if s.get("redactions"):
-        lines.append(f"redacted {s['redactions']} secrets (kept only in the raw archive)")
+        lines.append(f"redacted {n(s['redactions'], 'secret')} (kept only in the raw archive)")
     if s["skipped"]:
         total = sum(s["skipped"].values())
         reasons = ", ".join(f"{k} {v}" for k, v in sorted(s["skipped"].items(), key=lambda kv: -kv[1]))
@@ -36,25 +43,25 @@ def status(d: dict[str, Any]) -> str:
     for a in d.get("agents", ()):
         where = ", ".join(a["homes"]) or "-"
         found = "found" if a["found"] else "not found"
-        out.append(f"agent        {a['display']} ({a['name']}): {a['sessions']} sessions, {a['messages']} messages,"
-                   f" {a['edits']} edits; {where} {found}")
+        out.append(f"agent        {a['display']} ({a['name']}): {n(a['sessions'], 'session')}, "
+                   f"{n(a['messages'], 'message')}, {n(a['edits'], 'edit')}; {where} {found}")
     for s in d["sources"]:
         missing = f" ({s['missing']} no longer on disk, kept in the archive)" if s["missing"] else ""
-        out.append(f"source       {s['provider']}: {s['files']} files{missing}")
+        out.append(f"source       {s['provider']}: {n(s['files'], 'file')}{missing}")
     out.append(
-        f"indexed      {c['sessions']} sessions, {c['messages']} messages, {c['tool_calls']} tool calls,"
-        f" {c['edits']} edits ({c['applied_edits']} applied), {c['repos']} repositories"
+        f"indexed      {n(c['sessions'], 'session')}, {n(c['messages'], 'message')}, {n(c['tool_calls'], 'tool call')},"
+        f" {n(c['edits'], 'edit')} ({c['applied_edits']} applied), {n(c['repos'], 'repository')}"
     )
     out.append(f"covers       {d['indexed_from'] or '-'} .. {d['indexed_through'] or '-'}")
     if c.get("redactions"):
-        out.append(f"redacted     {c['redactions']} secrets withheld (the raw archive keeps them: `hansard show --raw`)")
+        out.append(f"redacted     {n(c['redactions'], 'secret')} withheld (the raw archive keeps them: `hansard show --raw`)")
     r = d["last_run"]
     if r:
         reasons = r.get("skip_reasons") or {}
         skipped = f"; skipped {r['skipped']}: " + ", ".join(f"{k} {v}" for k, v in sorted(
             reasons.items(), key=lambda kv: -kv[1])) if reasons else f"; skipped {r['skipped']}" if r.get("skipped") \
             else ""
-        out.append(f"last run     {r['finished_at']} ({r['files']} files, {r['records']} records{skipped})")
+        out.append(f"last run     {r['finished_at']} ({n(r['files'], 'file')}, {n(r['records'], 'record')}{skipped})")
     if d["skipped"]:
         out.append("records kept out (all runs): " + ", ".join(f"{k} {v}" for k, v in d["skipped"].items()))
     return "\n".join(out)
