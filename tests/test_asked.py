@@ -122,3 +122,22 @@ def test_the_editor_shows_the_request_not_the_yes(tmp_path: Path, monkeypatch: p
     assert not any('"yes"' in b.label for b in lens)
     hover = marks.hover_markdown(ans, ans["lines"][2], core.provider_name, core.evidence)
     assert "> Can you also check some repos" in hover and "then yes" in hover
+
+
+def test_the_web_page_shows_the_request_then_the_yes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hansard.store import open_store
+    from hansard.web import core, pages
+    from hansard.web.html import Links
+
+    repo, _ = _changelog_repo(tmp_path)
+    top = core.repo_top(str(repo.path))
+    store = open_store()
+    try:
+        ans = core.file_answer(store, top, "CHANGELOG.md")
+        html = str(pages.conversation(Links("t"), "CHANGELOG.md", core.line_view(store, top, ans, 3)))
+    finally:
+        store.close()
+    prompt = html.split('<blockquote class="prompt">')[1].split("</blockquote>")[0]
+    assert prompt.startswith("Can you also check some repos do a specific mention"), prompt
+    assert '<p class="then dim">then: <q>yes</q></p>' in html
+    assert "first asked: <q>I&#39;d like to generate a changelog" in html
