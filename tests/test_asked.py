@@ -8,11 +8,12 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from hansard.answers.asked import asked, first_request, is_acknowledgement, judged
-from tests.helpers import run_cli
+from tests.helpers import real_write_repo, run_cli
 
 SAMPLES = Path(__file__).parent / "entire_samples"
 # A real Claude Code session (entireio/cli, tests/entire_samples/PROVENANCE.md): a request, a
@@ -60,21 +61,12 @@ def test_the_request_is_the_newest_prompt_that_asks_something() -> None:
     assert asked([], 3, None) == {"request": None, "turn": None, "fallback": "title"}
 
 
-def _changelog_repo(tmp_path: Path) -> tuple[object, dict]:
+def _changelog_repo(tmp_path: Path) -> tuple[Any, dict[str, Any]]:
     from fixtures_repos.entire import write_checkpoint_folder
-    from fixtures_repos.gitrepo import GitRepo
 
-    write = None
-    for line in (SAMPLES / CHANGELOG_CP / "0" / "full.jsonl").read_text().splitlines():
-        for block in (json.loads(line).get("message") or {}).get("content") or []:
-            if isinstance(block, dict) and block.get("type") == "tool_use" and block["name"] == "Write":
-                write = block
-    assert write is not None
-    repo = GitRepo.init(tmp_path / "cli")
-    repo.write("README.md", "# cli\n")
-    repo.commit("Initial commit", datetime(2026, 2, 12, 9, 0, 0))
-    repo.write("CHANGELOG.md", write["input"]["content"])
-    repo.commit(f"adding changelog\n\nEntire-Checkpoint: {CHANGELOG_CP}\n", datetime(2026, 2, 12, 12, 19, 40))
+    repo, write = real_write_repo(tmp_path, SAMPLES / CHANGELOG_CP / "0" / "full.jsonl", "CHANGELOG.md",
+                                  f"adding changelog\n\nEntire-Checkpoint: {CHANGELOG_CP}\n",
+                                  datetime(2026, 2, 12, 9, 0, 0), datetime(2026, 2, 12, 12, 19, 40))
     write_checkpoint_folder(repo, CHANGELOG_CP, SAMPLES / CHANGELOG_CP, datetime(2026, 2, 12, 12, 19, 45))
     assert run_cli("index", str(repo.path))[0] == 0
     return repo, write

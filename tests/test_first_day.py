@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
+from fixtures_repos.gitrepo import GitRepo
 from fixtures_repos.writers import ClaudeWriter
 from tests.helpers import run_cli
-from tests.hostile import git, make_world
+from tests.hostile import make_world
 
 PLAN = "Implement the following plan:\n\n# Plan: retry uploads\n\nAdd a capped backoff."
 
@@ -28,24 +29,20 @@ def world(tmp_path: Path) -> dict[str, Any]:
 
 def test_context_titles_are_one_line_and_a_subagent_without_transcript_says_so(tmp_path: Path,
                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    repo = tmp_path / "app"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    (repo / "README.md").write_text("app\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "start")
-    w = ClaudeWriter(Path(os.environ["CLAUDE_CONFIG_DIR"]), repo, "5e5e5e5e-0000-4000-8000-000000000001",
+    repo = GitRepo.init(tmp_path / "app")
+    repo.write("README.md", "app\n")
+    repo.commit("start", datetime(2026, 11, 20, 8, 0, 0))
+    w = ClaudeWriter(Path(os.environ["CLAUDE_CONFIG_DIR"]), repo.path, "5e5e5e5e-0000-4000-8000-000000000001",
                      datetime(2026, 11, 20, 9, 0, 0))
     w.prompt(PLAN)
     with w.task("find the retry code", "Find where uploads are retried") as sub:
         sub.say("In app.py.")
         gone = sub.path
     gone.unlink()  # the subagent's transcript is not on this machine (a checkpoint without it)
-    w.write(repo / "app.py", "def retry():\n    return 1\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "retry")
+    w.write(repo.path / "app.py", "def retry():\n    return 1\n")
+    repo.commit("retry", datetime(2026, 11, 20, 9, 5, 0))
     assert run_cli("index")[0] == 0
-    monkeypatch.chdir(repo)
+    monkeypatch.chdir(repo.path)
     code, out, err = run_cli("context", "--no-sync")
     assert code == 0, err
     lines = out.splitlines()
