@@ -22,6 +22,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from hansard.terminal import say
+
 PLACEHOLDER = "@REPO@"
 
 
@@ -176,37 +178,37 @@ def run_demo(folder: str | None = None) -> int:
         raise InvalidArgument(f"cannot build the demo in {_shown(root)}: {exc.strerror or exc}; name another folder: "
                               "hansard demo DIR") from None
     story = s.story
-    print(f"Built a repository with {len(story['commits'])} commits and {len(story['transcripts'])} agent sessions "
+    say(f"Built a repository with {len(story['commits'])} commits and {len(story['transcripts'])} agent sessions "
           f"in {_shown(root)}\n")
     store = open_store()
     summary = index(store)
     assert summary is not None
-    print("$ hansard index")
-    print(render.index_summary(summary.as_dict()))
-    print("\n$ hansard sessions")
-    print(render.sessions(store.sessions.list()))
+    say("$ hansard index")
+    say(render.index_summary(summary.as_dict()))
+    say("\n$ hansard sessions")
+    say(render.sessions(store.sessions.list()))
     from hansard.answers.why import explain
 
     for ask in story["ask"]:
-        print(f"\n$ hansard why {ask}")
+        say(f"\n$ hansard why {ask}")
         ans = explain(store, ask, cwd=str(s.repo))
-        print(render.why_line(ans, ans["lines"][0]) if ":" in ask else render.why_file(ans))
+        say(render.why_line(ans, ans["lines"][0]) if ":" in ask else render.why_file(ans))
     repo, run = _shown(s.repo), os.path.relpath(wrapper, s.repo)
-    print(f"\nThe demo stays in {_shown(root)} (remove the folder when you are done). Its {_shown(wrapper)} runs "
+    say(f"\nThe demo stays in {_shown(root)} (remove the folder when you are done). Its {_shown(wrapper)} runs "
           "hansard\nwith HANSARD_HOME and every agent's home (CLAUDE_CONFIG_DIR, CODEX_HOME, ...) inside the demo, so "
           "your own\ntranscripts and store are never read. Next steps, each to run as printed from here:\n")
     steps = next_steps(store, s)
     width = max(len(f"cd {repo} && {run} {st.command}") for st in steps)
     for st in steps:
         line = f"cd {shlex.quote(repo)} && {run} {st.command}"
-        print(f"  {line:{width}}  # {st.says}")
-    print(f"\nMCP: give an agent the server command `{wrapper} mcp serve` (stdio), for example\n"
+        say(f"  {line:{width}}  # {st.says}")
+    say(f"\nMCP: give an agent the server command `{wrapper} mcp serve` (stdio), for example\n"
           f"  claude mcp add hansard-demo -- {wrapper} mcp serve")
     editor = _editor_line(wrapper)
-    print(f"Editor: any LSP client runs `{wrapper} lsp`" + (
+    say(f"Editor: any LSP client runs `{wrapper} lsp`" + (
         f"; with Neovim and this checkout's plugin:\n  cd {shlex.quote(repo)} && {editor}" if editor else
         " (README: In the editor)"))
-    print(f"Web page: the file with the conversation that wrote line 10 beside it (Ctrl-C stops the server):\n"
+    say(f"Web page: the file with the conversation that wrote line 10 beside it (Ctrl-C stops the server):\n"
           f"  cd {shlex.quote(repo)} && {run} ui --open app/retry.py:10")
     sys.stdout.flush()
     return 0
