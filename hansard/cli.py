@@ -580,13 +580,14 @@ def cmd_trace(a: argparse.Namespace) -> int:
                   upkeep=_commit_facts_upkeep(store), cache=not a.no_cache)
     written: dict[str, str] = {}
     if a.out:
+        from hansard.privfile import write_file
+
         os.makedirs(a.out, exist_ok=True)
         for ex in done:
+            # (a folder the person named, maybe inside the repository: never written through a
+            # link planted there)
             path = os.path.join(a.out, f"{ex.commit}.json")
-            with open(path + ".tmp", "w", encoding="utf-8") as fh:
-                json.dump(ex.record, fh, indent=2, ensure_ascii=False)
-                fh.write("\n")
-            os.replace(path + ".tmp", path)
+            write_file(path, (json.dumps(ex.record, indent=2, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape"))
             written[ex.commit] = path
     if a.json and a.out:
         _print_json({"written": list(written.values())})

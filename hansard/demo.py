@@ -22,6 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from hansard.privfile import write_file
 from hansard.terminal import say
 
 PLACEHOLDER = "@REPO@"
@@ -72,7 +73,7 @@ def build(root: Path) -> Demo:
                 p.unlink()
                 continue
             p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(text)
+            write_file(p, text.encode())
         name, _, mail = c["author"].partition(" <")
         who = {"NAME": name, "EMAIL": mail.rstrip(">")}
         git("add", "-A")
@@ -84,7 +85,7 @@ def build(root: Path) -> Demo:
     for t in story["transcripts"]:
         dest = homes[agents.resolve(t["home"]) or t["home"]] / t["path"].replace("{project}", project)
         dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_text(data.joinpath(t["file"]).read_text().replace(PLACEHOLDER, as_json))
+        write_file(dest, data.joinpath(t["file"]).read_text().replace(PLACEHOLDER, as_json).encode())
     return Demo(root, repo, story)
 
 
@@ -105,8 +106,7 @@ def write_wrapper(root: Path) -> Path:
     names += [v for a in agents.agents() for v in a.home_env if v not in names]
     exports = "\n".join(f"export {n}={shlex.quote(os.environ[n])}" for n in names)
     path = root / "hansard"
-    path.write_text(WRAPPER.format(exports=exports, python=shlex.quote(sys.executable)))
-    path.chmod(0o755)
+    write_file(path, WRAPPER.format(exports=exports, python=shlex.quote(sys.executable)).encode(), 0o755)
     return path
 
 
