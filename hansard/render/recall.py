@@ -90,7 +90,7 @@ def transcript(d: dict[str, Any], raw: bool = False, colour: bool = False) -> st
     head = [f"{s['provider']} session {s['session_id']}  {s['title'] or ''}".rstrip(),
             f"  started {s.get('started_at_local') or s['started_at']}  in {s['cwd']}  ({s['message_count']} messages)"]
     if s.get("member"):
-        head.append(f"  {whose(s)}session ({s['member']}, hansard team)")
+        head.append(f"  {whose(s)}session (hansard team)")
     if s.get("parent_session_id"):
         head.append(f"  subagent of {s['parent_session_id']}")
     if s.get("resumed_from"):
