@@ -399,6 +399,27 @@ def test_a_key_value_password_is_kept_only_in_pgpass_and_never_printed(teams, tm
         assert out and pg.password not in out
 
 
+def test_init_and_join_over_a_unix_socket_keep_a_password_libpq_finds_there(teams, tmp_path: Path) -> None:
+    """A socket's folder is the host libpq looks the password file up by (``localhost`` only for
+    the folder it was built with): init and join over the cluster's own socket folder, then
+    commands that connect with no password but the file's."""
+    from urllib.parse import urlsplit
+
+    pg, mp = teams["pg"], teams["mp"]
+    mp.delenv("PGPASSWORD", raising=False)
+    mp.delenv("PGPASSFILE", raising=False)
+    secret = urlsplit(teams["dsn"]["alice@example.com"]).password
+    Member(tmp_path / "sock", "Alice", "alice@example.com").enter(mp)
+    cli_json("team", "join", f"host={pg.folder} port={pg.port} dbname=team user=core_alice password={secret}")
+    pgpass = (tmp_path / "sock" / "hansard" / "team" / "pgpass").read_text()
+    assert f"{pg.folder}:{pg.port}:team:core_alice:" in pgpass
+    assert cli_json("team", "status")["server"]["reachable"] is True
+    Member(tmp_path / "sockowner", "Owner", "owner@example.com").enter(mp)
+    cli_json("team", "init", pg.socket_url(password=True), "--name", "core")
+    assert cli_json("team", "status")["server"]["reachable"] is True
+    assert cli_json("team", "add-member", "dave@example.com")["role"] == "core_dave"
+
+
 def test_a_failed_init_or_join_writes_nothing(teams, tmp_path: Path) -> None:
     pg, mp = teams["pg"], teams["mp"]
     Member(tmp_path / "nobody", "N", "n@example.com").enter(mp)
