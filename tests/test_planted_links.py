@@ -1,24 +1,17 @@
 """Files hansard writes into a folder it does not own never go through a link planted there
-(hansard.privfile): `trace export --out DIR` (a folder the person names, often inside the
-repository), the demo's folder, an agent's config folder (`mcp install --write`). A link at the
-file's name is replaced by the file; the link's target is left as it was."""
+(hansard.privfile): the demo's folder, an agent's config folder (`mcp install --write`), and
+`trace export --out DIR` (tests/test_agent_trace.py). A link at the file's name is replaced by
+the file; the link's target is left as it was."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
-from datetime import datetime
 from pathlib import Path
 
-import pytest
-
-from fixtures_repos.gitrepo import GitRepo
 from hansard import privfile
-from tests.helpers import retry_repo, run_cli
 
-T0 = datetime(2026, 11, 10, 9, 0, 0)
-SID = "4a1f6c2e-7b3d-4e8a-9c0f-1d2e3f4a5b6d"
 KEEP = "the victim's own content\n"
 
 
@@ -42,28 +35,6 @@ def test_write_file_replaces_a_planted_link_and_leaves_its_target(tmp_path: Path
 def test_write_private_is_owner_only(tmp_path: Path) -> None:
     privfile.write_private(tmp_path / "secret", b"x")
     assert (tmp_path / "secret").stat().st_mode & 0o777 == 0o600
-
-
-@pytest.fixture
-def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
-    r = retry_repo(tmp_path, T0, SID, "Cap the backoff")
-    assert run_cli("index")[0] == 0
-    monkeypatch.chdir(r.path)
-    return r
-
-
-def test_trace_export_out_never_writes_through_a_planted_link(repo: GitRepo, tmp_path: Path) -> None:
-    out = repo.path / "traces"  # inside the repository: its content is the repository's to choose
-    out.mkdir()
-    sha = repo.head()
-    by_tmp, by_name = _victim(tmp_path, "by-tmp"), _victim(tmp_path, "by-name")
-    (out / f"{sha}.json.tmp").symlink_to(by_tmp)
-    (out / f"{sha}.json").symlink_to(by_name)
-    rc, _, err = run_cli("trace", "export", "--out", str(out))
-    assert rc == 0, err
-    assert by_tmp.read_text() == KEEP and by_name.read_text() == KEEP
-    written = out / f"{sha}.json"
-    assert not written.is_symlink() and json.loads(written.read_text())["vcs"]["revision"] == sha
 
 
 def test_the_demo_never_writes_through_a_planted_link(tmp_path: Path) -> None:

@@ -87,7 +87,7 @@ def test_markdown_underscore_emphasis_and_encoded_urls() -> None:
     from urllib.parse import quote
 
     for text, secret in ((f"the key is _{TOKENS['pulumi']}_ for now", TOKENS["pulumi"]),
-                         (f"_sshpass -p 'Tr0ub4dor&3x' ssh deploy@host_", "Tr0ub4dor&3x"),
+                         ("_sshpass -p 'Tr0ub4dor&3x' ssh deploy@host_", "Tr0ub4dor&3x"),
                          (f"open https://x.example/cb?next={quote(hook, safe='')}&s=1", quote(hook, safe=""))):
         out, n = redact(text)
         assert n >= 1 and not _leaked(out, secret), (text, out)
