@@ -7,8 +7,9 @@ two rule files) costs ~20 ms, a fifth of a one-line `hansard why`, which serves 
 summaries and lines that almost never hold a secret. This holds only the literals and gates,
 as data (secret_rules/screen.json, which scripts/update_gitleaks_rules.py writes from the
 engine itself and a test compares with it), so ``clean`` is True only when the redactor would
-return the text unchanged. A text with a pair of Markdown _emphasis_ underscores, which the
-redactor searches once more without them, is left to the redactor.
+return the text unchanged. (The redactor also searches a text without its Markdown _emphasis_
+underscores: the literals it could find only there are among the screen's, see
+``hansard.ingest.redact.screen_data``.)
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 _STATE: dict[str, Any] = {}
 
 
-def _screen() -> tuple[Any, list[tuple[Any, bool]], int, list[Any]]:
+def _screen() -> tuple[Any, list[tuple[Any, bool]], int]:
     got = _STATE.get("screen")
     if got is None:
         import json
@@ -32,20 +33,17 @@ def _screen() -> tuple[Any, list[tuple[Any, bool]], int, list[Any]]:
             doc = json.load(fh)
         words = [w.encode("utf-8", "surrogateescape") for w in doc["words"]]
         gates = [(re.compile(p.encode("utf-8", "surrogateescape")), bool(on_text)) for p, on_text in doc["gates"]]
-        got = _STATE["screen"] = (ahocorasick_rs.BytesAhoCorasick(words), gates, int(doc["min_chars"]),
-                                  [re.compile(p.encode("ascii")) for p in doc["emphasis"]])
+        got = _STATE["screen"] = (ahocorasick_rs.BytesAhoCorasick(words), gates, int(doc["min_chars"]))
     return got
 
 
 def clean(text: str) -> bool:
     """True when no redaction rule could find anything in ``text`` (``redact(text)`` gives
     it back unchanged); False means only that the redactor must look."""
-    ac, gates, min_chars, emphasis = _screen()
+    ac, gates, min_chars = _screen()
     if len(text) < min_chars:
         return True
     b = text.encode("utf-8", "surrogatepass")
-    if b"_" in b and all(rx.search(b) is not None for rx in emphasis):
-        return False  # the redactor also searches a view without the emphasis (its literals may differ)
     low = b.lower()
     if ac.find_matches_as_indexes(low, overlapping=False):
         return False
