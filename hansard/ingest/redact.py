@@ -751,7 +751,23 @@ def screen_data() -> dict[str, Any]:
                 words.append(w[:i] + b"_" + w[i + 1:])
     return {"words": [w.decode("utf-8", "surrogateescape") for w in sorted(set(words))],
             "gates": [[g.pattern.decode("utf-8", "surrogateescape"), on_text] for g, _order, on_text in eng.gates],
-            "min_chars": MIN_CHARS}
+            "min_chars": MIN_CHARS, "digest": rules_digest()}
+
+
+def rules_digest() -> str:
+    """A digest of all that ``redact`` does: this module and the two rule files. Kept in
+    screen.json (so a change to either is a new screen file too, which a test asks for), it is
+    part of the key of every cached answer that holds redacted text."""
+    import hashlib
+    import os
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    h = hashlib.blake2b(digest_size=12)
+    for path in (os.path.join(here, "redact.py"), os.path.join(here, "secret_rules", "gitleaks.json"),
+                 os.path.join(here, "secret_rules", DS_DATA)):
+        with open(path, "rb") as fh:
+            h.update(fh.read())
+    return h.hexdigest()
 
 
 def rules() -> list[Rule]:

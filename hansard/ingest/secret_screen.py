@@ -19,18 +19,32 @@ from typing import Any
 _STATE: dict[str, Any] = {}
 
 
-def _screen() -> tuple[Any, list[tuple[Any, bool]], int]:
-    got = _STATE.get("screen")
+def _doc() -> dict[str, Any]:
+    got = _STATE.get("doc")
     if got is None:
         import json
         import os
+
+        path = os.path.join(os.path.dirname(__file__), "secret_rules", "screen.json")
+        with open(path, encoding="utf-8") as fh:
+            got = _STATE["doc"] = json.load(fh)
+    return got
+
+
+def rules_digest() -> str:
+    """Which redactor this is (``hansard.ingest.redact.rules_digest``, as the screen file keeps
+    it): part of the key of a cached answer that holds redacted text."""
+    return str(_doc()["digest"])
+
+
+def _screen() -> tuple[Any, list[tuple[Any, bool]], int]:
+    got = _STATE.get("screen")
+    if got is None:
         import re
 
         import ahocorasick_rs
 
-        path = os.path.join(os.path.dirname(__file__), "secret_rules", "screen.json")
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
+        doc = _doc()
         words = [w.encode("utf-8", "surrogateescape") for w in doc["words"]]
         gates = [(re.compile(p.encode("utf-8", "surrogateescape")), bool(on_text)) for p, on_text in doc["gates"]]
         got = _STATE["screen"] = (ahocorasick_rs.BytesAhoCorasick(words), gates, int(doc["min_chars"]))
