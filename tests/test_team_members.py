@@ -410,8 +410,8 @@ def test_add_member_takes_no_group_and_no_role_that_is_not_a_member(teams) -> No
     pg, mp, tmp = teams["pg"], teams["mp"], teams["tmp"]
     _owner_adds(tmp, mp, pg)
     grp = pg.psql("SELECT grp FROM teams WHERE name='core'").strip()
-    pg.psql("CREATE ROLE stranger LOGIN PASSWORD 'x'")
-    for role in (grp, "hansard", "stranger", "core__x"):
+    pg.psql("DROP ROLE IF EXISTS outsider; CREATE ROLE outsider LOGIN PASSWORD 'x'")
+    for role in (grp, "hansard", "outsider", "core__x"):
         rc, out, err = run_cli("team", "add-member", "x@example.com", "--role", role, "--json")
         assert rc == 2 and json.loads(out)["error"]["code"] == "invalid_argument", (role, out, err)
     assert not _login(pg, grp)
