@@ -17,29 +17,19 @@ if TYPE_CHECKING:
 
 from hansard import __version__
 from hansard.errors import HansardError, InvalidArgument
-from hansard.ingest.quickcheck import quick_sync
 from hansard.terminal import json_bytes, json_text, say
 
-
-def _store():
-    from hansard.store import open_store
-
-    return open_store()
+if TYPE_CHECKING:
+    from hansard.app.house import Request
 
 
-def _reader_store():
-    """A store to read from, even on a read-only disk (then without a sync first)."""
-    from hansard.store import open_for_reading
+def _request(a: argparse.Namespace, *, write: bool = False) -> Request:
+    """The command's request (``hansard.app.house``): its store, opened writable when the
+    command writes (else readable on a read-only disk too), synced unless --no-sync, its cached
+    answers used unless --no-cache."""
+    from hansard.app.house import Hansard
 
-    return open_for_reading()
-
-
-def _with_team(store):
-    """The store, with the team's sessions beside it when a team is configured (one stat
-    when none is: psycopg is imported only by team code)."""
-    from hansard.team import wrap
-
-    return wrap(store)
+    return Hansard(sync=not getattr(a, "no_sync", False), cache=not getattr(a, "no_cache", False)).request(write=write)
 
 
 def _print_json(obj: Any) -> None:
@@ -67,19 +57,19 @@ def cmd_index(a: argparse.Namespace) -> int:
         from hansard.errors import NotFound
 
         raise NotFound(f"no such file or folder: {missing[0]}")
-    if a.watch:
-        from hansard.ingest.watch import serve
+    with _request(a, write=True) as rq:
+        if a.watch:
+            from hansard.ingest.watch import serve
 
-        return serve(_store(), [Path(p) for p in a.paths] or None, quiet=a.quiet)
-    store = _store()
-    summary = index(store, [Path(p) for p in a.paths] or None, wait=not a.no_wait,
-                    progress=None if a.quiet else stderr_progress())
-    if summary is None:
-        say("hansard: another `hansard index` is running; not waiting (--no-wait)", file=sys.stderr)
-        return 13
-    from hansard.answers.notices import no_sessions, no_sessions_text
+            return serve(rq.store, [Path(p) for p in a.paths] or None, quiet=a.quiet)
+        summary = index(rq.store, [Path(p) for p in a.paths] or None, wait=not a.no_wait,
+                        progress=None if a.quiet else stderr_progress())
+        if summary is None:
+            say("hansard: another `hansard index` is running; not waiting (--no-wait)", file=sys.stderr)
+            return 13
+        from hansard.answers.notices import no_sessions, no_sessions_text
 
-    notice = no_sessions(store)
+        notice = no_sessions(rq.store)
     found = any(h["sessions"] for h in notice["searched"])  # nothing found anywhere: say where it looked
     if a.json:
         _print_json({**summary.as_dict(), **({} if found else {"notice": notice})})
@@ -95,7 +85,8 @@ def cmd_reindex(a: argparse.Namespace) -> int:
     from hansard.ingest.scanner import stderr_progress
     from hansard.render import answers as render
 
-    summary = rebuild(_store(), progress=None if a.quiet else stderr_progress())
+    with _request(a, write=True) as rq:
+        summary = rebuild(rq.store, progress=None if a.quiet else stderr_progress())
     if a.json:
         _print_json(summary.as_dict())
     else:
@@ -108,9 +99,9 @@ def cmd_status(a: argparse.Namespace) -> int:
     from hansard.config import store_path
     from hansard.render import answers as render
 
-    store = _reader_store()
-    data = store.sessions.status()
-    data["agents"] = agent_status(store)
+    with _request(a) as rq:
+        data = rq.store.sessions.status()
+        data["agents"] = agent_status(rq.store)
     data["store"] = str(store_path())
     if a.json:
         _print_json(data)
@@ -126,7 +117,6 @@ def cmd_sessions(a: argparse.Namespace) -> int:
 
     if a.repo:
         _inside_git(a.repo)
-    store = _reader_store()
     since = since_text(a.since, "since")
     from hansard import agents
 
@@ -134,19 +124,21 @@ def cmd_sessions(a: argparse.Namespace) -> int:
     # one with --provider.
     hidden = agents.unsearched_names()
     hide = () if a.include_web_chats or agents.resolve(a.provider) in hidden else hidden
-    repo_ids = resolve_repo(store, a.repo)
-    rows = store.sessions.list(repo_ids=repo_ids, provider=a.provider, since=since, limit=a.limit,
-                               exclude_providers=hide)
-    total = len(rows) if len(rows) < a.limit else \
-        store.sessions.list_count(repo_ids=repo_ids, provider=a.provider, since=since, exclude_providers=hide)
-    notice = None
-    if a.include_team_sessions or a.team:
-        from hansard.team.search import team_sessions
+    with _request(a) as rq:
+        store = rq.store
+        repo_ids = resolve_repo(store, a.repo)
+        rows = store.sessions.list(repo_ids=repo_ids, provider=a.provider, since=since, limit=a.limit,
+                                   exclude_providers=hide)
+        total = len(rows) if len(rows) < a.limit else \
+            store.sessions.list_count(repo_ids=repo_ids, provider=a.provider, since=since, exclude_providers=hide)
+        notice = None
+        if a.include_team_sessions or a.team:
+            from hansard.team.search import team_sessions
 
-        theirs, notice, their_total = team_sessions(_with_team(store), team=a.team, repo=a.repo, since=since,
-                                                    limit=a.limit)
-        rows = sorted(rows + theirs, key=lambda r: r["last_at"] or "", reverse=True)[:a.limit]
-        total += their_total
+            theirs, notice, their_total = team_sessions(rq.reads(), team=a.team, repo=a.repo, since=since,
+                                                        limit=a.limit)
+            rows = sorted(rows + theirs, key=lambda r: r["last_at"] or "", reverse=True)[:a.limit]
+            total += their_total
     if a.json:
         _print_json({"sessions": rows, "total": total, **({"notice": notice} if notice else {})})
     else:
@@ -160,7 +152,8 @@ def cmd_import(a: argparse.Namespace) -> int:
     from hansard.ingest.webchat_import import import_export
     from hansard.render import answers as render
 
-    summary = import_export(_store(), a.path)
+    with _request(a, write=True) as rq:
+        summary = import_export(rq.store, a.path)
     if a.json:
         _print_json(summary.as_dict())
     else:
@@ -186,27 +179,28 @@ def cmd_show(a: argparse.Namespace) -> int:
     from hansard.errors import NotFound
     from hansard.render.recall import transcript
 
-    store = _store()
     kw = dict(around=a.around, roles=a.roles, limit=a.limit, next=a.next, group_revisions=a.group_revisions,
               max_message_chars=a.max_message_chars, content_offset=a.content_offset, max_chars=a.max_chars, raw=a.raw,
               details=True)
-    try:
-        data = get_past_session(store, a.session, **kw)
-    except NotFound:
-        # Not a session of this machine: a teammate's, when a team is configured (only then is
-        # the server asked).
-        local, store = store, _with_team(store)
-        if store is local:
-            raise
-        data = get_past_session(store, a.session, **kw)
-    if a.all:
-        # Every page, following the cursor: the whole (filtered) session.
-        pages = [data]
-        while pages[-1]["next"]:
-            pages.append(get_past_session(store, a.session, **{**kw, "around": None, "content_offset": None,
-                                                           "next": pages[-1]["next"]}))
-        data = {**data, "messages": [m for p in pages for m in p["messages"]], "next": None,
-                "returned": sum(p["returned"] for p in pages)}
+    with _request(a) as rq:
+        store = rq.store
+        try:
+            data = get_past_session(store, a.session, **kw)
+        except NotFound:
+            # Not a session of this machine: a teammate's, when a team is configured (only then is
+            # the server asked).
+            store = rq.reads()
+            if not rq.team_attached:
+                raise
+            data = get_past_session(store, a.session, **kw)
+        if a.all:
+            # Every page, following the cursor: the whole (filtered) session.
+            pages = [data]
+            while pages[-1]["next"]:
+                pages.append(get_past_session(store, a.session, **{**kw, "around": None, "content_offset": None,
+                                                               "next": pages[-1]["next"]}))
+            data = {**data, "messages": [m for p in pages for m in p["messages"]], "next": None,
+                    "returned": sum(p["returned"] for p in pages)}
     if a.json:
         _print_json(data)
     else:
@@ -230,20 +224,18 @@ def _caller_session(a: argparse.Namespace) -> str | None:
 
 def cmd_history(a: argparse.Namespace) -> int:
     from hansard.answers.search.sessions import search_past_sessions
-    from hansard.jobs import start_embed
     from hansard.render.recall import history, notes
 
-    store = _store()
-    if not a.no_sync:
-        quick_sync(store)
-    data = search_past_sessions(
-        _with_team(store) if a.include_team_sessions or a.team else store, " ".join(a.query), repo=a.repo,
-        provider=a.provider, since=a.since, until=a.until, roles=a.roles,
-        tool=a.tool, command=a.command_filter, file=a.file, commit=a.commit, include_subagents=a.include_subagents,
-        include_web_chats=a.include_web_chats, include_team_sessions=a.include_team_sessions, team=a.team,
-        hits_per_session=a.hits_per_session, group_revisions=not a.no_group_revisions, mode=a.mode, limit=a.limit,
-        exclude_session_id=_caller_session(a), start_build=start_embed,
-    )
+    with _request(a) as rq:
+        rq.sync()
+        data = search_past_sessions(
+            rq.reads() if a.include_team_sessions or a.team else rq.store, " ".join(a.query), repo=a.repo,
+            provider=a.provider, since=a.since, until=a.until, roles=a.roles,
+            tool=a.tool, command=a.command_filter, file=a.file, commit=a.commit, include_subagents=a.include_subagents,
+            include_web_chats=a.include_web_chats, include_team_sessions=a.include_team_sessions, team=a.team,
+            hits_per_session=a.hits_per_session, group_revisions=not a.no_group_revisions, mode=a.mode, limit=a.limit,
+            exclude_session_id=_caller_session(a), start_build=lambda: rq.app.later("embed"),
+        )
     if a.json:
         _print_json(data)
     else:
@@ -260,27 +252,23 @@ def cmd_memory(a: argparse.Namespace) -> int:
     from hansard.ingest.memory_files import scan_memories
     from hansard.render.recall import memory, memory_hits
 
-    store = _store()
-    if a.memory_cmd == "show":
-        if a.memory_id.startswith("team-"):  # a teammate's project memory (hansard team)
-            store = _with_team(store)
-        data = memories.get_memory(store, a.memory_id, line=a.line, offset=a.offset)
-        if a.json:
-            _print_json(data)
-        else:
-            say(memory(data))
-        return 0
-    scan_memories(store, cwd=os.getcwd(), force=a.memory_cmd == "scan")
-    if a.memory_cmd == "scan":
-        say(f"{memories.memory_count(store)} memory files indexed")
-        return 0
-    notice = None
-    if a.include_team_sessions or a.team:
-        from hansard.team.search import with_team_memories
-
-        store, notice = with_team_memories(store, include=a.include_team_sessions, team=a.team)
-    data = memories.search_memories(store, " ".join(a.query), repo=a.repo, provider=a.provider, source=a.source,
-                                    full=a.json)
+    with _request(a, write=a.memory_cmd != "show") as rq:
+        if a.memory_cmd == "show":
+            # a teammate's project memory (hansard team)
+            data = memories.get_memory(rq.reads() if a.memory_id.startswith("team-") else rq.store, a.memory_id,
+                                       line=a.line, offset=a.offset)
+            if a.json:
+                _print_json(data)
+            else:
+                say(memory(data))
+            return 0
+        scan_memories(rq.store, cwd=os.getcwd(), force=a.memory_cmd == "scan")
+        if a.memory_cmd == "scan":
+            say(f"{memories.memory_count(rq.store)} memory files indexed")
+            return 0
+        store, notice = rq.with_team_memories(include=a.include_team_sessions, team=a.team)
+        data = memories.search_memories(store, " ".join(a.query), repo=a.repo, provider=a.provider, source=a.source,
+                                        full=a.json)
     if notice:
         data["notice"] = notice
     if a.json:
@@ -309,12 +297,13 @@ def cmd_embed(a: argparse.Namespace) -> int:
             say("another `hansard embed` is running", file=sys.stderr)
         return 0
     try:
-        counts = meaning.build_vectors(_store().search, emb, max_seconds=a.max_seconds)
-        from hansard.answers.search.intent import build_intent_vectors, load_intent_encoder
+        with _request(a, write=True) as rq:
+            counts = meaning.build_vectors(rq.store.search, emb, max_seconds=a.max_seconds)
+            from hansard.answers.search.intent import build_intent_vectors, load_intent_encoder
 
-        enc = load_intent_encoder()[0]
-        if enc is not None:  # the sessions' intent texts, after every passage: a search uses both
-            counts["intents"] = build_intent_vectors(_store().search, enc, max_seconds=a.max_seconds)["embedded"]
+            enc = load_intent_encoder()[0]
+            if enc is not None:  # the sessions' intent texts, after every passage: a search uses both
+                counts["intents"] = build_intent_vectors(rq.store.search, enc, max_seconds=a.max_seconds)["embedded"]
     finally:
         os.close(fd)
     if a.json:
@@ -327,13 +316,13 @@ def cmd_embed(a: argparse.Namespace) -> int:
 def cmd_config(a: argparse.Namespace) -> int:
     from hansard.link.repos import add_path_map
 
-    store = _store()
-    if a.config_cmd == "map":
-        add_path_map(store, a.old, a.new)
-        say(f"mapped {a.old} -> {a.new}; run `hansard index` to re-link sessions")
-    else:
-        for old, new in store.repos.path_maps():
-            say(f"{old} -> {new}")
+    with _request(a, write=True) as rq:
+        if a.config_cmd == "map":
+            add_path_map(rq.store, a.old, a.new)
+            say(f"mapped {a.old} -> {a.new}; run `hansard index` to re-link sessions")
+        else:
+            for old, new in rq.store.repos.path_maps():
+                say(f"{old} -> {new}")
     return 0
 
 
@@ -359,35 +348,26 @@ def integer(text: str) -> int:
     return n
 
 
-def _commit_facts_upkeep(store: Any) -> Any:
-    from hansard.link.commit_facts import upkeep
-
-    return upkeep(store)
-
-
 def cmd_why(a: argparse.Namespace) -> int:
     from hansard.answers.why import explain, explain_json, parse_target
 
-    store = _reader_store()
-    # The quick index runs inside the answer, while git blames (or after a cached answer is
-    # found, which is served only if that index found nothing new).
-    sync = None if a.no_sync else (lambda: quick_sync(store))
-    upkeep = _commit_facts_upkeep(store)
     contents = None
     if a.contents == "-":
         contents = sys.stdin.buffer.read()
     elif a.contents:
         contents = _read_contents(a.contents)
-    if a.json:
-        # the document as bytes: a cached answer is printed as stored, never decoded
-        doc = explain_json(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync,
-                           upkeep=upkeep)
-        sys.stdout.flush()
-        sys.stdout.buffer.write(json_bytes(doc) + b"\n")
-        sys.stdout.buffer.flush()
-        return 0
-    ans = explain(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync,
-                  upkeep=upkeep)
+    with _request(a) as rq:
+        # The quick index runs inside the answer, while git blames (or after a cached answer is
+        # found, which is served only if that index found nothing new).
+        kw = dict(rev=a.rev, contents=contents, cache=rq.app.cache, sync=rq.sync_hook(), upkeep=rq.upkeep)
+        if a.json:
+            # the document as bytes: a cached answer is printed as stored, never decoded
+            doc = explain_json(rq.reads(), a.target, **kw)
+            sys.stdout.flush()
+            sys.stdout.buffer.write(json_bytes(doc) + b"\n")
+            sys.stdout.buffer.flush()
+            return 0
+        ans = explain(rq.reads(), a.target, **kw)
     if ans.get("notice"):
         from hansard.answers.notices import no_sessions_text
 
@@ -410,11 +390,10 @@ def cmd_log(a: argparse.Namespace) -> int:
     from hansard.answers.code_history import code_history
     from hansard.render.trees import code_history_tree
 
-    store = _store()
-    if not a.no_sync:
-        quick_sync(store)
-    result = code_history(_with_team(store), a.target, symbol=a.symbol, repo=a.repo, until=a.until, token_budget=a.budget,
-                          render=lambda r: code_history_tree(r, notice=False))
+    with _request(a) as rq:
+        rq.sync()
+        result = code_history(rq.reads(), a.target, symbol=a.symbol, repo=a.repo, until=a.until,
+                              token_budget=a.budget, render=lambda r: code_history_tree(r, notice=False))
     if a.json:
         _print_json(result)
     else:
@@ -430,13 +409,12 @@ def cmd_stats(a: argparse.Namespace) -> int:
     from hansard.answers.stats import repo_stats
     from hansard.ingest.scanner import stderr_progress
 
-    store = _reader_store()
-    if not a.no_sync:
-        quick_sync(store)
     by = tuple(a.by or ("agent", "dir"))
-    result = repo_stats(_with_team(store), a.paths, rev=a.rev, since=a.since, until=a.until, by=by,
-                        cache=not a.no_cache, upkeep=_commit_facts_upkeep(store),
-                        progress=None if a.json else stderr_progress(), depth=a.depth)
+    with _request(a) as rq:
+        rq.sync()
+        result = repo_stats(rq.reads(), a.paths, rev=a.rev, since=a.since, until=a.until, by=by,
+                            cache=rq.app.cache, upkeep=rq.upkeep, progress=None if a.json else stderr_progress(),
+                            depth=a.depth)
     if a.json:
         _print_json(result)
     else:
@@ -455,11 +433,10 @@ def cmd_context(a: argparse.Namespace) -> int:
     from hansard.answers.work_context import work_context
     from hansard.render.trees import work_context_tree
 
-    store = _store()
-    if not a.no_sync:
-        quick_sync(store)
-    result = work_context(_with_team(store), a.session, repo=a.repo, until=a.until, token_budget=a.budget,
-                          render=work_context_tree)
+    with _request(a) as rq:
+        rq.sync()
+        result = work_context(rq.reads(), a.session, repo=a.repo, until=a.until, token_budget=a.budget,
+                              render=work_context_tree)
     if a.json:
         _print_json(result)
     else:
@@ -512,7 +489,8 @@ def _say_if_terminal(line: str) -> None:
 
 
 def cmd_audit(a: argparse.Namespace) -> int:
-    rows = _reader_store().audit.recent(a.limit)
+    with _request(a) as rq:
+        rows = rq.store.audit.recent(a.limit)
     if a.json:
         _print_json({"calls": rows})
         return 0
@@ -561,9 +539,12 @@ def cmd_ui(a: argparse.Namespace) -> int:
 
 def cmd_team(a: argparse.Namespace) -> int:
     # psycopg loads only inside the team commands.
+    from contextlib import ExitStack
+
     from hansard.team.commands import run
 
-    data, text = run(a, _store)
+    with ExitStack() as held:  # a store is opened only for the commands that read one (push)
+        data, text = run(a, lambda: held.enter_context(_request(a, write=True)).store)
     if a.json:
         _print_json(data)
     else:
@@ -578,7 +559,8 @@ def cmd_trace(a: argparse.Namespace) -> int:
     if a.trace_cmd == "import":
         from hansard.trace.read import import_traces
 
-        summary = import_traces(_store(), a.paths).as_dict()
+        with _request(a, write=True) as rq:
+            summary = import_traces(rq.store, a.paths).as_dict()
         if a.json:
             _print_json(summary)
         else:
@@ -591,10 +573,10 @@ def cmd_trace(a: argparse.Namespace) -> int:
 
     if a.commit and a.rev_range:
         raise InvalidArgument("give --commit C or a REV_RANGE, not both")
-    store = _reader_store()
-    quick_sync(store)
-    done = export(_with_team(store), os.getcwd(), commit=a.commit, rev_range=a.rev_range,
-                  upkeep=_commit_facts_upkeep(store), cache=not a.no_cache)
+    with _request(a) as rq:
+        rq.sync()
+        done = export(rq.reads(), os.getcwd(), commit=a.commit, rev_range=a.rev_range, upkeep=rq.upkeep,
+                      cache=rq.app.cache)
     written: dict[str, str] = {}
     if a.out:
         from hansard.privfile import write_file

@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "hansard"
 
 GROUPS = {
-    "adapters": ["cli.py", "mcp", "lsp", "web", "jobs.py"],
+    "adapters": ["cli.py", "mcp", "lsp", "web"],
+    "app": ["app"],
     "store contract": ["store/interfaces.py", "store/absent.py", "store/types.py", "store/__init__.py"],
     "team code": ["team", "store/postgres", "store/sqlite/team_copy.py", "store/sqlite/team_export.py"],
     "answers": ["answers", "trace"],
@@ -46,7 +47,7 @@ def _files(parts: list[str]) -> list[Path]:
     out: list[Path] = []
     for part in parts:
         p = PKG / part
-        out += sorted(p.rglob("*.py")) if p.is_dir() else [p]
+        out += sorted(p.rglob("*.py")) if p.is_dir() else [p] if p.exists() else []
     return out
 
 

@@ -399,7 +399,7 @@ def test_meaning_and_hybrid_with_an_embedder(db) -> None:
 
 def test_the_adapter_starts_the_vector_builder_not_the_search(db) -> None:
     """A meaning search that finds no vectors asks the ``start_build`` its adapter passed (the
-    CLI and the MCP server pass hansard/jobs.py's detached `hansard embed`); a search called
+    CLI and the MCP server pass hansard/app/jobs.py's detached `hansard embed`); a search called
     without one starts nothing and says how to build them (issue 26, item 3)."""
     pytest.importorskip("numpy")
     started: list[bool] = []

@@ -29,6 +29,7 @@ from hansard.errors import HansardError, NotFound, ScopeNotGranted, ToolTimeout
 from hansard.mcp import scope
 
 if TYPE_CHECKING:
+    from hansard.app.house import Hansard, Request
     from hansard.store.interfaces import Store
 
 TOOL_TIMEOUT_S = 120.0
@@ -79,7 +80,7 @@ class _Call:
     """One tool call running on a worker thread, stoppable on timeout."""
 
     def __init__(self) -> None:
-        self.store: Store | None = None
+        self.request: Request | None = None
         self.finished = threading.Event()
 
     def stop(self, tool: str, grace: float = 10.0) -> None:
@@ -88,9 +89,9 @@ class _Call:
         deadline. Says so on stderr if the work is still running after ``grace``."""
         end = time.monotonic() + grace
         while not self.finished.wait(0.05):
-            if self.store is not None:
+            if self.request is not None:
                 try:
-                    self.store.interrupt()
+                    self.request.interrupt()
                 except Exception:  # noqa: BLE001 - closed in the meantime: nothing left to stop
                     pass
             if time.monotonic() > end:
@@ -115,13 +116,21 @@ def _count(result: dict[str, Any]) -> int | None:
     return None
 
 
+def application() -> Hansard:
+    """The server's application: no quick index per call (the server indexes in the
+    background, ``serve``), cached answers kept, teammates' sessions read."""
+    from hansard.app.house import Hansard
+
+    return Hansard(sync=False)
+
+
 class Runner:
-    def __init__(self, opts: ServeOptions) -> None:
+    def __init__(self, opts: ServeOptions, app: Hansard | None = None) -> None:
         self.opts = opts
+        self.app = app or application()
 
     async def run(self, tool: str, fn: Any, kwargs: dict[str, Any], query: str | None = None) -> CallToolResult:
         from hansard.git import run as gitrun
-        from hansard.store import open_store
 
         call = _Call()
         started = time.monotonic()
@@ -129,11 +138,10 @@ class Runner:
 
         def work() -> dict[str, Any]:
             gitrun.DEADLINE.set(deadline)
-            call.store = open_store()
             try:
-                return fn(call.store, **kwargs)
+                with self.app.request() as call.request:
+                    return fn(call.request, **kwargs)
             finally:
-                call.store.close()
                 call.finished.set()
 
         outcome, code, count = "answered", None, None
@@ -176,28 +184,11 @@ class Runner:
             self._audit(tool, outcome, code, (time.monotonic() - started) * 1000, count, query)
 
     def _audit(self, tool: str, outcome: str, code: str | None, ms: float, count: int | None, query: str | None) -> None:
-        from hansard.store import open_store
         from hansard.timebounds import utc_stamp
 
-        row: dict[str, Any] = dict(at=utc_stamp(), tool=tool, caller=self.opts.caller_session, outcome=outcome, error_code=code,
-                   duration_ms=round(ms, 1), result_count=count,
-                   query=_redacted(query) if self.opts.audit_queries else None)
-        try:
-            store = open_store()
-            try:
-                # An index run may hold the write lock for a while: never make the caller wait
-                # for the audit row; it is queued and written once the lock is free.
-                store.audit.record(**row, wait_ms=500)
-            finally:
-                store.close()
-        except Exception as exc:
-            from hansard.store.errors import is_engine_error
-
-            if not (isinstance(exc, HansardError) or is_engine_error(exc)):
-                raise
-            from hansard.mcp import audit_queue
-
-            audit_queue.later(row)
+        self.app.audit(dict(at=utc_stamp(), tool=tool, caller=self.opts.caller_session, outcome=outcome,
+                            error_code=code, duration_ms=round(ms, 1), result_count=count,
+                            query=_redacted(query) if self.opts.audit_queries else None))
 
 
 def _redacted(text: str | None) -> str | None:
@@ -236,14 +227,6 @@ def _own_memory(store: Store, opts: ServeOptions, memory_id: str) -> bool:
         "scope": r.get("scope"), "repo": r.get("repo_path"), "path": r.get("path")})
 
 
-def _with_team(store: Store) -> Store:
-    """The store with the team's sessions beside it when a team is configured (one stat when
-    none is); the caller lets go of the team with ``close_team``."""
-    from hansard.team import wrap
-
-    return wrap(store)
-
-
 def _session_in_scope(store: Store, opts: ServeOptions, session_id: str, *, named: bool = True) -> str:
     """Under --scope repo, a session id (or prefix) must name a session of the granted
     repository; the id to read it by. A prefix is resolved among that repository's sessions
@@ -272,9 +255,9 @@ def _session_in_scope(store: Store, opts: ServeOptions, session_id: str, *, name
 Str = Annotated[str | None, Field(default=None)]
 
 
-def build_server(opts: ServeOptions | None = None) -> MCPServer:
+def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -> MCPServer:
     opts = opts or ServeOptions()
-    runner = Runner(opts)
+    runner = Runner(opts, app)
     mcp = MCPServer("hansard", version=__version__, instructions=INSTRUCTIONS)
 
     @mcp.tool(description=(
@@ -306,26 +289,22 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
         limit: Annotated[int | None, Field(description="1-20, default 5")] = None,
     ) -> Annotated[CallToolResult, Result]:
         from hansard.answers.search.sessions import search_past_sessions as core
-        from hansard.jobs import start_embed
 
         args = dict(query=query, provider=provider, since=since, until=until, roles=roles, tool=tool, command=command,
                     file=file, commit=commit, include_subagents=include_subagents, include_web_chats=include_web_chats,
                     include_team_sessions=include_team_sessions, team=team, hits_per_session=hits_per_session,
                     group_revisions=group_revisions, mode=mode, limit=limit, exclude_session_id=opts.caller_session)
 
-        def call(store: Store, **kw: Any) -> dict[str, Any]:
+        def call(rq: Request, **kw: Any) -> dict[str, Any]:
             kw["repo"] = _in_scope_repo(opts, repo, "search_past_sessions")
             if opts.scope == "repo":  # another repository's file or commit is refused, never answered empty
                 if file and file.strip():
                     scope.check_path(kw["repo"], file, kw["repo"], "search_past_sessions file")
                 if commit and commit.strip():
                     scope.check_commit(kw["repo"], commit, "search_past_sessions commit")
-            if include_team_sessions or (team and team.strip()):  # narrowed to kw["repo"] like local sessions
-                store = _with_team(store)
-            try:
-                out = core(store, **kw, start_build=start_embed)  # the vector builder, if needed
-            finally:
-                getattr(store, "close_team", lambda: None)()
+            # team sessions are narrowed to kw["repo"] like local sessions
+            store = rq.reads() if include_team_sessions or (team and team.strip()) else rq.store
+            out = core(store, **kw, start_build=lambda: rq.app.later("embed"))  # the vector builder, if needed
             if opts.scope == "repo":
                 out["scope"] = {"mode": "repo", "repo": opts.repo_root}
             return out
@@ -353,14 +332,11 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
                     group_revisions=group_revisions, max_message_chars=max_message_chars, content_offset=content_offset,
                     max_chars=max_chars)
 
-        def call(store: Store, **kw: Any) -> dict[str, Any]:
-            if not store.sessions.repo_path_of(session_id)[0]:
-                store = _with_team(store)  # a teammate's session, when a team is configured
-            try:
-                kw["session_id"] = _session_in_scope(store, opts, session_id)
-                return core(store, **kw)
-            finally:
-                getattr(store, "close_team", lambda: None)()
+        def call(rq: Request, **kw: Any) -> dict[str, Any]:
+            # a teammate's session, when a team is configured
+            store = rq.store if rq.store.sessions.repo_path_of(session_id)[0] else rq.reads()
+            kw["session_id"] = _session_in_scope(store, opts, session_id)
+            return core(store, **kw)
 
         return await runner.run("get_past_session", call, args, session_id)
 
@@ -381,17 +357,14 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
         from hansard.answers.code_history import code_history as core
         from hansard.render.trees import code_history_tree
 
-        def call(store: Store, **kw: Any) -> dict[str, Any]:
+        def call(rq: Request, **kw: Any) -> dict[str, Any]:
             where = _in_scope_repo(opts, repo, "code_history") or opts.cwd
             if opts.scope == "repo":  # `..`, absolute paths and symlinked folders resolve first
                 scope.check_path(where, path, where, "code_history")
-            store = _with_team(store)  # teammates' edits of this repository only
-            try:
-                # under --scope repo, a session of another repository that wrote here goes unnamed
-                return core(store, path, symbol=symbol, repo=where, until=until, token_budget=token_budget,
-                            repo_only=where if opts.scope == "repo" else None, render=code_history_tree)
-            finally:
-                getattr(store, "close_team", lambda: None)()
+            # teammates' edits of this repository only; under --scope repo, a session of another
+            # repository that wrote here goes unnamed
+            return core(rq.reads(), path, symbol=symbol, repo=where, until=until, token_budget=token_budget,
+                        repo_only=where if opts.scope == "repo" else None, render=code_history_tree)
 
         return await runner.run("code_history", call, {}, path)
 
@@ -415,23 +388,18 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
         depth: Annotated[int, Field(description="levels of each path's folders and files in `tree`", ge=0, le=64)] = 1,
     ) -> Annotated[CallToolResult, Result]:
         from hansard.answers.stats import repo_stats as core
-        from hansard.link.commit_facts import upkeep
 
-        def call(store: Store, **kw: Any) -> dict[str, Any]:
+        def call(rq: Request, **kw: Any) -> dict[str, Any]:
             where = _in_scope_repo(opts, repo, "repo_stats") or opts.cwd
             if opts.scope == "repo":  # `..`, absolute paths and symlinked folders resolve first
                 for p in paths or []:
                     scope.check_path(where, p, where, "repo_stats")
-            store = _with_team(store)  # teammates' sessions of this repository only
-            try:
-                out = core(store, paths, rev=rev, since=since, until=until, by=tuple(by or ("agent",)), cwd=where,
-                           max_files=200, upkeep=upkeep(store), depth=depth)
-                if opts.scope == "repo" and (out.get("by") or {}).get("session"):
-                    # a session of another repository that wrote lines here goes unnamed
-                    out["by"]["session"] = scope.unname_sessions(where, out["by"]["session"],
-                                                                 store.sessions.repo_path_of)
-            finally:
-                getattr(store, "close_team", lambda: None)()
+            store = rq.reads()  # teammates' sessions of this repository only
+            out = core(store, paths, rev=rev, since=since, until=until, by=tuple(by or ("agent",)), cwd=where,
+                       max_files=200, upkeep=rq.upkeep, depth=depth)
+            if opts.scope == "repo" and (out.get("by") or {}).get("session"):
+                # a session of another repository that wrote lines here goes unnamed
+                out["by"]["session"] = scope.unname_sessions(where, out["by"]["session"], store.sessions.repo_path_of)
             if opts.scope == "repo":
                 out["scope"] = {"mode": "repo", "repo": opts.repo_root}
             return out
@@ -452,20 +420,17 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
         from hansard.answers.work_context import work_context as core
         from hansard.render.trees import work_context_tree
 
-        def call(store: Store, **kw: Any) -> dict[str, Any]:
+        def call(rq: Request, **kw: Any) -> dict[str, Any]:
             where = _in_scope_repo(opts, repo, "work_context") or opts.cwd
             sid = session_id or opts.caller_session
-            store = _with_team(store)  # teammates' sessions, held to the same scope
-            try:
-                if sid:
-                    sid = _session_in_scope(store, opts, sid, named=session_id is not None)
-                out = core(store, sid, repo=where, until=until, token_budget=token_budget,
-                           repo_only=where if opts.scope == "repo" else None, render=work_context_tree)
-                if opts.scope == "repo":
-                    out["entries"] = scope.filter_sessions(where, out.get("entries") or [], store.sessions.repo_path_of)
-                return out
-            finally:
-                getattr(store, "close_team", lambda: None)()
+            store = rq.reads()  # teammates' sessions, held to the same scope
+            if sid:
+                sid = _session_in_scope(store, opts, sid, named=session_id is not None)
+            out = core(store, sid, repo=where, until=until, token_budget=token_budget,
+                       repo_only=where if opts.scope == "repo" else None, render=work_context_tree)
+            if opts.scope == "repo":
+                out["entries"] = scope.filter_sessions(where, out.get("entries") or [], store.sessions.repo_path_of)
+            return out
 
         return await runner.run("work_context", call, {}, session_id)
 
@@ -486,15 +451,10 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
         ) -> Annotated[CallToolResult, Result]:
             from hansard.answers.memories import search_memories as core
 
-            def call(store: Store, **kw: Any) -> dict[str, Any]:
-                from hansard.team.search import with_team_memories
-
+            def call(rq: Request, **kw: Any) -> dict[str, Any]:
                 where = _in_scope_repo(opts, repo, "search_memories")
-                store, notice = with_team_memories(store, include=include_team_sessions, team=team)
-                try:
-                    out = core(store, query, repo=where, provider=provider, source=source)
-                finally:
-                    getattr(store, "close_team", lambda: None)()
+                store, notice = rq.with_team_memories(include=include_team_sessions, team=team)
+                out = core(store, query, repo=where, provider=provider, source=source)
                 if notice:
                     out["notice"] = notice
                 return scope.filter_memories(opts.repo_root or "/nonexistent", out) if opts.scope == "repo" else out
@@ -508,21 +468,18 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
                              ) -> Annotated[CallToolResult, Result]:
             from hansard.answers.memories import get_memory as core
 
-            def call(store: Store, **kw: Any) -> dict[str, Any]:
+            def call(rq: Request, **kw: Any) -> dict[str, Any]:
                 # Under --scope repo, a memory of another repository and no memory at all read
                 # the same, word for word: the refusal tells nothing about which ids exist.
                 hidden = ScopeNotGranted(f"no memory {memory_id!r} of {opts.repo_root}: this server may only read "
                                          "that repository's memories and global ones (--scope repo)")
-                if memory_id.startswith("team-"):  # a teammate's project memory
-                    store = _with_team(store)
+                store = rq.reads() if memory_id.startswith("team-") else rq.store  # a teammate's project memory
                 try:
                     out = core(store, memory_id, line=line, offset=offset)
                 except NotFound:
                     if opts.scope == "repo" and not _own_memory(store, opts, memory_id):
                         raise hidden from None
                     raise  # e.g. a version this repository's memory does not have
-                finally:
-                    getattr(store, "close_team", lambda: None)()
                 if opts.scope == "repo" and not scope.memory_allowed(opts.repo_root or "/nonexistent", out):
                     raise hidden
                 return out
@@ -541,12 +498,13 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
     ) -> Annotated[CallToolResult, Result]:
         from hansard.ingest.capture import capture
 
-        def call(store: Store, **kw: Any) -> dict[str, Any]:
+        def call(rq: Request, **kw: Any) -> dict[str, Any]:
             # Bound to the calling session; an agent that starts its servers before its session
             # (hansard.agents.caller) is looked up again here.
             from hansard.agents.caller import caller_session
 
-            return capture(store, opts.caller_session or caller_session(), message_type, sender, recipient_path, text)
+            return capture(rq.store, opts.caller_session or caller_session(), message_type, sender, recipient_path,
+                           text)
 
         return await runner.run("capture_subagent_messages", call, {}, None)
 
@@ -556,13 +514,9 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
 def status(opts: ServeOptions) -> dict[str, Any]:
     """`hansard mcp serve --status`: what a server started this way would offer. Starts nothing."""
     from hansard.config import store_path_str
-    from hansard.store import open_store
 
-    store = open_store()
-    try:
-        st = store.sessions.status()
-    finally:
-        store.close()
+    with application().request(write=True) as rq:
+        st = rq.store.sessions.status()
     tools = ["search_past_sessions", "get_past_session", "code_history", "repo_stats", "work_context"]
     if opts.memories:
         tools += ["search_memories", "get_memory"]
@@ -584,31 +538,14 @@ INDEX_DELAY_S = 3.0
 
 
 def serve(opts: ServeOptions) -> None:
-    """Run over stdio. The index is refreshed in a background thread so that no call waits on it."""
-    timer = threading.Timer(INDEX_DELAY_S, _background_index)
-    timer.daemon = True
-    timer.name = "hansard-index"
-    timer.start()
+    """Run over stdio. The index is refreshed in the background so that no call waits on it."""
     from hansard.mcp import transport
 
-    runner = Runner(opts)
+    app = application()
+    app.later("index", after=INDEX_DELAY_S)
+    runner = Runner(opts, app)
 
     def audit(tool: str, outcome: str, code: str | None, ms: float) -> None:
         runner._audit(tool, outcome, code, ms, None, None)
 
-    def on_close() -> None:
-        from hansard.mcp import audit_queue
-
-        audit_queue.flush(30.0)
-
-    transport.run(build_server(opts), audit=audit, on_close=on_close)
-
-
-def _background_index() -> None:
-    from hansard.ingest.run import index
-    from hansard.store import open_store
-
-    try:
-        index(open_store(), wait=False)
-    except Exception:  # noqa: BLE001 - a failed refresh must not take the server down
-        pass
+    transport.run(build_server(opts, app), audit=audit, on_close=app.close)

@@ -27,7 +27,7 @@ its best passage. Only conversation is embedded: the person's requests, the agen
 and reasoning, compaction summaries; tool output is left to keyword search. ``build_vectors``
 works through new messages in small batches, each its own short transaction, so readers and
 the indexer never wait long; the adapters (CLI, MCP server) start it in a detached ``hansard
-embed`` process (hansard/jobs.py) through the ``start_build`` argument a search passes on here:
+embed`` process (hansard/app/jobs.py) through the ``start_build`` argument a search passes on here:
 a search never starts a process itself. A search never waits for it: with no vectors yet it falls back to keyword search and
 says so in ``mode_notice``. Searches map the
 vectors from a copy beside the store (:mod:`vector_cache`), which the builder writes after each
@@ -472,7 +472,7 @@ def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedde
     embedder when ``embedder`` is None), sessions by intent, combined per session
     (:func:`combine`). ``hits`` are ranked by that score; ``similarity`` keeps the cosine of
     the passage each hit names. When vectors are missing or behind, ``start_build`` (the
-    adapter's, hansard/jobs.py) is asked to start the builder: whether it did is its answer."""
+    adapter's, hansard/app/jobs.py) is asked to start the builder: whether it did is its answer."""
     if embedder is None:
         embedder, why = load_embedder()
         if embedder is None:

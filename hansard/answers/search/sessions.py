@@ -86,7 +86,7 @@ def search_past_sessions(
     start_build: Callable[[], bool] | None = None,
 ) -> dict[str, Any]:
     """``start_build`` starts the meaning-search vector builder when a meaning search finds the
-    vectors missing or behind (the adapters pass hansard/jobs.py's; without it, none is started
+    vectors missing or behind (the adapters pass hansard/app/jobs.py's; without it, none is started
     and the notice says to run `hansard embed`)."""
     mode = (mode or "keyword").lower()
     if mode not in MODES:

@@ -1,0 +1,196 @@
+"""The application object: what every adapter (the CLI, the MCP server, the language server, the
+web page) shares about a request's life, so that none of them repeats it.
+
+``Hansard`` is one per process (the CLI) or per server; ``Hansard.request()`` is one request's
+life: its own store connection, opened as the request needs it (writable, or readable on a
+read-only disk too); the quick index, run once per request at most; a repository's registration
+and its commit-facts upkeep; the team attached when one is configured, and let go of when the
+request ends; what its answers worked out that the store's caches can keep; and the store closed.
+
+Always true: caching is decided here and nowhere else (``Request.caching``): off when the store
+cannot be written or the person asked for a fresh answer. Answers only read; whatever is written
+for a request (the index, registration, commit facts, cached answers, summaries and diffs) is
+written by a ``Request`` method. Background work (the meaning-search vector builder, the MCP
+server's index) is started by ``Hansard.later`` alone, at most one of each and none with
+``HANSARD_NO_BACKGROUND``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import TracebackType
+
+    from hansard.store.interfaces import Store
+
+Job = Literal["embed", "index"]
+
+
+class Hansard:
+    """The application: how its requests are answered. ``sync``: bring the store up to date
+    with the agents' homes before answering (the quick index); ``cache``: read and keep cached
+    answers; ``team``: read teammates' sessions when a team is configured."""
+
+    __slots__ = ("sync", "cache", "team")
+
+    def __init__(self, *, sync: bool = True, cache: bool = True, team: bool = True) -> None:
+        self.sync = sync
+        self.cache = cache
+        self.team = team
+
+    def request(self, *, write: bool = False) -> Request:
+        """One request's life (a context manager). ``write``: the store must be writable (an
+        index, an import, a setting); else a store that cannot be written is opened read-only
+        and the request answers from what it holds."""
+        from hansard.store import open_for_reading, open_store
+
+        return Request(self, open_store() if write else open_for_reading())
+
+    def later(self, job: Job, *, after: float = 0.0) -> bool:
+        """Start background work: ``embed`` (the meaning-search vectors, a detached process) or
+        ``index`` (an index run on a thread of this process, ``after`` seconds from now, for a
+        server). At most one builder runs at a time (each takes its own lock); nothing starts
+        with HANSARD_NO_BACKGROUND. Whether it was started."""
+        if os.environ.get("HANSARD_NO_BACKGROUND"):
+            return False
+        if job == "embed":
+            from hansard.app.jobs import start_embed
+
+            return start_embed()
+        import threading
+
+        timer = threading.Timer(after, self._index_quietly)
+        timer.daemon = True
+        timer.name = "hansard-index"
+        timer.start()
+        return True
+
+    def _index_quietly(self) -> None:
+        from hansard.ingest.run import index
+
+        try:
+            with self.request(write=True) as rq:
+                index(rq.store, wait=False)
+        except Exception:  # noqa: BLE001 - a failed refresh must not take a server down
+            pass
+
+    def audit(self, row: dict[str, object]) -> None:
+        """Keep one audit row (``AuditLog.record``'s keywords). An index run may hold the write
+        lock for a while: the caller never waits for the row more than a moment; it is queued
+        then and written once the lock is free (``close`` waits for the queue)."""
+        from hansard.errors import HansardError
+
+        try:
+            with self.request(write=True) as rq:
+                rq.store.audit.record(**row, wait_ms=500)  # type: ignore[arg-type]
+        except Exception as exc:
+            from hansard.store.errors import is_engine_error
+
+            if not (isinstance(exc, HansardError) or is_engine_error(exc)):
+                raise
+            from hansard.app import audit_queue
+
+            audit_queue.later(row)
+
+    def close(self, timeout: float = 30.0) -> None:
+        """Wait for the audit rows still queued (a server before it exits)."""
+        from hansard.app import audit_queue
+
+        audit_queue.flush(timeout)
+
+
+class Request:
+    """One request: its store (``store``), what answers read (``reads()``), its freshness
+    (``fresh``) and whether what it works out is kept (``caching``)."""
+
+    __slots__ = ("app", "store", "_synced", "_reads")
+
+    def __init__(self, app: Hansard, store: Store) -> None:
+        self.app = app
+        self.store = store
+        self._synced: bool | None = None
+        self._reads: Store | None = None
+
+    def __enter__(self) -> Request:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    @property
+    def readonly(self) -> bool:
+        return self.store.readonly
+
+    @property
+    def caching(self) -> bool:
+        """Keep what this request's answers work out (and read what was kept): the one place
+        that says caching is off, for a read-only store or a fresh answer asked for."""
+        return self.app.cache and not self.store.readonly
+
+    # -- freshness ---------------------------------------------------------------------------
+
+    def sync(self) -> bool:
+        """The quick index (a stat walk of the agents' homes; an index run only when a transcript
+        changed), at most once in a request and only when the app syncs. True when it found
+        something new to read."""
+        if not self.app.sync or self._synced is not None:
+            return False
+        self._synced = self.quick_index()
+        return self._synced
+
+    def quick_index(self) -> bool:
+        """The quick index now, whatever the app's ``sync`` (a server's poller runs it on a
+        request of its own): skipped while another indexer runs or on a read-only store."""
+        from hansard.ingest.quickcheck import quick_sync
+
+        return quick_sync(self.store)
+
+    def upkeep(self, top: str, repo_id: int) -> object:
+        """Keep the repository's commit facts current with its HEAD (waiting only a moment for
+        a busy store; a read-only one keeps nothing and the answer works them out itself)."""
+        from hansard.link.commit_facts import UPKEEP_WAIT_MS, refresh
+
+        return refresh(self.store, top, repo_id, wait_ms=UPKEEP_WAIT_MS)
+
+    def sync_hook(self) -> Callable[[], bool] | None:
+        return self.sync if self.app.sync else None
+
+    # -- what answers read ---------------------------------------------------------------------
+
+    def reads(self) -> Store:
+        """The store answers read: with the team's sessions beside it when a team is configured
+        and the app reads them (one stat when none is), attached once per request."""
+        if self._reads is None:
+            if self.app.team:
+                from hansard.team import wrap
+
+                self._reads = wrap(self.store)
+            else:
+                self._reads = self.store
+        return self._reads
+
+    def with_team_memories(self, *, include: bool, team: str | None) -> tuple[Store, str | None]:
+        """The store whose memories also hold teammates' project memories when the team flags
+        ask for them, with the notice when they cannot be read."""
+        from hansard.team.search import attached, team_memories
+
+        wanted, notice = team_memories(include=include, team=team)
+        if not wanted:
+            return self.store, notice
+        store = self.reads()
+        return store, attached(store)
+
+    @property
+    def team_attached(self) -> bool:
+        return self._reads is not None and self._reads is not self.store
+
+    def interrupt(self) -> None:
+        """Stop what the request is running on another thread (a call past its deadline)."""
+        (self._reads or self.store).interrupt()
+
+    def close(self) -> None:
+        reads, self._reads = self._reads, None
+        (reads or self.store).close()  # a team view lets go of its team and the local store
