@@ -31,10 +31,7 @@ MUST_MOVE = {
     "why line": "the why cache, as `why file`",
     "why with the upkeep": "the commit-facts upkeep the adapter hands in (link.commit_facts.upkeep) runs before"
                            " the answer, as the application layer's freshness step, not inside it",
-    "log file": "the symbol cache (code/symbols) and the commit-diff cache (link.landing.file_commits)",
-    "log symbol": "as `log file`",
     "log line": "the why cache, through explain",
-    "context": "the commit-diff cache (link.landing.RepoHistory)",
     "stats": "the stats summaries (answers/stats.py put_many) and the commit-diff cache; the answer's `cache` "
              "counts become the application layer's report",
     "trace export": "the why cache and the commit-diff cache, through explain",

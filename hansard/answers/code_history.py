@@ -286,8 +286,7 @@ class SymbolSpans:
         want = []
         for c in commits:
             lang = self.sym.language_for(c.path)
-            if c.blob and lang and c.blob not in self._blobs and self.store.symbols.get(
-                    c.blob, lang, self.sym.ANALYZER_VERSION) is None:
+            if c.blob and lang and c.blob not in self._blobs and not self.sym.is_cached(self.store, c.blob, lang):
                 want.append(c.blob)
         self._blobs.update(read_blobs(self.top, sorted(set(want))))
 

@@ -104,15 +104,21 @@ class Hansard:
 
 class Request:
     """One request: its store (``store``), what answers read (``reads()``), its freshness
-    (``fresh``) and whether what it works out is kept (``caching``)."""
+    (``sync``, ``upkeep``) and whether what its answers work out is kept (``caching``). From its
+    start to its ``close`` it listens for what its answers offer to keep (``hansard.store.kept``:
+    commit diffs, symbols, answers, summaries), and at its close keeps it when it caches. Made
+    and closed on one thread (an answer's own threads share its context)."""
 
-    __slots__ = ("app", "store", "_synced", "_reads")
+    __slots__ = ("app", "store", "_synced", "_reads", "_kept", "_listening")
 
     def __init__(self, app: Hansard, store: Store) -> None:
+        from hansard.store import kept
+
         self.app = app
         self.store = store
         self._synced: bool | None = None
         self._reads: Store | None = None
+        self._kept, self._listening = kept.listen()
 
     def __enter__(self) -> Request:
         return self
@@ -191,6 +197,33 @@ class Request:
         """Stop what the request is running on another thread (a call past its deadline)."""
         (self._reads or self.store).interrupt()
 
+    def keep(self) -> None:
+        """Keep what this request's answers offered, when it caches (a busy store takes what it
+        can; nothing an answer says depends on it)."""
+        box = self._kept
+        if not box or not self.caching:
+            return
+        from hansard.store.kept import Kept
+
+        self._kept = Kept()
+        store = self.store
+        if box.diffs:
+            store.commit_diffs.put_many([(sha, path, old, hunks) for (sha, path), (old, hunks) in box.diffs.items()])
+        for (blob, lang, version), (syms, imps, reason) in box.symbols.items():
+            store.symbols.put(blob, lang, version, syms, imps, reason)
+        for key, (generation, document) in box.answers.items():
+            store.why_cache.put(key, generation, document)
+        for rows, generation in box.summaries:
+            store.stats.put_many(rows, generation)
+
     def close(self) -> None:
-        reads, self._reads = self._reads, None
-        (reads or self.store).close()  # a team view lets go of its team and the local store
+        from hansard.store import kept
+
+        try:
+            self.keep()
+        finally:
+            if self._listening is not None:
+                listening, self._listening = self._listening, None
+                kept.stop(listening)
+            reads, self._reads = self._reads, None
+            (reads or self.store).close()  # a team view lets go of its team and the local store

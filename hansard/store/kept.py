@@ -1,0 +1,91 @@
+"""What answers work out that the store's caches can keep: a commit's diff of a file, a blob's
+symbols and imports, a `why` answer's document, a file's stats summary.
+
+Answers only read. What they work out that is worth keeping is offered here (``offer_*``) to
+the request that asked them, and that request keeps it in the store when it caches
+(``hansard.app.house.Request``, the one place that says whether caching is on). With no request
+listening (an answer called on its own, as the tests do), an offer is dropped.
+
+Always true: an offer is a value held in memory for the request, never a write; what a request
+was offered it can read back before it is kept (``diff``, ``symbols``), so an answer that asks
+twice works out once. The box is the current context's (``contextvars``): a thread started
+with the request's context offers to the same box.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from typing import Any
+
+
+class Kept:
+    """One request's offers, by what they are keyed by."""
+
+    __slots__ = ("diffs", "symbols", "answers", "summaries")
+
+    def __init__(self) -> None:
+        # (sha, path) -> (old path, hunks; None when the diff holds a secret and is withheld)
+        self.diffs: dict[tuple[str, str], tuple[str | None, list[Any] | None]] = {}
+        # (blob, language, analyzer version) -> (symbols, imports, reason)
+        self.symbols: dict[tuple[str, str, int], tuple[list[Any], list[Any], str | None]] = {}
+        # why-cache key -> (the generation it was worked out at, the JSON document)
+        self.answers: dict[str, tuple[int, bytes]] = {}
+        # stats summaries: (key, path, blob id, summary JSON) rows and the generation they are of
+        self.summaries: list[tuple[list[tuple[str, str, str, bytes]], int]] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.diffs or self.symbols or self.answers or self.summaries)
+
+
+_BOX: ContextVar[Kept | None] = ContextVar("hansard_kept", default=None)
+
+
+def listen() -> tuple[Kept, object]:
+    """A new box for the current context's offers, and the token that ``stop`` takes."""
+    box = Kept()
+    return box, _BOX.set(box)
+
+
+def stop(token: object) -> None:
+    _BOX.reset(token)  # type: ignore[arg-type]
+
+
+def offer_diffs(rows: list[tuple[str, str, str | None, list[Any] | None]]) -> None:
+    """(sha, path, old path, hunks or None) rows for the commit-diff cache."""
+    box = _BOX.get()
+    if box is not None:
+        for sha, path, old, hunks in rows:
+            box.diffs[(sha, path)] = (old, hunks)
+
+
+def diff(sha: str, path: str) -> tuple[str | None, list[Any] | None] | None:
+    """A diff offered earlier in this request: (old path, hunks), or None."""
+    box = _BOX.get()
+    return None if box is None else box.diffs.get((sha, path))
+
+
+def offer_symbols(blob: str, lang: str, version: int, symbols: list[Any], imports: list[Any],
+                  reason: str | None) -> None:
+    box = _BOX.get()
+    if box is not None:
+        box.symbols[(blob, lang, version)] = (symbols, imports, reason)
+
+
+def symbols(blob: str, lang: str, version: int) -> tuple[list[Any], list[Any], str | None] | None:
+    """A blob's analysis offered earlier in this request, or None."""
+    box = _BOX.get()
+    return None if box is None else box.symbols.get((blob, lang, version))
+
+
+def offer_answer(key: str, generation: int, document: bytes) -> None:
+    """A `why` answer's document, worked out at the store's ``generation``."""
+    box = _BOX.get()
+    if box is not None:
+        box.answers[key] = (generation, document)
+
+
+def offer_summaries(rows: list[tuple[str, str, str, bytes]], generation: int) -> None:
+    """Files' stats summaries, worked out at the store's ``generation``."""
+    box = _BOX.get()
+    if box is not None and rows:
+        box.summaries.append((rows, generation))
