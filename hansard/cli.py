@@ -8,6 +8,7 @@ is imported inside the command that needs it.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -45,7 +46,6 @@ def _print_json(obj: Any) -> None:
 
 
 def cmd_index(a: argparse.Namespace) -> int:
-    import os
     from pathlib import Path
 
     from hansard.ingest.run import index
@@ -164,8 +164,6 @@ def cmd_import(a: argparse.Namespace) -> int:
 def _inside_git(repo: str) -> None:
     """A ``--repo`` that names an existing folder or file must be inside a git repository
     (exit 5 otherwise); any other word is matched against known repositories' names."""
-    import os
-
     from hansard.errors import NotARepository
     from hansard.git.identity import find_toplevel
 
@@ -203,8 +201,6 @@ def cmd_show(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(data)
     else:
-        import os
-
         say(transcript(data, raw=a.raw, colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
     return 0
 
@@ -248,8 +244,6 @@ def cmd_history(a: argparse.Namespace) -> int:
 
 
 def cmd_memory(a: argparse.Namespace) -> int:
-    import os
-
     from hansard.answers import memories
     from hansard.ingest.memory_files import scan_memories
     from hansard.render.recall import memory, memory_hits
@@ -284,8 +278,6 @@ def cmd_memory(a: argparse.Namespace) -> int:
 
 def cmd_embed(a: argparse.Namespace) -> int:
     """Build meaning-search vectors for new messages (what the background builder runs)."""
-    import os
-
     from hansard.answers.search import meaning
 
     emb, why = meaning.load_embedder()
@@ -393,7 +385,7 @@ def cmd_log(a: argparse.Namespace) -> int:
     from hansard.render.trees import code_history_tree
 
     with _request(a) as rq:
-        rq.sync()
+        rq.fresh(a.repo or os.getcwd())
         result = code_history(rq.reads(), **_arguments("log", a), render=lambda r: code_history_tree(r, notice=False))
     if a.json:
         _print_json(result)
@@ -412,9 +404,9 @@ def cmd_stats(a: argparse.Namespace) -> int:
 
     by = tuple(a.by or ("agent", "dir"))
     with _request(a) as rq:
-        rq.sync()
+        rq.fresh(os.getcwd())
         result = repo_stats(rq.reads(), a.paths, rev=a.rev, since=a.since, until=a.until, by=by,
-                            cache=rq.app.cache, upkeep=rq.upkeep, progress=None if a.json else stderr_progress(),
+                            cache=rq.app.cache, progress=None if a.json else stderr_progress(),
                             depth=a.depth)
     if a.json:
         _print_json(result)
@@ -435,7 +427,7 @@ def cmd_context(a: argparse.Namespace) -> int:
     from hansard.render.trees import work_context_tree
 
     with _request(a) as rq:
-        rq.sync()
+        rq.fresh(a.repo or os.getcwd())
         result = work_context(rq.reads(), **_arguments("context", a), render=work_context_tree)
     if a.json:
         _print_json(result)
@@ -567,7 +559,6 @@ def cmd_trace(a: argparse.Namespace) -> int:
             say(render.imported(summary))
         return 0
     import json
-    import os
 
     from hansard.trace.export import export
 
@@ -636,8 +627,6 @@ class _Formatter(argparse.HelpFormatter):
     ask for the terminal size on every run."""
 
     def __init__(self, prog: str) -> None:
-        import os
-
         try:
             width = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns
         except (ValueError, OSError):
@@ -716,15 +705,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(ns, exc)
     except BrokenPipeError:
         # The reader (`| head`) went away: stop quietly, as other CLI tools do.
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
-        import os
-
         from hansard.crash import home_error, report
         from hansard.store.errors import typed
 

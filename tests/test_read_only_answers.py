@@ -32,8 +32,6 @@ MUST_MOVE = {
     "why with the upkeep": "the commit-facts upkeep the adapter hands in (link.commit_facts.upkeep) runs before"
                            " the answer, as the application layer's freshness step, not inside it",
     "log line": "the why cache, through explain",
-    "stats": "the stats summaries (answers/stats.py put_many) and the commit-diff cache; the answer's `cache` "
-             "counts become the application layer's report",
     "trace export": "the why cache and the commit-diff cache, through explain",
 }
 

@@ -22,7 +22,7 @@ from hansard.answers.why import explain, parse_target, resolve_target
 from hansard.errors import NotFound, UntilNotAllowed
 from hansard.git.run import git_text
 from hansard.link.landing import FileCommit, commit_diff, edit_hashes, edit_landed_in, file_commits
-from hansard.link.repos import repo_for
+from hansard.link.repos import known_repo
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
@@ -61,7 +61,7 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
         raise UntilNotAllowed("until cannot be combined with symbol, which reads the current code")
     bound = parse_until(until)
     t = resolve_target(file, None, None, cwd=base, check_exists=False)
-    repo_id = repo_for(store, t.main_top)
+    repo_id = known_repo(store, t.main_top)
     all_commits = file_commits(store, t.top, t.rel)
     names = {t.rel} | {c.path for c in all_commits} | {c.old_path for c in all_commits if c.old_path}
     commits = [c for c in all_commits if bound is None or c.committer_time <= bound]

@@ -23,7 +23,7 @@ from hansard.git import identity
 from hansard.git.history import read_commits
 from hansard.git.run import git_text
 from hansard.link.landing import RepoHistory, edit_hashes, edit_landed_in
-from hansard.link.repos import register_repo
+from hansard.link.repos import known_repo
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
@@ -78,8 +78,8 @@ def _pick_session(store: Store, session_id: str | None, where: str) -> tuple[Row
     tops = identity.find_toplevel(os.path.join(os.path.abspath(where), "."))
     if tops is None:
         raise NotFound("not inside a git repository, and no session id given")
-    repo_id = register_repo(store, tops[1])
-    rows = store.evidence.top_sessions_in_repo(repo_id)
+    repo_id = known_repo(store, tops[1])
+    rows = store.evidence.top_sessions_in_repo(repo_id) if repo_id >= 0 else []
     if not rows:
         raise NotFound(f"no archived session ran in {tops[1]}; pass a session id")
     live = live_sessions(store)

@@ -154,6 +154,31 @@ class Request:
 
         return quick_sync(self.store)
 
+    def fresh(self, where: str | None = None) -> bool:
+        """Bring the store up to date for a question: the quick index (once, when the app syncs)
+        and, for a question about the repository holding ``where`` (a path inside it), that
+        repository registered (its waiting sessions linked) and its commit facts kept current.
+        True when the quick index found something new."""
+        new = self.sync()
+        if where is not None:
+            self.repository(where)
+        return new
+
+    def repository(self, where: str) -> int:
+        """The id of the repository holding ``where``, registered when new and its commit facts
+        kept current; -1 outside a repository, or when the store cannot take it now (a read-only
+        store, another index run holding it: the answer then says what it can)."""
+        from hansard.git.identity import find_toplevel
+        from hansard.link.repos import repo_for
+
+        tops = find_toplevel(os.path.abspath(where))
+        if tops is None:
+            return -1
+        repo_id = repo_for(self.store, tops[1])
+        if repo_id >= 0:
+            self.upkeep(tops[0], repo_id)
+        return repo_id
+
     def upkeep(self, top: str, repo_id: int) -> object:
         """Keep the repository's commit facts current with its HEAD (waiting only a moment for
         a busy store; a read-only one keeps nothing and the answer works them out itself)."""

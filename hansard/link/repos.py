@@ -91,11 +91,6 @@ class Resolver:
         return self.repo_id(tops[1]) if tops else None
 
 
-def register_repo(store: Store, main_top: str) -> int:
-    """The id of the repository whose main working tree is ``main_top``, registered when new."""
-    return Resolver(store).repo_id(main_top)
-
-
 def repo_for(store: Store, main_top: str) -> int:
     """The repository's id before answering about it: registered when new, and then the
     sessions waiting for it (those that record only a hash of their project root) are
@@ -112,6 +107,18 @@ def repo_for(store: Store, main_top: str) -> int:
     except (StoreReadOnly, StoreBusy):
         known = store.repos.id_by_path(main_top)
         return -1 if known is None else known
+
+
+def known_repo(store: Store, main_top: str) -> int:
+    """The id of the repository whose main working tree is ``main_top``, by path and then by
+    identity, without registering it: -1 when the store does not know it (an answer reads; the
+    application registers the repository it asks about first, ``repo_for``)."""
+    rid = store.repos.id_by_path(main_top)
+    if rid is None:
+        ident = identity.identify(main_top)
+        if ident.root_commit:
+            rid = store.repos.id_by_identity(ident.root_commit, ident.remote)
+    return -1 if rid is None else rid
 
 
 def resolve_pending(store: Store) -> int:

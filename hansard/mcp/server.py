@@ -300,6 +300,7 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
             scope.check_path(where, kw["path"], where, "code_history")
         # teammates' edits of this repository only; under --scope repo, a session of another
         # repository that wrote here goes unnamed
+        rq.fresh(where)
         return core(rq.reads(), **kw, repo=where, repo_only=where if opts.scope == "repo" else None,
                     render=code_history_tree)
 
@@ -311,8 +312,8 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
             for p in kw["paths"] or []:
                 scope.check_path(where, p, where, "repo_stats")
         store = rq.reads()  # teammates' sessions of this repository only
-        out = core(store, **{**kw, "by": tuple(kw["by"] or ("agent",))}, cwd=where, max_files=200, upkeep=rq.upkeep,
-                   cache=rq.app.cache)
+        rq.fresh(where)
+        out = core(store, **{**kw, "by": tuple(kw["by"] or ("agent",))}, cwd=where, max_files=200, cache=rq.app.cache)
         if opts.scope == "repo" and (out.get("by") or {}).get("session"):
             # a session of another repository that wrote lines here goes unnamed
             out["by"]["session"] = scope.unname_sessions(where, out["by"]["session"], store.sessions.repo_path_of)
@@ -327,6 +328,7 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
         where = _in_scope_repo(opts, kw.pop("repo"), "work_context") or opts.cwd
         named = kw["session_id"] is not None
         sid = kw.pop("session_id") or opts.caller_session
+        rq.fresh(where)
         store = rq.reads()  # teammates' sessions, held to the same scope
         if sid:
             sid = _session_in_scope(store, opts, sid, named=named)

@@ -261,7 +261,8 @@ def stats(rq: Request, top: str, path: str | None = None) -> dict[str, Any]:
 
     rel = check_folder(top, path) if path else None
     store = rq.reads()
-    out = repo_stats(store, [rel] if rel else None, by=("agent", "session"), cwd=top, max_files=200, upkeep=rq.upkeep,
+    rq.fresh(top)
+    out = repo_stats(store, [rel] if rel else None, by=("agent", "session"), cwd=top, max_files=200,
                      cache=rq.app.cache, depth=1)
     if (out.get("by") or {}).get("session"):
         out["by"]["session"] = scope.unname_sessions(top, out["by"]["session"], store.sessions.repo_path_of)
