@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from hansard import agents
-from hansard.render import whose
+from hansard.render import provenance, whose
 
 
 def short(text: str | None, n: int = 80) -> str:
@@ -106,6 +106,9 @@ def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
                  "pasted": "pasted from"}.get(ln["kind"], "written by")
         what = "chat" if ln["kind"] == "pasted" else "session"
         out.append(f"  {label:12} {who} {what} {sid[:13]}{title} ({(s['started_at'] or '')[:16].replace('T', ' ')})")
+        src = provenance(s.get("source"))
+        if src:
+            out.append(f"  {'read from':12} {src}")
         if s.get("parent_session_id"):
             out.append(f"  {'subagent of':12} {s['parent_session_id']}")
         if ln["kind"] == "pasted":

@@ -546,6 +546,15 @@ class TeamRepos:
     def unresolved_project_keys(self, provider: str, field: str) -> list[dict[str, Any]]:
         return []
 
+    def session_paths(self, session_row: int) -> tuple[list[dict[str, Any]], list[str]]:
+        return [], []
+
+    def session_repo(self, session_row: int) -> int | None:
+        return None
+
+    def ids_by_root(self, root_commit: str) -> list[tuple[int, str]]:
+        return []
+
     def session_cwds(self) -> list[str]:
         return []
 

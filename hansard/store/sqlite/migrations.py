@@ -865,3 +865,22 @@ def m035_shell_writes() -> str:
             generation INTEGER             -- store_generation.n when the calls were last counted
         );
     """
+
+
+@migration
+def m036_origins() -> str:
+    return """
+        -- Where each session was read (hansard.agents.origin): NULL is this machine (an agent home,
+        -- a file given to `hansard index`); otherwise what carried it. Derived from the source's
+        -- key, so a reindex writes it again.
+        ALTER TABLE sessions ADD COLUMN origin TEXT;       -- repository | repository_file | import
+        ALTER TABLE sessions ADD COLUMN origin_repo TEXT;  -- repository: its root commit; repository_file: the work tree
+        ALTER TABLE sessions ADD COLUMN origin_ref TEXT;   -- the refs read (a checkpoint branch) or the file
+        -- A carried session's ids are kept apart (``<id>@<ns>``): the id its records claim.
+        ALTER TABLE sessions ADD COLUMN claimed_id TEXT;
+        CREATE INDEX sessions_claimed ON sessions(claimed_id) WHERE claimed_id IS NOT NULL;
+        -- Sessions read from a repository's refs before their ids were kept apart may have been
+        -- merged into this machine's, and their edits placed through path maps of their own:
+        -- the next `hansard index` rebuilds the derived rows from the archive (as m021 does).
+        UPDATE sources SET redactions = -1 WHERE path LIKE 'git:%' OR path LIKE '%/.specstory/history/%';
+    """
