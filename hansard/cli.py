@@ -804,7 +804,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("--rev", help="count the files at this revision (default HEAD)")
     sp.add_argument("--since", help="only lines whose commit was made from this date or date-time")
     sp.add_argument("--until", help="only lines whose commit was made up to this date or date-time")
-    sp.add_argument("--by", action="append", choices=["agent", "model", "session", "member", "dir", "month"],
+    sp.add_argument("--by", action="append", choices=["agent", "model", "session", "member", "source", "dir", "month"],
                     help="a breakdown to show (repeatable; default agent and dir)")
     sp.add_argument("--json", action="store_true")
     sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")

@@ -108,7 +108,8 @@ def source_of(row: Any) -> dict[str, Any]:
 
     kind = get("origin") or LOCAL
     if kind == REPOSITORY:
-        src: dict[str, Any] = {"kind": kind, "repository": get("origin_repo"), "ref": get("origin_ref")}
+        src: dict[str, Any] = {"kind": kind, "repository": get("origin_repo") or get("root_commit"),
+                               "ref": get("origin_ref")}
     elif kind == REPOSITORY_FILE:
         src = {"kind": kind, "work_tree": get("origin_repo"), "path": get("origin_ref")}
     elif kind == IMPORT:

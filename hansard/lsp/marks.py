@@ -21,6 +21,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
+from hansard.render import provenance
 from hansard.render.markdown import code
 from hansard.render.markdown import escape as esc
 
@@ -148,6 +149,9 @@ def hover_markdown(ans: dict[str, Any], ln: dict[str, Any], provider_name: Calla
         if member:
             head += f" · member {esc(member)}"
         parts.append(head)
+        src = provenance(s.get("source"))
+        if src:  # not this machine's own record: say where it was read
+            parts.append("read from " + esc(src))
         if s.get("parent_session_id"):
             parts.append(f"subagent of {code(str(s['parent_session_id'])[:13])}")
         p = prompt_for(ans, ln)

@@ -32,3 +32,12 @@ def provenance(source: Any) -> str | None:
     if kind == "import":
         return f"an import of {source.get('path')}"
     return None
+
+
+def source_label(source: Any) -> str | None:
+    """A few words for a list: where a session was read, when not this machine's agent home."""
+    kind = (source or {}).get("kind")
+    if kind == "member":
+        return f"team: {source.get('member_name') or source.get('member')}"
+    return {"repository": "from the repository's refs", "repository_file": "from a file in the repository",
+            "import": "imported"}.get(kind or "")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from hansard import agents
-from hansard.render import provenance, whose
+from hansard.render import provenance, source_label, whose
 
 
 def short(text: str | None, n: int = 80) -> str:
@@ -62,9 +62,10 @@ def sessions(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         title = r["title"] or short(r["first_prompt"], 60) or "(untitled)"
         where = r["repo"] or r["cwd"] or ""
+        label = source_label(r.get("source"))
         out.append(
             f"{(r['last_at'] or '')[:16]:16}  {r['provider']:11}  {r['session_id'][:13]:13}  {r['message_count']:>4} msgs"
-            f"  {short(title, 50):50}  {where}"
+            f"  {short(title, 50):50}  {where}" + (f"  [{label}]" if label else "")
         )
     return "\n".join(out)
 

@@ -21,7 +21,8 @@ from hansard.store.sqlite.db import OUTPUT_SQL, like_escape, marks
 CHUNK = 500
 # An edit's facts, as ``edit_lines`` gives them beside each line.
 _FACTS = ("SELECT e.id, e.rel_path, e.timestamp, e.call_id, e.provider, e.user_modified, e.tool, s.session_id,"
-          " m.message_index, s.claimed_id FROM edits e JOIN sessions s ON s.id=e.session_id LEFT JOIN messages m ON m.id=e.message_id")
+          " m.message_index, s.claimed_id FROM edits e JOIN sessions s ON s.id=e.session_id"
+          " LEFT JOIN messages m ON m.id=e.message_id")
 
 
 class SqliteEvidence:

@@ -12,6 +12,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from hansard.agents.origin import source_of
 from hansard.errors import NotFound
 from hansard.store.sqlite.db import like_escape, marks
 
@@ -30,6 +31,9 @@ def roles_sql(roles: Iterable[str] | None, alias: str = "m") -> tuple[str, list[
             parts.append(f"{alias}.role=?")
             args.append(r)
     return "(" + " OR ".join(parts) + ")", args
+
+
+_ORIGIN = ("origin", "origin_repo", "origin_ref", "claimed_id")
 
 
 class SqliteSessionQueries:
@@ -126,12 +130,17 @@ class SqliteSessionQueries:
             args.append(since)
         rows = self.db.execute(
             "SELECT s.session_id, s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.cwd,"
-            " s.message_count, s.parent_session_id, r.path AS repo"
+            " s.message_count, s.parent_session_id, r.path AS repo, s.origin, s.origin_repo, s.origin_ref, s.claimed_id"
             f" FROM sessions s LEFT JOIN repos r ON r.id=s.repo_id WHERE {' AND '.join(where)}"
             " ORDER BY s.last_at DESC LIMIT ?",
             (*args, limit),
         ).fetchall()
-        return [dict(r) for r in rows]
+        out = []
+        for r in rows:
+            d = {k: r[k] for k in r.keys() if k not in _ORIGIN}
+            d["source"] = source_of(r)  # where it was read (hansard.agents.origin)
+            out.append(d)
+        return out
 
     def find(self, ref: str) -> sqlite3.Row:
         """A session by id, or by a unique prefix of it."""
