@@ -286,3 +286,16 @@ def test_checkpoint_refs_are_found_loose_packed_and_remote(tmp_path: Path) -> No
     write_checkpoint(repo, CP2, [SessionCopy(SID, b"{}\n", "2026-11-10T09:02:00Z")], T0)
     clone.git("fetch", "-q", "origin")
     assert _may_hold_checkpoints(str(clone.path))  # refs/remotes/origin/entire/checkpoints/v1
+
+
+def test_a_bare_index_in_a_clone_reads_its_checkpoints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`hansard index` run inside a clone, on a new store, reads the clone's checkpoint branch
+    (a remote-tracking copy) as `hansard index CLONE` does, and says nothing about indexing."""
+    alice, calls = _alice_session(tmp_path, "branch")
+    bob = _bob(tmp_path, alice, "branch")
+    monkeypatch.chdir(bob.path / "app")  # anywhere inside the work tree
+    rc, out, err = run_cli("index")
+    assert rc == 0 and "run `hansard index`" not in err, (out, err)
+    doc = _why(bob, "app/retry.py", monkeypatch)
+    assert {ln["tool_call_id"] for ln in doc["lines"] if ln["kind"] == "agent"} == \
+        {carried(bob, calls["backoff"]), carried(bob, calls["log"])}
