@@ -92,6 +92,11 @@ def test_sessions_hover_page_and_stats_say_it_too(repo: GitRepo) -> None:
     page = str(conversation(Links("t"), "calc.py", {"line": ln, "session": {"session_id": ln["session_id"],
                                                                              **doc["sessions"][ln["session_id"]]}}))
     assert 'class="source">read from the repository' in page
+    hits = cli_json("history", "median", "--mode", "keyword")["results"]
+    kinds = [h["source"]["kind"] for h in hits if h["session_id"] == ln["session_id"]]
+    assert kinds and set(kinds) == {"repository"}
+    assert all("source" not in h for h in cli_json("history", "mean", "--mode", "keyword")["results"]
+               if h["session_id"] == MINE)  # this machine's own: nothing to say
     stats = cli_json("stats", "--by", "source")
     count = {sid: sum(1 for x in doc["lines"] if x["session_id"] == sid and x["kind"] == "agent")
              for sid in doc["sessions"]}

@@ -883,4 +883,12 @@ def m036_origins() -> str:
         -- merged into this machine's, and their edits placed through path maps of their own:
         -- the next `hansard index` rebuilds the derived rows from the archive (as m021 does).
         UPDATE sources SET redactions = -1 WHERE path LIKE 'git:%' OR path LIKE '%/.specstory/history/%';
+        -- What the checkpoints kept is read from git, not rebuilt: its sessions take the ids they
+        -- are now stored under (the refs are not read again while their tips stand still), and
+        -- the commit facts joined from them are worked out again.
+        UPDATE checkpoint_sessions SET session_id = session_id || '@' || substr(repo_root, 1, 12)
+            WHERE session_id NOT LIKE '%@%';
+        DELETE FROM commit_ties;
+        DELETE FROM commit_prints;
+        DELETE FROM commit_facts;
     """
