@@ -615,20 +615,14 @@ def side_by_side(results: list[tuple[str, list[dict], dict]]) -> None:
             cells.append(f"{r['measured_ms']:.0f} / {r['baseline_ms']:.0f} ms ({r['ratio']:.2f})" if k < 2
                          else f"{r['measured_ms']:.0f} ms")
         table.append((title, cells))
-    cells = []
-    for _, _, i in results:
-        p = i.get("precision")
-        cells.append("-" if not p else " / ".join(
-            "n/a" if p[k]["precision"] is None else f"{100 * p[k]['precision']:.1f}% of {p[k]['right'] + p[k]['wrong']}"
-            for k in ("full", "partial")))
-    table.append(("precision vs checkpoints: full / partial", cells))
-    cells = []
-    for _, _, i in results:
-        p = i.get("precision")
-        cells.append("-" if not p else " / ".join(
-            "n/a" if p[k]["coverage"] is None else f"{100 * p[k]['coverage']:.1f}% of {p[k]['lines']}"
-            for k in ("full", "partial")))
-    table.append(("coverage (agent lines, right): full / partial", cells))
+    for key, title, of in (("precision", "precision vs checkpoints: full / partial", lambda b: b["right"] + b["wrong"]),
+                           ("coverage", "coverage (agent lines, right): full / partial", lambda b: b["lines"])):
+        cells = []
+        for _, _, i in results:
+            p = i.get("precision")
+            cells.append("-" if not p else " / ".join(
+                "n/a" if p[k][key] is None else f"{100 * p[k][key]:.1f}% of {of(p[k])}" for k in ("full", "partial")))
+        table.append((title, cells))
     w0 = max(len(t) for t, _ in table)
     ws = [max(len(c[j]) for _, c in table) for j in range(len(results))]
     for title, cells in table:

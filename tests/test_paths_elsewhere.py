@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -42,42 +43,31 @@ def _repo(path: Path, clock: Clock) -> GitRepo:
 def _write(agent: str, homes: dict[str, Path], repo: GitRepo, clock: Clock) -> tuple[list[Path], str]:
     """One session of ``agent`` that edits src/stats.py in ``repo``: (the files it wrote, its id)."""
     target = repo.path / "src" / "stats.py"
-    if agent == "claude_code":
-        w = ClaudeWriter(homes["claude"], repo.path, "c1a0de00-0000-4000-8000-00000000000c", clock)
-        w.prompt("divide by the count")
-        w.edit(target, OLD, NEW)
-        return [w.path], w.session_id
+    writers: dict[str, Callable[[], Any]] = {
+        "claude_code": lambda: ClaudeWriter(homes["claude"], repo.path, "c1a0de00-0000-4000-8000-00000000000c", clock),
+        "codex": lambda: CodexWriter(homes["codex"], repo.path, "0c0de000-0000-4000-8000-00000000000d", clock),
+        "gemini": lambda: GeminiWriter(homes["gemini"], repo.path, "9e301000-0000-4000-8000-000000000009", clock),
+        "cursor": lambda: CursorWriter(homes["cursor_config"], "c0ffee00-0000-4000-8000-000000000001", clock),
+        "cursor_transcript": lambda: CursorTranscriptWriter(homes["cursor"], repo.path,
+                                                            "c0ffee00-0000-4000-8000-000000000002", clock),
+        "opencode": lambda: OpenCodeWriter(homes["opencode"], repo.path, clock, "elsewhere"),
+        "copilot": lambda: CopilotWriter(homes["copilot"], repo.path, "5b0d8c1e-0000-4000-8000-000000000003", clock),
+    }
+    w = writers[agent]()
+    w.prompt("divide by the count")
     if agent == "codex":
-        cx = CodexWriter(homes["codex"], repo.path, "0c0de000-0000-4000-8000-00000000000d", clock)
-        cx.prompt("divide by the count")
-        cx.apply_patch(Update(target, (OLD, NEW)))
-        return [cx.path], cx.session_id
-    if agent == "gemini":
-        g = GeminiWriter(homes["gemini"], repo.path, "9e301000-0000-4000-8000-000000000009", clock)
-        g.prompt("divide by the count")
-        g.replace(str(target), OLD, NEW)
-        return [g.path], "9e301000-0000-4000-8000-000000000009"
-    if agent == "cursor":
-        cu = CursorWriter(homes["cursor_config"], "c0ffee00-0000-4000-8000-000000000001", clock)
-        cu.prompt("divide by the count")
-        cu.search_replace(target, OLD, NEW)
-        return [cu.db_path], cu.session_id
-    if agent == "cursor_transcript":
-        ct = CursorTranscriptWriter(homes["cursor"], repo.path, "c0ffee00-0000-4000-8000-000000000002", clock)
-        ct.prompt("divide by the count")
-        ct.str_replace(target, OLD, NEW)
-        return [ct.transcript], ct.session_id
-    if agent == "opencode":
-        oc = OpenCodeWriter(homes["opencode"], repo.path, clock, "elsewhere")
-        oc.prompt("divide by the count")
-        oc.edit(target, OLD, NEW)
-        return [oc.storage], oc.session_id
-    if agent == "copilot":
-        cp = CopilotWriter(homes["copilot"], repo.path, "5b0d8c1e-0000-4000-8000-000000000003", clock)
-        cp.prompt("divide by the count")
-        cp.edit(target, OLD, NEW)
-        return [cp.transcript], cp.session_id
-    raise AssertionError(agent)
+        w.apply_patch(Update(target, (OLD, NEW)))
+    elif agent == "gemini":
+        w.replace(str(target), OLD, NEW)
+    elif agent == "cursor":
+        w.search_replace(target, OLD, NEW)
+    elif agent == "cursor_transcript":
+        w.str_replace(target, OLD, NEW)
+    else:
+        w.edit(target, OLD, NEW)
+    files = {"cursor": "db_path", "opencode": "storage", "cursor_transcript": "transcript", "copilot": "transcript"}
+    sid = w.data["sessionId"] if agent == "gemini" else w.session_id
+    return [getattr(w, files.get(agent, "path"))], sid
 
 
 def _homes(tmp_path: Path, local: bool) -> dict[str, Path]:
@@ -98,6 +88,21 @@ def _gemini_as_recorded(files: list[Path], root: str) -> None:
         f.write_text(json.dumps(doc, indent=2))
 
 
+def _recorded(tmp_path: Path, agent: str, form: str, *, local: bool
+              ) -> tuple[GitRepo, Clock, list[Path], str, Machine]:
+    """A repository and one session of ``agent`` in it, recorded on a machine of ``form`` (its
+    files in this machine's agent homes with ``local``, else in a folder of their own)."""
+    clock = Clock(START)
+    repo = _repo(tmp_path / "app", clock)
+    files, sid = _write(agent, _homes(tmp_path, local=local), repo, clock)
+    machine = Machine(form, repo.path)
+    for f in files:
+        machine.rewrite(f)
+    if agent == "gemini":
+        _gemini_as_recorded(files, machine.root(repo.path))
+    return repo, clock, files, sid, machine
+
+
 def _line(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     monkeypatch.chdir(repo.path)
     doc = cli_json("why", "src/stats.py")
@@ -111,14 +116,7 @@ def test_a_checkpointed_session_recorded_elsewhere_answers(tmp_path: Path, monke
                                                            agent: str, form: str) -> None:
     """Kept on the repository's checkpoint branch, recorded on Windows or in WSL: placed per
     session, with no path map."""
-    clock = Clock(START)
-    repo = _repo(tmp_path / "app", clock)
-    files, sid = _write(agent, _homes(tmp_path, local=False), repo, clock)
-    machine = Machine(form, repo.path)
-    for f in files:
-        machine.rewrite(f)
-    if agent == "gemini":
-        _gemini_as_recorded(files, machine.root(repo.path))
+    repo, clock, files, sid, _machine = _recorded(tmp_path, agent, form, local=False)
     repo.commit("divide by the count\n\nEntire-Checkpoint: a1a1a1a1a1a1\n", clock.next_second(5))
     write_checkpoint(repo, "a1a1a1a1a1a1", [SessionCopy(sid, files[0].read_bytes(), "2026-03-05T09:10:00Z")],
                      clock.next_second(5))
@@ -135,14 +133,7 @@ def test_a_checkpointed_session_recorded_elsewhere_answers(tmp_path: Path, monke
 def test_a_home_copied_from_elsewhere_answers_through_a_map(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                             agent: str, form: str) -> None:
     """An agent home from a Windows or WSL machine, its project mapped in that machine's form."""
-    clock = Clock(START)
-    repo = _repo(tmp_path / "app", clock)
-    files, sid = _write(agent, _homes(tmp_path, local=True), repo, clock)
-    machine = Machine(form, repo.path)
-    for f in files:
-        machine.rewrite(f)
-    if agent == "gemini":
-        _gemini_as_recorded(files, machine.root(repo.path))
+    repo, clock, files, sid, machine = _recorded(tmp_path, agent, form, local=True)
     repo.commit("divide by the count", clock.next_second(5))
     assert run_cli("config", "map", machine.root(repo.path), str(repo.path))[0] == 0
     assert run_cli("index")[0] == 0
