@@ -149,17 +149,25 @@ class Namespaced:
         return self.parser.state()
 
     def _keyed(self, it: Item) -> Item:
-        from dataclasses import fields, replace
+        cls = type(it)
+        names = _NAMES.get(cls)
+        if names is None:
+            from dataclasses import fields
 
-        changes: dict[str, Any] = {}
-        for f in fields(it):
-            if f.name in _ID_FIELDS:
-                v = getattr(it, f.name)
-                if isinstance(v, str) and v:
-                    changes[f.name] = keyed(v, self.ns)
-        return replace(it, **changes) if changes else it
+            names = _NAMES[cls] = tuple(f.name for f in fields(it) if f.name in _ID_FIELDS)
+        values = it.__dict__
+        changes = {n: keyed(v, self.ns) for n in names if isinstance(v := values[n], str) and v}
+        if not changes:
+            return it
+        # A copy with the ids changed: the items are frozen values, and their __init__ (what
+        # dataclasses.replace calls) would cost as much again as the parsing.
+        new = object.__new__(cls)
+        new.__dict__.update(values, **changes)
+        return new
 
 
+# Per item class, its fields that are ids (filled on first use).
+_NAMES: dict[type, tuple[str, ...]] = {}
 # Every item field that holds an id of the source's own (never a path, a text or a time).
 _ID_FIELDS = frozenset({"session_id", "key", "call_id", "message_key", "parent_session_id", "resumed_from",
                         "spawn_call_id", "leaf_uuid"})
