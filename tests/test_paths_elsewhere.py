@@ -199,3 +199,25 @@ def test_a_worktree_recorded_on_windows_is_the_same_repository(tmp_path: Path, m
                      clock.next_second(5))
     assert run_cli("index", str(repo.path))[0] == 0
     assert _line(repo, monkeypatch)["kind"] == "agent"
+
+
+def test_a_real_windows_session_answers_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real checkpoint of a Claude Code session recorded on Windows (JanDeDobbeleer/oh-my-posh,
+    see tests/entire_samples/PROVENANCE.md): its edit of ``D:\\oh-my-posh\\.gitignore`` is the
+    repository's ``.gitignore``, with no path map."""
+    from fixtures_repos.entire import write_checkpoint_folder
+
+    sample = Path(__file__).parent / "entire_samples" / "oh-my-posh" / "52ce428f6a9c"
+    repo = GitRepo.init(tmp_path / "oh-my-posh")
+    repo.write(".gitignore", "# go releaser\n/src/dist\n")
+    repo.commit("Initial commit", datetime(2026, 7, 13, 9, 0, 0))
+    repo.write(".gitignore", "# go releaser\n/src/dist\n/src/gomodcache\n")
+    repo.commit("chore: ignore the module cache\n\nEntire-Checkpoint: 52ce428f6a9c\n", datetime(2026, 7, 13, 15, 0, 0))
+    write_checkpoint_folder(repo, "52ce428f6a9c", sample, datetime(2026, 7, 13, 15, 0, 0))
+    assert run_cli("index", str(repo.path))[0] == 0
+    monkeypatch.chdir(repo.path)
+    doc = cli_json("why", ".gitignore")
+    (ln,) = [x for x in doc["lines"] if x["content"] == "/src/gomodcache"]
+    assert (ln["kind"], ln["provider"], ln["tool"]) == ("agent", "claude_code", "Edit")
+    assert doc["sessions"][ln["session_id"]]["source"]["claimed_id"] == "32e7c00e-d1f8-463c-8090-dacd6ba51385"
+    assert run_cli("config", "maps")[1].strip() == ""
