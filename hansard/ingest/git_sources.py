@@ -97,6 +97,7 @@ def scan_entire(scanner: Scanner, top: str) -> None:
         with CatFile(top) as cat:
             for name in sorted(todo):
                 copies = cp.read_copies(cat, todo[name])
+                ctx.sizes = cp.blob_sizes(cat, copies)
                 for skey, cs in sorted(cp.by_session(copies).items()):
                     ctx.session(cat, name, skey, cs)
                 group.begin()
@@ -146,6 +147,7 @@ class _Repo:
         self.sources = {p: r for p, r in self.archive.sources().items() if p.startswith(prefix)}
         self.by_sig = {r["mtime_ns"]: p for p, r in self.sources.items() if r["mtime_ns"]}
         self.ns = of_source(f"git:{root}:-:-").ns
+        self.sizes: dict[str, int | None] | None = None  # chunk blob -> size, for the store being read
 
     def session(self, cat: CatFile, store_name: str, skey: str, copies: list[Copy]) -> None:
         from hansard.agents.entire import checkpoints as cp
@@ -160,7 +162,7 @@ class _Repo:
             return  # the same copies, read under another ref (a branch and its remote-tracking copy)
         summary = self.scanner.summary
         summary.files += 1
-        data, info = cp.assemble(cat, copies, max_bytes=MAX_TRANSCRIPT_BYTES)
+        data, info = cp.assemble(cat, copies, max_bytes=MAX_TRANSCRIPT_BYTES, sizes=self.sizes)
         if info["over_budget"]:
             summary.skip("entire_transcript_over_budget", info["over_budget"])
         provider = registry.sniff(Path("full.jsonl"), data[:registry.HEAD_BYTES]) if data else None

@@ -264,7 +264,16 @@ class Merged:
         return True
 
 
-def assemble(cat: CatFile, copies: list[Copy], max_bytes: int) -> tuple[bytes | None, dict[str, int]]:
+def blob_sizes(cat: CatFile, copies: Iterable[Copy]) -> dict[str, int | None]:
+    """Each chunk blob's size (None: not a blob the repository has), from one `git cat-file
+    --batch-check` round of every copy's chunks: what ``assemble`` checks its budget against."""
+    wanted = list(dict.fromkeys(sha for c in copies for sha in c.chunks))
+    return {sha: (got[2] if got is not None and got[1] == "blob" else None)
+            for sha, got in zip(wanted, cat.info_many(wanted), strict=True)}
+
+
+def assemble(cat: CatFile, copies: list[Copy], max_bytes: int, sizes: dict[str, int | None] | None = None
+             ) -> tuple[bytes | None, dict[str, int]]:
     """One transcript from a session's copies (in time order, see the module docstring), and
     how many copies were used, missing (a blob the repository lacks) or over the budget.
 
@@ -272,13 +281,13 @@ def assemble(cat: CatFile, copies: list[Copy], max_bytes: int) -> tuple[bytes | 
     whose chunks add up to more (a chunk may be named any number of times) is left out, and so
     is a slice that would take the transcript past it. A copy made of the same blobs as the one
     before adds nothing and is not read again. The copies are read one at a time: a session kept
-    whole at each of many checkpoints is never all in memory at once."""
+    whole at each of many checkpoints is never all in memory at once. ``sizes``: ``blob_sizes``
+    of these copies (or more), when the caller asked once for many sessions."""
     used = missing = over = 0
     doc_best: tuple[int, int, bytes] | None = None
     merged = Merged()
-    wanted = list(dict.fromkeys(sha for c in copies for sha in c.chunks))
-    sizes = {sha: (got[2] if got is not None and got[1] == "blob" else None)
-             for sha, got in zip(wanted, cat.info_many(wanted), strict=True)}
+    if sizes is None:
+        sizes = blob_sizes(cat, copies)
     last: list[str] | None = None
     for i, c in enumerate(copies):
         each = [sizes.get(sha) for sha in c.chunks]
