@@ -56,7 +56,8 @@ def _with_contents(stored: bytes, data: bytes) -> bytes:
 
 
 # Part of every cache key: a change to what an answer holds must not be served from old rows.
-CACHE_FORMAT = 4  # 2: lines stored without their text; 3: commit summaries redacted; 4: redacted lines kept
+CACHE_FORMAT = 5  # 2: lines stored without their text; 3: commit summaries redacted; 4: redacted lines kept;
+# 5: sessions say what was asked for each edit
 def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, data: bytes, repo_id: int
             ) -> tuple[Any, str, bytes | None, int] | None:
     """(cache, key, the cached JSON document or None, generation) when the store keeps answers; None

@@ -868,7 +868,17 @@ def m035_shell_writes() -> str:
 
 
 @migration
-def m036_origins() -> str:
+def m036_run_skip_reasons() -> str:
+    return """
+        -- What an index run skipped, by reason (JSON {reason: count}): the files it could not
+        -- use (not a transcript, a checkpoint's missing transcript, unreadable) and the records,
+        -- so that `status` says what the run said; the skips table keeps the records only.
+        ALTER TABLE runs ADD COLUMN skip_reasons TEXT;
+    """
+
+
+@migration
+def m037_origins() -> str:
     return """
         -- Where each session was read (hansard.agents.origin): NULL is this machine (an agent home,
         -- a file given to `hansard index`); otherwise what carried it. Derived from the source's
