@@ -108,6 +108,14 @@ def scan_entire(scanner: Scanner, top: str) -> None:
         raise
 
 
+def carries_sessions(top: str) -> bool:
+    """Whether a work tree may carry sessions: checkpoint refs, or an agent's history files in it
+    (both looked for in git's and the tree's files, without running git)."""
+    from hansard.ingest.quickcheck import repo_transcripts
+
+    return _may_hold_checkpoints(top) or bool(repo_transcripts([top]))
+
+
 def _may_hold_checkpoints(top: str) -> bool:
     """Whether the repository may have checkpoint refs, from git's files alone (a loose ref's
     folder, or a line of packed-refs): a bare `hansard index` asks this of every repository it

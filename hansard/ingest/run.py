@@ -49,13 +49,14 @@ def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = Tru
 
 
 def _register_work_trees(store: Store, paths: list[Path] | None) -> None:
-    """The repositories this run reads whether or not a session names them yet: the work trees
-    given to `hansard index`, or, without paths, the one the command runs in. Their checkpoint
-    refs and history files are then read like those of every known repository."""
+    """The repositories this run reads whether or not a session names them yet: each work tree
+    given to `hansard index`, or, without paths, the one the command runs in, when it carries
+    sessions of its own (checkpoint refs, history files). Their refs and files are then read like
+    those of every known repository, and what they carry belongs to them."""
     import os
 
     from hansard.git.identity import find_toplevel
-    from hansard.ingest.git_sources import work_tree_tops
+    from hansard.ingest.git_sources import carries_sessions, work_tree_tops
     from hansard.link.repos import register_repo
 
     if paths:
@@ -68,7 +69,7 @@ def _register_work_trees(store: Store, paths: list[Path] | None) -> None:
         tops = [here[0]] if here else []
     for top in tops:
         found = find_toplevel(top)
-        if found is not None:
+        if found is not None and carries_sessions(top):
             register_repo(store, found[1])
 
 
