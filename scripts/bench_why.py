@@ -499,6 +499,8 @@ def run_real(name: str, quick: bool = False, directory: str | None = None, round
 
     corpus = real_corpus.ensure(name, snapshot, cache, log=lambda s: print(s, file=sys.stderr))
     manifest = json.loads((corpus / "manifest.json").read_text())
+    if clone and manifest.get("clone") is False:
+        raise SystemExit(f"real-clone:{name}: no clone: the snapshot lacks a blob of its default branch's own tree")
     truth = json.loads((corpus / ("checkpoints-clone.json" if clone else "checkpoints.json")).read_text())
     rounds = rounds or (3 if quick else 5)
     root = Path(directory or tempfile.mkdtemp(prefix=f"hansard-bench-why-{name}-"))

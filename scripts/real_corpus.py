@@ -26,7 +26,8 @@ The corpus is built under ``<cache>/<NAME>/<main commit[:12]>/`` (cache: ``--cac
   * ``clone/``: the snapshot cloned as a new user clones it, every branch a remote-tracking
     ref (the checkpoint branch among them), to be read by ``hansard index clone/`` alone: no
     agent home, no ``config map``; ``checkpoints-clone.json`` is ``checkpoints.json`` for its
-    commits (the same ids where no blob of the history was replaced);
+    commits (the same ids where no blob of the history was replaced); none when the default
+    branch's own tree lacks a blob (entire-graph), as the manifest's ``clone`` says;
   * ``checkpoints.json``: for each commit of the default branch with ``Entire-Checkpoint``
     trailers, the checkpoints and the sessions they name (Entire's ids, and the ids hansard
     gives the same transcripts), the ground truth of the precision a bench measures;
@@ -471,15 +472,20 @@ def clone(name: str, snap: Path, branch: str, repo: Path) -> int:
     return len(missing)
 
 
-def user_clone(name: str, snap: Path, user: Path) -> None:
+def user_clone(name: str, snap: Path, user: Path) -> bool:
     """``user``: the snapshot cloned as a new user would clone the repository, its checkpoint
     branch a remote-tracking ref beside the others. A local clone (objects linked, not packed
-    anew), since a snapshot lacks the blobs over 4 MiB a packing would want."""
+    anew), since a snapshot lacks the blobs over 4 MiB a packing would want. False (and no
+    clone) when the default branch's own tree lacks one: it cannot be checked out."""
     run = dict(check=True, capture_output=True)
-    subprocess.run(["git", "clone", "-q", "--local", str(snap), str(user)], **run)
+    got = subprocess.run(["git", "clone", "-q", "--local", str(snap), str(user)], capture_output=True)
+    if got.returncode != 0:
+        shutil.rmtree(user, ignore_errors=True)
+        return False
     subprocess.run(["git", "-C", str(user), "remote", "set-url", "origin", f"https://github.com/{SOURCES[name]}.git"],
                    **run)
     subprocess.run(["git", "-C", str(user), "commit-graph", "write", "--reachable"], **run)
+    return True
 
 
 def _trailered(gd: Path, rev: str) -> tuple[int, dict[str, list[str]]]:
@@ -541,8 +547,8 @@ def build(name: str, snap: Path, head: str, main: str, out: Path, marker: dict, 
     assert not git(gd, "for-each-ref", "refs/heads/entire", "refs/notes", "refs/entire").strip()
     n_commits, trailered = _trailered(gd, branch)
     user = out / "clone"
-    user_clone(name, snap, user)
-    _n, user_trailered = _trailered(user / ".git", "HEAD")
+    cloned = user_clone(name, snap, user)
+    user_trailered = _trailered(user / ".git", "HEAD")[1] if cloned else None
     history = set(git(gd, "log", "--format=", "--name-only", branch).split("\n")) - {""}
     tracked = git(gd, "ls-tree", "-r", "-l", "-z", "HEAD").split("\0")
 
@@ -654,12 +660,15 @@ def build(name: str, snap: Path, head: str, main: str, out: Path, marker: dict, 
         "notes": dict(sorted(notes.items())),
         "path_maps": roots,
         "history_blobs_replaced": replaced,
+        "clone": cloned,  # False: HEAD's own tree lacks a blob, so no user's clone (clone/) could be made
         "tracked_files": len(tracked_files),
         "home_files": len(files),
         "home_bytes": total_bytes,
     }
     (out / "checkpoints.json").write_text(json.dumps(truth, indent=1, sort_keys=True) + "\n")
-    (out / "checkpoints-clone.json").write_text(json.dumps(truth_of(user_trailered), indent=1, sort_keys=True) + "\n")
+    if user_trailered is not None:
+        (out / "checkpoints-clone.json").write_text(json.dumps(truth_of(user_trailered), indent=1, sort_keys=True)
+                                                    + "\n")
     (out / "touched.json").write_text(json.dumps(
         {p: n for p, n in sorted(touched.items()) if p in tracked_files}, indent=1, sort_keys=True) + "\n")
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
