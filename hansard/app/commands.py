@@ -198,9 +198,9 @@ STATS = Command("stats", "How much of the repository agents wrote: lines by kind
           max_chars=256),
     Param("since", str | None, None, "only lines whose commit was made from this date or date-time", max_chars=64),
     Param("until", str | None, None, "only lines whose commit was made up to this date or date-time", max_chars=64),
-    Param("by", list[Literal["agent", "model", "session", "member", "dir", "month"]] | None, None,
+    Param("by", list[Literal["agent", "model", "session", "member", "source", "dir", "month"]] | None, None,
           "a breakdown to show (repeatable; default agent and dir)", only="cli"),
-    Param("by", list[Literal["agent", "model", "session", "member"]] | None, None,
+    Param("by", list[Literal["agent", "model", "session", "member", "source"]] | None, None,
           'breakdowns to include; default ["agent"]', only="mcp", max_chars=16),
     Param("depth", int | None, None, "open every folder N levels below each PATH (default: the largest first, in "
           "about 40 rows)", metavar="N", only="cli"),
@@ -208,7 +208,9 @@ STATS = Command("stats", "How much of the repository agents wrote: lines by kind
 ), tool="repo_stats", about=(
     "How much of a repository coding agents wrote, from the same per-line attribution as code_history's "
     "path:line answers: the lines of its files at a revision (default HEAD) by kind (agent, agent_modified, "
-    "pasted, human, unknown, uncommitted), per folder and file, and `by` agent, model, session or member; "
+    "pasted, human, unknown, uncommitted), per folder and file, and `by` agent, model, session, member or "
+    "source (where the session was read: this machine, the repository's checkpoint refs or files, an "
+    "import, a teammate); "
     "lines alive by the month of their commit; agent lines alive by age; and the funnel sessions -> "
     "commits -> lines their edits added -> agent lines alive. `paths` narrows to files or folders, each "
     "broken into its folders and files `depth` levels down in `tree`; "
