@@ -278,28 +278,12 @@ def cmd_memory(a: argparse.Namespace) -> int:
 
 def cmd_embed(a: argparse.Namespace) -> int:
     """Build meaning-search vectors for new messages (what the background builder runs)."""
-    from hansard.answers.search import meaning
-
-    emb, why = meaning.load_embedder()
-    if emb is None:
-        from hansard.errors import NotInstalled
-
-        raise NotInstalled(why or "no embedding model")
-    fd = meaning.take_embed_lock()
-    if fd is None:
+    with _request(a, write=True) as rq:
+        counts = rq.embed(max_seconds=a.max_seconds)
+    if counts is None:
         if not a.quiet:
             say("another `hansard embed` is running", file=sys.stderr)
         return 0
-    try:
-        with _request(a, write=True) as rq:
-            counts = meaning.build_vectors(rq.store.search, emb, max_seconds=a.max_seconds)
-            from hansard.answers.search.intent import build_intent_vectors, load_intent_encoder
-
-            enc = load_intent_encoder()[0]
-            if enc is not None:  # the sessions' intent texts, after every passage: a search uses both
-                counts["intents"] = build_intent_vectors(rq.store.search, enc, max_seconds=a.max_seconds)["embedded"]
-    finally:
-        os.close(fd)
     if a.json:
         _print_json(counts)
     elif not a.quiet:

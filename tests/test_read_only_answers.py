@@ -24,6 +24,15 @@ import pytest
 
 from fixtures_repos.history import World, build
 
+try:
+    import numpy  # noqa: F401
+
+    from tests.helpers import WordsEmbedder
+
+    EMB: WordsEmbedder | None = WordsEmbedder("test-words-64", 64)
+except ImportError:
+    EMB = None
+
 MUST_MOVE = {
     "why file": "the why cache (answers/why/explain.py) and the commit-diff cache (restored.FileHistory -> "
                 "link.landing.file_commits) become read-through caches of the application layer",
@@ -62,6 +71,7 @@ def _answers(repo: str, s1: str) -> dict[str, Callable[[Any], Any]]:
         "context": lambda s: work_context(s, s1, cwd=repo, render=work_context_tree),
         "search keyword": lambda s: search_past_sessions(s, "cart"),
         "search hybrid": lambda s: search_past_sessions(s, "cart", mode="hybrid"),
+        "search meaning": lambda s: search_past_sessions(s, "cart total", mode="meaning", embedder=EMB),
         "show": lambda s: get_past_session(s, s1, details=True),
         "memories": lambda s: search_memories(s, "cart"),
         "stats": lambda s: {k: v for k, v in repo_stats(s, None, cwd=repo).items() if k != "seconds"},
@@ -89,6 +99,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[World, Pat
     mp.setenv("HANSARD_NO_BACKGROUND", "1")
     st = open_store()
     index(st)
+    if EMB is not None:  # the vectors a meaning search reads (not their copy beside the store)
+        from hansard.ingest.embed import build_vectors
+
+        build_vectors(st.search, EMB)
     st.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # type: ignore[attr-defined]
     st.db.execute("PRAGMA journal_mode=DELETE")  # type: ignore[attr-defined]
     st.close()
@@ -135,6 +149,8 @@ def test_an_answer_reads_only_and_answers_alike_from_a_read_only_store(
     from hansard.store import open_for_reading, open_store
 
     w, snap = world
+    if name == "search meaning" and EMB is None:
+        pytest.skip("numpy (the test extra) is not installed")
     answer = _answers(str(w.repo), w.sessions["S1"])[name]
     home = tmp_path / "home"
     home.mkdir()
@@ -147,6 +163,10 @@ def test_an_answer_reads_only_and_answers_alike_from_a_read_only_store(
         wrote = st.db.total_changes - before  # type: ignore[attr-defined]
     finally:
         st.close()
+    assert sorted(p.name for p in home.iterdir() if not p.name.startswith("hansard.db")) == [], \
+        f"{name} wrote files beside the store"
+    if name == "search meaning":  # searched by meaning indeed, from the vectors in SQLite
+        assert writable["mode"] == "meaning" and writable["results"] and "mode_notice" not in writable
     ro = tmp_path / "ro"
     if not _read_only_copy(snap, ro):
         pytest.skip("cannot mount a read-only tmpfs here")

@@ -119,6 +119,8 @@ class Request:
         self._synced: bool | None = None
         self._reads: Store | None = None
         self._kept, self._listening = kept.listen()
+        if self.caching:
+            self._kept.write_vectors = self._write_vectors
 
     def __enter__(self) -> Request:
         return self
@@ -221,6 +223,42 @@ class Request:
     def interrupt(self) -> None:
         """Stop what the request is running on another thread (a call past its deadline)."""
         (self._reads or self.store).interrupt()
+
+    def embed(self, *, max_seconds: float | None = None) -> dict[str, int] | None:
+        """Embed what is new for meaning search (`hansard embed`, which ``Hansard.later``
+        starts): the passages, then the sessions' intent texts. None when another builder is at
+        work; NotInstalled without the semantic extra."""
+        from hansard.answers.search.intent import load_intent_encoder
+        from hansard.answers.search.meaning import load_embedder
+        from hansard.ingest import embed
+
+        emb, why = load_embedder()
+        if emb is None:
+            from hansard.errors import NotInstalled
+
+            raise NotInstalled(why or "no embedding model")
+        fd = embed.take_embed_lock()
+        if fd is None:
+            return None
+        try:
+            counts = embed.build_vectors(self.store.search, emb, max_seconds=max_seconds)
+            enc = load_intent_encoder()[0]
+            if enc is not None:  # the sessions' intent texts, after every passage: a search uses both
+                counts["intents"] = embed.build_intent_vectors(self.store.search, enc, max_seconds=max_seconds)["embedded"]
+        finally:
+            os.close(fd)
+        return counts
+
+    @staticmethod
+    def _write_vectors(index: object, model: str) -> object | None:
+        """The copy of a model's vectors beside the store, written for a search that found it
+        missing or stale (None when it cannot be: a full or read-only disk)."""
+        from hansard.ingest import vector_cache
+
+        try:
+            return vector_cache.refresh(index, model)
+        except Exception:  # noqa: BLE001 - the search reads SQLite instead
+            return None
 
     def keep(self) -> None:
         """Keep what this request's answers offered, when it caches (a busy store takes what it

@@ -6,6 +6,11 @@ the request that asked them, and that request keeps it in the store when it cach
 (``hansard.app.house.Request``, the one place that says whether caching is on). With no request
 listening (an answer called on its own, as the tests do), an offer is dropped.
 
+One source is read through rather than offered: the copy of a model's vectors beside the store,
+which a search maps. When it is missing or stale, a request that caches writes it then and
+there (``vector_copy``, the request's own writer) so the search maps it; with none, the search
+reads the vectors from SQLite.
+
 Always true: an offer is a value held in memory for the request, never a write; what a request
 was offered it can read back before it is kept (``diff``, ``symbols``), so an answer that asks
 twice works out once. The box is the current context's (``contextvars``): a thread started
@@ -14,6 +19,7 @@ with the request's context offers to the same box.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any
 
@@ -21,7 +27,7 @@ from typing import Any
 class Kept:
     """One request's offers, by what they are keyed by."""
 
-    __slots__ = ("diffs", "symbols", "answers", "summaries")
+    __slots__ = ("diffs", "symbols", "answers", "summaries", "write_vectors")
 
     def __init__(self) -> None:
         # (sha, path) -> (old path, hunks; None when the diff holds a secret and is withheld)
@@ -32,6 +38,8 @@ class Kept:
         self.answers: dict[str, tuple[int, bytes]] = {}
         # stats summaries: (key, path, blob id, summary JSON) rows and the generation they are of
         self.summaries: list[tuple[list[tuple[str, str, str, bytes]], int]] = []
+        # the request's writer of a model's vector copy (None: it does not cache)
+        self.write_vectors: Callable[[Any, str], Any] | None = None
 
     def __bool__(self) -> bool:
         return bool(self.diffs or self.symbols or self.answers or self.summaries)
@@ -82,6 +90,13 @@ def offer_answer(key: str, generation: int, document: bytes) -> None:
     box = _BOX.get()
     if box is not None:
         box.answers[key] = (generation, document)
+
+
+def vector_copy(index: Any, model: str) -> Any | None:
+    """The copy of ``model``'s vectors written now by the request that asked (mapped), or None
+    when no request listening caches (or it could not be written)."""
+    box = _BOX.get()
+    return None if box is None or box.write_vectors is None else box.write_vectors(index, model)
 
 
 def offer_summaries(rows: list[tuple[str, str, str, bytes]], generation: int) -> None:
