@@ -263,16 +263,16 @@ def cmd_memory(a: argparse.Namespace) -> int:
             say(f"{memories.memory_count(rq.store)} memory files indexed")
             return 0
         store, notice = rq.with_team_memories(include=a.include_team_sessions, team=a.team)
-        data = memories.search_memories(store, " ".join(a.query), repo=a.repo, provider=a.provider, source=a.source,
+        hits = memories.search_memories(store, " ".join(a.query), repo=a.repo, provider=a.provider, source=a.source,
                                         full=a.json)
     if notice:
-        data["notice"] = notice
+        hits["notice"] = notice
     if a.json:
-        _print_json(data)
+        _print_json(hits)
     else:
         if notice:
             say(f"hansard: note: {notice}", file=sys.stderr)
-        say(memory_hits(data))
+        say(memory_hits(hits))
     return 0
 
 

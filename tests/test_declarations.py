@@ -117,3 +117,5 @@ def test_the_mcp_tools_take_the_declared_schema_and_bounds() -> None:
             assert {a.get("maxLength") for a in strings if "enum" not in a} <= {p.max_chars}, (name, p.name)
             if p.bounds is not None:
                 assert (prop["minimum"], prop["maximum"]) == p.bounds
+        out = tools[name].output_schema  # the SDK checks every result against it
+        assert cmd.result is not None and out is not None and out["title"] == declare.resolve(cmd.result).__name__

@@ -74,7 +74,7 @@ def _answers(repo: str, s1: str) -> dict[str, Callable[[Any], Any]]:
         "search meaning": lambda s: search_past_sessions(s, "cart total", mode="meaning", embedder=EMB),
         "show": lambda s: get_past_session(s, s1, details=True),
         "memories": lambda s: search_memories(s, "cart"),
-        "stats": lambda s: {k: v for k, v in repo_stats(s, None, cwd=repo).items() if k != "seconds"},
+        "stats": lambda s: repo_stats(s, None, cwd=repo),
         "sessions": lambda s: s.sessions.list(limit=50),
         "status": lambda s: {**s.sessions.status(), "agents": agent_status(s)},
         "notice": lambda s: no_sessions(s),
@@ -119,7 +119,16 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[World, Pat
     mp.undo()
 
 
+# The result type each answer declares, checked against what it gave.
+RESULTS = {"why file": "WhyAnswer", "why line": "WhyAnswer", "why json": "WhyAnswer", "why with the upkeep": "WhyAnswer",
+           "log file": "CodeHistory", "log line": "CodeHistory", "log symbol": "CodeHistory", "context": "WorkContext",
+           "search keyword": "SearchResults", "search hybrid": "SearchResults", "search meaning": "SearchResults",
+           "show": "Transcript", "memories": "MemoryHits", "stats": "RepoStats", "notice": "NoSessions"}
+
+
 def _plain(x: Any) -> Any:
+    if isinstance(x, dict) and "seconds" in x:  # how long stats took
+        x = {k: v for k, v in x.items() if k != "seconds"}
     return json.loads(json.dumps(x, default=str, sort_keys=True))
 
 
@@ -159,12 +168,18 @@ def test_an_answer_reads_only_and_answers_alike_from_a_read_only_store(
     st = open_store()
     before = st.db.total_changes  # type: ignore[attr-defined]
     try:
-        writable = _plain(answer(st))
+        given = answer(st)
         wrote = st.db.total_changes - before  # type: ignore[attr-defined]
+        writable = _plain(given)
     finally:
         st.close()
     assert sorted(p.name for p in home.iterdir() if not p.name.startswith("hansard.db")) == [], \
         f"{name} wrote files beside the store"
+    if name in RESULTS:
+        from hansard.answers import results
+        from tests.helpers import shape_problems
+
+        assert shape_problems(json.loads(json.dumps(given, default=str)), getattr(results, RESULTS[name])) == []
     if name == "search meaning":  # searched by meaning indeed, from the vectors in SQLite
         assert writable["mode"] == "meaning" and writable["results"] and "mode_notice" not in writable
     ro = tmp_path / "ro"

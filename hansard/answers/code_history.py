@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 from hansard import safeopen, textnorm
 from hansard.agents.origin import source_of
@@ -26,6 +27,7 @@ from hansard.link.landing import FileCommit, commit_diff, edit_hashes, edit_land
 from hansard.link.repos import known_repo
 
 if TYPE_CHECKING:
+    from hansard.answers.results import CodeHistory, WhyAnswer
     from hansard.store.interfaces import Store
 
 # Share of an earlier change's lines that a later one must remove to count as undoing it.
@@ -43,7 +45,7 @@ def parse_until(until: str | None) -> float | None:
 
 def code_history(store: Store, path: str, *, symbol: str | None = None, repo: str | None = None,
                  until: str | None = None, token_budget: int = 4000, cwd: str | None = None,
-                 repo_only: str | None = None, render: Render) -> dict[str, Any]:
+                 repo_only: str | None = None, render: Render) -> CodeHistory:
     """``render`` makes the answer's ``tree`` for people (the adapters pass hansard/render's
     :func:`~hansard.render.trees.code_history_tree`); it counts toward the token budget, so it
     is made here, from what is kept. With ``repo_only`` (a repository's path), a session that ran in any other repository is
@@ -109,7 +111,7 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
             if tests["failed_then_fixed"] or tests["still_failing"]:
                 entry["tests"] = {"failed_then_fixed": tests["failed_then_fixed"], "still_failing": tests["still_failing"]}
 
-    return fit_budget(served(result), token_budget, render, enrich=add_tests)
+    return cast("CodeHistory", fit_budget(served(result), token_budget, render, enrich=add_tests))
 
 
 def _missing(path: str, base: str) -> None:
@@ -151,7 +153,7 @@ def _elsewhere(store: Store, session_ids: set[str], repo_only: str) -> set[str]:
     return out
 
 
-def unnamed_elsewhere(store: Store, ans: dict[str, Any], repo_only: str) -> dict[str, Any]:
+def unnamed_elsewhere(store: Store, ans: Mapping[str, Any], repo_only: str) -> WhyAnswer:
     """A why answer in which no session that ran outside ``repo_only`` is named: its lines say
     OTHER_REPOSITORY, and no id, prompt or title of it is left anywhere in the answer."""
     named: set[str] = set(ans.get("sessions") or {})
@@ -160,7 +162,7 @@ def unnamed_elsewhere(store: Store, ans: dict[str, Any], repo_only: str) -> dict
         named.update(x for key in ("later_sessions", "alternatives") for x in ln.get(key) or () if isinstance(x, str))
     elsewhere = _elsewhere(store, named, repo_only)
     if not elsewhere:
-        return ans
+        return cast("WhyAnswer", ans)
     lines = []
     for ln in ans["lines"]:
         ln = dict(ln)
@@ -176,7 +178,7 @@ def unnamed_elsewhere(store: Store, ans: dict[str, Any], repo_only: str) -> dict
             ln["recorded"] = {k: v for k, v in rec.items() if k not in ("session_id", "prompt", "title", "url")}
         lines.append(ln)
     sessions = {sid: s for sid, s in (ans.get("sessions") or {}).items() if sid not in elsewhere}
-    return {**ans, "lines": lines, "sessions": sessions}
+    return cast("WhyAnswer", {**ans, "lines": lines, "sessions": sessions})
 
 
 def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[FileCommit],
@@ -443,7 +445,7 @@ def imported_by(store: Store, top: str, rel: str) -> list[dict[str, Any]]:
 # -- rendering -----------------------------------------------------------------------------
 
 
-def served(result: dict[str, Any]) -> dict[str, Any]:
+def served(result: Mapping[str, Any]) -> dict[str, Any]:
     """The answer as served: every string through the redactor (issue 28, item 5). Transcript
     text is redacted when indexed; what git and the working tree give (commit summaries and
     authors, a line's text) is not, until here."""
@@ -453,7 +455,7 @@ def served(result: dict[str, Any]) -> dict[str, Any]:
     return clean
 
 
-def _redacted_lines(ans: dict[str, Any]) -> dict[str, Any]:
+def _redacted_lines(ans: Mapping[str, Any]) -> Mapping[str, Any]:
     """The why answer with its lines' texts redacted together (a private key spans lines)."""
     from hansard.ingest.redact import redact_lines
 
@@ -465,7 +467,7 @@ def _redacted_lines(ans: dict[str, Any]) -> dict[str, Any]:
     return {**ans, "lines": lines}
 
 
-def _line_answer(ans: dict[str, Any], token_budget: int, render: Render) -> dict[str, Any]:
+def _line_answer(ans: Mapping[str, Any], token_budget: int, render: Render) -> CodeHistory:
     ans = served(_redacted_lines(ans))
     entries = []
     for ln in ans["lines"]:
@@ -491,7 +493,7 @@ def _line_answer(ans: dict[str, Any], token_budget: int, render: Render) -> dict
               "entries": entries, "imported_by": [], "why": ans}
     if ans.get("notice"):
         result["notice"] = ans["notice"]
-    return fit_budget(result, token_budget, render)
+    return cast("CodeHistory", fit_budget(result, token_budget, render))
 
 
 def _iso(ts: float) -> str:

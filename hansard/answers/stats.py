@@ -55,13 +55,15 @@ import json
 import os
 import time
 from collections import Counter, defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from hansard.errors import HansardError, InvalidArgument, NotARepository, PathOutsideRepository, UnknownRevision
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
+    from hansard.answers.results import RepoStats
+    from hansard.ingest.pipeline import Progress
     from hansard.store.interfaces import Store
 
 # Bumped whenever a summary's shape, or what goes into it, changes: old rows are never read.
@@ -103,7 +105,7 @@ def cache_key(context: str, path: str, blob: str) -> str:
     return hashlib.sha256(f"{context}\0{path}\0{blob}".encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def summarise(store: Store, doc: dict[str, Any]) -> dict[str, Any]:
+def summarise(store: Store, doc: Mapping[str, Any]) -> dict[str, Any]:
     """One file's why answer as counts: rows of [kind, session_id, message_index, commit, n]
     with what the rows name (the sessions' provider, member and title, the commits' author
     time, the messages' models)."""
@@ -168,12 +170,12 @@ def _is_binary(cat: Any, blob: str) -> bool:
 def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | None = None,
                since: str | None = None, until: str | None = None, by: Iterable[str] = ("agent",),
                cwd: str | None = None, cache: bool = True,
-               progress: Any = None, max_files: int | None = None, depth: int | None = None) -> dict[str, Any]:
+               progress: Progress | None = None, max_files: int | None = None, depth: int | None = None) -> RepoStats:
     """The stats of the repository holding ``cwd`` at ``rev`` (default HEAD), of its files under
     ``paths`` (default all), as described in this module's docstring. ``by`` names the
     breakdowns to include (agent, model, session, member, dir, month). ``cache``: read the
     summaries remembered (the application's choice). ``progress`` is `hansard index`'s progress
-    line (``hansard.ingest.progress.Bytes``), fed the files' sizes as they are answered.
+    line (``hansard.ingest.pipeline.Progress``), fed the files' sizes as they are answered.
     ``max_files`` keeps the ``files`` rows of the largest files only (``files_shown`` then says
     how many of how many): every other count still covers them all. ``depth`` bounds the
     ``tree`` to that many levels below each path (default: all)."""
@@ -320,7 +322,7 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
         from hansard.answers.notices import no_sessions
 
         result["notice"] = no_sessions(store)
-    return result
+    return cast("RepoStats", result)
 
 
 def tree(folders: dict[str, dict[str, int]], files: dict[str, dict[str, int]], root: str,

@@ -111,7 +111,7 @@ SHOW = Command("show", "Show one session's messages, a window at a time", (
     Param("max_chars", int | None, None, "character budget of the page (default 24000)"),
     Param("all", bool, False, "follow the cursor to the end of the session", only="cli"),
     Param("raw", bool, False, "include the archived raw record (may contain secrets)", only="cli"),
-), tool="get_past_session", about=(
+), result="hansard.answers.results:Transcript", tool="get_past_session", about=(
     "Read a past coding-agent session's messages by session_id: a window `around` a message_index, filtered "
     "by roles (indexes kept), paged with the `next` cursor. Long messages are cut at max_message_chars; "
     "continue one with around=<index>, limit=1 and content_offset." + EVIDENCE_NOTE), options=_JSON)
@@ -139,7 +139,7 @@ HISTORY = Command("history", "Search past sessions by keyword, meaning, or both"
     Param("exclude_session", str | None, None, "leave this session out (default: the calling agent's, from the "
           "environment)", only="cli"),
     Param("include_current", bool, False, "do not leave the calling session out", only="cli"),
-), tool="search_past_sessions", about=lambda: (
+), result="hansard.answers.results:SearchResults", tool="search_past_sessions", about=lambda: (
     f"Search the user's past coding-agent sessions ({_displays()}) by keyword, meaning or both. Quoted phrases, "
     "`or`, and a leading `-` to exclude work. Filters narrow by repository, provider, time (date-only covers the "
     "local day; a date-time needs a UTC offset), roles, tool, command, file and commit. Hits name session_id and "
@@ -154,7 +154,7 @@ MEMORY_SEARCH = Command("memory search", "memories matching a query", (
           max_chars=64),
     Param("include_team_sessions", bool, False, "also teammates' project memories (hansard team)"),
     Param("team", str | None, None, "also the project memories of this team (hansard team)", max_chars=200),
-), tool="search_memories", about=lambda: (
+), result="hansard.answers.results:MemoryHits", tool="search_memories", about=lambda: (
     f"Search the guidance files that coding-agent sessions read ({_memory_names(True)}, and per-project auto "
     "memory), current text plus earlier versions. With repo, that project's guidance ranks with global memories. "
     "Hits give memory_id and the matching line range; read with get_memory." + EVIDENCE_NOTE), options=_JSON)
@@ -163,7 +163,7 @@ MEMORY_SHOW = Command("memory show", "a window of one memory", (
     Param("memory_id", str, help="a memory id from a search, or <id>@<version>", positional=True, max_chars=200),
     Param("line", int | None, None, "centre the window on this line"),
     Param("offset", int | None, None, "start at this character (wins over line)"),
-), tool="get_memory", about=(
+), result="hansard.answers.results:Memory", tool="get_memory", about=(
     "Read a coding-agent memory file found by search_memories: a window centred on `line`, or from `offset` (which "
     "wins). Continue with nextOffset." + EVIDENCE_NOTE), options=_JSON)
 
@@ -186,7 +186,7 @@ WHY = Command("why", "Which agent session, message and tool call wrote these lin
     Param("rev", str | None, None, "answer for the file at this revision instead of the working tree"),
     Param("contents", str | None, None, "blame these contents (an unsaved editor buffer; - for stdin)",
           metavar="FILE|-", only="cli"),
-), options=("json", "sync", "cache"),
+), result="hansard.answers.results:WhyAnswer", options=("json", "sync", "cache"),
     option_help={"json": "the stable JSON contract, for editors"})
 
 STATS = Command("stats", "How much of the repository agents wrote: lines by kind, agent, folder and month", (
@@ -205,7 +205,7 @@ STATS = Command("stats", "How much of the repository agents wrote: lines by kind
     Param("depth", int | None, None, "open every folder N levels below each PATH (default: the largest first, in "
           "about 40 rows)", metavar="N", only="cli"),
     Param("depth", int, 1, "levels of each path's folders and files in `tree`", only="mcp", bounds=(0, 64)),
-), tool="repo_stats", about=(
+), result="hansard.answers.results:RepoStats", tool="repo_stats", about=(
     "How much of a repository coding agents wrote, from the same per-line attribution as code_history's "
     "path:line answers: the lines of its files at a revision (default HEAD) by kind (agent, agent_modified, "
     "pasted, human, unknown, uncommitted), per folder and file, and `by` agent, model, session, member or "
@@ -223,7 +223,7 @@ LOG = Command("log", "code_history: the conversations that changed a file, a lin
           max_chars=4096),
     Param("symbol", str | None, None, "narrow to one function, class or method (e.g. Class.method)", max_chars=512),
     _HERE, _BEFORE, _BUDGET,
-), tool="code_history", about=(
+), result="hansard.answers.results:CodeHistory", tool="code_history", about=(
     "History of code from past coding-agent sessions, newest first: for a file path, the conversations that "
     "edited it (with the commits their edits landed in, reverts, tests that failed then passed, whether a "
     "session is live) and the files that import it; for `path:line`, the edit that wrote that line; with "
@@ -235,7 +235,7 @@ CONTEXT = Command("context", "work_context: a task's conversations, steps, tests
     Param("session_id", str | None, None, "session id or prefix (default: the live session in this repository)",
           positional=True, metavar="SESSION", max_chars=200),
     _HERE, _BEFORE, _BUDGET,
-), tool="work_context", about=(
+), result="hansard.answers.results:WorkContext", tool="work_context", about=(
     "The context of a coding task from past coding-agent sessions: its conversations (resumed, continued, "
     "compacted, subagents, sessions sharing commits, each with its evidence), its steps open/done/dropped, "
     "failing and fixed tests, and its commits. session_id defaults to the calling conversation (the live "
@@ -246,7 +246,7 @@ CAPTURE = Command("capture", "Record one delivery between coding-agent sessions 
     Param("sender", str, help="who sent it (a session, an agent or a person)", max_chars=200),
     Param("recipient_path", str, help="where it went (a subagent's path or name)", max_chars=4096),
     Param("text", str, help="the delivery, exactly as received", max_chars=1_000_000),
-), tool="capture_subagent_messages", about=(
+), result="hansard.answers.results:Receipt", tool="capture_subagent_messages", about=(
     "Record one delivery between coding-agent sessions exactly as received (a subagent's assignment, a "
     "follow-up, or a result) so it becomes part of this session's searchable history, marked as agent-reported "
     "evidence. Returns a receipt id and a content hash; capturing the same delivery twice stores it once."),

@@ -15,6 +15,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from hansard.app.house import Hansard, Request
 
 
@@ -47,8 +49,9 @@ def why_file(app: Hansard, path: str, contents: bytes | None) -> dict[str, Any]:
     from hansard.answers import why
 
     with app.request() as rq:
-        return why.explain(rq.reads(), os.path.basename(path), contents=contents, cwd=os.path.dirname(path),
-                           cache=app.cache, upkeep=rq.upkeep)
+        ans = why.explain(rq.reads(), os.path.basename(path), contents=contents, cwd=os.path.dirname(path),
+                          cache=app.cache, upkeep=rq.upkeep)
+    return dict(ans)  # the server's own copy: it drops the lines' text
 
 
 def conversation(app: Hansard, session_id: str, around: int | None, limit: int = 11) -> str:
@@ -67,7 +70,7 @@ def _render():
     return r
 
 
-def evidence(line: dict[str, Any]) -> str:
+def evidence(line: Mapping[str, Any]) -> str:
     """The same evidence sentence `hansard why` prints."""
     return _render().why_evidence(line)
 

@@ -29,7 +29,7 @@ from hansard.errors import HansardError, NotFound, ScopeNotGranted, ToolTimeout
 from hansard.mcp import scope
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     from hansard.app.house import Hansard, Request
     from hansard.store.interfaces import Store
@@ -107,7 +107,7 @@ def _error(code: str, message: str, retryable: bool, extra: dict[str, Any] | Non
                           is_error=True)
 
 
-def _count(result: dict[str, Any]) -> int | None:
+def _count(result: Mapping[str, Any]) -> int | None:
     for key in ("results", "entries", "messages", "hits"):
         if isinstance(result.get(key), list):
             return len(result[key])
@@ -266,7 +266,7 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
 
         mcp.add_tool(declare.tool_function(cmd, run, Result), description=declare.text(cmd.about))
 
-    def search_past_sessions(rq: Request, **kw: Any) -> dict[str, Any]:
+    def search_past_sessions(rq: Request, **kw: Any) -> Mapping[str, Any]:
         from hansard.answers.search.sessions import search_past_sessions as core
 
         kw["repo"] = _in_scope_repo(opts, kw["repo"], "search_past_sessions")
@@ -283,7 +283,7 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
             out["scope"] = {"mode": "repo", "repo": opts.repo_root}
         return out
 
-    def get_past_session(rq: Request, **kw: Any) -> dict[str, Any]:
+    def get_past_session(rq: Request, **kw: Any) -> Mapping[str, Any]:
         from hansard.answers.transcript import get_past_session as core
 
         # a teammate's session, when a team is configured
@@ -291,7 +291,7 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
         kw["session_id"] = _session_in_scope(store, opts, kw["session_id"])
         return core(store, **kw)
 
-    def code_history(rq: Request, **kw: Any) -> dict[str, Any]:
+    def code_history(rq: Request, **kw: Any) -> Mapping[str, Any]:
         from hansard.answers.code_history import code_history as core
         from hansard.render.trees import code_history_tree
 
@@ -304,7 +304,7 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
         return core(rq.reads(), **kw, repo=where, repo_only=where if opts.scope == "repo" else None,
                     render=code_history_tree)
 
-    def repo_stats(rq: Request, **kw: Any) -> dict[str, Any]:
+    def repo_stats(rq: Request, **kw: Any) -> Mapping[str, Any]:
         from hansard.answers.stats import repo_stats as core
 
         where = _in_scope_repo(opts, kw.pop("repo"), "repo_stats") or opts.cwd
@@ -321,7 +321,7 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
             out["scope"] = {"mode": "repo", "repo": opts.repo_root}
         return out
 
-    def work_context(rq: Request, **kw: Any) -> dict[str, Any]:
+    def work_context(rq: Request, **kw: Any) -> Mapping[str, Any]:
         from hansard.answers.work_context import work_context as core
         from hansard.render.trees import work_context_tree
 
@@ -338,7 +338,7 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
             out["entries"] = scope.filter_sessions(where, out.get("entries") or [], store.sessions.repo_path_of)
         return out
 
-    def search_memories(rq: Request, **kw: Any) -> dict[str, Any]:
+    def search_memories(rq: Request, **kw: Any) -> Mapping[str, Any]:
         from hansard.answers.memories import search_memories as core
 
         where = _in_scope_repo(opts, kw["repo"], "search_memories")
@@ -348,7 +348,7 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
             out["notice"] = notice
         return scope.filter_memories(opts.repo_root or "/nonexistent", out) if opts.scope == "repo" else out
 
-    def get_memory(rq: Request, **kw: Any) -> dict[str, Any]:
+    def get_memory(rq: Request, **kw: Any) -> Mapping[str, Any]:
         from hansard.answers.memories import get_memory as core
 
         memory_id = kw["memory_id"]
@@ -367,7 +367,7 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
             raise hidden
         return out
 
-    def capture_subagent_messages(rq: Request, **kw: Any) -> dict[str, Any]:
+    def capture_subagent_messages(rq: Request, **kw: Any) -> Mapping[str, Any]:
         from hansard.agents.caller import caller_session
         from hansard.ingest.capture import capture
 

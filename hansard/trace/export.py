@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -128,7 +129,7 @@ def _runs(nums: list[int]) -> list[tuple[int, int]]:
     return out
 
 
-def conversations(doc: dict[str, Any], own: set[str], models: dict[tuple[str, int], str]
+def conversations(doc: Mapping[str, Any], own: set[str], models: dict[tuple[str, int], str]
                   ) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """A file's conversations, from its why answer's lines blamed to a commit of ``own`` (the
     commit exported; a merge's, the commits it brought in); and its lines by type."""
@@ -192,8 +193,8 @@ def export_commit(store: Store, top: str, sha: str, *, upkeep: Callable[[str, in
         except HansardError as exc:  # a binary file, one git cannot blame: no answer, said why
             ex.skipped[path] = exc.code
             continue
-        pairs = {(ln["session_id"], ln["message_index"]) for ln in doc["lines"]
-                 if ln.get("commit") in own and ln.get("session_id") and isinstance(ln.get("message_index"), int)}
+        pairs = {(sid, mi) for ln in doc["lines"]
+                 if ln.get("commit") in own and (sid := ln["session_id"]) and isinstance(mi := ln["message_index"], int)}
         models = store.stats.models(pairs) if pairs else {}
         convs, counts = conversations(doc, own, models)
         if convs:

@@ -23,6 +23,9 @@ from hansard.errors import InvalidArgument, NotFound, ScopeNotGranted
 from hansard.mcp import scope
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from hansard.answers.results import RepoStats, SearchResults, SessionCommit, Transcript, WhyAnswer
     from hansard.app.house import Hansard, Request
     from hansard.store.interfaces import Store
 
@@ -95,7 +98,7 @@ def session_in_scope(store: Store, top: str, session_id: str) -> None:
 # -- files --------------------------------------------------------------------------------------
 
 
-def file_answer(rq: Request, top: str, rel: str) -> dict[str, Any]:
+def file_answer(rq: Request, top: str, rel: str) -> WhyAnswer:
     """The `why` answer for every line of ``rel`` (the JSON contract), with no session of
     another repository named. Cached by the why-result cache like the editor's answers."""
     from hansard.answers.code_history import unnamed_elsewhere
@@ -105,7 +108,7 @@ def file_answer(rq: Request, top: str, rel: str) -> dict[str, Any]:
     return unnamed_elsewhere(rq.reads(), ans, top)
 
 
-def line_view(rq: Request, top: str, ans: dict[str, Any], line: int) -> dict[str, Any]:
+def line_view(rq: Request, top: str, ans: Mapping[str, Any], line: int) -> dict[str, Any]:
     """What the page shows beside a line: its answer, the request that asked for its edit (with
     the person's last turn after it, and the session's first request where it has no title), the
     messages around the one whose tool call wrote it (with that call's diff), and its commit."""
@@ -144,7 +147,7 @@ def line_view(rq: Request, top: str, ans: dict[str, Any], line: int) -> dict[str
 
 
 def transcript_page(rq: Request, top: str, session_id: str, *, around: int | None = None, cursor: str | None = None,
-                    limit: int = PAGE_MESSAGES, offset: int | None = None) -> dict[str, Any]:
+                    limit: int = PAGE_MESSAGES, offset: int | None = None) -> Transcript:
     """One page of a session of the served repository (`hansard show` with its diffs and test
     runs), a teammate's when it is not a local one. With ``offset``, message ``around`` alone,
     from that character (the rest of a message a page cut)."""
@@ -158,7 +161,7 @@ def transcript_page(rq: Request, top: str, session_id: str, *, around: int | Non
                             max_message_chars=MESSAGE_CHARS, content_offset=offset, details=True)
 
 
-def session_commits(store: Store, top: str, session_id: str) -> list[dict[str, Any]]:
+def session_commits(store: Store, top: str, session_id: str) -> list[SessionCommit]:
     """The commits a session's work landed in (work_context's evidence; its answer is served
     redacted, git's commit summaries too)."""
     from hansard.answers.work_context import work_context
@@ -234,7 +237,7 @@ def default_target(store: Store, top: str) -> str | None:
 SEARCH_FILTERS = ("provider", "since", "until", "roles", "tool", "command", "file", "commit")
 
 
-def search(store: Store, top: str, query: str, mode: str, filters: dict[str, str], web_chats: bool) -> dict[str, Any]:
+def search(store: Store, top: str, query: str, mode: str, filters: dict[str, str], web_chats: bool) -> SearchResults:
     """search_past_sessions held to the served repository; a file or commit filter must be of it."""
     from hansard.answers.search.sessions import search_past_sessions
 
@@ -252,7 +255,7 @@ def search(store: Store, top: str, query: str, mode: str, filters: dict[str, str
     return out
 
 
-def stats(rq: Request, top: str, path: str | None = None) -> dict[str, Any]:
+def stats(rq: Request, top: str, path: str | None = None) -> RepoStats:
     """repo_stats of the served repository, or of one folder of it (``path``), by agent and
     session, its tree one level down (the page's folders and files, each opening its own page),
     the 200 largest files listed (``files_shown`` says of how many); sessions of other

@@ -8,7 +8,7 @@ Nothing here writes but the why-result cache (through its facet); the caller's `
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from hansard.answers.why.cache import _cached, _with_contents, _without_contents
 from hansard.answers.why.contract import redact_contents, render_contract, to_json
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from hansard.answers.results import WhyAnswer
     from hansard.answers.why.line import LineAnswer
     from hansard.git.blame import Blame
     from hansard.store.interfaces import Store
@@ -41,7 +42,7 @@ SHORT_LINE_MARGIN = 60  # for a short line called a person's, whose commit's oth
 
 def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes | None = None,
             cwd: str | None = None, cache: bool = True, sync: Callable[[], bool] | None = None,
-            upkeep: Callable[[str, int], object] | None = None) -> dict[str, Any]:
+            upkeep: Callable[[str, int], object] | None = None) -> WhyAnswer:
     """The `why` answer for ``PATH[:LINE[-END]]`` as the README's `hansard why --json` contract.
     With ``cache``, an answer already given for the same revision, bytes, question and store
     generation is served from the store's why-result cache (see ``_cached``). ``sync``, the
@@ -54,7 +55,7 @@ def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes 
         import json
 
         doc = json.loads(raw)  # type: ignore[arg-type]
-    return doc
+    return cast("WhyAnswer", doc)
 
 
 def explain_json(store: Store, spec: str, *, rev: str | None = None, contents: bytes | None = None,
