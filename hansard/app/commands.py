@@ -9,7 +9,7 @@ that has commands of its own (``memory search``, ``memory show``, ...).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 from hansard.app.declare import HIDDEN, Command, Param
 
@@ -134,7 +134,7 @@ HISTORY = Command("history", "Search past sessions by keyword, meaning, or both"
     Param("hits_per_session", int | None, None, "1-5 hits from one conversation (default 1); the rest go to more_hits"),
     Param("group_revisions", bool, True, "fold near-identical copies of a message into one hit",
           flag="--no-group-revisions"),
-    Param("mode", Literal["keyword", "meaning", "hybrid"] | None, None, "keyword (default), meaning or hybrid"),
+    Param("mode", str | None, None, "keyword (default), meaning or hybrid", among=("keyword", "meaning", "hybrid")),
     Param("limit", int | None, None, "hits, default 5, at most 20"),
     Param("exclude_session", str | None, None, "leave this session out (default: the calling agent's, from the "
           "environment)", only="cli"),
@@ -198,10 +198,10 @@ STATS = Command("stats", "How much of the repository agents wrote: lines by kind
           max_chars=256),
     Param("since", str | None, None, "only lines whose commit was made from this date or date-time", max_chars=64),
     Param("until", str | None, None, "only lines whose commit was made up to this date or date-time", max_chars=64),
-    Param("by", list[Literal["agent", "model", "session", "member", "source", "dir", "month"]] | None, None,
-          "a breakdown to show (repeatable; default agent and dir)", only="cli"),
-    Param("by", list[Literal["agent", "model", "session", "member", "source"]] | None, None,
-          'breakdowns to include; default ["agent"]', only="mcp", max_chars=16),
+    Param("by", list[str] | None, None, "a breakdown to show (repeatable; default agent and dir)", only="cli",
+          among=("agent", "model", "session", "member", "source", "dir", "month")),
+    Param("by", list[str] | None, None, 'breakdowns to include; default ["agent"]', only="mcp", max_chars=16,
+          among=("agent", "model", "session", "member", "source")),
     Param("depth", int | None, None, "open every folder N levels below each PATH (default: the largest first, in "
           "about 40 rows)", metavar="N", only="cli"),
     Param("depth", int, 1, "levels of each path's folders and files in `tree`", only="mcp", bounds=(0, 64)),
@@ -242,7 +242,7 @@ CONTEXT = Command("context", "work_context: a task's conversations, steps, tests
     "session in this repository)." + EVIDENCE_NOTE), options=("json", "sync"))
 
 CAPTURE = Command("capture", "Record one delivery between coding-agent sessions as this session's evidence", (
-    Param("message_type", Literal["assignment", "follow_up", "result"], help="what the delivery was"),
+    Param("message_type", str, help="what the delivery was", among=("assignment", "follow_up", "result")),
     Param("sender", str, help="who sent it (a session, an agent or a person)", max_chars=200),
     Param("recipient_path", str, help="where it went (a subagent's path or name)", max_chars=4096),
     Param("text", str, help="the delivery, exactly as received", max_chars=1_000_000),
@@ -253,7 +253,7 @@ CAPTURE = Command("capture", "Record one delivery between coding-agent sessions 
     cli=False)
 
 MCP_SERVE = Command("mcp serve", "run the stdio MCP server", (
-    Param("scope", Literal["all", "repo"], "all", "repo: only the current repository"),
+    Param("scope", str, "all", "repo: only the current repository", among=("all", "repo")),
     Param("memories", bool, True, "offer search_memories and get_memory", flag="--no-memories"),
     Param("session", str | None, None, "the calling session's id (default: $HANSARD_SESSION_ID)"),
     Param("audit_queries", bool, False, "keep query text in the audit rows"),
@@ -305,7 +305,7 @@ TRACE_IMPORT = Command("trace import", "read Agent Trace records (files or folde
 ), options=_JSON)
 
 COMPLETION = Command("completion", "Print a shell completion script (bash, zsh or fish)", (
-    Param("shell", Literal["bash", "zsh", "fish"], help='bash: eval "$(hansard completion bash)" in ~/.bashrc; zsh: '
+    Param("shell", str, among=("bash", "zsh", "fish"), help='bash: eval "$(hansard completion bash)" in ~/.bashrc; zsh: '
           "hansard completion zsh > a folder on $fpath as _hansard; fish: hansard completion fish > "
           "~/.config/fish/completions/hansard.fish", positional=True),
 ))

@@ -51,19 +51,21 @@ class Param:
     help then reads "do not" and the help);
     ``positional`` makes it a CLI argument (optional when it has a default; a list takes every
     word); ``words``: the CLI's words joined by spaces into one text; ``split``: the CLI's value
-    split at this separator into a list; ``choices``: the allowed values, from a function when
-    only the agent registry knows them; ``max_chars``: the longest text (each item's, for a
+    split at this separator into a list; ``among``: the values a text (or each item of a list)
+    may take, the ``Literal`` of the MCP schema and the docs (built only there: a ``Literal``
+    costs tens of microseconds to make); ``choices``: the CLI's allowed values, from a function
+    when only the agent registry knows them; ``max_chars``: the longest text (each item's, for a
     list) an MCP call may pass; ``bounds``: an integer's least and greatest values; ``only``
     keeps it to one adapter."""
 
     __slots__ = ("name", "type", "default", "help", "flag", "positional", "metavar", "only", "max_chars", "bounds",
-                 "choices", "words", "split")
+                 "among", "choices", "words", "split")
 
     def __init__(self, name: str, type: Any, default: Any = REQUIRED, help: Text = "", *,  # noqa: A002
                  flag: str | None = None, positional: bool = False, metavar: str | None = None,
                  only: Only | None = None, max_chars: int | None = None, bounds: tuple[int, int] | None = None,
-                 choices: Callable[[], Sequence[str]] | None = None, words: bool = False,
-                 split: str | None = None) -> None:
+                 among: tuple[str, ...] | None = None, choices: Callable[[], Sequence[str]] | None = None,
+                 words: bool = False, split: str | None = None) -> None:
         self.name = name
         self.type = type
         self.default = default
@@ -74,6 +76,7 @@ class Param:
         self.only = only
         self.max_chars = max_chars
         self.bounds = bounds
+        self.among = among
         self.choices = choices
         self.words = words
         self.split = split
@@ -84,6 +87,15 @@ class Param:
 
     def cli_flag(self) -> str:
         return self.flag or "--" + self.name.replace("_", "-")
+
+    def full_type(self) -> Any:
+        """The type with ``among`` as a ``Literal`` (of a list's items, for a list)."""
+        if self.among is None:
+            return self.type
+        t, optional = _base(self.type)
+        lit: Any = Literal.__getitem__(self.among)
+        full: Any = list[lit] if get_origin(t) is list else lit
+        return full | None if optional else full
 
 
 # Per-request options an adapter offers around an answer, not the question's parameters: what
@@ -158,9 +170,8 @@ def add_arguments(sp: argparse.ArgumentParser, cmd: Command, integer: Callable[[
         kw: dict[str, Any] = {"help": text(p.help) or None}
         if p.metavar:
             kw["metavar"] = p.metavar
-        allowed = get_args(t) if get_origin(t) is Literal else get_args(item) if get_origin(item) is Literal else None
-        if allowed:
-            kw["choices"] = list(allowed)
+        if p.among is not None:
+            kw["choices"] = list(p.among)
         elif p.choices is not None:
             kw["choices"] = list(p.choices())
         if t is bool and p.default is True:  # its flag turns it off
@@ -213,7 +224,7 @@ def _annotated(p: Param) -> Any:
 
     from pydantic import Field
 
-    t, optional = _base(p.type)
+    t, optional = _base(p.full_type())
     limits: dict[str, Any] = {}
     if p.bounds is not None:
         limits = {"ge": p.bounds[0], "le": p.bounds[1]}
@@ -291,7 +302,8 @@ def table(cmd: Command) -> str:
         default = "required" if p.required else f"`{p.default!r}`" if p.default is not None else ""
         most = f"{p.max_chars:,} characters" if p.max_chars is not None and p.only != "cli" and cmd.tool else \
             f"{p.bounds[0]}..{p.bounds[1]}" if p.bounds else ""
-        rows.append(f"| `{p.name}` | {cli} | {mcp} | {_type_text(p.type)} | {default} | {most} | {_cell(text(p.help))} |")
+        rows.append(f"| `{p.name}` | {cli} | {mcp} | {_type_text(p.full_type())} | {default} | {most} "
+                    f"| {_cell(text(p.help))} |")
     if cmd.result:
         module, _, name = cmd.result.partition(":")
         rows += ["", f"Result: `{name}` (`{module}`)."]

@@ -18,15 +18,16 @@ server's index) is started by ``Hansard.later`` alone, at most one of each and n
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from types import TracebackType
+    from typing import Literal
 
     from hansard.store.interfaces import Store
 
-Job = Literal["embed", "index"]
+    Job = Literal["embed", "index"]
 
 
 class Hansard:
