@@ -335,9 +335,8 @@ def cmd_why(a: argparse.Namespace) -> int:
     elif a.contents:
         contents = _read_contents(a.contents)
     with _request(a) as rq:
-        # The quick index runs inside the answer, while git blames (or after a cached answer is
-        # found, which is served only if that index found nothing new).
-        kw = dict(rev=a.rev, contents=contents, cache=rq.app.cache, sync=rq.sync_hook(), upkeep=rq.upkeep)
+        rq.fresh(os.path.dirname(os.path.abspath(parse_target(a.target)[0])))
+        kw = dict(rev=a.rev, contents=contents, cache=rq.app.cache)
         if a.json:
             # the document as bytes: a cached answer is printed as stored, never decoded
             doc = explain_json(rq.reads(), a.target, **kw)
@@ -549,9 +548,8 @@ def cmd_trace(a: argparse.Namespace) -> int:
     if a.commit and a.rev_range:
         raise InvalidArgument("give --commit C or a REV_RANGE, not both")
     with _request(a) as rq:
-        rq.sync()
-        done = export(rq.reads(), os.getcwd(), commit=a.commit, rev_range=a.rev_range, upkeep=rq.upkeep,
-                      cache=rq.app.cache)
+        rq.fresh(os.getcwd())
+        done = export(rq.reads(), os.getcwd(), commit=a.commit, rev_range=a.rev_range, cache=rq.app.cache)
     written: dict[str, str] = {}
     if a.out:
         from hansard.privfile import write_file

@@ -4,10 +4,9 @@ can, and writes nothing to either (answers only read; caching is the application
 The store is the history world's (fixtures_repos.history), indexed, then moved on by a
 person's commit the index has not seen (so the answers meet the missing diffs and facts a real
 store meets). Each answer runs twice from the same copy of it: once writable, counting the rows
-its connection changed, and once from a read-only tmpfs (file and folder), opened as the
-adapters open a store they only read. ``MUST_MOVE`` names the answers that still write, and
-what has to move out of them; each is a strict xfail, so the build that moves it turns it green
-and must drop the entry.
+its connection changed and the files written beside the store, and once from a read-only tmpfs
+(file and folder), opened as the adapters open a store they only read. Both must be equal, the
+writes none, and the answer of its declared result type (hansard.answers.results).
 """
 
 from __future__ import annotations
@@ -33,16 +32,6 @@ try:
 except ImportError:
     EMB = None
 
-MUST_MOVE = {
-    "why file": "the why cache (answers/why/explain.py) and the commit-diff cache (restored.FileHistory -> "
-                "link.landing.file_commits) become read-through caches of the application layer",
-    "why json": "as `why file`",
-    "why line": "the why cache, as `why file`",
-    "why with the upkeep": "the commit-facts upkeep the adapter hands in (link.commit_facts.upkeep) runs before"
-                           " the answer, as the application layer's freshness step, not inside it",
-    "log line": "the why cache, through explain",
-    "trace export": "the why cache and the commit-diff cache, through explain",
-}
 
 
 def _answers(repo: str, s1: str) -> dict[str, Callable[[Any], Any]]:
@@ -55,7 +44,6 @@ def _answers(repo: str, s1: str) -> dict[str, Callable[[Any], Any]]:
     from hansard.answers.transcript import get_past_session
     from hansard.answers.why import explain, explain_json
     from hansard.answers.work_context import work_context
-    from hansard.link.commit_facts import upkeep
     from hansard.render.trees import code_history_tree, work_context_tree
     from hansard.trace.export import export
 
@@ -63,7 +51,7 @@ def _answers(repo: str, s1: str) -> dict[str, Callable[[Any], Any]]:
         "why file": lambda s: explain(s, "src/shop/cart.py", cwd=repo),
         "why line": lambda s: explain(s, "src/shop/cart.py:10", cwd=repo),
         "why json": lambda s: json.loads(explain_json(s, "src/shop/cart.py", cwd=repo)),
-        "why with the upkeep": lambda s: explain(s, "src/shop/cart.py", cwd=repo, cache=False, upkeep=upkeep(s)),
+        "why afresh": lambda s: explain(s, "src/shop/cart.py", cwd=repo, cache=False),
         "log file": lambda s: code_history(s, "src/shop/cart.py", cwd=repo, render=code_history_tree),
         "log line": lambda s: code_history(s, "src/shop/cart.py:10", cwd=repo, render=code_history_tree),
         "log symbol": lambda s: code_history(s, "src/shop/cart.py", symbol="cart_total", cwd=repo,
@@ -120,7 +108,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[World, Pat
 
 
 # The result type each answer declares, checked against what it gave.
-RESULTS = {"why file": "WhyAnswer", "why line": "WhyAnswer", "why json": "WhyAnswer", "why with the upkeep": "WhyAnswer",
+RESULTS = {"why file": "WhyAnswer", "why line": "WhyAnswer", "why json": "WhyAnswer", "why afresh": "WhyAnswer",
            "log file": "CodeHistory", "log line": "CodeHistory", "log symbol": "CodeHistory", "context": "WorkContext",
            "search keyword": "SearchResults", "search hybrid": "SearchResults", "search meaning": "SearchResults",
            "show": "Transcript", "memories": "MemoryHits", "stats": "RepoStats", "notice": "NoSessions"}
@@ -151,8 +139,7 @@ def _read_only_copy(snap: Path, where: Path) -> bool:
 NAMES = list(_answers("", ""))
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=MUST_MOVE[n], strict=True))
-                                  if n in MUST_MOVE else n for n in NAMES])
+@pytest.mark.parametrize("name", NAMES)
 def test_an_answer_reads_only_and_answers_alike_from_a_read_only_store(
         name: str, world: tuple[World, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from hansard.store import open_for_reading, open_store

@@ -21,7 +21,6 @@ import os
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from types import TracebackType
     from typing import Literal
 
@@ -188,9 +187,6 @@ class Request:
         from hansard.link.commit_facts import UPKEEP_WAIT_MS, refresh
 
         return refresh(self.store, top, repo_id, wait_ms=UPKEEP_WAIT_MS)
-
-    def sync_hook(self) -> Callable[[], bool] | None:
-        return self.sync if self.app.sync else None
 
     # -- what answers read ---------------------------------------------------------------------
 

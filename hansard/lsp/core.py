@@ -49,8 +49,9 @@ def why_file(app: Hansard, path: str, contents: bytes | None) -> dict[str, Any]:
     from hansard.answers import why
 
     with app.request() as rq:
+        rq.fresh(os.path.dirname(path))
         ans = why.explain(rq.reads(), os.path.basename(path), contents=contents, cwd=os.path.dirname(path),
-                          cache=app.cache, upkeep=rq.upkeep)
+                          cache=app.cache)
     return dict(ans)  # the server's own copy: it drops the lines' text
 
 

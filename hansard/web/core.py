@@ -104,7 +104,8 @@ def file_answer(rq: Request, top: str, rel: str) -> WhyAnswer:
     from hansard.answers.code_history import unnamed_elsewhere
     from hansard.answers.why import explain
 
-    ans = explain(rq.reads(), rel, cwd=top, cache=rq.app.cache, sync=rq.sync_hook(), upkeep=rq.upkeep)
+    rq.fresh(top)
+    ans = explain(rq.reads(), rel, cwd=top, cache=rq.app.cache)
     return unnamed_elsewhere(rq.reads(), ans, top)
 
 

@@ -1,8 +1,10 @@
 """`why` as a question and its answer: the target read, git blame run beside what the answer
-needs of the store, the engine's answer, pasted lines marked, the cache asked and filled.
+needs of the store, the engine's answer, pasted lines marked, the cache asked.
 
-Nothing here writes but the why-result cache (through its facet); the caller's ``sync`` and
-``upkeep`` keep the store current.
+Nothing here writes: a fresh answer is offered to the request that asked it, which keeps it in
+the why-result cache when it caches (``hansard.store.kept``); the application brings the store
+up to date (the quick index, the repository registered, its commit facts kept) before it asks
+(``hansard.app.house.Request.fresh``).
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from hansard.answers.why.target import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any
 
     from hansard.answers.results import WhyAnswer
@@ -41,16 +42,13 @@ SHORT_LINE_MARGIN = 60  # for a short line called a person's, whose commit's oth
 
 
 def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes | None = None,
-            cwd: str | None = None, cache: bool = True, sync: Callable[[], bool] | None = None,
-            upkeep: Callable[[str, int], object] | None = None) -> WhyAnswer:
+            cwd: str | None = None, cache: bool = True) -> WhyAnswer:
     """The `why` answer for ``PATH[:LINE[-END]]`` as the README's `hansard why --json` contract.
-    With ``cache``, an answer already given for the same revision, bytes, question and store
-    generation is served from the store's why-result cache (see ``_cached``). ``sync``, the
-    caller's incremental index (True when it found something to read), runs while git blames;
-    so does ``upkeep(top, repo_id)``, the caller's refresh of the repository's kept commit
-    facts (``hansard.link.commit_facts.refresh``): without it, facts not kept are worked out
-    for this answer alone."""
-    doc, raw = _explain(store, spec, rev, contents, cwd, cache, sync, upkeep)
+    With ``cache`` (the application's choice), an answer already given for the same revision,
+    bytes, question and store generation is served from the store's why-result cache (see
+    ``_cached``), and a fresh one is offered to the request to keep. Commit facts the store does
+    not keep yet are worked out for this answer alone."""
+    doc, raw = _explain(store, spec, rev, contents, cwd, cache)
     if doc is None:
         import json
 
@@ -59,29 +57,25 @@ def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes 
 
 
 def explain_json(store: Store, spec: str, *, rev: str | None = None, contents: bytes | None = None,
-                 cwd: str | None = None, cache: bool = True, sync: Callable[[], bool] | None = None,
-                 upkeep: Callable[[str, int], object] | None = None) -> bytes:
+                 cwd: str | None = None, cache: bool = True) -> bytes:
     """``explain``'s answer as the JSON document `hansard why --json` prints (UTF-8, compact,
     no final newline): from the cache as stored, without decoding it."""
-    doc, raw = _explain(store, spec, rev, contents, cwd, cache, sync, upkeep)
+    doc, raw = _explain(store, spec, rev, contents, cwd, cache)
     return raw if raw is not None else to_json(doc)  # type: ignore[arg-type]
 
 
-def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, cwd: str | None, cache: bool,
-             sync: Callable[[], bool] | None = None, upkeep: Callable[[str, int], object] | None = None
+def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, cwd: str | None, cache: bool
              ) -> tuple[dict[str, Any] | None, bytes | None]:
     """(answer, its JSON document): a cached answer as its document alone, a fresh one as the
-    answer, with its document when it was cached. ``sync`` runs before anything read from the
-    store is used: after a cache hit (served only if it found nothing new), or while git blames
-    (blame reads git, never the store)."""
-    from hansard.link.repos import repo_for
+    answer, with its document when it can be cached."""
+    from hansard.link.repos import known_repo
 
     path, start, end = parse_target(spec)
     t = resolve_target(path, start, end, cwd=cwd, check_exists=contents is None and rev is None)
     data = file_text(t, rev, contents)
     check_git_side_files(t.top)
     n = check_range(t, data)
-    repo_id = repo_for(store, t.main_top)
+    repo_id = known_repo(store, t.main_top)
     # An index elsewhere may still be adding what this file's answer needs (its first run, an
     # edit of it not linked yet, or this repository, which it could not register meanwhile):
     # the answer says so and is never cached.
@@ -91,9 +85,7 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     building = still_building()
     cached = _cached(store, t, rev, contents, data, repo_id) if cache and not building else None
     if cached is not None and cached[2] is not None:
-        if sync is None or not sync():
-            return None, _with_contents(cached[2], data)
-        return _explain(store, spec, rev, contents, cwd, cache, upkeep=upkeep)  # something new was read: look again
+        return None, _with_contents(cached[2], data)
     asked = t  # a range is answered with the lines around it: locality decides between copies
     if t.start is not None:
         t = t._replace(start=max(1, t.start - RANGE_MARGIN), end=min(n, t.end + RANGE_MARGIN))
@@ -101,14 +93,7 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     from hansard.answers.restored import FileHistory
 
     history = FileHistory(store, t.top, t.rel, rev, whole=t.start is None or t.end - t.start >= WHOLE_LINES)
-    history.prefetch()  # the file's `git log` runs beside blame (and beside the sync and upkeep below)
-    if sync is not None and sync():
-        # New sessions were read while git blamed: the store's generation (the cache key) and
-        # what is still being indexed are read again.
-        building = still_building()
-        cached = _cached(store, asked, rev, contents, data, repo_id) if cache and not building else None
-    if upkeep is not None and repo_id >= 0 and not building:
-        upkeep(t.top, repo_id)
+    history.prefetch()  # the file's `git log` runs beside blame
     # While git blames (the other core): what the answer needs of the lines' own text and of
     # the file's history. Attributor checks that blame gave these very lines.
     failed = None
@@ -170,7 +155,9 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     if cached is None:
         return ans, None
     if stored is not None:
-        cached[0].put(cached[1], cached[3], stored)
+        from hansard.store import kept
+
+        kept.offer_answer(cached[1], cached[3], stored)
     return ans, to_json(ans)
 
 
