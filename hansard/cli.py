@@ -327,7 +327,7 @@ def integer(text: str) -> int:
 
 
 def cmd_why(a: argparse.Namespace) -> int:
-    from hansard.answers.why import explain, explain_json, parse_target
+    from hansard.answers.why import parse_target
 
     contents = None
     if a.contents == "-":
@@ -335,16 +335,14 @@ def cmd_why(a: argparse.Namespace) -> int:
     elif a.contents:
         contents = _read_contents(a.contents)
     with _request(a) as rq:
-        rq.fresh(os.path.dirname(os.path.abspath(parse_target(a.target)[0])))
-        kw = dict(rev=a.rev, contents=contents, cache=rq.app.cache)
         if a.json:
             # the document as bytes: a cached answer is printed as stored, never decoded
-            doc = explain_json(rq.reads(), a.target, **kw)
+            doc = rq.why(a.target, rev=a.rev, contents=contents)
             sys.stdout.flush()
             sys.stdout.buffer.write(json_bytes(doc) + b"\n")
             sys.stdout.buffer.flush()
             return 0
-        ans = explain(rq.reads(), a.target, **kw)
+        ans = rq.why_answer(a.target, rev=a.rev, contents=contents)
     if ans.get("notice"):
         from hansard.answers.notices import no_sessions_text
 

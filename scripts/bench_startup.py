@@ -35,7 +35,8 @@ def _demo(tree: str, where: Path) -> dict[str, str]:
     code = ("import os, sys, json; from pathlib import Path; import hansard.demo as d; d.build(Path(sys.argv[1])); "
             "from hansard.cli import main; assert main(['index', '--quiet']) == 0; print(json.dumps(dict(os.environ)))")
     env = {**os.environ, "PYTHONPATH": tree, "HANSARD_NO_BACKGROUND": "1"}
-    out = subprocess.run([sys.executable, "-c", code, str(where)], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code, str(where)], env=env, capture_output=True, text=True, check=True,
+                         cwd="/")
     import json
 
     return {**json.loads(out.stdout.strip().splitlines()[-1]), "PYTHONPATH": tree}

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Literal
 
+    from hansard.answers.results import WhyAnswer
     from hansard.store.interfaces import Store
 
     Job = Literal["embed", "index"]
@@ -187,6 +188,48 @@ class Request:
         from hansard.link.commit_facts import UPKEEP_WAIT_MS, refresh
 
         return refresh(self.store, top, repo_id, wait_ms=UPKEEP_WAIT_MS)
+
+    # -- why ---------------------------------------------------------------------------------
+
+    def why(self, spec: str, *, rev: str | None = None, contents: bytes | None = None, cwd: str | None = None
+            ) -> bytes:
+        """`why`'s answer to ``PATH[:LINE[-END]]`` as its JSON document. After the quick index, an
+        answer the cache holds is served as it is: its key holds HEAD (or ``rev``) and the store's
+        generation, which is all the repository's kept facts depend on; only for a fresh answer is
+        the repository registered and its facts kept first (``fresh``)."""
+        from hansard.answers import why
+
+        doc = self._cached_why(spec, rev, contents, cwd)
+        if doc is not None:
+            return doc
+        return why.explain_json(self.reads(), spec, rev=rev, contents=contents, cwd=cwd, cache=self.app.cache)
+
+    def why_answer(self, spec: str, *, rev: str | None = None, contents: bytes | None = None,
+                   cwd: str | None = None) -> WhyAnswer:
+        """``why`` as the answer itself (the web page and the language server read its lines)."""
+        import json
+
+        from hansard.answers import why
+
+        doc = self._cached_why(spec, rev, contents, cwd)
+        if doc is not None:
+            cached: WhyAnswer = json.loads(doc)
+            return cached
+        return why.explain(self.reads(), spec, rev=rev, contents=contents, cwd=cwd, cache=self.app.cache)
+
+    def _cached_why(self, spec: str, rev: str | None, contents: bytes | None, cwd: str | None) -> bytes | None:
+        """The cached document after the quick index, or None, the repository then registered
+        and its facts kept for the fresh answer to come."""
+        from hansard.answers import why
+
+        self.sync()
+        if self.app.cache:
+            doc = why.cached_json(self.reads(), spec, rev=rev, contents=contents, cwd=cwd)
+            if doc is not None:
+                return doc
+        path = why.parse_target(spec)[0]
+        self.repository(os.path.dirname(os.path.abspath(os.path.join(cwd or os.getcwd(), path))))
+        return None
 
     # -- what answers read ---------------------------------------------------------------------
 

@@ -46,12 +46,8 @@ def why_file(app: Hansard, path: str, contents: bytes | None) -> dict[str, Any]:
     ``contents`` when given (an unsaved buffer: `hansard why --contents`)."""
     import os
 
-    from hansard.answers import why
-
     with app.request() as rq:
-        rq.fresh(os.path.dirname(path))
-        ans = why.explain(rq.reads(), os.path.basename(path), contents=contents, cwd=os.path.dirname(path),
-                          cache=app.cache)
+        ans = rq.why_answer(os.path.basename(path), contents=contents, cwd=os.path.dirname(path))
     return dict(ans)  # the server's own copy: it drops the lines' text
 
 

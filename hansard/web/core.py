@@ -102,11 +102,8 @@ def file_answer(rq: Request, top: str, rel: str) -> WhyAnswer:
     """The `why` answer for every line of ``rel`` (the JSON contract), with no session of
     another repository named. Cached by the why-result cache like the editor's answers."""
     from hansard.answers.code_history import unnamed_elsewhere
-    from hansard.answers.why import explain
 
-    rq.fresh(top)
-    ans = explain(rq.reads(), rel, cwd=top, cache=rq.app.cache)
-    return unnamed_elsewhere(rq.reads(), ans, top)
+    return unnamed_elsewhere(rq.reads(), rq.why_answer(rel, cwd=top), top)
 
 
 def line_view(rq: Request, top: str, ans: Mapping[str, Any], line: int) -> dict[str, Any]:

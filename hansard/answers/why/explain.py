@@ -64,10 +64,18 @@ def explain_json(store: Store, spec: str, *, rev: str | None = None, contents: b
     return raw if raw is not None else to_json(doc)  # type: ignore[arg-type]
 
 
-def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, cwd: str | None, cache: bool
-             ) -> tuple[dict[str, Any] | None, bytes | None]:
+def cached_json(store: Store, spec: str, *, rev: str | None = None, contents: bytes | None = None,
+                cwd: str | None = None) -> bytes | None:
+    """The document the why-result cache holds for this question (as ``explain_json`` gives it),
+    or None when it holds none: what the application serves before anything else is done."""
+    return _explain(store, spec, rev, contents, cwd, True, only_cached=True)[1]
+
+
+def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, cwd: str | None, cache: bool,
+             only_cached: bool = False) -> tuple[dict[str, Any] | None, bytes | None]:
     """(answer, its JSON document): a cached answer as its document alone, a fresh one as the
-    answer, with its document when it can be cached."""
+    answer, with its document when it can be cached; ``only_cached``: (None, None) rather than
+    a fresh answer."""
     from hansard.link.repos import known_repo
 
     path, start, end = parse_target(spec)
@@ -86,6 +94,8 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     cached = _cached(store, t, rev, contents, data, repo_id) if cache and not building else None
     if cached is not None and cached[2] is not None:
         return None, _with_contents(cached[2], data)
+    if only_cached:
+        return None, None
     asked = t  # a range is answered with the lines around it: locality decides between copies
     if t.start is not None:
         t = t._replace(start=max(1, t.start - RANGE_MARGIN), end=min(n, t.end + RANGE_MARGIN))
