@@ -79,3 +79,15 @@ def test_the_checker_sees_any() -> None:
         rows: list[dict[str, Any]]
 
     assert _holds_any(Loose, set()) == ["Loose.rows: Any"]
+
+
+def test_no_answer_starts_a_thread_or_a_process() -> None:
+    """Answers only read: git runs through hansard.git (a blame started beside the answer's own
+    work is a process of git's room, read when the answer needs it), and background work is the
+    application's (hansard.app)."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "hansard"
+    found = [str(p.relative_to(root)) for d in ("answers", "trace") for p in sorted((root / d).rglob("*.py"))
+             if any(w in p.read_text(encoding="utf-8") for w in ("import threading", "Thread(", "import subprocess"))]
+    assert found == []

@@ -23,6 +23,7 @@ from hansard.answers.why.target import (
     parse_target,
     resolve_target,
     run_blame,
+    start_blame,
 )
 
 if TYPE_CHECKING:
@@ -99,7 +100,7 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
     asked = t  # a range is answered with the lines around it: locality decides between copies
     if t.start is not None:
         t = t._replace(start=max(1, t.start - RANGE_MARGIN), end=min(n, t.end + RANGE_MARGIN))
-    blamed = _in_thread(run_blame, t, rev, contents)
+    blamed = start_blame(t, rev, contents)  # in its own process, beside what follows
     from hansard.answers.restored import FileHistory
 
     history = FileHistory(store, t.top, t.rel, rev, whole=t.start is None or t.end - t.start >= WHOLE_LINES)
@@ -116,7 +117,7 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
             _ahead_of_blame(texts, likeness=bool(pre.edits))
     except Exception as exc:  # noqa: BLE001 - blame's own error, if any, is the one to report
         failed = exc
-    bl = blamed()
+    bl = blamed.result()
     if failed is not None:
         raise failed
     answers = Attributor(store, t, repo_id, bl, rev, history, pre).answer()
@@ -182,30 +183,3 @@ def _ahead_of_blame(texts: list[str], *, likeness: bool) -> None:
     redact_lines(texts)
     if likeness:
         import rapidfuzz.process  # noqa: F401 - (imported, so its first use on the answer's path is free)
-
-
-def _in_thread(fn: Any, *args: Any) -> Any:
-    """Start ``fn(*args)`` in a thread (in this context: an MCP call's git deadline reaches it);
-    the function returned waits for it and gives its result or raises its error."""
-    import contextvars
-    import threading
-
-    box: dict[str, Any] = {}
-    ctx = contextvars.copy_context()
-
-    def run() -> None:
-        try:
-            box["out"] = ctx.run(fn, *args)
-        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
-            box["err"] = exc
-
-    th = threading.Thread(target=run, daemon=True)
-    th.start()
-
-    def result() -> Any:
-        th.join()
-        if "err" in box:
-            raise box["err"]
-        return box["out"]
-
-    return result
