@@ -49,7 +49,7 @@ from hansard.agents.base import as_text as _as_text_base
 from hansard.agents.base import dict_of, first_json_lines, glued_records, list_of, load_json, record_key
 from hansard.agents.base import nonempty_str as _s
 from hansard.agents.claude_code import AGENT
-from hansard.agents.edits import diff_texts, hunks_from_structured_patch, lines_of
+from hansard.agents.edits import diff_replacements, diff_texts, hunks_from_structured_patch, lines_of
 from hansard.models import (
     EditItem,
     EditStatus,
@@ -834,7 +834,10 @@ class ClaudeCodeParser:
             added, removed, hunks = diff_texts(before, candidate)
             after = candidate
         else:
-            added, removed, hunks, after = tuple(lines_of(new_src)), tuple(lines_of(old_src)), (), None
+            # Neither a patch that adds up nor the file's text (older versions, rebuilt or
+            # exported transcripts): each replacement's own diff says what it wrote.
+            added, removed, hunks = diff_replacements((p[0], p[1]) for p in pairs)
+            after = None
         return [EditItem(**common, kind="update", status="applied", added=added, removed=removed, hunks=hunks,
                          before=before, after=after, user_modified=user_modified)]
 
