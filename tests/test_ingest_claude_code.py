@@ -556,6 +556,22 @@ def test_edit_with_strings_alone_adds_its_own_diff() -> None:
     assert (e2.added, e2.removed) == (("y = 3", "w = 4"), ("y = 2",))
 
 
+def test_edit_whose_text_is_not_kept_is_unreadable() -> None:
+    """An applied edit whose record keeps no text (the input cut to the path, a result with the
+    path alone) is an edit of that file all the same, of kind unreadable, and a counted skip."""
+    lines = [
+        asst("a1", "s", tool("e1", "Edit", file_path="/w/f.txt")),
+        result("r1", "s", "e1", "The file /w/f.txt has been updated successfully.", tur={"filePath": "/w/f.txt"}),
+        asst("a2", "s", tool("e2", "Write", file_path="/w/g.txt")),
+        result("r2", "s", "e2", "ok", tur={"filePath": "/w/g.txt", "type": "update"}),
+    ]
+    items, _ = feed_lines(lines)
+    edits = of(items, EditItem)
+    assert [(e.path, e.kind, e.status, e.added, e.removed) for e in edits] == [
+        ("/w/f.txt", "unreadable", "applied", (), ()), ("/w/g.txt", "unreadable", "applied", (), ())]
+    assert [s.reason for s in of(items, Skip)] == ["unreadable_edit", "unreadable_edit"]
+
+
 def test_orphan_result_and_interrupted_tool() -> None:
     tur = {"filePath": "/w/f.txt", "oldString": "b", "newString": "c", "originalFile": "b\n",
            "structuredPatch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-b", "+c"]}]}

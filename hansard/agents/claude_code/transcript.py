@@ -253,6 +253,13 @@ def _shell_edits(diff: dict[str, Any], name: str, call_id: str, sid: str, msg_ke
     return out
 
 
+def _unreadable(common: dict[str, Any], user_modified: bool) -> list[Item]:
+    """An applied edit whose text the record does not keep (no patch, no strings, no content):
+    an edit of its file all the same, and a skip that says so."""
+    return [EditItem(**common, kind="unreadable", status="applied", user_modified=user_modified),
+            Skip("unreadable_edit", 0, f"{common['tool']}: {common['path']}"[:300])]
+
+
 def _edit_pairs(src: Any, key_old: str, key_new: str, key_all: str) -> list[tuple[Any, Any, Any]]:
     if not isinstance(src, dict):
         return []
@@ -794,6 +801,8 @@ class ClaudeCodeParser:
             before = tdict.get("originalFile") if isinstance(tdict.get("originalFile"), str) else None
             wtype = tdict.get("type")
             kind = "create" if wtype == "create" or (wtype != "update" and before is None) else "update"
+            if content is None and not patch:
+                return _unreadable(common, user_modified)
             if kind == "create":
                 added, removed, hunks = diff_texts(None, content)
                 return [EditItem(**common, kind="create", status="applied", added=added, removed=removed,
@@ -833,6 +842,8 @@ class ClaudeCodeParser:
             # No patch, or one that does not add up: diff the whole texts instead.
             added, removed, hunks = diff_texts(before, candidate)
             after = candidate
+        elif not any(isinstance(p[1], str) for p in pairs):
+            return _unreadable(common, user_modified)
         else:
             # Neither a patch that adds up nor the file's text (older versions, rebuilt or
             # exported transcripts): each replacement's own diff says what it wrote.
