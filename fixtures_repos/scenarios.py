@@ -132,11 +132,11 @@ class Build:
         self._n += 1
         return self._n
 
-    def claude(self, cwd: Path | str, *, style: str = "2.1", branch: str = "main") -> ClaudeWriter:
+    def claude(self, cwd: Path | str, *, style: str = "2.1", branch: str = "main", patches: bool = True) -> ClaudeWriter:
         self.later(30)
         sid = det_uuid4(self.name, "claude", self._next())
         w = ClaudeWriter(self.homes["CLAUDE_CONFIG_DIR"], cwd, sid, self.clock, ledger=self.ledger, style=style,
-                         git_branch=branch)
+                         git_branch=branch, patches=patches)
         return w
 
     def codex(self, cwd: Path | str, *, branch: str = "main") -> CodexWriter:
