@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 from hansard import __version__
 from hansard.errors import HansardError, InvalidArgument
 from hansard.ingest.quickcheck import quick_sync
+from hansard.terminal import json_bytes, json_text, say
 
 
 def _store():
@@ -46,7 +47,7 @@ def _print_json(obj: Any) -> None:
     # this runs on every editor call of `hansard why`.
     import json
 
-    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False, default=str))
+    sys.stdout.write(json_text(json.dumps(obj, indent=2, ensure_ascii=False, default=str)))
     sys.stdout.write("\n")
 
 
@@ -74,17 +75,18 @@ def cmd_index(a: argparse.Namespace) -> int:
     summary = index(store, [Path(p) for p in a.paths] or None, wait=not a.no_wait,
                     progress=None if a.quiet else stderr_progress())
     if summary is None:
-        print("hansard: another `hansard index` is running; not waiting (--no-wait)", file=sys.stderr)
+        say("hansard: another `hansard index` is running; not waiting (--no-wait)", file=sys.stderr)
         return 13
-    if a.json:
-        _print_json(summary.as_dict())
-    else:
-        print(render.index_summary(summary.as_dict()))
-        from hansard.answers.notices import no_sessions, no_sessions_text
+    from hansard.answers.notices import no_sessions, no_sessions_text
 
-        notice = no_sessions(store)
-        if not any(h["sessions"] for h in notice["searched"]):  # nothing found anywhere: say where it looked
-            print(no_sessions_text(notice), file=sys.stderr)
+    notice = no_sessions(store)
+    found = any(h["sessions"] for h in notice["searched"])  # nothing found anywhere: say where it looked
+    if a.json:
+        _print_json({**summary.as_dict(), **({} if found else {"notice": notice})})
+    else:
+        say(render.index_summary(summary.as_dict()))
+        if not found:
+            say(no_sessions_text(notice), file=sys.stderr)
     return 0
 
 
@@ -97,7 +99,7 @@ def cmd_reindex(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(summary.as_dict())
     else:
-        print(render.index_summary(summary.as_dict(), verb="Reindexed from the archive"))
+        say(render.index_summary(summary.as_dict(), verb="Reindexed from the archive"))
     return 0
 
 
@@ -113,7 +115,7 @@ def cmd_status(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(data)
     else:
-        print(render.status(data))
+        say(render.status(data))
     return 0
 
 
@@ -132,17 +134,25 @@ def cmd_sessions(a: argparse.Namespace) -> int:
     # one with --provider.
     hidden = agents.unsearched_names()
     hide = () if a.include_web_chats or agents.resolve(a.provider) in hidden else hidden
-    rows = store.sessions.list(repo_ids=resolve_repo(store, a.repo), provider=a.provider, since=since, limit=a.limit,
+    repo_ids = resolve_repo(store, a.repo)
+    rows = store.sessions.list(repo_ids=repo_ids, provider=a.provider, since=since, limit=a.limit,
                                exclude_providers=hide)
+    total = len(rows) if len(rows) < a.limit else \
+        store.sessions.list_count(repo_ids=repo_ids, provider=a.provider, since=since, exclude_providers=hide)
+    notice = None
     if a.include_team_sessions or a.team:
         from hansard.team.search import team_sessions
 
-        theirs, _ = team_sessions(_with_team(store), team=a.team, repo=a.repo, since=since, limit=a.limit)
+        theirs, notice, their_total = team_sessions(_with_team(store), team=a.team, repo=a.repo, since=since,
+                                                    limit=a.limit)
         rows = sorted(rows + theirs, key=lambda r: r["last_at"] or "", reverse=True)[:a.limit]
+        total += their_total
     if a.json:
-        _print_json({"sessions": rows})
+        _print_json({"sessions": rows, "total": total, **({"notice": notice} if notice else {})})
     else:
-        print(render.sessions(rows))
+        if notice:
+            say(f"hansard: {notice}", file=sys.stderr)
+        say(render.sessions(rows, total))
     return 0
 
 
@@ -154,7 +164,7 @@ def cmd_import(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(summary.as_dict())
     else:
-        print(render.index_summary(summary.as_dict(), verb="Imported"))
+        say(render.index_summary(summary.as_dict(), verb="Imported"))
     return 0
 
 
@@ -202,7 +212,7 @@ def cmd_show(a: argparse.Namespace) -> int:
     else:
         import os
 
-        print(transcript(data, raw=a.raw, colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
+        say(transcript(data, raw=a.raw, colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
     return 0
 
 
@@ -221,7 +231,7 @@ def _caller_session(a: argparse.Namespace) -> str | None:
 def cmd_history(a: argparse.Namespace) -> int:
     from hansard.answers.search.sessions import search_past_sessions
     from hansard.jobs import start_embed
-    from hansard.render.recall import history
+    from hansard.render.recall import history, notes
 
     store = _store()
     if not a.no_sync:
@@ -237,7 +247,9 @@ def cmd_history(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(data)
     else:
-        print(history(data))
+        for note in notes(data):
+            say(note, file=sys.stderr)
+        say(history(data))
     return 0
 
 
@@ -256,11 +268,11 @@ def cmd_memory(a: argparse.Namespace) -> int:
         if a.json:
             _print_json(data)
         else:
-            print(memory(data))
+            say(memory(data))
         return 0
     scan_memories(store, cwd=os.getcwd(), force=a.memory_cmd == "scan")
     if a.memory_cmd == "scan":
-        print(f"{memories.memory_count(store)} memory files indexed")
+        say(f"{memories.memory_count(store)} memory files indexed")
         return 0
     notice = None
     if a.include_team_sessions or a.team:
@@ -274,7 +286,9 @@ def cmd_memory(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(data)
     else:
-        print(memory_hits(data))
+        if notice:
+            say(f"hansard: note: {notice}", file=sys.stderr)
+        say(memory_hits(data))
     return 0
 
 
@@ -292,7 +306,7 @@ def cmd_embed(a: argparse.Namespace) -> int:
     fd = meaning.take_embed_lock()
     if fd is None:
         if not a.quiet:
-            print("another `hansard embed` is running", file=sys.stderr)
+            say("another `hansard embed` is running", file=sys.stderr)
         return 0
     try:
         counts = meaning.build_vectors(_store().search, emb, max_seconds=a.max_seconds)
@@ -306,7 +320,7 @@ def cmd_embed(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(counts)
     elif not a.quiet:
-        print(f"embedded {counts['embedded']} texts for {counts['messages']} messages ({counts['reused']} reused)")
+        say(f"embedded {counts['embedded']} texts for {counts['messages']} messages ({counts['reused']} reused)")
     return 0
 
 
@@ -316,10 +330,10 @@ def cmd_config(a: argparse.Namespace) -> int:
     store = _store()
     if a.config_cmd == "map":
         add_path_map(store, a.old, a.new)
-        print(f"mapped {a.old} -> {a.new}; run `hansard index` to re-link sessions")
+        say(f"mapped {a.old} -> {a.new}; run `hansard index` to re-link sessions")
     else:
         for old, new in store.repos.path_maps():
-            print(f"{old} -> {new}")
+            say(f"{old} -> {new}")
     return 0
 
 
@@ -369,7 +383,7 @@ def cmd_why(a: argparse.Namespace) -> int:
         doc = explain_json(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync,
                            upkeep=upkeep)
         sys.stdout.flush()
-        sys.stdout.buffer.write(doc + b"\n")
+        sys.stdout.buffer.write(json_bytes(doc) + b"\n")
         sys.stdout.buffer.flush()
         return 0
     ans = explain(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync,
@@ -377,18 +391,18 @@ def cmd_why(a: argparse.Namespace) -> int:
     if ans.get("notice"):
         from hansard.answers.notices import no_sessions_text
 
-        print(no_sessions_text(ans["notice"]), file=sys.stderr)
+        say(no_sessions_text(ans["notice"]), file=sys.stderr)
     if ans.get("indexing"):
-        print("warning: an index of this store is still running; sessions it has not read or linked yet "
+        say("warning: an index of this store is still running; sessions it has not read or linked yet "
               "are missing from this answer", file=sys.stderr)
     from hansard.render import answers as render
 
     if len(ans["lines"]) == 1:
-        print(render.why_line(ans, ans["lines"][0]))
+        say(render.why_line(ans, ans["lines"][0]))
     elif parse_target(a.target)[1] is not None:  # PATH:A-B
-        print(render.why_range(ans))
+        say(render.why_range(ans))
     else:
-        print(render.why_file(ans))
+        say(render.why_file(ans))
     return 0
 
 
@@ -400,11 +414,15 @@ def cmd_log(a: argparse.Namespace) -> int:
     if not a.no_sync:
         quick_sync(store)
     result = code_history(_with_team(store), a.target, symbol=a.symbol, repo=a.repo, until=a.until, token_budget=a.budget,
-                          render=code_history_tree)
+                          render=lambda r: code_history_tree(r, notice=False))
     if a.json:
         _print_json(result)
     else:
-        print(result["tree"])
+        if result.get("notice"):
+            from hansard.answers.notices import no_sessions_text
+
+            say(no_sessions_text(result["notice"]), file=sys.stderr)
+        say(result["tree"])
     return 0
 
 
@@ -418,7 +436,7 @@ def cmd_stats(a: argparse.Namespace) -> int:
     by = tuple(a.by or ("agent", "dir"))
     result = repo_stats(_with_team(store), a.paths, rev=a.rev, since=a.since, until=a.until, by=by,
                         cache=not a.no_cache, upkeep=_commit_facts_upkeep(store),
-                        progress=None if a.json else stderr_progress())
+                        progress=None if a.json else stderr_progress(), depth=a.depth)
     if a.json:
         _print_json(result)
     else:
@@ -427,9 +445,9 @@ def cmd_stats(a: argparse.Namespace) -> int:
         if result.get("notice"):
             from hansard.answers.notices import no_sessions_text
 
-            print(no_sessions_text(result["notice"]), file=sys.stderr)
+            say(no_sessions_text(result["notice"]), file=sys.stderr)
 
-        print(stats_text(result, by))
+        say(stats_text(result, by, a.depth))
     return 0
 
 
@@ -445,7 +463,7 @@ def cmd_context(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(result)
     else:
-        print(result["tree"])
+        say(result["tree"])
     return 0
 
 
@@ -457,11 +475,11 @@ def cmd_mcp(a: argparse.Namespace) -> int:
         if a.json:
             _print_json(out)
         elif out["written"]:
-            print(f"added hansard to {out['config_file']}" + (f" (backup: {out['backup']})" if out["backup"] else ""))
+            say(f"added hansard to {out['config_file']}" + (f" (backup: {out['backup']})" if out["backup"] else ""))
         elif out.get("already_installed"):
-            print(f"hansard is already configured in {out['config_file']}")
+            say(f"hansard is already configured in {out['config_file']}")
         else:
-            print(f"# add to {out['config_file']} (or run with --write):\n{out['snippet']}", end="")
+            say(f"# add to {out['config_file']} (or run with --write):\n{out['snippet']}", end="")
         return 0
     from hansard.agents.caller import caller_session
     from hansard.mcp.server import ServeOptions
@@ -490,7 +508,7 @@ def _say_if_terminal(line: str) -> None:
     except (AttributeError, ValueError):
         tty = False
     if tty:
-        print(line, file=sys.stderr, flush=True)
+        say(line, file=sys.stderr, flush=True)
 
 
 def cmd_audit(a: argparse.Namespace) -> int:
@@ -499,14 +517,14 @@ def cmd_audit(a: argparse.Namespace) -> int:
         _print_json({"calls": rows})
         return 0
     if not rows:
-        print("no MCP calls recorded yet: `hansard mcp serve` records one row per tool call an agent makes")
+        say("no MCP calls recorded yet: `hansard mcp serve` records one row per tool call an agent makes")
         return 0
     for r in rows:
         err = f" {r['error_code']}" if r["error_code"] else ""
         n = r["result_count"]
         count = f"  {n} result{'' if n == 1 else 's'}" if n is not None else ""
         caller = f"  caller {r['caller']}" if r["caller"] else ""
-        print(f"{r['at']}  {r['tool']:26} {r['outcome']}{err}  {r['duration_ms']:.0f} ms{count}{caller}")
+        say(f"{r['at']}  {r['tool']:26} {r['outcome']}{err}  {r['duration_ms']:.0f} ms{count}{caller}")
     return 0
 
 
@@ -519,9 +537,9 @@ def cmd_doctor(a: argparse.Namespace) -> int:
         _print_json(report)
     else:
         for item in report["checks"]:
-            print(f"{'ok ' if item['ok'] else 'BAD'}  {item['name']}: {item['detail']}")
+            say(f"{'ok ' if item['ok'] else 'BAD'}  {item['name']}: {item['detail']}")
         if report.get("advice"):
-            print("\n" + report["advice"])
+            say("\n" + report["advice"])
     if report["ok"]:
         return 0
     from hansard.errors import StoreCorrupt, StoreHomeUnusable
@@ -549,7 +567,7 @@ def cmd_team(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(data)
     else:
-        print(text)
+        say(text)
     return 0
 
 
@@ -564,7 +582,7 @@ def cmd_trace(a: argparse.Namespace) -> int:
         if a.json:
             _print_json(summary)
         else:
-            print(render.imported(summary))
+            say(render.imported(summary))
         return 0
     import json
     import os
@@ -579,22 +597,24 @@ def cmd_trace(a: argparse.Namespace) -> int:
                   upkeep=_commit_facts_upkeep(store), cache=not a.no_cache)
     written: dict[str, str] = {}
     if a.out:
+        from hansard.privfile import write_file
+
         os.makedirs(a.out, exist_ok=True)
         for ex in done:
+            # (a folder the person named, maybe inside the repository: never written through a
+            # link planted there)
             path = os.path.join(a.out, f"{ex.commit}.json")
-            with open(path + ".tmp", "w", encoding="utf-8") as fh:
-                json.dump(ex.record, fh, indent=2, ensure_ascii=False)
-                fh.write("\n")
-            os.replace(path + ".tmp", path)
+            write_file(path, (json.dumps(ex.record, indent=2, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape"))
             written[ex.commit] = path
     if a.json and a.out:
         _print_json({"written": list(written.values())})
     elif a.json:  # JSON Lines: one record a line (one commit: one JSON object)
         for ex in done:
-            sys.stdout.write(json.dumps(ex.record, ensure_ascii=False, separators=(",", ":")) + "\n")
+            sys.stdout.write(json_text(json.dumps(ex.record, ensure_ascii=False, separators=(",", ":"))) + "\n")
     else:
         for ex in done:
-            print(render.exported(ex.commit, len(ex.record["files"]), ex.lines, ex.skipped, written.get(ex.commit)))
+            say(render.exported(ex.commit, len(ex.record["files"]), ex.lines, ex.skipped, written.get(ex.commit),
+                                  ex.merged, ex.note))
     return 0
 
 
@@ -806,6 +826,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("--until", help="only lines whose commit was made up to this date or date-time")
     sp.add_argument("--by", action="append", choices=["agent", "model", "session", "member", "dir", "month"],
                     help="a breakdown to show (repeatable; default agent and dir)")
+    sp.add_argument("--depth", type=integer, metavar="N",
+                    help="open every folder N levels below each PATH (default: the largest first, in about 40 rows)")
     sp.add_argument("--json", action="store_true")
     sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
     sp.add_argument("--no-cache", action="store_true", help="answer every file afresh: neither read nor keep summaries")
@@ -933,7 +955,7 @@ def _command(ns: argparse.Namespace) -> str:
 def _fail(ns: argparse.Namespace, exc: HansardError) -> int:
     if getattr(ns, "json", False):
         _print_json({"error": exc.to_dict()})
-    print(f"hansard: {exc.message} [{exc.code}]", file=sys.stderr)
+    say(f"hansard: {exc.message} [{exc.code}]", file=sys.stderr)
     return exc.exit_code
 
 

@@ -17,7 +17,7 @@ import pytest
 from fixtures_repos.entire import SessionCopy, write_checkpoint
 from fixtures_repos.gitrepo import GitRepo
 from fixtures_repos.writers import ClaudeWriter
-from tests.helpers import git_dir_files, run_cli
+from tests.helpers import git_dir_files, real_write_repo, run_cli
 
 T0 = datetime(2026, 11, 10, 9, 0, 0)
 SID = "4a1f6c2e-7b3d-4e8a-9c0f-1d2e3f4a5b6c"
@@ -220,17 +220,9 @@ def test_a_real_entire_session_answers_why(tmp_path: Path, monkeypatch: pytest.M
     session is read once from both copies, and the file it wrote is its own."""
     from fixtures_repos.entire import write_checkpoint_folder
 
-    write = None
-    for line in (SAMPLES / "9fe3cfdef74d" / "0" / "full.jsonl").read_text().splitlines():
-        for block in (json.loads(line).get("message") or {}).get("content") or []:
-            if isinstance(block, dict) and block.get("type") == "tool_use" and block["name"] == "Write":
-                write = block
-    assert write is not None
-    repo = GitRepo.init(tmp_path / "cli")
-    repo.write("README.md", "# cli\n")
-    repo.commit("Initial commit", datetime(2026, 2, 6, 6, 0, 0))
-    repo.write("docs/geese.md", write["input"]["content"])
-    repo.commit("docs: geese\n\nEntire-Checkpoint: 9fe3cfdef74d\n", datetime(2026, 2, 6, 6, 50, 0))
+    repo, write = real_write_repo(tmp_path, SAMPLES / "9fe3cfdef74d" / "0" / "full.jsonl", "docs/geese.md",
+                                  "docs: geese\n\nEntire-Checkpoint: 9fe3cfdef74d\n", datetime(2026, 2, 6, 6, 0, 0),
+                                  datetime(2026, 2, 6, 6, 50, 0))
     for k, cid in enumerate(("9fe3cfdef74d", "9b3838281539")):
         write_checkpoint_folder(repo, cid, SAMPLES / cid, datetime(2026, 2, 6, 6, 50 + k, 0))
     before = git_dir_files(repo.path / ".git")

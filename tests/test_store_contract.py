@@ -231,7 +231,7 @@ def test_a_live_postgres_store_satisfies_every_protocol_and_answers_its_reads() 
             assert ev.edit_lines_at(1, [1], ["a.py"]) == ([], []) and not ev.has_applied_edits(1, ["a.py"])
             assert ev.applied_edits(1, ["a.py"]) == [] and ev.sessions_editing_repo(1, 0) == []
             assert ev.repo_shell_calls(1, ["Bash"], "git") == [] and ev.top_sessions_in_repo(1) == []
-            assert ev.session("s") is None and ev.session_at(1) is None and ev.prompt_before("s", 3) is None
+            assert ev.session("s") is None and ev.session_at(1) is None and ev.user_prompts("s") == []
             assert ev.sessions_resuming("s") == [] and ev.subagents("s") == [] and ev.compactions(1) == 0
             assert ses.matches("abcd") == [] and ses.list(repo_ids=[1], since="2026") == []
             assert ses.status()["sessions"] == 0 and ses.provider_counts() == {} and ses.data_version() == 0

@@ -113,13 +113,6 @@ def repo_has_edits(store: Store, repo_id: int, paths: set[str]) -> bool:
     return store.evidence.has_applied_edits(repo_id, paths)
 
 
-def prompt_for(store: Store, session_id: str, message_index: int | None) -> tuple[int, str] | None:
-    """The user's request that led to a message: the newest typed prompt at or before it."""
-    if message_index is None:
-        return None
-    return store.evidence.prompt_before(session_id, message_index)
-
-
 def first_shell_write(store: Store, repo_id: int, basename: str) -> float | None:
     """When a session in this repository first ran a shell command that could have written
     this file (sed -i, cat >, a script naming it), or None. Such edits are invisible to

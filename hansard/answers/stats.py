@@ -22,6 +22,10 @@ What each part measures:
   lines that landed then, how many are left) would need every commit's answer replayed; this
   is the share of what agents' edits added then that is in the code now, and an edit's line
   rewritten by a later edit before any commit counts as added twice.
+* ``tree``: for each path asked (the repository's root when none), the same counts as a tree of
+  its folders and files (``type`` "dir" or "file", ``entries`` a folder's own entries,
+  ``children`` down to ``depth`` levels below the path, or all of them); ``file_count``: the files
+  counted, however many ``files`` lists.
 * ``funnel``: the repository's sessions, the commits tied to them (their shell output named
   them, or their edits alone wrote lines of them) or holding their lines at the revision, the
   lines their applied edits added (every edit counted, so a line rewritten twice counts twice),
@@ -65,6 +69,8 @@ BY = ("agent", "model", "session", "member", "dir", "month")
 MAX_FILE_BYTES = 1_000_000
 # git's own test for a binary file: a NUL in the first 8000 bytes.
 BINARY_SNIFF = 8000
+# How deep a `--depth` may go (no repository nests folders deeper than this is useful to print).
+MAX_DEPTH = 64
 AGE_BUCKETS = ((7, "<7d"), (30, "7-30d"), (90, "30-90d"), (None, ">=90d"))
 DAY = 86400
 
@@ -155,14 +161,15 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
                since: str | None = None, until: str | None = None, by: Iterable[str] = ("agent",),
                cwd: str | None = None, cache: bool = True,
                upkeep: Callable[[str, int], object] | None = None,
-               progress: Any = None, max_files: int | None = None) -> dict[str, Any]:
+               progress: Any = None, max_files: int | None = None, depth: int | None = None) -> dict[str, Any]:
     """The stats of the repository holding ``cwd`` at ``rev`` (default HEAD), of its files under
     ``paths`` (default all), as described in this module's docstring. ``by`` names the
     breakdowns to include (agent, model, session, member, dir, month). ``upkeep`` is the
     caller's refresh of the repository's commit facts (passed on to ``explain``); ``progress``
     is `hansard index`'s progress line (``hansard.ingest.progress.Bytes``), fed the files' sizes
     as they are answered. ``max_files`` keeps the ``files`` rows of the largest files only
-    (``files_shown`` then says how many of how many): every other count still covers them all."""
+    (``files_shown`` then says how many of how many): every other count still covers them all.
+    ``depth`` bounds the ``tree`` to that many levels below each path (default: all)."""
     from hansard.answers.why import explain
     from hansard.git.history import ancestry, read_commits, tree_files
     from hansard.git.objects import CatFile
@@ -177,6 +184,8 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
     lo, hi = parse_ts(lo_text), parse_ts(hi_text)
     if rev is not None and (not rev.strip() or rev.startswith("-")):
         raise InvalidArgument(f"--rev {rev!r} is not a revision")
+    if depth is not None and not 0 <= depth <= MAX_DEPTH:
+        raise InvalidArgument(f"--depth {depth}: give 0 to {MAX_DEPTH}")
     top, main_top, sha, rels = _resolve(cwd, paths, rev)
     t0 = time.monotonic()
     repo_id = repo_for(store, main_top)
@@ -288,6 +297,9 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
         "cache": {"files": len(files), "remembered": hits, "answered": answered, "written": written},
         "seconds": round(time.monotonic() - t0, 3),
     }
+    result["file_count"] = len(result["files"])
+    result["tree"] = [tree(result["folders"], result["files"], root, depth) for root in (rels or [""])
+                      if root in result["folders"] or root in result["files"]]
     if max_files is not None and len(result["files"]) > max_files:
         biggest = sorted(result["files"].items(), key=lambda x: (-x[1]["lines"], x[0]))[:max_files]
         result["files_shown"] = {"shown": max_files, "of": len(result["files"])}
@@ -301,6 +313,34 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
 
         result["notice"] = no_sessions(store)
     return result
+
+
+def tree(folders: dict[str, dict[str, int]], files: dict[str, dict[str, int]], root: str,
+         depth: int | None = None) -> dict[str, Any]:
+    """The counts under ``root`` (a folder, "" for the repository, or a file) as a tree: each
+    node is ``{"name", "path", "type": "dir"|"file", <kind>: n, "lines"}``, a folder's with
+    ``entries`` (its folders and files) and, down to ``depth`` levels below ``root`` (all
+    without it), ``children``: folders, then files, each by name."""
+    under: dict[str, list[tuple[str, bool]]] = defaultdict(list)
+    prefix = root + "/" if root else ""
+    for d in folders:
+        if d and (not root or d.startswith(prefix)):
+            under[d.rsplit("/", 1)[0] if "/" in d else ""].append((d, True))
+    for f in files:
+        if not root or f.startswith(prefix):
+            under[f.rsplit("/", 1)[0] if "/" in f else ""].append((f, False))
+
+    def node(path: str, is_dir: bool, level: int) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": path.rsplit("/", 1)[-1] if path else ".", "path": path,
+                               "type": "dir" if is_dir else "file", **(folders if is_dir else files)[path]}
+        if is_dir:
+            kids = sorted(under.get(path, ()), key=lambda x: (not x[1], x[0]))
+            out["entries"] = len(kids)
+            if depth is None or level < depth:
+                out["children"] = [node(p, d, level + 1) for p, d in kids]
+        return out
+
+    return node(root, root in folders, 0)
 
 
 def _durability(alive: dict[str, int], added: dict[str, int]) -> dict[str, Any]:

@@ -4,6 +4,7 @@ to repositories (hansard.link), refresh the memory-file mirror, record the run.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,7 @@ def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = Tru
                     "bytes": summary.bytes, "skipped": sum(summary.skipped.values()), "sessions": summary.sessions,
                     "messages": summary.messages, "edits": summary.edits, "kind": "index",
                     "redactions": summary.redactions,
+                    "skip_reasons": json.dumps(dict(sorted(summary.skipped.items()))) if summary.skipped else None,
                 })
         _refresh_memories(store)
         return summary

@@ -1,9 +1,10 @@
 """The why-result cache's key and documents: an answer is kept without its lines' text (the
 file gives it back) under a hash of everything it depends on.
 
-The key holds hansard's version, the store's schema version, the engine's ``RULES_VERSION``
-and the store generation, beside the question, the revision and the file's bytes: a change to
-the rules is a version bump, never a guess from source files' times.
+The key holds hansard's version, the store's schema version, the engine's ``RULES_VERSION``,
+the redactor's digest and the store generation, beside the question, the revision and the
+file's bytes: a change to the rules is a version bump (or a new digest of the redactor's
+rules), never a guess from source files' times.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ def _with_contents(stored: bytes, data: bytes) -> bytes:
 
 
 # Part of every cache key: a change to what an answer holds must not be served from old rows.
-CACHE_FORMAT = 4  # 2: lines stored without their text; 3: commit summaries redacted; 4: redacted lines kept
+CACHE_FORMAT = 5  # 2: lines stored without their text; 3: commit summaries redacted; 4: redacted lines kept;
+# 5: sessions say what was asked for each edit
 def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, data: bytes, repo_id: int
             ) -> tuple[Any, str, bytes | None, int] | None:
     """(cache, key, the cached JSON document or None, generation) when the store keeps answers; None
@@ -88,9 +90,11 @@ def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, da
 
     h = blake2b(digest_size=20)
     from hansard.answers.why.engine import RULES_VERSION
+    from hansard.ingest.secret_screen import rules_digest
 
-    h.update(repr((CACHE_FORMAT, __version__, cache.schema(), RULES_VERSION, generation, repo_id, t.top, t.main_top,
-                   t.rel, t.start, t.end, rev, commit, contents is not None)).encode("utf-8", "surrogateescape"))
+    # (The redactor's digest: a cached answer holds commit summaries redacted by the rules of then.)
+    h.update(repr((CACHE_FORMAT, __version__, cache.schema(), RULES_VERSION, rules_digest(), generation, repo_id, t.top,
+                   t.main_top, t.rel, t.start, t.end, rev, commit, contents is not None)).encode("utf-8", "surrogateescape"))
     for name in (".git-blame-ignore-revs", ".mailmap"):
         try:  # a FIFO here must not hang every question
             side = safeopen.read_bytes(os.path.join(t.top, name), follow=True)

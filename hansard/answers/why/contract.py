@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hansard.answers import evidence
 from hansard.errors import GitError
 from hansard.git.blame import ZERO
 
@@ -55,6 +54,29 @@ def redact(text: str) -> tuple[str, int]:
     return _redact(text)
 
 
+def _asked(store: Store, session_id: str, s: dict[str, Any], indexes: set[int | None],
+           first_edit: int | None) -> None:
+    """The session's entry gets what was asked for each of its edits named (``asked``: message
+    index -> request and last turn, ``hansard.answers.asked``), the index of its first request,
+    the texts of those prompts (``prompts``: index -> text) and, as ``prompt``, the request
+    behind the first line's edit. One read of the session's prompts, however many edits."""
+    from hansard.answers.asked import asked, first_request, judged
+
+    prompts = store.evidence.user_prompts(session_id)
+    texts = dict(prompts)
+    marks = judged(prompts)
+    first = first_request(marks)
+    s["first_request"] = first
+    s["asked"] = {}
+    named = set() if first is None else {first}
+    for mi in sorted(i for i in indexes if i is not None):
+        a = s["asked"][str(mi)] = asked(marks, mi, first)
+        named |= {a["request"], a["turn"]} - {None}
+    s["prompts"] = {str(i): texts[i] for i in sorted(named)}
+    request = s["asked"][str(first_edit)]["request"] if first_edit is not None else first
+    s["prompt"] = texts[request] if request is not None else None
+
+
 def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers: list[LineAnswer]
                     ) -> dict[str, Any]:
     from hansard.git.run import git_text
@@ -66,10 +88,12 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
         except GitError:
             resolved = rev
     sessions: dict[str, dict[str, Any]] = {}
-    prompts: dict[tuple[str, int | None], tuple[int, str] | None] = {}  # lines of one call share its prompt
+    edits: dict[str, set[int | None]] = {}  # the message indexes of each session's edits named
+    first_edit: dict[str, int | None] = {}  # of its first line: the session's ``prompt``
     for a in answers:
         if a.session_id is None:
             continue
+        edits.setdefault(a.session_id, set()).add(a.message_index)
         s = sessions.get(a.session_id)
         if s is None:
             row = store.evidence.session(a.session_id)
@@ -83,12 +107,9 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
             }
             if row is not None and "member" in row.keys():  # a teammate's session (hansard.team)
                 s["member"], s["member_name"] = row["member"], row["member_name"]
-        key = (a.session_id, a.message_index)
-        p = prompts[key] if key in prompts else prompts.setdefault(key, evidence.prompt_for(store, *key))
-        if p is not None:
-            s["prompts"][str(p[0])] = p[1]
-            if s["prompt"] is None:
-                s["prompt"] = p[1]
+            first_edit[a.session_id] = a.message_index
+    for sid, s in sessions.items():
+        _asked(store, sid, s, edits[sid], first_edit[sid])
     named = {x for a in answers for x in (a.commit, a.original_commit, a.restoring_commit) if x}
     commits = {
         sha: {"summary": redact(c.summary)[0], "author": c.author, "author_time": c.author_time, "author_tz": c.author_tz,

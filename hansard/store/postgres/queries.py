@@ -273,12 +273,8 @@ class TeamEvidence:
             (*session_ids, *self.me),
         )
 
-    def prompt_before(self, session_id: str, message_index: int) -> tuple[int, str] | None:
-        best = None
-        for r in self.prompts([session_id]):
-            if r["message_index"] <= message_index:
-                best = (r["message_index"], r["text"])
-        return best
+    def user_prompts(self, session_id: str) -> list[tuple[int, str]]:
+        return [(r["message_index"], r["text"]) for r in self.prompts([session_id])]
 
     def session(self, session_id: str) -> dict[str, Any] | None:
         rows = self.sessions_named([session_id])
@@ -363,11 +359,29 @@ class TeamSessions:
              since: str | None = None, limit: int = 20, exclude_providers: Sequence[str] = ()) -> list[dict[str, Any]]:
         """Other members' sessions newest first, with the member; ``repo`` is None (no checkout
         path here)."""
+        if repo_ids is not None and not repo_ids:
+            return []
+        where, args = self._listed(repo_ids, provider, since, exclude_providers)
+        rows = self.run(
+            f"SELECT {_SESSION_COLS}{_FROM_SESSIONS} WHERE {where} ORDER BY s.last_at DESC LIMIT %s",
+            (*args, limit),
+        )
+        return [{**r, "repo": None} for r in rows]
+
+    def list_count(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
+                   since: str | None = None, exclude_providers: Sequence[str] = ()) -> int:
+        """How many sessions ``list`` with the same filters would give without its limit."""
+        if repo_ids is not None and not repo_ids:
+            return 0
+        where, args = self._listed(repo_ids, provider, since, exclude_providers)
+        rows = self.run(f"SELECT COUNT(*) AS n{_FROM_SESSIONS} WHERE {where}", tuple(args))
+        return int(rows[0]["n"])
+
+    def _listed(self, repo_ids: Sequence[int] | None, provider: str | None, since: str | None,
+                exclude_providers: Sequence[str]) -> tuple[str, builtins.list[Any]]:
         where: builtins.list[str] = [_NOT_ME]
         args: builtins.list[Any] = list(self.me)
         if repo_ids is not None:
-            if not repo_ids:
-                return []
             where.append(f"s.repo_id IN {_same_repo(len(repo_ids))}")
             args += list(repo_ids)
         if provider:
@@ -379,11 +393,7 @@ class TeamSessions:
         if since:
             where.append("s.last_at>=%s")
             args.append(since)
-        rows = self.run(
-            f"SELECT {_SESSION_COLS}{_FROM_SESSIONS} WHERE {' AND '.join(where)} ORDER BY s.last_at DESC LIMIT %s",
-            (*args, limit),
-        )
-        return [{**r, "repo": None} for r in rows]
+        return " AND ".join(where), args
 
     def matches(self, ref: str) -> builtins.list[dict[str, Any]]:
         """Other members' sessions with this id, else whose id starts with ``ref`` (4 characters

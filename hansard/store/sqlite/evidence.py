@@ -249,15 +249,13 @@ class SqliteEvidence:
 
     # -- sessions -----------------------------------------------------------------------------
 
-    def prompt_before(self, session_id: str, message_index: int) -> tuple[int, str] | None:
-        """(index, text) of the newest typed user prompt at or before ``message_index``."""
-        row = self.db.execute(
+    def user_prompts(self, session_id: str) -> list[tuple[int, str]]:
+        """(index, text) of every typed user prompt of the session, in order."""
+        return [(r[0], r[1]) for r in self.db.execute(
             "SELECT m.message_index, m.text FROM messages m JOIN sessions s ON s.id=m.session_id"
-            " WHERE s.session_id=? AND m.message_index<=? AND m.role='user' AND m.kind='text'"
-            " ORDER BY m.message_index DESC LIMIT 1",
-            (session_id, message_index),
-        ).fetchone()
-        return (row[0], row[1]) if row else None
+            " WHERE s.session_id=? AND m.role='user' AND m.kind='text' ORDER BY m.message_index",
+            (session_id,),
+        )]
 
     def session(self, session_id: str) -> sqlite3.Row | None:
         """The whole sessions row for an exact session id."""

@@ -865,3 +865,13 @@ def m035_shell_writes() -> str:
             generation INTEGER             -- store_generation.n when the calls were last counted
         );
     """
+
+
+@migration
+def m036_run_skip_reasons() -> str:
+    return """
+        -- What an index run skipped, by reason (JSON {reason: count}): the files it could not
+        -- use (not a transcript, a checkpoint's missing transcript, unreadable) and the records,
+        -- so that `status` says what the run said; the skips table keeps the records only.
+        ALTER TABLE runs ADD COLUMN skip_reasons TEXT;
+    """
