@@ -824,7 +824,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("--rev", help="count the files at this revision (default HEAD)")
     sp.add_argument("--since", help="only lines whose commit was made from this date or date-time")
     sp.add_argument("--until", help="only lines whose commit was made up to this date or date-time")
-    sp.add_argument("--by", action="append", choices=["agent", "model", "session", "member", "dir", "month"],
+    sp.add_argument("--by", action="append", choices=["agent", "model", "session", "member", "source", "dir", "month"],
                     help="a breakdown to show (repeatable; default agent and dir)")
     sp.add_argument("--depth", type=integer, metavar="N",
                     help="open every folder N levels below each PATH (default: the largest first, in about 40 rows)")

@@ -61,6 +61,11 @@ def test_the_request_is_the_newest_prompt_that_asks_something() -> None:
     assert asked([], 3, None) == {"request": None, "turn": None, "fallback": "title"}
 
 
+def _keyed(repo: Any, ident: str) -> str:
+    """The id a session (or tool call) read from ``repo``'s checkpoints is stored under."""
+    return f"{ident}@{repo.git('rev-list', '--max-parents=0', 'HEAD').split()[0][:12]}"
+
+
 def _changelog_repo(tmp_path: Path) -> tuple[Any, dict[str, Any]]:
     from fixtures_repos.entire import write_checkpoint_folder
 
@@ -83,8 +88,9 @@ def test_a_real_session_whose_last_turn_is_yes_quotes_the_request(tmp_path: Path
     assert rc == 0, err
     doc = json.loads(out)
     ln = doc["lines"][0]
-    assert (ln["kind"], ln["session_id"], ln["tool_call_id"]) == ("agent", CHANGELOG_SID, write["id"])
-    s = doc["sessions"][CHANGELOG_SID]
+    sid = _keyed(repo, CHANGELOG_SID)  # read from the repository's checkpoints: keyed apart
+    assert (ln["kind"], ln["session_id"], ln["tool_call_id"]) == ("agent", sid, _keyed(repo, write["id"]))
+    s = doc["sessions"][sid]
     a = s["asked"][str(ln["message_index"])]
     assert s["prompts"][str(a["turn"])] == "yes"
     assert s["prompts"][str(a["request"])].startswith("Can you also check some repos do a specific mention")
@@ -94,7 +100,7 @@ def test_a_real_session_whose_last_turn_is_yes_quotes_the_request(tmp_path: Path
 
     rc, out, err = run_cli("why", "CHANGELOG.md:3")
     assert rc == 0, err
-    lines = out.splitlines()
+    lines = [x for x in out.splitlines() if not x.startswith("  read from")]  # the repository's record
     assert lines[3].startswith('  asked        "Can you also check some repos do a specific mention') \
         and lines[3].endswith(f"(message {a['request']})"), lines
     assert lines[4] == f'  then         "yes" (message {a["turn"]})', lines
@@ -109,7 +115,7 @@ def test_the_editor_shows_the_request_not_the_yes(tmp_path: Path, monkeypatch: p
     repo, _ = _changelog_repo(tmp_path)
     monkeypatch.chdir(repo.path)
     ans = json.loads(run_cli("why", "CHANGELOG.md", "--json")[1])
-    lens = [b for b in marks.blocks(ans, core.provider_name) if b.session_id == CHANGELOG_SID]
+    lens = [b for b in marks.blocks(ans, core.provider_name) if b.session_id == _keyed(repo, CHANGELOG_SID)]
     assert lens and all('"Can you also check some repos' in b.label for b in lens)
     assert not any('"yes"' in b.label for b in lens)
     hover = marks.hover_markdown(ans, ans["lines"][2], core.provider_name, core.evidence)

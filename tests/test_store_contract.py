@@ -189,14 +189,15 @@ def test_the_team_view_is_a_store_of_two_stores(sqlite_store: Any, tmp_path: Any
 def test_both_stores_take_a_repository_by_their_own_row(sqlite_store: Any) -> None:
     """Where a method needs a repository, both stores take the same key: the store's own
     repository row (``repo_id``), found by identity (``repos.id_by_identity(root commit,
-    remote)``; ``repos.root_commit`` goes back). No protocol method takes a root commit instead."""
+    remote)``, or every row of a root commit, ``repos.ids_by_root``; ``repos.root_commit`` goes back).
+    No other protocol method takes a root commit instead."""
     pg = _pg_facets()
     keyed = 0
     for facet, proto in FACETS.items():
         for name, fn in _methods(proto).items():
             names = [n for n, _, _ in _shape(fn, drop_self=True)]
             if "root_commit" in names:
-                assert name in ("id_by_identity", "repo_ids_with_root", "register"), (facet, name)
+                assert name in ("id_by_identity", "ids_by_root", "repo_ids_with_root", "register"), (facet, name)
             keyed += "repo_id" in names
             for impl in (pg[facet], getattr(sqlite_store, facet)):
                 have = [n for n, _, _ in _shape(getattr(impl, name), drop_self=isinstance(impl, type))]

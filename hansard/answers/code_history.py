@@ -14,6 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from hansard import safeopen, textnorm
+from hansard.agents.origin import source_of
 from hansard.answers import evidence
 from hansard.answers.budget import Render, fit_budget
 from hansard.answers.evidence import similarity
@@ -200,6 +201,7 @@ def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[Fi
             }
             if "member" in e:  # a teammate's session (hansard.team)
                 s["member"], s["member_name"] = e["member"], e["member_name"]
+            s["source"] = source_of(e)
         shas = edit_landed_in(e["ts"], e["added"], e["removed"], commits)
         foreign = e["session_id"] in elsewhere
         s["edits"].append({"message_index": None if foreign else e["message_index"],
@@ -476,6 +478,8 @@ def _line_answer(ans: dict[str, Any], token_budget: int, render: Render) -> dict
             e.update(title=s["title"], provider=s["provider"], prompt=s["prompt"])
             if s.get("member"):
                 e.update(member=s["member"], member_name=s.get("member_name"))
+            if s.get("source"):
+                e["source"] = s["source"]
         c = (ans.get("commits") or {}).get(ln["commit"] or "")
         if c:
             e["commit_summary"] = c.get("summary")

@@ -8,7 +8,10 @@ What each part measures:
 * ``kinds``, ``files``, ``folders``, ``by``: the lines of the files at the revision, by the kind
   their why answer gives; each count adds up to the files' line counts. A line's agent is its
   session's provider, its model the model of the message whose tool call wrote it (where the
-  transcript names one), its member the teammate whose session it is (``hansard team``).
+  transcript names one), its member the teammate whose session it is (``hansard team``), its
+  source where the session was read (``local``: this machine's agent homes; ``repository``: the
+  repository's checkpoint refs; ``repository_file``: a history file the repository holds;
+  ``import``; ``member``: a teammate's push; hansard.agents.origin).
 * ``months``: the lines alive at the revision, by the month (UTC) of their commit's author
   time: agents (``agent`` + ``agent_modified``), people (``human`` + ``pasted``) and
   ``unknown``. Lines that were written and later deleted are not in it: it is not a count of
@@ -60,11 +63,11 @@ if TYPE_CHECKING:
     from hansard.store.interfaces import Store
 
 # Bumped whenever a summary's shape, or what goes into it, changes: old rows are never read.
-RULES_VERSION = 2  # 2: a summary says when its answer had the no_sessions notice
+RULES_VERSION = 3  # 2: a summary says when its answer had the no_sessions notice; 3: each session's source
 KINDS = ("agent", "agent_modified", "pasted", "human", "unknown", "uncommitted")
 AGENT_KINDS = ("agent", "agent_modified")
 PEOPLE_KINDS = ("human", "pasted")
-BY = ("agent", "model", "session", "member", "dir", "month")
+BY = ("agent", "model", "session", "member", "source", "dir", "month")
 # A file larger than this is counted as skipped, not answered (a generated or vendored file).
 MAX_FILE_BYTES = 1_000_000
 # git's own test for a binary file: a NUL in the first 8000 bytes.
@@ -111,6 +114,9 @@ def summarise(store: Store, doc: dict[str, Any]) -> dict[str, Any]:
         sessions[sid] = {"provider": s.get("provider"), "title": s.get("title"), "started_at": s.get("started_at")}
         if s.get("member"):
             sessions[sid]["member"] = s["member"]
+        kind = (s.get("source") or {}).get("kind")
+        if kind:
+            sessions[sid]["source"] = kind
     stats = getattr(store, "stats", None)
     pairs = [(sid, idx) for (_k, sid, idx, _c) in rows if sid and idx is not None]
     models = stats.models(pairs) if stats is not None and pairs else {}
@@ -377,7 +383,7 @@ def _aggregate(summaries: dict[str, dict[str, Any]], by: Sequence[str], lo: floa
     per_file: dict[str, dict[str, int]] = {}
     folders: dict[str, dict[str, int]] = defaultdict(_empty_kinds)
     groups: dict[str, dict[str, dict[str, int]]] = {
-        b: defaultdict(_empty_kinds) for b in by if b in ("agent", "model", "session", "member")}
+        b: defaultdict(_empty_kinds) for b in by if b in ("agent", "model", "session", "member", "source")}
     months: dict[str, dict[str, int]] = defaultdict(lambda: {"agents": 0, "people": 0, "unknown": 0})
     ages = {name: 0 for _l, name in AGE_BUCKETS}
     landed: set[str] = set()
@@ -412,6 +418,8 @@ def _aggregate(summaries: dict[str, dict[str, Any]], by: Sequence[str], lo: floa
                     name = name or ("(not recorded)" if sid else None)
                 elif b == "member":
                     name = ((sess or {}).get("member") or "(me)") if sid else None
+                elif b == "source":
+                    name = ((sess or {}).get("source") or "local") if sid else None
                 else:  # session
                     name = sid
                     if sid and sid not in titles:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
+from hansard.render import provenance
 from hansard.render.asked import Asked, asked_text
 from hansard.render.markdown import code, plain
 from hansard.render.markdown import escape as esc
@@ -183,6 +184,9 @@ def hover_markdown(ans: dict[str, Any], ln: dict[str, Any], provider_name: Calla
         if member:
             head += f" · member {e(member)}"
         parts.append(head)
+        src = provenance(s.get("source"))
+        if src:  # not this machine's own record: say where it was read
+            parts.append("read from " + e(src))
         if s.get("parent_session_id"):
             parts.append(f"subagent of {c(str(s['parent_session_id'])[:13])}")
         p = prompt_for(ans, ln)

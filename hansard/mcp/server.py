@@ -398,7 +398,9 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
     @mcp.tool(description=(
         "How much of a repository coding agents wrote, from the same per-line attribution as code_history's "
         "path:line answers: the lines of its files at a revision (default HEAD) by kind (agent, agent_modified, "
-        "pasted, human, unknown, uncommitted), per folder and file, and `by` agent, model, session or member; "
+        "pasted, human, unknown, uncommitted), per folder and file, and `by` agent, model, session, member or "
+        "source (where the session was read: this machine, the repository's checkpoint refs or files, an "
+        "import, a teammate); "
         "lines alive by the month of their commit; agent lines alive by age; and the funnel sessions -> "
         "commits -> lines their edits added -> agent lines alive. `paths` narrows to files or folders, each "
         "broken into its folders and files `depth` levels down in `tree`; "
@@ -410,7 +412,7 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
         rev: Annotated[str | None, Field(description="a commit, branch or tag; default HEAD")] = None,
         since: Annotated[str | None, Field(description="ISO date or date-time with offset")] = None,
         until: Annotated[str | None, Field(description="ISO date or date-time with offset")] = None,
-        by: Annotated[list[Literal["agent", "model", "session", "member"]] | None,
+        by: Annotated[list[Literal["agent", "model", "session", "member", "source"]] | None,
                       Field(description="breakdowns to include; default [\"agent\"]")] = None,
         depth: Annotated[int, Field(description="levels of each path's folders and files in `tree`", ge=0, le=64)] = 1,
     ) -> Annotated[CallToolResult, Result]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from hansard import agents
-from hansard.render import whose
+from hansard.render import provenance, source_label, whose
 from hansard.render.asked import asked_text
 
 
@@ -75,9 +75,10 @@ def sessions(rows: list[dict[str, Any]], total: int | None = None) -> str:
     for r in rows:
         title = r["title"] or short(r["first_prompt"], 60) or "(untitled)"
         where = r["repo"] or r["cwd"] or ""
+        label = source_label(r.get("source"))
         out.append(
             f"{(r['last_at'] or '')[:16]:16}  {r['provider']:11}  {r['session_id'][:13]:13}  {r['message_count']:>4} msgs"
-            f"  {short(title, 50):50}  {where}"
+            f"  {short(title, 50):50}  {where}" + (f"  [{label}]" if label else "")
         )
     if total is not None and total > len(rows):
         out.append(f"(showing the {len(rows)} most recent of {total} sessions; --limit N shows more)")
@@ -121,6 +122,9 @@ def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
                  "pasted": "pasted from"}.get(ln["kind"], "written by")
         what = "chat" if ln["kind"] == "pasted" else "session"
         out.append(f"  {label:12} {who} {what} {sid[:13]}{title} ({(s['started_at'] or '')[:16].replace('T', ' ')})")
+        src = provenance(s.get("source"))
+        if src:
+            out.append(f"  {'read from':12} {src}")
         if s.get("parent_session_id"):
             out.append(f"  {'subagent of':12} {s['parent_session_id']}")
         if ln["kind"] == "pasted":

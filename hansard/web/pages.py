@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hansard.render import teammate
+from hansard.render import provenance, teammate
 from hansard.render.answers import PROVIDER_NAMES
 from hansard.render.answers import short as _short
 from hansard.web import charts
@@ -247,6 +247,9 @@ def conversation(links: Links, rel: str, view: dict[str, Any]) -> Markup:
         parts.append(Markup('<p class="who">{} session <a class="sess" href="{}">{}</a>{}</p>').format(
             who, links.session(s["session_id"], ln.get("message_index")), s["session_id"][:13],
             Markup(" · {}").format(_short(s.get("title"), 80)) if s.get("title") else ""))
+        src = provenance(s.get("source"))
+        if src:  # not this machine's own record
+            parts.append(Markup('<p class="source">read from {}</p>').format(src))
     elif ln.get("session"):
         parts.append(Markup('<p class="who">{}</p>').format(ln["session"]))
     from hansard.render.answers import why_evidence
@@ -335,11 +338,13 @@ def session_page(links: Links, top: str, data: dict[str, Any], commits: list[dic
                  edited: bool, around: int | None) -> Markup:
     s = data["session"]
     sid = s["session_id"]
+    src = provenance(s.get("source"))
     head = Markup('<h1>{} session <code>{}</code></h1><p class="title">{}</p><p class="dim">started {} · {:,} messages'
-                  ' · in {}{}</p>').format(
+                  ' · in {}{}</p>{}').format(
         provider_name(s.get("provider")), sid, s.get("title") or "", _when(s.get("started_at_local")),
         s.get("message_count") or 0, s.get("cwd") or "",
-        Markup(" · team: {}").format(teammate(s)) if s.get("member") else "")
+        Markup(" · team: {}").format(teammate(s)) if s.get("member") else "",
+        Markup('<p class="source">read from {}</p>').format(src) if src else "")
     side = []
     if commits:
         side.append(Markup("<h2>Commits</h2><ul class=\"commits\">{}</ul>").format(join(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hansard.agents.origin import source_of
 from hansard.errors import GitError
 from hansard.git.blame import ZERO
 
@@ -107,6 +108,8 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
             }
             if row is not None and "member" in row.keys():  # a teammate's session (hansard.team)
                 s["member"], s["member_name"] = row["member"], row["member_name"]
+            if row is not None:  # where it was read: this machine, a repository's refs or files, a teammate
+                s["source"] = source_of(row)
             first_edit[a.session_id] = a.message_index
     for sid, s in sessions.items():
         _asked(store, sid, s, edits[sid], first_edit[sid])

@@ -44,7 +44,7 @@ CHUNK = 5000
 _SESSION_COLS = (
     "s.id, s.session_id, s.provider, s.cwd, s.started_at, s.last_at, s.title, s.first_prompt, s.parent_session_id,"
     " s.resumed_from, s.git_branch, s.version, s.message_count, r.root_commit, mb.email AS member,"
-    " mb.name AS member_name, mb.machine AS member_machine"
+    " mb.name AS member_name, mb.machine AS member_machine, s.origin, s.origin_ref, s.claimed_id"
 )
 _FROM_SESSIONS = " FROM sessions s JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
 _NOT_ME = " NOT (mb.email=%s AND mb.machine=%s)"
@@ -202,8 +202,8 @@ class TeamEvidence:
         return self.run(
             "SELECT e.id, e.call_id, e.tool, e.kind, e.rel_path, e.timestamp, e.hunks, 'applied' AS status,"
             " s.session_id, s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.parent_session_id,"
-            " s.id AS srow, e.message_index, mb.email AS member, mb.name AS member_name"
-            " FROM edits e JOIN sessions s ON s.id=e.session_row JOIN members mb ON mb.id=s.member_id"
+            " s.id AS srow, e.message_index, mb.email AS member, mb.name AS member_name, s.origin, s.origin_ref,"
+            " s.claimed_id FROM edits e JOIN sessions s ON s.id=e.session_row JOIN members mb ON mb.id=s.member_id"
             f" WHERE e.repo_id IN {_same_repo(1)} AND e.rel_path IN ({_marks(len(paths))}) AND{_NOT_ME}",
             (repo_id, *paths, *self.me),
         )
@@ -554,6 +554,15 @@ class TeamRepos:
         return []
 
     def unresolved_project_keys(self, provider: str, field: str) -> list[dict[str, Any]]:
+        return []
+
+    def session_paths(self, session_row: int) -> tuple[list[dict[str, Any]], list[str]]:
+        return [], []
+
+    def session_repo(self, session_row: int) -> int | None:
+        return None
+
+    def ids_by_root(self, root_commit: str) -> list[tuple[int, str]]:
         return []
 
     def session_cwds(self) -> list[str]:

@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from hansard.agents.origin import source_of
 from hansard.errors import NotFound
 from hansard.store.sqlite.db import like_escape, marks
 
@@ -31,6 +32,9 @@ def roles_sql(roles: Iterable[str] | None, alias: str = "m") -> tuple[str, list[
             parts.append(f"{alias}.role=?")
             args.append(r)
     return "(" + " OR ".join(parts) + ")", args
+
+
+_ORIGIN = ("origin", "origin_repo", "origin_ref", "claimed_id")
 
 
 class SqliteSessionQueries:
@@ -114,12 +118,17 @@ class SqliteSessionQueries:
         where, args = _listed(repo_ids, provider, since, exclude_providers)
         rows = self.db.execute(
             "SELECT s.session_id, s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.cwd,"
-            " s.message_count, s.parent_session_id, r.path AS repo"
+            " s.message_count, s.parent_session_id, r.path AS repo, s.origin, s.origin_repo, s.origin_ref, s.claimed_id"
             f" FROM sessions s LEFT JOIN repos r ON r.id=s.repo_id WHERE {where}"
             " ORDER BY s.last_at DESC LIMIT ?",
             (*args, limit),
         ).fetchall()
-        return [dict(r) for r in rows]
+        out = []
+        for r in rows:
+            d = {k: r[k] for k in r.keys() if k not in _ORIGIN}
+            d["source"] = source_of(r)  # where it was read (hansard.agents.origin)
+            out.append(d)
+        return out
 
     def list_count(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
                    since: str | None = None, exclude_providers: Sequence[str] = ()) -> int:
