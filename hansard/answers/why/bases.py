@@ -37,8 +37,9 @@ class Bases:
         self.bl = bl
         self._removed: dict[int, set[int]] = {}  # edit -> the non-trivial lines it removed
         self._added: dict[int, set[int]] = {}  # edit -> the non-trivial lines it added
-        self._parents: dict[str, frozenset[int]] = {}  # commit -> non-trivial lines of the file at its parent
+        self._parents: dict[str, frozenset[int]] = {}  # commit -> the lines of the file at its parent
         self._wanted: set[str] = set()  # commits whose parents the next read also fetches
+        self._hashes: dict[str, int] = {}  # a line's text -> its normal-form hash
 
     def fits(self, e: EditRef, sha: str, earlier: Callable[[], Iterable[int]]) -> bool:
         """Edit ``e`` was made on the file commit ``sha`` grew from. ``earlier`` gives the ids
@@ -66,6 +67,10 @@ class Bases:
             for eid, h in self.store.evidence.removed_lines(todo):
                 self._removed[eid].add(h)
 
+    def removes(self, edit_id: int) -> bool:
+        """The edit removed a non-trivial line (it has a base to check)."""
+        return bool(self._removed_by(edit_id))
+
     def want(self, shas: Iterable[str]) -> None:
         """Read the parents of these commits with the first one asked for."""
         self._wanted.update(x for x in shas if x not in self._parents)
@@ -83,8 +88,8 @@ class Bases:
         return got
 
     def parent(self, sha: str) -> frozenset[int]:
-        """The non-trivial lines of the file at the parent of commit ``sha`` (none when the
-        commit created it, or git has not the version)."""
+        """The lines of the file at the parent of commit ``sha`` (none when the commit created
+        it, or git has not the version); what is compared with them is never trivial."""
         got = self._parents.get(sha)
         if got is None:
             from hansard.git.history import batch_objects
@@ -94,11 +99,17 @@ class Bases:
             revs = {c: f"{p[0]}:{p[1]}" for c in todo if (p := self._previous(c)) is not None}
             blobs = {rev: body for rev, _, kind, body in batch_objects(self.top, list(set(revs.values())))
                      if kind == b"blob"}
+            known = self._hashes
             for c in todo:
                 body = blobs.get(revs.get(c, ""))
-                self._parents[c] = frozenset() if body is None else frozenset(
-                    textnorm.line_hash(x) for x in set(body.decode("utf-8", "surrogateescape").split("\n"))
-                    if not textnorm.is_trivial(x))
+                hashes: set[int] = set()
+                # (successive versions share most lines: each text is hashed once)
+                for x in set(body.decode("utf-8", "surrogateescape").split("\n")) if body is not None else ():
+                    h = known.get(x)
+                    if h is None:
+                        h = known[x] = textnorm.line_hash(x)
+                    hashes.add(h)
+                self._parents[c] = frozenset(hashes)
             got = self._parents[sha]
         return got
 

@@ -137,6 +137,7 @@ class Attributor(Unmatched):
         self._restored: dict[int, dict[int, tuple[str, str, bool]]] = {}
         self._file_edits: list[tuple[float | None, Any]] | None = None
         self._commit_times: list[int] | None = None  # committer times of the file's commits, ascending
+        self._unreadable: list[tuple[float | None, Any]] | None = None  # the file's unreadable edits
         self._added_hunks: dict[tuple[str, str, int], bool] = {}  # (commit, path, hunk start) -> an edit added a removed line
         self._first_edit_ts: float | None = None  # the earliest applied edit of this file (inf: none)
         self._removed_writers: dict[int, list[EditRef]] = {}  # removed line hash -> edits that added it
@@ -257,15 +258,14 @@ class Attributor(Unmatched):
         removed = {e.edit_id: self.history.removed_since(h, e.ts, sha) for e in quals}
         direct = [e for e in quals if removed[e.edit_id] is None]
         before = self.history.previous_time(sha) if direct else None
-        if before is not None and h in self.bases.parent(sha):
+        copies = [e for e in direct if e.ts < before - CLOCK_SLACK_S] if before is not None else []
+        if copies and h in self.bases.parent(sha):
             # The parent already has this text: an edit older than the parent landed its line
             # there; this commit made another copy of it.
-            copies = [e for e in direct if e.ts < before - CLOCK_SLACK_S]
-            if copies:
-                direct = [e for e in direct if e not in copies]
-                if not direct:
-                    self._copied[i] = sorted({e.session_id for e in copies})
-                    return []
+            direct = [e for e in direct if e not in copies]
+            if not direct:
+                self._copied[i] = sorted({e.session_id for e in copies})
+                return []
         if direct:
             fit = [e for e in direct if self.bases.fits(e, sha, functools.partial(self._earlier_edits, i, e))]
             if fit:
@@ -282,6 +282,14 @@ class Attributor(Unmatched):
                                    gone is not None and self.history.brings_back(sha, line, gone))
         self._restored[i] = restored
         return quals
+
+    def _checks_parent(self, i: int, edits: list[EditRef]) -> bool:
+        """Line i's answer may look at its commit's parent: one of these edits replaced lines
+        (its base is checked there) or is older than the file's commit before (its line may be
+        one the parent had)."""
+        before = self.history.previous_time(self.lines[i].sha)
+        return any(self.bases.removes(e.edit_id) or (before is not None and e.ts < before - CLOCK_SLACK_S)
+                   for e in edits)
 
     def _earlier_edits(self, i: int, e: EditRef) -> list[int]:
         """Ids of the edits of e's session into line i's file made before e, newest first."""
@@ -304,7 +312,7 @@ class Attributor(Unmatched):
         # the edits' bases, and the parents of the commits whose lines edits may have written, read at once
         weighed = {i: self.loose(i) for i, b in enumerate(self.lines) if not self.trivial[i] and b.sha != ZERO}
         self.bases.prefetch(e.edit_id for es in weighed.values() for e in es)
-        self.bases.want(self.lines[i].sha for i, es in weighed.items() if es)
+        self.bases.want(self.lines[i].sha for i, es in weighed.items() if es and self._checks_parent(i, es))
         if self.history.whole:
             # the file versions that may show an edit's line removed, read in one git process
             self.history.prefetch_removals(list({(self.hashes[i], e.ts, b.sha) for i, b in enumerate(self.lines)
@@ -416,7 +424,7 @@ class Attributor(Unmatched):
         millisecond) to the same file, adding the same lines, are copies of one call in copies of
         one conversation (a resumed or forked session): the one of the session that started
         first stands for them (of sessions that started together, the copy read first)."""
-        if len(edits) < 2:
+        if len(edits) < 2 or len({e.timestamp for e in edits}) == len(edits):
             return edits
         calls: dict[tuple[str, str, frozenset[int]], list[EditRef]] = {}
         for e in edits:

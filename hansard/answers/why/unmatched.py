@@ -54,6 +54,7 @@ class Unmatched:
     _hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]]
     _file_edits: list[tuple[float | None, Any]] | None
     _commit_times: list[int] | None
+    _unreadable: list[tuple[float | None, Any]] | None
     _added_hunks: dict[tuple[str, str, int], bool]
     _first_edit_ts: float | None
     _removed_writers: dict[int, list[EditRef]]
@@ -170,14 +171,16 @@ class Unmatched:
         own, any time from its session's start), and not so long before it that the commit is
         past the first commit of the file after the session's last message (where its change
         would have landed). With ``since``, only edits that may have come after that time."""
+        if self._unreadable is None:
+            self._unreadable = [(ts, r) for ts, r in self._edits_of_file() if r["kind"] == "unreadable"]
         sha = self.lines[i].sha
         bound = self.commit_time(sha)
-        if bound is None:
+        if bound is None or not self._unreadable:
             return []
         paths = self.paths_of(i)
         out: set[str] = set()
-        for ts, r in self._edits_of_file():
-            if r["kind"] != "unreadable" or r["rel_path"] not in paths or r["session_id"] in out:
+        for ts, r in self._unreadable:
+            if r["rel_path"] not in paths or r["session_id"] in out:
                 continue
             last = parse_ts(r["last_at"])
             lo = ts if ts is not None else parse_ts(r["started_at"])
