@@ -94,22 +94,6 @@ def cmd_reindex(a: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_status(a: argparse.Namespace) -> int:
-    from hansard.answers.agents_status import agent_status
-    from hansard.config import store_path
-    from hansard.render import answers as render
-
-    with _request(a) as rq:
-        data = rq.store.sessions.status()
-        data["agents"] = agent_status(rq.store)
-    data["store"] = str(store_path())
-    if a.json:
-        _print_json(data)
-    else:
-        say(render.status(data))
-    return 0
-
-
 def cmd_sessions(a: argparse.Namespace) -> int:
     from hansard.answers.search.filters import resolve_repo
     from hansard.render import answers as render
@@ -622,9 +606,25 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
+def cmd_answer(a: argparse.Namespace) -> int:
+    """A declared answer the application asks on its own (``Command.answer``): its result as
+    JSON with --json, else as its ``text`` function writes it."""
+    from hansard.app import commands, declare
+
+    cmd = commands.COMMANDS[_command(a)]
+    with _request(a) as rq:
+        out = rq.ask(cmd, **declare.arguments(cmd, a))
+    if getattr(a, "json", False) or cmd.text is None:
+        _print_json(out)
+    else:
+        say(declare.resolve(cmd.text)(out))
+    return 0
+
+
 def _commands() -> dict[str, Callable[[argparse.Namespace], int]]:
-    """The function that runs each command (a command with commands of its own: by its first word)."""
-    return {"index": cmd_index, "reindex": cmd_reindex, "status": cmd_status, "sessions": cmd_sessions,
+    """The function that runs each command (a command with commands of its own: by its first word);
+    a declared answer not named here is run by ``cmd_answer``."""
+    return {"index": cmd_index, "reindex": cmd_reindex, "sessions": cmd_sessions,
             "import": cmd_import, "show": cmd_show, "history": cmd_history, "memory": cmd_memory, "embed": cmd_embed,
             "config": cmd_config, "why": cmd_why, "stats": cmd_stats, "log": cmd_log, "context": cmd_context,
             "mcp": cmd_mcp, "audit": cmd_audit, "doctor": cmd_doctor, "demo": cmd_demo, "ui": cmd_ui, "team": cmd_team,
@@ -655,12 +655,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             if first not in groups:
                 group = declare.text(commands.GROUPS[first])
                 gp = sub.add_parser(first, help=group, description=group)
-                gp.set_defaults(fn=run[first])
+                gp.set_defaults(fn=run.get(first, cmd_answer))
                 groups[first] = gp.add_subparsers(dest=f"{first}_cmd", required=True)
             sp = groups[first].add_parser(rest[0], help=about)
+            if cmd.answer is not None and cmd.name not in run:
+                sp.set_defaults(fn=cmd_answer)
         else:
             sp = sub.add_parser(first, help=about, description=about)
-            sp.set_defaults(fn=run[first])
+            sp.set_defaults(fn=run.get(first, cmd_answer))
         declare.add_arguments(sp, cmd, integer)
         if cmd is commands.TEAM:
             from hansard.team.commands import add_arguments

@@ -119,3 +119,66 @@ def test_the_mcp_tools_take_the_declared_schema_and_bounds() -> None:
                 assert (prop["minimum"], prop["maximum"]) == p.bounds
         out = tools[name].output_schema  # the SDK checks every result against it
         assert cmd.result is not None and out is not None and out["title"] == declare.resolve(cmd.result).__name__
+
+
+# -- an answer added the way docs/architecture.md says: one declaration, one function ------------
+
+
+def session_files(store: Any, session_id: str, *, repo_only: str | None = None) -> dict[str, Any]:
+    """The files a session's applied edits changed: one function over one store query."""
+    row = store.sessions.find(session_id)
+    return {"session_id": row["session_id"],
+            "files": sorted({str(e["rel_path"]) for e in store.evidence.session_edits(row["id"])})}
+
+
+FILES = declare.Command(
+    "files", "The files a session's edits changed", (
+        declare.Param("session_id", str, help="session id or a unique prefix", positional=True, max_chars=200,
+                      kind="session"),
+    ), answer="tests.test_declarations:session_files", tool="session_files",
+    about="The files a past coding-agent session's edits changed.", options=("json",), local=True)
+
+
+@pytest.fixture
+def declared(monkeypatch: pytest.MonkeyPatch) -> declare.Command:
+    monkeypatch.setitem(commands.COMMANDS, FILES.name, FILES)
+    monkeypatch.setitem(commands.TOOLS, "session_files", FILES)
+    return FILES
+
+
+def test_an_answer_declared_once_is_served_by_the_cli_the_mcp_server_and_the_docs(
+        declared: declare.Command, tmp_path: Any, samples: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    import anyio
+    from mcp import Client
+
+    from hansard.cli import main
+    from hansard.demo import build
+    from hansard.ingest.run import index
+    from hansard.mcp.server import ServeOptions, build_server
+    from hansard.store import open_store
+
+    demo = build(tmp_path / "demo")
+    store = open_store()
+    index(store)
+    index(store, [samples / "claude-code"])  # sessions of other repositories
+    elsewhere = next(r["session_id"] for r in store.sessions.list(limit=50) if r["repo"] != str(demo.repo))
+    store.close()
+    sid = "4f0f2c6e"  # the demo's Claude Code session, by a prefix
+    assert main(["files", sid, "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)
+    assert cli == {"session_id": "4f0f2c6e-9d1b-4c7a-a35e-0c8f5b2d7e11", "files": ["app/retry.py"]}
+
+    async def call(scope: str, session: str) -> Any:
+        async with Client(build_server(ServeOptions(cwd=str(demo.repo), scope=scope))) as c:  # type: ignore[arg-type]
+            tools = {t.name: t for t in (await c.list_tools()).tools}
+            assert tools["session_files"].input_schema["properties"]["session_id"]["maxLength"] == 200
+            return await c.call_tool("session_files", {"session_id": session})
+
+    assert anyio.run(call, "all", sid).structured_content == cli
+    assert anyio.run(call, "repo", sid).structured_content == cli  # the demo's own session, under --scope repo
+    refused = anyio.run(call, "repo", elsewhere)  # the scope holds by what the parameter names (kind="session")
+    assert refused.is_error and refused.structured_content["refused"] is True
+    assert anyio.run(call, "all", elsewhere).structured_content["session_id"] == elsewhere
+    assert "### `hansard files` (MCP `session_files`)" in declare.table(FILES)

@@ -75,6 +75,52 @@ class AgentStatus(TypedDict):
     edits: int
 
 
+class SourceCount(TypedDict):
+    provider: str
+    files: int
+    missing: int
+
+
+class Counts(TypedDict):
+    sessions: int
+    messages: int
+    tool_calls: int
+    edits: int
+    applied_edits: int
+    raw_records: int
+    redactions: int
+    repos: int
+
+
+class Run(TypedDict):
+    id: int
+    started_at: str | None
+    finished_at: str | None
+    files: int
+    records: int
+    bytes: int
+    skipped: int
+    sessions: int
+    messages: int
+    edits: int
+    kind: str
+    redactions: int
+    skip_reasons: dict[str, int]
+
+
+class Status(TypedDict):
+    """`hansard status --json`: what the store holds, each agent, and where the store is."""
+
+    sources: list[SourceCount]
+    counts: Counts
+    skipped: dict[str, int]
+    indexed_from: str | None
+    indexed_through: str | None
+    last_run: Run | None
+    agents: list[AgentStatus]
+    store: str
+
+
 class IndexState(TypedDict):
     indexed_from: str | None
     indexed_through: str | None

@@ -82,7 +82,9 @@ INDEX = Command("index", "Archive and index agent transcripts (default homes, or
 
 REINDEX = Command("reindex", "Rebuild every derived table from the archive alone", (_QUIET,), options=_JSON)
 
-STATUS = Command("status", "What is indexed: sources, counts, freshness, last run", options=_JSON)
+STATUS = Command("status", "What is indexed: sources, counts, freshness, last run", options=_JSON, local=True,
+                 answer="hansard.answers.status:status", result="hansard.answers.results:Status",
+                 text="hansard.render.answers:status")
 
 SESSIONS = Command("sessions", "List sessions, newest first", (
     Param("repo", str | None, None, "only sessions in this repository (a path inside it)"),

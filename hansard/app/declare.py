@@ -35,6 +35,7 @@ REQUIRED: Any = _Required()
 HIDDEN = "==SUPPRESS=="  # argparse's help of an option it accepts but does not list
 
 Only = Literal["cli", "mcp"]
+Kind = Literal["repo", "path", "session"]
 
 
 def text(t: Text | None) -> str:
@@ -56,16 +57,18 @@ class Param:
     costs tens of microseconds to make); ``choices``: the CLI's allowed values, from a function
     when only the agent registry knows them; ``max_chars``: the longest text (each item's, for a
     list) an MCP call may pass; ``bounds``: an integer's least and greatest values; ``only``
-    keeps it to one adapter."""
+    keeps it to one adapter; ``kind`` says what a value names, for the MCP server's scope:
+    ``repo`` a path inside the repository the question is about, ``path`` a file of it,
+    ``session`` a session id or prefix."""
 
     __slots__ = ("name", "type", "default", "help", "flag", "positional", "metavar", "only", "max_chars", "bounds",
-                 "among", "choices", "words", "split")
+                 "among", "choices", "words", "split", "kind")
 
     def __init__(self, name: str, type: Any, default: Any = REQUIRED, help: Text = "", *,  # noqa: A002
                  flag: str | None = None, positional: bool = False, metavar: str | None = None,
                  only: Only | None = None, max_chars: int | None = None, bounds: tuple[int, int] | None = None,
                  among: tuple[str, ...] | None = None, choices: Callable[[], Sequence[str]] | None = None,
-                 words: bool = False, split: str | None = None) -> None:
+                 words: bool = False, split: str | None = None, kind: Kind | None = None) -> None:
         self.name = name
         self.type = type
         self.default = default
@@ -80,6 +83,7 @@ class Param:
         self.choices = choices
         self.words = words
         self.split = split
+        self.kind = kind
 
     @property
     def required(self) -> bool:
@@ -113,13 +117,24 @@ class Command:
     ``about`` its description (what an agent reads); ``result`` the answer's result type as
     ``"module:attribute"`` (None: the command prints text only); ``options`` the per-request
     options the CLI offers (``OPTIONS``), ``option_help`` this command's own words for one;
-    ``cli``: whether the CLI has it."""
+    ``cli``: whether the CLI has it.
 
-    __slots__ = ("name", "help", "params", "result", "tool", "about", "options", "option_help", "cli")
+    An answer the application asks on its own (``hansard.app.house.Request.ask``, every adapter
+    then serving it with no code of its own) names its function as ``answer``
+    (``"module:function"``, called with the store and the declared parameters); ``text`` the
+    function that writes its result for a terminal (default: its JSON); ``where`` the parameter
+    naming the repository it is about (with the ``sync`` option, the store is brought up to date
+    first, and that repository registered and its commit facts kept); ``local``: it reads this
+    machine's store alone, not the team's."""
+
+    __slots__ = ("name", "help", "params", "result", "tool", "about", "options", "option_help", "cli", "answer",
+                 "text", "where", "local")
 
     def __init__(self, name: str, help: Text, params: tuple[Param, ...] = (), *,  # noqa: A002
                  result: str | None = None, tool: str | None = None, about: Text = "",
-                 options: tuple[str, ...] = (), option_help: dict[str, str] | None = None, cli: bool = True) -> None:
+                 options: tuple[str, ...] = (), option_help: dict[str, str] | None = None, cli: bool = True,
+                 answer: str | None = None, text: str | None = None, where: str | None = None,
+                 local: bool = False) -> None:
         self.name = name
         self.help = help
         self.params = params
@@ -129,6 +144,10 @@ class Command:
         self.options = options
         self.option_help = option_help or {}
         self.cli = cli
+        self.answer = answer
+        self.text = text
+        self.where = where
+        self.local = local
 
     def of(self, adapter: Only) -> tuple[Param, ...]:
         return tuple(p for p in self.params if p.only in (None, adapter))

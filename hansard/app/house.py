@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from typing import Literal
 
     from hansard.answers.results import WhyAnswer
+    from hansard.app.declare import Command
     from hansard.store.interfaces import Store
 
     Job = Literal["embed", "index"]
@@ -188,6 +189,24 @@ class Request:
         from hansard.link.commit_facts import UPKEEP_WAIT_MS, refresh
 
         return refresh(self.store, top, repo_id, wait_ms=UPKEEP_WAIT_MS)
+
+    # -- answers -------------------------------------------------------------------------------
+
+    def ask(self, cmd: Command, /, **params: object) -> object:
+        """The answer a command declares (``Command.answer``) to ``params``: the store brought up
+        to date first when the command offers it (its ``sync`` option: the quick index, and the
+        repository of its ``where`` parameter registered and its facts kept), then the answer
+        asked of what it reads (the team's sessions beside this machine's, unless it is
+        ``local``). What it works out is kept when the request ends (``keep``)."""
+        from hansard.app.declare import resolve
+
+        if cmd.answer is None:
+            raise ValueError(f"{cmd.name} declares no answer")
+        if "sync" in cmd.options:
+            where = params.get(cmd.where) if cmd.where is not None else None
+            self.fresh(where if isinstance(where, str) and where else os.getcwd() if cmd.where else None)
+        answer: object = resolve(cmd.answer)(self.store if cmd.local else self.reads(), **params)
+        return answer
 
     # -- why ---------------------------------------------------------------------------------
 

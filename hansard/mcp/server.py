@@ -16,6 +16,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -29,7 +30,7 @@ from hansard.errors import HansardError, NotFound, ScopeNotGranted, ToolTimeout
 from hansard.mcp import scope
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable
 
     from hansard.app.house import Hansard, Request
     from hansard.store.interfaces import Store
@@ -385,7 +386,61 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
         tool(commands.MEMORY_SEARCH, search_memories, lambda kw: kw["query"])
         tool(commands.MEMORY_SHOW, get_memory, lambda kw: kw["memory_id"])
     tool(commands.CAPTURE, capture_subagent_messages, lambda kw: None)
+    for cmd in asked_tools(opts):
+        tool(cmd, _asked(cmd, opts), lambda kw: next((str(v) for v in kw.values() if isinstance(v, str)), None))
     return mcp
+
+
+# The tools whose calls this module writes out (scope checks and result filters of their own);
+# every other declared answer with a tool is served by ``_asked``.
+WRITTEN_OUT = ("search_past_sessions", "get_past_session", "code_history", "repo_stats", "work_context",
+               "search_memories", "get_memory", "capture_subagent_messages")
+
+
+def asked_tools(opts: ServeOptions) -> list[Any]:
+    """The declared answers served as tools with no code here (``_asked``)."""
+    from hansard.app import commands
+
+    return [c for c in commands.TOOLS.values() if c.tool not in WRITTEN_OUT and c.answer is not None
+            and (opts.scope == "all" or _takes_repo_only(c))]
+
+
+def _takes_repo_only(cmd: Any) -> bool:
+    """Can the command's answer hold itself to one repository (``repo_only``)? Under --scope repo
+    an answer that cannot is not offered: it could name another repository's sessions."""
+    import inspect
+
+    from hansard.app.declare import resolve
+
+    return "repo_only" in inspect.signature(resolve(cmd.answer)).parameters
+
+
+def _asked(cmd: Any, opts: ServeOptions) -> Callable[..., Mapping[str, Any]]:
+    """The tool of a declared answer the application asks on its own, held to the scope by what
+    its parameters name (``Param.kind``): the repository (another one is refused under --scope
+    repo), a file of it (one outside it is refused), a session (one of another repository is
+    refused as one of none)."""
+
+    def call(rq: Request, **kw: Any) -> Mapping[str, Any]:
+        where = opts.cwd
+        for p in cmd.of("mcp"):
+            if p.kind == "repo":
+                where = _in_scope_repo(opts, kw[p.name], cmd.tool) or opts.cwd
+                kw[p.name] = where
+        for p in cmd.of("mcp"):
+            value = kw.get(p.name)
+            if p.kind == "path" and isinstance(value, str) and value and opts.scope == "repo":
+                scope.check_path(where, value, where, cmd.tool)
+            elif p.kind == "session" and isinstance(value, str) and value:
+                kw[p.name] = _session_in_scope(rq.reads(), opts, value)
+        if opts.scope == "repo":
+            kw["repo_only"] = where
+        out = rq.ask(cmd, **kw)
+        if not isinstance(out, Mapping):
+            raise TypeError(f"{cmd.tool} answered a {type(out).__name__}, not an object")
+        return out
+
+    return call
 
 
 def status(opts: ServeOptions) -> dict[str, Any]:
@@ -398,6 +453,7 @@ def status(opts: ServeOptions) -> dict[str, Any]:
     if opts.memories:
         tools += ["search_memories", "get_memory"]
     tools.append("capture_subagent_messages")
+    tools += [c.tool for c in asked_tools(opts)]
     return {
         "version": __version__,
         "store": store_path_str(),

@@ -38,7 +38,7 @@ def index_summary(s: dict[str, Any], verb: str = "Indexed") -> str:
     return "\n".join(lines)
 
 
-def status(d: dict[str, Any]) -> str:
+def status(d: Mapping[str, Any]) -> str:
     c = d["counts"]
     out = [f"store        {d['store']}"]
     for a in d.get("agents", ()):
