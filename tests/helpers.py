@@ -50,9 +50,24 @@ def run_cli(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
 
 
 def cli_json(*args: str, stdin: bytes | None = None) -> Any:
+    """The command's JSON answer; an answer of a declared result type is checked against it, key
+    by key (``shape_problems``), so every test that reads one also checks its type."""
     code, out, err = run_cli(*args, "--json", stdin=stdin)
     assert code == 0, (code, out, err)
-    return json.loads(out)
+    answer = json.loads(out)
+    result = _declared_result(args)
+    if result is not None:
+        assert shape_problems(answer, result) == [], (args, shape_problems(answer, result)[:5])
+    return answer
+
+
+def _declared_result(args: tuple[str, ...]) -> Any:
+    """The result type ``hansard.app.commands`` declares for the command ``args`` run, or None."""
+    from hansard.app import commands, declare
+
+    words = [a for a in args if not a.startswith("-")]
+    cmd = commands.COMMANDS.get(" ".join(words[:2])) or commands.COMMANDS.get(words[0] if words else "")
+    return declare.resolve(cmd.result) if cmd is not None and cmd.result else None
 
 
 def dump(db: sqlite3.Connection) -> dict[str, list[tuple]]:

@@ -35,17 +35,18 @@ class Origin(TypedDict):
     claimed_id: NotRequired[str]
 
 
-class Source(TypedDict):
-    """``Origin``, or a teammate's session with the origin it had on their machine."""
+class Teammate(TypedDict):
+    """Whose session (or project memory) it is, when a teammate's (``hansard team``): the email
+    the database owner registered and the name they gave themselves."""
 
-    kind: str
-    repository: NotRequired[str | None]
-    ref: NotRequired[str | None]
-    work_tree: NotRequired[str | None]
-    path: NotRequired[str | None]
-    claimed_id: NotRequired[str]
     member: NotRequired[str | None]
     member_name: NotRequired[str | None]
+
+
+class Source(Origin, Teammate):
+    """``Origin``, or a teammate's session (``kind`` member) with the origin it had on their
+    machine."""
+
     origin: NotRequired[Origin]
 
 
@@ -133,21 +134,37 @@ class IndexState(TypedDict):
 
 
 class Recorded(TypedDict):
-    """What another tool recorded about a line (git-ai, qwen-code, trailers, Agent Trace)."""
+    """What another tool recorded about a line: git-ai's note of it (``by`` git-ai), and the
+    common part of the others'."""
 
     by: str
     kind: str
+    commit: NotRequired[str | None]
     agent: NotRequired[str | None]
-    agents: NotRequired[list[str]]
     session_id: NotRequired[str | None]
     model: NotRequired[str | None]
-    commit: NotRequired[str | None]
-    ai_percent: NotRequired[float | None]
-    ai_chars: NotRequired[int | None]
-    human_chars: NotRequired[int | None]
+
+
+class FileShare(Recorded):
+    """qwen-code's note: how much of the file's change was the agent's (no lines)."""
+
+    ai_percent: float | None
+    ai_chars: int | None
+    human_chars: int | None
     generator: NotRequired[str | None]
+
+
+class CommitTrailers(Recorded):
+    """The commit's agent trailers: they speak of the whole commit."""
+
+    agents: NotRequired[list[str]]
     co_authored_by: NotRequired[list[str]]
     session_url: NotRequired[str | None]
+
+
+class TraceRange(Recorded):
+    """An imported Agent Trace record's range holding the line."""
+
     url: NotRequired[str | None]
     tool: NotRequired[str | None]
     record: NotRequired[str | None]
@@ -171,7 +188,7 @@ class WhyLine(TypedDict):
     alternatives: NotRequired[list[str]]
     original_commit: NotRequired[str]
     restoring_commit: NotRequired[str | None]
-    recorded: NotRequired[Recorded]
+    recorded: NotRequired[Recorded | FileShare | CommitTrailers | TraceRange]
     disagrees_with: NotRequired[list[str]]
     session: NotRequired[str]
 
@@ -182,7 +199,7 @@ class Asked(TypedDict):
     fallback: NotRequired[str]
 
 
-class WhySession(TypedDict):
+class WhySession(Teammate):
     title: str | None
     started_at: str | None
     provider: str | None
@@ -191,8 +208,6 @@ class WhySession(TypedDict):
     prompts: dict[str, str]
     first_request: NotRequired[int | None]
     asked: NotRequired[dict[str, Asked]]
-    member: NotRequired[str | None]
-    member_name: NotRequired[str | None]
     source: NotRequired[Source]
 
 
@@ -265,43 +280,63 @@ class EntryTests(TypedDict):
     still_failing: list[str]
 
 
-class HistoryEntry(TypedDict):
-    """One entry of a file's history: a session that edited it (``kind`` session), a commit that
-    undid a session's work (revert), or, for ``path:line``, the line's answer (line)."""
+class SessionEntry(Teammate):
+    """A session that edited the file (one of another repository names none of it: ``session``
+    says so)."""
 
-    kind: Literal["session", "revert", "line"]
-    session_id: NotRequired[str | None]
+    kind: Literal["session"]
+    session_id: str | None
+    provider: str | None
+    title: str | None
+    started_at: str | None
+    last_at: str | None
+    parent_session_id: str | None
+    live: bool
+    edits: list[EditEntry]
+    commits: list[LandedCommit]
+    last_edit_at: str
     session: NotRequired[str]
-    provider: NotRequired[str | None]
-    title: NotRequired[str | None]
-    started_at: NotRequired[str | None]
-    last_at: NotRequired[str | None]
-    parent_session_id: NotRequired[str | None]
-    live: NotRequired[bool]
-    edits: NotRequired[list[EditEntry]]
-    commits: NotRequired[list[LandedCommit]]
-    undoes: NotRequired[list[Undone]]
-    member: NotRequired[str | None]
-    member_name: NotRequired[str | None]
     source: NotRequired[Source]
-    last_edit_at: NotRequired[str]
+    undoes: NotRequired[list[Undone]]
     lines: NotRequired[int]
     reverted_by: NotRequired[list[str]]
     tests: NotRequired[EntryTests]
-    commit: NotRequired[str | None]
-    summary: NotRequired[str]
-    committed_at: NotRequired[str]
-    author: NotRequired[str]
-    git_revert: NotRequired[bool]
-    line: NotRequired[int]
-    content: NotRequired[str]
-    attribution: NotRequired[Kind]
-    message_index: NotRequired[int | None]
-    tool_call_id: NotRequired[str | None]
-    rule: NotRequired[str]
+
+
+class RevertEntry(TypedDict):
+    """A commit that undid a session's work (``git revert``, or most of what it added removed)."""
+
+    kind: Literal["revert"]
+    commit: str
+    summary: str
+    committed_at: str
+    author: str
+    git_revert: bool
+    undoes: list[Undone]
+
+
+class LineEntry(Teammate):
+    """For ``path:line``: the line's answer, and what the session that wrote it is."""
+
+    kind: Literal["line"]
+    line: int
+    content: str
+    attribution: Kind
+    session_id: str | None
+    message_index: int | None
+    tool_call_id: str | None
+    commit: str | None
+    rule: str
+    title: NotRequired[str | None]
+    provider: NotRequired[str | None]
     prompt: NotRequired[str | None]
+    source: NotRequired[Source]
     commit_summary: NotRequired[str | None]
     tool: NotRequired[str]
+    session: NotRequired[str]
+
+
+HistoryEntry = SessionEntry | RevertEntry | LineEntry
 
 
 class Importer(TypedDict):
@@ -336,7 +371,7 @@ class ContextSession(TypedDict):
     selected_by: str
 
 
-class Conversation(TypedDict):
+class Conversation(Teammate):
     session_id: str
     provider: str
     relation: str
@@ -347,27 +382,30 @@ class Conversation(TypedDict):
     message_count: int | None
     source: Source
     compactions: NotRequired[int]
-    member: NotRequired[str | None]
-    member_name: NotRequired[str | None]
 
 
-class Step(TypedDict):
-    text: str
-    state: str
-    status: str
-    id: str | None
+class Seen(TypedDict):
+    """When a step was first listed, and last listed or changed, and by which tool calls."""
+
     first_seen: str | None
     first_call_id: str | None
     last_seen: str | None
     last_call_id: str | None
+
+
+class Step(Seen):
+    """A step of the task (``hansard.facts.steps.Step``): ``state`` open, done or dropped."""
+
+    text: str
+    state: str
+    status: str
+    id: str | None
     closed_at: str | None
     closed_call_id: str | None
     source: str
 
 
-class ContextTests(TypedDict):
-    failed_then_fixed: list[FixedTest]
-    still_failing: list[str]
+class ContextTests(EntryTests):
     runs: int
 
 
@@ -398,44 +436,47 @@ class WorkContext(TypedDict):
 # -- search ---------------------------------------------------------------------------------------
 
 
-class MoreHit(TypedDict):
-    message_index: int
-    role: NotRequired[str]
-    kind: NotRequired[str]
-    excerpt: NotRequired[str]
-    score: NotRequired[float]
-    matched_by: NotRequired[str]
-    timestamp_local: NotRequired[str | None]
-    similarity: NotRequired[float]
-    passage: NotRequired[list[int]]
-    match_reason: NotRequired[str]
+class Revisions(TypedDict):
+    """A message's near-identical copies folded into it: every copy's message_index, and the
+    latest."""
+
     revisions: NotRequired[list[int]]
     latest_revision: NotRequired[int]
 
 
-class Hit(TypedDict):
-    session_id: str
-    title: str | None
-    provider: str
+class MessageHit(Revisions):
+    """A message a search found (a session's further ones, in ``more_hits``, are this alone)."""
+
     message_index: int
     role: str
     kind: str
     excerpt: str
     score: float
     matched_by: str
-    started_at_local: str | None
     timestamp_local: str | None
-    repo: NotRequired[str | None]
-    cwd: NotRequired[str]
     similarity: NotRequired[float]
     passage: NotRequired[list[int]]
     match_reason: NotRequired[str]
+
+
+class Listed(TypedDict):
+    """A further match of a session, listed by its message alone."""
+
+    message_index: int
+    role: NotRequired[str]
+
+
+class Hit(MessageHit, Teammate):
+    """One conversation a search found, by its best message."""
+
+    session_id: str
+    title: str | None
+    provider: str
+    started_at_local: str | None
+    repo: NotRequired[str | None]
+    cwd: NotRequired[str]
     source: NotRequired[Source]
-    more_hits: NotRequired[list[MoreHit]]
-    revisions: NotRequired[list[int]]
-    latest_revision: NotRequired[int]
-    member: NotRequired[str | None]
-    member_name: NotRequired[str | None]
+    more_hits: NotRequired[list[MessageHit | Listed]]
     team: NotRequired[str | None]
 
 
@@ -467,7 +508,7 @@ class SearchResults(TypedDict):
 # -- transcripts (`hansard show`) -------------------------------------------------------------------
 
 
-class SessionInfo(TypedDict):
+class SessionInfo(Teammate):
     session_id: str
     provider: str
     title: str | None
@@ -483,8 +524,6 @@ class SessionInfo(TypedDict):
     repo: str | None
     extra: dict[str, JSON]
     source: Source
-    member: NotRequired[str | None]
-    member_name: NotRequired[str | None]
     subagents: NotRequired[list[str]]
 
 
@@ -498,16 +537,16 @@ class Record(TypedDict):
 
 class TestRun(TypedDict):
     runner: str
-    passed: int
-    failed: int
-    errors: int
-    skipped: int
+    passed: int | None
+    failed: int | None
+    errors: int | None
+    skipped: int | None
     failing: list[str]
     exit_code: int | None
     ok: bool | None
 
 
-Hunk = list[int | list[str]]
+Hunk = list[int | None | list[str]]  # [old start, old count, new start, new count, lines]: a position may be unknown
 
 
 class CallEdit(TypedDict):
@@ -527,7 +566,7 @@ class ToolCall(TypedDict):
     test_run: NotRequired[TestRun]
 
 
-class Message(TypedDict):
+class Message(Revisions):
     message_index: int
     role: str
     kind: str
@@ -541,8 +580,6 @@ class Message(TypedDict):
     content_chars: NotRequired[int]
     content_start: NotRequired[int]
     content_offset: NotRequired[int]
-    revisions: NotRequired[list[int]]
-    latest_revision: NotRequired[int]
     tool_calls: NotRequired[list[ToolCall]]
     raw: NotRequired[JSON]
 
@@ -563,19 +600,22 @@ class Transcript(TypedDict):
 # -- memories ----------------------------------------------------------------------------------------
 
 
-class MemoryHit(TypedDict):
+class MemoryRecord(Teammate):
+    """A memory file as answers name it (an empty field is left out)."""
+
     memory_id: str
+    path: str
     kind: NotRequired[str]
     source: NotRequired[str]
     scope: NotRequired[str]
     title: NotRequired[str]
-    path: str
     repo: NotRequired[str | None]
     rel_path: NotRequired[str | None]
     updated_at: NotRequired[str | None]
     missing: NotRequired[bool | None]
-    member: NotRequired[str | None]
-    member_name: NotRequired[str | None]
+
+
+class MemoryHit(MemoryRecord):
     lineStart: NotRequired[int]
     lineEnd: NotRequired[int]
     excerpt: NotRequired[str]
@@ -598,21 +638,9 @@ class MemoryVersion(TypedDict):
     seen_at: str
 
 
-class Memory(TypedDict):
+class Memory(MemoryRecord):
     """`hansard memory show --json`, the MCP tool ``get_memory``: a window of one memory."""
 
-    memory_id: str
-    kind: NotRequired[str]
-    source: NotRequired[str]
-    scope: NotRequired[str]
-    title: NotRequired[str]
-    path: NotRequired[str]
-    repo: NotRequired[str | None]
-    rel_path: NotRequired[str | None]
-    updated_at: NotRequired[str | None]
-    missing: NotRequired[bool | None]
-    member: NotRequired[str | None]
-    member_name: NotRequired[str | None]
     version: int
     versions: list[MemoryVersion]
     content: str
