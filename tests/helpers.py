@@ -238,7 +238,7 @@ def shape_problems(value: Any, tp: Any, at: str = "$") -> list[str]:
         if isinstance(tp, str):
             from hansard.answers import results
 
-            tp = eval(tp, {**vars(typing), **vars(results)})  # noqa: S307 - the module's own alias text
+            tp = eval(tp, {**vars(typing), **vars(results)})  # the module's own alias text
     origin = typing.get_origin(tp)
     args = typing.get_args(tp)
     if tp is type(None) or tp is None:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,7 +41,7 @@ def hansard(repo: Path, *args: str) -> str:
     return out.stdout
 
 
-def asked(**kw):  # noqa: ANN003, ANN201
+def asked(**kw: Any) -> Any:
     """repo_stats asked through the application, as the CLI asks it: the repository registered
     and its facts kept first, the summaries it worked out kept when the request ends."""
     from hansard.app.house import Hansard

@@ -53,8 +53,8 @@ class Param:
     ``positional`` makes it a CLI argument (optional when it has a default; a list takes every
     word); ``words``: the CLI's words joined by spaces into one text; ``split``: the CLI's value
     split at this separator into a list; ``among``: the values a text (or each item of a list)
-    may take, the ``Literal`` of the MCP schema and the docs (built only there: a ``Literal``
-    costs tens of microseconds to make); ``choices``: the CLI's allowed values, from a function
+    may take, the ``Literal`` of the MCP schema and the docs (built only there, not on every
+    CLI start); ``choices``: the CLI's allowed values, from a function
     when only the agent registry knows them; ``max_chars``: the longest text (each item's, for a
     list) an MCP call may pass; ``bounds``: an integer's least and greatest values; ``only``
     keeps it to one adapter; ``kind`` says what a value names, for the MCP server's scope:
@@ -64,7 +64,7 @@ class Param:
     __slots__ = ("name", "type", "default", "help", "flag", "positional", "metavar", "only", "max_chars", "bounds",
                  "among", "choices", "words", "split", "kind")
 
-    def __init__(self, name: str, type: Any, default: Any = REQUIRED, help: Text = "", *,  # noqa: A002
+    def __init__(self, name: str, type: Any, default: Any = REQUIRED, help: Text = "", *,
                  flag: str | None = None, positional: bool = False, metavar: str | None = None,
                  only: Only | None = None, max_chars: int | None = None, bounds: tuple[int, int] | None = None,
                  among: tuple[str, ...] | None = None, choices: Callable[[], Sequence[str]] | None = None,
@@ -130,7 +130,7 @@ class Command:
     __slots__ = ("name", "help", "params", "result", "tool", "about", "options", "option_help", "cli", "answer",
                  "text", "where", "local")
 
-    def __init__(self, name: str, help: Text, params: tuple[Param, ...] = (), *,  # noqa: A002
+    def __init__(self, name: str, help: Text, params: tuple[Param, ...] = (), *,
                  result: str | None = None, tool: str | None = None, about: Text = "",
                  options: tuple[str, ...] = (), option_help: dict[str, str] | None = None, cli: bool = True,
                  answer: str | None = None, text: str | None = None, where: str | None = None,

@@ -76,7 +76,7 @@ class Hansard:
         try:
             with self.request(write=True) as rq:
                 index(rq.store, wait=False)
-        except Exception:  # noqa: BLE001 - a failed refresh must not take a server down
+        except Exception:  # a failed refresh must not take a server down
             pass
 
     def audit(self, row: dict[str, object]) -> None:
@@ -316,7 +316,7 @@ class Request:
 
         try:
             return vector_cache.refresh(index, model)
-        except Exception:  # noqa: BLE001 - the search reads SQLite instead
+        except Exception:  # the search reads SQLite instead
             return None
 
     def keep(self) -> None:
