@@ -136,8 +136,9 @@ class Request:
 
     @property
     def caching(self) -> bool:
-        """Keep what this request's answers work out (and read what was kept): the one place
-        that says caching is off, for a read-only store or a fresh answer asked for."""
+        """Keep what this request's answers work out: the one place that says caching is off,
+        for a read-only store or a fresh answer asked for (``--no-cache``, which also reads no
+        cached answer)."""
         return self.app.cache and not self.store.readonly
 
     # -- freshness ---------------------------------------------------------------------------
@@ -325,9 +326,6 @@ class Request:
         box = self._kept
         if not box or not self.caching:
             return
-        from hansard.store.kept import Kept
-
-        self._kept = Kept()
         store = self.store
         if box.diffs:
             store.commit_diffs.put_many([(sha, path, old, hunks) for (sha, path), (old, hunks) in box.diffs.items()])
@@ -337,6 +335,7 @@ class Request:
             store.why_cache.put(key, generation, document)
         for rows, generation in box.summaries:
             store.stats.put_many(rows, generation)
+        box.clear()  # kept; the request listens on (a server's request may be asked again)
 
     def close(self) -> None:
         from hansard.store import kept

@@ -44,6 +44,12 @@ class Kept:
     def __bool__(self) -> bool:
         return bool(self.diffs or self.symbols or self.answers or self.summaries)
 
+    def clear(self) -> None:
+        self.diffs.clear()
+        self.symbols.clear()
+        self.answers.clear()
+        self.summaries.clear()
+
 
 _BOX: ContextVar[Kept | None] = ContextVar("hansard_kept", default=None)
 
