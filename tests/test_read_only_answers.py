@@ -66,7 +66,9 @@ def _answers(repo: str, s1: str) -> dict[str, Callable[[Any], Any]]:
         "sessions": lambda s: s.sessions.list(limit=50),
         "status": lambda s: {**s.sessions.status(), "agents": agent_status(s)},
         "notice": lambda s: no_sessions(s),
-        "trace export": lambda s: [e.record for e in export(s, repo, commit=None, rev_range=None)],
+        # (a record's timestamp is when it was exported: the clock's, not the answer's)
+        "trace export": lambda s: [{k: v for k, v in e.record.items() if k != "timestamp"}
+                                   for e in export(s, repo, commit=None, rev_range=None)],
     }
 
 
