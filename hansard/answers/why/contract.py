@@ -57,6 +57,8 @@ def redact(text: str) -> tuple[str, int]:
 
 def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers: list[LineAnswer]
                     ) -> dict[str, Any]:
+    """The whole file's document: every line's answer, the sessions they name (each with the
+    prompt before each of its lines' messages, and the first of them) and every blamed commit."""
     from hansard.git.run import git_text
 
     resolved = None
@@ -89,11 +91,10 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
             s["prompts"][str(p[0])] = p[1]
             if s["prompt"] is None:
                 s["prompt"] = p[1]
-    named = {x for a in answers for x in (a.commit, a.original_commit, a.restoring_commit) if x}
     commits = {
         sha: {"summary": redact(c.summary)[0], "author": c.author, "author_time": c.author_time, "author_tz": c.author_tz,
               "committer_time": c.committer_time}
-        for sha, c in bl.commits.items() if sha != ZERO and (t.start is None or sha in named)
+        for sha, c in bl.commits.items() if sha != ZERO
     }
     return {
         "path": t.rel,
@@ -102,3 +103,32 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
         "sessions": sessions,
         "commits": commits,
     }
+
+
+def slice_contract(doc: dict[str, Any], start: int, end: int) -> dict[str, Any]:
+    """The answer for lines ``start``-``end``, cut from the whole file's document ``doc``: those
+    lines as the file's answer gives them, the sessions and commits they name and nothing else.
+    It is the document ``render_contract`` makes of those lines' answers: a session's ``prompts``
+    are those before its sliced lines' messages (the prompt before a message is the newest of the
+    session's prompts at or before it, and the file's document holds every line's) and its
+    ``prompt`` is the first sliced line's."""
+    lines = [ln for ln in doc["lines"] if start <= ln["line"] <= end]
+    sessions: dict[str, dict[str, Any]] = {}
+    for ln in lines:
+        sid = ln.get("session_id")
+        whole = (doc.get("sessions") or {}).get(sid) if sid else None
+        if whole is None:
+            continue
+        s = sessions.get(sid)
+        if s is None:
+            s = sessions[sid] = {**whole, "prompt": None, "prompts": {}}
+        mi = ln.get("message_index")
+        before = [int(k) for k in whole.get("prompts") or {} if mi is not None and int(k) <= mi]
+        if before:
+            key = str(max(before))
+            s["prompts"][key] = whole["prompts"][key]
+            if s["prompt"] is None:
+                s["prompt"] = whole["prompts"][key]
+    named = {ln.get(k) for ln in lines for k in ("commit", "original_commit", "restoring_commit")} - {None}
+    commits = {sha: c for sha, c in (doc.get("commits") or {}).items() if sha in named}
+    return {**doc, "lines": lines, "sessions": sessions, "commits": commits}

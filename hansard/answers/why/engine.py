@@ -237,10 +237,9 @@ class Attributor(Unmatched):
 
     def answer(self) -> list[LineAnswer]:
         answers: list[LineAnswer | None] = [None] * len(self.lines)
-        if self.history.whole:
-            # the file versions that may show an edit's line removed, read in one git process
-            self.history.prefetch_removals(list({(self.hashes[i], e.ts, b.sha) for i, b in enumerate(self.lines)
-                                                 if not self.trivial[i] and b.sha != ZERO for e in self.loose(i)}))
+        # the file versions that may show an edit's line removed, read in one git process
+        self.history.prefetch_removals(list({(self.hashes[i], e.ts, b.sha) for i, b in enumerate(self.lines)
+                                             if not self.trivial[i] and b.sha != ZERO for e in self.loose(i)}))
         for g in self.groups():
             self._answer_group(g, answers)
         return [a for a in answers if a is not None]
