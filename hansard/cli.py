@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 from hansard import __version__
 from hansard.errors import HansardError, InvalidArgument
 from hansard.ingest.quickcheck import quick_sync
+from hansard.terminal import json_bytes, json_text, say
 
 
 def _store():
@@ -46,7 +47,7 @@ def _print_json(obj: Any) -> None:
     # this runs on every editor call of `hansard why`.
     import json
 
-    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False, default=str))
+    sys.stdout.write(json_text(json.dumps(obj, indent=2, ensure_ascii=False, default=str)))
     sys.stdout.write("\n")
 
 
@@ -74,17 +75,17 @@ def cmd_index(a: argparse.Namespace) -> int:
     summary = index(store, [Path(p) for p in a.paths] or None, wait=not a.no_wait,
                     progress=None if a.quiet else stderr_progress())
     if summary is None:
-        print("hansard: another `hansard index` is running; not waiting (--no-wait)", file=sys.stderr)
+        say("hansard: another `hansard index` is running; not waiting (--no-wait)", file=sys.stderr)
         return 13
     if a.json:
         _print_json(summary.as_dict())
     else:
-        print(render.index_summary(summary.as_dict()))
+        say(render.index_summary(summary.as_dict()))
         from hansard.answers.notices import no_sessions, no_sessions_text
 
         notice = no_sessions(store)
         if not any(h["sessions"] for h in notice["searched"]):  # nothing found anywhere: say where it looked
-            print(no_sessions_text(notice), file=sys.stderr)
+            say(no_sessions_text(notice), file=sys.stderr)
     return 0
 
 
@@ -97,7 +98,7 @@ def cmd_reindex(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(summary.as_dict())
     else:
-        print(render.index_summary(summary.as_dict(), verb="Reindexed from the archive"))
+        say(render.index_summary(summary.as_dict(), verb="Reindexed from the archive"))
     return 0
 
 
@@ -113,7 +114,7 @@ def cmd_status(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(data)
     else:
-        print(render.status(data))
+        say(render.status(data))
     return 0
 
 
@@ -142,7 +143,7 @@ def cmd_sessions(a: argparse.Namespace) -> int:
     if a.json:
         _print_json({"sessions": rows})
     else:
-        print(render.sessions(rows))
+        say(render.sessions(rows))
     return 0
 
 
@@ -154,7 +155,7 @@ def cmd_import(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(summary.as_dict())
     else:
-        print(render.index_summary(summary.as_dict(), verb="Imported"))
+        say(render.index_summary(summary.as_dict(), verb="Imported"))
     return 0
 
 
@@ -202,7 +203,7 @@ def cmd_show(a: argparse.Namespace) -> int:
     else:
         import os
 
-        print(transcript(data, raw=a.raw, colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
+        say(transcript(data, raw=a.raw, colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
     return 0
 
 
@@ -237,7 +238,7 @@ def cmd_history(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(data)
     else:
-        print(history(data))
+        say(history(data))
     return 0
 
 
@@ -256,11 +257,11 @@ def cmd_memory(a: argparse.Namespace) -> int:
         if a.json:
             _print_json(data)
         else:
-            print(memory(data))
+            say(memory(data))
         return 0
     scan_memories(store, cwd=os.getcwd(), force=a.memory_cmd == "scan")
     if a.memory_cmd == "scan":
-        print(f"{memories.memory_count(store)} memory files indexed")
+        say(f"{memories.memory_count(store)} memory files indexed")
         return 0
     notice = None
     if a.include_team_sessions or a.team:
@@ -274,7 +275,7 @@ def cmd_memory(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(data)
     else:
-        print(memory_hits(data))
+        say(memory_hits(data))
     return 0
 
 
@@ -292,7 +293,7 @@ def cmd_embed(a: argparse.Namespace) -> int:
     fd = meaning.take_embed_lock()
     if fd is None:
         if not a.quiet:
-            print("another `hansard embed` is running", file=sys.stderr)
+            say("another `hansard embed` is running", file=sys.stderr)
         return 0
     try:
         counts = meaning.build_vectors(_store().search, emb, max_seconds=a.max_seconds)
@@ -306,7 +307,7 @@ def cmd_embed(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(counts)
     elif not a.quiet:
-        print(f"embedded {counts['embedded']} texts for {counts['messages']} messages ({counts['reused']} reused)")
+        say(f"embedded {counts['embedded']} texts for {counts['messages']} messages ({counts['reused']} reused)")
     return 0
 
 
@@ -316,10 +317,10 @@ def cmd_config(a: argparse.Namespace) -> int:
     store = _store()
     if a.config_cmd == "map":
         add_path_map(store, a.old, a.new)
-        print(f"mapped {a.old} -> {a.new}; run `hansard index` to re-link sessions")
+        say(f"mapped {a.old} -> {a.new}; run `hansard index` to re-link sessions")
     else:
         for old, new in store.repos.path_maps():
-            print(f"{old} -> {new}")
+            say(f"{old} -> {new}")
     return 0
 
 
@@ -369,7 +370,7 @@ def cmd_why(a: argparse.Namespace) -> int:
         doc = explain_json(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync,
                            upkeep=upkeep)
         sys.stdout.flush()
-        sys.stdout.buffer.write(doc + b"\n")
+        sys.stdout.buffer.write(json_bytes(doc) + b"\n")
         sys.stdout.buffer.flush()
         return 0
     ans = explain(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync,
@@ -377,18 +378,18 @@ def cmd_why(a: argparse.Namespace) -> int:
     if ans.get("notice"):
         from hansard.answers.notices import no_sessions_text
 
-        print(no_sessions_text(ans["notice"]), file=sys.stderr)
+        say(no_sessions_text(ans["notice"]), file=sys.stderr)
     if ans.get("indexing"):
-        print("warning: an index of this store is still running; sessions it has not read or linked yet "
+        say("warning: an index of this store is still running; sessions it has not read or linked yet "
               "are missing from this answer", file=sys.stderr)
     from hansard.render import answers as render
 
     if len(ans["lines"]) == 1:
-        print(render.why_line(ans, ans["lines"][0]))
+        say(render.why_line(ans, ans["lines"][0]))
     elif parse_target(a.target)[1] is not None:  # PATH:A-B
-        print(render.why_range(ans))
+        say(render.why_range(ans))
     else:
-        print(render.why_file(ans))
+        say(render.why_file(ans))
     return 0
 
 
@@ -404,7 +405,7 @@ def cmd_log(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(result)
     else:
-        print(result["tree"])
+        say(result["tree"])
     return 0
 
 
@@ -427,9 +428,9 @@ def cmd_stats(a: argparse.Namespace) -> int:
         if result.get("notice"):
             from hansard.answers.notices import no_sessions_text
 
-            print(no_sessions_text(result["notice"]), file=sys.stderr)
+            say(no_sessions_text(result["notice"]), file=sys.stderr)
 
-        print(stats_text(result, by))
+        say(stats_text(result, by))
     return 0
 
 
@@ -445,7 +446,7 @@ def cmd_context(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(result)
     else:
-        print(result["tree"])
+        say(result["tree"])
     return 0
 
 
@@ -457,11 +458,11 @@ def cmd_mcp(a: argparse.Namespace) -> int:
         if a.json:
             _print_json(out)
         elif out["written"]:
-            print(f"added hansard to {out['config_file']}" + (f" (backup: {out['backup']})" if out["backup"] else ""))
+            say(f"added hansard to {out['config_file']}" + (f" (backup: {out['backup']})" if out["backup"] else ""))
         elif out.get("already_installed"):
-            print(f"hansard is already configured in {out['config_file']}")
+            say(f"hansard is already configured in {out['config_file']}")
         else:
-            print(f"# add to {out['config_file']} (or run with --write):\n{out['snippet']}", end="")
+            say(f"# add to {out['config_file']} (or run with --write):\n{out['snippet']}", end="")
         return 0
     from hansard.agents.caller import caller_session
     from hansard.mcp.server import ServeOptions
@@ -490,7 +491,7 @@ def _say_if_terminal(line: str) -> None:
     except (AttributeError, ValueError):
         tty = False
     if tty:
-        print(line, file=sys.stderr, flush=True)
+        say(line, file=sys.stderr, flush=True)
 
 
 def cmd_audit(a: argparse.Namespace) -> int:
@@ -499,14 +500,14 @@ def cmd_audit(a: argparse.Namespace) -> int:
         _print_json({"calls": rows})
         return 0
     if not rows:
-        print("no MCP calls recorded yet: `hansard mcp serve` records one row per tool call an agent makes")
+        say("no MCP calls recorded yet: `hansard mcp serve` records one row per tool call an agent makes")
         return 0
     for r in rows:
         err = f" {r['error_code']}" if r["error_code"] else ""
         n = r["result_count"]
         count = f"  {n} result{'' if n == 1 else 's'}" if n is not None else ""
         caller = f"  caller {r['caller']}" if r["caller"] else ""
-        print(f"{r['at']}  {r['tool']:26} {r['outcome']}{err}  {r['duration_ms']:.0f} ms{count}{caller}")
+        say(f"{r['at']}  {r['tool']:26} {r['outcome']}{err}  {r['duration_ms']:.0f} ms{count}{caller}")
     return 0
 
 
@@ -519,9 +520,9 @@ def cmd_doctor(a: argparse.Namespace) -> int:
         _print_json(report)
     else:
         for item in report["checks"]:
-            print(f"{'ok ' if item['ok'] else 'BAD'}  {item['name']}: {item['detail']}")
+            say(f"{'ok ' if item['ok'] else 'BAD'}  {item['name']}: {item['detail']}")
         if report.get("advice"):
-            print("\n" + report["advice"])
+            say("\n" + report["advice"])
     if report["ok"]:
         return 0
     from hansard.errors import StoreCorrupt, StoreHomeUnusable
@@ -549,7 +550,7 @@ def cmd_team(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(data)
     else:
-        print(text)
+        say(text)
     return 0
 
 
@@ -564,7 +565,7 @@ def cmd_trace(a: argparse.Namespace) -> int:
         if a.json:
             _print_json(summary)
         else:
-            print(render.imported(summary))
+            say(render.imported(summary))
         return 0
     import json
     import os
@@ -579,22 +580,23 @@ def cmd_trace(a: argparse.Namespace) -> int:
                   upkeep=_commit_facts_upkeep(store), cache=not a.no_cache)
     written: dict[str, str] = {}
     if a.out:
+        from hansard.privfile import write_file
+
         os.makedirs(a.out, exist_ok=True)
         for ex in done:
+            # (a folder the person named, maybe inside the repository: never written through a
+            # link planted there)
             path = os.path.join(a.out, f"{ex.commit}.json")
-            with open(path + ".tmp", "w", encoding="utf-8") as fh:
-                json.dump(ex.record, fh, indent=2, ensure_ascii=False)
-                fh.write("\n")
-            os.replace(path + ".tmp", path)
+            write_file(path, (json.dumps(ex.record, indent=2, ensure_ascii=False) + "\n").encode("utf-8", "surrogateescape"))
             written[ex.commit] = path
     if a.json and a.out:
         _print_json({"written": list(written.values())})
     elif a.json:  # JSON Lines: one record a line (one commit: one JSON object)
         for ex in done:
-            sys.stdout.write(json.dumps(ex.record, ensure_ascii=False, separators=(",", ":")) + "\n")
+            sys.stdout.write(json_text(json.dumps(ex.record, ensure_ascii=False, separators=(",", ":"))) + "\n")
     else:
         for ex in done:
-            print(render.exported(ex.commit, len(ex.record["files"]), ex.lines, ex.skipped, written.get(ex.commit)))
+            say(render.exported(ex.commit, len(ex.record["files"]), ex.lines, ex.skipped, written.get(ex.commit)))
     return 0
 
 
@@ -933,7 +935,7 @@ def _command(ns: argparse.Namespace) -> str:
 def _fail(ns: argparse.Namespace, exc: HansardError) -> int:
     if getattr(ns, "json", False):
         _print_json({"error": exc.to_dict()})
-    print(f"hansard: {exc.message} [{exc.code}]", file=sys.stderr)
+    say(f"hansard: {exc.message} [{exc.code}]", file=sys.stderr)
     return exc.exit_code
 
 

@@ -22,6 +22,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from hansard.privfile import write_file
+from hansard.terminal import say
+
 PLACEHOLDER = "@REPO@"
 
 
@@ -70,7 +73,7 @@ def build(root: Path) -> Demo:
                 p.unlink()
                 continue
             p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(text)
+            write_file(p, text.encode())
         name, _, mail = c["author"].partition(" <")
         who = {"NAME": name, "EMAIL": mail.rstrip(">")}
         git("add", "-A")
@@ -82,7 +85,7 @@ def build(root: Path) -> Demo:
     for t in story["transcripts"]:
         dest = homes[agents.resolve(t["home"]) or t["home"]] / t["path"].replace("{project}", project)
         dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_text(data.joinpath(t["file"]).read_text().replace(PLACEHOLDER, as_json))
+        write_file(dest, data.joinpath(t["file"]).read_text().replace(PLACEHOLDER, as_json).encode())
     return Demo(root, repo, story)
 
 
@@ -103,8 +106,7 @@ def write_wrapper(root: Path) -> Path:
     names += [v for a in agents.agents() for v in a.home_env if v not in names]
     exports = "\n".join(f"export {n}={shlex.quote(os.environ[n])}" for n in names)
     path = root / "hansard"
-    path.write_text(WRAPPER.format(exports=exports, python=shlex.quote(sys.executable)))
-    path.chmod(0o755)
+    write_file(path, WRAPPER.format(exports=exports, python=shlex.quote(sys.executable)).encode(), 0o755)
     return path
 
 
@@ -176,37 +178,37 @@ def run_demo(folder: str | None = None) -> int:
         raise InvalidArgument(f"cannot build the demo in {_shown(root)}: {exc.strerror or exc}; name another folder: "
                               "hansard demo DIR") from None
     story = s.story
-    print(f"Built a repository with {len(story['commits'])} commits and {len(story['transcripts'])} agent sessions "
+    say(f"Built a repository with {len(story['commits'])} commits and {len(story['transcripts'])} agent sessions "
           f"in {_shown(root)}\n")
     store = open_store()
     summary = index(store)
     assert summary is not None
-    print("$ hansard index")
-    print(render.index_summary(summary.as_dict()))
-    print("\n$ hansard sessions")
-    print(render.sessions(store.sessions.list()))
+    say("$ hansard index")
+    say(render.index_summary(summary.as_dict()))
+    say("\n$ hansard sessions")
+    say(render.sessions(store.sessions.list()))
     from hansard.answers.why import explain
 
     for ask in story["ask"]:
-        print(f"\n$ hansard why {ask}")
+        say(f"\n$ hansard why {ask}")
         ans = explain(store, ask, cwd=str(s.repo))
-        print(render.why_line(ans, ans["lines"][0]) if ":" in ask else render.why_file(ans))
+        say(render.why_line(ans, ans["lines"][0]) if ":" in ask else render.why_file(ans))
     repo, run = _shown(s.repo), os.path.relpath(wrapper, s.repo)
-    print(f"\nThe demo stays in {_shown(root)} (remove the folder when you are done). Its {_shown(wrapper)} runs "
+    say(f"\nThe demo stays in {_shown(root)} (remove the folder when you are done). Its {_shown(wrapper)} runs "
           "hansard\nwith HANSARD_HOME and every agent's home (CLAUDE_CONFIG_DIR, CODEX_HOME, ...) inside the demo, so "
           "your own\ntranscripts and store are never read. Next steps, each to run as printed from here:\n")
     steps = next_steps(store, s)
     width = max(len(f"cd {repo} && {run} {st.command}") for st in steps)
     for st in steps:
         line = f"cd {shlex.quote(repo)} && {run} {st.command}"
-        print(f"  {line:{width}}  # {st.says}")
-    print(f"\nMCP: give an agent the server command `{wrapper} mcp serve` (stdio), for example\n"
+        say(f"  {line:{width}}  # {st.says}")
+    say(f"\nMCP: give an agent the server command `{wrapper} mcp serve` (stdio), for example\n"
           f"  claude mcp add hansard-demo -- {wrapper} mcp serve")
     editor = _editor_line(wrapper)
-    print(f"Editor: any LSP client runs `{wrapper} lsp`" + (
+    say(f"Editor: any LSP client runs `{wrapper} lsp`" + (
         f"; with Neovim and this checkout's plugin:\n  cd {shlex.quote(repo)} && {editor}" if editor else
         " (README: In the editor)"))
-    print(f"Web page: the file with the conversation that wrote line 10 beside it (Ctrl-C stops the server):\n"
+    say(f"Web page: the file with the conversation that wrote line 10 beside it (Ctrl-C stops the server):\n"
           f"  cd {shlex.quote(repo)} && {run} ui --open app/retry.py:10")
     sys.stdout.flush()
     return 0

@@ -16,6 +16,9 @@ A secret is found when neither it nor a 16-character piece of its middle or its 
 characters is left in the redacted text. An ordinary text is a false positive when redacting
 changes it.
 
+Recall is also reported for each secret in prose (PROSE): followed by , . ) ] : ! ?, inside
+quotes, in Markdown emphasis and in a URL query.
+
 Usage
   python scripts/eval_redact.py [--secrets 8] [--ordinary 3000] [--seed 28] [--show 20]
 """
@@ -27,6 +30,7 @@ import base64
 import json
 import os
 import random
+import re
 import string
 import sys
 import warnings
@@ -35,6 +39,7 @@ from pathlib import Path
 from re import _constants as C  # noqa: N812 - sre_constants, deprecated as a module name in 3.11
 from re import _parser as sre_parse
 from typing import Any
+from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -274,7 +279,7 @@ def regex_sample(pattern: str, rng: random.Random, flags: int = 0) -> str:
             elif op is C.NOT_LITERAL:
                 out.append(rng.choice([c for c in ALNUM if ord(c) != av]))
             elif op is C.ANY:
-                out.append(rng.choice(ALNUM))
+                out.append(".")  # an unescaped dot in gitleaks' patterns stands for a dot (hooks.slack.com)
             elif op is C.IN:
                 out.append(rng.choice(charset(av)))
             elif op in (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", None)):
@@ -461,6 +466,68 @@ def fragments(secret: str) -> list[str]:
     return out
 
 
+# Prose around a secret: how a prompt, a reply or a commit message has it ("keys: PMAK-…,
+# pul-…."; "rotate key rubygems_…, done"), where code has a quote, a blank or a line end;
+# gitleaks' code-like terminators once let every one of these through. Each context takes the
+# text up to the secret's end (so a key name or keyword before it stays; with the closing quote
+# of a quoted secret, and with the rest of the word when the secret goes on within one, as a
+# URL's password does): ``{head}``.
+PROSE: dict[str, str] = {
+    "comma": "{head}, and then rotate it",
+    "period": "{head}. Then rotate it.",
+    "paren": "(it was {head}) before the rotation",
+    "bracket": "the list [{head}] is stale",
+    "colon": "{head}: that is the one",
+    "exclamation": "{head}!",
+    "question": "is it {head}?",
+    "double_quotes": 'he pasted "{head}" into the chat',
+    "single_quotes": "he pasted '{head}' into the chat",
+    "curly_quotes": "he pasted \u201c{head}\u201d into the chat",
+    "markdown_bold": "the key is **{head}** for now",
+    "markdown_italic": "the key is *{head}* for now",
+    "markdown_underscore": "the key is _{head}_ for now",
+    # The secret alone as a query value, percent-encoded, under a name of the kind its text
+    # gave it: the gitleaks rule's own name (adafruit_api_key), else password or access_token.
+    "url_query": "open https://api.example.com/v1/callback?{name}={value}&state=xyz in the browser",
+}
+_PASSWORDISH = re.compile(r"pass|pwd|login|-p\b|-a\b|-u\b", re.IGNORECASE)
+
+
+def prose_secrets(secrets: list[tuple[str, str, str]]) -> list[tuple[str, str, str, str]]:
+    """(context, shape, text, secret as it stands there): every true secret that stands whole on
+    one line of its text (not one split, joined or a key block's line) in each PROSE context."""
+    out = []
+    for shape, text, secret in secrets:
+        at = text.find(secret)
+        if at < 0 or "\n" in secret.strip() or "-----BEGIN" in text or shape.startswith("split_"):
+            continue
+        end = at + len(secret)
+        if text[end:end + 1] in ("\"", "'", "`") and text[:at].count(text[end]) % 2 == 1:
+            end += 1  # the quote the secret's string closes with
+        elif text[end:end + 1] and text[end] not in " \t\n\"'`;,)":
+            end = len(text) if (gap := re.search(r"\s", text[end:])) is None else end + gap.start()
+        head = text[:end]
+        # The query value: the whole word the secret stands in (a secret group can be a piece of
+        # a token, or the password of a URL), after any `name=` before it.
+        lo = at
+        while lo > 0 and not text[lo - 1].isspace() and text[lo - 1] not in "\"'`=|,>" and not (
+                text[lo - 1] == ":" and not text.startswith("//", lo)):
+            lo -= 1
+        hi = at + len(secret)
+        while hi < len(text) and not text[hi].isspace() and text[hi] not in "\"'`;,)":
+            hi += 1
+        bare = text[lo:hi].strip("\"'`")
+        name = shape.split(":", 1)[1] if shape.startswith("gitleaks:") else ""
+        if name in ("", "authorization_header", "command_password", "jwt"):  # hansard's names, not a provider's
+            name = "password" if _PASSWORDISH.search(text[:at]) else "access_token"
+        for ctx, fmt in PROSE.items():
+            if ctx == "url_query":
+                out.append((ctx, shape, fmt.format(name=name, value=quote(bare, safe="")), quote(bare, safe="")))
+            else:
+                out.append((ctx, shape, fmt.format(head=head), secret))
+    return out
+
+
 def true_secrets(seed: int, per_shape: int) -> list[tuple[str, str, str]]:
     """(shape, text, secret): ``per_shape`` draws of every shape, then the gitleaks samples."""
     g = Gen(seed)
@@ -487,7 +554,17 @@ def evaluate(seed: int = 28, per_shape: int = 4, n_ordinary: int = 3000,
             fps.append((t, out))
     own = [s for s in secrets if not s[0].startswith("gitleaks:")]
     own_missed = [m for m in missed if not m[0].startswith("gitleaks:")]
+    prose: dict[str, list[int]] = {ctx: [0, 0] for ctx in PROSE}
+    prose_missed = []
+    for ctx, shape, text, secret in prose_secrets(secrets):
+        out, _ = redact(text)
+        prose[ctx][0] += 1
+        if any(f in out for f in fragments(secret)):
+            prose[ctx][1] += 1
+            prose_missed.append((f"{ctx}:{shape}", text, out))
     return {
+        "prose": {ctx: {"secrets": n, "missed": m, "recall": 1 - m / n if n else 1.0} for ctx, (n, m) in prose.items()},
+        "prose_missed": prose_missed,
         "secrets": len(secrets), "shapes": len({s[0] for s in secrets}), "missed": missed,
         "recall": 1 - len(missed) / len(secrets),
         "own_secrets": len(own), "own_shapes": len({s[0] for s in own}), "own_recall": 1 - len(own_missed) / len(own),
@@ -509,8 +586,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"true secrets: {r['secrets']} of {r['shapes']} shapes ({r['own_secrets']} of {r['own_shapes']} hand-written "
           f"shapes, the rest one per vendored gitleaks rule)")
     print(f"recall: {r['recall']:.2%} ({len(r['missed'])} missed); hand-written shapes: {r['own_recall']:.2%}")
+    print("in prose (each secret with the text before it, in each context):")
+    for ctx, p in r["prose"].items():
+        print(f"  {ctx:20} {p['recall']:8.2%}  ({p['missed']} of {p['secrets']} missed)")
     print(f"ordinary texts: {r['ordinary']}; false positives: {len(r['false_positives'])} ({r['fp_rate']:.2%})")
-    for shape, text, _ in r["missed"][:a.show]:
+    for shape, text, _ in (r["missed"] + r["prose_missed"])[:a.show]:
         print(f"  MISSED {shape}: {text[:160]!r}")
     for text, out in r["false_positives"][:a.show]:
         print(f"  FALSE POSITIVE: {text[:160]!r}\n               -> {out[:160]!r}")

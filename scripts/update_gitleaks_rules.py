@@ -11,8 +11,9 @@ It also keeps the patterns of the detect-secrets plugins hansard reuses as data
 the plugins costs ~0.1 s at a process's first redaction.
 
 Either way (and alone with --screen) it writes secret_rules/screen.json, the literals and gates
-of the redactor's rules that hansard/ingest/secret_screen.py screens served text with (after any
-change to a rule: tests/test_redaction.py checks the file matches the rules).
+of the redactor's rules that hansard/ingest/secret_screen.py screens served text with, and the
+digest of the redactor that cached answers are keyed by (after any change to a rule or to
+hansard/ingest/redact.py: tests/test_redaction.py checks the file matches them).
 
 Usage
   python scripts/update_gitleaks_rules.py --screen

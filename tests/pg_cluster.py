@@ -4,7 +4,8 @@ Unix socket in that folder, stopped and removed at the end.
 
 PostgreSQL refuses to run as root, so as root the cluster belongs to an unprivileged user
 (``HANSARD_PG_USER``, default ``nobody``). Clients authenticate with a password (scram) over
-TCP, so the tests also exercise the libpq password file. The database's owner may create roles
+TCP and over the socket (only the superuser ``postgres`` is trusted there, for ``psql``), so the
+tests also exercise the libpq password file. The database's owner may create roles
 (``CREATEROLE``), as `hansard team init` and `add-member` need.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import glob
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -42,6 +44,11 @@ class Cluster:
     def url(self, *, password: bool = False) -> str:
         secret = f":{self.password}" if password else ""
         return f"postgresql://{self.user}{secret}@127.0.0.1:{self.port}/{self.database}"
+
+    def socket_url(self, *, password: bool = False) -> str:
+        """The same server over its Unix socket (a URI with the socket folder as ``host``)."""
+        secret = f"&password={self.password}" if password else ""
+        return f"postgresql:///{self.database}?host={self.folder}&port={self.port}&user={self.user}{secret}"
 
     def psql(self, sql: str, timeout: float = 60) -> str:
         """Run SQL as the cluster's superuser over the Unix socket; its output (tuples only)."""
@@ -118,6 +125,15 @@ def cluster() -> Iterator[Cluster]:
     try:
         run([os.path.join(bindir, "initdb"), "-D", os.path.join(folder, "data"), "-U", "postgres", "--pwfile", pwfile,
              "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync"])
+        # Only the superuser (these helpers' psql) is trusted on the socket: every other role
+        # gives its password there too, so a client's password file is tested over the socket.
+        hba = os.path.join(folder, "data", "pg_hba.conf")
+        with open(hba) as fh:
+            rules = fh.read()
+        rules, n = re.subn(r"^(local\s+all\s+all\s+)trust$", r"\1scram-sha-256", rules, flags=re.M)
+        assert n == 1, rules
+        with open(hba, "w") as fh:
+            fh.write("local all postgres trust\n" + rules)
         with open(os.path.join(folder, "data", "postgresql.conf"), "a") as fh:
             fh.write(f"\nlisten_addresses = '127.0.0.1'\nport = {c.port}\nunix_socket_directories = '{folder}'\n"
                      "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\nshared_buffers = 128MB\n"

@@ -94,6 +94,29 @@ def test_a_range_and_out_folder(repo: GitRepo, tmp_path: Path) -> None:
     assert rc != 0 and json.loads(out2)["error"]["code"] == "unknown_revision"
 
 
+def test_trace_export_out_never_writes_through_a_planted_link(repo: GitRepo, tmp_path: Path) -> None:
+    out = repo.path / "traces"  # inside the repository: its content is the repository's to choose
+    out.mkdir()
+    sha = repo.head()
+    by_tmp, by_name = _planted_victim(tmp_path, "by-tmp"), _planted_victim(tmp_path, "by-name")
+    (out / f"{sha}.json.tmp").symlink_to(by_tmp)
+    (out / f"{sha}.json").symlink_to(by_name)
+    rc, _, err = run_cli("trace", "export", "--out", str(out))
+    assert rc == 0, err
+    assert by_tmp.read_text() == by_name.read_text() == "the victim's own content\n"
+    written = out / f"{sha}.json"
+    assert not written.is_symlink() and json.loads(written.read_text())["vcs"]["revision"] == sha
+
+
+
+
+def _planted_victim(tmp_path: Path, name: str) -> Path:
+    v = tmp_path / "elsewhere" / name
+    v.parent.mkdir(exist_ok=True)
+    v.write_text("the victim's own content\n")
+    return v
+
+
 def test_an_export_round_trips_through_import(repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "traces"
     assert run_cli("trace", "export", "--out", str(out))[0] == 0

@@ -1048,7 +1048,8 @@ def test_a_cached_why_serves_no_secret_and_the_cache_keeps_none(git_secrets: dic
 
 
 def test_screen_data_is_the_rules_own() -> None:
-    """secret_rules/screen.json is what the rules say now (else: scripts/update_gitleaks_rules.py --screen)."""
+    """secret_rules/screen.json is what the rules and the redactor say now (else, after a change
+    to a rule or to hansard/ingest/redact.py: scripts/update_gitleaks_rules.py --screen)."""
     from hansard.ingest import gitleaks
 
     assert json.loads(Path(gitleaks.DATA).with_name("screen.json").read_text(encoding="utf-8")) == R.screen_data()

@@ -202,7 +202,7 @@ def test_a_line_alice_s_session_wrote_is_explained_to_bob(team) -> None:
     assert s["member"] == "alice@example.com" and s["member_name"] == "Alice"
     assert "discount helper" in s["prompt"] and SECRET not in s["prompt"]
     rc, text, _ = run_cli("why", f"app.py:{n}", "--no-sync")
-    assert rc == 0 and "written by   Alice's Claude Code session 7c1e9a40-1b2c" in text
+    assert rc == 0 and "written by   alice@example.com (Alice)'s Claude Code session 7c1e9a40-1b2c" in text
     # The whole file: Alice's lines are hers, the first commit's are human.
     whole = cli_json("why", "app.py", "--no-sync")
     kinds = {ln["content"].strip(): ln["kind"] for ln in whole["lines"]}
@@ -214,6 +214,21 @@ def test_a_line_alice_s_session_wrote_is_explained_to_bob(team) -> None:
     assert [e["session_id"] for e in entries] == [SID_A] and entries[0]["member"] == "alice@example.com"
     ctx = cli_json("context", "--no-sync")
     assert ctx["session"]["session_id"] == SID_A
+
+
+def test_a_teammate_is_named_by_the_email_the_owner_registered(team) -> None:
+    """Alice calls herself "Bob Example" (her config's name, as git's user.name at join): Bob
+    still reads her session as alice@example.com's, the declared name only in brackets."""
+    cfg_path = team["alice"].root / "hansard" / "team" / "config.json"
+    cfg = json.loads(cfg_path.read_text())
+    cfg["member"]["name"] = "Bob Example"
+    cfg_path.write_text(json.dumps(cfg))
+    app = _as_bob(team)
+    n = _line_of(app, "kept = [i * (1 - rate)")
+    for args in (("why", f"app.py:{n}"), ("show", SID_A), ("log", "app.py"), ("context",)):
+        rc, text, err = run_cli(*args, "--no-sync") if args[0] != "show" else run_cli(*args)
+        assert rc == 0, err
+        assert "alice@example.com (Bob Example)'s" in text and "Bob Example's" not in text, (args, text)
 
 
 def test_alice_sees_her_own_session_once(team) -> None:
@@ -330,7 +345,7 @@ def test_bob_opens_alice_s_session_by_id_or_prefix(team) -> None:
     users = cli_json("show", SID_A[:8], "--roles", "user")
     assert users["messages"] and all(m["role"] == "user" for m in users["messages"])
     rc, text, _ = run_cli("show", SID_A[:8])
-    assert rc == 0 and "Alice's session (alice@example.com, hansard team)" in text
+    assert rc == 0 and "alice@example.com (Alice)'s session (hansard team)" in text
     rc, out, _ = run_cli("show", "0000dead", "--json")
     assert rc != 0 and json.loads(out)["error"]["code"] == "not_found"
 

@@ -213,8 +213,8 @@ def test_carol_of_another_team_reads_nothing_of_core(teams) -> None:
         assert [r["name"] for r in carol.run("SELECT name FROM teams")] == ["other"]
         assert [r["role"] for r in carol.run("SELECT role FROM team_members")] == ["other_carol"]
         # Nor can she make herself one of them.
-        _refused(carol, "GRANT hansard_team_core TO other_carol")
-        _refused(carol, "SET ROLE hansard_team_core")
+        _refused(carol, "GRANT hansard_team__core TO other_carol")
+        _refused(carol, "SET ROLE hansard_team__core")
         _refused(carol, "ALTER TABLE messages NO FORCE ROW LEVEL SECURITY")
     finally:
         carol.close()
@@ -360,6 +360,67 @@ def test_push_leaves_out_a_session_that_ran_in_a_repository_not_opted_in(teams) 
     assert pg.psql("SELECT count(*) FROM sessions WHERE session_id LIKE '0d0d0d0d%'").strip() == "0"
 
 
+# -- role names: groups and members never collide; init adopts no role ---------------------------
+
+
+def _login(pg: Cluster, role: str) -> bool:
+    return pg.psql(f"SELECT rolcanlogin FROM pg_roles WHERE rolname='{role}'").strip() == "t"
+
+
+def test_a_member_role_never_becomes_another_team_s_group(teams) -> None:
+    """Team `hansard` with member team_zeta@ (login role hansard_team_zeta), then team `zeta`:
+    zeta's group is a role of its own, and that member reads none of zeta's rows."""
+    pg, mp, tmp = teams["pg"], teams["mp"], teams["tmp"]
+    dsn = _owner_adds(tmp, mp, pg, "team_zeta@example.com", team="hansard")
+    dsn |= _owner_adds(tmp, mp, pg, "zed@example.com", team="zeta")
+    grp = pg.psql("SELECT grp FROM teams WHERE name='zeta'").strip()
+    assert grp != "hansard_team_zeta" and not _login(pg, grp) and _login(pg, "hansard_team_zeta")
+    zed = _server(dsn["zed@example.com"], "zed@example.com")
+    try:
+        _push_session(zed, "zed@example.com", teams["root"], "2e2e2e2e-1111-4222-8333-444455556666", "quokka")
+    finally:
+        zed.close()
+    member = _server(dsn["team_zeta@example.com"], "team_zeta@example.com")
+    try:
+        for t in ("sessions", "messages", "edits"):
+            assert member.run(f"SELECT count(*) AS n FROM {t}")[0]["n"] == 0, t
+    finally:
+        member.close()
+
+
+def test_init_adopts_no_role_it_did_not_make_as_a_group(teams) -> None:
+    pg, mp, tmp = teams["pg"], teams["mp"], teams["tmp"]
+    _owner_adds(tmp, mp, pg)  # the owner's config
+    # Roles of the names a team's group takes (old and new), made by someone else: a login role,
+    # and a NOLOGIN one hansard did not make.
+    for team, how in (("evil", "LOGIN PASSWORD 'x'"), ("stranger", "NOLOGIN")):
+        for name in (f"hansard_team_{team}", f"hansard_team__{team}"):
+            pg.psql(f"CREATE ROLE {name} {how}")
+        rc, out, err = run_cli("team", "init", pg.url(password=True), "--name", team, "--json")
+        assert rc == 2 and json.loads(out)["error"]["code"] == "invalid_argument", (out, err)
+        assert "not adopted" in json.loads(out)["error"]["message"] or "can log in" in json.loads(out)["error"]["message"]
+        assert pg.psql(f"SELECT count(*) FROM teams WHERE name='{team}'").strip() == "0"
+    # Its own group, after the tables were made again, it takes back.
+    grp = pg.psql("SELECT grp FROM teams WHERE name='core'").strip()
+    pg.psql("DROP SCHEMA public CASCADE; CREATE SCHEMA public AUTHORIZATION hansard")
+    assert cli_json("team", "init", pg.url(password=True), "--name", "core")["group_role"] == grp
+
+
+def test_add_member_takes_no_group_and_no_role_that_is_not_a_member(teams) -> None:
+    pg, mp, tmp = teams["pg"], teams["mp"], teams["tmp"]
+    _owner_adds(tmp, mp, pg)
+    grp = pg.psql("SELECT grp FROM teams WHERE name='core'").strip()
+    pg.psql("DROP ROLE IF EXISTS outsider; CREATE ROLE outsider LOGIN PASSWORD 'x'")
+    for role in (grp, "hansard", "outsider", "core__x"):
+        rc, out, err = run_cli("team", "add-member", "x@example.com", "--role", role, "--json")
+        assert rc == 2 and json.loads(out)["error"]["code"] == "invalid_argument", (role, out, err)
+    assert not _login(pg, grp)
+    assert pg.psql("SELECT count(*) FROM team_members WHERE email='x@example.com'").strip() == "0"
+    # A member of core is not made a member of other too.
+    rc, out, _ = run_cli("team", "add-member", "alice@example.com", "--team", "other", "--role", "core_alice", "--json")
+    assert rc == 2 and json.loads(out)["error"]["code"] == "invalid_argument"
+
+
 # -- team config: passwords, failed init, the give-up bound ----------------------------------------
 
 
@@ -397,6 +458,27 @@ def test_a_key_value_password_is_kept_only_in_pgpass_and_never_printed(teams, tm
     cfg_path.write_text(json.dumps({**old, "url": _kv(pg, "hansard", pg.password)}))
     for out in (run_cli("team", "status")[1], run_cli("team", "status", "--json")[1]):
         assert out and pg.password not in out
+
+
+def test_init_and_join_over_a_unix_socket_keep_a_password_libpq_finds_there(teams, tmp_path: Path) -> None:
+    """A socket's folder is the host libpq looks the password file up by (``localhost`` only for
+    the folder it was built with): init and join over the cluster's own socket folder, then
+    commands that connect with no password but the file's."""
+    from urllib.parse import urlsplit
+
+    pg, mp = teams["pg"], teams["mp"]
+    mp.delenv("PGPASSWORD", raising=False)
+    mp.delenv("PGPASSFILE", raising=False)
+    secret = urlsplit(teams["dsn"]["alice@example.com"]).password
+    Member(tmp_path / "sock", "Alice", "alice@example.com").enter(mp)
+    cli_json("team", "join", f"host={pg.folder} port={pg.port} dbname=team user=core_alice password={secret}")
+    pgpass = (tmp_path / "sock" / "hansard" / "team" / "pgpass").read_text()
+    assert f"{pg.folder}:{pg.port}:team:core_alice:" in pgpass
+    assert cli_json("team", "status")["server"]["reachable"] is True
+    Member(tmp_path / "sockowner", "Owner", "owner@example.com").enter(mp)
+    cli_json("team", "init", pg.socket_url(password=True), "--name", "core")
+    assert cli_json("team", "status")["server"]["reachable"] is True
+    assert cli_json("team", "add-member", "dave@example.com")["role"] == "core_dave"
 
 
 def test_a_failed_init_or_join_writes_nothing(teams, tmp_path: Path) -> None:

@@ -73,6 +73,18 @@ def test_clicking_an_agent_line_shows_its_prompt_diff_and_commit(served: Served,
     assert "current" in (b.js("return document.getElementById('m3').className") or "")
 
 
+def test_a_line_of_another_repositorys_session_opens_without_naming_it(served: Served, browser: Browser) -> None:
+    b = browser
+    b.get(served.url("/file/app/shared.py"))
+    assert "another repository's session" in b.text(b.find("tr#L1 td.g"))
+    b.click(b.find("tr#L2 td.c"))
+    b.wait(lambda: _panel_line(b) == "2", "the panel of line 2")
+    text = _panel(b)
+    assert "another repository's session" in text and "Line 2" in text
+    page = b.js("return document.documentElement.outerHTML")
+    assert ui_server.OTHER_PROMPT not in page and ui_server.OTHER_SESSION[:8] not in page
+
+
 def test_keyboard_moves_the_selection_and_enter_opens(served: Served, browser: Browser) -> None:
     b = browser
     b.get(served.url("/file/app/retry.py"))

@@ -84,6 +84,16 @@ def test_another_repositorys_session_is_refused_like_none_and_never_named(served
         assert ui_server.OTHER_PROMPT not in body and ui_server.OTHER_SESSION[:8] not in body
 
 
+@pytest.mark.parametrize("path", ["/file/app/shared.py", "/file/app/shared.py?line=1",
+                                  "/conversation?path=app/shared.py&line=1", "/", "/stats", "/search?q=shared"])
+def test_a_line_of_another_repositorys_session_is_said_so_on_every_page(served: Served, path: str) -> None:
+    status, _, body = served.get(path)
+    assert status == 200, body[-2000:]
+    assert ui_server.OTHER_PROMPT not in body and ui_server.OTHER_SESSION[:8] not in body
+    if "shared.py" in path and "search" not in path:
+        assert "another repository&#39;s session" in body or "another repository's session" in body
+
+
 def test_transcript_git_and_file_strings_are_escaped(served: Served) -> None:
     status, _, body = served.get("/file/app/banner.py?line=1")
     assert status == 200

@@ -180,3 +180,16 @@ def test_the_generation_moves_with_indexing_and_linking(tmp_path, monkeypatch):
         assert store.why_cache.get("k") == b"{}"  # and the current generation's rows stay
     finally:
         store.close()
+
+
+def test_a_new_redactor_gives_a_fresh_answer(tmp_path, monkeypatch):
+    """A cached answer holds commit summaries redacted by the rules of then: another redactor
+    (its digest, kept in secret_rules/screen.json) asks git and the redactor again."""
+    from hansard.ingest import secret_screen
+
+    _setup(tmp_path, monkeypatch)
+    _why("shop.py", "--no-sync")
+    assert _cached_rows() == 1
+    monkeypatch.setitem(secret_screen._STATE, "doc", {**secret_screen._doc(), "digest": "a later redactor"})
+    _why("shop.py", "--no-sync")
+    assert _cached_rows() == 2

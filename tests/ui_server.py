@@ -29,6 +29,7 @@ SECRET = "AKIA" + "Q7ZP3MW9XK2T5RVB"
 OTHER_PROMPT = "OTHER-REPOSITORY-PROMPT never shown by this server"
 XSS_SESSION = "5a5a5a5a-1111-4222-8333-444455556666"
 OTHER_SESSION = "0bbbbbbb-1111-4222-8333-444455556666"
+ELSEWHERE_CODE = "def shared():\n    return 'written from another repository'\n"
 
 
 @dataclass
@@ -96,6 +97,11 @@ def build(root: Path) -> tuple[Path, dict[str, str]]:
     w2.edit(other / "x.py", "x = 1", "x = 2")
     _git(other, "add", "-A")
     _git(other, "commit", "-q", "-m", "other")
+    # ... and from there writes a file of the served repository: its lines are "another
+    # repository's session", never an id, prompt or title of it.
+    w2.write(repo / "app" / "shared.py", ELSEWHERE_CODE)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "add shared.py", date="2026-11-21T10:00:00+00:00")
     (repo / "escape").symlink_to("/etc/passwd")
     for k, v in _wrapper_env(demo).items():
         env[k] = v

@@ -15,6 +15,11 @@ Translating RE2 to ``re``:
   (Python warns of nested sets);
 - ``\\p{...}``, ``\\Q...\\E`` and other RE2-only syntax: the rule is skipped.
 
+What the redactor runs (``search``) differs from the translation in two ways, both worked out
+here: the name characters keyword rules open with are dropped (see ``convert``), and a secret
+ends where the next character is no letter or digit instead of at gitleaks' code-like
+terminators (``prose_ends``): in prose a key is followed by punctuation.
+
 How gitleaks uses a rule, and so the redactor: the rule runs only on a text whose lower-cased
 form holds one of its keywords; the secret is its ``secretGroup``, else the first non-empty
 group, else the whole match; a secret whose Shannon entropy is under the rule's ``entropy`` is
@@ -69,6 +74,21 @@ _POSIX = {
 
 
 NAME_HEAD = r"[\w.-]{0,50}?"
+
+# gitleaks ends a secret with a code-like terminator: most rules with a quote, a backtick, a
+# blank, a `;`, an escaped \n or the line's end, a few with their own set. In prose a key is
+# followed by `,` `.` `)` `]` `:` `!` `?`, a closing curly quote or Markdown's `*` or `_`, and
+# such a rule let it through ("keys: PMAK-..., pul-...."). So what the redactor runs ends such
+# a branch where the next character is no letter or digit: one a token of the rule's shape
+# could not go on with. (A terminator group: alternatives that are character classes,
+# anchors, \s or an escaped \n or \r, closing a branch of the pattern.)
+_CODE_END = re.compile(r"\(\?:(?:\[(?:\\.|[^\]\\])*\]|\\\\\[nr\]|\$|\\[ZzbBs]|\|)+\)(?=\)|\||\Z)")
+PROSE_END = "(?![A-Za-z0-9])"
+
+
+def prose_ends(py: str) -> str:
+    """``py`` with every terminator group that closes a branch replaced by PROSE_END."""
+    return _CODE_END.sub(lambda m: PROSE_END, py)
 
 
 class Untranslatable(ValueError):
@@ -235,7 +255,7 @@ def convert(config: dict[str, Any], source: str) -> dict[str, Any]:
         # context for its report, outside the secret's group, tried lazily at every position),
         # and found by the literal the match opens with as written (LTAI, EZAK) where that is
         # no shorter than the keywords: rarer than a lower-cased keyword in text.
-        search = py if whole else py.replace(NAME_HEAD, "")
+        search = prose_ends(py if whole else py.replace(NAME_HEAD, ""))
         prefixes = literal_prefixes(search)
         anchors = list(prefixes) if prefixes and min(map(len, prefixes)) >= min(map(len, keywords)) else keywords
         rules.append({
@@ -260,8 +280,9 @@ def convert(config: dict[str, Any], source: str) -> dict[str, Any]:
 
 
 def _groups_all_repeated(py: str) -> bool:
-    """Is every capturing group of the pattern repeated (``[a-z0-9]{8}-([a-z0-9]{4}-){3}``)? Its
-    first group is then a piece of the secret, not the secret: the whole match is taken."""
+    """Is every capturing group of the pattern repeated (``[a-z0-9]{8}-([a-z0-9]{4}-){3}``) or
+    named (jwt-base64's ``(?P<alg>aGJHY2lPaU)``, which labels the token's kind)? Its first group
+    is then a piece of the secret, not the secret: the whole match is taken."""
     from re import _constants as C  # type: ignore[attr-defined]  # noqa: N812 - CPython's private modules, no stubs
     from re import _parser as sre_parse  # type: ignore[attr-defined]
 
@@ -287,7 +308,8 @@ def _groups_all_repeated(py: str) -> bool:
                 walk(av, repeated)
 
     walk(tree, False)
-    return tree.state.groups > 1 and not free
+    named = set(tree.state.groupdict.values())
+    return tree.state.groups > 1 and not [g for g in free if g not in named]
 
 
 def literal_prefixes(py: str) -> tuple[str, ...] | None:

@@ -9,6 +9,8 @@ import sys
 import time
 from typing import TextIO
 
+from hansard.terminal import visible
+
 MB = 1_000_000
 
 
@@ -84,7 +86,8 @@ class Bytes:
         head = (f"{amount} of {_amount(self.total, size, name)} ({pct:3.0f}%)  {_amount(rate, rsize, rname)}/s  "
                 f"{left} left  ")
         room = max(width - len(head), 10)
-        name = self.path if len(self.path) <= room else "…" + self.path[-(room - 1):]
+        path = visible(self.path)  # a file's name can hold control characters
+        name = path if len(path) <= room else "…" + path[-(room - 1):]
         return head + name
 
     def _draw(self, force: bool = False) -> None:

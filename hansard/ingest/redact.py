@@ -69,12 +69,13 @@ class Rule(NamedTuple):
     stopwords: tuple[str, ...] = ()
     secret_group: int = 0       # with where=FIRST: this group, if set
     # A pass over another view of the text rather than a secret's shape (see _find): BASE64
-    # (its matches are runs to decode) or JOINED (its matches are joins of a broken key).
+    # or PERCENT (its matches are runs to decode) or JOINED (its matches are joins of a broken
+    # key).
     kind: str = ""
 
 
 JUDGED, GIVEN = "judged", "given"
-BASE64, JOINED = "base64", "joined"
+BASE64, JOINED, PERCENT = "base64", "joined", "percent"
 # gitleaks' choice of the secret in a match: its secretGroup, else the first non-empty group,
 # else the whole match.
 FIRST = "first"
@@ -97,8 +98,9 @@ _PRIVATE_KEY = (
 
 _AWS_SECRET = (r"(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])"
                r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])")
-# A command-line value: quoted, or up to the next blank or shell operator.
-_CMD_VALUE = r"(?:'([^'\n]{1,200})'|\"([^\"\n]{1,200})\"|([^\s'\"|;&<>()`]{1,200}))"
+# A command-line value: quoted, or up to the next blank or shell operator (an `&` glued
+# between two characters of it is taken as one of its characters: `--password s3cr3t&G2v8S`).
+_CMD_VALUE = r"(?:'([^'\n]{1,200})'|\"([^\"\n]{1,200})\"|((?:[^\s'\"|;&<>()`]|&(?=[^\s&|;<>()])){1,200}))"
 
 OWN_RULES: tuple[Rule, ...] = (
     # GCP service-account JSON (`"private_key": "-----BEGIN PRIVATE KEY-----\n..."`), named for
@@ -141,7 +143,7 @@ OWN_RULES: tuple[Rule, ...] = (
     Rule("url_password", r"://:([^\s:/?#\[\]@]+)@", where=GROUP, anchors=("://:",)),
     # ... and one holding a character a URL should have escaped (postgres://app:s3cr&t#1@db),
     # which detect-secrets' basic-auth pattern stops at.
-    Rule("url_password", r"[a-z][a-z0-9+.-]{1,20}://[^\s:/?#@'\"]{1,100}:([^\s@/'\"]{1,200}?)@(?=[A-Za-z0-9.-]+(?:[:/?#\s'\"]|$))",
+    Rule("url_password", r"[a-z][a-z0-9+.-]{1,20}://[^\s:/?#@'\"]{0,100}:([^\s@/'\"]{1,200}?)@(?=[A-Za-z0-9.-]+(?:[:/?#\s'\"]|$))",
          re.IGNORECASE, where=GROUP, extend=None, anchors=("://",), judge=GIVEN),
     # HTTP authorization headers (curl -H "Authorization: Bearer ..."), as gitleaks'
     # curl-auth-header rule; the scheme word stays, the credential goes.
@@ -306,8 +308,14 @@ _TOK = r"[A-Za-z0-9_+/=.~-]"
 _JOIN = (r"[\"'\\](?<=" + _TOK + r"{4}[\"'\\])"  # a quote or backslash after a token (first: see sk- above)
          r"(?:(?<=\\)\r?\n[ \t]*|(?<=[\"'])[ \t]*(?:\+[ \t]*(?:\\?\r?\n[ \t]*)?|\\?\r?\n[ \t]*)[\"'])"
          r"(?=" + _TOK + r"{4})")
+# A URL given as a query value is percent-encoded (`?hook=https%3A%2F%2Fhooks.slack.com%2F...`):
+# a run of what such a value is made of, holding an encoded ":" or "/", is decoded, and when the
+# decoded text holds a secret the run is withheld under that secret's rule.
+_PCT_RUN = r"%(?:3[Aa]|2[Ff])"  # (found fast as a literal; _percent_finds widens it to its run)
+_PCT_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789%._~+-")
 PASS_RULES: tuple[Rule, ...] = (
     Rule(B64_NAME, _B64_RUN, extend=None, anchors=_b64_anchors(_B64_TELLTALES), kind=BASE64),
+    Rule("percent_encoded", _PCT_RUN, extend=None, anchors=("%3a", "%2f"), kind=PERCENT),
     Rule("joined", _JOIN, extend=None, anchors=('"+', '" +', "'+", "' +", "\\\n", "\\\r\n", '"\n', "'\n",
                                                  '"\r\n', "'\r\n"), kind=JOINED),
 )
@@ -413,7 +421,10 @@ KEYWORDS = ("key", "ken", "secret", "wd", "word", "hrase", "_pass", "-pass")
 _TAIL = re.compile(
     rb"[\w.-]{0,40}?\\?[\"'\]]{0,2}[ \t]*(?:=>|:=|=|:)[ \t]*"
     rb"(?:\\?\"([^\"\\\n]{6,400})\\?\"|'([^'\n]{6,400})'|`([^`\n]{6,400})`"
-    rb"|\\?[\"'`]?([^\s\"'`,;(){}\[\]<>&|\\]{6,400}))")
+    rb"|\\?[\"'`]?([^\s\"'`,;(){}\[\]<>|\\]{6,400}))")
+# Where an unquoted value ends early: at `&` before another URL query parameter (`?token=...&state=`),
+# not at an `&` of the value (`DB_PASSWORD=s3cr3t&x9` in an .env file).
+_NEXT_PARAM = re.compile(rb"&(?:[\w.\[\]-]*=|&|$)")
 
 _NAME_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _NAME_ENDS = re.compile(r"(?:key|token|secret|passw(?:or)?d|pwd|pass|passphrase|credentials?)$")
@@ -428,7 +439,12 @@ _NOT_SECRET_NAMES = frozenset({
 _PLACEHOLDER = re.compile(r"x{4,}|\*{3,}|\.\.\.|your[_-]|changeme|placeholder|redacted|dummy|<|\$\{|\{\{", re.IGNORECASE)
 _DOTTED = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|->)[A-Za-z_$][\w$]*)+")
 # A part of a dotted value that no one would name a variable: no vowel, both cases and a digit.
-_MADE_UP = re.compile(r"(?=[^aeiouyAEIOUY]*$)(?=.*[a-z])(?=.*[A-Z])(?=.*\d).{3,}")
+_MADE_UP = re.compile(r"(?=[^aeiouyAEIOUY]*$)(?=.*[a-z])(?=.*[A-Z])(?=.*\d).{3,}"
+                      r"|(?=.*[a-z])(?=.*[A-Z]).*[A-Za-z]\d+[A-Za-z].*")  # ... or digits inside a word of both cases (Pa55w0rd)
+# A value that names a variable rather than holds one: %VAR% (Windows), %(name)s, %s.
+_PERCENT_REF = re.compile(r"%[A-Za-z_]\w*%|%\(\w+\)[a-z]|%[a-z]")
+# ... or @name, @Value(...), @env.KEY: an annotation or a reference, not a key that opens with @.
+_AT_REF = re.compile(r"@[A-Za-z_][\w.:-]*(?:\(.*\))?")
 _IDENT_WITH_SUFFIX = re.compile(r"[A-Za-z_-]+\d{0,3}")
 _INNER_DIGIT = re.compile(r"\d[^\d]")
 
@@ -455,13 +471,16 @@ def random_enough(value: str, name: str) -> bool:
     """Is ``value``, given to a secret-like ``name``, a credential rather than a word, a path,
     a reference to a variable or a placeholder?"""
     v = value.strip("\"'`")
-    if v.startswith(("$", "%", "/", "~", "./", "../", "@", "#", "!", "&")) or MARK in v:
+    if v.startswith(("$", "/", "~", "./", "../", "#", "!", "&")) or _PERCENT_REF.match(v) or _AT_REF.fullmatch(v) or MARK in v:
         return False
     if _PLACEHOLDER.search(v) or re.match(r"[A-Za-z]:\\", v):
         return False
     if _DOTTED.fullmatch(v.rstrip("!?;")) and not (
-            _PASSWORD_NAME.search(name.lower()) and any(_MADE_UP.fullmatch(p) for p in re.split(r"\.|::|->", v))):
-        return False  # a reference (settings.SECRET_KEY), unless a part of a password is made up (Qx7.RvZm9)
+            _PASSWORD_NAME.search(name.lower()) and any(_MADE_UP.fullmatch(p) for p in re.split(r"\.|::|->", v))) and not (
+            any(len(p) >= 24 and random_enough(p, name) for p in v.split("."))):
+        # A reference (settings.SECRET_KEY), unless a part of a password is made up (Qx7.RvZm9)
+        # or a part is a key's random body (Dropbox's sl.<140 characters>).
+        return False
     if _PASSWORD_NAME.search(name.lower()):
         # Passwords are short and human-made: anything but a plain word or a number.
         if len(v) < 6 or v.isalpha() or v.isdigit():
@@ -720,9 +739,35 @@ def screen_data() -> dict[str, Any]:
     as data in secret_rules/screen.json (written by scripts/update_gitleaks_rules.py; a test
     checks it is this)."""
     eng = _engine()
-    return {"words": [w.decode("utf-8", "surrogateescape") for w in eng.words],
+    # The redactor also searches a text with its emphasis underscores as blanks (_find): a
+    # literal with a blank next to a non-word character or at its end (`net `, `" +`) is found
+    # there where the text has an underscore, so the screen also looks for it with one. (A
+    # blank between two letters, `private key`, never comes from an emphasis underscore; no
+    # gate matches a blank or a word's edge.)
+    words = list(eng.words)
+    for w in eng.words:
+        for i, ch in enumerate(w):
+            if ch == 0x20 and (i in (0, len(w) - 1) or not (w[i - 1:i].isalnum() and w[i + 1:i + 2].isalnum())):
+                words.append(w[:i] + b"_" + w[i + 1:])
+    return {"words": [w.decode("utf-8", "surrogateescape") for w in sorted(set(words))],
             "gates": [[g.pattern.decode("utf-8", "surrogateescape"), on_text] for g, _order, on_text in eng.gates],
-            "min_chars": MIN_CHARS}
+            "min_chars": MIN_CHARS, "digest": rules_digest()}
+
+
+def rules_digest() -> str:
+    """A digest of all that ``redact`` does: this module and the two rule files. Kept in
+    screen.json (so a change to either is a new screen file too, which a test asks for), it is
+    part of the key of every cached answer that holds redacted text."""
+    import hashlib
+    import os
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    h = hashlib.blake2b(digest_size=12)
+    for path in (os.path.join(here, "redact.py"), os.path.join(here, "secret_rules", "gitleaks.json"),
+                 os.path.join(here, "secret_rules", DS_DATA)):
+        with open(path, "rb") as fh:
+            h.update(fh.read())
+    return h.hexdigest()
 
 
 def rules() -> list[Rule]:
@@ -731,7 +776,7 @@ def rules() -> list[Rule]:
 
 def rule_names() -> list[str]:
     """The names a redaction can show (a joined key is shown under the name of the key's rule)."""
-    return sorted({r.name for r in rules() if r.kind != JOINED} | {ASSIGNMENT_NAME})
+    return sorted({r.name for r in rules() if r.kind not in (JOINED, PERCENT)} | {ASSIGNMENT_NAME})
 
 
 # -- finding --------------------------------------------------------------------------------------
@@ -785,6 +830,10 @@ def _assignments(b: bytes, low: bytes, kw_ends: list[int], taken: list[tuple[int
         s, e = t.span(t.lastindex or 1)
         if s in done or b[e:e + 1] == b"(":
             continue  # (the second: a call, `password = get_password()`)
+        if t.lastindex == 4 and (cut := _NEXT_PARAM.search(b, s, e)) is not None:
+            e = cut.start()
+            if e - s < 6:
+                continue
         done.add(s)
         if any(ts < e and te > s for ts, te in taken):
             continue  # a provider's token inside: that rule names it
@@ -798,9 +847,49 @@ def _assignments(b: bytes, low: bytes, kw_ends: list[int], taken: list[tuple[int
     return out
 
 
+# Markdown's _emphasis_ glues an underscore to the first and last characters of what it
+# emphasises, where rules want a word's edge (`\bpul-`, a look-behind without `_` before
+# `hvs.`, `\bsshpass\b`, a base64 run's end: `_` is base64url). A text holding such a pair
+# (an opening `_` after no word character, a closing one before none, within a paragraph) is
+# also searched with the pair's two underscores as blanks: the same length, so a span of the
+# view is the same span of the text. No opening underscore lies between a pair's two, so
+# each character is looked at about once however many underscores a text holds.
+# (An opening underscore follows no token character: `=_`, `-_`, `+_` and `/_` are inside
+# base64 and base64url keys.)
+# (The underscore first, the look-behind after it: Python's re skips to a literal fast, and
+# tries a leading look-behind at every position.)
+_OPEN = rb"_(?<![A-Za-z0-9_=+/-]_)(?![\s_])"
+_EMPHASIS_PAIR = _OPEN + rb"(?:(?!" + _OPEN + rb")(?:[^\n]|\n(?![ \t]*\n))){0,4000}?(?<![\s_])_(?![A-Za-z0-9_])"
+_EMPHASIS = re.compile(_EMPHASIS_PAIR)
+# The closing underscore alone, looked for first: rare in code, where opening ones (`self._x`) are not.
+_CLOSE = re.compile(rb"_(?![A-Za-z0-9_])(?<![\s_]_)")
+
+
 def _find(b: bytes, depth: int = 0) -> list[tuple[int, int, str]]:
     """(start, end, rule) byte spans of every secret in UTF-8 ``b``: sorted, never overlapping,
     never splitting a character. ``depth``: how many decodings or joinings deep ``b`` is."""
+    found = _finds(b, depth)
+    if depth == 0 and b"_" in b and _CLOSE.search(b) is not None and _EMPHASIS.search(b) is not None:
+        found += _finds(_EMPHASIS.sub(lambda m: b" " + m.group(0)[1:-1] + b" ", b), depth)
+    if not found:
+        return []
+    found.sort()
+    merged: list[list[Any]] = []
+    n = len(b)
+    for s, _, e, name in found:
+        while s > 0 and 0x80 <= b[s] < 0xC0:  # whole UTF-8 characters only
+            s -= 1
+        while e < n and 0x80 <= b[e] < 0xC0:
+            e += 1
+        if merged and s < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], e)  # overlapping finds: withhold their union
+        else:
+            merged.append([s, e, name])
+    return [(s, e, name) for s, e, name in merged]
+
+
+def _finds(b: bytes, depth: int) -> list[tuple[int, int, int, str]]:
+    """(start, rank, end, rule) of every find of every rule in ``b``, overlapping ones too."""
     low = b.lower()
     found: list[tuple[int, int, int, str]] = []
     run, kw_ends = _engine().plan(b, low)
@@ -829,22 +918,8 @@ def _find(b: bytes, depth: int = 0) -> list[tuple[int, int, str]]:
         found += [(s, order, e, ASSIGNMENT_NAME) for s, e in _assignments(b, low, kw_ends, taken)]
     for c, spans in passes:
         if spans:
-            found += (_base64_finds if c.rule.kind == BASE64 else _joined_finds)(b, spans, found, c.order, depth)
-    if not found:
-        return []
-    found.sort()
-    merged: list[list[Any]] = []
-    n = len(b)
-    for s, _, e, name in found:
-        while s > 0 and 0x80 <= b[s] < 0xC0:  # whole UTF-8 characters only
-            s -= 1
-        while e < n and 0x80 <= b[e] < 0xC0:
-            e += 1
-        if merged and s < merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], e)  # overlapping finds: withhold their union
-        else:
-            merged.append([s, e, name])
-    return [(s, e, name) for s, e, name in merged]
+            found += _PASSES[c.rule.kind](b, spans, found, c.order, depth)
+    return found
 
 
 _B64_MAX = 200_000  # longer runs are images and archives, not a pasted key
@@ -903,6 +978,34 @@ def _joined_finds(b: bytes, joins: list[tuple[int, int]], found: list[tuple[int,
         if any(s < cut < e for cut in cuts):
             out.append((back(s, False), order, back(e, True), name))
     return out
+
+
+def _percent_finds(b: bytes, spans: list[tuple[int, int]], found: list[tuple[int, int, int, str]], order: int,
+                   depth: int) -> list[tuple[int, int, int, str]]:
+    """Runs of percent-encoded text whose decoded text holds a secret, under its rule's name."""
+    from urllib.parse import unquote_to_bytes
+
+    out: list[tuple[int, int, int, str]] = []
+    runs: list[tuple[int, int]] = []
+    n = len(b)
+    for s, e in spans:
+        if runs and s < runs[-1][1]:
+            continue  # in the run already taken
+        while s > 0 and b[s - 1] in _PCT_CHARS:
+            s -= 1
+        while e < n and b[e] in _PCT_CHARS:
+            e += 1
+        runs.append((s, e))
+    for s, e in runs:
+        if any(fs <= s and e <= fe for fs, _, fe, _ in found):
+            continue
+        inner = _find(unquote_to_bytes(b[s:e]), depth + 1)
+        if inner:
+            out.append((s, order, e, inner[0][2]))
+    return out
+
+
+_PASSES = {BASE64: _base64_finds, JOINED: _joined_finds, PERCENT: _percent_finds}
 
 
 def _encode(text: str) -> bytes:

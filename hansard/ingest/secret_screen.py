@@ -7,7 +7,9 @@ two rule files) costs ~20 ms, a fifth of a one-line `hansard why`, which serves 
 summaries and lines that almost never hold a secret. This holds only the literals and gates,
 as data (secret_rules/screen.json, which scripts/update_gitleaks_rules.py writes from the
 engine itself and a test compares with it), so ``clean`` is True only when the redactor would
-return the text unchanged.
+return the text unchanged. (The redactor also searches a text without its Markdown _emphasis_
+underscores: the literals it could find only there are among the screen's, see
+``hansard.ingest.redact.screen_data``.)
 """
 
 from __future__ import annotations
@@ -17,18 +19,32 @@ from typing import Any
 _STATE: dict[str, Any] = {}
 
 
-def _screen() -> tuple[Any, list[tuple[Any, bool]], int]:
-    got = _STATE.get("screen")
+def _doc() -> dict[str, Any]:
+    got = _STATE.get("doc")
     if got is None:
         import json
         import os
+
+        path = os.path.join(os.path.dirname(__file__), "secret_rules", "screen.json")
+        with open(path, encoding="utf-8") as fh:
+            got = _STATE["doc"] = json.load(fh)
+    return got
+
+
+def rules_digest() -> str:
+    """Which redactor this is (``hansard.ingest.redact.rules_digest``, as the screen file keeps
+    it): part of the key of a cached answer that holds redacted text."""
+    return str(_doc()["digest"])
+
+
+def _screen() -> tuple[Any, list[tuple[Any, bool]], int]:
+    got = _STATE.get("screen")
+    if got is None:
         import re
 
         import ahocorasick_rs
 
-        path = os.path.join(os.path.dirname(__file__), "secret_rules", "screen.json")
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
+        doc = _doc()
         words = [w.encode("utf-8", "surrogateescape") for w in doc["words"]]
         gates = [(re.compile(p.encode("utf-8", "surrogateescape")), bool(on_text)) for p, on_text in doc["gates"]]
         got = _STATE["screen"] = (ahocorasick_rs.BytesAhoCorasick(words), gates, int(doc["min_chars"]))

@@ -69,11 +69,14 @@ def _marked(ln: dict[str, Any]) -> bool:
 def label(ans: dict[str, Any], ln: dict[str, Any], provider_name: Callable[[str | None], str]) -> str:
     if ln["kind"] == "unknown":
         return f"? unknown · {ln.get('rule') or 'no evidence'}"
-    sid = ln["session_id"]
-    out = f"{provider_name(ln.get('provider'))} · {sid[:8]}"
-    p = prompt_for(ans, ln)
-    if p:
-        out += f' · "{short(p, 40)}"'
+    sid = ln.get("session_id")
+    if sid:
+        out = f"{provider_name(ln.get('provider'))} · {sid[:8]}"
+        p = prompt_for(ans, ln)
+        if p:
+            out += f' · "{short(p, 40)}"'
+    else:  # a session the answer does not name (another repository's), said as the answer says it
+        out = str(ln.get("session") or "an unnamed session")
     if ln["kind"] == "agent_modified":
         out += " · modified"
     elif ln["kind"] == "uncommitted":

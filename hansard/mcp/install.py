@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import sys
 import time
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 from hansard import agents
 from hansard.agents.record import McpConfig
 from hansard.errors import InvalidArgument
+from hansard.privfile import write_file, write_private
 
 
 def server_command() -> tuple[str, list[str]]:
@@ -59,14 +61,17 @@ def install(agent: str, write: bool) -> dict[str, Any]:
         new = _merge_json(old, {"command": cmd, "args": args})
     if new == old:
         return {"agent": agent, "config_file": str(path), "snippet": text, "written": False, "already_installed": True}
+    # The agent's folder may hold names hansard did not put there: the backup and the new
+    # file are written fresh (hansard.privfile), never through a link; the backup owner-only,
+    # the file with the mode it had.
     backup = None
+    mode = 0o600
     if old is not None:
         backup = f"{path}.hansard-backup-{time.strftime('%Y%m%d%H%M%S')}"
-        shutil.copy2(path, backup)
+        write_private(backup, old.encode("utf-8"))
+        mode = stat.S_IMODE(os.stat(path).st_mode)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".hansard-tmp")
-    tmp.write_text(new, encoding="utf-8")
-    os.replace(tmp, path)
+    write_file(path, new.encode("utf-8"), mode)
     return {"agent": agent, "config_file": str(path), "snippet": text, "written": True, "backup": backup}
 
 

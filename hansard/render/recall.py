@@ -6,6 +6,7 @@ from typing import Any
 
 from hansard.render import whose
 from hansard.render.answers import short as _short
+from hansard.terminal import Painted, paint, painted_lines
 
 
 def freshness(d: dict[str, Any]) -> str:
@@ -47,10 +48,9 @@ DIFF_LINES = 200
 
 
 def _colour(line: str, on: bool) -> str:
-    if not on:
-        return line
+    """A diff line indented under its tool call; coloured (``on``: a terminal) by its tag."""
     code = {"+": "32", "-": "31", "@": "36"}.get(line[:1]) if not line.startswith(("+++", "---")) else "1"
-    return f"\x1b[{code}m{line}\x1b[0m" if code else line
+    return Painted("      " + paint(line, code)) if on and code else "      " + line
 
 
 def _diff(edits: list[dict[str, Any]], colour: bool) -> list[str]:
@@ -68,7 +68,7 @@ def _diff(edits: list[dict[str, Any]], colour: bool) -> list[str]:
             out += list(lines)
     if len(out) > DIFF_LINES:
         out = out[:DIFF_LINES] + [f"… {len(out) - DIFF_LINES} more diff lines (hansard show --json has every hunk)"]
-    return ["      " + _colour(ln, colour) for ln in out]
+    return [_colour(ln, colour) for ln in out]
 
 
 def _test_summary(t: dict[str, Any]) -> str:
@@ -90,7 +90,7 @@ def transcript(d: dict[str, Any], raw: bool = False, colour: bool = False) -> st
     head = [f"{s['provider']} session {s['session_id']}  {s['title'] or ''}".rstrip(),
             f"  started {s.get('started_at_local') or s['started_at']}  in {s['cwd']}  ({s['message_count']} messages)"]
     if s.get("member"):
-        head.append(f"  {whose(s)}session ({s['member']}, hansard team)")
+        head.append(f"  {whose(s)}session (hansard team)")
     if s.get("parent_session_id"):
         head.append(f"  subagent of {s['parent_session_id']}")
     if s.get("resumed_from"):
@@ -117,7 +117,7 @@ def transcript(d: dict[str, Any], raw: bool = False, colour: bool = False) -> st
             out.append("    raw: " + m["raw"][:2000])
     if d.get("next"):
         out.append(f"\nmore: hansard show {s['session_id']} --next {d['next']}")
-    return "\n".join(out)
+    return painted_lines(out) if colour else "\n".join(out)
 
 
 def memory_hits(d: dict[str, Any]) -> str:

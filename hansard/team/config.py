@@ -120,9 +120,14 @@ def with_password(url: str, password: str) -> str:
     return conninfo.make_conninfo(url, password=password)
 
 
-def pgpass_line(url: str, password: str) -> str:
-    """One ``hostname:port:database:username:password`` line for ``url`` (libpq's format; a
-    socket folder as host is ``localhost`` there, as libpq matches it)."""
+def pgpass_lines(url: str, password: str) -> list[str]:
+    """The ``hostname:port:database:username:password`` lines for ``url`` (libpq's format), as
+    libpq looks them up. Over TCP the host is the host. A Unix socket's folder
+    (``host=/var/run/postgresql``, ``postgresql:///db?host=...``) is looked up as that path,
+    but as ``localhost`` when it is the folder libpq was built to use by default, which this
+    process cannot ask libpq for: so a socket gets both lines (only a connection to this
+    server's socket folder ever reads the file, through ``passfile``). No host at all is
+    libpq's default socket: ``localhost``."""
     import getpass
 
     p = _params(url)
@@ -131,8 +136,7 @@ def pgpass_line(url: str, password: str) -> str:
         return s.replace("\\", "\\\\").replace(":", "\\:")
 
     host = (p.get("host") or "localhost").split(",")[0]
-    if host.startswith("/"):
-        host = "localhost"
+    hosts = [host, "localhost"] if host.startswith("/") else [host]
     port = (p.get("port") or "5432").split(",")[0]
     user = p.get("user") or ""
     db = p.get("dbname") or user or "*"
@@ -141,7 +145,7 @@ def pgpass_line(url: str, password: str) -> str:
             user = getpass.getuser()
         except Exception:
             user = "*"
-    return ":".join(esc(x) for x in (host, port, db, user)) + ":" + esc(password) + "\n"
+    return [":".join(esc(x) for x in (h, port, db, user)) + ":" + esc(password) + "\n" for h in hosts]
 
 
 def passfile() -> str:
@@ -152,14 +156,35 @@ def store_password(url: str, password: str) -> str:
     """Add (or replace) the URL's line in the member's private password file; its path."""
     path = passfile()
     os.makedirs(team_dir(), mode=0o700, exist_ok=True)
-    line = pgpass_line(url, password)
-    key = line.rsplit(":", 1)[0]
+    lines = pgpass_lines(url, password)
+    keys = {_key(ln) for ln in lines}
     old = []
     if os.path.exists(path):
         with open(path, encoding="utf-8") as fh:
-            old = [ln for ln in fh if ln.rsplit(":", 1)[0] != key]
-    _write_private(path, "".join(old) + line)
+            old = [ln for ln in fh if _key(ln) not in keys]
+    _write_private(path, "".join(old + lines))
     return path
+
+
+def _key(line: str) -> tuple[str, ...]:
+    """A password file line's host, port, database and user (libpq's ``\\:`` and ``\\\\``
+    escapes read): what its password is for."""
+    fields: list[str] = []
+    cur: list[str] = []
+    i = 0
+    text = line.rstrip("\n")
+    while i < len(text) and len(fields) < 4:
+        if text[i] == "\\" and i + 1 < len(text):
+            cur.append(text[i + 1])
+            i += 2
+            continue
+        if text[i] == ":":
+            fields.append("".join(cur))
+            cur = []
+        else:
+            cur.append(text[i])
+        i += 1
+    return tuple(fields)
 
 
 def connect_kwargs(cfg: dict[str, Any]) -> dict[str, Any]:

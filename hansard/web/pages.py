@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hansard.render import teammate
 from hansard.render.answers import PROVIDER_NAMES
 from hansard.render.answers import short as _short
 from hansard.web import charts
@@ -194,7 +195,7 @@ def conversation(links: Links, rel: str, view: dict[str, Any]) -> Markup:
     if s:
         who = provider_name(s.get("provider"))
         if s.get("member"):
-            who += f" (team: {s.get('member_name') or s['member']})"
+            who += f" (team: {teammate(s)})"
         parts.append(Markup('<p class="who">{} session <a class="sess" href="{}">{}</a>{}</p>').format(
             who, links.session(s["session_id"], ln.get("message_index")), s["session_id"][:13],
             Markup(" · {}").format(_short(s.get("title"), 80)) if s.get("title") else ""))
@@ -286,7 +287,7 @@ def session_page(links: Links, top: str, data: dict[str, Any], commits: list[dic
                   ' · in {}{}</p>').format(
         provider_name(s.get("provider")), sid, s.get("title") or "", _when(s.get("started_at_local")),
         s.get("message_count") or 0, s.get("cwd") or "",
-        Markup(" · team: {}").format(s.get("member_name") or s["member"]) if s.get("member") else "")
+        Markup(" · team: {}").format(teammate(s)) if s.get("member") else "")
     side = []
     if commits:
         side.append(Markup("<h2>Commits</h2><ul class=\"commits\">{}</ul>").format(join(

@@ -2,9 +2,10 @@
 (the file gives it back) under a hash of everything it depends on. Only whole files' answers are
 kept: a line or a range is cut from its file's.
 
-The key holds hansard's version, the store's schema version, the engine's ``RULES_VERSION``
-and the store generation, beside the file's path, the revision and the file's bytes: a change to
-the rules is a version bump, never a guess from source files' times.
+The key holds hansard's version, the store's schema version, the engine's ``RULES_VERSION``,
+the redactor's digest and the store generation, beside the file's path, the revision and the
+file's bytes: a change to the rules is a version bump (or a new digest of the redactor's
+rules), never a guess from source files' times.
 """
 
 from __future__ import annotations
@@ -93,9 +94,11 @@ def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, da
 
     h = blake2b(digest_size=20)
     from hansard.answers.why.engine import RULES_VERSION
+    from hansard.ingest.secret_screen import rules_digest
 
-    h.update(repr((CACHE_FORMAT, __version__, cache.schema(), RULES_VERSION, generation, repo_id, t.top, t.main_top,
-                   t.rel, rev, commit, contents is not None)).encode("utf-8", "surrogateescape"))
+    # (The redactor's digest: a cached answer holds commit summaries redacted by the rules of then.)
+    h.update(repr((CACHE_FORMAT, __version__, cache.schema(), RULES_VERSION, rules_digest(), generation, repo_id, t.top,
+                   t.main_top, t.rel, rev, commit, contents is not None)).encode("utf-8", "surrogateescape"))
     for name in (".git-blame-ignore-revs", ".mailmap"):
         try:  # a FIFO here must not hang every question
             side = safeopen.read_bytes(os.path.join(t.top, name), follow=True)

@@ -25,15 +25,24 @@ _READ_ONLY = ("hansard_migrations", "teams", "team_members")
 
 
 def slug(text: str) -> str:
+    """Lower-case letters and digits, runs of anything else one ``_``, none at either end: never
+    two underscores in a row."""
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "x"
 
 
+# Group and member roles cannot share a name, by construction: a new team's group role holds
+# "__" (GROUP_MARK), which no member role does (a default one joins two slugs with one "_", and
+# add_member refuses a --role with "__"). Groups made before this naming are read from `teams`.
+GROUP_MARK = "__"
+
+
 def group_role(team: str) -> str:
-    return ("hansard_team_" + slug(team))[:63]
+    """The group role a new team gets."""
+    return ("hansard_team" + GROUP_MARK + slug(team))[:63]
 
 
 def member_role(team: str, email: str) -> str:
-    return (slug(team)[:24] + "_" + slug(email.split("@", 1)[0]))[:63]
+    return (slug(team)[:24].rstrip("_") + "_" + slug(email.split("@", 1)[0]))[:63]
 
 
 def scram_verifier(password: str, *, iterations: int = 4096) -> str:
@@ -57,15 +66,49 @@ def _sql() -> Any:
     return sql
 
 
+def _recorded_group(conn: Any, team: str) -> str | None:
+    rows = conn.execute("SELECT grp FROM teams WHERE name=%s", (team,)).fetchall()
+    return str(rows[0]["grp"]) if rows else None
+
+
+def _group_note(conn: Any) -> str:
+    """The comment a group role hansard makes carries: which database's team it is."""
+    return "hansard team group role of database " + str(conn.execute("SELECT current_database() AS d").fetchall()[0]["d"])
+
+
 def create_team(store: Any, team: str) -> str:
-    """The team's group role (made when missing), recorded, with the table privileges; again
-    for every recorded team, so tables a later migration added are granted too. Its name."""
+    """The team's group role, recorded, with the table privileges; again for every recorded
+    team, so tables a later migration added are granted too. Its name.
+
+    A new team's group is made here: NOLOGIN, with a comment naming this database
+    (``_group_note``). A role of that name that exists already is taken only when it is such a
+    group (this database's tables dropped and made again); any other (a member's login role,
+    another database's team, anyone's role) is refused, never adopted: whoever holds it would
+    read the team's rows. A recorded team keeps its group, which must still be NOLOGIN."""
     sql = _sql()
-    grp = group_role(team)
     with store.connection() as conn, conn.transaction():
-        if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname=%s", (grp,)).fetchall():
+        grp = _recorded_group(conn, team)
+        new = grp is None
+        if grp is None:
+            grp = group_role(team)
+            other = conn.execute("SELECT name FROM teams WHERE grp=%s", (grp,)).fetchall()
+            if other:
+                raise InvalidArgument(f"group role {grp} is team {other[0]['name']!r}'s here: pick another --name")
+        note = _group_note(conn)
+        role = conn.execute("SELECT rolcanlogin, shobj_description(oid, 'pg_authid') AS note FROM pg_roles"
+                            " WHERE rolname=%s", (grp,)).fetchall()
+        if not role:
             conn.execute(sql.SQL("CREATE ROLE {} NOLOGIN").format(sql.Identifier(grp)))
-        conn.execute("INSERT INTO teams(name, grp) VALUES (%s, %s) ON CONFLICT (name) DO NOTHING", (team, grp))
+            conn.execute(sql.SQL("COMMENT ON ROLE {} IS {}").format(sql.Identifier(grp), sql.Literal(note)))
+        elif role[0]["rolcanlogin"]:
+            raise InvalidArgument(f"a role named {grp} exists and can log in: a team's group role is NOLOGIN, and"
+                                  " whoever logs in as it would read the team's rows" + (
+                                      "; pick another --name" if new else f" (ALTER ROLE {grp} NOLOGIN)"))
+        elif new and role[0]["note"] != note:
+            raise InvalidArgument(f"a role named {grp} exists and is not a group hansard made for this database:"
+                                  " it is not adopted (whoever holds it would read the team's rows); pick another --name")
+        if new:
+            conn.execute("INSERT INTO teams(name, grp) VALUES (%s, %s)", (team, grp))
         schema = conn.execute("SELECT current_schema() AS s").fetchall()[0]["s"]
         for (g,) in [(r["grp"],) for r in conn.execute("SELECT grp FROM teams")]:
             who = sql.Identifier(g)
@@ -88,19 +131,31 @@ def add_member(store: Any, team: str, email: str, role: str | None = None) -> di
     sql = _sql()
     if "@" not in email or any(c.isspace() for c in email):
         raise InvalidArgument(f"not an email address: {email!r}")
+    if role is not None and GROUP_MARK in role:
+        raise InvalidArgument(f"a member's role name holds no {GROUP_MARK!r} (team group roles do): {role!r}")
     role = role or member_role(team, email)
-    grp = group_role(team)
     password = secrets.token_urlsafe(24)
     with store.connection() as conn, conn.transaction():
-        if not conn.execute("SELECT 1 FROM teams WHERE name=%s", (team,)).fetchall():
+        grp = _recorded_group(conn, team)
+        if grp is None:
             raise InvalidArgument(f"no team named {team!r} in this database: run `hansard team init URL --name {team}`")
-        mine = conn.execute("SELECT email FROM team_members WHERE role=%s", (role,)).fetchall()
+        if conn.execute("SELECT 1 FROM teams WHERE grp=%s", (role,)).fetchall():
+            raise InvalidArgument(f"{role} is a team's group role, not a name for a member: pass --role NAME")
+        mine = conn.execute("SELECT email, team FROM team_members WHERE role=%s", (role,)).fetchall()
         exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname=%s", (role,)).fetchall()
         if mine and mine[0]["email"] != email:
             raise InvalidArgument(f"role {role} is already {mine[0]['email']}'s: pass --role NAME")
+        if mine and mine[0]["team"] != team:
+            raise InvalidArgument(f"role {role} is a member of team {mine[0]['team']!r}: a role is a member of one team;"
+                                  " pass --role NAME")
         if exists and not mine and not conn.execute(
-                "SELECT pg_has_role(%s, %s, 'MEMBER') AS m", (role, grp)).fetchall()[0]["m"]:
-            raise InvalidArgument(f"a role named {role} exists and is not this team's: pass --role NAME")
+                "SELECT 1 FROM pg_auth_members am JOIN pg_roles g ON g.oid = am.roleid JOIN pg_roles r ON r.oid = am.member"
+                " WHERE g.rolname = %s AND r.rolname = %s AND NOT r.rolsuper AND NOT r.rolcreaterole"
+                " AND r.rolname <> current_user", (grp, role)).fetchall():
+            # Neither registered nor a plain login role granted this team's group (as a member is
+            # when the tables were made again): the owner's own role, a group, anyone's. Taking
+            # it would reset its password and hand it the team's rows.
+            raise InvalidArgument(f"a role named {role} exists and is not a member of this team: pass --role NAME")
         verifier = sql.Literal(scram_verifier(password))
         if exists:
             conn.execute(sql.SQL("ALTER ROLE {} LOGIN PASSWORD {}").format(sql.Identifier(role), verifier))
