@@ -136,3 +136,18 @@ def write_checkpoint_folder(repo: GitRepo, checkpoint_id: str, folder: Path, whe
 def _commit(repo: GitRepo, tree: str, parent: str | None, message: str, when: datetime) -> str:
     args = ["commit-tree", tree, "-m", message] + (["-p", parent] if parent else [])
     return repo.git(*args, when=when).strip()
+
+
+def write_repeated_chunks(repo: GitRepo, checkpoint_id: str, session_id: str, chunk: bytes, times: int,
+                          when: datetime) -> str:
+    """A checkpoint whose one session folder names the same chunk blob ``times`` times
+    (``full.jsonl``, ``full.jsonl.001``, …): a few bytes of git objects that stand for ``times``
+    copies of ``chunk`` put together (what a hostile clone can carry)."""
+    sha = _blob(repo, chunk)
+    files = {"full.jsonl" if i == 0 else f"full.jsonl.{i:03d}": ("blob", sha) for i in range(times)}
+    meta = {"checkpoint_id": checkpoint_id, "session_id": session_id, "created_at": "2026-11-10T09:00:00Z",
+            "agent": "Claude Code", "files_touched": []}
+    files["metadata.json"] = ("blob", _blob(repo, json.dumps(meta).encode()))
+    cp = {"0": ("tree", _tree(repo, files)),
+          "metadata.json": ("blob", _blob(repo, json.dumps({"checkpoint_id": checkpoint_id}).encode()))}
+    return _add_to_branch(repo, checkpoint_id, _tree(repo, cp), when)

@@ -77,14 +77,15 @@ def cmd_index(a: argparse.Namespace) -> int:
     if summary is None:
         say("hansard: another `hansard index` is running; not waiting (--no-wait)", file=sys.stderr)
         return 13
+    from hansard.answers.notices import no_sessions, no_sessions_text
+
+    notice = no_sessions(store)
+    found = any(h["sessions"] for h in notice["searched"])  # nothing found anywhere: say where it looked
     if a.json:
-        _print_json(summary.as_dict())
+        _print_json({**summary.as_dict(), **({} if found else {"notice": notice})})
     else:
         say(render.index_summary(summary.as_dict()))
-        from hansard.answers.notices import no_sessions, no_sessions_text
-
-        notice = no_sessions(store)
-        if not any(h["sessions"] for h in notice["searched"]):  # nothing found anywhere: say where it looked
+        if not found:
             say(no_sessions_text(notice), file=sys.stderr)
     return 0
 
@@ -133,17 +134,25 @@ def cmd_sessions(a: argparse.Namespace) -> int:
     # one with --provider.
     hidden = agents.unsearched_names()
     hide = () if a.include_web_chats or agents.resolve(a.provider) in hidden else hidden
-    rows = store.sessions.list(repo_ids=resolve_repo(store, a.repo), provider=a.provider, since=since, limit=a.limit,
+    repo_ids = resolve_repo(store, a.repo)
+    rows = store.sessions.list(repo_ids=repo_ids, provider=a.provider, since=since, limit=a.limit,
                                exclude_providers=hide)
+    total = len(rows) if len(rows) < a.limit else \
+        store.sessions.list_count(repo_ids=repo_ids, provider=a.provider, since=since, exclude_providers=hide)
+    notice = None
     if a.include_team_sessions or a.team:
         from hansard.team.search import team_sessions
 
-        theirs, _ = team_sessions(_with_team(store), team=a.team, repo=a.repo, since=since, limit=a.limit)
+        theirs, notice, their_total = team_sessions(_with_team(store), team=a.team, repo=a.repo, since=since,
+                                                    limit=a.limit)
         rows = sorted(rows + theirs, key=lambda r: r["last_at"] or "", reverse=True)[:a.limit]
+        total += their_total
     if a.json:
-        _print_json({"sessions": rows})
+        _print_json({"sessions": rows, "total": total, **({"notice": notice} if notice else {})})
     else:
-        say(render.sessions(rows))
+        if notice:
+            say(f"hansard: {notice}", file=sys.stderr)
+        say(render.sessions(rows, total))
     return 0
 
 
@@ -222,7 +231,7 @@ def _caller_session(a: argparse.Namespace) -> str | None:
 def cmd_history(a: argparse.Namespace) -> int:
     from hansard.answers.search.sessions import search_past_sessions
     from hansard.jobs import start_embed
-    from hansard.render.recall import history
+    from hansard.render.recall import history, notes
 
     store = _store()
     if not a.no_sync:
@@ -238,6 +247,8 @@ def cmd_history(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(data)
     else:
+        for note in notes(data):
+            say(note, file=sys.stderr)
         say(history(data))
     return 0
 
@@ -275,6 +286,8 @@ def cmd_memory(a: argparse.Namespace) -> int:
     if a.json:
         _print_json(data)
     else:
+        if notice:
+            say(f"hansard: note: {notice}", file=sys.stderr)
         say(memory_hits(data))
     return 0
 
@@ -401,10 +414,14 @@ def cmd_log(a: argparse.Namespace) -> int:
     if not a.no_sync:
         quick_sync(store)
     result = code_history(_with_team(store), a.target, symbol=a.symbol, repo=a.repo, until=a.until, token_budget=a.budget,
-                          render=code_history_tree)
+                          render=lambda r: code_history_tree(r, notice=False))
     if a.json:
         _print_json(result)
     else:
+        if result.get("notice"):
+            from hansard.answers.notices import no_sessions_text
+
+            say(no_sessions_text(result["notice"]), file=sys.stderr)
         say(result["tree"])
     return 0
 
@@ -419,7 +436,7 @@ def cmd_stats(a: argparse.Namespace) -> int:
     by = tuple(a.by or ("agent", "dir"))
     result = repo_stats(_with_team(store), a.paths, rev=a.rev, since=a.since, until=a.until, by=by,
                         cache=not a.no_cache, upkeep=_commit_facts_upkeep(store),
-                        progress=None if a.json else stderr_progress())
+                        progress=None if a.json else stderr_progress(), depth=a.depth)
     if a.json:
         _print_json(result)
     else:
@@ -430,7 +447,7 @@ def cmd_stats(a: argparse.Namespace) -> int:
 
             say(no_sessions_text(result["notice"]), file=sys.stderr)
 
-        say(stats_text(result, by))
+        say(stats_text(result, by, a.depth))
     return 0
 
 
@@ -596,7 +613,8 @@ def cmd_trace(a: argparse.Namespace) -> int:
             sys.stdout.write(json_text(json.dumps(ex.record, ensure_ascii=False, separators=(",", ":"))) + "\n")
     else:
         for ex in done:
-            say(render.exported(ex.commit, len(ex.record["files"]), ex.lines, ex.skipped, written.get(ex.commit)))
+            say(render.exported(ex.commit, len(ex.record["files"]), ex.lines, ex.skipped, written.get(ex.commit),
+                                  ex.merged, ex.note))
     return 0
 
 
@@ -806,8 +824,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     sp.add_argument("--rev", help="count the files at this revision (default HEAD)")
     sp.add_argument("--since", help="only lines whose commit was made from this date or date-time")
     sp.add_argument("--until", help="only lines whose commit was made up to this date or date-time")
-    sp.add_argument("--by", action="append", choices=["agent", "model", "session", "member", "dir", "month"],
+    sp.add_argument("--by", action="append", choices=["agent", "model", "session", "member", "source", "dir", "month"],
                     help="a breakdown to show (repeatable; default agent and dir)")
+    sp.add_argument("--depth", type=integer, metavar="N",
+                    help="open every folder N levels below each PATH (default: the largest first, in about 40 rows)")
     sp.add_argument("--json", action="store_true")
     sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
     sp.add_argument("--no-cache", action="store_true", help="answer every file afresh: neither read nor keep summaries")

@@ -11,12 +11,18 @@ Two corpora, built with git fast-import (or reused with --dir):
     (200) sessions that each wrote a whole version of it.
 
   * ``--corpus real:NAME``: a public repository's own history and the agent sessions Entire
-    kept for it (``scripts/real_corpus.py``: entire-graph, cli, marvin), built once into a
-    cache outside the checkout. It is indexed into a fresh store, timing the index and the
-    first ``why`` (a repository whose facts are not computed yet) apart; the files are its
-    tracked source files that sessions touched most, spread over sizes (40; 10 with
+    kept for it (``scripts/real_corpus.py``: entire-graph, cli, marvin, oh-my-posh), built once
+    into a cache outside the checkout, the sessions in their agents' homes and the folders they
+    ran in given to ``hansard config map``. It is indexed into a fresh store, timing the index
+    and the first ``why`` (a repository whose facts are not computed yet) apart; the files are
+    its tracked source files that sessions touched most, spread over sizes (40; 10 with
     --quick), and a precision line checks every agent line of a commit with an
-    ``Entire-Checkpoint`` trailer against the sessions that checkpoint names.
+    ``Entire-Checkpoint`` trailer against the sessions that checkpoint names; coverage is the
+    share of those commits' lines answered ``agent`` or ``agent_modified``.
+  * ``--corpus real-clone:NAME``: the same repository as a new user has it, a clone keeping
+    its checkpoint branch, read by ``hansard index CLONE`` alone (no agent home, no ``config
+    map``): the sessions come from the branch, recorded wherever they were (Windows, for
+    oh-my-posh).
 
 ``--corpus gots,real:cli`` runs each and prints a table of them side by side.
 
@@ -430,14 +436,16 @@ def precision(docs: dict[str, dict], truth: dict[str, dict], examples: int = 5) 
     snapshot lacks blobs over 4 MiB, so the edits that made the commit may be missing, and
     the line's true author with them). Lines of commits none of whose sessions are readable
     are not judged."""
-    out = {k: {"right": 0, "wrong": 0, "examples": []} for k in ("full", "partial")}
+    out = {k: {"right": 0, "wrong": 0, "lines": 0, "examples": []} for k in ("full", "partial")}
     unjudged = elsewhere = 0
     for rel, doc in sorted(docs.items()):
         sessions = doc.get("sessions") or {}
         for x in doc["lines"]:
+            t = truth.get(x.get("commit") or "")
+            if t is not None and t["sessions"]:
+                out["partial" if t["unreadable_sessions"] or t.get("incomplete_sessions") else "full"]["lines"] += 1
             if x.get("kind") not in ("agent", "agent_modified") or not x.get("commit"):
                 continue
-            t = truth.get(x["commit"])
             if t is None:
                 elsewhere += 1
                 continue
@@ -447,6 +455,10 @@ def precision(docs: dict[str, dict], truth: dict[str, dict], examples: int = 5) 
             b = out["partial" if t["unreadable_sessions"] or t.get("incomplete_sessions") else "full"]
             sid = x.get("session_id")
             parent = (sessions.get(sid) or {}).get("parent_session_id")
+            # A session read from the repository's own refs is stored under a key of its own:
+            # the checkpoint names the id it claims.
+            sid = _claimed(sessions, sid)
+            parent = _claimed(sessions, parent) if parent else None
             if sid in t["sessions"] or (parent and parent in t["sessions"]):
                 b["right"] += 1
                 continue
@@ -460,28 +472,41 @@ def precision(docs: dict[str, dict], truth: dict[str, dict], examples: int = 5) 
     for b in out.values():
         judged = b["right"] + b["wrong"]
         b["precision"] = b["right"] / judged if judged else None
+        b["coverage"] = b["right"] / b["lines"] if b["lines"] else None
     right = out["full"]["right"] + out["partial"]["right"]
     wrong = out["full"]["wrong"] + out["partial"]["wrong"]
     return {**out, "right": right, "wrong": wrong, "precision": right / (right + wrong) if right + wrong else None,
             "unjudged": unjudged, "untrailered": elsewhere}
 
 
+def _claimed(sessions: dict[str, dict], sid: str | None) -> str | None:
+    src = (sessions.get(sid or "") or {}).get("source") or {}
+    if src.get("claimed_id"):
+        return src["claimed_id"]
+    if sid and "@" in sid:  # a parent named by its key, not in the document's sessions
+        return sid.rsplit("@", 1)[0]
+    return sid
+
+
 def run_real(name: str, quick: bool = False, directory: str | None = None, rounds: int | None = None,
              n_files: int | None = None, cache: str | None = None, snapshot: str | None = None,
-             info: dict | None = None, precision_all: bool = False) -> list[dict]:
+             info: dict | None = None, precision_all: bool = False, clone: bool = False) -> list[dict]:
     """The same measurements over a real corpus (see the module's docstring); with
-    ``precision_all`` the precision is over every touched source file, not only the sample."""
+    ``precision_all`` the precision is over every touched source file, not only the sample;
+    with ``clone``, over the user's clone read by `hansard index CLONE` alone."""
     sys.path.insert(0, str(ROOT / "scripts"))
     import real_corpus
 
     corpus = real_corpus.ensure(name, snapshot, cache, log=lambda s: print(s, file=sys.stderr))
     manifest = json.loads((corpus / "manifest.json").read_text())
-    truth = json.loads((corpus / "checkpoints.json").read_text())
+    if clone and manifest.get("clone") is False:
+        raise SystemExit(f"real-clone:{name}: no clone: the snapshot lacks a blob of its default branch's own tree")
+    truth = json.loads((corpus / ("checkpoints-clone.json" if clone else "checkpoints.json")).read_text())
     rounds = rounds or (3 if quick else 5)
     root = Path(directory or tempfile.mkdtemp(prefix=f"hansard-bench-why-{name}-"))
     store = root / "store"
     fresh = not store.exists()
-    repo = corpus / "repo"
+    repo = corpus / ("clone" if clone else "repo")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     import importlib.util
 
@@ -494,13 +519,20 @@ def run_real(name: str, quick: bool = False, directory: str | None = None, round
     index_s = first_s = None
     first = files[len(files) // 2]  # a file of middling size
     if fresh:
-        real_corpus.configure(corpus, env)
+        if clone:
+            env = {**env, **{k: str(root / "empty-homes" / k.lower()) for k in ("CLAUDE_CONFIG_DIR", "CODEX_HOME",
+                                                                                 "GEMINI_CLI_HOME", "OPENCODE_DATA_DIR")}}
+            args = [str(repo)]
+        else:
+            real_corpus.configure(corpus, env)
+            args = real_corpus.index_args(corpus)
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "hansard", "index", *real_corpus.index_args(corpus)], cwd=repo, env=env,
-                       check=True, capture_output=True)
+        subprocess.run([sys.executable, "-m", "hansard", "index", *args], cwd=repo, env=env, check=True,
+                       capture_output=True)
         index_s = time.perf_counter() - t
         first_s = timed([sys.executable, "-m", "hansard", "why", first, "--json", "--no-cache"], repo, env)
-        print(f"real:{name}: indexed {manifest['home_files']} transcripts ({manifest['home_bytes'] / 1e6:.0f} MB, "
+        what = "its clone's checkpoint branch" if clone else f"{manifest['home_files']} transcripts"
+        print(f"real:{name}: indexed {what} ({manifest['home_bytes'] / 1e6:.0f} MB, "
               f"{sum(manifest['sessions_per_agent'].values())} sessions) in {index_s:.1f}s; first why {first} "
               f"(facts not computed yet) {first_s * 1e3:.0f} ms", file=sys.stderr)
     else:
@@ -559,7 +591,9 @@ def print_rows(label: str, rows: list[dict], info: dict) -> None:
             b = p[k]
             judged = b["right"] + b["wrong"]
             share = "n/a" if b["precision"] is None else f"{100 * b['precision']:.1f}%"
-            print(f"  {what}: {b['right']}/{judged} = {share}; {b['wrong']} name a session outside them")
+            cover = "n/a" if b["coverage"] is None else f"{100 * b['coverage']:.1f}%"
+            print(f"  {what}: {b['right']}/{judged} = {share}; {b['wrong']} name a session outside them; coverage "
+                  f"{b['right']}/{b['lines']} lines of those commits = {cover}")
             for e in b["examples"]:
                 print(f"    outside: {e}")
         print(f"  not judged: {p['unjudged']} lines in trailered commits none of whose sessions is readable; "
@@ -583,13 +617,14 @@ def side_by_side(results: list[tuple[str, list[dict], dict]]) -> None:
             cells.append(f"{r['measured_ms']:.0f} / {r['baseline_ms']:.0f} ms ({r['ratio']:.2f})" if k < 2
                          else f"{r['measured_ms']:.0f} ms")
         table.append((title, cells))
-    cells = []
-    for _, _, i in results:
-        p = i.get("precision")
-        cells.append("-" if not p else " / ".join(
-            "n/a" if p[k]["precision"] is None else f"{100 * p[k]['precision']:.1f}% of {p[k]['right'] + p[k]['wrong']}"
-            for k in ("full", "partial")))
-    table.append(("precision vs checkpoints: full / partial", cells))
+    for key, title, of in (("precision", "precision vs checkpoints: full / partial", lambda b: b["right"] + b["wrong"]),
+                           ("coverage", "coverage (agent lines, right): full / partial", lambda b: b["lines"])):
+        cells = []
+        for _, _, i in results:
+            p = i.get("precision")
+            cells.append("-" if not p else " / ".join(
+                "n/a" if p[k][key] is None else f"{100 * p[k][key]:.1f}% of {of(p[k])}" for k in ("full", "partial")))
+        table.append((title, cells))
     w0 = max(len(t) for t, _ in table)
     ws = [max(len(c[j]) for _, c in table) for j in range(len(results))]
     for title, cells in table:
@@ -599,7 +634,8 @@ def side_by_side(results: list[tuple[str, list[dict], dict]]) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default="gots",
-                    help="gots (default), big, real:NAME (entire-graph, cli, marvin), or several, comma-separated")
+                    help="gots (default), big, real:NAME or real-clone:NAME (entire-graph, cli, marvin, oh-my-posh),"
+                         " or several, comma-separated")
     ap.add_argument("--quick", action="store_true", help="a smaller corpus (real: 10 files, 3 rounds)")
     ap.add_argument("--dir", help="reuse (or build into) this folder (real: the store's folder)")
     ap.add_argument("--rounds", type=int, help="rounds per file (default 15; real: 5, 3 with --quick)")
@@ -612,15 +648,16 @@ def main() -> None:
     a = ap.parse_args()
     corpora = [c.strip() for c in a.corpus.split(",") if c.strip()]
     for c in corpora:
-        if c not in ("gots", "big") and not c.startswith("real:"):
+        if c not in ("gots", "big") and not c.startswith(("real:", "real-clone:")):
             ap.error(f"unknown corpus {c!r}")
     results = []
     for c in corpora:
         info: dict = {}
         directory = a.dir if len(corpora) == 1 else (os.path.join(a.dir, c.replace(":", "-")) if a.dir else None)
-        if c.startswith("real:"):
-            rows = run_real(c[5:], a.quick, directory, a.rounds, a.files, a.cache, a.snapshot, info=info,
-                            precision_all=a.precision_all)
+        if c.startswith(("real:", "real-clone:")):
+            kind, _, name = c.partition(":")
+            rows = run_real(name, a.quick, directory, a.rounds, a.files, a.cache, a.snapshot, info=info,
+                            precision_all=a.precision_all, clone=kind == "real-clone")
         else:
             rows = run(a.quick, directory, a.rounds or 15, corpus=c, info=info)
         print_rows(c, rows, info)

@@ -3,11 +3,12 @@ git, laid out as hansard finds sessions on a developer's machine.
 
     python scripts/real_corpus.py NAME [--snapshot GIT_DIR] [--cache DIR] [--rebuild]
 
-NAME is one of ``SOURCES`` (entire-graph, marvin, cli). The snapshot is a bare clone of
-``github.com/<owner>/<NAME>`` with its branch ``entire/checkpoints/v1``: ``--snapshot``, else
-``$HANSARD_REAL_SNAPSHOTS/<owner>+<NAME>/repo`` (default ``/work/.mirror``), else
-``$HANSARD_REAL_SNAPSHOTS/<NAME>.git``. Get one with
-``git clone --mirror https://github.com/entireio/NAME NAME.git``.
+NAME is one of ``SOURCES`` (entire-graph, marvin, cli: sessions recorded on macOS and Linux;
+oh-my-posh: Claude Code sessions recorded on Windows, in ``D:\\oh-my-posh``). The snapshot is a
+bare clone of ``github.com/<owner>/<repo>`` with its branch ``entire/checkpoints/v1``:
+``--snapshot``, else ``$HANSARD_REAL_SNAPSHOTS/<owner>+<repo>/repo`` (default ``/work/.mirror``),
+else ``$HANSARD_REAL_SNAPSHOTS/<NAME>.git``. Get one with
+``git clone --mirror https://github.com/<owner>/<repo> NAME.git``.
 
 The corpus is built under ``<cache>/<NAME>/<main commit[:12]>/`` (cache: ``--cache``, else
 ``$HANSARD_BENCH_CACHE``, else ``~/.cache/hansard-bench/real``), never inside the checkout:
@@ -21,7 +22,12 @@ The corpus is built under ``<cache>/<NAME>/<main commit[:12]>/`` (cache: ``--cac
     sessions ran at other paths (``/Users/soph/Work/entire/devenv/cli``, worktrees);
     ``manifest.json`` lists those roots under ``path_maps`` and ``configure`` maps each onto
     ``repo/`` with ``hansard config map``, as a user whose sessions came from another
-    machine would;
+    machine would (a Windows root such as ``D:\\oh-my-posh`` too);
+  * ``clone/``: the snapshot cloned as a new user clones it, every branch a remote-tracking
+    ref (the checkpoint branch among them), to be read by ``hansard index clone/`` alone: no
+    agent home, no ``config map``; ``checkpoints-clone.json`` is ``checkpoints.json`` for its
+    commits (the same ids where no blob of the history was replaced); none when the default
+    branch's own tree lacks a blob (entire-graph), as the manifest's ``clone`` says;
   * ``checkpoints.json``: for each commit of the default branch with ``Entire-Checkpoint``
     trailers, the checkpoints and the sessions they name (Entire's ids, and the ids hansard
     gives the same transcripts), the ground truth of the precision a bench measures;
@@ -66,8 +72,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # hansard, installed or not
     sys.path.insert(0, str(ROOT))
 
-BUILD_VERSION = 5
-SOURCES = {"entire-graph": "entireio/entire-graph", "marvin": "entireio/marvin", "cli": "entireio/cli"}
+BUILD_VERSION = 6
+SOURCES = {"entire-graph": "entireio/entire-graph", "marvin": "entireio/marvin", "cli": "entireio/cli",
+           "oh-my-posh": "JanDeDobbeleer/oh-my-posh"}
 CHECKPOINTS = "refs/heads/entire/checkpoints/v1"
 TRAILER = re.compile(r"^Entire-Checkpoint:\s*([0-9a-f]{12})\s*$", re.M)
 SOURCE_EXT = {".go", ".py", ".ts", ".tsx", ".js", ".jsx", ".rs", ".java", ".kt", ".rb", ".c", ".h", ".cc",
@@ -335,7 +342,7 @@ def place(kind: str, data: bytes, entire_sid: str) -> tuple[str, list[str], list
                 for b in msg["content"]:
                     if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("input"), dict):
                         fp = b["input"].get("file_path") or b["input"].get("notebook_path")
-                        if isinstance(fp, str) and fp.startswith("/"):
+                        if isinstance(fp, str) and _absolute(fp):
                             paths.append(fp)
         tail = entire_sid[-36:]
         main = tail if tail in counts else (max(counts, key=lambda s: (counts[s], s)) if counts else tail)
@@ -386,21 +393,35 @@ def place(kind: str, data: bytes, entire_sid: str) -> tuple[str, list[str], list
 # -- the recorded roots ---------------------------------------------------------------------------
 
 
+def _absolute(path: str) -> bool:
+    """An absolute path of any machine: POSIX, or Windows with a drive letter."""
+    return path.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", path) is not None
+
+
 def recorded_roots(edit_paths: collections.Counter, cwds: set[str], history: set[str]) -> list[str]:
     """The folders the sessions' repository was checked out at (clones, worktrees, an old
-    name). An absolute path an edit named whose tail is a path of the repository's history
-    gives a candidate (the longest such tail wins); it counts when it is a session's working
-    directory or holds one, so a scratch folder of the same file names (Claude Code's
+    name), as the sessions wrote them (``/Users/a/cli``, ``D:\\oh-my-posh``). An absolute path
+    an edit named whose tail is a path of the repository's history gives a candidate (the
+    longest such tail wins); it counts when it is a session's working directory or holds one
+    (in any case, for a Windows path), so a scratch folder of the same file names (Claude Code's
     ``/private/tmp/claude-501/.../scratchpad``) is not taken for a checkout. Nested roots are
     all kept: ``hansard config map`` applies the longest prefix first."""
+    from hansard import foreignpaths
+
     roots: set[str] = set()
     for p in edit_paths:
-        parts = p.split("/")
-        for i in range(1, len(parts)):
-            if "/".join(parts[i:]) in history:
-                roots.add("/".join(parts[:i]))
+        cuts = [m.start() for m in re.finditer(r"[\\/]", p)]
+        for k in cuts[1:] if p.startswith("/") else cuts:
+            if p[k + 1:].replace("\\", "/") in history:
+                roots.add(p[:k])
                 break
-    return sorted(r for r in roots if r and any(c == r or c.startswith(r + "/") for c in cwds))
+    folders = [f for c in cwds if (f := foreignpaths.parse(c)) is not None]
+    out = []
+    for r in sorted(roots):
+        root = foreignpaths.parse(r)
+        if root is not None and any(f.under(root) is not None for f in folders):
+            out.append(r)
+    return out
 
 
 # -- building --------------------------------------------------------------------------------------
@@ -451,6 +472,38 @@ def clone(name: str, snap: Path, branch: str, repo: Path) -> int:
     return len(missing)
 
 
+def user_clone(name: str, snap: Path, user: Path) -> bool:
+    """``user``: the snapshot cloned as a new user would clone the repository, its checkpoint
+    branch a remote-tracking ref beside the others. A local clone (objects linked, not packed
+    anew), since a snapshot lacks the blobs over 4 MiB a packing would want. False (and no
+    clone) when the default branch's own tree lacks one: it cannot be checked out."""
+    run = dict(check=True, capture_output=True)
+    got = subprocess.run(["git", "clone", "-q", "--local", str(snap), str(user)], capture_output=True)
+    if got.returncode != 0:
+        shutil.rmtree(user, ignore_errors=True)
+        return False
+    subprocess.run(["git", "-C", str(user), "remote", "set-url", "origin", f"https://github.com/{SOURCES[name]}.git"],
+                   **run)
+    subprocess.run(["git", "-C", str(user), "commit-graph", "write", "--reachable"], **run)
+    return True
+
+
+def _trailered(gd: Path, rev: str) -> tuple[int, dict[str, list[str]]]:
+    """(how many commits ``rev``'s history has, commit -> the checkpoints its message names)."""
+    trailered: dict[str, list[str]] = {}
+    n = 0
+    for rec in git(gd, "log", "--format=%H%x00%B%x01", rev).split("\x01"):
+        rec = rec.strip("\n")
+        if not rec:
+            continue
+        sha, body = rec.split("\0", 1)
+        n += 1
+        ids = list(dict.fromkeys(TRAILER.findall(body)))
+        if ids:
+            trailered[sha] = ids
+    return n, trailered
+
+
 def corpus_dir(name: str, snapshot: Path, cache: Path | None = None) -> tuple[Path, str, str]:
     head = git(snapshot, "symbolic-ref", "HEAD").strip()
     main = git(snapshot, "rev-parse", head).strip()
@@ -492,18 +545,10 @@ def build(name: str, snap: Path, head: str, main: str, out: Path, marker: dict, 
     replaced = clone(name, snap, branch, repo)
     gd = repo / ".git"
     assert not git(gd, "for-each-ref", "refs/heads/entire", "refs/notes", "refs/entire").strip()
-    commits = git(gd, "log", "--format=%H%x00%B%x01", branch).split("\x01")
-    trailered: dict[str, list[str]] = {}
-    n_commits = 0
-    for rec in commits:
-        rec = rec.strip("\n")
-        if not rec:
-            continue
-        sha, body = rec.split("\0", 1)
-        n_commits += 1
-        ids = list(dict.fromkeys(TRAILER.findall(body)))
-        if ids:
-            trailered[sha] = ids
+    n_commits, trailered = _trailered(gd, branch)
+    user = out / "clone"
+    cloned = user_clone(name, snap, user)
+    user_trailered = _trailered(user / ".git", "HEAD")[1] if cloned else None
     history = set(git(gd, "log", "--format=", "--name-only", branch).split("\n")) - {""}
     tracked = git(gd, "ls-tree", "-r", "-l", "-z", "HEAD").split("\0")
 
@@ -571,18 +616,21 @@ def build(name: str, snap: Path, head: str, main: str, out: Path, marker: dict, 
         for c in cs:
             if g in used_until and c["at"] > used_until[g]:
                 cut[c["checkpoint"]].add(c["entire_session"])
-    truth = {}
-    referenced: set[str] = set()
-    for sha in sorted(trailered):
-        ids = trailered[sha]
-        referenced.update(ids)
-        es = sorted({s for c in ids for s in cp_sessions.get(c, ())})
-        truth[sha] = {"checkpoints": ids, "missing_checkpoints": [c for c in ids if c not in checkpoints],
-                      "entire_sessions": es,
-                      "sessions": sorted({h for s in es for h in hansard_ids.get(group_of[s], [])}),
-                      "unreadable_sessions": [s for s in es if group_of[s] not in hansard_ids],
-                      # read, but from a copy older than this checkpoint (its own copy is not in the snapshot)
-                      "incomplete_sessions": sorted({s for c in ids for s in cut.get(c, ())})}
+    def truth_of(trailered: dict[str, list[str]]) -> dict[str, dict]:
+        truth = {}
+        for sha in sorted(trailered):
+            ids = trailered[sha]
+            es = sorted({s for c in ids for s in cp_sessions.get(c, ())})
+            truth[sha] = {"checkpoints": ids, "missing_checkpoints": [c for c in ids if c not in checkpoints],
+                          "entire_sessions": es,
+                          "sessions": sorted({h for s in es for h in hansard_ids.get(group_of[s], [])}),
+                          "unreadable_sessions": [s for s in es if group_of[s] not in hansard_ids],
+                          # read, but from a copy older than this checkpoint (its own copy is not in the snapshot)
+                          "incomplete_sessions": sorted({s for c in ids for s in cut.get(c, ())})}
+        return truth
+
+    truth = truth_of(trailered)
+    referenced = {c for ids in trailered.values() for c in ids}
     touched: collections.Counter[str] = collections.Counter()
     for meta in checkpoints.values():
         touched.update(set(meta.get("files_touched") or []))
@@ -612,11 +660,15 @@ def build(name: str, snap: Path, head: str, main: str, out: Path, marker: dict, 
         "notes": dict(sorted(notes.items())),
         "path_maps": roots,
         "history_blobs_replaced": replaced,
+        "clone": cloned,  # False: HEAD's own tree lacks a blob, so no user's clone (clone/) could be made
         "tracked_files": len(tracked_files),
         "home_files": len(files),
         "home_bytes": total_bytes,
     }
     (out / "checkpoints.json").write_text(json.dumps(truth, indent=1, sort_keys=True) + "\n")
+    if user_trailered is not None:
+        (out / "checkpoints-clone.json").write_text(json.dumps(truth_of(user_trailered), indent=1, sort_keys=True)
+                                                    + "\n")
     (out / "touched.json").write_text(json.dumps(
         {p: n for p, n in sorted(touched.items()) if p in tracked_files}, indent=1, sort_keys=True) + "\n")
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")

@@ -177,6 +177,24 @@ def retry_repo(root: Path, t0: datetime, session: str, message: str, human: bool
     return r
 
 
+def real_write_repo(root: Path, transcript: Path, rel: str, message: str, first: datetime, landed: datetime
+                    ) -> tuple[GitRepo, dict[str, Any]]:
+    """``root``/cli: a README committed at ``first``, then ``rel`` as the real transcript's last
+    Write tool call wrote it, committed at ``landed`` with ``message``; and that call's block."""
+    write = None
+    for line in transcript.read_text().splitlines():
+        for block in (json.loads(line).get("message") or {}).get("content") or []:
+            if isinstance(block, dict) and block.get("type") == "tool_use" and block["name"] == "Write":
+                write = block
+    assert write is not None, transcript
+    repo = GitRepo.init(root / "cli")
+    repo.write("README.md", "# cli\n")
+    repo.commit("Initial commit", first)
+    repo.write(rel, write["input"]["content"])
+    repo.commit(message, landed)
+    return repo, write
+
+
 def why_lines(path: str = "retry.py") -> dict[str, dict[str, Any]]:
     """`hansard why PATH --json` in the current folder: its lines by their text (with the newline)."""
     rc, out, err = run_cli("why", path, "--json")

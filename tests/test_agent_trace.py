@@ -94,6 +94,54 @@ def test_a_range_and_out_folder(repo: GitRepo, tmp_path: Path) -> None:
     assert rc != 0 and json.loads(out2)["error"]["code"] == "unknown_revision"
 
 
+def test_a_merge_exports_what_it_changed_against_its_first_parent(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A merge's own lines are none (git blames them to the branch's commits): its record holds
+    what it brought in against its first parent, says it is a merge, and a merge that brought
+    nothing says why its record is empty."""
+    import os
+    from datetime import timedelta
+
+    from fixtures_repos.writers import ClaudeWriter
+
+    r = GitRepo.init(tmp_path / "app")
+    r.write("retry.py", "def retry(call, base, cap):\n    attempt = 0\n    return call()\n")
+    r.commit("retry", T0)
+    r.checkout("feature", create=True)
+    w = ClaudeWriter(Path(os.environ["CLAUDE_CONFIG_DIR"]), r.path, SID, T0 + timedelta(minutes=1))
+    w.prompt("cap the backoff")
+    w.edit(r.path / "retry.py", "    attempt = 0\n", "    attempt = 0\n" + AGENT_LINE)
+    r.commit("Cap the backoff", T0 + timedelta(minutes=5))
+    r.checkout("main")
+    r.write("README.md", "# app\n")
+    r.commit("readme", T0 + timedelta(minutes=6))
+    r.git("merge", "--no-ff", "-q", "-m", "Merge feature", "feature", when=T0 + timedelta(minutes=7))
+    assert run_cli("index")[0] == 0
+    monkeypatch.chdir(r.path)
+    [rec] = _export()
+    assert problems(rec) == [] and rec["vcs"]["revision"] == r.head()
+    [f] = rec["files"]
+    assert f["path"] == "retry.py"
+    assert [(c["contributor"]["type"], c.get("url")) for c in f["conversations"]] == [("ai", f"hansard://session/{SID}")]
+    meta = rec["metadata"]["dev.hansard"]
+    assert meta["merge"] == {"first_parent": r.rev_parse("HEAD^1"), "commits_brought_in": 1}
+    assert meta["lines"] == {"ai": 1} and "note" not in meta
+    rc, text, err = run_cli("trace", "export")
+    assert rc == 0 and "1 file: ai 1  (a merge: what it changed against its first parent, 1 commit brought in)" in text
+
+    r.branch("old", r.rev_parse("HEAD^1^1"))  # a branch whose change the merge below throws away
+    r.checkout("old")
+    r.write("notes.txt", "dropped\n")
+    r.commit("notes", T0 + timedelta(minutes=8))
+    r.checkout("main")
+    r.git("merge", "-s", "ours", "-q", "-m", "Merge old", "old", when=T0 + timedelta(minutes=9))
+    [empty] = _export()
+    assert problems(empty) == [] and empty["files"] == []
+    assert empty["metadata"]["dev.hansard"]["note"] == "a merge that changed no file against its first parent"
+    rc, text, err = run_cli("trace", "export")
+    assert rc == 0 and "0 files: no lines of its own" in text and "a merge that changed no file" in text, text
+
+
 def test_trace_export_out_never_writes_through_a_planted_link(repo: GitRepo, tmp_path: Path) -> None:
     out = repo.path / "traces"  # inside the repository: its content is the repository's to choose
     out.mkdir()

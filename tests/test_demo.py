@@ -161,4 +161,4 @@ def test_the_printed_neovim_line_shows_the_demo(demo: dict, tmp_path: Path) -> N
     assert result.exists(), (proc.returncode, proc.stdout, proc.stderr)
     out = json.loads(result.read_text())
     assert "error" not in out and out["attached"] is True, out
-    assert "session `4f0f2c6e-9d1b`" in out["hover"], out
+    assert "session 4f0f2c6e-9d1b" in out["hover"] and "command:" not in out["hover"], out  # plain text for Neovim

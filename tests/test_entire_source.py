@@ -1,7 +1,9 @@
 """Entire checkpoints as a session source (issue 24): a repository whose only sessions are on
 its checkpoint refs answers `why` with those sessions and their tool calls, in both layouts,
-without writing to the repository; sessions kept in several checkpoints are merged; a session
-this machine also has in an agent home is the same session; reading is incremental."""
+without writing to the repository; sessions kept in several checkpoints are merged; reading is
+incremental. What the repository carries is keyed apart (issue 33): its sessions' ids are
+``<id>@<root commit[:12]>`` and say where they were read; a session this machine also has in an
+agent home stays this machine's, and answers name it."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ import pytest
 from fixtures_repos.entire import SessionCopy, write_checkpoint
 from fixtures_repos.gitrepo import GitRepo
 from fixtures_repos.writers import ClaudeWriter
-from tests.helpers import git_dir_files, run_cli
+from tests.helpers import git_dir_files, real_write_repo, run_cli
 
 T0 = datetime(2026, 11, 10, 9, 0, 0)
 SID = "4a1f6c2e-7b3d-4e8a-9c0f-1d2e3f4a5b6c"
@@ -27,6 +29,11 @@ RETRY = "def retry(call, attempts=3):\n    return call()\n"
 
 def _store() -> sqlite3.Connection:
     return sqlite3.connect(Path(os.environ["HANSARD_HOME"]) / "hansard.db")
+
+
+def carried(repo: GitRepo, ident: str) -> str:
+    """The id a session (or tool call) read from ``repo``'s checkpoints is stored under."""
+    return f"{ident}@{repo.git('rev-list', '--max-parents=0', 'HEAD').split()[0][:12]}"
 
 
 def _alice_session(tmp_path: Path, layout: str, *, sliced: bool = False) -> tuple[GitRepo, dict[str, str]]:
@@ -83,17 +90,21 @@ def test_why_answers_from_checkpoints_alone(tmp_path: Path, monkeypatch: pytest.
     doc = _why(bob, "app/retry.py", monkeypatch)
     by_text = {ln["content"].strip(): ln for ln in doc["lines"]}
     backoff, log = by_text["backoff = min(30, 2 ** attempt)"], by_text["log_retry_attempt(attempt, backoff)"]
+    sid = carried(bob, SID)
     assert (backoff["kind"], backoff["session_id"], backoff["provider"], backoff["tool_call_id"]) == \
-        ("agent", SID, "claude_code", calls["backoff"])
-    assert (log["kind"], log["session_id"], log["tool_call_id"]) == ("agent", SID, calls["log"])
+        ("agent", sid, "claude_code", carried(bob, calls["backoff"]))
+    assert (log["kind"], log["session_id"], log["tool_call_id"]) == ("agent", sid, carried(bob, calls["log"]))
     assert by_text["def retry(call, attempts=3):"]["kind"] == "human"
-    assert doc["sessions"][SID]["prompt"].startswith("uploads fail on the first 502")
+    assert doc["sessions"][sid]["prompt"].startswith("uploads fail on the first 502")
+    root = bob.git("rev-list", "--max-parents=0", "HEAD").split()[0]
+    store = "refs/remotes/origin/entire/checkpoints/v1" if layout == "branch" else "refs/entire/checkpoints"
+    assert doc["sessions"][sid]["source"] == {"kind": "repository", "repository": root, "ref": store, "claimed_id": SID}
     # One session, once: two checkpoints each kept the whole transcript so far.
     db = _store()
     assert db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 1
     assert db.execute("SELECT COUNT(*) FROM edits WHERE status='applied'").fetchone()[0] == 2
     assert db.execute("SELECT checkpoint, session_id FROM checkpoint_sessions ORDER BY 1").fetchall() == \
-        [(CP2, SID), (CP1, SID)]
+        [(CP2, sid), (CP1, sid)]
     # Nothing under .git changed: no ref, object, config, index or log written, nothing fetched.
     assert git_dir_files(bob.path / ".git") == before
 
@@ -109,7 +120,7 @@ def test_slices_are_merged_and_unchanged_refs_are_not_read_again(tmp_path: Path,
     assert db.execute("SELECT COUNT(*) FROM sources WHERE path LIKE 'git:%'").fetchone()[0] == 1
     doc = _why(bob, "app/retry.py", monkeypatch)
     tools = {ln["tool_call_id"] for ln in doc["lines"] if ln["kind"] == "agent"}
-    assert tools == {calls["backoff"], calls["log"]}
+    assert tools == {carried(bob, calls["backoff"]), carried(bob, calls["log"])}
     scanned = db.execute("SELECT path, last_scanned, generation FROM sources WHERE path LIKE 'git:%'").fetchall()
     assert run_cli("index", str(bob.path))[0] == 0
     assert db.execute("SELECT path, last_scanned, generation FROM sources WHERE path LIKE 'git:%'").fetchall() == scanned
@@ -142,7 +153,10 @@ def test_a_growing_session_is_read_from_where_it_stopped(tmp_path: Path) -> None
     assert db.execute("SELECT COUNT(DISTINCT checkpoint) FROM checkpoint_sessions").fetchone()[0] == 2
 
 
-def test_a_session_also_in_an_agent_home_is_one_session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_session_also_in_an_agent_home_stays_this_machines(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    """The checkpoint's copy is kept apart, never merged into the local session (it could claim
+    any id); answers name the local one, and the checkpoint's trailer ties its commit to it."""
     alice = GitRepo.init(tmp_path / "app")
     alice.write("a.py", "x = 1\n")
     alice.commit("start", T0)
@@ -157,12 +171,15 @@ def test_a_session_also_in_an_agent_home_is_one_session(tmp_path: Path, monkeypa
     assert run_cli("index")[0] == 0  # and now the known repository's refs
     db = _store()
     assert db.execute("SELECT COUNT(*) FROM sources WHERE path LIKE 'git:%'").fetchone()[0] == 1
-    assert db.execute("SELECT COUNT(*) FROM sessions").fetchone()[0] == 1
-    assert db.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == \
-        db.execute("SELECT message_count FROM sessions").fetchone()[0]
-    assert db.execute("SELECT COUNT(*) FROM edits").fetchone()[0] == 1
+    assert db.execute("SELECT session_id, origin, claimed_id FROM sessions ORDER BY id").fetchall() == \
+        [(SID, None, None), (carried(alice, SID), "repository", SID)]
+    assert db.execute("SELECT COUNT(*) FROM messages m JOIN sessions s ON s.id=m.session_id"
+                      " WHERE s.session_id=?", (SID,)).fetchone()[0] == \
+        db.execute("SELECT message_count FROM sessions WHERE session_id=?", (SID,)).fetchone()[0]
     line = _why(alice, "a.py:2", monkeypatch)["lines"][0]
     assert (line["kind"], line["session_id"], line["tool_call_id"]) == ("agent", SID, call)
+    assert "alternatives" not in line and line["confidence"] > 0.5  # the copy is no rival
+    assert (alice.head(), SID) in _ties()
 
 
 def test_reindex_rebuilds_checkpoint_sessions_from_the_archive(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -171,7 +188,8 @@ def test_reindex_rebuilds_checkpoint_sessions_from_the_archive(tmp_path: Path, m
     assert run_cli("index", str(bob.path))[0] == 0
     assert run_cli("reindex")[0] == 0
     doc = _why(bob, "app/retry.py", monkeypatch)
-    assert {ln["tool_call_id"] for ln in doc["lines"] if ln["kind"] == "agent"} == {calls["backoff"], calls["log"]}
+    assert {ln["tool_call_id"] for ln in doc["lines"] if ln["kind"] == "agent"} == \
+        {carried(bob, calls["backoff"]), carried(bob, calls["log"])}
 
 
 def _ties(rule: str = "trailer") -> set[tuple[str, str]]:
@@ -183,7 +201,7 @@ def test_entire_checkpoint_trailers_tie_their_commits(tmp_path: Path) -> None:
     bob = _bob(tmp_path, alice, "branch")
     assert run_cli("index", str(bob.path))[0] == 0
     backoff, log = bob.rev_parse("HEAD~1"), bob.rev_parse("HEAD")
-    assert _ties() == {(backoff, SID), (log, SID)}
+    assert _ties() == {(backoff, carried(bob, SID)), (log, carried(bob, SID))}
 
 
 def test_a_squash_merge_body_ties_every_checkpoint_it_lists(tmp_path: Path) -> None:
@@ -207,7 +225,7 @@ def test_a_squash_merge_body_ties_every_checkpoint_it_lists(tmp_path: Path) -> N
     for k, (cid, copy) in enumerate(copies):
         write_checkpoint(repo, cid, [copy], T0 + timedelta(minutes=21 + k))
     assert run_cli("index", str(repo.path))[0] == 0
-    assert _ties() == {(repo.head(), sids[0]), (repo.head(), sids[1])}
+    assert _ties() == {(repo.head(), carried(repo, sids[0])), (repo.head(), carried(repo, sids[1]))}
 
 
 SAMPLES = Path(__file__).parent / "entire_samples"
@@ -217,33 +235,28 @@ REAL_SID = "6da7d497-00e2-460d-a6b4-d280e0314cfd"
 def test_a_real_entire_session_answers_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two real checkpoints of one Claude Code session (entireio/cli, see
     tests/entire_samples/PROVENANCE.md), recorded in a worktree this machine lacks: the
-    session is read once from both copies, and the file it wrote is its own."""
+    session is read once from both copies, and the file it wrote is its own, found from the
+    session's own records: no path map is made."""
     from fixtures_repos.entire import write_checkpoint_folder
 
-    write = None
-    for line in (SAMPLES / "9fe3cfdef74d" / "0" / "full.jsonl").read_text().splitlines():
-        for block in (json.loads(line).get("message") or {}).get("content") or []:
-            if isinstance(block, dict) and block.get("type") == "tool_use" and block["name"] == "Write":
-                write = block
-    assert write is not None
-    repo = GitRepo.init(tmp_path / "cli")
-    repo.write("README.md", "# cli\n")
-    repo.commit("Initial commit", datetime(2026, 2, 6, 6, 0, 0))
-    repo.write("docs/geese.md", write["input"]["content"])
-    repo.commit("docs: geese\n\nEntire-Checkpoint: 9fe3cfdef74d\n", datetime(2026, 2, 6, 6, 50, 0))
+    repo, write = real_write_repo(tmp_path, SAMPLES / "9fe3cfdef74d" / "0" / "full.jsonl", "docs/geese.md",
+                                  "docs: geese\n\nEntire-Checkpoint: 9fe3cfdef74d\n", datetime(2026, 2, 6, 6, 0, 0),
+                                  datetime(2026, 2, 6, 6, 50, 0))
     for k, cid in enumerate(("9fe3cfdef74d", "9b3838281539")):
         write_checkpoint_folder(repo, cid, SAMPLES / cid, datetime(2026, 2, 6, 6, 50 + k, 0))
     before = git_dir_files(repo.path / ".git")
     assert run_cli("index", str(repo.path))[0] == 0
     doc = _why(repo, "docs/geese.md", monkeypatch)
+    sid = carried(repo, REAL_SID)
     assert {(ln["kind"], ln["session_id"], ln["tool_call_id"]) for ln in doc["lines"] if ln["content"].strip()} == \
-        {("agent", REAL_SID, write["id"])}
+        {("agent", sid, carried(repo, write["id"]))}
+    assert doc["sessions"][sid]["source"]["claimed_id"] == REAL_SID
     db = _store()
-    assert db.execute("SELECT session_id, provider FROM sessions").fetchall() == [(REAL_SID, "claude_code")]
+    assert db.execute("SELECT session_id, provider FROM sessions").fetchall() == [(sid, "claude_code")]
     assert db.execute("SELECT checkpoint FROM checkpoint_sessions ORDER BY 1").fetchall() == \
         [("9b3838281539",), ("9fe3cfdef74d",)]
-    assert _ties() == {(repo.head(), REAL_SID)}
-    assert db.execute("SELECT old_prefix FROM path_maps").fetchall() == [("/Users/alex/workspace/cli/.worktrees/3",)]
+    assert _ties() == {(repo.head(), sid)}
+    assert db.execute("SELECT old_prefix FROM path_maps").fetchall() == []
     assert git_dir_files(repo.path / ".git") == before
 
 
@@ -265,3 +278,16 @@ def test_checkpoint_refs_are_found_loose_packed_and_remote(tmp_path: Path) -> No
     write_checkpoint(repo, CP2, [SessionCopy(SID, b"{}\n", "2026-11-10T09:02:00Z")], T0)
     clone.git("fetch", "-q", "origin")
     assert _may_hold_checkpoints(str(clone.path))  # refs/remotes/origin/entire/checkpoints/v1
+
+
+def test_a_bare_index_in_a_clone_reads_its_checkpoints(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`hansard index` run inside a clone, on a new store, reads the clone's checkpoint branch
+    (a remote-tracking copy) as `hansard index CLONE` does, and says nothing about indexing."""
+    alice, calls = _alice_session(tmp_path, "branch")
+    bob = _bob(tmp_path, alice, "branch")
+    monkeypatch.chdir(bob.path / "app")  # anywhere inside the work tree
+    rc, out, err = run_cli("index")
+    assert rc == 0 and "run `hansard index`" not in err, (out, err)
+    doc = _why(bob, "app/retry.py", monkeypatch)
+    assert {ln["tool_call_id"] for ln in doc["lines"] if ln["kind"] == "agent"} == \
+        {carried(bob, calls["backoff"]), carried(bob, calls["log"])}

@@ -51,7 +51,7 @@ def test_newer_store_is_refused(tmp_path: Path) -> None:
 
 def _mount(path: Path, *opts: str) -> bool:
     path.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", ",".join(("size=8m", *opts)), "tmpfs", str(path)],
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", ",".join(("size=16m", *opts)), "tmpfs", str(path)],
                        capture_output=True)
     return r.returncode == 0
 

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 ORDER: list[tuple[str, set[str]]] = [
     ("foundation", {"hansard", "models", "errors", "diffs", "textnorm", "timebounds", "privfile", "zstdlib", "config",
-                    "safeopen", "crash", "install", "terminal"}),
+                    "safeopen", "crash", "install", "terminal", "foreignpaths"}),
     ("git", {"git"}),
     ("agents", {"agents"}),
     ("store", {"store"}),

@@ -74,6 +74,8 @@ def demo(tmp_path: Path) -> Any:
 @contextlib.asynccontextmanager
 async def lsp(root: Path, *, caps: str = "visual-studio-code", **options: Any) -> AsyncIterator[LanguageClient]:
     options.setdefault("pollSeconds", 0.2)
+    if caps == "visual-studio-code":
+        options.setdefault("commandLinks", True)  # as the extension says (editors/vscode/src/glue.ts)
     config = ClientServerConfig(server_command=[sys.executable, "-m", "hansard", "lsp"], server_env=dict(os.environ))
     client = await config.start()
     refreshes: list[str] = []
@@ -171,7 +173,9 @@ async def test_hints_and_lenses_mark_each_block_once(demo: Any) -> None:
         # One mark per block: no two consecutive marked lines carry the same label.
         assert all(not (a[0] + 1 == b[0] and a[1] == b[1]) for a, b in zip(got, got[1:], strict=False))
         lenses = await client.text_document_code_lens_async(T.CodeLensParams(T.TextDocumentIdentifier(uri)))
-        assert [(c.range.start.line, c.command.title) for c in lenses] == got
+        # one lens per run of the session's lines: lines 10-11 (written, then modified) are one run
+        assert [(c.range.start.line, c.command.title) for c in lenses] == [got[0], got[1]]
+        assert got[2][0] == got[1][0] + 1 and got[2][1].endswith("· modified")
         assert lenses[0].command.command == "hansard.showConversation"
         assert list(lenses[0].command.arguments) == [CLAUDE_SID, 1]  # the first edit: the new signature
         test_uri = open_doc(client, demo.repo / "tests" / "test_retry.py")
@@ -185,6 +189,79 @@ async def test_marks_setting_turns_hints_or_lenses_off(demo: Any) -> None:
         assert await hints(client, uri) == []
         lenses = await client.text_document_code_lens_async(T.CodeLensParams(T.TextDocumentIdentifier(uri)))
         assert lenses
+    async with lsp(demo.repo, codeLens=False) as client:  # the lenses' own setting
+        uri = open_doc(client, demo.repo / "app" / "retry.py")
+        assert await hints(client, uri)
+        assert await client.text_document_code_lens_async(T.CodeLensParams(T.TextDocumentIdentifier(uri))) in ([], ())
+
+
+async def test_lenses_are_quiet_one_per_run_and_none_for_unknown_lines(demo: Any) -> None:
+    """A file of runs: a session's lines with blank lines between them are one lens; a
+    person's line ends a run; unknown lines (an agent's text in another file) get none."""
+    target = demo.repo / "app" / "quiet.py"
+    backoff = "backoff = min(cap, base * 2 ** attempt)"
+    target.write_text(f"import time\n\n{backoff}\n")
+    git(demo.repo, "add", "-A")
+    git(demo.repo, "commit", "-qm", "copy a line")
+    async with lsp(demo.repo) as client:
+        uri = open_doc(client, target)
+        assert await hints(client, uri) == [(2, "? unknown · other_path")]  # the mark stays
+        assert await client.text_document_code_lens_async(T.CodeLensParams(T.TextDocumentIdentifier(uri))) in ([], ())
+
+
+def test_a_lens_per_run_of_a_sessions_lines_over_blank_lines() -> None:
+    """``lens_runs`` over an answer: blank lines join a run, a person's line ends it, unknown
+    lines get no lens; marks stay one per edit."""
+    from hansard.lsp import core, marks
+
+    def ln(n: int, content: str, kind: str, sid: str | None = None, mi: int | None = None) -> dict[str, Any]:
+        return {"line": n, "content": content, "kind": kind, "session_id": sid, "message_index": mi,
+                "provider": {"s1": "claude_code", "s2": "codex"}.get(sid or ""),
+                "tool_call_id": f"t{mi}" if sid else None, "rule": "other_path" if kind == "unknown" else None}
+
+    prompts = {"0": "add a and b", "4": "yes", "6": "then c"}
+    ans = {"lines": [ln(1, "def a():", "agent", "s1", 1), ln(2, "    return 1", "agent", "s1", 1), ln(3, "", "human"),
+                     ln(4, "def b():", "agent", "s1", 5), ln(5, "    x = 2", "agent_modified", "s1", 5),
+                     ln(6, "# mine", "human"), ln(7, "def c():", "agent", "s1", 7), ln(8, "d = 1", "unknown"),
+                     ln(9, "def e():", "agent", "s2", 2)],
+           "sessions": {"s1": {"provider": "claude_code", "prompts": prompts, "first_request": 0,
+                               "asked": {"1": {"request": 0, "turn": 0}, "5": {"request": 0, "turn": 4},
+                                         "7": {"request": 6, "turn": 6}}},
+                        "s2": {"provider": "codex", "title": "e", "prompts": {}, "asked": {}}},
+           "commits": {}}
+    runs = [(b.first, b.last, b.session_id, b.label) for b in marks.lens_runs(ans, core.provider_name)]
+    assert runs == [(0, 4, "s1", 'Claude Code · s1 · "add a and b"'), (6, 6, "s1", 'Claude Code · s1 · "then c"'),
+                    (8, 8, "s2", 'Codex · s2 · "e"')]
+    assert len(marks.blocks(ans, core.provider_name)) == 6  # a, b, b modified, c, unknown d, e
+
+
+async def test_hovers_follow_what_the_client_renders(demo: Any) -> None:
+    """Neovim renders a hover's Markdown its own way (no command links, `\\(` shown as it is):
+    it gets plain text, without a link or an escape; VS Code (with the extension) gets Markdown
+    and the link that opens the conversation; a CommonMark client that did not say it runs
+    hansard's command gets Markdown without the link."""
+    lines = retry_lines(demo)
+    n = line_of(lines, "# jitter later")  # agent_modified: "(similarity 0.xx)" in its evidence
+    async with lsp(demo.repo, caps="neovim") as client:
+        uri = open_doc(client, demo.repo / "app" / "retry.py")
+        h = await client.text_document_hover_async(T.HoverParams(T.TextDocumentIdentifier(uri), T.Position(n, 0)))
+        assert h is not None and h.contents.kind == T.MarkupKind.PlainText
+        text = h.contents.value
+        assert text.startswith("Claude Code · agent_modified · session 4f0f2c6e-9d1b"), text
+        assert 'asked "uploads fail on the first 502; add a capped exponential backoff"' in text
+        assert "(similarity 0." in text and "\\" not in text and "command:" not in text and "**" not in text
+        assert "the conversation: hansard show 4f0f2c6e-9d1b --around 3" in text
+        res = await client.workspace_execute_command_async(T.ExecuteCommandParams(
+            command="hansard.why", arguments=[{"uri": uri, "line": n}]))
+        assert res["markdown"] == text and res["kind"] == "plaintext"
+    async with lsp(demo.repo) as client:
+        uri = open_doc(client, demo.repo / "app" / "retry.py")
+        text = await hover(client, uri, n)
+        assert text is not None and "(similarity 0\\." in text and "](command:hansard.showConversation?" in text
+    async with lsp(demo.repo, commandLinks=False) as client:
+        uri = open_doc(client, demo.repo / "app" / "retry.py")
+        text = await hover(client, uri, n)
+        assert text is not None and "command:" not in text and "`hansard show 4f0f2c6e-9d1b --around 3`" in text
 
 
 async def test_unknown_lines_get_their_own_mark(demo: Any) -> None:

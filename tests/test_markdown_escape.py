@@ -119,6 +119,19 @@ def test_hover_has_only_hansards_own_link(evil: str) -> None:
     assert "`" not in re.sub(r"\\`|`[A-Za-z0-9._:/ -]+`", "", md), md
 
 
+@pytest.mark.parametrize("evil", CORPUS)
+def test_a_plain_text_hover_is_lines_of_text(evil: str) -> None:
+    """For a client that takes plain text (Neovim), which shows it as it is (a transcript's
+    "[x](command:...)" is those characters): hansard's own link is left out, and each paragraph
+    is one line with no control character, whatever a transcript says."""
+    ans, ln = _hostile_answer(evil)
+    text = marks.hover_markdown(ans, ln, lambda p: evil, lambda line: evil, markdown=False, links=False)
+    assert "[Open the conversation]" not in text and "command:hansard" not in text
+    for para in text.split("\n\n"):
+        assert "\n" not in para and all(ch.isprintable() for ch in para), repr(para)
+    assert "the conversation: hansard show " in text
+
+
 MARKDOWN_IT = Path(__file__).resolve().parents[1] / "editors" / "vscode" / "node_modules" / "markdown-it"
 
 

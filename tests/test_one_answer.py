@@ -93,3 +93,30 @@ def test_log_lists_the_session_whose_lines_blame_gives_with_their_count(moved) -
     assert entry["lines"] == mine
     assert {e["path"] for e in entry["edits"]} == {STRATEGY + "clean.go"}  # what the session edited
     assert f"{mine} lines here now" in got["tree"]
+
+
+def test_a_cut_answer_is_the_document_of_its_lines(moved) -> None:
+    """A range cut from the file's answer names exactly the sessions, requests and commits that
+    the document of those lines' answers would (``render_contract``)."""
+    from hansard.answers.why import explain
+    from hansard.answers.why.contract import render_contract, slice_contract
+    from hansard.answers.why.line import LineAnswer
+    from hansard.answers.why.target import resolve_target
+    from hansard.git.blame import blame
+
+    repo, store = moved
+    top = str(repo.path)
+    whole = explain(store, CLEANUP, cwd=top, cache=False)
+    bl = blame(top, CLEANUP)
+    t = resolve_target(CLEANUP, None, None, cwd=top)
+    n = len(whole["lines"])
+    cuts = [(1, 20), (130, 160), (140, 142), (200, 260), (n - 30, n), (1, n)]
+    assert any(slice_contract(whole, a, b)["sessions"] for a, b in cuts)
+    for a, b in cuts:
+        answers = [LineAnswer(**{k: v for k, v in ln.items() if k in LineAnswer.__slots__})
+                   for ln in whole["lines"] if a <= ln["line"] <= b]
+        fresh = render_contract(store, t, None, bl, answers)
+        cut = slice_contract(whole, a, b)
+        assert cut["sessions"] == fresh["sessions"], (a, b)
+        assert cut["commits"] == {sha: c for sha, c in fresh["commits"].items() if sha in
+                                  {ln["commit"] for ln in cut["lines"]}}, (a, b)

@@ -26,3 +26,13 @@ def test_its_local_links_resolve() -> None:
     links = re.findall(r"\]\(((?!https?:|#)[^)#]+)(?:#[^)]*)?\)", README)
     assert links
     assert [x for x in links if not (ROOT / x).exists()] == []
+
+
+def test_it_says_what_a_newcomer_needs_that_the_code_cannot_tell() -> None:
+    """How long the suite takes, what the browser tests need beside the browser (with only
+    `chromium` they skip: tests/webdriver.py wants its driver too), and how a repository's own
+    sessions (an Entire checkpoint branch) are indexed."""
+    assert "about 3–4 minutes" in README
+    assert "`chromium` *and*\n`chromium-driver`" in README or "`chromium` *and* `chromium-driver`" in README
+    assert "chromium-driver" in (ROOT / "tests" / "webdriver.py").read_text()
+    assert "hansard index /path/to/repo" in README and "checkpoint branch" in README

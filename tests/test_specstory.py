@@ -214,4 +214,4 @@ def test_a_history_folder_given_by_hand(tmp_path: Path, monkeypatch: pytest.Monk
     assert run_cli("index", ".specstory/history")[0] == 0
     assert run_cli("index", ".")[0] == 0
     rc, out, _ = run_cli("sessions", "--provider", "specstory", "--json")
-    assert rc == 0 and out.count("specstory-") == 1 and SID in out
+    assert rc == 0 and len(json.loads(out)["sessions"]) == 1 and SID in out

@@ -263,3 +263,71 @@ async def test_mcp_repo_stats_over_stdio_with_the_scope_lock(demo: Path, tmp_pat
             r = await c.call_tool("repo_stats", args)
             assert r.is_error and r.structured_content["refused"] is True, args
             assert r.structured_content["reason"] == "scope_not_granted"
+
+
+def _nested(tmp_path: Path) -> Path:
+    """A repository whose one big folder (``big/deep/``, 70 files) holds most of its lines,
+    beside a small folder and files at the root (no session: every line unknown)."""
+    repo = tmp_path / "nested"
+    (repo / "big" / "deep").mkdir(parents=True)
+    (repo / "small").mkdir()
+    for k in range(70):
+        (repo / "big" / "deep" / f"m{k:02d}.py").write_text("x = 1\n" * (k + 1))
+    (repo / "small" / "a.py").write_text("a = 1\n")
+    (repo / "small" / "b.py").write_text("b = 1\n")
+    (repo / "README.md").write_text("# nested\n")
+    git(repo, "init", "-q")
+    git(repo, "add", ".")
+    git(repo, "commit", "-qm", "one")
+    return repo
+
+
+def test_stats_drills_into_a_path_its_folders_and_its_files(tmp_path: Path) -> None:
+    """`stats PATH` is PATH broken into its folders and files; without --depth the biggest
+    folder opens first (its largest files, and one row for the rest) and a folder holding only
+    a folder is one row; --depth opens every folder to that depth; the JSON carries the tree;
+    every count is a total, however few rows are shown."""
+    repo = _nested(tmp_path)
+    text = hansard(repo, "stats", "--no-sync").splitlines()
+    assert "  2,488 lines in 73 files; agents wrote 0.0%" in text
+    tree_rows = text[text.index("folders") + 1:]
+    assert tree_rows[0].startswith("  .  ") and "2,488 lines" in tree_rows[0]
+    assert tree_rows[1].split()[:2] == ["big/deep/", "2,485"]  # big/ holds only deep/: one row
+    shown = [r.split()[0] for r in tree_rows[2:] if r.startswith("      m")]
+    assert "m69.py" in shown and "m00.py" not in shown and len(shown) >= 8  # the largest files first
+    more = next(r for r in tree_rows if "more" in r)
+    assert more.split()[:4] == ["…", f"{70 - len(shown)}", "files", "more"]
+    assert f"{sum(range(1, 71 - len(shown))):,} lines" in more  # the rest, counted whole
+    assert any(r.split()[:2] == ["small/", "2"] for r in tree_rows)
+    assert not any(r.strip().startswith("a.py") for r in tree_rows)  # small/ stays closed
+    assert any("shown closed" in r for r in tree_rows)
+
+    sub = hansard(repo, "stats", "big/deep", "--no-sync").splitlines()
+    assert "  2,485 lines in 70 files; agents wrote 0.0%" in sub
+    rows = sub[sub.index("folders") + 1:]
+    assert rows[0].split()[:2] == ["big/deep/", "2,485"]  # the path asked, not an ancestor's label
+    assert [r.split()[0] for r in rows[1:60]] == [f"m{k:02d}.py" for k in range(11, 70)]  # the 59 largest
+    assert rows[60].split()[:5] == ["…", "11", "files", "more", "66"]  # 1 + 2 + ... + 11 lines
+    deep = hansard(repo, "stats", "big/deep", "--depth", "1", "--no-sync").splitlines()
+    rows = deep[deep.index("folders") + 1:]
+    assert [r.split()[0] for r in rows[1:71]] == [f"m{k:02d}.py" for k in range(70)] and "more" not in rows[71]
+
+    doc = json.loads(hansard(repo, "stats", "--json", "--no-sync"))
+    assert doc["file_count"] == 73 and len(doc["tree"]) == 1
+    root = doc["tree"][0]
+    assert (root["path"], root["type"], root["entries"], root["lines"]) == ("", "dir", 3, 2488)
+    assert [(c["name"], c["type"]) for c in root["children"]] == [("big", "dir"), ("small", "dir"),
+                                                                   ("README.md", "file")]
+    big = root["children"][0]
+    assert big["children"][0]["path"] == "big/deep" and len(big["children"][0]["children"]) == 70  # the whole tree
+    one = json.loads(hansard(repo, "stats", "big", "small/a.py", "--json", "--depth", "1", "--no-sync"))
+    assert [t["path"] for t in one["tree"]] == ["big", "small/a.py"] and one["file_count"] == 71
+    assert one["tree"][0]["children"][0]["entries"] == 70 and "children" not in one["tree"][0]["children"][0]
+    assert one["tree"][1] == {"name": "a.py", "path": "small/a.py", "type": "file", **one["files"]["small/a.py"]}
+    store = open_store()
+    try:
+        capped = repo_stats(store, cwd=str(repo), max_files=5, depth=0)
+        assert capped["file_count"] == 73 and capped["files_shown"] == {"shown": 5, "of": 73}
+        assert "children" not in capped["tree"][0] and capped["tree"][0]["entries"] == 3
+    finally:
+        store.close()

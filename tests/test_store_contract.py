@@ -189,14 +189,15 @@ def test_the_team_view_is_a_store_of_two_stores(sqlite_store: Any, tmp_path: Any
 def test_both_stores_take_a_repository_by_their_own_row(sqlite_store: Any) -> None:
     """Where a method needs a repository, both stores take the same key: the store's own
     repository row (``repo_id``), found by identity (``repos.id_by_identity(root commit,
-    remote)``; ``repos.root_commit`` goes back). No protocol method takes a root commit instead."""
+    remote)``, or every row of a root commit, ``repos.ids_by_root``; ``repos.root_commit`` goes back).
+    No other protocol method takes a root commit instead."""
     pg = _pg_facets()
     keyed = 0
     for facet, proto in FACETS.items():
         for name, fn in _methods(proto).items():
             names = [n for n, _, _ in _shape(fn, drop_self=True)]
             if "root_commit" in names:
-                assert name in ("id_by_identity", "repo_ids_with_root", "register"), (facet, name)
+                assert name in ("id_by_identity", "ids_by_root", "repo_ids_with_root", "register"), (facet, name)
             keyed += "repo_id" in names
             for impl in (pg[facet], getattr(sqlite_store, facet)):
                 have = [n for n, _, _ in _shape(getattr(impl, name), drop_self=isinstance(impl, type))]
@@ -231,7 +232,7 @@ def test_a_live_postgres_store_satisfies_every_protocol_and_answers_its_reads() 
             assert ev.edit_lines_at(1, [1], ["a.py"]) == ([], []) and not ev.has_applied_edits(1, ["a.py"])
             assert ev.applied_edits(1, ["a.py"]) == [] and ev.sessions_editing_repo(1, 0) == []
             assert ev.repo_shell_calls(1, ["Bash"], "git") == [] and ev.top_sessions_in_repo(1) == []
-            assert ev.session("s") is None and ev.session_at(1) is None and ev.prompt_before("s", 3) is None
+            assert ev.session("s") is None and ev.session_at(1) is None and ev.user_prompts("s") == []
             assert ev.sessions_resuming("s") == [] and ev.subagents("s") == [] and ev.compactions(1) == 0
             assert ses.matches("abcd") == [] and ses.list(repo_ids=[1], since="2026") == []
             assert ses.status()["sessions"] == 0 and ses.provider_counts() == {} and ses.data_version() == 0

@@ -200,6 +200,8 @@ def test_a_line_alice_s_session_wrote_is_explained_to_bob(team) -> None:
     assert ln["kind"] == "agent" and ln["session_id"] == SID_A and ln["rule"] == "wrote"
     s = ans["sessions"][SID_A]
     assert s["member"] == "alice@example.com" and s["member_name"] == "Alice"
+    assert s["source"] == {"kind": "member", "member": "alice@example.com", "member_name": "Alice",
+                           "origin": {"kind": "local"}}  # her machine recorded it
     assert "discount helper" in s["prompt"] and SECRET not in s["prompt"]
     rc, text, _ = run_cli("why", f"app.py:{n}", "--no-sync")
     assert rc == 0 and "written by   alice@example.com (Alice)'s Claude Code session 7c1e9a40-1b2c" in text
@@ -212,6 +214,7 @@ def test_a_line_alice_s_session_wrote_is_explained_to_bob(team) -> None:
     log = cli_json("log", "app.py", "--no-sync")
     entries = [e for e in log["entries"] if e["kind"] == "session"]
     assert [e["session_id"] for e in entries] == [SID_A] and entries[0]["member"] == "alice@example.com"
+    assert entries[0]["source"]["kind"] == "member"
     ctx = cli_json("context", "--no-sync")
     assert ctx["session"]["session_id"] == SID_A
 
@@ -338,6 +341,7 @@ def test_bob_opens_alice_s_session_by_id_or_prefix(team) -> None:
     _as_bob(team)
     win = cli_json("show", SID_A)
     assert win["session"]["member"] == "alice@example.com" and win["session"]["member_name"] == "Alice"
+    assert win["session"]["source"]["kind"] == "member"
     texts = [m["text"] for m in win["messages"]]
     assert any("discount helper" in t for t in texts) and SECRET not in json.dumps(win)
     assert all(m["source"] is None for m in win["messages"])  # her archive stays on her machine

@@ -122,6 +122,35 @@ def test_the_repository_page_fills_in_its_charts_and_a_session_its_lines_alive(s
     assert "app/retry.py 3 lines alive" in b.text(b.find("#alive"))
 
 
+def test_the_folders_open_down_to_the_file_page(served: Served, browser: Browser) -> None:
+    """The repository page's folders and files: a folder opens its own page (its totals, its own
+    folders and files), and a file there opens the code with its marks; the counts are totals."""
+    b = browser
+    b.get(served.url("/"))
+    b.wait(lambda: b.find_all("#stats.loaded table.entries"), "the folders and files")
+    summary = b.text(b.find("#stats .summary"))
+    assert "of the 36 lines in 6 files" in summary, summary  # every file, not a listed few
+    rows = [b.text(r) for r in b.find_all("#stats table.entries tbody tr")]
+    assert rows == ["app/ 20 55% 3", "tests/ 12 100% 1", "we<ird>/ 1 0% 1", "README.md 3 0%"], rows
+    b.click(b.find("#stats table.entries a[href^='/folder/app']"))
+    b.wait(lambda: "/folder/app" in b.url, "the folder page")
+    b.wait(lambda: b.find_all("#stats.loaded table.entries"), "the folder's entries")
+    assert b.text(b.find("h1.crumbs")).replace(" ", "") == f"{served.repo.name}/app/"
+    assert "of the 20 lines in 3 files under app/" in b.text(b.find("#stats .summary"))
+    entries = [b.text(r) for r in b.find_all("#stats table.entries tbody tr")]
+    assert entries == ["banner.py 6 100%", "retry.py 12 25%", "shared.py 2 100%"], entries
+    b.click(b.find("#stats table.entries a[href^='/file/app/retry.py']"))
+    b.wait(lambda: "/file/app/retry.py" in b.url and b.find_all("table.src"), "the file page")
+    assert "Claude Code 4f0f2c6e" in b.text(b.find("tr#L4 td.g"))
+    b.js("history.back()")
+    b.wait(lambda: "/folder/app" in b.url, "back on the folder page")
+    b.click(b.find("h1.crumbs a"))
+    b.wait(lambda: b.find_all("#stats.loaded table.entries"), "the repository page again")
+    b.click(b.find("#stats table.entries tr.dir:nth-child(3) a"))  # a folder whose name is HTML, as text
+    b.wait(lambda: b.find_all("#stats.loaded table.entries"), "that folder's page")
+    assert [b.text(r) for r in b.find_all("#stats table.entries tbody tr")] == ["a&b<i>.py 1 0%"]
+
+
 def test_search_and_follow_a_result_to_its_message(served: Served, browser: Browser) -> None:
     b = browser
     b.get(served.url("/"))

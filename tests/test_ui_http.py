@@ -59,7 +59,9 @@ def test_every_response_carries_the_security_headers(served: Served) -> None:
 
 @pytest.mark.parametrize("path", ["/file/../../../etc/passwd", "/file/%2e%2e/%2e%2e/etc/passwd", "/file//etc/passwd",
                                   "/file/app/../../demo/hansard", "/file/escape", "/file/.git/config",
-                                  "/conversation?path=../x&line=1", "/conversation?path=/etc/passwd&line=1"])
+                                  "/conversation?path=../x&line=1", "/conversation?path=/etc/passwd&line=1",
+                                  "/folder/../../etc", "/folder/%2e%2e/%2e%2e", "/folder//etc", "/folder/.git",
+                                  "/stats?path=../..", "/stats?path=/etc", "/stats?path=app/../../demo"])
 def test_a_path_outside_the_repository_is_refused(served: Served, path: str) -> None:
     status, _, body = served.get(path)
     assert status in (403, 404), (path, status)
@@ -68,6 +70,7 @@ def test_a_path_outside_the_repository_is_refused(served: Served, path: str) -> 
 
 def test_a_missing_file_is_not_found(served: Served) -> None:
     assert served.get("/file/app/nope.py")[0] == 404
+    assert served.get("/folder/nope")[0] == 404 and served.get("/stats?path=nope")[0] == 404
     assert served.get("/conversation?path=app/retry.py&line=999")[0] == 400
 
 
@@ -134,8 +137,14 @@ def test_the_pages_answer(served: Served) -> None:
     assert status == 200 and 'id="m3"' in body and "Add capped backoff to upload retry" in body
     status, _, body = served.get("/session/4f0f2c6e/alive")  # which of its lines are alive, linked
     assert status == 200 and "/file/app/retry.py?line=4&amp;token=" in body and "3 lines alive" in body
+    from hansard.web import pages
+    from hansard.web.html import Links
+
+    one = str(pages.alive(Links("t"), [{"path": "a.py", "alive": 1, "first": 2, "gone": False}], edited=30))
+    assert "1 line alive" in one and "1 lines" not in one and "Showing 1 of the 30 files it edited." in one
     status, _, body = served.get("/search?q=backoff")
     assert status == 200 and "/session/4f0f2c6e-9d1b-4c7a-a35e-0c8f5b2d7e11?around=" in body
+    assert "<mark>backoff</mark>" in body and "«" not in body and "»" not in body  # matches marked, not quoted
 
 
 def test_a_long_session_is_paged(served: Served) -> None:
@@ -188,6 +197,19 @@ def test_a_session_written_while_the_server_runs_shows_on_reload(served: Served)
 def test_the_static_files_ship_in_the_package() -> None:
     root = Path(__file__).resolve().parents[1] / "hansard" / "web" / "static"
     assert {p.name for p in root.iterdir()} >= {"ui.js", "ui.css"}
+
+
+def test_open_with_no_browser_says_so(served: Served, tmp_path: Path) -> None:
+    """`hansard ui --open` where no browser can be started (a server without a display): the
+    URL is printed, and a line on stderr says the page was not opened; the server still serves."""
+    env = {k: v for k, v in served.env.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    s = ui_server.start(served.repo, {**env, "BROWSER": str(tmp_path / "no-such-browser")}, "--open")
+    try:
+        assert s.get("/")[0] == 200
+    finally:
+        ui_server.stop(s)
+    err = s.proc.stderr.read() if s.proc.stderr else ""
+    assert "found no browser to open the page" in err, err
 
 
 def test_open_shows_a_file_with_the_conversation_of_an_agent_line_beside_it(served: Served, tmp_path: Path) -> None:

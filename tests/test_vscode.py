@@ -33,7 +33,7 @@ def test_extension_compiles_and_its_glue_tests_pass() -> None:
     npm = _npm()
     out = subprocess.run([npm, "test"], cwd=EXT, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
-    assert "# fail 0" in out.stdout and "# pass 8" in out.stdout
+    assert "# fail 0" in out.stdout and "# pass 9" in out.stdout
 
 
 def test_vsix_holds_the_extension_and_the_language_client(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from hansard import safeopen, textnorm
+from hansard.agents.origin import source_of
 from hansard.answers import evidence
 from hansard.answers.budget import Render, fit_budget
 from hansard.answers.evidence import similarity
@@ -262,6 +263,7 @@ def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[Fi
             }
             if "member" in e:  # a teammate's session (hansard.team)
                 s["member"], s["member_name"] = e["member"], e["member_name"]
+            s["source"] = source_of(e)
         shas = edit_landed_in(e["ts"], e["added"], e["removed"], commits)
         foreign = e["session_id"] in elsewhere
         s["edits"].append({"message_index": None if foreign else e["message_index"],
@@ -293,7 +295,7 @@ def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[Fi
                 "kind": "session", "session_id": sid, "provider": about.get("provider"), "title": about.get("title"),
                 "started_at": about.get("started_at"), "last_at": None, "parent_session_id": about.get("parent_session_id"),
                 "live": sid in live, "edits": [], "commits": [], "undoes": [], "srow": None,
-                **{k: about[k] for k in ("member", "member_name") if k in about}}
+                **{k: about[k] for k in ("member", "member_name", "source") if k in about}}
             sessions[sid]["messages"] = [] if sid in elsewhere else sorted(b.messages)
     out = []
     for sid, s in sessions.items():
@@ -557,6 +559,8 @@ def _line_answer(ans: dict[str, Any], token_budget: int, render: Render) -> dict
             e.update(title=s["title"], provider=s["provider"], prompt=s["prompt"])
             if s.get("member"):
                 e.update(member=s["member"], member_name=s.get("member_name"))
+            if s.get("source"):
+                e["source"] = s["source"]
         c = (ans.get("commits") or {}).get(ln["commit"] or "")
         if c:
             e["commit_summary"] = c.get("summary")

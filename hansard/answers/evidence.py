@@ -27,7 +27,7 @@ class EditRef:
     cost ~10 ms of import on the `why` path.)"""
 
     __slots__ = ("edit_id", "session_id", "provider", "call_id", "message_index", "rel_path", "ts", "timestamp",
-                 "user_modified", "tool", "added", "trivial")
+                 "user_modified", "tool", "added", "trivial", "claimed_call")
 
     def __init__(self, edit_id: int, session_id: str, provider: str, call_id: str, message_index: int | None,
                  rel_path: str, ts: float, timestamp: str, user_modified: bool, tool: str | None) -> None:
@@ -43,6 +43,8 @@ class EditRef:
         self.tool = tool
         self.added: dict[int, set[int]] = {}
         self.trivial: set[int] = set()
+        # A session a repository carries: the tool call id its record claims (else None).
+        self.claimed_call: str | None = None
 
 
 def load_candidates(store: Store, repo_id: int, hashes: set[int], side: str = "+",
@@ -86,6 +88,10 @@ def load_candidates(store: Store, repo_id: int, hashes: set[int], side: str = "+
                 r["id"], r["session_id"], r["provider"], r["call_id"], r["message_index"], r["rel_path"], ts,
                 r["timestamp"], bool(r["user_modified"]), r["tool"],
             )
+            claimed = r["claimed_id"] if "claimed_id" in r.keys() else None
+            if claimed:
+                tail = ref.session_id[len(claimed):]
+                ref.claimed_call = ref.call_id[:-len(tail)] if tail and ref.call_id.endswith(tail) else ref.call_id
         h = r["hash"]
         ref.added.setdefault(h, set()).add(r["exact"])
         if r["trivial"]:
@@ -95,7 +101,29 @@ def load_candidates(store: Store, repo_id: int, hashes: set[int], side: str = "+
             by_hash.setdefault(h, []).append(ref.edit_id)
             if placed is not None:
                 placed.setdefault(h, set()).add(ref.rel_path)
+    _shadow(edits, by_hash)
     return edits, by_hash
+
+
+def _shadow(edits: dict[int, EditRef], by_hash: dict[int, list[int]]) -> None:
+    """A repository's copy of a tool call this machine recorded too (the same agent and call id)
+    is left out: the answer names this machine's session. A copy is never merged into it (see
+    hansard.agents.origin), so both are loaded; a copy claiming a call no local edit made stays."""
+    copies = [ref for ref in edits.values() if ref.claimed_call is not None]
+    if not copies:
+        return
+    mine = {(ref.provider, ref.call_id) for ref in edits.values() if ref.claimed_call is None}
+    gone = {ref.edit_id for ref in copies if (ref.provider, ref.claimed_call) in mine}
+    if not gone:
+        return
+    for eid in gone:
+        del edits[eid]
+    for h in list(by_hash):
+        kept = [e for e in by_hash[h] if e not in gone]
+        if kept:
+            by_hash[h] = kept
+        else:
+            del by_hash[h]
 
 
 def added_texts(store: Store, edit_id: int) -> list[str]:
@@ -111,13 +139,6 @@ def added_texts(store: Store, edit_id: int) -> list[str]:
 
 def repo_has_edits(store: Store, repo_id: int, paths: set[str]) -> bool:
     return store.evidence.has_applied_edits(repo_id, paths)
-
-
-def prompt_for(store: Store, session_id: str, message_index: int | None) -> tuple[int, str] | None:
-    """The user's request that led to a message: the newest typed prompt at or before it."""
-    if message_index is None:
-        return None
-    return store.evidence.prompt_before(session_id, message_index)
 
 
 def first_shell_write(store: Store, repo_id: int, basename: str) -> float | None:

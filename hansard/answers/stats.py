@@ -8,7 +8,10 @@ What each part measures:
 * ``kinds``, ``files``, ``folders``, ``by``: the lines of the files at the revision, by the kind
   their why answer gives; each count adds up to the files' line counts. A line's agent is its
   session's provider, its model the model of the message whose tool call wrote it (where the
-  transcript names one), its member the teammate whose session it is (``hansard team``).
+  transcript names one), its member the teammate whose session it is (``hansard team``), its
+  source where the session was read (``local``: this machine's agent homes; ``repository``: the
+  repository's checkpoint refs; ``repository_file``: a history file the repository holds;
+  ``import``; ``member``: a teammate's push; hansard.agents.origin).
 * ``months``: the lines alive at the revision, by the month (UTC) of their commit's author
   time: agents (``agent`` + ``agent_modified``), people (``human`` + ``pasted``) and
   ``unknown``. Lines that were written and later deleted are not in it: it is not a count of
@@ -22,6 +25,10 @@ What each part measures:
   lines that landed then, how many are left) would need every commit's answer replayed; this
   is the share of what agents' edits added then that is in the code now, and an edit's line
   rewritten by a later edit before any commit counts as added twice.
+* ``tree``: for each path asked (the repository's root when none), the same counts as a tree of
+  its folders and files (``type`` "dir" or "file", ``entries`` a folder's own entries,
+  ``children`` down to ``depth`` levels below the path, or all of them); ``file_count``: the files
+  counted, however many ``files`` lists.
 * ``funnel``: the repository's sessions, the commits tied to them (their shell output named
   them, or their edits alone wrote lines of them) or holding their lines at the revision, the
   lines their applied edits added (every edit counted, so a line rewritten twice counts twice),
@@ -56,15 +63,17 @@ if TYPE_CHECKING:
     from hansard.store.interfaces import Store
 
 # Bumped whenever a summary's shape, or what goes into it, changes: old rows are never read.
-RULES_VERSION = 2  # 2: a summary says when its answer had the no_sessions notice
+RULES_VERSION = 3  # 2: a summary says when its answer had the no_sessions notice; 3: each session's source
 KINDS = ("agent", "agent_modified", "pasted", "human", "unknown", "uncommitted")
 AGENT_KINDS = ("agent", "agent_modified")
 PEOPLE_KINDS = ("human", "pasted")
-BY = ("agent", "model", "session", "member", "dir", "month")
+BY = ("agent", "model", "session", "member", "source", "dir", "month")
 # A file larger than this is counted as skipped, not answered (a generated or vendored file).
 MAX_FILE_BYTES = 1_000_000
 # git's own test for a binary file: a NUL in the first 8000 bytes.
 BINARY_SNIFF = 8000
+# How deep a `--depth` may go (no repository nests folders deeper than this is useful to print).
+MAX_DEPTH = 64
 AGE_BUCKETS = ((7, "<7d"), (30, "7-30d"), (90, "30-90d"), (None, ">=90d"))
 DAY = 86400
 
@@ -105,6 +114,9 @@ def summarise(store: Store, doc: dict[str, Any]) -> dict[str, Any]:
         sessions[sid] = {"provider": s.get("provider"), "title": s.get("title"), "started_at": s.get("started_at")}
         if s.get("member"):
             sessions[sid]["member"] = s["member"]
+        kind = (s.get("source") or {}).get("kind")
+        if kind:
+            sessions[sid]["source"] = kind
     stats = getattr(store, "stats", None)
     pairs = [(sid, idx) for (_k, sid, idx, _c) in rows if sid and idx is not None]
     models = stats.models(pairs) if stats is not None and pairs else {}
@@ -155,14 +167,15 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
                since: str | None = None, until: str | None = None, by: Iterable[str] = ("agent",),
                cwd: str | None = None, cache: bool = True,
                upkeep: Callable[[str, int], object] | None = None,
-               progress: Any = None, max_files: int | None = None) -> dict[str, Any]:
+               progress: Any = None, max_files: int | None = None, depth: int | None = None) -> dict[str, Any]:
     """The stats of the repository holding ``cwd`` at ``rev`` (default HEAD), of its files under
     ``paths`` (default all), as described in this module's docstring. ``by`` names the
     breakdowns to include (agent, model, session, member, dir, month). ``upkeep`` is the
     caller's refresh of the repository's commit facts (passed on to ``explain``); ``progress``
     is `hansard index`'s progress line (``hansard.ingest.progress.Bytes``), fed the files' sizes
     as they are answered. ``max_files`` keeps the ``files`` rows of the largest files only
-    (``files_shown`` then says how many of how many): every other count still covers them all."""
+    (``files_shown`` then says how many of how many): every other count still covers them all.
+    ``depth`` bounds the ``tree`` to that many levels below each path (default: all)."""
     from hansard.answers.why import explain
     from hansard.git.history import ancestry, read_commits, tree_files
     from hansard.git.objects import CatFile
@@ -177,6 +190,8 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
     lo, hi = parse_ts(lo_text), parse_ts(hi_text)
     if rev is not None and (not rev.strip() or rev.startswith("-")):
         raise InvalidArgument(f"--rev {rev!r} is not a revision")
+    if depth is not None and not 0 <= depth <= MAX_DEPTH:
+        raise InvalidArgument(f"--depth {depth}: give 0 to {MAX_DEPTH}")
     top, main_top, sha, rels = _resolve(cwd, paths, rev)
     t0 = time.monotonic()
     repo_id = repo_for(store, main_top)
@@ -288,6 +303,9 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
         "cache": {"files": len(files), "remembered": hits, "answered": answered, "written": written},
         "seconds": round(time.monotonic() - t0, 3),
     }
+    result["file_count"] = len(result["files"])
+    result["tree"] = [tree(result["folders"], result["files"], root, depth) for root in (rels or [""])
+                      if root in result["folders"] or root in result["files"]]
     if max_files is not None and len(result["files"]) > max_files:
         biggest = sorted(result["files"].items(), key=lambda x: (-x[1]["lines"], x[0]))[:max_files]
         result["files_shown"] = {"shown": max_files, "of": len(result["files"])}
@@ -301,6 +319,34 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
 
         result["notice"] = no_sessions(store)
     return result
+
+
+def tree(folders: dict[str, dict[str, int]], files: dict[str, dict[str, int]], root: str,
+         depth: int | None = None) -> dict[str, Any]:
+    """The counts under ``root`` (a folder, "" for the repository, or a file) as a tree: each
+    node is ``{"name", "path", "type": "dir"|"file", <kind>: n, "lines"}``, a folder's with
+    ``entries`` (its folders and files) and, down to ``depth`` levels below ``root`` (all
+    without it), ``children``: folders, then files, each by name."""
+    under: dict[str, list[tuple[str, bool]]] = defaultdict(list)
+    prefix = root + "/" if root else ""
+    for d in folders:
+        if d and (not root or d.startswith(prefix)):
+            under[d.rsplit("/", 1)[0] if "/" in d else ""].append((d, True))
+    for f in files:
+        if not root or f.startswith(prefix):
+            under[f.rsplit("/", 1)[0] if "/" in f else ""].append((f, False))
+
+    def node(path: str, is_dir: bool, level: int) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": path.rsplit("/", 1)[-1] if path else ".", "path": path,
+                               "type": "dir" if is_dir else "file", **(folders if is_dir else files)[path]}
+        if is_dir:
+            kids = sorted(under.get(path, ()), key=lambda x: (not x[1], x[0]))
+            out["entries"] = len(kids)
+            if depth is None or level < depth:
+                out["children"] = [node(p, d, level + 1) for p, d in kids]
+        return out
+
+    return node(root, root in folders, 0)
 
 
 def _durability(alive: dict[str, int], added: dict[str, int]) -> dict[str, Any]:
@@ -337,7 +383,7 @@ def _aggregate(summaries: dict[str, dict[str, Any]], by: Sequence[str], lo: floa
     per_file: dict[str, dict[str, int]] = {}
     folders: dict[str, dict[str, int]] = defaultdict(_empty_kinds)
     groups: dict[str, dict[str, dict[str, int]]] = {
-        b: defaultdict(_empty_kinds) for b in by if b in ("agent", "model", "session", "member")}
+        b: defaultdict(_empty_kinds) for b in by if b in ("agent", "model", "session", "member", "source")}
     months: dict[str, dict[str, int]] = defaultdict(lambda: {"agents": 0, "people": 0, "unknown": 0})
     ages = {name: 0 for _l, name in AGE_BUCKETS}
     landed: set[str] = set()
@@ -372,6 +418,8 @@ def _aggregate(summaries: dict[str, dict[str, Any]], by: Sequence[str], lo: floa
                     name = name or ("(not recorded)" if sid else None)
                 elif b == "member":
                     name = ((sess or {}).get("member") or "(me)") if sid else None
+                elif b == "source":
+                    name = ((sess or {}).get("source") or "local") if sid else None
                 else:  # session
                     name = sid
                     if sid and sid not in titles:

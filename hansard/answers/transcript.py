@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from hansard.agents.origin import source_of
 from hansard.answers.search import text as textmod
 from hansard.answers.search.filters import clamp, parse_roles
 from hansard.errors import InvalidCursor
@@ -212,6 +213,7 @@ def _session_info(q: Any, s: Any) -> dict[str, Any]:
     info["extra"] = orjson.loads(s["extra"]) if s["extra"] else {}
     if "member" in s.keys():  # a teammate's session
         info["member"], info["member_name"] = s["member"], s["member_name"]
+    info["source"] = source_of(s)  # where it was read: this machine, a repository, a teammate
     subagents = q.subagents(s["session_id"])
     if subagents:
         info["subagents"] = subagents

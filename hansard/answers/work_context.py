@@ -14,6 +14,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
+from hansard.agents.origin import source_of
 from hansard.answers.budget import Render, fit_budget
 from hansard.answers.code_history import parse_until
 from hansard.answers.evidence import parse_ts
@@ -98,6 +99,7 @@ def _conv(row: Row, relation: str, evidence: str) -> dict[str, Any]:
     return {"session_id": row["session_id"], "provider": row["provider"], "relation": relation, "evidence": evidence,
             "title": row["title"] or (row["first_prompt"] or "")[:100] or None, "started_at": row["started_at"],
             "last_at": row["last_at"], "message_count": row["message_count"], "row": row["id"],
+            "source": source_of(row),
             **({"member": row["member"], "member_name": row["member_name"]} if "member" in row.keys() else {})}
 
 

@@ -8,14 +8,16 @@ a remote (records other tools keep in git, such as Entire's checkpoints, are rea
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from types import TracebackType
+from typing import TypeVar
 
 from hansard.errors import GitError
 from hansard.git.run import _FORCED, git_env, git_text
 
 # Requests written ahead of their answers stay under a pipe's 64 KiB buffer.
 BATCH_BYTES = 32 << 10
+_T = TypeVar("_T")
 # An object over the caller's ``max_bytes`` is read past in blocks of this size.
 SKIP_BLOCK = 1 << 20
 
@@ -48,6 +50,8 @@ the rest without it)."""
         except (FileNotFoundError, NotADirectoryError) as exc:
             raise GitError(f"cannot run git cat-file in {top}") from exc
         self.requests = 0
+        self.top = top
+        self._check: subprocess.Popen[bytes] | None = None  # `git cat-file --batch-check`, started on first use
 
     def __enter__(self) -> CatFile:
         return self
@@ -56,29 +60,25 @@ the rest without it)."""
         self.close()
 
     def close(self) -> None:
-        if self.proc.poll() is None:
-            assert self.proc.stdin is not None
+        for proc in (self.proc, self._check):
+            if proc is None or proc.poll() is not None:
+                continue
+            assert proc.stdin is not None
             try:
-                self.proc.stdin.close()
+                proc.stdin.close()
             except OSError:
                 pass
             try:
-                self.proc.wait(timeout=10)
+                proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+                proc.kill()
+                proc.wait()
 
     def get(self, rev: str, max_bytes: int | None = None) -> tuple[str, bytes] | None:
         """(type, content) of the object ``rev`` names, or None."""
         if not rev or "\n" in rev:
             return None
-        stdin, stdout = self.proc.stdin, self.proc.stdout
-        assert stdin is not None and stdout is not None
-        try:
-            stdin.write(rev.encode() + b"\n")
-            stdin.flush()
-        except (BrokenPipeError, OSError) as exc:
-            raise GitError("git cat-file stopped") from exc
+        _write(self.proc, [rev])
         self.requests += 1
         return self._answer(max_bytes)
 
@@ -86,27 +86,41 @@ the rest without it)."""
         """``get`` of each rev, in order, with the requests written ahead of the answers: one
         round trip per batch instead of one per object. A batch's requests stay under
         ``BATCH_BYTES``, within a pipe's buffer, so writing them never waits for git to be read."""
-        out: list[tuple[str, bytes] | None] = []
-        ok = [bool(r) and "\n" not in r and len(r) < BATCH_BYTES for r in revs]
-        i = 0
-        while i < len(revs):
-            j, size = i, 0
-            while j < len(revs) and (j == i or size + len(revs[j]) + 1 <= BATCH_BYTES):
-                size += len(revs[j]) + 1 if ok[j] else 0
-                j += 1
-            asked = [r for r, good in zip(revs[i:j], ok[i:j], strict=True) if good]
-            stdin = self.proc.stdin
-            assert stdin is not None
-            try:
-                stdin.write(b"".join(r.encode("utf-8", "surrogateescape") + b"\n" for r in asked))
-                stdin.flush()
-            except (BrokenPipeError, OSError) as exc:
-                raise GitError("git cat-file stopped") from exc
+        def ask(asked: list[str]) -> list[tuple[str, bytes] | None]:
+            _write(self.proc, asked)
             self.requests += len(asked)
-            answers = iter([self._answer(max_bytes) for _ in asked])
-            out += [next(answers) if good else None for good in ok[i:j]]
-            i = j
-        return out
+            return [self._answer(max_bytes) for _ in asked]
+
+        return _batched(revs, ask)
+
+    def info_many(self, revs: list[str]) -> list[tuple[str, str, int] | None]:
+        """(object id, type, size) of the object each rev names, or None (missing, or not a
+        name), without reading any content: what a caller checks against a budget before it
+        reads. One `git cat-file --batch-check` beside the reading process, batched alike."""
+        if self._check is None:
+            try:
+                self._check = subprocess.Popen(["git", *_FORCED, "cat-file", "--batch-check"], cwd=self.top,
+                                               env=git_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                               stderr=subprocess.DEVNULL)
+            except (FileNotFoundError, NotADirectoryError) as exc:
+                raise GitError(f"cannot run git cat-file in {self.top}") from exc
+        check = self._check
+
+        def ask(asked: list[str]) -> list[tuple[str, str, int] | None]:
+            _write(check, asked)
+            stdout = check.stdout
+            assert stdout is not None
+            out: list[tuple[str, str, int] | None] = []
+            for _ in asked:
+                header = stdout.readline()
+                if not header:
+                    raise GitError("git cat-file stopped")
+                parts = header.split()
+                out.append(None if len(parts) < 3 or parts[-1] in (b"missing", b"ambiguous")
+                           else (parts[0].decode(), parts[1].decode(), int(parts[2])))
+            return out
+
+        return _batched(revs, ask)
 
     def _answer(self, max_bytes: int | None) -> tuple[str, bytes] | None:
         stdout = self.proc.stdout
@@ -124,6 +138,33 @@ the rest without it)."""
         data = _read_exact(stdout, size)
         stdout.read(1)  # the newline after the content
         return parts[1].decode(), data
+
+
+def _batched(revs: list[str], ask: Callable[[list[str]], list[_T | None]]) -> list[_T | None]:
+    """``ask`` of the usable revs, a batch at a time (each batch's requests under
+    ``BATCH_BYTES``); None for a rev that cannot be asked (empty, a newline in it, too long)."""
+    out: list[_T | None] = []
+    ok = [bool(r) and "\n" not in r and len(r) < BATCH_BYTES for r in revs]
+    i = 0
+    while i < len(revs):
+        j, size = i, 0
+        while j < len(revs) and (j == i or size + len(revs[j]) + 1 <= BATCH_BYTES):
+            size += len(revs[j]) + 1 if ok[j] else 0
+            j += 1
+        answers = iter(ask([r for r, good in zip(revs[i:j], ok[i:j], strict=True) if good]))
+        out += [next(answers) if good else None for good in ok[i:j]]
+        i = j
+    return out
+
+
+def _write(proc: subprocess.Popen[bytes], asked: list[str]) -> None:
+    stdin = proc.stdin
+    assert stdin is not None
+    try:
+        stdin.write(b"".join(r.encode("utf-8", "surrogateescape") + b"\n" for r in asked))
+        stdin.flush()
+    except (BrokenPipeError, OSError) as exc:
+        raise GitError("git cat-file stopped") from exc
 
 
 def parse_tree(data: bytes) -> list[tuple[str, str, str]]:

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, TypeGuard
 
 from hansard import agents as registry
 from hansard import safeopen
+from hansard.agents.origin import parser_for
 from hansard.ingest.pipeline import ingest
 from hansard.ingest.quickcheck import source_identity
 from hansard.zstdlib import MAGIC as ZSTD_MAGIC
@@ -125,7 +126,7 @@ def scan(scanner: Scanner, path: Path, row: Row | None, provider: Provider | Non
             archive.restart(source_id, pkey)
         else:
             source_id, generation = row["id"], row["generation"]
-        parser = provider.new_parser(spath, None if resume is None else resume.get("parser"))
+        parser = parser_for(provider, spath, None if resume is None else resume.get("parser"))
         last = records[-1].offset + 1 if records else (0 if fresh or row is None else int(row["offset"] or 0))
         done = ingest(scanner.store, source_id=source_id, generation=generation, provider=provider.name,
                       parser=parser, records=records, end=lambda: last, redactor=scanner.redactor)

@@ -7,21 +7,21 @@ Entire: each session found on a repository's checkpoint refs is one source, keye
 ``refs/entire/checkpoints`` for one ref per checkpoint). Its records are the lines of the
 transcript put together from all the checkpoints that kept the session
 (hansard.agents.entire.checkpoints), at their byte offsets in it, and they go through the one
-ingest pipeline with the agent's own parser, under the agent's provider name: a session this
-machine also has in an agent home is the same session (messages, tool calls and edits are unique
-per provider and id), never a second one.
+ingest pipeline with the agent's own parser, under the agent's provider name, with the ids kept
+apart (hansard.agents.origin): what the repository carries is never merged into a session this
+machine recorded, or another repository's, whatever id it claims.
 
 Always true after a repository's refs are read, each session in one transaction (shared with
 the sessions read just before or after it, each in a savepoint of its own): its records
 are archived and parsed, the source row holds the offset past them, the parser state and, as
-its identity, the transcript's size and a signature of the copies it was made from; the
-checkpoints that kept it name its session in ``checkpoint_sessions``; and the folders the
-session ran in on another machine are mapped onto this work tree (``hansard config map``),
-found where an edit's absolute path ends in a path of the repository. A store of refs whose
-tips did not change since the last run costs one `git for-each-ref`; a session whose copies did
-not change is not read again; a transcript that grew (a later checkpoint holds more of it) is
-read from where the last reading stopped. Reading never writes to the repository and never
-fetches.
+its identity, the transcript's size and a signature of the copies it was made from; and the
+checkpoints that kept it name its session in ``checkpoint_sessions``. Nothing global changes:
+where the session ran on another machine is worked out per session by the link step
+(hansard.link.carried). A transcript over its budget (``MAX_TRANSCRIPT_BYTES``, from the sizes
+git gives before any blob is read) is a counted skip. A store of refs whose tips did not change
+since the last run costs one `git for-each-ref`; a session whose copies did not change is not
+read again; a transcript that grew (a later checkpoint holds more of it) is read from where the
+last reading stopped. Reading never writes to the repository and never fetches.
 """
 
 from __future__ import annotations
@@ -34,9 +34,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hansard import agents as registry
+from hansard.agents.origin import keyed, of_source, parser_for
 from hansard.errors import GitError
 from hansard.ingest.pipeline import ingest
-from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo
+from hansard.models import Item, MessageItem, RawRecord
 
 if TYPE_CHECKING:
     from hansard.agents.base import Parser
@@ -44,8 +45,9 @@ if TYPE_CHECKING:
     from hansard.git.objects import CatFile
     from hansard.ingest.scanner import Scanner, _Group
 
-# A transcript chunk larger than this is left out (the copy then counts as missing).
-MAX_BLOB_BYTES = 256 << 20
+# A session's transcript, put together from its chunks and copies, is at most this long: a copy
+# past it is a counted skip, from the sizes git gives before anything is read.
+MAX_TRANSCRIPT_BYTES = 256 << 20
 
 
 def work_tree_tops(paths: Iterable[Path]) -> list[str]:
@@ -95,6 +97,7 @@ def scan_entire(scanner: Scanner, top: str) -> None:
         with CatFile(top) as cat:
             for name in sorted(todo):
                 copies = cp.read_copies(cat, todo[name])
+                ctx.sizes = cp.blob_sizes(cat, copies)
                 for skey, cs in sorted(cp.by_session(copies).items()):
                     ctx.session(cat, name, skey, cs)
                 group.begin()
@@ -103,6 +106,14 @@ def scan_entire(scanner: Scanner, top: str) -> None:
     except BaseException:
         group.abort()
         raise
+
+
+def carries_sessions(top: str) -> bool:
+    """Whether a work tree may carry sessions: checkpoint refs, or an agent's history files in it
+    (both looked for in git's and the tree's files, without running git)."""
+    from hansard.ingest.quickcheck import repo_transcripts
+
+    return _may_hold_checkpoints(top) or bool(repo_transcripts([top]))
 
 
 def _may_hold_checkpoints(top: str) -> bool:
@@ -143,20 +154,8 @@ class _Repo:
         prefix = f"git:{root}:"
         self.sources = {p: r for p, r in self.archive.sources().items() if p.startswith(prefix)}
         self.by_sig = {r["mtime_ns"]: p for p, r in self.sources.items() if r["mtime_ns"]}
-        self.maps = {old for old, _new in self.store.repos.path_maps()}
-        self._paths: set[str] | None = None
-
-    def paths(self) -> set[str]:
-        """The repository's file paths at HEAD (for finding where a session's edits were made)."""
-        if self._paths is None:
-            from hansard.git.run import git
-
-            try:
-                out = git(["ls-tree", "-r", "--name-only", "-z", "HEAD"], self.top)
-                self._paths = {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
-            except GitError:
-                self._paths = set()
-        return self._paths
+        self.ns = of_source(f"git:{root}:-:-").ns
+        self.sizes: dict[str, int | None] | None = None  # chunk blob -> size, for the store being read
 
     def session(self, cat: CatFile, store_name: str, skey: str, copies: list[Copy]) -> None:
         from hansard.agents.entire import checkpoints as cp
@@ -171,7 +170,9 @@ class _Repo:
             return  # the same copies, read under another ref (a branch and its remote-tracking copy)
         summary = self.scanner.summary
         summary.files += 1
-        data, _info = cp.assemble(cat, copies, max_bytes=MAX_BLOB_BYTES)
+        data, info = cp.assemble(cat, copies, max_bytes=MAX_TRANSCRIPT_BYTES, sizes=self.sizes)
+        if info["over_budget"]:
+            summary.skip("entire_transcript_over_budget", info["over_budget"])
         provider = registry.sniff(Path("full.jsonl"), data[:registry.HEAD_BYTES]) if data else None
         if data is None or provider is None or container_of(provider) is not None:
             summary.skip("entire_transcript_missing" if data is None else "not_a_transcript")
@@ -197,7 +198,7 @@ class _Repo:
                 self.store.items.clear_source(source_id)
                 self.archive.restart(source_id, pkey)
                 start = 0
-            parser = _Watch(provider.new_parser(key, state))
+            parser = _Watch(parser_for(provider, key, state))
             records = [RawRecord(key, 0, data)] if whole else list(_lines(key, data, start if appended else 0))
             end = len(data)
             done = ingest(self.store, source_id=source_id, generation=generation, provider=provider.name,
@@ -206,10 +207,9 @@ class _Repo:
             self.archive.advance(source_id, offset=end, parser_state=done.state,
                                  redactions=done.writer.counts["redactions"], generation=generation,
                                  stat=(0, end, sig), head_hash=_digest(data))
-            main = parser.main_session(skey) or self._known_session(copies)
+            main = parser.main_session(keyed(skey, self.ns)) or self._known_session(copies)
             if main is not None:
                 self._tie_checkpoints([(c.checkpoint, main) for c in copies])
-            self._map_roots(parser, copies)
         self.by_sig[sig] = key
         summary.changed += 1
         self.group.add(done)  # counted in the summary when its transaction commits
@@ -231,35 +231,6 @@ class _Repo:
         got = self.store.git_sources.checkpoint_sessions(self.root, [c.checkpoint for c in copies])
         return min((s for ss in got.values() for s in ss), default=None)
 
-    def _map_roots(self, parser: _Watch, copies: list[Copy]) -> None:
-        """Map the folders the session ran in elsewhere onto this work tree: a folder is one
-        where an absolute path an edit named ends in a path of the repository (at HEAD, or one
-        the checkpoint says was touched); without such edits, the session's working directory.
-        A folder that exists here is left alone (this machine's own checkout resolves itself)."""
-        known = self.paths() | {p for c in copies for p in c.files_touched}
-        roots = recorded_roots(parser.paths, known)
-        if not roots:
-            roots = Counter({c: 1 for c in parser.cwds})
-        for r in roots:
-            r = r.rstrip("/")
-            if not r or r == self.top or r in self.maps or os.path.isdir(r):
-                continue
-            self.store.repos.add_path_map(r, self.top)
-            self.maps.add(r)
-
-
-def recorded_roots(paths: Iterable[str], known: set[str]) -> Counter[str]:
-    """Folders that held the repository where the absolute ``paths`` were written: the prefix
-    left when the longest tail of a path is one of the repository's ``known`` paths."""
-    roots: Counter[str] = Counter()
-    for p in paths:
-        parts = p.replace("\\", "/").split("/")
-        for i in range(1, len(parts)):
-            if "/".join(parts[i:]) in known:
-                roots["/".join(parts[:i])] += 1
-                break
-    return roots
-
 
 def _lines(key: str, data: bytes, start: int) -> Iterable[RawRecord]:
     pos, n = start, len(data)
@@ -276,14 +247,11 @@ def _digest(data: bytes) -> str:
 
 
 class _Watch:
-    """A parser, and what its items say about where the session ran: its sessions (by
-    messages), the absolute paths its edits named, its working directories."""
+    """A parser, and the sessions its items name (by messages)."""
 
     def __init__(self, parser: Parser) -> None:
         self.parser = parser
         self.sessions: Counter[str] = Counter()
-        self.paths: set[str] = set()
-        self.cwds: set[str] = set()
 
     def feed(self, record: RawRecord) -> list[Item]:
         return self._see(self.parser.feed(record))
@@ -298,10 +266,6 @@ class _Watch:
         for it in items:
             if isinstance(it, MessageItem):
                 self.sessions[it.session_id] += 1
-            elif isinstance(it, EditItem) and it.path.startswith("/"):
-                self.paths.add(it.path)
-            elif isinstance(it, SessionInfo) and it.cwd:
-                self.cwds.add(it.cwd)
         return items
 
     def main_session(self, entire_key: str) -> str | None:

@@ -94,13 +94,14 @@ def run_job(job: Job, tools: Tools, records: Iterator[RawRecord] | None = None) 
 
 def _run(job: Job, tools: Tools, archived: Iterator[RawRecord] | None) -> Iterator[tuple]:
     from hansard import agents as registry
+    from hansard.agents.origin import parser_for
 
     provider = registry.from_key(job.provider_key)
     if provider is None:
         raise ValueError(f"no reader {job.provider_key!r}")
     prepare, red = tools.prepare, tools.redactor
     if job.kind == ARCHIVE:
-        parser = provider.new_parser(job.path, None)
+        parser = parser_for(provider, job.path, None)
         if archived is not None:
             records = archived
         else:
@@ -110,7 +111,7 @@ def _run(job: Job, tools: Tools, archived: Iterator[RawRecord] | None) -> Iterat
         res = None
     elif job.whole_file:
         rec = reader.read_whole(job.path, job.within)
-        parser = provider.new_parser(job.path, None)
+        parser = parser_for(provider, job.path, None)
         items = parser.feed(rec)
         if any(isinstance(i, Skip) and i.reason == "malformed_json" for i in items):
             yield ("mid_write",)
@@ -119,7 +120,7 @@ def _run(job: Job, tools: Tools, archived: Iterator[RawRecord] | None) -> Iterat
         yield ("end", None, 0, parser.state(), prepare(parser.finish(), red))
         return
     else:
-        parser = provider.new_parser(job.path, job.state)
+        parser = parser_for(provider, job.path, job.state)
         res = reader.ReadResult(job.start)
         records = reader.iter_jsonl(job.path, job.start, res, within=job.within)
         pack = tools.pack

@@ -4,6 +4,7 @@ to repositories (hansard.link), refresh the memory-file mirror, record the run.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,7 +31,9 @@ def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = Tru
             # Derived rows written before secret redaction existed (migration m021): rebuild
             # them from the archive once, so that no command serves what they hold.
             reindex(store)
-        summary = Scanner(store, progress).scan(list(paths) if paths else None)
+        listed = list(paths) if paths else None
+        _register_work_trees(store, listed)
+        summary = Scanner(store, progress).scan(listed)
         with archive.transaction():
             _link(store)
             if summary.changed or not archive.has_runs():
@@ -39,9 +42,35 @@ def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = Tru
                     "bytes": summary.bytes, "skipped": sum(summary.skipped.values()), "sessions": summary.sessions,
                     "messages": summary.messages, "edits": summary.edits, "kind": "index",
                     "redactions": summary.redactions,
+                    "skip_reasons": json.dumps(dict(sorted(summary.skipped.items()))) if summary.skipped else None,
                 })
         _refresh_memories(store)
         return summary
+
+
+def _register_work_trees(store: Store, paths: list[Path] | None) -> None:
+    """The repositories this run reads whether or not a session names them yet: each work tree
+    given to `hansard index`, or, without paths, the one the command runs in, when it carries
+    sessions of its own (checkpoint refs, history files). Their refs and files are then read like
+    those of every known repository, and what they carry belongs to them."""
+    import os
+
+    from hansard.git.identity import find_toplevel
+    from hansard.ingest.git_sources import carries_sessions, work_tree_tops
+    from hansard.link.repos import register_repo
+
+    if paths:
+        tops = work_tree_tops(paths)
+    else:
+        try:
+            here = find_toplevel(os.getcwd())
+        except OSError:
+            here = None
+        tops = [here[0]] if here else []
+    for top in tops:
+        found = find_toplevel(top)
+        if found is not None and carries_sessions(top):
+            register_repo(store, found[1])
 
 
 def rebuild(store: Store, progress: Progress | None = None) -> ScanSummary:

@@ -226,6 +226,11 @@ def _trailer_ties(store: Store, repo_id: int, named: Mapping[str, list[str]]) ->
     if root is None:
         return []
     kept = facet.checkpoint_sessions(root, {c for ids in named.values() for c in ids})
+    # A session this machine recorded is the one its edits are answered by (the checkpoint's copy
+    # of it is left out of the evidence, hansard.answers.evidence): the trailer ties it too.
+    twins = facet.local_twins({s for ss in kept.values() for s in ss})
+    for ss in kept.values():
+        ss.update(twins[s] for s in list(ss) if s in twins)
     return [(sha, s) for sha, ids in named.items() for c in ids for s in sorted(kept.get(c, ()))]
 
 

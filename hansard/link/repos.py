@@ -3,9 +3,11 @@ which repository-relative path each edit touched.
 
 Always true afterwards: an edit with ``repo_id`` set has a ``rel_path`` relative to the top
 of the working tree it was made in (a worktree path maps to the same relative path in its
-main repository). Paths are first rewritten by ``hansard config map`` prefixes, so sessions
-recorded on another machine or at an old path still land in the right repository. Rows are
-marked ``resolved`` once looked at; a new path map marks them for another look.
+main repository). This machine's sessions: paths are first rewritten by ``hansard config map``
+prefixes (written in any machine's form, hansard.foreignpaths), so sessions recorded at an old
+path or copied from another machine still land in the right repository. Sessions a repository
+carries belong to it alone and are placed per session (hansard.link.carried). Rows are marked
+``resolved`` once looked at; a new path map marks them for another look.
 
 SQL goes through the store's ``repos`` facet and git through ``hansard.git``; this module
 only decides.
@@ -16,6 +18,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from hansard import foreignpaths
 from hansard.errors import StoreBusy, StoreReadOnly
 from hansard.git import identity
 
@@ -30,19 +33,29 @@ class Resolver:
         # Answering a question (not indexing): a new repository is registered only if that
         # is quick while an index run holds the store (see ``repo_for``).
         self.answering = answering
-        self.maps = sorted(
-            ((old.rstrip("/"), new.rstrip("/")) for old, new in self.repos.path_maps()),
-            key=lambda m: -len(m[0]),
-        )
+        # `hansard config map OLD NEW`, longest OLD first; OLD in any machine's form
+        # (hansard.foreignpaths: a Windows prefix matches in either slash and any case).
+        maps = [(foreignpaths.parse(old), new.rstrip("/") or "/") for old, new in self.repos.path_maps()]
+        self.maps = sorted(((f, new) for f, new in maps if f is not None), key=lambda m: -len(m[0].parts))
         self._tops: dict[str, tuple[str, str] | None] = {}
         self._repo_ids: dict[str, int] = {}
         self.created = False  # a repository was registered: unresolved sessions deserve another look
 
-    def map_path(self, path: str) -> str:
+    def local_path(self, path: str, cwd: str | None = None) -> str | None:
+        """The path on this machine that a transcript's ``path`` names (relative ones read
+        against ``cwd``): through the path maps, else as written when it is this machine's form
+        (a POSIX path, a ``file://`` URI of one). None for another machine's path no map covers."""
+        if foreignpaths.is_relative(path):
+            base = self.local_path(cwd) if cwd else None
+            return os.path.normpath(os.path.join(base, path.replace("\\", "/"))) if base else None
+        f = foreignpaths.parse(path)
+        if f is None:
+            return None
         for old, new in self.maps:
-            if path == old or path.startswith(old + "/"):
-                return new + path[len(old):]
-        return path
+            rest = f.under(old)
+            if rest is not None:
+                return os.path.normpath(os.path.join(new, *rest))
+        return f.local()
 
     def _toplevel(self, path: str) -> tuple[str, str] | None:
         d = os.path.dirname(path)
@@ -69,12 +82,9 @@ class Resolver:
 
     def locate(self, path: str, cwd: str | None) -> tuple[int, str] | None:
         """(repo_id, repo-relative path) of a file path as a transcript wrote it."""
-        p = path.replace("\\", "/")
-        if not os.path.isabs(p):
-            if not cwd:
-                return None
-            p = os.path.join(self.map_path(cwd), p)
-        p = os.path.normpath(self.map_path(p))
+        p = self.local_path(path, cwd)
+        if p is None:
+            return None
         tops = self._toplevel(p)
         if tops is None:
             return None
@@ -85,9 +95,10 @@ class Resolver:
         return self.repo_id(main_top), rel
 
     def repo_of_dir(self, cwd: str | None) -> int | None:
-        if not cwd:
+        local = self.local_path(cwd) if cwd else None
+        if not local:
             return None
-        tops = self._toplevel(os.path.join(self.map_path(cwd), "."))
+        tops = self._toplevel(os.path.join(local, "."))
         return self.repo_id(tops[1]) if tops else None
 
 
@@ -115,14 +126,32 @@ def repo_for(store: Store, main_top: str) -> int:
 
 
 def resolve_pending(store: Store) -> int:
-    """Link unresolved sessions and edits to repositories. Returns the edits linked."""
+    """Link unresolved sessions and edits to repositories. Returns the edits linked. A session
+    a repository carries belongs to that repository alone (hansard.link.carried)."""
+    from hansard.link.carried import Carried, is_carried
+
     repos = store.repos
     r = Resolver(store)
+    carried = Carried(store, r)
+    carried_repo: dict[int, int | None] = {}
     _match_project_roots(store)
     for row in repos.unresolved_sessions():
-        repos.link_session(row["id"], r.repo_of_dir(row["cwd"]))
+        if is_carried(row):
+            rid = carried_repo[row["id"]] = carried.repo_of(row["origin"], row["origin_repo"])
+            repos.link_session(row["id"], rid)
+        else:
+            repos.link_session(row["id"], r.repo_of_dir(row["cwd"]))
     linked = 0
     for row in repos.unresolved_edits():
+        if is_carried(row):
+            srow = row["srow"]
+            if srow not in carried_repo:
+                carried_repo[srow] = repos.session_repo(srow)
+            rid = carried_repo[srow]
+            rel = carried.place(srow, row["id"], rid)
+            repos.link_edit(row["id"], rid, rel)
+            linked += rel is not None
+            continue
         hit = r.locate(row["path"], row["cwd"])
         repos.link_edit(row["id"], hit[0] if hit else None, hit[1] if hit else None)
         linked += hit is not None

@@ -8,6 +8,9 @@ Always true:
 - every other line lies in exactly one block, and the block's mark sits on its first line;
 - marks are one short line: ``Claude Code · 4f0f2c6e · "add capped backoff"`` for agent lines
   (with ``· modified`` / ``· uncommitted`` when so), ``? unknown · <rule>`` for unknown ones;
+  the quote is the request behind the edit, never a "yes" that let the agent go ahead;
+- a code lens is quieter than a mark: one per run of lines one session wrote (``lens_runs``),
+  none for unknown lines;
 - hover text is Markdown built from the same answer, in the order `hansard why` prints it.
 
 No pygls, no store and no git here: the functions are cheap and pure, so the server, the
@@ -21,7 +24,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
-from hansard.render.markdown import code
+from hansard.render import provenance
+from hansard.render.asked import Asked, asked_text
+from hansard.render.markdown import code, plain
 from hansard.render.markdown import escape as esc
 
 SHOW_CONVERSATION = "hansard.showConversation"
@@ -44,18 +49,13 @@ def short(text: str | None, n: int) -> str:
     return t if len(t) <= n else t[: n - 1] + "…"
 
 
-def prompt_for(ans: dict[str, Any], ln: dict[str, Any]) -> str | None:
-    """The user prompt that asked for the line's edit: the last prompt at or before its message."""
+def prompt_for(ans: dict[str, Any], ln: dict[str, Any]) -> Asked | None:
+    """What was asked for the line's edit (``hansard.render.asked``): the request that carried
+    the intent, not the "yes" that let the agent go ahead; None for a line no session wrote."""
     s = ans["sessions"].get(ln.get("session_id") or "")
     if not s:
         return None
-    best: tuple[int, str] | None = None
-    mi = ln.get("message_index")
-    for idx, text in (s.get("prompts") or {}).items():
-        i = int(idx)
-        if mi is not None and i <= mi and (best is None or i > best[0]):
-            best = (i, text)
-    return best[1] if best else s.get("prompt")
+    return asked_text(s, ln.get("message_index"))
 
 
 def _marked(ln: dict[str, Any]) -> bool:
@@ -73,8 +73,8 @@ def label(ans: dict[str, Any], ln: dict[str, Any], provider_name: Callable[[str 
     if sid:
         out = f"{provider_name(ln.get('provider'))} · {sid[:8]}"
         p = prompt_for(ans, ln)
-        if p:
-            out += f' · "{short(p, 40)}"'
+        if p and p.request:
+            out += f' · "{short(p.request, 40)}"'
     else:  # a session the answer does not name (another repository's), said as the answer says it
         out = str(ln.get("session") or "an unnamed session")
     if ln["kind"] == "agent_modified":
@@ -103,13 +103,34 @@ def blocks(ans: dict[str, Any], provider_name: Callable[[str | None], str]) -> l
     return out
 
 
-def _date(iso: str | None) -> str:
+def lens_runs(ans: dict[str, Any], provider_name: Callable[[str | None], str]) -> list[Block]:
+    """The code lenses: one per run of lines one session wrote (its edits, modified or not),
+    a run going on over blank lines and ending at any other line; none for lines no session
+    wrote (``human``, ``unknown``, a person's uncommitted line). A lens names the session and
+    the request behind its run's first line (``label``); it sits on that line. Needs the
+    lines' ``content`` (for the blank ones)."""
+    out: list[Block] = []
+    for ln in ans["lines"]:
+        i = ln["line"] - 1
+        sid = ln.get("session_id")
+        if not (ln.get("content") or "").strip() and out:
+            continue
+        if not sid or not _marked(ln) or ln["kind"] == "unknown":
+            out.append(Block(i, i, "", "", None, None))  # ends the run; dropped below
+        elif out and out[-1].session_id == sid:
+            out[-1] = out[-1]._replace(last=i)
+        else:
+            out.append(Block(i, i, label(ans, ln, provider_name), ln["kind"], sid, ln.get("message_index")))
+    return [b for b in out if b.session_id]
+
+
+def _date(iso: str | None, e: Callable[[object], str] = esc) -> str:
     if not iso:
         return ""
     try:
         t = datetime.fromisoformat(iso.replace("Z", "+00:00"))
     except ValueError:
-        return esc(iso[:16])  # not a time hansard formatted: the transcript's text
+        return e(iso[:16])  # not a time hansard formatted: the transcript's text
     return t.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
@@ -128,13 +149,25 @@ def conversation_args(ln: dict[str, Any]) -> list[Any]:
 
 
 def hover_markdown(ans: dict[str, Any], ln: dict[str, Any], provider_name: Callable[[str | None], str],
-                   evidence: Callable[[dict[str, Any]], str]) -> str:
+                   evidence: Callable[[dict[str, Any]], str], *, markdown: bool = True, links: bool = True) -> str:
     """The `why` answer of one line: who, which session, what was asked, which message and
     tool, which commit, which rule; and a link that opens the conversation. Every string that
     came from a transcript, git or a teammate goes through hansard.render.markdown (``esc``,
-    ``code``): the only link is hansard's own, built here."""
+    ``code``): the only link is hansard's own, built here.
+
+    For a client that does not render Markdown the way CommonMark does (``markdown`` False:
+    Neovim, Emacs), the same lines as plain text: no emphasis, no code spans, no backslash
+    escapes, each string on one line with its control characters dropped (``plain``). Without
+    ``links`` (any client but one that runs hansard's command from a link: VS Code with the
+    extension), no link: `hansard show` says how to open the conversation."""
     import json
     from urllib.parse import quote
+
+    e: Callable[[object], str] = esc if markdown else plain
+    c: Callable[[object], str] = code if markdown else plain
+
+    def strong(x: str) -> str:
+        return f"**{x}**" if markdown else x
 
     kind = ln["kind"]
     parts: list[str] = []
@@ -142,39 +175,50 @@ def hover_markdown(ans: dict[str, Any], ln: dict[str, Any], provider_name: Calla
     if sid:
         s = ans["sessions"].get(sid, {})
         who = provider_name(ln.get("provider") or s.get("provider"))
-        head = f"**{esc(who)}** · {code(kind)} · session {code(str(sid)[:13])}"
+        head = f"{strong(e(who))} · {c(kind)} · session {c(str(sid)[:13])}"
         if s.get("title"):
-            head += f" *{esc(short(s['title'], 60))}*"
+            head += f" *{e(short(s['title'], 60))}*" if markdown else f' "{plain(short(s["title"], 60))}"'
         if s.get("started_at"):
-            head += f" · {_date(s['started_at'])}"
+            head += f" · {_date(s['started_at'], e)}"
         member = ln.get("member") or s.get("member")
         if member:
-            head += f" · member {esc(member)}"
+            head += f" · member {e(member)}"
         parts.append(head)
+        src = provenance(s.get("source"))
+        if src:  # not this machine's own record: say where it was read
+            parts.append("read from " + e(src))
         if s.get("parent_session_id"):
-            parts.append(f"subagent of {code(str(s['parent_session_id'])[:13])}")
+            parts.append(f"subagent of {c(str(s['parent_session_id'])[:13])}")
         p = prompt_for(ans, ln)
-        if p:
-            parts.append("> " + esc(short(p, 300)))
+        if p and p.request:
+            parts.append(("> " + e(short(p.request, 300))) if markdown else f'asked "{plain(short(p.request, 300))}"')
+        if p and p.then is not None:
+            parts.append(f"then {e(short(p.then, 80))} (message {e(p.then_index)})")
+        if p and p.first is not None:
+            parts.append(f"first asked {e(short(p.first, 160))} (message {e(p.first_index)})")
         tool = ln.get("tool") or "edit"
-        parts.append(f"message {esc(ln.get('message_index'))} · {esc(tool)} · tool call {code(ln.get('tool_call_id'))}")
+        parts.append(f"message {e(ln.get('message_index'))} · {e(tool)} · tool call {c(ln.get('tool_call_id'))}")
     else:
-        parts.append(f"**{'unknown' if kind == 'unknown' else esc(kind)}**")
+        parts.append(strong("unknown" if kind == "unknown" else e(kind)))
     sha = ln.get("commit")
-    c = ans["commits"].get(sha or "")
-    if c:
-        parts.append(f"commit {code(str(sha)[:7])} \"{esc(short(c['summary'], 70))}\" ({esc(c['author'])}, "
-                     f"{_commit_date(c)})")
+    commit = ans["commits"].get(sha or "")
+    if commit:
+        parts.append(f"commit {c(str(sha)[:7])} \"{e(short(commit['summary'], 70))}\" ({e(commit['author'])}, "
+                     f"{_commit_date(commit)})")
     elif kind == "uncommitted":
         parts.append("not committed yet (working tree)")
-    parts.append("evidence: " + esc(evidence(ln)))
+    parts.append("evidence: " + e(evidence(ln)))
     if ln.get("later_sessions"):
-        parts.append("later also written by " + ", ".join(code(str(x)[:13]) for x in ln["later_sessions"]))
+        parts.append("later also written by " + ", ".join(c(str(x)[:13]) for x in ln["later_sessions"]))
     if sid:
-        args = quote(json.dumps(conversation_args(ln)), safe="")
-        show = f"hansard show {str(sid)[:13]} --around {ln.get('message_index')}"
-        parts.append(f"[Open the conversation](command:{SHOW_CONVERSATION}?{args}) · {code(show)}")
+        show = c(f"hansard show {str(sid)[:13]} --around {ln.get('message_index')}")
+        if markdown and links:
+            args = quote(json.dumps(conversation_args(ln)), safe="")
+            parts.append(f"[Open the conversation](command:{SHOW_CONVERSATION}?{args}) · {show}")
+        else:
+            parts.append(f"the conversation: {show}")
     notice = ans.get("notice")
     if notice:  # no session of this repository: where hansard looked, and how to point it elsewhere
-        parts.append("*" + esc(notice["message"]) + "* (set " + ", ".join(code(v) for v in notice["env"][:6]) + ", …)")
+        says = e(notice["message"]) + " (set " + ", ".join(c(v) for v in notice["env"][:6]) + ", …)"
+        parts.append(f"*{says}*" if markdown else says)
     return "\n\n".join(parts)

@@ -4,6 +4,8 @@ Always true:
 
 - every answer comes from `why` for the whole file, blamed from the text the editor holds
   (the `--contents` path), so marks stay on the right lines of an unsaved buffer;
+- a hover is Markdown for a client that renders it as CommonMark does, plain text for one that
+  does not (``HansardServer.hover_style``), never a link the client would not run;
 - answers are cached per (file, repository HEAD, blob of the text, store version); a commit
   or a checkout changes the HEAD token, a new index run changes the store version, so no
   stale answer is ever served once the server has seen the change;
@@ -14,7 +16,10 @@ Always true:
 - files outside any repository, untracked and binary files get no hover and no marks.
 
 Settings (``initializationOptions``, all optional): ``marks``: ``"both"`` (default),
-``"inlay"``, ``"codelens"`` or ``"none"``; ``pollSeconds`` (default 2.0; how often the agent
+``"inlay"``, ``"codelens"`` or ``"none"``; ``codeLens`` (default true; false: no code lens, one
+per run of a session's lines, whatever ``marks`` says); ``commandLinks`` (default false: the
+client runs hansard's command from a hover's link, as the VS Code extension does);
+``pollSeconds`` (default 2.0; how often the agent
 homes, the store and ``.git/HEAD`` are looked at); ``sync`` (default true: index new
 transcripts in the background); ``refresh`` (default: what the client declares: ask the
 client to re-request hints and lenses after a change); ``maxBufferBytes`` (default 8 MiB: a
@@ -51,7 +56,7 @@ from hansard.lsp.repostate import head_token, repo_top
 
 log = logging.getLogger("hansard.lsp")
 
-SETTINGS = ("marks", "pollSeconds", "sync", "refresh", "maxBufferBytes")
+SETTINGS = ("marks", "codeLens", "commandLinks", "pollSeconds", "sync", "refresh", "maxBufferBytes")
 # A buffer larger than this is not blamed (a 34 MB one took 3.6 GB and 110 s): its hover says so.
 MAX_BUFFER_BYTES = 8 << 20
 CACHE_ENTRIES = 64
@@ -66,15 +71,17 @@ class Superseded(Exception):
 class Entry:
     """One file's answer, compact: the lines keep no content (the editor has the text)."""
 
-    __slots__ = ("ans", "blocks", "error")
+    __slots__ = ("ans", "blocks", "error", "lenses")
 
     def __init__(self, ans: dict[str, Any] | None, error: HansardError | None = None) -> None:
         if ans is not None:
+            self.lenses = marks.lens_runs(ans, core.provider_name)  # blank lines join a run: before the text goes
             for ln in ans["lines"]:
                 ln.pop("content", None)
             self.blocks = marks.blocks(ans, core.provider_name)
         else:
             self.blocks = []
+            self.lenses = []
         self.ans = ans
         self.error = error
 
@@ -248,7 +255,23 @@ class HansardServer(LanguageServer):
 
     def wants(self, what: str) -> bool:
         m = self.option("marks", "both")
+        if what == "codelens" and self.option("codeLens", True) is False:
+            return False
         return m == "both" or m == what
+
+    def hover_style(self) -> tuple[bool, bool]:
+        """(Markdown, command links) for this client's hovers. Markdown with its escapes only
+        for a client that declares a CommonMark parser (``general.markdown``: VS Code's
+        "marked") or that takes Markdown alone; plain text for one that also takes it and
+        renders Markdown its own way (Neovim, Emacs: ``\\(`` would show as it is). A command
+        link only where the client runs it: the VS Code extension says so (``commandLinks``)."""
+        caps = self.client_capabilities
+        general = getattr(caps, "general", None)
+        hover = getattr(getattr(caps, "text_document", None), "hover", None)
+        formats = list(getattr(hover, "content_format", None) or ())
+        commonmark = getattr(general, "markdown", None) is not None
+        markdown = commonmark or (T.MarkupKind.Markdown in formats and T.MarkupKind.PlainText not in formats)
+        return markdown, markdown and self.option("commandLinks", False) is True
 
     async def poll(self) -> None:
         """Look at HEADs, the agent homes and the store; ask the client to refresh on a change."""
@@ -345,9 +368,11 @@ async def hover(ls: HansardServer, params: T.HoverParams) -> T.Hover | None:
     ln = entry.line(params.position.line)
     if ln is None or entry.ans is None:
         return None
-    md = marks.hover_markdown(entry.ans, ln, core.provider_name, core.evidence)
+    markdown, links = ls.hover_style()
+    md = marks.hover_markdown(entry.ans, ln, core.provider_name, core.evidence, markdown=markdown, links=links)
     line = params.position.line
-    return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=md),
+    return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown if markdown else T.MarkupKind.PlainText,
+                                            value=md),
                    range=T.Range(T.Position(line, 0), T.Position(line + 1, 0)))
 
 
@@ -392,9 +417,8 @@ async def code_lens(ls: HansardServer, params: T.CodeLensParams) -> list[T.CodeL
     if entry is None:
         return []
     out = []
-    for b in entry.blocks:
-        cmd = (T.Command(title=b.label, command=marks.SHOW_CONVERSATION, arguments=[b.session_id, b.message_index])
-               if b.session_id else T.Command(title=b.label, command=""))
+    for b in entry.lenses:
+        cmd = T.Command(title=b.label, command=marks.SHOW_CONVERSATION, arguments=[b.session_id, b.message_index])
         out.append(T.CodeLens(range=T.Range(T.Position(b.first, 0), T.Position(b.first, 0)), command=cmd))
     return out
 
@@ -413,7 +437,9 @@ async def why(ls: HansardServer, *args: Any) -> dict[str, Any] | None:
     entry, ln = await _line_answer(ls, args[0] if args else None)
     if ln is None or entry is None or entry.ans is None:
         return None if entry is None or entry.error is None else {"error": entry.error.to_dict()}
-    return {"markdown": marks.hover_markdown(entry.ans, ln, core.provider_name, core.evidence), "line": ln}
+    markdown, links = ls.hover_style()
+    text = marks.hover_markdown(entry.ans, ln, core.provider_name, core.evidence, markdown=markdown, links=links)
+    return {"markdown": text, "kind": "markdown" if markdown else "plaintext", "line": ln}
 
 
 @server.command(marks.SHOW_CONVERSATION)

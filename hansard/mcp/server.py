@@ -398,9 +398,12 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
     @mcp.tool(description=(
         "How much of a repository coding agents wrote, from the same per-line attribution as code_history's "
         "path:line answers: the lines of its files at a revision (default HEAD) by kind (agent, agent_modified, "
-        "pasted, human, unknown, uncommitted), per folder and file, and `by` agent, model, session or member; "
+        "pasted, human, unknown, uncommitted), per folder and file, and `by` agent, model, session, member or "
+        "source (where the session was read: this machine, the repository's checkpoint refs or files, an "
+        "import, a teammate); "
         "lines alive by the month of their commit; agent lines alive by age; and the funnel sessions -> "
-        "commits -> lines their edits added -> agent lines alive. `paths` narrows to files or folders; "
+        "commits -> lines their edits added -> agent lines alive. `paths` narrows to files or folders, each "
+        "broken into its folders and files `depth` levels down in `tree`; "
         "since/until keep lines whose commit was made within them. A large repository's first call can be "
         "slow; later calls reuse each unchanged file's counts." + EVIDENCE_NOTE))
     async def repo_stats(
@@ -409,8 +412,9 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
         rev: Annotated[str | None, Field(description="a commit, branch or tag; default HEAD")] = None,
         since: Annotated[str | None, Field(description="ISO date or date-time with offset")] = None,
         until: Annotated[str | None, Field(description="ISO date or date-time with offset")] = None,
-        by: Annotated[list[Literal["agent", "model", "session", "member"]] | None,
+        by: Annotated[list[Literal["agent", "model", "session", "member", "source"]] | None,
                       Field(description="breakdowns to include; default [\"agent\"]")] = None,
+        depth: Annotated[int, Field(description="levels of each path's folders and files in `tree`", ge=0, le=64)] = 1,
     ) -> Annotated[CallToolResult, Result]:
         from hansard.answers.stats import repo_stats as core
         from hansard.link.commit_facts import upkeep
@@ -423,7 +427,7 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             store = _with_team(store)  # teammates' sessions of this repository only
             try:
                 out = core(store, paths, rev=rev, since=since, until=until, by=tuple(by or ("agent",)), cwd=where,
-                           max_files=200, upkeep=upkeep(store))
+                           max_files=200, upkeep=upkeep(store), depth=depth)
                 if opts.scope == "repo" and (out.get("by") or {}).get("session"):
                     # a session of another repository that wrote lines here goes unnamed
                     out["by"]["session"] = scope.unname_sessions(where, out["by"]["session"],

@@ -6,7 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from hansard import agents
-from hansard.render import whose
+from hansard.render import provenance, source_label, whose
+from hansard.render.asked import asked_text
 
 
 def short(text: str | None, n: int = 80) -> str:
@@ -14,14 +15,21 @@ def short(text: str | None, n: int = 80) -> str:
     return t if len(t) <= n else t[: n - 1] + "…"
 
 
+def n(count: int, word: str) -> str:
+    """``count`` and ``word``, plural unless it is one ("1 session", "2 sessions", "3 repositories")."""
+    if count == 1:
+        return f"{count} {word}"
+    return f"{count} {word[:-1]}ies" if word.endswith("y") and word[-2:-1] not in "aeiou" else f"{count} {word}s"
+
+
 def index_summary(s: dict[str, Any], verb: str = "Indexed") -> str:
     lines = [
-        f"{verb} {s['files']} files ({s.get('changed', s['files'])} changed, {s['records']} new records,"
-        f" {s['bytes'] / 1e6:.1f} MB): {s['sessions']} sessions touched, {s['messages']} messages,"
-        f" {s['edits']} edits"
+        f"{verb} {n(s['files'], 'file')} ({s.get('changed', s['files'])} changed, {n(s['records'], 'new record')},"
+        f" {s['bytes'] / 1e6:.1f} MB): {n(s['sessions'], 'session')} touched, {n(s['messages'], 'message')},"
+        f" {n(s['edits'], 'edit')}"
     ]
     if s.get("redactions"):
-        lines.append(f"redacted {s['redactions']} secrets (kept only in the raw archive)")
+        lines.append(f"redacted {n(s['redactions'], 'secret')} (kept only in the raw archive)")
     if s["skipped"]:
         total = sum(s["skipped"].values())
         reasons = ", ".join(f"{k} {v}" for k, v in sorted(s["skipped"].items(), key=lambda kv: -kv[1]))
@@ -35,37 +43,45 @@ def status(d: dict[str, Any]) -> str:
     for a in d.get("agents", ()):
         where = ", ".join(a["homes"]) or "-"
         found = "found" if a["found"] else "not found"
-        out.append(f"agent        {a['display']} ({a['name']}): {a['sessions']} sessions, {a['messages']} messages,"
-                   f" {a['edits']} edits; {where} {found}")
+        out.append(f"agent        {a['display']} ({a['name']}): {n(a['sessions'], 'session')}, "
+                   f"{n(a['messages'], 'message')}, {n(a['edits'], 'edit')}; {where} {found}")
     for s in d["sources"]:
         missing = f" ({s['missing']} no longer on disk, kept in the archive)" if s["missing"] else ""
-        out.append(f"source       {s['provider']}: {s['files']} files{missing}")
+        out.append(f"source       {s['provider']}: {n(s['files'], 'file')}{missing}")
     out.append(
-        f"indexed      {c['sessions']} sessions, {c['messages']} messages, {c['tool_calls']} tool calls,"
-        f" {c['edits']} edits ({c['applied_edits']} applied), {c['repos']} repositories"
+        f"indexed      {n(c['sessions'], 'session')}, {n(c['messages'], 'message')}, {n(c['tool_calls'], 'tool call')},"
+        f" {n(c['edits'], 'edit')} ({c['applied_edits']} applied), {n(c['repos'], 'repository')}"
     )
     out.append(f"covers       {d['indexed_from'] or '-'} .. {d['indexed_through'] or '-'}")
     if c.get("redactions"):
-        out.append(f"redacted     {c['redactions']} secrets withheld (the raw archive keeps them: `hansard show --raw`)")
+        out.append(f"redacted     {n(c['redactions'], 'secret')} withheld (the raw archive keeps them: `hansard show --raw`)")
+    r = d["last_run"]
+    if r:
+        reasons = r.get("skip_reasons") or {}
+        skipped = f"; skipped {r['skipped']}: " + ", ".join(f"{k} {v}" for k, v in sorted(
+            reasons.items(), key=lambda kv: -kv[1])) if reasons else f"; skipped {r['skipped']}" if r.get("skipped") \
+            else ""
+        out.append(f"last run     {r['finished_at']} ({n(r['files'], 'file')}, {n(r['records'], 'record')}{skipped})")
     if d["skipped"]:
-        out.append("skipped      " + ", ".join(f"{k} {v}" for k, v in d["skipped"].items()))
-    if d["last_run"]:
-        r = d["last_run"]
-        out.append(f"last run     {r['finished_at']} ({r['files']} files, {r['records']} records)")
+        out.append("records kept out (all runs): " + ", ".join(f"{k} {v}" for k, v in d["skipped"].items()))
     return "\n".join(out)
 
 
-def sessions(rows: list[dict[str, Any]]) -> str:
+def sessions(rows: list[dict[str, Any]], total: int | None = None) -> str:
+    """One row a session; ``total``: how many the listing chose from (said when more than shown)."""
     if not rows:
         return "no sessions"
     out = []
     for r in rows:
         title = r["title"] or short(r["first_prompt"], 60) or "(untitled)"
         where = r["repo"] or r["cwd"] or ""
+        label = source_label(r.get("source"))
         out.append(
             f"{(r['last_at'] or '')[:16]:16}  {r['provider']:11}  {r['session_id'][:13]:13}  {r['message_count']:>4} msgs"
-            f"  {short(title, 50):50}  {where}"
+            f"  {short(title, 50):50}  {where}" + (f"  [{label}]" if label else "")
         )
+    if total is not None and total > len(rows):
+        out.append(f"(showing the {len(rows)} most recent of {total} sessions; --limit N shows more)")
     return "\n".join(out)
 
 
@@ -106,6 +122,9 @@ def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
                  "pasted": "pasted from"}.get(ln["kind"], "written by")
         what = "chat" if ln["kind"] == "pasted" else "session"
         out.append(f"  {label:12} {who} {what} {sid[:13]}{title} ({(s['started_at'] or '')[:16].replace('T', ' ')})")
+        src = provenance(s.get("source"))
+        if src:
+            out.append(f"  {'read from':12} {src}")
         if s.get("parent_session_id"):
             out.append(f"  {'subagent of':12} {s['parent_session_id']}")
         if ln["kind"] == "pasted":
@@ -113,12 +132,7 @@ def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
         else:
             tool = ln.get("tool") or "edit"
             out.append(f"  {'message ' + str(ln['message_index']):12} {tool} {ans['path']} (tool call {ln['tool_call_id']})")
-        prompt = None
-        for idx, text in s.get("prompts", {}).items():
-            if ln["message_index"] is not None and int(idx) <= ln["message_index"]:
-                prompt = text
-        if prompt:
-            out.append(f"  {'asked':12} \"{short(prompt, 100)}\"")
+        out += asked_lines(s, ln["message_index"])
     if committed:
         out.append(f"  {'committed':12} {committed}")
     elif ln["kind"] == "uncommitted":
@@ -127,6 +141,23 @@ def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
     if ln.get("later_sessions"):
         out.append(f"  {'later':12} also touched by " + ", ".join(x[:13] for x in ln["later_sessions"]))
     return "\n".join(out)
+
+
+def asked_lines(session: dict[str, Any], message_index: int | None) -> list[str]:
+    """`asked` (the request behind the edit); `then`, when the person's last turn before it was
+    another message (a "yes", a menu choice); `first asked`, the session's first request, when
+    the session has no title and that request is another one."""
+    a = asked_text(session, message_index)
+    out = []
+    if a.request:
+        where = " (the session's title)" if a.fallback == "title" else \
+            f" (message {a.request_index})" if a.then is not None and a.request_index is not None else ""
+        out.append(f"  {'asked':12} \"{short(a.request, 100)}\"{where}")
+    if a.then is not None:
+        out.append(f"  {'then':12} \"{short(a.then, 60)}\" (message {a.then_index})")
+    if a.first is not None:
+        out.append(f"  {'first asked':12} \"{short(a.first, 100)}\" (message {a.first_index})")
+    return out
 
 
 def why_range(ans: dict[str, Any]) -> str:

@@ -15,6 +15,9 @@ character and never read as syntax: ``\ ` * _ { } [ ] < > ( ) # + - . ! | ~ & $ 
 e-mail address), HTML tag, entity (``&amp;``), emphasis, heading, list, table or theme icon
 (``$(...)``) is left. Other punctuation (``' " ; , : ? % = /``) is plain text and left as is.
 
+``plain(s)`` is the same one line for a client that shows text as it is (a plain-text hover):
+whitespace runs are one space and control characters are dropped, nothing is escaped.
+
 ``code(s)`` shows an id (or a command line of ids) in a code span when it is made only of
 letters, digits, ``._:/-`` and single spaces (nothing in such a span can end it or start
 anything), else falls back to ``escape(s)``.
@@ -39,6 +42,11 @@ def escape(text: object) -> str:
         elif ch.isprintable():
             out.append(ch)
     return "".join(out)
+
+
+def plain(text: object) -> str:
+    """``text`` (any value: str() of it) on one line, its control characters dropped."""
+    return "".join(ch for ch in " ".join(str(text).split()) if ch.isprintable())
 
 
 def code(text: object) -> str:

@@ -17,12 +17,15 @@ def freshness(d: dict[str, Any]) -> str:
     return f"(index holds {d.get('indexed_from') or '?'} .. {through}{tail})"
 
 
+def notes(d: dict[str, Any]) -> list[str]:
+    """A search's notices (a meaning search that ran as keyword, a filter that matched nothing),
+    for standard error: the hits are the output, a notice is not."""
+    return [f"hansard: note: {d[k]}" for k in ("mode_notice", "notice") if d.get(k)]
+
+
 def history(d: dict[str, Any]) -> str:
+    """The hits (``notes`` has the notices)."""
     out: list[str] = []
-    if d.get("mode_notice"):
-        out.append(f"note: {d['mode_notice']}")
-    if d.get("notice"):
-        out.append(f"note: {d['notice']}")
     if not d["results"]:
         out.append("no matching messages " + freshness(d))
         return "\n".join(out)

@@ -8,9 +8,15 @@ from typing import Any
 TYPES = ("ai", "mixed", "human", "unknown")
 
 
-def exported(commit: str, files: int, lines: dict[str, int], skipped: dict[str, str], written: str | None) -> str:
+def exported(commit: str, files: int, lines: dict[str, int], skipped: dict[str, str], written: str | None,
+             merged: int | None = None, note: str | None = None) -> str:
     counts = ", ".join(f"{t} {lines[t]}" for t in TYPES if lines.get(t)) or "no lines of its own"
     out = f"{commit[:12]}  {files} file{'s' if files != 1 else ''}: {counts}"
+    if merged is not None:
+        out += f"  (a merge: what it changed against its first parent, {merged} commit{'s' if merged != 1 else ''}" \
+               " brought in)"
+    if note:
+        out += f"\n  {note}"
     if skipped:
         out += f"  (no answer for {len(skipped)}: " + ", ".join(f"{p} [{c}]" for p, c in sorted(skipped.items())[:3]) + ")"
     if written:

@@ -9,16 +9,26 @@ from typing import Any
 
 from hansard.answers.code_history import OTHER_REPOSITORY, first_line
 from hansard.render import whose
+from hansard.render.answers import short
 
 # How the session was chosen, and how each commit is tied to it, in words (the JSON keeps the codes).
 SELECTED_BY = {"argument": "the session asked for", "live_in_repo": "the live session in this repository",
                "newest_in_repo": "the newest session in this repository; pass a session id for another"}
+def _title(row: dict[str, Any], n: int) -> str:
+    """A session's title quoted on one line (a title is often its first prompt, newlines and
+    all); a session with none is said to have none, or to have no transcript here."""
+    if row.get("title"):
+        return f'"{short(row["title"], n)}"'
+    return "(no transcript of it here)" if row.get("message_count") == 0 else "(untitled)"
+
+
 HOW = {"made_by_session": "its shell made the commit", "edits_landed": "its edits landed in the commit",
        "made_by_session+edits_landed": "its shell made the commit, with its edits"}
 
 
-def code_history_tree(result: dict[str, Any]) -> str:
-    """code_history's tree: the target, then one entry a few lines each, newest first."""
+def code_history_tree(result: dict[str, Any], notice: bool = True) -> str:
+    """code_history's tree: the target, then one entry a few lines each, newest first; and,
+    with ``notice``, the answer's notice as a last line (the CLI puts it on standard error)."""
     t = result["target"]
     head = t["path"] + (f":{t['line']}" if t.get("line") else "") + (f" ({t['symbol']})" if t.get("symbol") else "")
     if t.get("formerly"):
@@ -38,7 +48,7 @@ def code_history_tree(result: dict[str, Any]) -> str:
                 lines.append(f"{lead}{when} {OTHER_REPOSITORY}{now}")
             else:
                 lines.append(f"{lead}{when} {whose(e)}{e['provider']} {e['session_id'][:13]} "
-                             f"\"{(e['title'] or '')[:60]}\"{live}")
+                             f"{_title(e, 60)}{live}")
                 lines.append(f"{cont}messages {idx}{now}")
             for c in e["commits"]:
                 lines.append(f"{cont}commit {c['sha'][:7]} \"{c['summary'][:60]}\"")
@@ -62,7 +72,7 @@ def code_history_tree(result: dict[str, Any]) -> str:
         lines.append("imported by: " + ", ".join(x["path"] for x in result["imported_by"]))
     if result.get("truncated"):
         lines.append(f"({result['truncated']} older entries left out to fit the token budget)")
-    if result.get("notice"):
+    if notice and result.get("notice"):
         lines.append(f"note: {result['notice']['message']}")
     return "\n".join(lines)
 
@@ -72,7 +82,7 @@ def _line_entry(e: dict[str, Any], lead: str, cont: str) -> list[str]:
     asked, the commit, the rule, and how to open the conversation."""
     out = [f"{lead}line {e['line']}  {(e.get('content') or '').strip()}"]
     if e.get("session_id"):
-        title = f" \"{e['title'][:60]}\"" if e.get("title") else ""
+        title = f" {_title(e, 60)}" if e.get("title") else ""
         tool = f" ({e['tool']})" if e.get("tool") else ""
         out.append(f"{cont}{e['attribution']}: {whose(e)}{e.get('provider') or ''} session {e['session_id'][:13]}{title}, "
                    f"message {e['message_index']}{tool}")
@@ -97,17 +107,16 @@ def work_context_tree(result: dict[str, Any]) -> str:
     s = result["session"]
     own: dict[str, Any] = next((c for c in result["entries"] if c["session_id"] == s["session_id"]), {})
     chosen = SELECTED_BY.get(s["selected_by"], s["selected_by"])
-    lines = [f"{whose(own)}{s['provider']} session {s['session_id']} \"{(s['title'] or '')[:70]}\" ({chosen})"]
+    lines = [f"{whose(own)}{s['provider']} session {s['session_id']} {_title(s, 70)} ({chosen})"]
     lines.append("conversations")
     for c in result["entries"]:
-        lines.append(f"  {c['relation']:13} {whose(c)}{c['session_id'][:13]} \"{(c['title'] or '')[:50]}\""
-                     f" — {c['evidence']}")
+        lines.append(f"  {c['relation']:13} {whose(c)}{c['session_id'][:13]} {_title(c, 50)} — {c['evidence']}")
     steps = result["steps"]
     for state in ("open", "done", "dropped"):
         items = steps.get(state, [])
         if items:
             lines.append(f"steps {state}")
-            lines.extend(f"  - {x['text'][:90]}" for x in items)
+            lines.extend(f"  - {short(x['text'], 90)}" for x in items)
     t = result["tests"]
     if t["failed_then_fixed"] or t["still_failing"]:
         lines.append("tests")

@@ -346,6 +346,9 @@ class NoGitSources(Absent):
     def checkpoint_sessions(self, repo_root: str, checkpoints: Collection[str] | None = None) -> dict[str, set[str]]:
         return {}
 
+    def local_twins(self, session_ids: Collection[str]) -> dict[str, str]:
+        return {}
+
     def key(self, repo_root: str) -> tuple[int, str]:
         return (0, "")
 

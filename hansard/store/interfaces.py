@@ -134,7 +134,8 @@ class EvidenceIndex(Protocol):
     def edit_lines(self, repo_id: int, hashes: Iterable[int], side: str = "+") -> Sequence[Row]:
         """One row per line of an applied edit in ``repo_id`` that added ('+') or removed ('-')
         one of ``hashes``: hash, exact, trivial, id, rel_path, timestamp, call_id, provider,
-        user_modified, tool, session_id, message_index."""
+        user_modified, tool, session_id, message_index, and claimed_id (the id a session a
+        repository carries claims: hansard.agents.origin; absent or None otherwise)."""
     def edit_lines_at(self, repo_id: int, hashes: Iterable[int], paths: Collection[str], side: str = "+", *,
                       others: bool = True) -> tuple[Sequence[Row], list[tuple[int, str | None, str | None]]]:
         """``edit_lines`` of the edits of ``paths`` only, and (hash, rel_path, timestamp) of
@@ -168,7 +169,8 @@ class EvidenceIndex(Protocol):
         """call_id, name, input, output, exit_code, status, timestamp, cwd, message_index, in order."""
     def steps(self, session_rows: Collection[int]) -> list[dict[str, Any]]:
         """call_id, snapshot, steps, timestamp of these sessions' step snapshots, in order."""
-    def prompt_before(self, session_id: str, message_index: int) -> tuple[int, str] | None: ...
+    def user_prompts(self, session_id: str) -> list[tuple[int, str]]:
+        """(message_index, text) of every typed user prompt of the session, in order."""
     def session(self, session_id: str) -> Row | None: ...
     def session_at(self, session_row: int) -> Row | None: ...
     def top_sessions_in_repo(self, repo_id: int) -> Sequence[Row]: ...
@@ -297,9 +299,14 @@ class RepoRegistry(Protocol):
     def path_maps(self) -> list[tuple[str, str]]: ...
     def add_path_map(self, old: str, new: str) -> None: ...
     def unresolved_sessions(self) -> Sequence[Row]:
-        """id, cwd."""
+        """id, cwd, origin, origin_repo (hansard.agents.origin: NULL is this machine)."""
     def unresolved_edits(self) -> Sequence[Row]:
-        """id, path, cwd (the edit's, else its session's)."""
+        """id, path, cwd (the edit's, else its session's), srow (its session's row), origin."""
+    def session_paths(self, session_row: int) -> tuple[Sequence[Row], list[str]]:
+        """(a session's edits: id, path, cwd; every working folder the session recorded)."""
+    def session_repo(self, session_row: int) -> int | None: ...
+    def ids_by_root(self, root_commit: str) -> list[tuple[int, str]]:
+        """(id, checkout path) of the repositories with this root commit."""
     def unresolved_project_keys(self, provider: str, field: str) -> Sequence[Row]:
         """id, h: unlinked sessions with no cwd, only a key of their project root (extra[field])."""
     def session_cwds(self) -> list[str]: ...
@@ -318,6 +325,9 @@ class SessionQueries(Protocol):
         """Per provider: sessions, messages, applied edits."""
     def list(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
              since: str | None = None, limit: int = 20, exclude_providers: Sequence[str] = ()) -> list[dict[str, Any]]: ...
+    def list_count(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
+                   since: str | None = None, exclude_providers: Sequence[str] = ()) -> int:
+        """How many sessions ``list`` with the same filters would give without its limit."""
     def find(self, ref: str) -> Any: ...
     def repo_path_of(self, ref: str) -> tuple[bool, str | None]: ...
     def repo_paths_of(self, ref: str) -> builtins.list[tuple[str, str | None]]:
@@ -466,6 +476,8 @@ class GitSources(Protocol):
         """Keep (checkpoint, session id) pairs of a repository."""
     def checkpoint_sessions(self, repo_root: str, checkpoints: Collection[str] | None = None) -> dict[str, set[str]]:
         """checkpoint -> the sessions it kept, for ``checkpoints`` (all when None)."""
+    def local_twins(self, session_ids: Collection[str]) -> dict[str, str]:
+        """session read from checkpoints -> this machine's session of the id it claims, where there is one."""
     def key(self, repo_root: str) -> tuple[int, str]:
         """(how many pairs, their newest store read) of a repository: changes when a checkpoint is read."""
     def repos_of(self, repo_root: str) -> list[int]: ...

@@ -268,7 +268,10 @@ def collect(local: Any, cfg: dict[str, Any], repo: str | None = None, model: str
             if s.get("repo_id") not in opted:
                 continue
             rows = exp.session_rows(s["id"], ids)
-            session = {k: v for k, v in s.items() if k not in ("id", "repo_id")}
+            # Where this machine read it, sent only when not this machine (so the digest of a
+            # session pushed before origins were kept stays the same).
+            session = {k: v for k, v in s.items()
+                       if k not in ("id", "repo_id") and not (k in ("origin", "origin_ref", "claimed_id") and v is None)}
             extra = _redact_all(session, rows)
             for e in rows["edits"]:
                 e.pop("id", None)

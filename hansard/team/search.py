@@ -137,17 +137,19 @@ def _hits(rows: list[dict[str, Any]], words: list[str], matched_by: str, local_t
 
 
 def team_sessions(store: Any, *, team: str | None, repo: str | None, since: str | None,
-                  limit: int) -> tuple[list[dict[str, Any]], str | None]:
-    """Other members' sessions in the opted-in repositories, newest first (``hansard sessions``)."""
+                  limit: int) -> tuple[list[dict[str, Any]], str | None, int]:
+    """Other members' sessions in the opted-in repositories, newest first (``hansard sessions``),
+    the notice when they cannot be read, and how many there are in all."""
     roots, notice = _roots(store, team, repo)
     if roots is None:
-        return [], notice
+        return [], notice, 0
     ids = [t for t in (store.repo_map.team_root(c) for c in roots) if t is not None]
     rows = store.team.sessions.list(repo_ids=ids, since=since, limit=limit)
+    total = store.team.sessions.list_count(repo_ids=ids, since=since) if len(rows) >= limit else len(rows)
     return [{"session_id": r["session_id"], "provider": r["provider"], "title": r["title"],
              "first_prompt": r["first_prompt"], "started_at": r["started_at"], "last_at": r["last_at"], "cwd": r["cwd"],
              "message_count": r["message_count"], "parent_session_id": r["parent_session_id"], "repo": None,
-             "member": r["member"], "member_name": r["member_name"], "team": load_name()} for r in rows], None
+             "member": r["member"], "member_name": r["member_name"], "team": load_name()} for r in rows], None, total
 
 
 def load_name() -> str | None:

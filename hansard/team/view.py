@@ -348,6 +348,11 @@ class LocalSessions:
         return self._local.list(repo_ids=repo_ids, provider=provider, since=since, limit=limit,
                                 exclude_providers=exclude_providers)
 
+    def list_count(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
+                   since: str | None = None, exclude_providers: Sequence[str] = ()) -> int:
+        return self._local.list_count(repo_ids=repo_ids, provider=provider, since=since,
+                                      exclude_providers=exclude_providers)
+
     def repo_path(self, repo_id: int | None) -> str | None:
         return self._local.repo_path(repo_id)
 
@@ -495,7 +500,7 @@ class MergedEvidence:
     def _team_rows(self, repo_id: int, hashes: list[int], side: str) -> list[dict[str, Any]]:
         """The team's edit lines of ``hashes`` in this repository, their ids negated (a team
         row never collides with a local one), with their sessions and prompts kept for
-        ``session`` and ``prompt_before`` (one round trip to the server)."""
+        ``session`` and ``user_prompts`` (one round trip to the server)."""
         team_repo = self.repos.team(repo_id)
         if team_repo is None:
             return []
@@ -608,9 +613,9 @@ class MergedEvidence:
         r = self.team.session_at(-session_row)
         return team_session_row(r, self.repos.local(r["root_commit"])) if r else None
 
-    def prompt_before(self, session_id: str, message_index: int) -> tuple[int, str] | None:
+    def user_prompts(self, session_id: str) -> list[tuple[int, str]]:
         if self.local.session(session_id) is not None or not self.repos.roots:
-            return self.local.prompt_before(session_id, message_index)
+            return self.local.user_prompts(session_id)
         if session_id not in self._prompts:
             want = {s for s in self._sessions if self._sessions[s] is not None} | self._wanted | {session_id}
             want -= set(self._prompts)
@@ -618,11 +623,7 @@ class MergedEvidence:
                 self._prompts[sid] = []
             for r in self.team.prompts(sorted(want)):
                 self._prompts[r["session_id"]].append((r["message_index"], r["text"]))
-        best = None
-        for idx, text in self._prompts[session_id]:
-            if idx <= message_index:
-                best = (idx, text)
-        return best
+        return sorted(self._prompts[session_id])
 
     def top_sessions_in_repo(self, repo_id: int) -> list[Any]:
         rows: list[Any] = list(self.local.top_sessions_in_repo(repo_id))

@@ -2,8 +2,10 @@
 
 One record per commit C: for each file C added or changed (against its first parent), the
 whole-file `why` answer at C, and of it the lines blamed to C itself (the specification reads a
-line through the revision that last touched it, its section 6.5). Those lines, grouped into
-conversations and runs of consecutive lines:
+line through the revision that last touched it, its section 6.5). A merge's own lines are few
+(a conflict's resolution): its record holds what the merge changed against its first parent,
+the lines blamed to C or to a commit it brought in (``git rev-list P..C``), and says so in
+``metadata``. Those lines, grouped into conversations and runs of consecutive lines:
 
 - ``agent`` lines are ``ai``, one conversation per session (and model), its url
   ``hansard://session/<id>`` and, in ``related``, each message that wrote lines of it
@@ -50,6 +52,8 @@ class Exported:
     record: dict[str, Any]
     lines: dict[str, int] = field(default_factory=dict)  # contributor type -> lines
     skipped: dict[str, str] = field(default_factory=dict)  # path -> why it has no answer
+    merged: int | None = None  # a merge: the commits it brought in against its first parent
+    note: str | None = None  # why the record holds no file, when it holds none
 
 
 def model_id(model: str | None) -> str | None:
@@ -89,14 +93,29 @@ def commits(top: str, commit: str | None, rev_range: str | None) -> list[str]:
     return [sha]
 
 
-def touched(top: str, sha: str) -> list[str]:
+def parents(top: str, sha: str) -> list[str]:
+    from hansard.git.run import git
+
+    return git(["rev-list", "--parents", "-n", "1", sha], top).decode().split()[1:]
+
+
+def touched(top: str, sha: str, first_parent: str | None = None) -> list[str]:
     """The paths the commit added or changed against its first parent (renames followed)."""
     from hansard.git.run import git
 
-    parents = git(["rev-list", "--parents", "-n", "1", sha], top).decode().split()[1:]
-    base = [parents[0], sha] if parents else ["--root", sha]
+    if first_parent is None:
+        first = parents(top, sha)
+        first_parent = first[0] if first else None
+    base = [first_parent, sha] if first_parent else ["--root", sha]
     out = git(["diff-tree", "-r", "-z", "--no-commit-id", "--name-only", "-M", "--diff-filter=AMRTC", *base], top)
     return sorted({p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p})
+
+
+def brought_in(top: str, sha: str, first_parent: str) -> set[str]:
+    """The commits a merge brought in against its first parent, itself included."""
+    from hansard.git.run import git
+
+    return set(git(["rev-list", f"{first_parent}..{sha}", "--"], top).decode().split())
 
 
 def _runs(nums: list[int]) -> list[tuple[int, int]]:
@@ -109,12 +128,13 @@ def _runs(nums: list[int]) -> list[tuple[int, int]]:
     return out
 
 
-def conversations(doc: dict[str, Any], sha: str, models: dict[tuple[str, int], str]) -> tuple[list[dict[str, Any]],
-                                                                                                  dict[str, int]]:
-    """A file's conversations, from its why answer's lines blamed to ``sha``; and its lines by type."""
+def conversations(doc: dict[str, Any], own: set[str], models: dict[tuple[str, int], str]
+                  ) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """A file's conversations, from its why answer's lines blamed to a commit of ``own`` (the
+    commit exported; a merge's, the commits it brought in); and its lines by type."""
     groups: dict[tuple[str, str | None, str | None], list[dict[str, Any]]] = {}
     for ln in doc["lines"]:
-        if ln.get("commit") != sha:
+        if ln.get("commit") not in own:
             continue
         t = TYPE_OF_KIND.get(ln["kind"], "unknown")
         sid = ln.get("session_id") if t != "human" else None
@@ -160,27 +180,41 @@ def export_commit(store: Store, top: str, sha: str, *, upkeep: Callable[[str, in
 
     ex = Exported(commit=sha, record={})
     files = []
-    for path in touched(top, sha):
+    ps = parents(top, sha)
+    own = {sha}
+    if len(ps) > 1:
+        own = brought_in(top, sha, ps[0])
+        ex.merged = len(own) - 1
+    paths = touched(top, sha, ps[0] if ps else None)
+    for path in paths:
         try:
             doc = explain(store, path, rev=sha, cwd=top, upkeep=upkeep, cache=cache)
         except HansardError as exc:  # a binary file, one git cannot blame: no answer, said why
             ex.skipped[path] = exc.code
             continue
         pairs = {(ln["session_id"], ln["message_index"]) for ln in doc["lines"]
-                 if ln.get("commit") == sha and ln.get("session_id") and isinstance(ln.get("message_index"), int)}
+                 if ln.get("commit") in own and ln.get("session_id") and isinstance(ln.get("message_index"), int)}
         models = store.stats.models(pairs) if pairs else {}
-        convs, counts = conversations(doc, sha, models)
+        convs, counts = conversations(doc, own, models)
         if convs:
             files.append({"path": path, "conversations": convs})
         for t, n in counts.items():
             ex.lines[t] = ex.lines.get(t, 0) + n
+    if not files:
+        ex.note = _why_empty(ex, paths, ps)
+    meta: dict[str, Any] = {"rules_version": RULES_VERSION, "lines": ex.lines}
+    if ex.skipped:
+        meta["skipped_files"] = ex.skipped
+    if ex.merged is not None:
+        meta["merge"] = {"first_parent": ps[0], "commits_brought_in": ex.merged}
+    if ex.note:
+        meta["note"] = ex.note
     body: dict[str, Any] = {
         "version": _spec_version(),
         "vcs": {"type": "git", "revision": sha},
         "tool": {"name": "hansard", "version": __version__},
         "files": files,
-        "metadata": {"dev.hansard": {"rules_version": RULES_VERSION, "lines": ex.lines,
-                                     **({"skipped_files": ex.skipped} if ex.skipped else {})}},
+        "metadata": {"dev.hansard": meta},
     }
     body, _ = redact_value(body)
     import json
@@ -197,6 +231,17 @@ def export_commit(store: Store, top: str, sha: str, *, upkeep: Callable[[str, in
         raise InternalError(f"an exported Agent Trace record is not valid: {'; '.join(bad)}", commit=sha)
     ex.record = record
     return ex
+
+
+def _why_empty(ex: Exported, paths: list[str], ps: list[str]) -> str:
+    """Why a commit's record holds no file, in words."""
+    against = "its first parent" if len(ps) > 1 else "its parent" if ps else "nothing (a root commit)"
+    if not paths:
+        return (f"a merge that changed no file against {against}" if ex.merged is not None
+                else f"it added or changed no file against {against} (only deletions or mode changes)")
+    if ex.skipped and len(ex.skipped) == len(paths):
+        return f"none of the {len(paths)} file(s) it changed could be answered (binary, or git could not blame them)"
+    return f"none of the lines of the {len(paths)} file(s) it changed is its own: git blames them to earlier commits"
 
 
 def _spec_version() -> str:

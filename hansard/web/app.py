@@ -123,13 +123,19 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
 
     def repository(request: Request, store: Any) -> Any:
         core.sync(store)
-        return pages.repository(links, top, core.recent_sessions(store, top))
+        return pages.repository(links, top, core.recent_sessions(store, top), core.session_count(store, top))
+
+    def folder(request: Request, store: Any) -> Any:
+        return pages.folder_page(links, top, core.check_folder(top, request.path_params["path"]))
 
     def stats(request: Request, store: Any) -> Any:
         # its own request: a large repository's first count answers every file (later ones
         # reuse each unchanged file's), and the page must not wait for it
+        path = request.query_params.get("path") or None
+        if path is not None:
+            core.check_folder(top, path)  # a path out of the repository is refused, not counted
         try:
-            return pages.stats(links, top, core.stats(store, top), None)
+            return pages.stats(links, top, core.stats(store, top, path), None)
         except HansardError as exc:
             return pages.stats(links, top, None, exc.message)
 
@@ -167,7 +173,8 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
     def alive(request: Request, store: Any) -> Any:
         # the scope check (and a teammate's session) as for the transcript
         full = core.transcript_page(store, top, request.path_params["sid"], limit=1)["session"]["session_id"]
-        return pages.alive(links, core.alive_lines(store, top, full, core.session_files(store, full)))
+        files = core.session_files(store, full)
+        return pages.alive(links, core.alive_lines(store, top, full, files), len(files))
 
     def search(request: Request, store: Any) -> Any:
         q = request.query_params.get("q") or ""
@@ -192,6 +199,7 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
     routes = [
         Route("/", answer(repository)),
         Route("/stats", answer(stats)),
+        Route("/folder/{path:path}", answer(folder)),
         Route("/file/{path:path}", answer(file)),
         Route("/conversation", answer(conversation)),
         Route("/session/{sid}", answer(session)),

@@ -66,18 +66,19 @@ def months(stats: dict[str, Any]) -> Markup:
 
 
 def folders(stats: dict[str, Any]) -> Markup:
-    """The top-level folders (and the files at the root, as one row) by kind, agents' share as text."""
+    """The folders of the path counted (the repository's top-level ones by default; and the
+    files directly in it, as one row) by kind, agents' share as text."""
     rows: list[tuple[str, dict[str, int]]] = []
-    root_files: dict[str, int] = {}
-    for d, row in (stats.get("folders") or {}).items():
-        if d and "/" not in d:
-            rows.append((d + "/", row))
-    for f, row in (stats.get("files") or {}).items():
-        if "/" not in f:
-            for k, v in row.items():
-                root_files[k] = root_files.get(k, 0) + v
-    if root_files:
-        rows.append(("(files at the root)", root_files))
+    here: dict[str, int] = {}
+    trees = stats.get("tree") or []
+    for node in (trees[0].get("children") or []) if len(trees) == 1 else trees:
+        if node["type"] == "dir":
+            rows.append((node["name"] + "/", node))
+        else:
+            for k in (*KIND_ORDER, "lines"):
+                here[k] = here.get(k, 0) + node.get(k, 0)
+    if here:
+        rows.append(("(files here)" if stats.get("paths") else "(files at the root)", here))
     rows.sort(key=lambda r: -r[1].get("lines", 0))
     rows = rows[:MAX_FOLDERS]
     if not rows:

@@ -61,6 +61,21 @@ def start_url(top: str, port: int, token: str, target: str | None) -> str:
     return base + links.file(path, line)
 
 
+def open_browser(url: str) -> bool:
+    """The page in the browser (``$BROWSER``, else the system's), or, when there is none to
+    open it (a server without a display), a line on standard error that says so."""
+    import webbrowser
+
+    try:
+        opened = webbrowser.open(url)
+    except webbrowser.Error:
+        opened = False
+    if not opened:
+        print("hansard ui: found no browser to open the page (set BROWSER, or open the URL above)", file=sys.stderr,
+              flush=True)
+    return opened
+
+
 def run(a: Any) -> int:
     import uvicorn
 
@@ -77,9 +92,7 @@ def run(a: Any) -> int:
     url = start_url(top, port, token, a.target) if (a.open or a.target) else f"http://127.0.0.1:{port}/?token={token}"
     print(f"hansard ui: serving {top} at\n  {url}\n(read-only, this machine only; Ctrl-C stops it)", flush=True)
     if a.open:
-        import webbrowser
-
-        threading.Timer(0.3, webbrowser.open, args=(url,)).start()
+        threading.Timer(0.3, open_browser, args=(url,)).start()
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
     server = uvicorn.Server(config)
     try:

@@ -129,7 +129,8 @@ def file_answer(store: Store, top: str, rel: str, *, synced: bool = False) -> di
 
 
 def line_view(store: Store, top: str, ans: dict[str, Any], line: int) -> dict[str, Any]:
-    """What the page shows beside a line: its answer, the prompt that asked for its edit, the
+    """What the page shows beside a line: its answer, the request that asked for its edit (with
+    the person's last turn after it, and the session's first request where it has no title), the
     messages around the one whose tool call wrote it (with that call's diff), and its commit."""
     from hansard.lsp.marks import prompt_for
 
@@ -146,7 +147,9 @@ def line_view(store: Store, top: str, ans: dict[str, Any], line: int) -> dict[st
     if not sid:
         return out
     out["session"] = {"session_id": sid, **(ans.get("sessions") or {}).get(sid, {})}
-    out["prompt"] = prompt_for(ans, ln)
+    asked = prompt_for(ans, ln)
+    if asked is not None:
+        out["prompt"], out["then"], out["first"] = asked.request, asked.then, asked.first
     mi = ln.get("message_index")
     try:
         page = transcript_page(store, top, sid, around=mi, limit=WINDOW)
@@ -230,6 +233,17 @@ def recent_sessions(store: Store, top: str, limit: int = 15, web_chats: bool = F
     return store.sessions.list(repo_ids=ids, limit=limit, exclude_providers=() if web_chats else agents.web_names())
 
 
+def session_count(store: Store, top: str, web_chats: bool = False) -> int:
+    """How many sessions ``recent_sessions`` chooses from."""
+    from hansard import agents
+    from hansard.answers.search.filters import resolve_repo
+
+    ids = resolve_repo(store, top)
+    if ids == []:
+        return 0
+    return store.sessions.list_count(repo_ids=ids, exclude_providers=() if web_chats else agents.web_names())
+
+
 def default_target(store: Store, top: str) -> str | None:
     """The file the newest session of this repository edited last (what `hansard ui --open`
     shows when no file is named), or None."""
@@ -268,18 +282,35 @@ def search(store: Store, top: str, query: str, mode: str, filters: dict[str, str
     return out
 
 
-def stats(store: Store, top: str) -> dict[str, Any]:
-    """repo_stats of the served repository (by agent and session), sessions of other
+def stats(store: Store, top: str, path: str | None = None) -> dict[str, Any]:
+    """repo_stats of the served repository, or of one folder of it (``path``), by agent and
+    session, its tree one level down (the page's folders and files, each opening its own page),
+    the 200 largest files listed (``files_shown`` says of how many); sessions of other
     repositories folded into one unnamed row."""
     from hansard.answers.stats import repo_stats
     from hansard.link.commit_facts import upkeep
 
+    rel = check_folder(top, path) if path else None
     team = _team(store)
     try:
-        out = repo_stats(team, None, by=("agent", "session"), cwd=top, max_files=200,
-                         upkeep=upkeep(store))
+        out = repo_stats(team, [rel] if rel else None, by=("agent", "session"), cwd=top, max_files=200,
+                         upkeep=upkeep(store), depth=1)
         if (out.get("by") or {}).get("session"):
             out["by"]["session"] = scope.unname_sessions(top, out["by"]["session"], team.sessions.repo_path_of)
         return out
     finally:
         _close_team(team)
+
+
+def check_folder(top: str, rel: str) -> str:
+    """``rel`` as a repository-relative folder of the served repository (its real location in
+    it, as ``check_rel`` holds a file to), or a refusal; the repository itself is ""."""
+    p = rel.replace("\\", "/").strip().rstrip("/")
+    if not p:
+        return ""
+    if "\0" in p or p.startswith("/") or os.path.isabs(p) or p.startswith("~") or {"..", ".git"} & set(p.split("/")):
+        raise _outside(top)
+    _check_path(top, p)
+    if not os.path.isdir(os.path.join(top, p)):
+        raise NotFound(f"no folder {p!r} in {top}")
+    return p

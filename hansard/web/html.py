@@ -41,6 +41,9 @@ class Links:
     def file(self, rel: str, line: int | None = None) -> str:
         return self.url("/file/" + rel, f"L{line}" if line else None, line=line)
 
+    def folder(self, rel: str) -> str:
+        return self.url("/folder/" + rel) if rel else self.url("/")
+
     def session(self, sid: str, around: int | None = None) -> str:
         return self.url("/session/" + sid, f"m{around}" if around is not None else None, around=around)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hansard.render import teammate
+from hansard.render import provenance, teammate
 from hansard.render.answers import PROVIDER_NAMES
 from hansard.render.answers import short as _short
 from hansard.web import charts
@@ -35,36 +35,85 @@ def _when(ts: str | None) -> str:
 # -- repository ----------------------------------------------------------------------------------
 
 
-def repository(links: Links, top: str, sessions: list[dict[str, Any]]) -> Markup:
+def repository(links: Links, top: str, sessions: list[dict[str, Any]], total_sessions: int | None = None) -> Markup:
     """The page paints at once; its stats come in their own request (``stats``), which the
     script fetches (without the script, a link opens them)."""
-    parts = [Markup('<h1>{}</h1><div id="stats" data-src="{}"><p class="dim">Counting the lines agents wrote… (a '
-                    'first count answers every file; later ones reuse what did not change) '
-                    '<a href="{}">open the count</a></p></div>').format(
-        top.rsplit("/", 1)[-1], links.url("/stats"), links.url("/stats")),
-        Markup('<section><h2>Recent sessions</h2>{}</section>').format(session_table(links, sessions)),
-        Markup('<section><h2>Search</h2>{}</section>').format(search_form(links, {}, ""))]
+    shown = Markup("")
+    if total_sessions is not None and total_sessions > len(sessions):
+        shown = Markup(' <span class="dim">(the {:,} most recent of {:,})</span>').format(len(sessions), total_sessions)
+    parts = [Markup('<h1>{}</h1>').format(top.rsplit("/", 1)[-1]), _stats_slot(links, None),
+             Markup('<section><h2>Recent sessions{}</h2>{}</section>').format(shown, session_table(links, sessions)),
+             Markup('<section><h2>Search</h2>{}</section>').format(search_form(links, {}, ""))]
     return page(links, "Repository", join(parts), repo=top, active="repo")
 
 
+def _stats_slot(links: Links, rel: str | None) -> Markup:
+    src = links.url("/stats", path=rel)
+    return Markup('<div id="stats" data-src="{}"><p class="dim">Counting the lines agents wrote… (a first count '
+                  'answers every file; later ones reuse what did not change) <a href="{}">open the count</a></p>'
+                  '</div>').format(src, src)
+
+
+def folder_page(links: Links, top: str, rel: str) -> Markup:
+    """One folder of the repository: the path to it (each step a link), and its stats (its own
+    folders and files, each opening its page), fetched as the repository page's are."""
+    return page(links, rel + "/", join([_crumbs(links, top, rel), _stats_slot(links, rel)]), repo=top, active="repo")
+
+
+def _crumbs(links: Links, top: str, rel: str) -> Markup:
+    parts = rel.split("/")
+    steps = [Markup('<a href="{}">{}</a>').format(links.url("/"), top.rsplit("/", 1)[-1])]
+    for i, name in enumerate(parts):
+        here = "/".join(parts[:i + 1])
+        steps.append(Markup("{}/").format(name) if i == len(parts) - 1 else
+                     Markup('<a href="{}">{}</a>').format(links.folder(here), name))
+    return Markup('<h1 class="crumbs">{}</h1>').format(join(steps, " / "))
+
+
 def stats(links: Links, top: str, stats: dict[str, Any] | None, error: str | None) -> Markup:
-    """The repository's stats as a fragment: totals, charts, funnel, by agent, files."""
+    """The stats of the repository, or of one folder of it, as a fragment: totals, charts,
+    funnel, its folders and files (each a link down), by agent, the largest files."""
     if stats is None:
         return Markup('<p class="error">The stats could not be counted: {}</p>').format(error)
     k = stats["kinds"]
     agents = k["agent"] + k["agent_modified"]
+    files = stats.get("file_count", len(stats["files"]))
+    where = Markup(" under <code>{}/</code>").format(stats["paths"][0]) if stats.get("paths") else Markup("")
     parts = [Markup('<section class="summary"><p class="big">Agents wrote <b>{}</b> ({:,}) of the {:,} lines in {:,} '
-                    'files at <code>{}</code></p>{}</section>').format(
+                    'file{}{} at <code>{}</code></p>{}</section>').format(
         f"{100.0 * agents / stats['counted_lines']:.1f}%" if stats["counted_lines"] else "–", agents,
-        stats["counted_lines"], len(stats["files"]), stats["rev"][:10], charts.kinds_bar(stats))]
+        stats["counted_lines"], files, "" if files == 1 else "s", where, stats["rev"][:10], charts.kinds_bar(stats))]
     parts.append(Markup('<section class="charts"><div><h2>Agent share over time</h2>{}</div>'
                         '<div><h2>By folder</h2>{}</div></section>').format(charts.months(stats), charts.folders(stats)))
     f = stats["funnel"]
     parts.append(Markup('<p class="funnel">Sessions {:,} → commits {:,} → lines their edits added {:,} → agent '
                         'lines alive {:,}</p>').format(f["sessions"], f["commits"], f["lines_added"], f["lines_alive"]))
+    parts.append(_entries(links, stats))
     parts.append(_by_agent(stats))
     parts.append(_files(links, stats))
     return join(parts)
+
+
+def _entries(links: Links, stats: dict[str, Any]) -> Markup:
+    """The folders and files directly in the path counted, folders first: a folder opens its own
+    page, a file its code with the marks."""
+    trees = stats.get("tree") or []
+    nodes = (trees[0].get("children") or []) if len(trees) == 1 else trees
+    if not nodes:
+        return Markup("")
+    body = join(Markup('<tr class="{}"><td><a href="{}">{}</a></td><td class=num>{:,}</td><td class=num>{}</td>'
+                       '<td class=num>{}</td></tr>').format(
+        n["type"], links.folder(n["path"]) if n["type"] == "dir" else links.file(n["path"]),
+        n["name"] + ("/" if n["type"] == "dir" else ""), n.get("lines", 0), _share(n),
+        f"{n.get('entries', 0):,}" if n["type"] == "dir" else "") for n in nodes)
+    return Markup('<section><h2>Folders and files</h2><table class="grid entries"><thead><tr><th>name</th>'
+                  '<th>lines</th><th>agents</th><th>entries</th></tr></thead><tbody>{}</tbody></table></section>'
+                  ).format(body)
+
+
+def _share(row: dict[str, Any]) -> str:
+    lines = row.get("lines", 0)
+    return f"{100.0 * (row.get('agent', 0) + row.get('agent_modified', 0)) / lines:.0f}%" if lines else "–"
 
 
 def _by_agent(stats: dict[str, Any]) -> Markup:
@@ -86,9 +135,7 @@ def _files(links: Links, stats: dict[str, Any]) -> Markup:
 
     def table(rows: list[tuple[str, dict[str, int]]]) -> Markup:
         body = join(Markup('<tr><td><a href="{}">{}</a></td><td class=num>{:,}</td><td class=num>{}</td></tr>').format(
-            links.file(rel), rel, r.get("lines", 0),
-            f"{100.0 * (r.get('agent', 0) + r.get('agent_modified', 0)) / r['lines']:.0f}%" if r.get("lines") else "–")
-            for rel, r in rows)
+            links.file(rel), rel, r.get("lines", 0), _share(r)) for rel, r in rows)
         return Markup('<table class="grid files"><thead><tr><th>file</th><th>lines</th><th>agents</th></tr></thead>'
                       '<tbody>{}</tbody></table>').format(body)
 
@@ -96,9 +143,10 @@ def _files(links: Links, stats: dict[str, Any]) -> Markup:
     more = Markup('<details><summary>{:,} more files</summary>{}</details>').format(len(rest), table(rest)) if rest \
         else Markup("")
     shown = stats.get("files_shown")
-    note = Markup('<p class="dim">The {:,} largest of {:,} files are listed.</p>').format(shown["shown"], shown["of"]) \
+    note = Markup('<p class="dim">Showing the {:,} largest of {:,} files.</p>').format(shown["shown"], shown["of"]) \
         if shown else Markup("")
-    return Markup('<section><h2>Files</h2>{}{}{}</section>').format(table(ranked[:TOP_FILES]), more, note)
+    return Markup('<section><h2>Files with the most agent lines</h2>{}{}{}</section>').format(
+        table(ranked[:TOP_FILES]), more, note)
 
 
 def session_table(links: Links, rows: list[dict[str, Any]]) -> Markup:
@@ -199,6 +247,9 @@ def conversation(links: Links, rel: str, view: dict[str, Any]) -> Markup:
         parts.append(Markup('<p class="who">{} session <a class="sess" href="{}">{}</a>{}</p>').format(
             who, links.session(s["session_id"], ln.get("message_index")), s["session_id"][:13],
             Markup(" · {}").format(_short(s.get("title"), 80)) if s.get("title") else ""))
+        src = provenance(s.get("source"))
+        if src:  # not this machine's own record
+            parts.append(Markup('<p class="source">read from {}</p>').format(src))
     elif ln.get("session"):
         parts.append(Markup('<p class="who">{}</p>').format(ln["session"]))
     from hansard.render.answers import why_evidence
@@ -206,6 +257,10 @@ def conversation(links: Links, rel: str, view: dict[str, Any]) -> Markup:
     parts.append(Markup('<p class="evidence">{}</p>').format(why_evidence(ln)))
     if view.get("prompt"):
         parts.append(Markup('<h3>Prompt</h3><blockquote class="prompt">{}</blockquote>').format(view["prompt"]))
+    if view.get("then"):
+        parts.append(Markup('<p class="then dim">then: <q>{}</q></p>').format(_short(view["then"], 200)))
+    if view.get("first"):
+        parts.append(Markup('<p class="first dim">first asked: <q>{}</q></p>').format(_short(view["first"], 300)))
     call = view.get("call")
     if call:
         parts.append(Markup('<h3>The edit · {} (message {})</h3>{}').format(call.get("name"), call["message_index"],
@@ -283,11 +338,13 @@ def session_page(links: Links, top: str, data: dict[str, Any], commits: list[dic
                  edited: bool, around: int | None) -> Markup:
     s = data["session"]
     sid = s["session_id"]
+    src = provenance(s.get("source"))
     head = Markup('<h1>{} session <code>{}</code></h1><p class="title">{}</p><p class="dim">started {} · {:,} messages'
-                  ' · in {}{}</p>').format(
+                  ' · in {}{}</p>{}').format(
         provider_name(s.get("provider")), sid, s.get("title") or "", _when(s.get("started_at_local")),
         s.get("message_count") or 0, s.get("cwd") or "",
-        Markup(" · team: {}").format(teammate(s)) if s.get("member") else "")
+        Markup(" · team: {}").format(teammate(s)) if s.get("member") else "",
+        Markup('<p class="source">read from {}</p>').format(src) if src else "")
     side = []
     if commits:
         side.append(Markup("<h2>Commits</h2><ul class=\"commits\">{}</ul>").format(join(
@@ -305,8 +362,9 @@ def session_page(links: Links, top: str, data: dict[str, Any], commits: list[dic
     return page(links, sid[:13], body, repo=top, body_class="sessionpage")
 
 
-def alive(links: Links, rows: list[dict[str, Any]]) -> Markup:
-    """The files a session edited, each with how many of its lines `why` still gives to it."""
+def alive(links: Links, rows: list[dict[str, Any]], edited: int | None = None) -> Markup:
+    """The files a session edited, each with how many of its lines `why` still gives to it;
+    ``edited``: how many files it edited in all (said when more than are listed)."""
     if not rows:
         return Markup('<p class="dim">It edited no file of this repository.</p>')
     items = []
@@ -314,12 +372,14 @@ def alive(links: Links, rows: list[dict[str, Any]]) -> Markup:
         if r["gone"]:
             items.append(Markup('<li>{} <span class="dim">not in the working tree now</span></li>').format(r["path"]))
         elif r["alive"]:
-            items.append(Markup('<li><a href="{}">{}</a> {:,} lines alive</li>').format(
-                links.file(r["path"], r["first"]), r["path"], r["alive"]))
+            items.append(Markup('<li><a href="{}">{}</a> {:,} line{} alive</li>').format(
+                links.file(r["path"], r["first"]), r["path"], r["alive"], "" if r["alive"] == 1 else "s"))
         else:
             items.append(Markup('<li><a href="{}">{}</a> <span class="dim">none alive</span></li>').format(
                 links.file(r["path"]), r["path"]))
-    return Markup('<ul class="files">{}</ul>').format(join(items))
+    more = Markup('<p class="dim">Showing {:,} of the {:,} files it edited.</p>').format(len(rows), edited) \
+        if edited is not None and edited > len(rows) else Markup("")
+    return Markup('<ul class="files">{}</ul>{}').format(join(items), more)
 
 
 def _pager(links: Links, sid: str, data: dict[str, Any], msgs: list[dict[str, Any]]) -> Markup:
@@ -362,16 +422,29 @@ def search_page(links: Links, top: str, query: str, f: dict[str, str], out: dict
     if out is not None:
         hits = out.get("results") or []
         notes = [out.get("mode_notice"), out.get("notice")]
-        parts.append(Markup('<p class="dim">{:,} results · {} search{}</p>').format(
-            len(hits), out.get("mode"), join(Markup(" · {}").format(n) for n in notes if n)))
+        total = max(out.get("total") or 0, len(hits))
+        count = f"{len(hits):,} result{'' if len(hits) == 1 else 's'}" if total <= len(hits) else \
+            f"showing {len(hits):,} of {total:,}{'' if out.get('total_exact', True) else '+'} results"
+        parts.append(Markup('<p class="dim count">{} · {} search{}</p>').format(
+            count, out.get("mode"), join(Markup(" · {}").format(n) for n in notes if n)))
         parts.append(Markup('<ol class="hits">{}</ol>').format(join(
             Markup('<li><a class="hit" href="{href}">{title}</a> <span class="dim">{prov} · {when} · message {mi} '
                    '({role})</span><p class="excerpt">{ex}</p></li>').format(
                 href=links.session(h["session_id"], h.get("message_index")),
                 title=_short(h.get("title") or h["session_id"], 100), prov=provider_name(h.get("provider")),
                 when=_when(h.get("timestamp_local")), mi=h.get("message_index"), role=h.get("role"),
-                ex=h.get("excerpt") or "") for h in hits)))
+                ex=_highlighted(h.get("excerpt") or "")) for h in hits)))
     return page(links, "Search", join(parts), repo=top, active="search", query=query)
+
+
+def _highlighted(excerpt: str) -> Markup:
+    """A search excerpt with its matches («like this» in the answer) in <mark>, every part escaped."""
+    import re
+
+    from hansard.answers.search.text import MARK_CLOSE, MARK_OPEN
+
+    parts = re.split(f"{MARK_OPEN}([^{MARK_OPEN}{MARK_CLOSE}]*){MARK_CLOSE}", excerpt)
+    return join(Markup("<mark>{}</mark>").format(p) if k % 2 else p for k, p in enumerate(parts))
 
 
 def error_page(links: Links | None, status: int, code: str, message: str) -> Markup:

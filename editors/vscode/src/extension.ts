@@ -23,6 +23,7 @@ function settings(): Settings {
   return {
     path: c.get<string>("path"),
     marks: c.get<string>("marks"),
+    codeLens: c.get<boolean>("codeLens"),
     pollSeconds: c.get<number>("pollSeconds"),
     sync: c.get<boolean>("sync"),
   };

@@ -5,6 +5,7 @@
 export interface Settings {
   path?: string;
   marks?: string;
+  codeLens?: boolean;
   pollSeconds?: number;
   sync?: boolean;
 }
@@ -42,10 +43,14 @@ export function serverCommand(s: Settings): ServerCommand {
   return { command, args: ["lsp"] };
 }
 
-/** The server's initializationOptions (hansard/lsp/server.py documents each). */
+/** The server's initializationOptions (hansard/lsp/server.py documents each). `commandLinks`:
+ * VS Code runs the hover's "Open the conversation" link (markdownOptions trusts that command),
+ * so the server may put it in; `codeLens: false` turns the lenses off, whatever `marks` says. */
 export function initializationOptions(s: Settings): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   out.marks = s.marks && MARKS.has(s.marks) ? s.marks : "both";
+  out.codeLens = s.codeLens !== false;
+  out.commandLinks = true;
   if (typeof s.pollSeconds === "number" && s.pollSeconds > 0) out.pollSeconds = s.pollSeconds;
   if (typeof s.sync === "boolean") out.sync = s.sync;
   return out;

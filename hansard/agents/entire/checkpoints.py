@@ -20,7 +20,10 @@ Entire's ``agent`` field (blank in early checkpoints, wrong on some).
 
 Nothing here writes to the repository or fetches: objects are read through one
 `git cat-file --batch` (hansard.git.objects). Nothing raises on odd content: a folder that
-is not a checkpoint is passed over, and unreadable metadata counts as none.
+is not a checkpoint is passed over, and unreadable metadata counts as none. What is read is
+bounded by sizes git gives before reading, never by what the content claims: a blob is read
+once however many entries name it, and a transcript put together from its chunks has a total
+budget (``assemble``).
 """
 
 from __future__ import annotations
@@ -41,8 +44,10 @@ REF_PREFIX = "refs/entire/checkpoints/"
 CHECKPOINT_ID = re.compile(r"^[0-9a-f]{12}$")
 _CHUNK = re.compile(r"^full\.jsonl(?:\.(\d{1,6}))?$")
 UUID_TAIL = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
-# Session metadata is a few KB; anything larger is not Entire's.
+# Session metadata is a few KB; anything larger is not Entire's. What one reading of a store of
+# refs reads of metadata in all stops at META_TOTAL: past it, a copy's metadata counts as none.
 META_MAX = 1 << 20
+META_TOTAL = 64 << 20
 # A whole folder walk stops this deep (checkpoint folder + session folder + file, sharded).
 MAX_DEPTH = 4
 
@@ -121,9 +126,33 @@ def read_copies(cat: CatFile, refs: list[tuple[str, str]]) -> list[Copy]:
                 if key not in seen:
                     seen.add(key)
                     found.append((cid, f"{folder}/{sub}" if folder else sub, files))
-    metas = cat.get_many([files.get("metadata.json", "") for _c, _f, files in found], max_bytes=META_MAX)
-    return [_copy(cid, folder, files, got[1] if got is not None and got[0] == "blob" else b"")
-            for (cid, folder, files), got in zip(found, metas, strict=True)]
+    metas = _metadata(cat, [files.get("metadata.json", "") for _c, _f, files in found])
+    return [_copy(cid, folder, files, metas.get(files.get("metadata.json", "")))
+            for cid, folder, files in found]
+
+
+def _metadata(cat: CatFile, shas: list[str]) -> dict[str, dict[str, Any]]:
+    """Each distinct metadata blob among ``shas``, parsed, read once however many folders name
+    it; one over ``META_MAX``, or past ``META_TOTAL`` read in all, counts as none."""
+    distinct = [sha for sha in dict.fromkeys(shas) if sha]
+    out: dict[str, dict[str, Any]] = {}
+    total = 0
+    for i in range(0, len(distinct), 256):
+        part = distinct[i:i + 256]
+        fits = []
+        for sha, info in zip(part, cat.info_many(part), strict=True):
+            if info is not None and info[1] == "blob" and info[2] <= META_MAX and total + info[2] <= META_TOTAL:
+                total += info[2]
+                fits.append(sha)
+        for sha, got in zip(fits, cat.get_many(fits, max_bytes=META_MAX), strict=True):
+            if got is not None and got[0] == "blob":
+                try:
+                    obj = orjson.loads(got[1])
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(obj, dict):
+                    out[sha] = obj
+    return out
 
 
 def _checkpoint_id(folder: str, ref_id: str | None) -> str | None:
@@ -163,16 +192,9 @@ def _checkpoint_folders(root: str, walked: dict[str, list[tuple[str, str, str]]]
                     yield f"{shard}/{rest}", found
 
 
-def _copy(cid: str, folder: str, files: dict[str, str], raw_meta: bytes) -> Copy:
+def _copy(cid: str, folder: str, files: dict[str, str], meta: dict[str, Any] | None) -> Copy:
     chunks = sorted(((int(m.group(1) or 0), sha) for n, sha in files.items() if (m := _CHUNK.match(n))))
-    meta: dict[str, Any] = {}
-    if raw_meta:
-        try:
-            obj = orjson.loads(raw_meta)
-        except orjson.JSONDecodeError:
-            obj = None
-        if isinstance(obj, dict):
-            meta = obj
+    meta = meta or {}
     sid = meta.get("session_id")
     created = meta.get("created_at")
     touched = meta.get("files_touched")
@@ -222,31 +244,71 @@ class Merged:
     def __init__(self) -> None:
         self.lines: list[bytes] = []
         self._seen: set[bytes] = set()
+        self.size = 0  # bytes of the lines, a newline each
 
-    def add(self, lines: list[bytes]) -> None:
+    def add(self, lines: list[bytes], max_bytes: int | None = None) -> bool:
+        """Add one copy's lines; False (and nothing added) when a slice would take the lines
+        past ``max_bytes``."""
         if not self.lines or sum(1 for x in lines if x in self._seen) * 2 >= len(self.lines):
             if len(lines) >= len(self.lines):
                 self.lines, self._seen = list(lines), set(lines)
-            return
-        for x in lines:
-            if x not in self._seen:
-                self.lines.append(x)
-                self._seen.add(x)
+                self.size = sum(len(x) + 1 for x in lines)
+            return True
+        new = [x for x in dict.fromkeys(lines) if x not in self._seen]
+        grown = self.size + sum(len(x) + 1 for x in new)
+        if max_bytes is not None and grown > max_bytes:
+            return False
+        self.lines += new
+        self._seen.update(new)
+        self.size = grown
+        return True
 
 
-def assemble(cat: CatFile, copies: list[Copy], max_bytes: int | None = None) -> tuple[bytes | None, dict[str, int]]:
+def blob_sizes(cat: CatFile, copies: Iterable[Copy]) -> dict[str, int | None]:
+    """Each chunk blob's size (None: not a blob the repository has), from one `git cat-file
+    --batch-check` round of every copy's chunks: what ``assemble`` checks its budget against."""
+    wanted = list(dict.fromkeys(sha for c in copies for sha in c.chunks))
+    return {sha: (got[2] if got is not None and got[1] == "blob" else None)
+            for sha, got in zip(wanted, cat.info_many(wanted), strict=True)}
+
+
+def assemble(cat: CatFile, copies: list[Copy], max_bytes: int, sizes: dict[str, int | None] | None = None
+             ) -> tuple[bytes | None, dict[str, int]]:
     """One transcript from a session's copies (in time order, see the module docstring), and
-    how many copies were used or missing (a blob the repository lacks). The copies are read one
-    at a time: a session kept whole at each of many checkpoints is never all in memory at once."""
-    used = missing = 0
+    how many copies were used, missing (a blob the repository lacks) or over the budget.
+
+    Bounded by ``max_bytes`` in total, checked from the blobs' sizes before any is read: a copy
+    whose chunks add up to more (a chunk may be named any number of times) is left out, and so
+    is a slice that would take the transcript past it. A copy made of the same blobs as the one
+    before adds nothing and is not read again. The copies are read one at a time: a session kept
+    whole at each of many checkpoints is never all in memory at once. ``sizes``: ``blob_sizes``
+    of these copies (or more), when the caller asked once for many sessions."""
+    used = missing = over = 0
     doc_best: tuple[int, int, bytes] | None = None
     merged = Merged()
+    if sizes is None:
+        sizes = blob_sizes(cat, copies)
+    last: list[str] | None = None
     for i, c in enumerate(copies):
-        parts = cat.get_many(c.chunks, max_bytes=max_bytes)
-        if not parts or any(p is None or p[0] != "blob" for p in parts):
+        each = [sizes.get(sha) for sha in c.chunks]
+        if not c.chunks or any(n is None for n in each):
+            missing += 1
+            continue
+        if sum(n for n in each if n is not None) > max_bytes:
+            over += 1
+            continue
+        if c.chunks == last:
+            used += 1
+            continue
+        distinct = list(dict.fromkeys(c.chunks))
+        got = dict(zip(distinct, cat.get_many(distinct, max_bytes=max_bytes), strict=True))
+        parts = [got.get(sha) for sha in c.chunks]
+        if any(p is None or p[0] != "blob" for p in parts):
             missing += 1
             continue
         data = b"".join(p[1] for p in parts if p is not None)
+        del got, parts
+        last = c.chunks
         if not data.strip():
             continue
         used += 1
@@ -260,8 +322,9 @@ def assemble(cat: CatFile, copies: list[Copy], max_bytes: int | None = None) -> 
             if doc_best is None or (n, i) >= doc_best[:2]:
                 doc_best = (n, i, data)
             continue
-        merged.add([x for x in data.split(b"\n") if x.strip()])
-    info = {"copies": len(copies), "used": used, "missing": missing}
+        if not merged.add([x for x in data.split(b"\n") if x.strip()], max_bytes):
+            over += 1
+    info = {"copies": len(copies), "used": used, "missing": missing, "over_budget": over}
     if merged.lines:
         return b"\n".join(merged.lines) + b"\n", info
     if doc_best is not None:

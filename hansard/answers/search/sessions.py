@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from hansard import agents
+from hansard.agents.origin import source_of
 from hansard.answers.index_state import index_state
 from hansard.answers.search import text as textmod
 from hansard.answers.search.filters import clamp, parse_roles, resolve_repo, shell_tools, tool_names
@@ -255,7 +256,7 @@ def build_hits(index: Any, ranked: list[tuple[Candidate, str, float | None]], q:
     return hits, len(sessions)
 
 
-SESSION_FIELDS = ("session_id", "title", "provider", "repo", "cwd", "started_at_local")
+SESSION_FIELDS = ("session_id", "title", "provider", "repo", "cwd", "started_at_local", "source")
 
 
 def _hit(r: Any, cand: Candidate, matched_by: str, sim: float | None, words: list[str],
@@ -287,6 +288,8 @@ def _hit(r: Any, cand: Candidate, matched_by: str, sim: float | None, words: lis
         del h["repo"]
     if r["cwd"] is None:
         del h["cwd"]
+    if "origin" in r.keys() and r["origin"]:  # not this machine's record: where it was read
+        h["source"] = source_of(r)
     if not session_fields:
         for k in SESSION_FIELDS:
             h.pop(k, None)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hansard.answers import evidence
+from hansard.agents.origin import source_of
 from hansard.errors import GitError
 from hansard.git.blame import ZERO
 
@@ -55,10 +55,33 @@ def redact(text: str) -> tuple[str, int]:
     return _redact(text)
 
 
+def _asked(store: Store, session_id: str, s: dict[str, Any], indexes: set[int | None],
+           first_edit: int | None) -> None:
+    """The session's entry gets what was asked for each of its edits named (``asked``: message
+    index -> request and last turn, ``hansard.answers.asked``), the index of its first request,
+    the texts of those prompts (``prompts``: index -> text) and, as ``prompt``, the request
+    behind the first line's edit. One read of the session's prompts, however many edits."""
+    from hansard.answers.asked import asked, first_request, judged
+
+    prompts = store.evidence.user_prompts(session_id)
+    texts = dict(prompts)
+    marks = judged(prompts)
+    first = first_request(marks)
+    s["first_request"] = first
+    s["asked"] = {}
+    named = set() if first is None else {first}
+    for mi in sorted(i for i in indexes if i is not None):
+        a = s["asked"][str(mi)] = asked(marks, mi, first)
+        named |= {a["request"], a["turn"]} - {None}
+    s["prompts"] = {str(i): texts[i] for i in sorted(named)}
+    request = s["asked"][str(first_edit)]["request"] if first_edit is not None else first
+    s["prompt"] = texts[request] if request is not None else None
+
+
 def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers: list[LineAnswer]
                     ) -> dict[str, Any]:
-    """The whole file's document: every line's answer, the sessions they name (each with the
-    prompt before each of its lines' messages, and the first of them) and every blamed commit."""
+    """The whole file's document: every line's answer, the sessions they name (each with what was
+    asked for each of its edits the lines name, ``_asked``) and every blamed commit."""
     from hansard.git.run import git_text
 
     resolved = None
@@ -68,10 +91,12 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
         except GitError:
             resolved = rev
     sessions: dict[str, dict[str, Any]] = {}
-    prompts: dict[tuple[str, int | None], tuple[int, str] | None] = {}  # lines of one call share its prompt
+    edits: dict[str, set[int | None]] = {}  # the message indexes of each session's edits named
+    first_edit: dict[str, int | None] = {}  # of its first line: the session's ``prompt``
     for a in answers:
         if a.session_id is None:
             continue
+        edits.setdefault(a.session_id, set()).add(a.message_index)
         s = sessions.get(a.session_id)
         if s is None:
             row = store.evidence.session(a.session_id)
@@ -85,12 +110,11 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
             }
             if row is not None and "member" in row.keys():  # a teammate's session (hansard.team)
                 s["member"], s["member_name"] = row["member"], row["member_name"]
-        key = (a.session_id, a.message_index)
-        p = prompts[key] if key in prompts else prompts.setdefault(key, evidence.prompt_for(store, *key))
-        if p is not None:
-            s["prompts"][str(p[0])] = p[1]
-            if s["prompt"] is None:
-                s["prompt"] = p[1]
+            if row is not None:  # where it was read: this machine, a repository's refs or files, a teammate
+                s["source"] = source_of(row)
+            first_edit[a.session_id] = a.message_index
+    for sid, s in sessions.items():
+        _asked(store, sid, s, edits[sid], first_edit[sid])
     commits = {
         sha: {"summary": redact(c.summary)[0], "author": c.author, "author_time": c.author_time, "author_tz": c.author_tz,
               "committer_time": c.committer_time}
@@ -108,27 +132,33 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
 def slice_contract(doc: dict[str, Any], start: int, end: int) -> dict[str, Any]:
     """The answer for lines ``start``-``end``, cut from the whole file's document ``doc``: those
     lines as the file's answer gives them, the sessions and commits they name and nothing else.
-    It is the document ``render_contract`` makes of those lines' answers: a session's ``prompts``
-    are those before its sliced lines' messages (the prompt before a message is the newest of the
-    session's prompts at or before it, and the file's document holds every line's) and its
-    ``prompt`` is the first sliced line's."""
+    It is the document ``render_contract`` makes of those lines' answers: what a session was
+    asked for an edit depends on that edit's message alone (``_asked``), so a session's entry
+    keeps what it holds for the sliced lines' edits (``_narrowed``)."""
     lines = [ln for ln in doc["lines"] if start <= ln["line"] <= end]
-    sessions: dict[str, dict[str, Any]] = {}
+    whole = doc.get("sessions") or {}
+    edits: dict[str, set[int | None]] = {}
+    first_edit: dict[str, int | None] = {}
     for ln in lines:
         sid = ln.get("session_id")
-        whole = (doc.get("sessions") or {}).get(sid) if sid else None
-        if whole is None:
-            continue
-        s = sessions.get(sid)
-        if s is None:
-            s = sessions[sid] = {**whole, "prompt": None, "prompts": {}}
-        mi = ln.get("message_index")
-        before = [int(k) for k in whole.get("prompts") or {} if mi is not None and int(k) <= mi]
-        if before:
-            key = str(max(before))
-            s["prompts"][key] = whole["prompts"][key]
-            if s["prompt"] is None:
-                s["prompt"] = whole["prompts"][key]
+        if sid and sid in whole:
+            edits.setdefault(sid, set()).add(ln.get("message_index"))
+            first_edit.setdefault(sid, ln.get("message_index"))
+    sessions = {sid: _narrowed(whole[sid], edits[sid], first_edit[sid]) for sid in edits}
     named = {ln.get(k) for ln in lines for k in ("commit", "original_commit", "restoring_commit")} - {None}
     commits = {sha: c for sha, c in (doc.get("commits") or {}).items() if sha in named}
     return {**doc, "lines": lines, "sessions": sessions, "commits": commits}
+
+
+def _narrowed(s: dict[str, Any], indexes: set[int | None], first_edit: int | None) -> dict[str, Any]:
+    """A session's entry of the whole file (``_asked`` filled it for every edit the file's lines
+    name) as ``_asked`` fills it for the edits of messages ``indexes`` alone, the first line's
+    being ``first_edit``: what was asked for each, the texts of those prompts and of the first
+    request, and the request behind the first line's edit as ``prompt``."""
+    asked = {k: v for k, v in (s.get("asked") or {}).items() if k in {str(i) for i in indexes if i is not None}}
+    first = s.get("first_request")
+    named = ({first} | {x for a in asked.values() for x in (a.get("request"), a.get("turn"))}) - {None}
+    texts = s.get("prompts") or {}
+    request = asked[str(first_edit)]["request"] if first_edit is not None and str(first_edit) in asked else first
+    return {**s, "asked": asked, "prompts": {k: v for k, v in texts.items() if int(k) in named},
+            "prompt": texts.get(str(request)) if request is not None else None}

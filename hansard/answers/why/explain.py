@@ -148,8 +148,11 @@ def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, dat
                    for a in answers]
     from hansard.answers.why.recorded import annotate_all
 
-    answers = annotate_all(store, t.top, history, bl, answers)  # what other tools recorded, beside hansard's evidence
+    unread: dict[str, int] = {}
+    answers = annotate_all(store, t.top, history, bl, answers, unread)  # what other tools recorded, beside hansard's evidence
     ans = render_contract(store, t, rev, bl, answers)
+    if unread:  # notes over the budget: counted, not read
+        ans["records_unread"] = unread
     if no_sessions:
         from hansard.answers.notices import no_sessions as notice
 

@@ -50,6 +50,8 @@ BY = RECORDER.name
 AGENT_KINDS = ("agent", "agent_modified")
 # A note larger than this is not read (git-ai embeds conversations; the line ranges come first).
 NOTE_MAX = 32 << 20
+# What one answer reads of notes in all: distinct note blobs, each read once.
+NOTES_TOTAL = 64 << 20
 
 
 def notes_tip(top: str) -> str | None:
@@ -58,11 +60,17 @@ def notes_tip(top: str) -> str | None:
     return ref_from_files(top, NOTES_REF)
 
 
-def read_notes(top: str, tip: str, shas: list[str], parse: Callable[[bytes], Any] | None = None) -> dict[str, Any]:
+def read_notes(top: str, tip: str, shas: list[str], parse: Callable[[bytes], Any] | None = None,
+               unread: list[int] | None = None) -> dict[str, Any]:
     """commit -> its parsed note, for the commits among ``shas`` that have one, in one
     `git cat-file --batch` (a note is at ``<sha>`` in the notes tree, or fanned out as
     ``<sha[:2]>/<sha[2:]>`` or ``<sha[:2]>/<sha[2:4]>/<sha[4:]>`` once there are many).
-    ``parse``: the notes' parser, git-ai's by default."""
+    ``parse``: the notes' parser, git-ai's by default.
+
+    Bounded from the sizes git gives before anything is read: a note blob is read and parsed
+    once however many commits name it, one over ``NOTE_MAX`` is not read, and the distinct notes
+    of one answer stop at ``NOTES_TOTAL``; each commit whose note was left unread adds one to
+    ``unread[0]``."""
     from hansard.git.objects import CatFile
 
     if parse is None:
@@ -74,14 +82,34 @@ def read_notes(top: str, tip: str, shas: list[str], parse: Callable[[bytes], Any
         return out
     with CatFile(top) as cat:
         asks = [f"{tip}:{p}" for s in shas for p in (s, f"{s[:2]}/{s[2:]}", f"{s[:2]}/{s[2:4]}/{s[4:]}")]
-        got = cat.get_many(asks, max_bytes=NOTE_MAX)
-    for i, sha in enumerate(shas):
-        for g in got[3 * i:3 * i + 3]:
-            if g is not None and g[0] == "blob":
-                note = parse(g[1])
-                if note is not None:
-                    out[sha] = note
-                break
+        infos = cat.info_many(asks)
+        blob_of: dict[str, str] = {}
+        sizes: dict[str, int] = {}
+        for i, sha in enumerate(shas):
+            info = next((x for x in infos[3 * i:3 * i + 3] if x is not None and x[1] == "blob"), None)
+            if info is not None:
+                blob_of[sha], sizes[info[0]] = info[0], info[2]
+        wanted: dict[str, None] = {}
+        total = 0
+        for sha in shas:
+            oid = blob_of.get(sha)
+            if oid is None or oid in wanted or sizes[oid] > NOTE_MAX or total + sizes[oid] > NOTES_TOTAL:
+                continue
+            total += sizes[oid]
+            wanted[oid] = None
+        got = dict(zip(wanted, cat.get_many(list(wanted), max_bytes=NOTE_MAX), strict=True))
+    parsed: dict[str, Any] = {}
+    for oid, g in got.items():
+        if g is not None and g[0] == "blob":
+            note = parse(g[1])
+            if note is not None:
+                parsed[oid] = note
+    del got
+    for sha, oid in blob_of.items():
+        if oid in parsed:
+            out[sha] = parsed[oid]
+    if unread is not None:
+        unread[0] += sum(1 for oid in blob_of.values() if oid not in wanted)
     return out
 
 
@@ -92,13 +120,14 @@ def _blamed(bl: Blame) -> tuple[dict[int, BlameLine], set[str]]:
     return by_line, {b.sha for b in by_line.values() if b.sha and b.sha.strip("0")}
 
 
-def annotate(top: str, bl: Blame, answers: list[LineAnswer]) -> list[LineAnswer]:
-    """``answers`` with what git-ai recorded about each line (see the module docstring)."""
+def annotate(top: str, bl: Blame, answers: list[LineAnswer], unread: list[int] | None = None) -> list[LineAnswer]:
+    """``answers`` with what git-ai recorded about each line (see the module docstring);
+    ``unread[0]`` counts the commits whose note was over the budget (``read_notes``)."""
     tip = notes_tip(top)
     if tip is None or not answers:
         return answers
     by_line, shas = _blamed(bl)
-    notes = read_notes(top, tip, sorted(shas))
+    notes = read_notes(top, tip, sorted(shas), unread=unread)
     if not notes:
         return answers
     out = []
@@ -172,7 +201,8 @@ def attribution_tip(top: str) -> str | None:
     return ref_from_files(top, QWEN.notes_ref or "")
 
 
-def annotate_attribution(top: str, bl: Blame, answers: list[LineAnswer]) -> list[LineAnswer]:
+def annotate_attribution(top: str, bl: Blame, answers: list[LineAnswer], unread: list[int] | None = None
+                         ) -> list[LineAnswer]:
     """``answers`` with what qwen-code's note on a line's commit records about the line's file:
     ``recorded: {"by": "qwen-code", "kind": "file_share", "agent": "qwen_code", "ai_percent":
     …, "ai_chars": …, "human_chars": …, "generator": …, "commit": …}``, on lines no line-level
@@ -188,7 +218,7 @@ def annotate_attribution(top: str, bl: Blame, answers: list[LineAnswer]) -> list
     from hansard.agents.qwen_code.notes import parse_note
 
     by_line, shas = _blamed(bl)
-    notes = read_notes(top, tip, sorted(shas), parse_note)
+    notes = read_notes(top, tip, sorted(shas), parse_note, unread=unread)
     if not notes:
         return answers
     out = []
@@ -241,11 +271,19 @@ def annotate_trailers(history: FileHistory, bl: Blame, answers: list[LineAnswer]
     return out
 
 
-def annotate_all(store: Any, top: str, history: FileHistory, bl: Blame, answers: list[LineAnswer]) -> list[LineAnswer]:
+def annotate_all(store: Any, top: str, history: FileHistory, bl: Blame, answers: list[LineAnswer],
+                 unread: dict[str, int] | None = None) -> list[LineAnswer]:
     """``answers`` with every other tool's record, in the order the module docstring gives
     (each later one only where no earlier one describes the line): git-ai's notes, imported
-    Agent Trace records, qwen-code's notes, agents' commit trailers."""
-    answers = annotate(top, bl, answers)
+    Agent Trace records, qwen-code's notes, agents' commit trailers. ``unread`` receives, per
+    recorder, how many commits' notes were over the budget and left unread (none: no entry)."""
+    from hansard.agents.qwen_code import RECORDER as QWEN
+
+    left = [0]
+    answers = annotate(top, bl, answers, left)
     answers = annotate_agent_trace(store, bl, answers)
-    answers = annotate_attribution(top, bl, answers)
+    qwen_left = [0]
+    answers = annotate_attribution(top, bl, answers, qwen_left)
+    if unread is not None:
+        unread.update((k, n) for k, n in ((BY, left[0]), (QWEN.name, qwen_left[0])) if n)
     return annotate_trailers(history, bl, answers)

@@ -98,9 +98,9 @@ def check_range(t: Target, data: bytes) -> int:
         raise BinaryFile(f"{t.rel} is a binary file")
     n = data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
     if t.start is not None and t.start > n:
-        raise LineOutOfRange(f"{t.rel} has {n} lines; line {t.start} is past the end")
+        raise LineOutOfRange(f"{t.rel} has {n} line{'' if n == 1 else 's'}; line {t.start} is past the end")
     if t.end is not None and t.end > n:
-        raise LineOutOfRange(f"{t.rel} has {n} lines; line {t.end} is past the end")
+        raise LineOutOfRange(f"{t.rel} has {n} line{'' if n == 1 else 's'}; line {t.end} is past the end")
     return n
 
 

@@ -333,3 +333,16 @@ def t006_search_definer() -> str:
             END LOOP;
         END $$;
     """
+
+
+@migration
+def t007_session_origins() -> str:
+    return """
+        -- Where the member's hansard read each session (hansard.agents.origin): NULL is that member's
+        -- machine; 'repository' a repository's checkpoint refs (origin_ref names them), or
+        -- 'repository_file' a history file of its work tree. claimed_id: the id such a session claims
+        -- (its own is kept apart). Shown beside the member on every answer that names the session.
+        ALTER TABLE sessions ADD COLUMN origin TEXT;
+        ALTER TABLE sessions ADD COLUMN origin_ref TEXT;
+        ALTER TABLE sessions ADD COLUMN claimed_id TEXT;
+    """

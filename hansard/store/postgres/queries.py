@@ -44,7 +44,7 @@ CHUNK = 5000
 _SESSION_COLS = (
     "s.id, s.session_id, s.provider, s.cwd, s.started_at, s.last_at, s.title, s.first_prompt, s.parent_session_id,"
     " s.resumed_from, s.git_branch, s.version, s.message_count, r.root_commit, mb.email AS member,"
-    " mb.name AS member_name, mb.machine AS member_machine"
+    " mb.name AS member_name, mb.machine AS member_machine, s.origin, s.origin_ref, s.claimed_id"
 )
 _FROM_SESSIONS = " FROM sessions s JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
 _NOT_ME = " NOT (mb.email=%s AND mb.machine=%s)"
@@ -202,8 +202,8 @@ class TeamEvidence:
         return self.run(
             "SELECT e.id, e.call_id, e.tool, e.kind, e.rel_path, e.timestamp, e.hunks, 'applied' AS status,"
             " s.session_id, s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.parent_session_id,"
-            " s.id AS srow, e.message_index, mb.email AS member, mb.name AS member_name"
-            " FROM edits e JOIN sessions s ON s.id=e.session_row JOIN members mb ON mb.id=s.member_id"
+            " s.id AS srow, e.message_index, mb.email AS member, mb.name AS member_name, s.origin, s.origin_ref,"
+            " s.claimed_id FROM edits e JOIN sessions s ON s.id=e.session_row JOIN members mb ON mb.id=s.member_id"
             f" WHERE e.repo_id IN {_same_repo(1)} AND e.rel_path IN ({_marks(len(paths))}) AND{_NOT_ME}",
             (repo_id, *paths, *self.me),
         )
@@ -273,12 +273,8 @@ class TeamEvidence:
             (*session_ids, *self.me),
         )
 
-    def prompt_before(self, session_id: str, message_index: int) -> tuple[int, str] | None:
-        best = None
-        for r in self.prompts([session_id]):
-            if r["message_index"] <= message_index:
-                best = (r["message_index"], r["text"])
-        return best
+    def user_prompts(self, session_id: str) -> list[tuple[int, str]]:
+        return [(r["message_index"], r["text"]) for r in self.prompts([session_id])]
 
     def session(self, session_id: str) -> dict[str, Any] | None:
         rows = self.sessions_named([session_id])
@@ -363,11 +359,29 @@ class TeamSessions:
              since: str | None = None, limit: int = 20, exclude_providers: Sequence[str] = ()) -> list[dict[str, Any]]:
         """Other members' sessions newest first, with the member; ``repo`` is None (no checkout
         path here)."""
+        if repo_ids is not None and not repo_ids:
+            return []
+        where, args = self._listed(repo_ids, provider, since, exclude_providers)
+        rows = self.run(
+            f"SELECT {_SESSION_COLS}{_FROM_SESSIONS} WHERE {where} ORDER BY s.last_at DESC LIMIT %s",
+            (*args, limit),
+        )
+        return [{**r, "repo": None} for r in rows]
+
+    def list_count(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
+                   since: str | None = None, exclude_providers: Sequence[str] = ()) -> int:
+        """How many sessions ``list`` with the same filters would give without its limit."""
+        if repo_ids is not None and not repo_ids:
+            return 0
+        where, args = self._listed(repo_ids, provider, since, exclude_providers)
+        rows = self.run(f"SELECT COUNT(*) AS n{_FROM_SESSIONS} WHERE {where}", tuple(args))
+        return int(rows[0]["n"])
+
+    def _listed(self, repo_ids: Sequence[int] | None, provider: str | None, since: str | None,
+                exclude_providers: Sequence[str]) -> tuple[str, builtins.list[Any]]:
         where: builtins.list[str] = [_NOT_ME]
         args: builtins.list[Any] = list(self.me)
         if repo_ids is not None:
-            if not repo_ids:
-                return []
             where.append(f"s.repo_id IN {_same_repo(len(repo_ids))}")
             args += list(repo_ids)
         if provider:
@@ -379,11 +393,7 @@ class TeamSessions:
         if since:
             where.append("s.last_at>=%s")
             args.append(since)
-        rows = self.run(
-            f"SELECT {_SESSION_COLS}{_FROM_SESSIONS} WHERE {' AND '.join(where)} ORDER BY s.last_at DESC LIMIT %s",
-            (*args, limit),
-        )
-        return [{**r, "repo": None} for r in rows]
+        return " AND ".join(where), args
 
     def matches(self, ref: str) -> builtins.list[dict[str, Any]]:
         """Other members' sessions with this id, else whose id starts with ``ref`` (4 characters
@@ -544,6 +554,15 @@ class TeamRepos:
         return []
 
     def unresolved_project_keys(self, provider: str, field: str) -> list[dict[str, Any]]:
+        return []
+
+    def session_paths(self, session_row: int) -> tuple[list[dict[str, Any]], list[str]]:
+        return [], []
+
+    def session_repo(self, session_row: int) -> int | None:
+        return None
+
+    def ids_by_root(self, root_commit: str) -> list[tuple[int, str]]:
         return []
 
     def session_cwds(self) -> list[str]:

@@ -264,7 +264,7 @@ _SESSION_COLS = (("id", "bigint"), ("member_id", "int"), ("repo_id", "int"), ("s
                  ("provider", "text"), ("cwd", "text"), ("started_at", "text"), ("last_at", "text"), ("title", "text"),
                  ("first_prompt", "text"), ("parent_session_id", "text"), ("resumed_from", "text"),
                  ("git_branch", "text"), ("version", "text"), ("message_count", "int"), ("content_hash", "text"),
-                 ("redactions", "int"))
+                 ("redactions", "int"), ("origin", "text"), ("origin_ref", "text"), ("claimed_id", "text"))
 _MESSAGE_COLS = (("id", "bigint"), ("session_row", "bigint"), ("message_index", "int"), ("role", "text"),
                  ("kind", "text"), ("text", "text"), ("timestamp", "text"))
 _CALL_COLS = (("session_row", "bigint"), ("message_index", "int"), ("call_id", "text"), ("name", "text"),
@@ -336,7 +336,8 @@ class TeamUploads:
                 sessions.append((srow, member_id, repo_id, s["session_id"], s["provider"], s.get("cwd"),
                                  s.get("started_at"), s.get("last_at"), s.get("title"), s.get("first_prompt"),
                                  s.get("parent_session_id"), s.get("resumed_from"), s.get("git_branch"),
-                                 s.get("version"), s.get("message_count") or 0, digest, redactions))
+                                 s.get("version"), s.get("message_count") or 0, digest, redactions, s.get("origin"),
+                                 s.get("origin_ref"), s.get("claimed_id")))
                 by_index = {}
                 for m in rows["messages"]:
                     mid = next(mids)
@@ -413,7 +414,8 @@ class TeamUploads:
             "repos": run(f"SELECT id, root_commit, remote, name FROM repos WHERE root_commit IN ({marks})", roots),
             "sessions": run("SELECT id, member_id, repo_id, session_id, provider, cwd, started_at, last_at, title,"
                             " first_prompt, parent_session_id, resumed_from, git_branch, version, message_count,"
-                            f" content_hash, redactions FROM sessions WHERE id IN ({sel})", args),
+                            " content_hash, redactions, origin, origin_ref, claimed_id"
+                            f" FROM sessions WHERE id IN ({sel})", args),
             "messages": run("SELECT id, session_row, message_index, role, kind, text, timestamp FROM messages"
                             f" WHERE session_row IN ({sel})", args),
             "tool_calls": run("SELECT id, session_row, message_index, call_id, name, input, output, exit_code, status,"

@@ -30,7 +30,7 @@ _STAT_COLS = "id, path, provider, inode, size, mtime_ns, \"offset\", generation,
 BULK_CACHE_KIB = 64 << 10
 BULK_CHECKPOINT_BYTES = 64 << 20
 _RUN_COLS = ("started_at", "finished_at", "files", "records", "bytes", "skipped", "sessions", "messages", "edits",
-             "kind", "redactions")
+             "kind", "redactions", "skip_reasons")
 
 
 class SqliteArchive:

@@ -21,7 +21,8 @@ from hansard.store.sqlite.db import OUTPUT_SQL, like_escape, marks
 CHUNK = 500
 # An edit's facts, as ``edit_lines`` gives them beside each line.
 _FACTS = ("SELECT e.id, e.rel_path, e.timestamp, e.call_id, e.provider, e.user_modified, e.tool, s.session_id,"
-          " m.message_index FROM edits e JOIN sessions s ON s.id=e.session_id LEFT JOIN messages m ON m.id=e.message_id")
+          " m.message_index, s.claimed_id FROM edits e JOIN sessions s ON s.id=e.session_id"
+          " LEFT JOIN messages m ON m.id=e.message_id")
 
 
 class SqliteEvidence:
@@ -153,13 +154,16 @@ class SqliteEvidence:
         ).fetchone() is not None
 
     def unlinked_hashes(self, hashes: Iterable[int], basename: str) -> set[int]:
-        """Hashes among ``hashes`` that an applied edit of a file named ``basename`` added,
-        where the edit is linked to no repository."""
+        """Hashes among ``hashes`` that an applied edit of a file named ``basename`` (written in
+        either slash) added, where the edit is linked to no repository. A session a repository
+        carries is that repository's alone: its edits are never evidence here."""
         # The few unplaced edits of that name first: matching the hashes over every edit line
         # and joining each match to its edit read thousands of rows for a common line.
         ids = [r[0] for r in self.db.execute(
-            "SELECT id FROM edits WHERE repo_id IS NULL AND status='applied' AND (path=? OR path LIKE ? ESCAPE '\\')",
-            (basename, "%/" + like_escape(basename)))]
+            "SELECT e.id FROM edits e JOIN sessions s ON s.id=e.session_id WHERE e.repo_id IS NULL"
+            " AND e.status='applied' AND s.origin IS NULL"
+            " AND (e.path=? OR e.path LIKE ? ESCAPE '\\' OR e.path LIKE ? ESCAPE '\\')",
+            (basename, "%/" + like_escape(basename), "%" + like_escape("\\" + basename)))]
         out: set[int] = set()
         hl = sorted(set(hashes))
         for i in range(0, len(ids), CHUNK):
@@ -183,11 +187,12 @@ class SqliteEvidence:
     def applied_edits(self, repo_id: int, paths: Collection[str]) -> list[sqlite3.Row]:
         """Applied edits in ``repo_id`` to any of ``paths``, with their session: rows (id,
         call_id, tool, kind, rel_path, timestamp, hunks, status, session_id, provider, title,
-        first_prompt, started_at, last_at, parent_session_id, srow, message_index)."""
+        first_prompt, started_at, last_at, parent_session_id, srow, message_index, and the session's
+        origin, origin_repo, origin_ref, claimed_id)."""
         return self.db.execute(
             "SELECT e.id, e.call_id, e.tool, e.kind, e.rel_path, e.timestamp, e.hunks, e.status, s.session_id,"
             " s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.parent_session_id, s.id AS srow,"
-            " m.message_index"
+            " m.message_index, s.origin, s.origin_repo, s.origin_ref, s.claimed_id"
             " FROM edits e JOIN sessions s ON s.id=e.session_id LEFT JOIN messages m ON m.id=e.message_id"
             f" WHERE e.repo_id=? AND e.rel_path IN ({marks(len(paths))}) AND e.status='applied'",
             (repo_id, *paths),
@@ -249,15 +254,13 @@ class SqliteEvidence:
 
     # -- sessions -----------------------------------------------------------------------------
 
-    def prompt_before(self, session_id: str, message_index: int) -> tuple[int, str] | None:
-        """(index, text) of the newest typed user prompt at or before ``message_index``."""
-        row = self.db.execute(
+    def user_prompts(self, session_id: str) -> list[tuple[int, str]]:
+        """(index, text) of every typed user prompt of the session, in order."""
+        return [(r[0], r[1]) for r in self.db.execute(
             "SELECT m.message_index, m.text FROM messages m JOIN sessions s ON s.id=m.session_id"
-            " WHERE s.session_id=? AND m.message_index<=? AND m.role='user' AND m.kind='text'"
-            " ORDER BY m.message_index DESC LIMIT 1",
-            (session_id, message_index),
-        ).fetchone()
-        return (row[0], row[1]) if row else None
+            " WHERE s.session_id=? AND m.role='user' AND m.kind='text' ORDER BY m.message_index",
+            (session_id,),
+        )]
 
     def session(self, session_id: str) -> sqlite3.Row | None:
         """The whole sessions row for an exact session id."""

@@ -46,6 +46,18 @@ class SqliteGitSources:
             out.setdefault(cid, set()).add(sid)
         return out
 
+    def local_twins(self, session_ids: Collection[str]) -> dict[str, str]:
+        """Of these sessions read from checkpoints, each that this machine recorded too: its
+        local session's id (the same agent, under the id the checkpoint claims)."""
+        ids = list(session_ids)
+        out: dict[str, str] = {}
+        for i in range(0, len(ids), 500):
+            part = ids[i:i + 500]
+            out.update((c, mine) for c, mine in self.db.execute(
+                "SELECT c.session_id, l.session_id FROM sessions c JOIN sessions l ON l.session_id=c.claimed_id"
+                f" AND l.provider=c.provider AND l.origin IS NULL WHERE c.session_id IN ({marks(len(part))})", part))
+        return out
+
     def key(self, repo_root: str) -> tuple[int, str]:
         """(how many pairs, their newest store read) of a repository: changes when a checkpoint is read."""
         row = self.db.execute("SELECT COUNT(*) FROM checkpoint_sessions WHERE repo_root=?", (repo_root,)).fetchone()

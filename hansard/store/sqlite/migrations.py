@@ -865,3 +865,40 @@ def m035_shell_writes() -> str:
             generation INTEGER             -- store_generation.n when the calls were last counted
         );
     """
+
+
+@migration
+def m036_run_skip_reasons() -> str:
+    return """
+        -- What an index run skipped, by reason (JSON {reason: count}): the files it could not
+        -- use (not a transcript, a checkpoint's missing transcript, unreadable) and the records,
+        -- so that `status` says what the run said; the skips table keeps the records only.
+        ALTER TABLE runs ADD COLUMN skip_reasons TEXT;
+    """
+
+
+@migration
+def m037_origins() -> str:
+    return """
+        -- Where each session was read (hansard.agents.origin): NULL is this machine (an agent home,
+        -- a file given to `hansard index`); otherwise what carried it. Derived from the source's
+        -- key, so a reindex writes it again.
+        ALTER TABLE sessions ADD COLUMN origin TEXT;       -- repository | repository_file | import
+        ALTER TABLE sessions ADD COLUMN origin_repo TEXT;  -- repository: its root commit; repository_file: the work tree
+        ALTER TABLE sessions ADD COLUMN origin_ref TEXT;   -- the refs read (a checkpoint branch) or the file
+        -- A carried session's ids are kept apart (``<id>@<ns>``): the id its records claim.
+        ALTER TABLE sessions ADD COLUMN claimed_id TEXT;
+        CREATE INDEX sessions_claimed ON sessions(claimed_id) WHERE claimed_id IS NOT NULL;
+        -- Sessions read from a repository's refs before their ids were kept apart may have been
+        -- merged into this machine's, and their edits placed through path maps of their own:
+        -- the next `hansard index` rebuilds the derived rows from the archive (as m021 does).
+        UPDATE sources SET redactions = -1 WHERE path LIKE 'git:%' OR path LIKE '%/.specstory/history/%';
+        -- What the checkpoints kept is read from git, not rebuilt: its sessions take the ids they
+        -- are now stored under (the refs are not read again while their tips stand still), and
+        -- the commit facts joined from them are worked out again.
+        UPDATE checkpoint_sessions SET session_id = session_id || '@' || substr(repo_root, 1, 12)
+            WHERE session_id NOT LIKE '%@%';
+        DELETE FROM commit_ties;
+        DELETE FROM commit_prints;
+        DELETE FROM commit_facts;
+    """

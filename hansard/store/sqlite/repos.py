@@ -123,15 +123,38 @@ class SqliteRepos:
     # -- what is waiting to be linked -------------------------------------------------------
 
     def unresolved_sessions(self) -> list[sqlite3.Row]:
-        """Rows (id, cwd) of sessions not yet linked."""
-        return self.db.execute("SELECT id, cwd FROM sessions WHERE resolved=0").fetchall()
+        """Rows (id, cwd, origin, origin_repo) of sessions not yet linked."""
+        return self.db.execute("SELECT id, cwd, origin, origin_repo FROM sessions WHERE resolved=0").fetchall()
 
     def unresolved_edits(self) -> list[sqlite3.Row]:
-        """Rows (id, path, cwd) of edits not yet linked; cwd is the edit's, else its session's."""
+        """Rows (id, path, cwd, srow, origin) of edits not yet linked; cwd is the edit's, else its
+        session's; srow and origin are its session's row and origin."""
         return self.db.execute(
-            "SELECT e.id, e.path, COALESCE(e.cwd, s.cwd) AS cwd FROM edits e JOIN sessions s ON s.id=e.session_id"
-            " WHERE e.resolved=0"
+            "SELECT e.id, e.path, COALESCE(e.cwd, s.cwd) AS cwd, s.id AS srow, s.origin FROM edits e"
+            " JOIN sessions s ON s.id=e.session_id WHERE e.resolved=0"
         ).fetchall()
+
+    def session_paths(self, session_row: int) -> tuple[list[sqlite3.Row], list[str]]:
+        """(every edit of a session: id, path, cwd (the edit's, else the session's); every working
+        folder the session recorded: its own, its messages' and its edits')."""
+        edits = self.db.execute(
+            "SELECT e.id, e.path, COALESCE(e.cwd, s.cwd) AS cwd FROM edits e JOIN sessions s ON s.id=e.session_id"
+            " WHERE e.session_id=? ORDER BY e.id", (session_row,)).fetchall()
+        cwds = [r[0] for r in self.db.execute(
+            "SELECT cwd FROM sessions WHERE id=? AND cwd IS NOT NULL UNION SELECT DISTINCT cwd FROM messages"
+            " WHERE session_id=? AND cwd IS NOT NULL UNION SELECT DISTINCT cwd FROM edits WHERE session_id=?"
+            " AND cwd IS NOT NULL", (session_row, session_row, session_row))]
+        return edits, cwds
+
+    def session_repo(self, session_row: int) -> int | None:
+        """The repository a session is linked to (None: none, or not linked yet)."""
+        row = self.db.execute("SELECT repo_id FROM sessions WHERE id=?", (session_row,)).fetchone()
+        return row[0] if row else None
+
+    def ids_by_root(self, root_commit: str) -> list[tuple[int, str]]:
+        """(id, checkout path) of the repositories with this root commit, oldest row first."""
+        return [(r[0], r[1]) for r in self.db.execute("SELECT id, path FROM repos WHERE root_commit=? ORDER BY id",
+                                                      (root_commit,))]
 
     def unresolved_project_keys(self, provider: str, field: str) -> list[sqlite3.Row]:
         """Rows (id, h) of unlinked sessions of ``provider`` with no cwd, only a key of their

@@ -458,7 +458,8 @@ class SqliteSearchIndex:
             for r in self.db.execute(
                 "SELECT m.id, m.message_index, m.role, m.kind, m.timestamp, substr(m.text, 1, 20000) AS text,"
                 " length(m.text) AS n, s.id AS sid, s.session_id, s.title, s.first_prompt, s.provider, s.started_at,"
-                " s.cwd, r.path AS repo FROM messages m JOIN sessions s ON s.id=m.session_id"
+                " s.cwd, r.path AS repo, s.origin, s.origin_repo, s.origin_ref, s.claimed_id"
+                " FROM messages m JOIN sessions s ON s.id=m.session_id"
                 f" LEFT JOIN repos r ON r.id=s.repo_id WHERE m.id IN ({_in(chunk)})"
             ):
                 rows[r["id"]] = r

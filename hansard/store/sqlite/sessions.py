@@ -8,10 +8,12 @@ name) or plain dicts ready for JSON.
 from __future__ import annotations
 
 import builtins
+import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from hansard.agents.origin import source_of
 from hansard.errors import NotFound
 from hansard.store.sqlite.db import like_escape, marks
 
@@ -30,6 +32,9 @@ def roles_sql(roles: Iterable[str] | None, alias: str = "m") -> tuple[str, list[
             parts.append(f"{alias}.role=?")
             args.append(r)
     return "(" + " OR ".join(parts) + ")", args
+
+
+_ORIGIN = ("origin", "origin_repo", "origin_ref", "claimed_id")
 
 
 class SqliteSessionQueries:
@@ -72,7 +77,7 @@ class SqliteSessionQueries:
             "skipped": skips,
             "indexed_from": one("SELECT MIN(timestamp) FROM messages"),
             "indexed_through": one("SELECT MAX(timestamp) FROM messages"),
-            "last_run": dict(last) if last else None,
+            "last_run": _run(last),
         }
 
     def index_state(self) -> dict[str, Any]:
@@ -110,28 +115,26 @@ class SqliteSessionQueries:
              since: str | None = None, limit: int = 20, exclude_providers: Sequence[str] = ()) -> list[dict[str, Any]]:
         """Sessions newest first; ``since`` (stored-time text) bounds their last message;
         sessions of ``exclude_providers`` are left out."""
-        where: builtins.list[str] = ["1=1"]
-        args: builtins.list[Any] = []
-        if repo_ids is not None:
-            where.append(f"s.repo_id IN ({marks(len(repo_ids))})")
-            args += list(repo_ids)
-        if provider:
-            where.append("s.provider=?")
-            args.append(provider)
-        if exclude_providers:
-            where.append(f"s.provider NOT IN ({marks(len(exclude_providers))})")
-            args += list(exclude_providers)
-        if since:
-            where.append("s.last_at>=?")
-            args.append(since)
+        where, args = _listed(repo_ids, provider, since, exclude_providers)
         rows = self.db.execute(
             "SELECT s.session_id, s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.cwd,"
-            " s.message_count, s.parent_session_id, r.path AS repo"
-            f" FROM sessions s LEFT JOIN repos r ON r.id=s.repo_id WHERE {' AND '.join(where)}"
+            " s.message_count, s.parent_session_id, r.path AS repo, s.origin, s.origin_repo, s.origin_ref, s.claimed_id"
+            f" FROM sessions s LEFT JOIN repos r ON r.id=s.repo_id WHERE {where}"
             " ORDER BY s.last_at DESC LIMIT ?",
             (*args, limit),
         ).fetchall()
-        return [dict(r) for r in rows]
+        out = []
+        for r in rows:
+            d = {k: r[k] for k in r.keys() if k not in _ORIGIN}
+            d["source"] = source_of(r)  # where it was read (hansard.agents.origin)
+            out.append(d)
+        return out
+
+    def list_count(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
+                   since: str | None = None, exclude_providers: Sequence[str] = ()) -> int:
+        """How many sessions ``list`` with the same filters would give without its limit."""
+        where, args = _listed(repo_ids, provider, since, exclude_providers)
+        return int(self.db.execute(f"SELECT COUNT(*) FROM sessions s WHERE {where}", args).fetchone()[0])
 
     def find(self, ref: str) -> sqlite3.Row:
         """A session by id, or by a unique prefix of it."""
@@ -271,3 +274,32 @@ class SqliteSessionQueries:
 
         return unpack_record(rec[0]).decode("utf-8", "replace") if rec else None
 
+
+def _listed(repo_ids: Sequence[int] | None, provider: str | None, since: str | None,
+            exclude_providers: Sequence[str]) -> tuple[str, list[Any]]:
+    """The WHERE clause (over ``sessions s``) and its arguments of a sessions listing."""
+    where: list[str] = ["1=1"]
+    args: list[Any] = []
+    if repo_ids is not None:
+        where.append(f"s.repo_id IN ({marks(len(repo_ids))})")
+        args += list(repo_ids)
+    if provider:
+        where.append("s.provider=?")
+        args.append(provider)
+    if exclude_providers:
+        where.append(f"s.provider NOT IN ({marks(len(exclude_providers))})")
+        args += list(exclude_providers)
+    if since:
+        where.append("s.last_at>=?")
+        args.append(since)
+    return " AND ".join(where), args
+
+
+def _run(row: sqlite3.Row | None) -> dict[str, Any] | None:
+    """A runs row as `status` gives it, its skip reasons decoded."""
+    if row is None:
+        return None
+    out = dict(row)
+    raw = out.get("skip_reasons")
+    out["skip_reasons"] = json.loads(raw) if raw else {}
+    return out

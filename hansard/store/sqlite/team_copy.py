@@ -20,7 +20,7 @@ CREATE TABLE IF NOT EXISTS sessions (
     id INTEGER PRIMARY KEY, member_id INTEGER NOT NULL, repo_id INTEGER NOT NULL, session_id TEXT NOT NULL,
     provider TEXT NOT NULL, cwd TEXT, started_at TEXT, last_at TEXT, title TEXT, first_prompt TEXT,
     parent_session_id TEXT, resumed_from TEXT, git_branch TEXT, version TEXT, message_count INTEGER,
-    content_hash TEXT, redactions INTEGER);
+    content_hash TEXT, redactions INTEGER, origin TEXT, origin_ref TEXT, claimed_id TEXT);
 CREATE INDEX IF NOT EXISTS sessions_sid ON sessions(session_id);
 CREATE TABLE IF NOT EXISTS messages (id INTEGER PRIMARY KEY, session_row INTEGER NOT NULL, message_index INTEGER,
     role TEXT, kind TEXT, text TEXT, timestamp TEXT);
@@ -42,18 +42,41 @@ CREATE TABLE IF NOT EXISTS pulled (at TEXT NOT NULL);
 """
 
 TABLES = ("members", "repos", "sessions", "messages", "tool_calls", "edits", "edit_lines", "memories")
+# Columns later hansards added to a table of the copy: (table, column, type).
+_LATER = (("sessions", "origin", "TEXT"), ("sessions", "origin_ref", "TEXT"), ("sessions", "claimed_id", "TEXT"))
+
+
+def _has_columns(db: sqlite3.Connection) -> bool:
+    have = {(t, r[1]) for t in {t for t, _c, _k in _LATER} for r in db.execute(f"PRAGMA table_info({t})")}
+    return all((t, c) in have for t, c, _k in _LATER) or not have
+
+
+def _add_columns(db: sqlite3.Connection) -> None:
+    with db:
+        for t, c, kind in _LATER:
+            if c not in {r[1] for r in db.execute(f"PRAGMA table_info({t})")}:
+                db.execute(f"ALTER TABLE {t} ADD COLUMN {c} {kind}")
 
 
 class SqliteTeamCopy:
     def __init__(self, path: str, *, readonly: bool = False) -> None:
         self.path = path
-        if readonly:
-            self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-        else:
+        if not readonly:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             self.db = sqlite3.connect(path)
             os.chmod(path, 0o600)
             self.db.executescript(_SCHEMA)
+            _add_columns(self.db)
+        else:
+            self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+            if not _has_columns(self.db):  # pulled by an older hansard: the columns it lacks, empty
+                self.db.close()
+                rw = sqlite3.connect(path)
+                try:
+                    _add_columns(rw)
+                finally:
+                    rw.close()
+                self.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         self.db.row_factory = sqlite3.Row
 
     def close(self) -> None:

@@ -32,7 +32,7 @@ class SqliteTeamExport:
         marks = ",".join("?" * len(repo_ids))
         return [dict(r) for r in self.db.execute(
             "SELECT id, session_id, provider, cwd, started_at, last_at, title, first_prompt, parent_session_id,"
-            " resumed_from, git_branch, version, message_count, repo_id FROM sessions"
+            " resumed_from, git_branch, version, message_count, repo_id, origin, origin_ref, claimed_id FROM sessions"
             f" WHERE repo_id IN ({marks})"
             f" OR id IN (SELECT session_id FROM edits WHERE repo_id IN ({marks}) AND status='applied')"
             " ORDER BY id",

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from hansard import textnorm
+from hansard.agents import origin
 from hansard.diffs import hunks_to_json
 from hansard.models import (
     EditItem,
@@ -172,6 +173,9 @@ class Writer:
         # None, the result's redactions]. Written by ``_flush_calls`` before anything reads
         # tool_calls (``finish``, a rewind, a message rewritten).
         self._calls: dict[str, list[Any]] = {}
+        # Where the source's sessions come from (hansard.agents.origin), written on each new one.
+        row = db.execute("SELECT path FROM sources WHERE id=?", (source_id,)).fetchone()
+        self.origin = origin.of_source(row[0] if row else "", provider)
         self.counts = {"messages": 0, "edits": 0, "tool_calls": 0, "skipped": 0, "redactions": 0}
         self.skip_reasons: dict[str, int] = {}
         self.touched_sessions: set[int] = set()
@@ -196,9 +200,12 @@ class Writer:
             return sid
         row = self.db.execute("SELECT id FROM sessions WHERE session_id=?", (session_id,)).fetchone()
         if row is None:
+            o = self.origin
             cur = self.db.execute(
-                "INSERT INTO sessions (session_id, provider, source_id) VALUES (?,?,?)",
-                (session_id, self.provider, self.source_id),
+                "INSERT INTO sessions (session_id, provider, source_id, origin, origin_repo, origin_ref, claimed_id)"
+                " VALUES (?,?,?,?,?,?,?)",
+                (session_id, self.provider, self.source_id, o.kind if o.kind != origin.LOCAL else None, o.repo, o.ref,
+                 origin.claimed(session_id, o.ns) if o.carried else None),
             )
             sid = int(cur.lastrowid or 0)
         else:

@@ -11,6 +11,7 @@ local M = {}
 M.config = {
   cmd = { 'hansard', 'lsp' },
   marks = 'both',        -- 'both' | 'codelens' | 'inlay' | 'none' (inlay needs Neovim 0.10+)
+  code_lens = true,      -- false: no code lens (one per run of lines a session wrote), whatever marks says
   poll_seconds = 2,      -- how often the server looks at .git/HEAD, the agent homes and the store
   sync = true,           -- index new agent transcripts in the background
   filetypes = nil,       -- nil: every file in a git repository; or a list of filetypes
@@ -31,7 +32,7 @@ end
 -- serves code lenses: on Neovim 0.7 a refresh sent before that never completes, and no later
 -- refresh of that buffer would be sent.
 local function refresh_lenses(bufnr)
-  if not (M.config.marks == 'both' or M.config.marks == 'codelens') then return end
+  if not (M.config.marks == 'both' or M.config.marks == 'codelens') or M.config.code_lens == false then return end
   bufnr = bufnr or vim.api.nvim_get_current_buf()
   local client = client_id and vim.lsp.get_client_by_id(client_id)
   if not client or not client.server_capabilities or not client.server_capabilities.codeLensProvider then return end
@@ -93,7 +94,10 @@ function M.why()
       return
     end
     M.last_why = result.markdown
-    vim.lsp.util.open_floating_preview(vim.split(result.markdown, '\n', { plain = true }), 'markdown',
+    -- The server answers in plain text for Neovim (its hover capabilities say it renders
+    -- Markdown its own way), in Markdown for a client that renders CommonMark.
+    local ft = result.kind == 'plaintext' and 'text' or 'markdown'
+    vim.lsp.util.open_floating_preview(vim.split(result.markdown, '\n', { plain = true }), ft,
       { border = 'single', max_width = 100 })
   end)
 end
@@ -125,6 +129,7 @@ local function start()
     root_dir = vim.fn.getcwd(),
     init_options = {
       marks = M.config.marks,
+      codeLens = M.config.code_lens ~= false,
       pollSeconds = M.config.poll_seconds,
       sync = M.config.sync,
       refresh = true, -- Neovim 0.7 does not declare codeLens refresh; the handler below does it

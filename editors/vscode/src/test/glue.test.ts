@@ -25,13 +25,25 @@ test("the server is `hansard lsp` unless a Python interpreter is named", () => {
 });
 
 test("settings become initializationOptions; unknown marks fall back to both", () => {
-  assert.deepEqual(initializationOptions({}), { marks: "both" });
+  assert.deepEqual(initializationOptions({}), { marks: "both", codeLens: true, commandLinks: true });
   assert.deepEqual(initializationOptions({ marks: "codelens", pollSeconds: 5, sync: false }), {
     marks: "codelens",
+    codeLens: true,
+    commandLinks: true,
     pollSeconds: 5,
     sync: false,
   });
-  assert.deepEqual(initializationOptions({ marks: "sideways", pollSeconds: 0 }), { marks: "both" });
+  assert.deepEqual(initializationOptions({ marks: "sideways", pollSeconds: 0 }),
+    { marks: "both", codeLens: true, commandLinks: true });
+});
+
+test("hansard.codeLens turns the lenses off, and the manifest offers it", () => {
+  assert.equal(initializationOptions({ codeLens: false }).codeLens, false);
+  assert.equal(initializationOptions({ codeLens: true }).codeLens, true);
+  const manifest = JSON.parse(readFileSync(join(__dirname, "..", "..", "package.json"), "utf8"));
+  const setting = manifest.contributes.configuration.properties["hansard.codeLens"];
+  assert.equal(setting.type, "boolean");
+  assert.equal(setting.default, true);
 });
 
 test("a line argument is 0-based and whole", () => {
