@@ -4,7 +4,9 @@ Always true of an answer: every entry names something to open (a ``session_id`` 
 ``message_index`` values, or a commit), evidence newer than ``until`` is left out, and the
 whole answer fits ``token_budget`` (4 characters a token), with ``truncated`` counting the
 entries dropped, oldest and weakest first. A ``path:line`` target is answered by the `why`
-engine, exactly as `hansard why` does.
+engine, exactly as `hansard why` does. Without ``until``, history and blame agree: every session
+whose lines `why` gives in the file (or the symbol) now has an entry, and each session entry
+counts those lines (``lines``), from the file's `why` answer.
 """
 
 from __future__ import annotations
@@ -72,15 +74,21 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
     if not all_commits and not edits and not os.path.lexists(os.path.join(t.top, t.rel)):
         _missing(file, base)
     span_filter = None
+    span = None
     if symbol:
         span_filter = SymbolSpans(store, t.top, symbol, t.rel)
-        if not span_filter.exists_now():
+        span = span_filter.span_now()
+        if span is None:
             raise NotFound(f"no symbol {symbol!r} in {t.rel}")
         span_filter.trace(commits)
         commits = [c for c in commits if span_filter.commit_touches(c)]
         edits = [e for e in edits if span_filter.edit_touches(e, commits)]
-    elsewhere = set() if repo_only is None else _elsewhere(store, {e["session_id"] for e in edits}, repo_only)
-    entries = _session_entries(store, edits, commits, elsewhere)
+    blamed = None if until is not None else _why_lines(store, t.top, t.rel, span)
+    if blamed is not None:
+        edits += _edits_of_lines(store, repo_id, blamed, {e["session_id"] for e in edits}, bound)
+    elsewhere = set() if repo_only is None else _elsewhere(store, {e["session_id"] for e in edits} | set(blamed or ()),
+                                                           repo_only)
+    entries = _session_entries(store, edits, commits, elsewhere, blamed)
     reverts = _revert_entries(commits, [s for s in entries if s["session_id"] is not None])
     for r in reverts:
         for u in r["undoes"]:
@@ -142,6 +150,61 @@ def _edits(store: Store, repo_id: int, names: set[str], bound: float | None) -> 
     return out
 
 
+def _why_lines(store: Store, top: str, rel: str, span: tuple[int, int] | None) -> dict[str, Blamed] | None:
+    """Each session `why` gives lines of the file now (within ``span``, a symbol's lines, when
+    given) and what of it wrote them. None when the file has no lines to blame here (gone from
+    the working tree, binary, not committed)."""
+    from hansard.errors import BinaryFile, NotAFile, NotTracked
+
+    try:
+        ans = explain(store, rel, cwd=top)
+    except (NotTracked, BinaryFile, NotAFile):
+        return None
+    out: dict[str, Blamed] = {}
+    for ln in ans["lines"]:
+        sid = ln.get("session_id")
+        if sid and (span is None or span[0] <= ln["line"] <= span[1]):
+            b = out.get(sid)
+            if b is None:
+                b = out[sid] = Blamed(ans["sessions"].get(sid) or {})
+            b.lines += 1
+            if call := ln["tool_call_id"]:
+                b.calls.add(call)
+            if (index := ln["message_index"]) is not None:
+                b.messages.add(index)
+    return out
+
+
+class Blamed:
+    """What `why` gives one session of a file now: ``lines`` lines, written by the tool calls
+    ``calls`` of the messages ``messages`` (a pasted line names a message and no call), and the
+    session as the answer describes it (``about``: title, provider, start...)."""
+
+    __slots__ = ("about", "calls", "lines", "messages")
+
+    def __init__(self, about: Mapping[str, Any]) -> None:
+        self.about = about
+        self.lines = 0
+        self.calls: set[str] = set()
+        self.messages: set[int] = set()
+
+
+def _edits_of_lines(store: Store, repo_id: int, blamed: dict[str, Blamed], listed: set[str],
+                    bound: float | None) -> list[dict[str, Any]]:
+    """The edits that wrote the file's lines now, of the sessions history does not list: edits
+    `why` follows where git's history of the file does not (an edit of a file a commit moved
+    this one's lines from, which git saw as a deletion and a new file)."""
+    paths: set[str] = set()
+    for sid in set(blamed) - listed:
+        row = store.evidence.session(sid)
+        if row is not None:
+            paths |= {r["rel_path"] for r in store.evidence.session_edits(row["id"]) if r["rel_path"]}
+    if not paths or repo_id < 0:
+        return []
+    return [e for e in _edits(store, repo_id, paths, bound)
+            if e["session_id"] in blamed and e["session_id"] not in listed and e["call_id"] in blamed[e["session_id"]].calls]
+
+
 def _elsewhere(store: Store, session_ids: set[str], repo_only: str) -> set[str]:
     """The sessions among ``session_ids`` that did not run in the repository at ``repo_only``."""
     granted = os.path.realpath(repo_only)
@@ -182,18 +245,17 @@ def unnamed_elsewhere(store: Store, ans: Mapping[str, Any], repo_only: str) -> W
 
 
 def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[FileCommit],
-                     elsewhere: set[str] | frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+                     elsewhere: set[str] | frozenset[str] = frozenset(), blamed: dict[str, Blamed] | None = None
+                     ) -> list[dict[str, Any]]:
+    """One entry per session among ``edits``; with ``blamed`` (`why`'s sessions of the file
+    now), one for each of those too, and each entry's ``lines``."""
     by_sha = {c.sha: c for c in commits}
     sessions: dict[str, dict[str, Any]] = {}
     live = live_sessions(store)
     for e in sorted(edits, key=lambda e: e["ts"]):
         s = sessions.get(e["session_id"])
         if s is None and e["session_id"] in elsewhere:
-            s = sessions[e["session_id"]] = {
-                "kind": "session", "session_id": None, "session": OTHER_REPOSITORY, "provider": None, "title": None,
-                "started_at": None, "last_at": None, "parent_session_id": None, "live": False, "edits": [],
-                "commits": [], "undoes": [], "srow": None,
-            }
+            s = sessions[e["session_id"]] = _unnamed()
         if s is None:
             s = sessions[e["session_id"]] = {
                 "kind": "session", "session_id": e["session_id"], "provider": e["provider"],
@@ -228,14 +290,32 @@ def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[Fi
                     "by_message_index": None if by_hidden else later["message_index"],
                     **({"session": OTHER_REPOSITORY} if hidden else {}),
                 })
+    for sid, b in (blamed or {}).items():
+        if sid not in sessions:  # no edit to show (a chat's pasted code): the messages its lines name
+            about = b.about
+            sessions[sid] = _unnamed() if sid in elsewhere else {
+                "kind": "session", "session_id": sid, "provider": about.get("provider"), "title": about.get("title"),
+                "started_at": about.get("started_at"), "last_at": None, "parent_session_id": about.get("parent_session_id"),
+                "live": sid in live, "edits": [], "commits": [], "undoes": [], "srow": None,
+                **{k: about[k] for k in ("member", "member_name", "source") if k in about}}
+            sessions[sid]["messages"] = [] if sid in elsewhere else sorted(b.messages)
     out = []
-    for s in sessions.values():
+    for sid, s in sessions.items():
         if not s["undoes"]:
             s.pop("undoes")
-        s["last_edit_at"] = max(e["timestamp"] or "" for e in s["edits"])
-        s["sort_time"] = s["last_edit_at"]
+        s["last_edit_at"] = max((e["timestamp"] or "" for e in s["edits"]), default=None)
+        s["sort_time"] = s["last_edit_at"] or s["started_at"] or ""
+        if blamed is not None:
+            s["lines"] = blamed[sid].lines if sid in blamed else 0
         out.append(s)
     return out
+
+
+def _unnamed() -> dict[str, Any]:
+    """The entry of a session that ran in another repository: nothing that names it."""
+    return {"kind": "session", "session_id": None, "session": OTHER_REPOSITORY, "provider": None, "title": None,
+            "started_at": None, "last_at": None, "parent_session_id": None, "live": False, "edits": [],
+            "commits": [], "undoes": [], "srow": None}
 
 
 def _revert_entries(commits: list[FileCommit], sessions: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -324,12 +404,13 @@ class SymbolSpans:
                 return name
         return self.name
 
-    def exists_now(self) -> bool:
+    def span_now(self) -> tuple[int, int] | None:
+        """The symbol's lines (first, last) in the working tree's file, or None."""
         try:
             data = safeopen.read_bytes(os.path.join(self.top, self.rel), follow=True)  # a FIFO never blocks
-            return self.span_in(data, self.rel, self.name) is not None
         except OSError:
-            return False
+            return None
+        return self.span_in(data, self.rel, self.name)
 
     def trace(self, commits: list[FileCommit]) -> None:
         """Walk the file's history newest first and record renames of the symbol."""

@@ -41,13 +41,16 @@ def code_history_tree(result: Mapping[str, Any], notice: bool = True) -> str:
         lead, cont = ("└─ ", "   ") if last else ("├─ ", "│  ")
         if e["kind"] == "session":
             live = " [live]" if e.get("live") else ""
-            idx = ", ".join(str(x["message_index"]) for x in e["edits"] if x["message_index"] is not None)
+            idx = ", ".join(str(x) for x in [x["message_index"] for x in e["edits"] if x["message_index"] is not None]
+                            or e.get("messages") or [])
+            now = f"; {e['lines']} line{'' if e['lines'] == 1 else 's'} here now" if "lines" in e else ""
+            when = (e["last_edit_at"] or e.get("started_at") or "")[:10]
             if e["session_id"] is None:
-                lines.append(f"{lead}{(e['last_edit_at'] or '')[:10]} {OTHER_REPOSITORY}")
+                lines.append(f"{lead}{when} {OTHER_REPOSITORY}{now}")
             else:
-                lines.append(f"{lead}{(e['last_edit_at'] or '')[:10]} {whose(e)}{e['provider']} {e['session_id'][:13]} "
+                lines.append(f"{lead}{when} {whose(e)}{e['provider']} {e['session_id'][:13]} "
                              f"{_title(e, 60)}{live}")
-                lines.append(f"{cont}messages {idx}")
+                lines.append(f"{cont}messages {idx}{now}")
             for c in e["commits"]:
                 lines.append(f"{cont}commit {c['sha'][:7]} \"{c['summary'][:60]}\"")
             for u in e.get("undoes", []):
