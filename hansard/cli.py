@@ -608,7 +608,8 @@ class _Parser(argparse.ArgumentParser):
 
 def cmd_answer(a: argparse.Namespace) -> int:
     """A declared answer the application asks on its own (``Command.answer``): its result as
-    JSON with --json, else as its ``text`` function writes it."""
+    JSON with --json, as its ``markdown`` function writes it with --markdown, else as its
+    ``text`` function writes it."""
     from hansard.app import commands, declare
 
     cmd = commands.COMMANDS[_command(a)]
@@ -616,6 +617,8 @@ def cmd_answer(a: argparse.Namespace) -> int:
         out = rq.ask(cmd, **declare.arguments(cmd, a))
     if getattr(a, "json", False) or cmd.text is None:
         _print_json(out)
+    elif getattr(a, "markdown", False) and cmd.markdown is not None:
+        sys.stdout.write(declare.resolve(cmd.markdown)(out))
     else:
         say(declare.resolve(cmd.text)(out))
     return 0

@@ -38,6 +38,7 @@ def _answers(repo: str, s1: str) -> dict[str, Callable[[Any], Any]]:
     from hansard.answers.agents_status import agent_status
     from hansard.answers.code_history import code_history
     from hansard.answers.memories import search_memories
+    from hansard.answers.review import review
     from hansard.answers.notices import no_sessions
     from hansard.answers.search.sessions import search_past_sessions
     from hansard.answers.stats import repo_stats
@@ -63,6 +64,7 @@ def _answers(repo: str, s1: str) -> dict[str, Callable[[Any], Any]]:
         "show": lambda s: get_past_session(s, s1, details=True),
         "memories": lambda s: search_memories(s, "cart"),
         "stats": lambda s: repo_stats(s, None, cwd=repo),
+        "review": lambda s: review(s, "HEAD~3..HEAD", repo=repo),
         "sessions": lambda s: s.sessions.list(limit=50),
         "status": lambda s: {**s.sessions.status(), "agents": agent_status(s)},
         "notice": lambda s: no_sessions(s),
@@ -113,7 +115,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[World, Pat
 RESULTS = {"why file": "WhyAnswer", "why line": "WhyAnswer", "why json": "WhyAnswer", "why afresh": "WhyAnswer",
            "log file": "CodeHistory", "log line": "CodeHistory", "log symbol": "CodeHistory", "context": "WorkContext",
            "search keyword": "SearchResults", "search hybrid": "SearchResults", "search meaning": "SearchResults",
-           "show": "Transcript", "memories": "MemoryHits", "stats": "RepoStats", "notice": "NoSessions"}
+           "show": "Transcript", "memories": "MemoryHits", "stats": "RepoStats", "notice": "NoSessions",
+           "review": "Review"}
 
 
 def _plain(x: Any) -> Any:

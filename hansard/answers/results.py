@@ -771,3 +771,173 @@ class Receipt(TypedDict):
     stored_in: str
     message_index: int
     duplicate: bool
+
+
+# -- review ------------------------------------------------------------------------------------------
+
+
+class ReviewRange(TypedDict):
+    """The change reviewed: ``spec`` as asked or found (``origin/main...HEAD``), ``how`` it was
+    found, its two commits (``base`` None: from the root) and the commits between them."""
+
+    spec: str
+    how: Literal["range", "commit", "upstream", "default_branch"]
+    base: str | None
+    head: str
+    commits: int
+
+
+class ReviewRun(TypedDict):
+    """Consecutive added lines (``start``..``end`` at the head) with one author: the same kind,
+    session, message, tool call and commit in `why`'s answer, and the request behind them."""
+
+    start: int
+    end: int
+    kind: Kind
+    session_id: str | None
+    provider: str | None
+    message_index: int | None
+    tool_call_id: str | None
+    commit: str | None
+    asked: str | None
+    asked_index: int | None
+
+
+class ReviewHunk(TypedDict):
+    """One hunk of the change's diff (`git diff -U0 -M`): the lines it removed at the base and
+    added at the head, and the runs of its added lines."""
+
+    old_start: int
+    old_lines: int
+    new_start: int
+    new_lines: int
+    runs: list[ReviewRun]
+
+
+class ReviewFile(TypedDict):
+    """A file the change adds lines to: its added lines exactly as `why` answers them at the
+    head (cut from the file's one answer), grouped into hunks and runs. ``skipped``: why it
+    has no answer (a binary file, one git cannot blame), with no lines."""
+
+    path: str
+    old_path: str | None
+    status: Literal["added", "modified", "renamed", "copied"]
+    added: int
+    removed: int
+    hunks: list[ReviewHunk]
+    lines: list[WhyLine]
+    skipped: NotRequired[str]
+
+
+class ReviewRequest(TypedDict):
+    """A request behind a session's lines in this change (``index`` None: the session's title
+    stands for it)."""
+
+    index: int | None
+    text: str
+    lines: int
+
+
+class ReviewTestRun(TypedDict):
+    """A test command a session ran (``hansard.facts.test_outcomes``); ``outcome`` from its
+    counts and exit code."""
+
+    command: str
+    runner: str
+    message_index: int | None
+    passed: int | None
+    failed: int | None
+    exit_code: int | None
+    outcome: Literal["passed", "failed", "unknown"]
+
+
+class ReviewCommand(TypedDict):
+    command: str
+    message_index: int | None
+    exit_code: int | None
+
+
+class ReviewSession(Teammate):
+    """A session that wrote lines of the change: what it was asked, the files it touched here,
+    the tests and commands it ran after its last edit and their last outcome (``tested``:
+    ``none`` when it ran no test after it), what it said last, and the command that opens it."""
+
+    session_id: str
+    provider: str | None
+    title: str | None
+    started_at: str | None
+    source: Source
+    requests: list[ReviewRequest]
+    files: list[str]
+    lines: int
+    last_edit_index: int | None
+    tests_after_last_edit: list[ReviewTestRun]
+    tested: Literal["passed", "failed", "none", "unknown"]
+    still_failing: list[str]
+    commands_after_last_edit: list[ReviewCommand]
+    summary: str | None
+    summary_index: int | None
+    redactions: int
+    open: str
+
+
+class ReviewLines(TypedDict):
+    """Added lines at the head, as a run (``start``..``end``) of one file."""
+
+    path: str
+    start: int
+    end: int
+    kind: Kind
+    rule: str
+    session_id: str | None
+    alternatives: NotRequired[list[str]]
+
+
+class ReviewFlags(TypedDict):
+    """For the reviewer: lines no session explains (``unknown``), agent lines changed by a
+    person or later (``agent_modified``; rule ``changed_later``), sessions whose last test run
+    after their last edit failed or that ran none, and the lines and sessions with redactions."""
+
+    unexplained: list[ReviewLines]
+    changed: list[ReviewLines]
+    tests_failed: list[str]
+    untested: list[str]
+    redacted_lines: list[ReviewLines]
+    redacted_sessions: list[str]
+
+
+class ReviewTotals(TypedDict):
+    """Lines the change added, by kind (each of ``Kind``), by agent (its provider) and by
+    session; ``files`` the files it adds lines to."""
+
+    lines: int
+    files: int
+    by_kind: dict[str, int]
+    by_agent: dict[str, int]
+    by_session: dict[str, int]
+
+
+class ReviewSources(TypedDict):
+    """Where the story came from: the places sessions were read (``read``), and those that
+    could not be (``unread``: an agent home not on this machine, no team configured)."""
+
+    read: list[str]
+    unread: list[str]
+
+
+class Review(TypedDict):
+    """`hansard review --json` and the MCP tool ``review_change`` (its JSON Schema:
+    docs/review.schema.json, versioned by ``schema``)."""
+
+    schema: Literal["hansard.review/1"]
+    repo: str
+    range: ReviewRange
+    files: list[ReviewFile]
+    sessions: list[ReviewSession]
+    commits: dict[str, WhyCommit]
+    flags: ReviewFlags
+    totals: ReviewTotals
+    sources: ReviewSources
+    truncated: NotRequired[dict[str, int]]
+    notice: NotRequired[NoSessions]
+    indexing: NotRequired[bool]

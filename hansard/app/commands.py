@@ -243,6 +243,26 @@ CONTEXT = Command("context", "work_context: a task's conversations, steps, tests
     "failing and fixed tests, and its commits. session_id defaults to the calling conversation (the live "
     "session in this repository)." + EVIDENCE_NOTE), options=("json", "sync"))
 
+REVIEW = Command("review", "The story behind a change, for its reviewer: who wrote each added line, what was asked, "
+                           "the tests each session ran", (
+    Param("range", str | None, None, "A..B or A...B (default: this branch against its upstream's merge base, else the "
+          "default branch's)", positional=True, metavar="RANGE", max_chars=512),
+    Param("commit", str | None, None, "review this commit (against its first parent)", max_chars=256),
+    Param("repo", str | None, None, "the repository (a path inside it); default: the current folder", max_chars=4096,
+          kind="repo"),
+    Param("token_budget", int, 8000, "cap on the whole answer, in tokens of 4 characters", only="mcp",
+          bounds=(500, 200_000)),
+), answer="hansard.answers.review:review", result="hansard.answers.results:Review", tool="review_change", about=(
+    "The story behind a change (a pull request, a branch, a commit range) for the person reviewing it: every line it "
+    "adds with who wrote it (agent and session, agent_modified, pasted, human, unknown), the request that asked for "
+    "it and its commit, exactly as code_history's path:line answers say; per session its requests, the files it "
+    "touched, the tests and commands it ran after its last edit with their outcome, its closing summary and how to "
+    "open it; lines no session explains, agent lines changed since, sessions with failing or no tests, redactions; "
+    "totals by kind, agent and session. `range` is A..B or A...B (default: the current branch against its upstream's "
+    "merge base); `commit` one commit." + EVIDENCE_NOTE),
+    options=("json", "markdown", "sync", "cache"), where="repo", text="hansard.render.review:review_text",
+    markdown="hansard.render.review:review_markdown")
+
 CAPTURE = Command("capture", "Record one delivery between coding-agent sessions as this session's evidence", (
     Param("message_type", str, help="what the delivery was", among=("assignment", "follow_up", "result")),
     Param("sender", str, help="who sent it (a session, an agent or a person)", max_chars=200),
@@ -318,6 +338,6 @@ LSP = Command("lsp", "The language server for editors (stdio): hover, inlay hint
 
 COMMANDS: dict[str, Command] = {c.name: c for c in (
     INDEX, REINDEX, STATUS, SESSIONS, IMPORT, SHOW, HISTORY, MEMORY_SEARCH, MEMORY_SHOW, MEMORY_SCAN, EMBED, CONFIG_MAP,
-    CONFIG_MAPS, WHY, STATS, LOG, CONTEXT, MCP_SERVE, MCP_INSTALL, AUDIT, DOCTOR, DEMO, UI, TEAM, TRACE_EXPORT,
+    CONFIG_MAPS, WHY, STATS, LOG, CONTEXT, REVIEW, MCP_SERVE, MCP_INSTALL, AUDIT, DOCTOR, DEMO, UI, TEAM, TRACE_EXPORT,
     TRACE_IMPORT, COMPLETION, LSP, CAPTURE)}
 TOOLS: dict[str, Command] = {c.tool: c for c in COMMANDS.values() if c.tool}

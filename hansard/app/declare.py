@@ -106,6 +106,7 @@ class Param:
 # they mean is the application layer's (hansard.app.house).
 OPTIONS: dict[str, tuple[str, str]] = {
     "json": ("--json", "print the answer as JSON"),
+    "markdown": ("--markdown", "print the answer as Markdown (a pull-request comment)"),
     "sync": ("--no-sync", "do not run the incremental index first"),
     "cache": ("--no-cache", "answer afresh: neither read nor keep a cached answer"),
 }
@@ -121,20 +122,22 @@ class Command:
 
     An answer the application asks on its own (``hansard.app.house.Request.ask``, every adapter
     then serving it with no code of its own) names its function as ``answer``
-    (``"module:function"``, called with the store and the declared parameters); ``text`` the
-    function that writes its result for a terminal (default: its JSON); ``where`` the parameter
+    (``"module:function"``, called with the store and the declared parameters; an answer whose
+    command offers the ``cache`` option is also told whether it may read cached answers);
+    ``text`` the function that writes its result for a terminal (default: its JSON) and
+    ``markdown`` the one that writes it as Markdown (the ``markdown`` option); ``where`` the parameter
     naming the repository it is about (with the ``sync`` option, the store is brought up to date
     first, and that repository registered and its commit facts kept); ``local``: it reads this
     machine's store alone, not the team's."""
 
     __slots__ = ("name", "help", "params", "result", "tool", "about", "options", "option_help", "cli", "answer",
-                 "text", "where", "local")
+                 "text", "markdown", "where", "local")
 
     def __init__(self, name: str, help: Text, params: tuple[Param, ...] = (), *,
                  result: str | None = None, tool: str | None = None, about: Text = "",
                  options: tuple[str, ...] = (), option_help: dict[str, str] | None = None, cli: bool = True,
-                 answer: str | None = None, text: str | None = None, where: str | None = None,
-                 local: bool = False) -> None:
+                 answer: str | None = None, text: str | None = None, markdown: str | None = None,
+                 where: str | None = None, local: bool = False) -> None:
         self.name = name
         self.help = help
         self.params = params
@@ -146,6 +149,7 @@ class Command:
         self.cli = cli
         self.answer = answer
         self.text = text
+        self.markdown = markdown
         self.where = where
         self.local = local
 

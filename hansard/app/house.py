@@ -198,7 +198,8 @@ class Request:
         to date first when the command offers it (its ``sync`` option: the quick index, and the
         repository of its ``where`` parameter registered and its facts kept), then the answer
         asked of what it reads (the team's sessions beside this machine's, unless it is
-        ``local``). What it works out is kept when the request ends (``keep``)."""
+        ``local``), told whether it may read cached answers when it offers the ``cache`` option.
+        What it works out is kept when the request ends (``keep``)."""
         from hansard.app.declare import resolve
 
         if cmd.answer is None:
@@ -206,6 +207,8 @@ class Request:
         if "sync" in cmd.options:
             where = params.get(cmd.where) if cmd.where is not None else None
             self.fresh(where if isinstance(where, str) and where else os.getcwd() if cmd.where else None)
+        if "cache" in cmd.options:
+            params["cache"] = self.app.cache
         answer: object = resolve(cmd.answer)(self.store if cmd.local else self.reads(), **params)
         return answer
 

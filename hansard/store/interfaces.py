@@ -345,6 +345,12 @@ class SessionQueries(Protocol):
     def tool_calls_between(self, sid: int, lo: int, hi: int) -> builtins.list[Any]: ...
     def call_details(self, sid: int, call_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Each call's input, output and edits (with hunks), by call id: what `hansard show` renders."""
+    def closing_message(self, session_id: str) -> tuple[int, str] | None:
+        """(index, text) of the session's last text message from its agent, or None."""
+    def last_edit_index(self, session_id: str) -> int | None:
+        """The message index of the session's last applied edit, or None."""
+    def redactions(self, session_ids: Sequence[str]) -> dict[str, int]:
+        """Per session: the ``[REDACTED:<rule>]`` marks its messages and tool calls hold."""
     def records_between(self, source_id: int, generation: int, lo: int, hi: int) -> int: ...
     def raw_record(self, source_id: int, offset: int) -> str | None: ...
 

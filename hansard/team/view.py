@@ -368,6 +368,15 @@ class LocalSessions:
     def subagents(self, session_id: str) -> builtins.list[str]:
         return self._local.subagents(session_id)
 
+    def closing_message(self, session_id: str) -> tuple[int, str] | None:
+        return self._local.closing_message(session_id)
+
+    def last_edit_index(self, session_id: str) -> int | None:
+        return self._local.last_edit_index(session_id)
+
+    def redactions(self, session_ids: Sequence[str]) -> dict[str, int]:
+        return self._local.redactions(session_ids)
+
     def records_between(self, source_id: int, generation: int, lo: int, hi: int) -> int:
         return self._local.records_between(source_id, generation, lo, hi)
 

@@ -480,6 +480,16 @@ class TeamSessions:
         messages and tool calls, not what `hansard show` renders them with)."""
         return {}
 
+    def closing_message(self, session_id: str) -> tuple[int, str] | None:
+        """None: a teammate's session is read through the team view's local questions."""
+        return None
+
+    def last_edit_index(self, session_id: str) -> int | None:
+        return None
+
+    def redactions(self, session_ids: Sequence[str]) -> dict[str, int]:
+        return {}
+
     def records_between(self, source_id: int, generation: int, lo: int, hi: int) -> int:
         return 0
 

@@ -257,6 +257,42 @@ class SqliteSessionQueries:
                     "after_text": unpack(r["after_text"]) if r["after_text"] is not None else None})
         return out
 
+    def closing_message(self, session_id: str) -> tuple[int, str] | None:
+        """(index, text) of the session's last text message from its agent: what it said when it
+        finished (or stopped), None when it said nothing."""
+        row = self.db.execute(
+            "SELECT m.message_index, m.text FROM messages m JOIN sessions s ON s.id=m.session_id"
+            " WHERE s.session_id=? AND m.role='assistant' AND m.kind='text' AND m.text<>''"
+            " ORDER BY m.message_index DESC LIMIT 1", (session_id,),
+        ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def last_edit_index(self, session_id: str) -> int | None:
+        """The message index of the session's last applied edit (None: it made none, or none
+        of its edits is tied to a message)."""
+        row = self.db.execute(
+            "SELECT max(m.message_index) FROM edits e JOIN sessions s ON s.id=e.session_id"
+            " JOIN messages m ON m.id=e.message_id WHERE s.session_id=? AND e.status='applied'", (session_id,),
+        ).fetchone()
+        return row[0] if row else None
+
+    def redactions(self, session_ids: Sequence[str]) -> dict[str, int]:
+        """Per session: the secrets redacted from its messages and tool calls' inputs and
+        outputs (each ``[REDACTED:<rule>]`` mark they hold)."""
+        if not session_ids:
+            return {}
+        count = "coalesce(sum((length({0}) - length(replace({0}, '[REDACTED:', ''))) / 10), 0)"
+        calls = "coalesce(t.input, '') || coalesce(t.output, '')"
+        qs = ",".join("?" * len(session_ids))
+        rows = self.db.execute(
+            f"SELECT s.session_id, (SELECT {count.format('m.text')} FROM messages m"
+            "  WHERE m.session_id=s.id AND instr(m.text, '[REDACTED:') > 0)"
+            f" + (SELECT {count.format(calls)} FROM tool_calls t WHERE t.session_id=s.id"
+            "  AND (instr(t.input, '[REDACTED:') > 0 OR instr(t.output, '[REDACTED:') > 0))"
+            f" FROM sessions s WHERE s.session_id IN ({qs})", tuple(session_ids),
+        ).fetchall()
+        return {r[0]: int(r[1]) for r in rows}
+
     def records_between(self, source_id: int, generation: int, lo: int, hi: int) -> int:
         """How many archived records of one file generation start at byte ``lo`` <= offset < ``hi``."""
         return int(self.db.execute(
