@@ -1,4 +1,5 @@
-"""Write docs/commands.md from the commands' declarations (hansard/app/commands.py).
+"""Write docs/commands.md, and the JSON Schema of each result a command publishes
+(docs/<command>.schema.json), from the commands' declarations (hansard/app/commands.py).
 
     python scripts/commands_doc.py
 """
@@ -14,9 +15,14 @@ if str(ROOT) not in sys.path:
 
 
 def main() -> None:
+    import json
+
     from hansard.app import commands, declare
 
     (ROOT / "docs" / "commands.md").write_text(declare.document(list(commands.COMMANDS.values())))
+    for cmd in commands.COMMANDS.values():
+        if cmd.schema is not None:
+            (ROOT / declare.schema_path(cmd)).write_text(json.dumps(declare.result_schema(cmd), indent=2) + "\n")
 
 
 if __name__ == "__main__":

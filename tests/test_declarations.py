@@ -23,6 +23,18 @@ def test_docs_commands_md_is_the_declarations() -> None:
         "docs/commands.md is not the declarations': run python scripts/commands_doc.py"
 
 
+def test_a_published_result_schema_is_its_types() -> None:
+    """docs/<command>.schema.json is what the result type says, named by its version."""
+    import json
+
+    published = [c for c in commands.COMMANDS.values() if c.schema is not None]
+    assert published
+    for cmd in published:
+        on_disk = json.loads((ROOT / declare.schema_path(cmd)).read_text())
+        assert on_disk == declare.result_schema(cmd), f"{declare.schema_path(cmd)}: run python scripts/commands_doc.py"
+        assert on_disk["$id"] == cmd.schema and on_disk["title"] == cmd.result.split(":")[1]  # type: ignore[union-attr]
+
+
 def _subparser(cmd: declare.Command) -> Any:
     parser = build_parser(cmd.words[0])
     sp = next(a for a in parser._actions if a.dest == "command").choices[cmd.words[0]]  # type: ignore[attr-defined]

@@ -38,8 +38,8 @@ def _answers(repo: str, s1: str) -> dict[str, Callable[[Any], Any]]:
     from hansard.answers.agents_status import agent_status
     from hansard.answers.code_history import code_history
     from hansard.answers.memories import search_memories
-    from hansard.answers.review import review
     from hansard.answers.notices import no_sessions
+    from hansard.answers.review import review
     from hansard.answers.search.sessions import search_past_sessions
     from hansard.answers.stats import repo_stats
     from hansard.answers.transcript import get_past_session

@@ -261,7 +261,7 @@ REVIEW = Command("review", "The story behind a change, for its reviewer: who wro
     "totals by kind, agent and session. `range` is A..B or A...B (default: the current branch against its upstream's "
     "merge base); `commit` one commit." + EVIDENCE_NOTE),
     options=("json", "markdown", "sync", "cache"), where="repo", text="hansard.render.review:review_text",
-    markdown="hansard.render.review:review_markdown")
+    markdown="hansard.render.review:review_markdown", schema="hansard.review/1")
 
 CAPTURE = Command("capture", "Record one delivery between coding-agent sessions as this session's evidence", (
     Param("message_type", str, help="what the delivery was", among=("assignment", "follow_up", "result")),

@@ -125,19 +125,21 @@ class Command:
     (``"module:function"``, called with the store and the declared parameters; an answer whose
     command offers the ``cache`` option is also told whether it may read cached answers);
     ``text`` the function that writes its result for a terminal (default: its JSON) and
-    ``markdown`` the one that writes it as Markdown (the ``markdown`` option); ``where`` the parameter
+    ``markdown`` the one that writes it as Markdown (the ``markdown`` option); ``schema`` the
+    versioned name of its result's published JSON Schema (``docs/<command>.schema.json``,
+    produced from the result type), for a result read outside hansard; ``where`` the parameter
     naming the repository it is about (with the ``sync`` option, the store is brought up to date
     first, and that repository registered and its commit facts kept); ``local``: it reads this
     machine's store alone, not the team's."""
 
     __slots__ = ("name", "help", "params", "result", "tool", "about", "options", "option_help", "cli", "answer",
-                 "text", "markdown", "where", "local")
+                 "text", "markdown", "schema", "where", "local")
 
     def __init__(self, name: str, help: Text, params: tuple[Param, ...] = (), *,
                  result: str | None = None, tool: str | None = None, about: Text = "",
                  options: tuple[str, ...] = (), option_help: dict[str, str] | None = None, cli: bool = True,
                  answer: str | None = None, text: str | None = None, markdown: str | None = None,
-                 where: str | None = None, local: bool = False) -> None:
+                 schema: str | None = None, where: str | None = None, local: bool = False) -> None:
         self.name = name
         self.help = help
         self.params = params
@@ -150,6 +152,7 @@ class Command:
         self.answer = answer
         self.text = text
         self.markdown = markdown
+        self.schema = schema
         self.where = where
         self.local = local
 
@@ -292,6 +295,23 @@ def tool_function(cmd: Command, call: Callable[..., Any], untyped: Any) -> Calla
 
 
 # -- the docs ------------------------------------------------------------------------------------
+
+
+def result_schema(cmd: Command) -> dict[str, Any]:
+    """The JSON Schema of the command's result, from its type (as the MCP SDK publishes it),
+    named by its version (``$id``): what docs/<command>.schema.json holds."""
+    from pydantic import TypeAdapter
+
+    if cmd.result is None or cmd.schema is None:
+        raise ValueError(f"{cmd.name} publishes no result schema")
+    body = TypeAdapter(resolve(cmd.result)).json_schema()
+    return {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": cmd.schema, **body}
+
+
+def schema_path(cmd: Command) -> str:
+    """Where the command's result schema is published, from the repository's root."""
+    return f"docs/{cmd.name.replace(' ', '-')}.schema.json"
+
 
 
 def _type_text(t: Any) -> str:
