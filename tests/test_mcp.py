@@ -21,7 +21,7 @@ from hansard.store.sqlite.db import connect
 pytestmark = pytest.mark.anyio
 
 ALL_TOOLS = {"search_past_sessions", "get_past_session", "code_history", "repo_stats", "work_context", "search_memories",
-             "get_memory", "capture_subagent_messages"}
+             "get_memory", "capture_subagent_messages", "review_change"}
 
 
 @pytest.fixture
@@ -90,10 +90,14 @@ async def test_stdio_lists_and_calls_every_tool(world: dict) -> None:
             "message_type": "result", "sender": "worker-1", "recipient_path": "/root", "text": "refactor done: 3 files"}))
         assert r1["receipt_id"] == r2["receipt_id"] and r1["content_sha256"] == r2["content_sha256"]
         assert r2["duplicate"] and not r1["duplicate"] and "text" not in r1
+
+        rv = data(await c.call_tool("review_change", {"range": "HEAD~2..HEAD"}))
+        assert rv["schema"] == "hansard.review/1" and rv["totals"]["lines"] == 15
+        assert {s["session_id"] for s in rv["sessions"]} == {"4f0f2c6e-9d1b-4c7a-a35e-0c8f5b2d7e11", sid}
     db = connect()
     assert db.execute("SELECT COUNT(*) FROM messages WHERE kind='captured'").fetchone()[0] == 1
     rows = db.execute("SELECT tool, outcome, query FROM audit").fetchall()
-    assert len(rows) == 8 and all(r["query"] is None for r in rows)
+    assert len(rows) == 9 and all(r["query"] is None for r in rows)
 
 
 @pytest.mark.slow

@@ -299,3 +299,45 @@ def test_a_range_git_cannot_read_is_a_clear_error(built: Any) -> None:
     assert code == 25 and json.loads(out)["error"]["code"] == "unknown_revision"
     code, out, err = run_cli("review", "--commit=--upload-pack=x", "--json")
     assert code == 25
+
+
+def test_review_change_over_stdio_is_held_to_its_repository_and_its_budget(built: Any, tmp_path: Path) -> None:
+    """A real MCP client over stdio: under --scope repo the tool reviews this repository and
+    refuses another; a small token budget cuts the answer and says what went."""
+    import os
+    import subprocess
+    import sys
+
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    scn, ids = built
+    other = tmp_path / "other"
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    keep = {k: os.environ[k] for k in ("PYTHONPATH", "HANSARD_HOME", "HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME",
+                                       "GEMINI_CLI_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL",
+                                       "GIT_CONFIG_NOSYSTEM", "TZ") if k in os.environ}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "hansard", "mcp", "serve", "--scope", "repo"],
+                                   env={**keep, "HANSARD_NO_BACKGROUND": "1"}, cwd=str(scn.repo))
+
+    async def go() -> tuple[Any, Any, Any, Any]:
+        async with Client(params, mode="legacy") as c:
+            tools = {t.name: t for t in (await c.list_tools()).tools}
+            assert tools["review_change"].output_schema["title"] == "Review"
+            whole = await c.call_tool("review_change", {"range": "main..feature", "token_budget": 200_000})
+            small = await c.call_tool("review_change", {"range": "main..feature", "token_budget": 1000})
+            refused = await c.call_tool("review_change", {"repo": str(other)})
+            bad = await c.call_tool("review_change", {"range": "x" * 600})
+            return whole, small, refused, bad
+
+    whole, small, refused, bad = anyio.run(go)
+    cli = cli_json("review", "main..feature", "--json")
+    got = whole.structured_content
+    assert not whole.is_error and got["range"] == cli["range"] and got["flags"] == cli["flags"]
+    assert [s for s in got["sessions"]] == [s for s in cli["sessions"] if s["session_id"] != ids["chat"]]
+    # a web chat belongs to no repository: under --scope repo it is not named, as code_history does not
+    assert ids["chat"] not in json.dumps(got) and ids["chat"] in json.dumps(cli)
+    assert not small.is_error and small.structured_content["truncated"]["lines"] > 0
+    assert len(json.dumps(small.structured_content)) // 4 <= 1000
+    assert refused.is_error and refused.structured_content["refused"] is True
+    assert bad.is_error
