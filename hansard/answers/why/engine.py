@@ -119,7 +119,8 @@ class Attributor(Unmatched):
         self._shell: float | None | bool = False  # False: not looked up yet
         self._has_edits: bool | None = None
         self._hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]] = {}
-        self.cs = CommitSessions(store, t.top, repo_id, bl, at_head=rev is None)
+        # HEAD named by its id (a review of a range ending at HEAD) reads the same kept facts as HEAD
+        self.cs = CommitSessions(store, t.top, repo_id, bl, at_head=rev is None or rev == _head(t.top))
         from hansard.answers.why.bases import Bases
 
         self.bases = Bases(store, t.top, bl)
@@ -524,3 +525,9 @@ class Attributor(Unmatched):
             provider=e.provider, message_index=e.message_index, tool_call_id=e.call_id, rule=rule, confidence=conf,
             similarity=similarity, later_sessions=later, edit_id=e.edit_id, tool=e.tool,
         )
+
+
+def _head(top: str) -> str | None:
+    from hansard.git.refs import head_commit
+
+    return head_commit(top)
