@@ -109,7 +109,7 @@ class Pending:
         """Its stdout, once it has exited (GitError when it failed, or ran past its time)."""
         try:
             try:
-                code = self.proc.wait(max(0.0, self.ends - time.monotonic()))
+                code = _wait(self.proc, max(0.0, self.ends - time.monotonic()))
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
@@ -134,6 +134,27 @@ class Pending:
             if fd >= 0:
                 os.close(fd)
         self.out = self.err = -1
+
+
+def _wait(proc: subprocess.Popen[bytes], timeout: float) -> int:
+    """The process's exit code once it exits, TimeoutExpired after ``timeout`` seconds. Where the
+    system can say when a process exits (a pidfd), that is waited for: ``Popen.wait`` with a
+    timeout polls, sleeping up to 50 ms past the exit each time."""
+    if proc.returncode is None and hasattr(os, "pidfd_open"):
+        try:
+            fd = os.pidfd_open(proc.pid)
+        except OSError:
+            fd = -1
+        if fd >= 0:
+            import select
+
+            try:
+                ready = select.select([fd], [], [], timeout)[0]
+            finally:
+                os.close(fd)
+            if not ready:
+                raise subprocess.TimeoutExpired(proc.args, timeout)
+    return proc.wait(timeout)
 
 
 def start(args: Sequence[str], cwd: str | os.PathLike[str], *, input: bytes | None = None) -> Pending:
