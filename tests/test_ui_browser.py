@@ -177,3 +177,28 @@ def test_without_the_token_and_outside_the_repository_the_page_refuses(served: S
         b.get(served.url(path))
         body = b.text(b.find("body"))
         assert "403" in body and "scope_not_granted" in body and "root:" not in body, path
+
+
+def test_the_review_page_shows_each_hunk_beside_its_conversation(served: Served, browser: Browser) -> None:
+    import subprocess
+
+    from tests.webdriver import ELEMENT
+
+    b = browser
+    root = subprocess.run(["git", "rev-list", "--max-parents=0", "HEAD"], cwd=served.repo, capture_output=True,
+                          text=True, check=True).stdout.split()[0]
+    b.get(served.url(f"/review?range={root}..HEAD"))
+    b.wait(lambda: b.find_all("details.rfile"), "the review's files")
+    hunks = b.find_all("div.hunk")
+    hunk = next(h for h in hunks if PROMPT in b.text(h))
+    assert "Claude Code" in b.text(hunk) and "agent" in b.text(hunk)
+    # the conversation sits beside the hunk's lines, not under them
+    code_right = b.js("return arguments[0].querySelector('div.code').getBoundingClientRect().right", {ELEMENT: hunk})
+    conv_left = b.js("return arguments[0].querySelector('aside.hunkconv').getBoundingClientRect().left", {ELEMENT: hunk})
+    code_top = b.js("return arguments[0].querySelector('div.code').getBoundingClientRect().top", {ELEMENT: hunk})
+    conv_top = b.js("return arguments[0].querySelector('aside.hunkconv').getBoundingClientRect().top", {ELEMENT: hunk})
+    assert conv_left >= code_right and abs(conv_top - code_top) < 40
+    link = b.js("return arguments[0].querySelector('aside.hunkconv a.sess').getAttribute('href')", {ELEMENT: hunk})
+    b.get(served.base + link)
+    b.wait(lambda: "/session/" in b.url, "the session at the edit's message")
+    assert "around=" in b.url

@@ -236,3 +236,42 @@ def test_open_shows_a_file_with_the_conversation_of_an_agent_line_beside_it(serv
             assert "<h3>Prompt</h3>" in body and "<h3>The edit" in body and "<h3>Commit</h3>" in body
         finally:
             ui_server.stop(s)
+
+
+def _root(served: Served) -> str:
+    import subprocess
+
+    return subprocess.run(["git", "rev-list", "--max-parents=0", "HEAD"], cwd=served.repo, capture_output=True,
+                          text=True, check=True).stdout.split()[0]
+
+
+def test_the_review_page_agrees_with_why_line_for_line_and_escapes_what_it_shows(served: Served) -> None:
+    import json
+    import re
+    import subprocess
+    import sys
+
+    status, _, body = served.get(f"/review?range={_root(served)}..HEAD")
+    assert status == 200
+    assert "<script>alert" not in body and "<img src=x" not in body and "<b>banner</b>" not in body
+    assert ui_server.SECRET not in body and ui_server.OTHER_SESSION[:8] not in body
+    assert ui_server.OTHER_PROMPT not in body
+    assert "uploads fail on the first 502; add a capped exponential backoff" in body  # beside its hunk
+    rows = re.findall(r'<tr id="F([^"]+):(\d+)" class="[^"]*" data-kind="([^"]*)" data-session="([^"]*)"', body)
+    assert rows
+    by_file: dict[str, list[tuple[int, str, str]]] = {}
+    import html
+
+    for path, n, kind, sid in rows:
+        by_file.setdefault(html.unescape(path), []).append((int(n), kind, sid))
+    for path, lines in by_file.items():
+        out = subprocess.run([sys.executable, "-m", "hansard", "why", path, "--rev", "HEAD", "--json"],
+                             cwd=served.repo, env=served.env, capture_output=True, text=True, check=True).stdout
+        why = {ln["line"]: ln for ln in json.loads(out)["lines"]}
+        for n, kind, sid in lines:
+            named = why[n]["session_id"] if why[n]["session_id"] != ui_server.OTHER_SESSION else None  # never named here
+            assert (kind, sid) == (why[n]["kind"], named or ""), (path, n)
+    status, _, body = served.get("/review")  # no upstream and no other default branch: the form says so
+    assert status == 200 and 'name="range"' in body and "give a range" in body
+    status, _, body = served.get("/review?range=nosuch..HEAD")
+    assert status == 400 and "nosuch" in body

@@ -155,6 +155,19 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
         code = lines_html(ans["path"], [ln["content"] for ln in ans["lines"]])
         return pages.file_page(links, top, ans, code, line, side)
 
+    def review(request: Request, rq: Asked) -> Any:
+        from hansard.web.highlight import lines_html
+
+        spec, commit = request.query_params.get("range") or None, request.query_params.get("commit") or None
+        try:
+            r = core.review(rq, top, spec, commit)
+        except InvalidArgument as exc:  # no range given, and none to be found: the form says so
+            if spec or commit:
+                raise
+            return pages.review_form(links, top, exc.message)
+        code = {f["path"]: lines_html(f["path"], [ln["content"] for ln in f["lines"]]) for f in r["files"]}
+        return pages.review_page(links, top, r, code)
+
     def conversation(request: Request, rq: Asked) -> Any:
         rel = core.check_rel(top, request.query_params.get("path") or "")
         line = _int(request, "line")
@@ -205,6 +218,7 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
         Route("/stats", answer(stats)),
         Route("/folder/{path:path}", answer(folder)),
         Route("/file/{path:path}", answer(file)),
+        Route("/review", answer(review)),
         Route("/conversation", answer(conversation)),
         Route("/session/{sid}", answer(session)),
         Route("/session/{sid}/alive", answer(alive)),

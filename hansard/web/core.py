@@ -25,7 +25,7 @@ from hansard.mcp import scope
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from hansard.answers.results import RepoStats, SearchResults, SessionCommit, Transcript, WhyAnswer
+    from hansard.answers.results import RepoStats, Review, SearchResults, SessionCommit, Transcript, WhyAnswer
     from hansard.app.house import Hansard, Request
     from hansard.store.interfaces import Store
 
@@ -267,6 +267,18 @@ def stats(rq: Request, top: str, path: str | None = None) -> RepoStats:
                      cache=rq.app.cache, depth=1)
     if (out.get("by") or {}).get("session"):
         out["by"]["session"] = scope.unname_sessions(top, out["by"]["session"], store.sessions.repo_path_of)
+    return out
+
+
+def review(rq: Request, top: str, range: str | None, commit: str | None) -> Review:
+    """`hansard review` of the served repository, asked through its one declaration as the CLI
+    and the MCP tool ask it, naming no session of another repository."""
+    from hansard.app import commands
+
+    if len(range or "") > 512 or len(commit or "") > 256:
+        raise InvalidArgument("the range or the commit is too long", argument="range")
+    out: Review = rq.ask(commands.REVIEW, range=range or None, commit=commit or None, repo=top,  # type: ignore[assignment]
+                         repo_only=top)
     return out
 
 

@@ -53,8 +53,10 @@ class Links:
 
 def page(links: Links, title: str, body: Markup, *, repo: str, active: str = "", query: str = "",
          body_class: str = "") -> Markup:
-    nav = Markup('<a href="{}" class="{}">Repository</a> <a href="{}" class="{}">Search</a>').format(
-        links.url("/"), "on" if active == "repo" else "", links.url("/search"), "on" if active == "search" else "")
+    nav = Markup('<a href="{}" class="{}">Repository</a> <a href="{}" class="{}">Review</a> '
+                 '<a href="{}" class="{}">Search</a>').format(
+        links.url("/"), "on" if active == "repo" else "", links.url("/review"), "on" if active == "review" else "",
+        links.url("/search"), "on" if active == "search" else "")
     form = Markup(
         '<form class="qs" method="get" action="/search" role="search"><input type="hidden" name="token" value="{}">'
         '<input name="q" value="{}" placeholder="Search sessions" aria-label="Search sessions"></form>'

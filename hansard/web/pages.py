@@ -210,6 +210,113 @@ def file_page(links: Links, top: str, ans: Mapping[str, Any], code: list[Markup]
     return page(links, rel, body, repo=top, body_class="filepage")
 
 
+# -- review --------------------------------------------------------------------------------------
+
+
+def review_page(links: Links, top: str, r: Mapping[str, Any], code: Mapping[str, list[Markup]]) -> Markup:
+    """A change: its totals and what the reviewer should look at, its sessions, then each file's
+    hunks, the added lines (marked by who wrote them, as the file page marks them) with the
+    hunk's conversation beside them: who wrote each run, the request, the commit, and links to
+    the session at that message and to the line on the file page."""
+    from hansard.render.review import TESTED_WORDS
+
+    rng, tot = r["range"], r["totals"]
+    sessions = {s["session_id"]: s for s in r["sessions"]}
+    colour = {sid: i % COLOURS for i, sid in enumerate(sessions)}
+    kinds = ", ".join(f"{KIND_TEXT.get(k, k)} {v}" for k, v in tot["by_kind"].items() if v) or "no line"
+    head = Markup('<div class="reviewhead"><h1>Review of <code>{spec}</code></h1>'
+                  '<form method="get" action="/review" class="rangeform"><input type="hidden" name="token" value="{tok}">'
+                  '<input name="range" value="{spec_in}" placeholder="A..B" aria-label="Range"> <button>Review</button>'
+                  '</form><p class="totals">{lines} lines added in {files} files over {commits} commits '
+                  '(<code>{base}</code>..<code>{head}</code>): {kinds}</p></div>').format(
+        spec=rng["spec"], tok=links.token, spec_in=rng["spec"], lines=tot["lines"], files=tot["files"],
+        commits=rng["commits"], base=(rng["base"] or "root")[:10], head=rng["head"][:10], kinds=kinds)
+    flags = r["flags"]
+    items: list[Markup] = []
+    for key, word in (("unexplained", "No session explains"), ("changed", "Agent lines changed since"),
+                      ("redacted_lines", "Redacted")):
+        for x in flags[key]:
+            items.append(Markup('<li class="flag-{}">{}: <a href="{}">{}:{}</a> <span class="dim">{}</span></li>').format(
+                key, word, links.url("/review", f"F{x['path']}:{x['start']}", range=rng["spec"]),
+                x["path"], x["start"] if x["start"] == x["end"] else f"{x['start']}-{x['end']}", x["rule"]))
+    for key, word in (("tests_failed", TESTED_WORDS["failed"]), ("untested", TESTED_WORDS["none"])):
+        for sid in flags[key]:
+            items.append(Markup('<li class="flag-{}">session <a href="{}">{}</a>: {}</li>').format(
+                key, links.session(sid), sid[:13], word))
+    reviewer = Markup('<section class="flags"><h2>For the reviewer</h2><ul>{}</ul></section>').format(
+        join(items) if items else Markup("<li>Nothing to flag.</li>"))
+    cards = []
+    for s in r["sessions"]:
+        reqs = join(Markup('<li>asked: <q>{}</q></li>').format(_short(q["text"], 300)) for q in s["requests"])
+        tests = join(Markup('<li>test <code>{}</code>: {}</li>').format(_short(t["command"], 100), t["outcome"])
+                     for t in s["tests_after_last_edit"][-3:])
+        said = Markup('<li>said last: <q>{}</q></li>').format(_short(s["summary"], 400)) if s["summary"] else ""
+        src = provenance(s.get("source"))
+        cards.append(Markup('<div class="sesscard c{c}"><h3>{who} session <a class="sess" href="{href}">{sid}</a> {title}'
+                            '</h3><p class="dim">{n} lines in {files}{src}</p><ul>{reqs}{tests}<li>{tested}</li>{said}'
+                            '</ul></div>').format(
+            c=colour[s["session_id"]], who=provider_name(s["provider"]), sid=s["session_id"][:13],
+            href=links.session(s["session_id"], s["requests"][0]["index"] if s["requests"] else None),
+            title=_short(s.get("title"), 80) or "", n=s["lines"], files=", ".join(s["files"]),
+            src=Markup("; read from {}").format(src) if src else "", reqs=reqs, tests=tests,
+            tested=TESTED_WORDS[s["tested"]], said=said))
+    files = [_review_file(links, f, code.get(f["path"], []), sessions, colour) for f in
+             sorted(r["files"], key=lambda f: (f["added"], f["path"]))]
+    body = join([head, reviewer, Markup('<section><h2>Sessions</h2>{}</section>').format(join(cards)),
+                 Markup('<section><h2>Files</h2>{}</section>').format(join(files))])
+    return page(links, f"review {rng['spec']}", body, repo=top, active="review", body_class="reviewpage")
+
+
+def review_form(links: Links, top: str, message: str) -> Markup:
+    """The review page with no change to show: the form, and why."""
+    body = Markup('<div class="reviewhead"><h1>Review</h1><p class="notice">{}</p>'
+                  '<form method="get" action="/review" class="rangeform"><input type="hidden" name="token" value="{}">'
+                  '<input name="range" placeholder="A..B" aria-label="Range"> <button>Review</button></form></div>'
+                  ).format(message, links.token)
+    return page(links, "review", body, repo=top, active="review", body_class="reviewpage")
+
+
+def _review_file(links: Links, f: Mapping[str, Any], code: list[Markup], sessions: Mapping[str, Any],
+                 colour: Mapping[str, int]) -> Markup:
+    at = {ln["line"]: (ln, code[i] if i < len(code) else esc(ln["content"])) for i, ln in enumerate(f["lines"])}
+    hunks = []
+    for h in f["hunks"]:
+        rows = []
+        for n in range(h["new_start"], h["new_start"] + h["new_lines"]):
+            if n not in at:
+                continue
+            ln, html = at[n]
+            sid = ln.get("session_id")
+            cls = f"k-{esc(ln['kind'])}" + (f" c{colour[sid]}" if sid in colour else "")
+            rows.append(f'<tr id="F{esc(f["path"])}:{n}" class="{cls}" data-kind="{esc(ln["kind"])}" '
+                        f'data-session="{esc(sid or "")}"><td class="n"><a href="{esc(links.file(f["path"], n))}">{n}'
+                        f'</a></td><td class="c"><code>{html}</code></td></tr>')
+        runs = []
+        for run in h["runs"]:
+            sid = run.get("session_id")
+            who = KIND_TEXT.get(run["kind"], run["kind"])
+            link = Markup("")
+            if sid and sid in sessions:
+                link = Markup(' · {} <a class="sess" href="{}">{}</a>').format(
+                    provider_name(run.get("provider")), links.session(sid, run.get("message_index")), sid[:13])
+            asked = Markup('<blockquote class="prompt">{}</blockquote>').format(_short(run["asked"], 400)) \
+                if run.get("asked") else ""
+            commit = Markup(' · <code>{}</code>').format(run["commit"][:10]) if run.get("commit") else ""
+            span = run["start"] if run["start"] == run["end"] else f"{run['start']}-{run['end']}"
+            runs.append(Markup('<div class="run k-{k}" data-lines="{span}"><p><span class="badge k-{k}">{who}</span> '
+                               'lines {span}{link}{commit}</p>{asked}</div>').format(
+                k=run["kind"], span=span, who=who, link=link, commit=commit, asked=asked))
+        removed = Markup(' <span class="dim">−{} removed</span>').format(h["old_lines"]) if h["old_lines"] else ""
+        hunks.append(Markup('<div class="hunk"><p class="hh">@@ -{},{} +{},{} @@{}</p><div class="split">'
+                            '<div class="code"><table class="src"><tbody>{}</tbody></table></div>'
+                            '<aside class="hunkconv">{}</aside></div></div>').format(
+            h["old_start"], h["old_lines"], h["new_start"], h["new_lines"], removed, Markup("".join(rows)), join(runs)))
+    moved = Markup(' <span class="dim">from {}</span>').format(f["old_path"]) if f["old_path"] else ""
+    skipped = Markup('<p class="notice">No answer: {}</p>').format(f["skipped"]) if f.get("skipped") else ""
+    return Markup('<details open class="rfile"><summary><a href="{}">{}</a>{} +{} −{}</summary>{}{}</details>').format(
+        links.file(f["path"]), f["path"], moved, f["added"], f["removed"], skipped, join(hunks))
+
+
 def _gutter_label(ln: Mapping[str, Any]) -> str:
     if ln["kind"] == "unknown":
         return "? unknown"
