@@ -31,11 +31,11 @@ def commands(page: Path) -> list[str]:
 PAGES = sorted(p for p in EXAMPLES.glob("*.md") if p.name != "README.md")
 
 
-def test_the_four_recipes_are_listed() -> None:
+def test_the_five_recipes_are_listed() -> None:
     index = (EXAMPLES / "README.md").read_text()
     names = {p.name for p in PAGES}
     assert names == {"who-wrote-this-function.md", "what-did-we-decide-about-x.md", "set-it-up-for-my-team.md",
-                     "use-it-from-my-agent.md"}
+                     "use-it-from-my-agent.md", "review-a-pull-request.md"}
     assert all(f"({n})" in index for n in names)
     assert "examples/" in (EXAMPLES.parent / "README.md").read_text()
 

@@ -174,7 +174,7 @@ def _session_md(s: Mapping[str, Any]) -> str:
         where = f" (message {q['index']})" if q["index"] is not None else " (its title)"
         out.append(f"- **Asked**{where}: “{escape(short(q['text'], 200))}”")
     for t in s["tests_after_last_edit"][-3:]:
-        out.append(f"- **Test** {escape(short(t['command'], 80))}: {t['outcome']}{escape(_tally(t))}")
+        out.append(f"- **Test** {escape(short(t['command'], 80))}: {t['outcome']} {escape(_tally(t))}".rstrip())
     out.append(f"- **Tested:** {TESTED_WORDS[s['tested']]}")
     for c in s["commands_after_last_edit"][-3:]:
         out.append(f"- **Ran** {escape(short(c['command'], 80))} (exit {c['exit_code']})")
