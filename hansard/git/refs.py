@@ -98,11 +98,24 @@ def head_commit(top: str) -> str | None:
         return None
 
 
+# Commit ids already found to name commits, per repository: an id names the same commit for
+# ever, so asking git again (a process per question: a review asks once per file) says nothing new.
+_COMMITS: dict[tuple[str, str], None] = {}
+_COMMITS_KEPT = 4096
+
+
 def resolve_commit(top: str, rev: str) -> str | None:
     """The commit ``rev`` names now (None: it names none)."""
+    if (top, rev) in _COMMITS:
+        return rev
     from hansard.git.run import git_text
 
     try:
-        return git_text(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top).strip() or None
+        sha = git_text(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top).strip() or None
     except GitError:
         return None
+    if sha is not None and sha == rev:
+        if len(_COMMITS) >= _COMMITS_KEPT:
+            _COMMITS.clear()
+        _COMMITS[(top, rev)] = None
+    return sha
