@@ -170,15 +170,21 @@ class TraceRange(Recorded):
     record: NotRequired[str | None]
 
 
-class WhyLine(TypedDict):
-    line: int
-    content: str
+class Author(TypedDict):
+    """Who wrote a line, as `why` names it: its kind, and the session, message, tool call and
+    commit of the edit that wrote it (None where there is none)."""
+
     kind: Kind
     session_id: str | None
     provider: str | None
     message_index: int | None
     tool_call_id: str | None
     commit: str | None
+
+
+class WhyLine(Author):
+    line: int
+    content: str
     rule: str
     confidence: float
     similarity: NotRequired[float]
@@ -787,18 +793,12 @@ class ReviewRange(TypedDict):
     commits: int
 
 
-class ReviewRun(TypedDict):
-    """Consecutive added lines (``start``..``end`` at the head) with one author: the same kind,
-    session, message, tool call and commit in `why`'s answer, and the request behind them."""
+class ReviewRun(Author):
+    """Consecutive added lines (``start``..``end`` at the head) with one author (the same in
+    `why`'s answer of each), and the request behind them."""
 
     start: int
     end: int
-    kind: Kind
-    session_id: str | None
-    provider: str | None
-    message_index: int | None
-    tool_call_id: str | None
-    commit: str | None
     asked: str | None
     asked_index: int | None
 

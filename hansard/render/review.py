@@ -79,22 +79,7 @@ def review_text(r: Mapping[str, Any]) -> str:
     if out[-1] == "for the reviewer":
         out.append("  nothing to flag")
     for s in r["sessions"]:
-        out += ["", _session_head(s)]
-        src = provenance(s.get("source"))
-        if src:
-            out.append(f"  {'read from':12} {src}")
-        for q in s["requests"]:
-            where = f" (message {q['index']})" if q["index"] is not None else " (the session's title)"
-            out.append(f"  {'asked':12} \"{short(q['text'], 100)}\"{where}, {n(q['lines'], 'line')}")
-        out.append(f"  {'files':12} {', '.join(s['files'])}")
-        for t in s["tests_after_last_edit"][-3:]:
-            out.append(f"  {'test':12} {short(t['command'], 60)}: {t['outcome']}{_tally(t)} (message {t['message_index']})")
-        out.append(f"  {'tested':12} {TESTED_WORDS[s['tested']]}")
-        for c in s["commands_after_last_edit"][-3:]:
-            out.append(f"  {'ran':12} {short(c['command'], 60)} (exit {c['exit_code']})")
-        if s["summary"]:
-            out.append(f"  {'said last':12} \"{short(s['summary'], 160)}\"")
-        out.append(f"  {'open':12} {s['open']}")
+        out += ["", _session_head(s)] + [f"  {label:12} {text}" for label, text in _session_facts(s, 100)]
     for f in sorted(r["files"], key=lambda f: f["added"]):
         out += ["", f"{f['path']}  +{f['added']} -{f['removed']}" + (f" (from {f['old_path']})" if f["old_path"] else "")
                 + (f"  no answer: {f['skipped']}" if f.get("skipped") else "")]
@@ -117,6 +102,29 @@ def _session_head(s: Mapping[str, Any]) -> str:
 def _tally(t: Mapping[str, Any]) -> str:
     parts = [f"{t[k]} {k}" for k in ("passed", "failed") if t.get(k) is not None]
     return f" ({', '.join(parts)})" if parts else ""
+
+
+def _session_facts(s: Mapping[str, Any], width: int) -> list[tuple[str, str]]:
+    """What the review says of a session, as (label, plain text) rows: where it was read, what
+    it was asked, its files, its tests and commands after its last edit, what it said last and
+    how to open it."""
+    out = []
+    src = provenance(s.get("source"))
+    if src:
+        out.append(("read from", src))
+    for q in s["requests"]:
+        where = f" (message {q['index']})" if q["index"] is not None else " (the session's title)"
+        out.append(("asked", f"\"{short(q['text'], width)}\"{where}, {n(q['lines'], 'line')}"))
+    out.append(("files", ", ".join(s["files"])))
+    for t in s["tests_after_last_edit"][-3:]:
+        out.append(("test", f"{short(t['command'], 60)}: {t['outcome']}{_tally(t)} (message {t['message_index']})"))
+    out.append(("tested", TESTED_WORDS[s["tested"]]))
+    for c in s["commands_after_last_edit"][-3:]:
+        out.append(("ran", f"{short(c['command'], 60)} (exit {c['exit_code']})"))
+    if s["summary"]:
+        out.append(("said last", f"\"{short(s['summary'], 2 * width)}\""))
+    out.append(("open", s["open"]))
+    return out
 
 
 # -- Markdown ------------------------------------------------------------------------------------
@@ -165,22 +173,9 @@ def _flags_md(flags: Mapping[str, Any], sessions: Mapping[str, Mapping[str, Any]
 
 def _session_md(s: Mapping[str, Any]) -> str:
     title = f" “{escape(short(s['title'], 80))}”" if s.get("title") else ""
-    out = [f"#### {escape(whose(s) + _agent(s['provider']))} session {code(s['session_id'])}{title}", "",
-           f"{n(s['lines'], 'line')} in {', '.join(escape(p) for p in s['files'])}.  "]
-    src = provenance(s.get("source"))
-    if src:
-        out.append(f"Read from {escape(src)}.  ")
-    for q in s["requests"]:
-        where = f" (message {q['index']})" if q["index"] is not None else " (its title)"
-        out.append(f"- **Asked**{where}: “{escape(short(q['text'], 200))}”")
-    for t in s["tests_after_last_edit"][-3:]:
-        out.append(f"- **Test** {escape(short(t['command'], 80))}: {t['outcome']} {escape(_tally(t))}".rstrip())
-    out.append(f"- **Tested:** {TESTED_WORDS[s['tested']]}")
-    for c in s["commands_after_last_edit"][-3:]:
-        out.append(f"- **Ran** {escape(short(c['command'], 80))} (exit {c['exit_code']})")
-    if s["summary"]:
-        out.append(f"- **Said last:** “{escape(short(s['summary'], 300))}”")
-    out.append(f"- **Open:** {code(s['open'])}")
+    out = [f"#### {escape(whose(s) + _agent(s['provider']))} session {code(s['session_id'])}{title}", ""]
+    out += [f"- **{label.capitalize()}:** {code(text) if label == 'open' else escape(text)}"
+            for label, text in _session_facts(s, 200)]
     return "\n".join(out) + "\n"
 
 
