@@ -1,5 +1,5 @@
-"""Per-file history facts from git: the names a file had (renames followed) and what one
-commit changed in one file. Both are pure functions of commit ids, so they are cached."""
+"""Per-file history facts from git: a file's log (renames followed, from which its names come)
+and what one commit changed in one file, a pure function of commit ids, so it is cached."""
 
 from __future__ import annotations
 
@@ -10,26 +10,6 @@ from functools import lru_cache
 from hansard.diffs import parse_unified_diff
 from hansard.errors import GitError
 from hansard.git.run import Pending, git, git_text
-
-
-def path_names(top: str, path: str, rev: str = "HEAD", *, copies: bool = True) -> set[str]:
-    """Every path this file had in the history of ``rev`` (git log --follow); without
-    ``copies``, only up to the commit that made it as a copy of another file (that file's path
-    is not this file's)."""
-    try:
-        out = git_text(["log", "--follow", "-M", "--name-status", "--format=", rev, "--", path], top)
-    except GitError:
-        return {path}
-    names = {path}
-    for line in out.splitlines():
-        parts = line.split("\t")
-        if len(parts) >= 2:
-            if not copies and parts[0].startswith("C"):
-                names.add(parts[-1])
-                break
-            names.update(p for p in parts[1:] if p)
-    return names
-
 
 # old_path: str | None; new_path: str; hunks: tuple[Hunk, ...]
 FileDiff = namedtuple("FileDiff", "old_path new_path hunks")

@@ -103,12 +103,7 @@ class Attributor(Unmatched):
         # was copied from.
         own = {t.rel}
         if any(p != t.rel for ps in self.placed.values() for p in ps):
-            if rev is None:  # the `git log --follow` of HEAD that the history already ran
-                own |= self.history.own_names()
-            else:
-                from hansard.git.history import path_names
-
-                own |= path_names(t.top, t.rel, rev, copies=False)
+            own |= self.history.own_names()  # from the `git log --follow` of the revision the history ran
         self.own_names = frozenset(own)
         self.names = own | {b.orig_path for b in self.lines}
         self._paths_of: dict[str, frozenset[str]] = {}  # a line's blamed path -> the paths its writer edited
