@@ -341,3 +341,22 @@ def test_review_change_over_stdio_is_held_to_its_repository_and_its_budget(built
     assert len(json.dumps(small.structured_content)) // 4 <= 1000
     assert refused.is_error and refused.structured_content["refused"] is True
     assert bad.is_error
+
+
+def test_under_a_deadline_the_files_left_are_said_out_of_time_not_answered(built: Any) -> None:
+    """The MCP server's deadline: with less than the reserve left, review answers no file and
+    says so, rather than running past the call's time."""
+    import time
+
+    from hansard.answers.review import RESERVE_S, review
+    from hansard.app.house import Hansard
+    from hansard.git.run import DEADLINE
+
+    token = DEADLINE.set(time.monotonic() + RESERVE_S / 2)
+    try:
+        with Hansard(sync=False).request() as rq:
+            r = review(rq.reads(), "main..feature")
+    finally:
+        DEADLINE.reset(token)
+    assert [f["skipped"] for f in r["files"]] == ["out_of_time"] * 4 and r["truncated"] == {"files_out_of_time": 4}
+    assert r["totals"]["lines"] == 0 and all(f["lines"] == [] for f in r["files"])

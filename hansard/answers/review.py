@@ -18,6 +18,7 @@ fresh answers are offered to the request (``hansard.store.kept``), as `why` offe
 from __future__ import annotations
 
 import os
+import time
 from typing import TYPE_CHECKING, cast
 
 from hansard.errors import HansardError
@@ -50,6 +51,9 @@ KINDS = ("agent", "agent_modified", "pasted", "human", "unknown", "uncommitted")
 SUMMARY_CHARS = 1500  # of a session's closing message
 REQUEST_CHARS = 1000  # of one request's text
 COMMANDS_SHOWN = 10  # shell commands after a session's last edit, the newest
+# Under a call's deadline (the MCP server's), files are answered while this much of it is left:
+# the rest is for the sessions and the answer itself; a file left out says ``out_of_time``.
+RESERVE_S = 10.0
 # Where a session was read (its ``source`` kind), as the review says it.
 SOURCE_NAMES = {"local": "this machine's agent homes", "repository": "the repository's checkpoint refs",
                 "repository_file": "history files in the work tree", "import": "an imported export",
@@ -62,7 +66,9 @@ def review(store: Store, range: str | None = None, *, commit: str | None = None,
     merge base, else the default branch's) or of ``commit``, in the repository holding ``repo``
     (default: the current folder). ``cache``: `why`'s cached answers may be read (the
     application's choice). With ``repo_only``, no session that ran in another repository is
-    named. With ``token_budget``, the answer is cut to fit and ``truncated`` says what went."""
+    named. With ``token_budget``, the answer is cut to fit and ``truncated`` says what went.
+    Under a deadline (``hansard.git.run.DEADLINE``), the files not answered in time are listed
+    with ``skipped: "out_of_time"`` and counted in ``truncated``."""
     from hansard.errors import NotARepository
     from hansard.git import changes
     from hansard.git.identity import find_toplevel
@@ -76,7 +82,13 @@ def review(store: Store, range: str | None = None, *, commit: str | None = None,
     files = changes.changed_files(top, change)
     out_files: list[ReviewFile] = []
     docs: dict[str, WhyAnswer] = {}
+    from hansard.git.run import DEADLINE
+
+    deadline = DEADLINE.get()
     for f in files:
+        if deadline is not None and deadline - time.monotonic() < RESERVE_S:
+            out_files.append(_file(f, None, "out_of_time"))  # the rest of the call's time: the answer itself
+            continue
         doc, skipped = _answer(store, top, f, change.head, cache, repo_only)
         if doc is not None:
             docs[f.path] = doc
@@ -103,6 +115,9 @@ def review(store: Store, range: str | None = None, *, commit: str | None = None,
         result["notice"] = notice
     if any(d.get("indexing") for d in docs.values()):
         result["indexing"] = True
+    late = sum(1 for f in out_files if f.get("skipped") == "out_of_time")
+    if late:
+        result["truncated"] = {"files_out_of_time": late}
     if token_budget is not None:
         _fit(result, token_budget)
     return cast("Review", result)
@@ -375,4 +390,4 @@ def _fit(result: dict[str, Any], token_budget: int) -> None:
         cut["files"] = cut.get("files", 0) + 1
         result["files"] = [f for f in result["files"] if f in files]
     if cut:
-        result["truncated"] = cut
+        result["truncated"] = {**result.get("truncated", {}), **cut}
