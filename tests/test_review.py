@@ -58,6 +58,7 @@ def branch(base: Path) -> tuple[Scenario, dict[str, str]]:
         def test_slugify_cuts_at_a_dash():
             assert slugify("a" * 30 + " " + "b" * 40, max_len=40) == "a" * 30
     '''))
+    cc.bash("env | grep AWS", stdout="AWS_ACCESS_KEY_ID=" + "AKIA" + "Q7ZP3MW9XK2T5RVB\n")  # redacted when indexed
     cc.bash("python -m pytest -q tests/test_slug.py",
             stdout="F.\n1 failed, 1 passed in 0.03s\nFAILED tests/test_slug.py::test_slugify_cuts_at_a_dash\n")
     cc.prompt("yes, fix it")
@@ -190,6 +191,8 @@ def test_the_review_tells_the_branchs_story(built: Any) -> None:
     later = next(x for x in flags["changed"] if x["rule"] == "changed_later")
     assert later["alternatives"] == [ids["codex"]]
     assert any(x["path"] == "src/count.py" for x in flags["unexplained"])
+    assert flags["redacted_sessions"] == [ids["claude"]] and claude["redactions"] == 1 and codex["redactions"] == 0
+    assert "AKIA" not in json.dumps(r)
 
     # every added line carries why's answer at the head, line for line
     head = r["range"]["head"]
@@ -245,18 +248,50 @@ def test_the_markdown_names_both_sessions_beside_their_hunks_and_flags_the_revie
     assert order == sorted(order)
 
 
-def test_the_text_output_agrees_with_why(built: Any) -> None:
+def test_the_text_and_the_page_agree_with_why_line_for_line(built: Any) -> None:
+    """Every added line, read back from the terminal text (its file's runs: lines, who) and
+    from the review page (each row's kind and session), is what `why` answers for it."""
+    import html
+    import re
+
+    from hansard.app.house import Hansard
+    from hansard.render.review import KIND_WORDS
+    from hansard.web import core, pages
+    from hansard.web.highlight import lines_html
+    from hansard.web.html import Links
+
     scn, ids = built
     code, text, err = run_cli("review", "main..feature")
     assert code == 0, err
-    r = cli_json("review", "main..feature", "--json")
-    for f in r["files"]:
-        for h in f["hunks"]:
-            for run in h["runs"]:
-                span = f"{run['start']}" if run["start"] == run["end"] else f"{run['start']}-{run['end']}"
-                row = next(x for x in text.splitlines() if x.strip().startswith(span + "  ") and
-                           (run["session_id"] is None or run["session_id"][:13] in x))
-                assert run["kind"] != "agent" or "agent:" in row
+    head = cli_json("review", "main..feature", "--json")["range"]["head"]
+    why = {rel: _why(scn.repo, rel, head) for rel in ("src/slug.py", "tests/test_slug.py", "src/count.py",
+                                                      "src/text.py")}
+    words = {v: k for k, v in KIND_WORDS.items()}
+    seen: dict[str, set[int]] = {}
+    for block in text.split("\n\n"):
+        first, *rows = block.splitlines()
+        rel = first.split("  ")[0]
+        if rel not in why:
+            continue
+        for row in rows:
+            m = re.match(r"\s+(\d+)(?:-(\d+))?  ([^:]+?)(?::| {2}|$)", row)
+            assert m, row
+            a, b = int(m[1]), int(m[2] or m[1])
+            for n in range(a, b + 1):
+                assert words[m[3]] == why[rel][n]["kind"], (rel, n, row)
+                sid = why[rel][n]["session_id"]
+                assert sid is None or sid[:13] in row, (rel, n, row)
+                seen.setdefault(rel, set()).add(n)
+    with Hansard(sync=False).request() as rq:
+        r = core.review(rq, str(scn.repo), "main..feature", None)
+        page = str(pages.review_page(Links("t"), str(scn.repo), r, {
+            f["path"]: lines_html(f["path"], [ln["content"] for ln in f["lines"]]) for f in r["files"]}))
+    rows = re.findall(r'<tr id="F([^"]+):(\d+)" class="[^"]*" data-kind="([^"]*)" data-session="([^"]*)"', page)
+    assert {(html.unescape(p), int(n)) for p, n, _, _ in rows} == {(rel, n) for rel, ns in seen.items() for n in ns}
+    for p, n, kind, sid in rows:
+        expected = why[html.unescape(p)][int(n)]
+        named = expected["session_id"] if expected["session_id"] != ids["chat"] else None  # a chat: no repository's
+        assert (kind, sid) == (expected["kind"], named or ""), (p, n)
     assert f"session {ids['codex'][:13]}: it ran no test after its last edit" in text
 
 
