@@ -101,8 +101,10 @@ def synthetic(where: Path, rounds: int, history: int) -> dict[str, object]:
     b.commit(r, "Initial commit")
     for j in range(history):
         i = j % 50
-        r.replace(f"pkg/m{i:02d}.py", f"    return x + {j % 20}\n",
-                  f"    return x + {j % 20}  # {j}\n" if j < 50 else f"    return x + {j % 20}  # again {j}\n")
+        if j < 50:
+            r.replace(f"pkg/m{i:02d}.py", "    return x + 0\n", "    return x + 0  # checked\n")
+        else:  # the file's last revision's function, changed
+            r.replace(f"pkg/m{i:02d}.py", f"    return x * {j - 50}\n", f"    return x * {j - 50} + 1\n")
         r.write(f"pkg/m{i:02d}.py", r.read(f"pkg/m{i:02d}.py") + f"\n\ndef rev_{j}(x):\n    return x * {j}\n")
         b.commit(r, f"Revision {j}", gap=5)
     r.checkout("feature", create=True)
