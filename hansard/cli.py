@@ -34,12 +34,13 @@ def _reader_store():
     return open_for_reading()
 
 
-def _with_team(store):
-    """The store, with the team's sessions beside it when a team is configured (one stat
-    when none is: psycopg is imported only by team code)."""
-    from hansard.team import wrap
+def _team_fresh(store):
+    """The store, its teammates' rows pulled first when they are stale (hansard.team.refresh:
+    one stat and a read when no team is configured; psycopg is imported only by team code)."""
+    from hansard.team import refresh
 
-    return wrap(store)
+    refresh(store)
+    return store
 
 
 def _print_json(obj: Any) -> None:
@@ -135,18 +136,16 @@ def cmd_sessions(a: argparse.Namespace) -> int:
     hidden = agents.unsearched_names()
     hide = () if a.include_web_chats or agents.resolve(a.provider) in hidden else hidden
     repo_ids = resolve_repo(store, a.repo)
-    rows = store.sessions.list(repo_ids=repo_ids, provider=a.provider, since=since, limit=a.limit,
-                               exclude_providers=hide)
-    total = len(rows) if len(rows) < a.limit else \
-        store.sessions.list_count(repo_ids=repo_ids, provider=a.provider, since=since, exclude_providers=hide)
-    notice = None
-    if a.include_team_sessions or a.team:
-        from hansard.team.search import team_sessions
+    from hansard.answers import teammates
 
-        theirs, notice, their_total = team_sessions(_with_team(store), team=a.team, repo=a.repo, since=since,
-                                                    limit=a.limit)
-        rows = sorted(rows + theirs, key=lambda r: r["last_at"] or "", reverse=True)[:a.limit]
-        total += their_total
+    if a.include_team_sessions or a.team:
+        _team_fresh(store)
+    with_team, notice = teammates.wanted(store, a.include_team_sessions, a.team)
+    rows = store.sessions.list(repo_ids=repo_ids, provider=a.provider, since=since, limit=a.limit,
+                               exclude_providers=hide, include_team=with_team)
+    total = len(rows) if len(rows) < a.limit else \
+        store.sessions.list_count(repo_ids=repo_ids, provider=a.provider, since=since, exclude_providers=hide,
+                                  include_team=with_team)
     if a.json:
         _print_json({"sessions": rows, "total": total, **({"notice": notice} if notice else {})})
     else:
@@ -193,10 +192,11 @@ def cmd_show(a: argparse.Namespace) -> int:
     try:
         data = get_past_session(store, a.session, **kw)
     except NotFound:
-        # Not a session of this machine: a teammate's, when a team is configured (only then is
-        # the server asked).
-        local, store = store, _with_team(store)
-        if store is local:
+        # Not a session this store holds: a teammate's, pulled just now when the team's rows
+        # were stale (only then is the server asked).
+        from hansard.team import refresh
+
+        if not refresh(store):
             raise
         data = get_past_session(store, a.session, **kw)
     if a.all:
@@ -237,7 +237,7 @@ def cmd_history(a: argparse.Namespace) -> int:
     if not a.no_sync:
         quick_sync(store)
     data = search_past_sessions(
-        _with_team(store) if a.include_team_sessions or a.team else store, " ".join(a.query), repo=a.repo,
+        _team_fresh(store) if a.include_team_sessions or a.team else store, " ".join(a.query), repo=a.repo,
         provider=a.provider, since=a.since, until=a.until, roles=a.roles,
         tool=a.tool, command=a.command_filter, file=a.file, commit=a.commit, include_subagents=a.include_subagents,
         include_web_chats=a.include_web_chats, include_team_sessions=a.include_team_sessions, team=a.team,
@@ -263,7 +263,7 @@ def cmd_memory(a: argparse.Namespace) -> int:
     store = _store()
     if a.memory_cmd == "show":
         if a.memory_id.startswith("team-"):  # a teammate's project memory (hansard team)
-            store = _with_team(store)
+            store = _team_fresh(store)
         data = memories.get_memory(store, a.memory_id, line=a.line, offset=a.offset)
         if a.json:
             _print_json(data)
@@ -274,15 +274,11 @@ def cmd_memory(a: argparse.Namespace) -> int:
     if a.memory_cmd == "scan":
         say(f"{memories.memory_count(store)} memory files indexed")
         return 0
-    notice = None
     if a.include_team_sessions or a.team:
-        from hansard.team.search import with_team_memories
-
-        store, notice = with_team_memories(store, include=a.include_team_sessions, team=a.team)
+        _team_fresh(store)
     data = memories.search_memories(store, " ".join(a.query), repo=a.repo, provider=a.provider, source=a.source,
-                                    full=a.json)
-    if notice:
-        data["notice"] = notice
+                                    full=a.json, include_team_sessions=a.include_team_sessions, team=a.team)
+    notice = data.get("notice")
     if a.json:
         _print_json(data)
     else:
@@ -380,13 +376,13 @@ def cmd_why(a: argparse.Namespace) -> int:
         contents = _read_contents(a.contents)
     if a.json:
         # the document as bytes: a cached answer is printed as stored, never decoded
-        doc = explain_json(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync,
+        doc = explain_json(_team_fresh(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync,
                            upkeep=upkeep)
         sys.stdout.flush()
         sys.stdout.buffer.write(json_bytes(doc) + b"\n")
         sys.stdout.buffer.flush()
         return 0
-    ans = explain(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync,
+    ans = explain(_team_fresh(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync,
                   upkeep=upkeep)
     if ans.get("notice"):
         from hansard.answers.notices import no_sessions_text
@@ -413,7 +409,7 @@ def cmd_log(a: argparse.Namespace) -> int:
     store = _store()
     if not a.no_sync:
         quick_sync(store)
-    result = code_history(_with_team(store), a.target, symbol=a.symbol, repo=a.repo, until=a.until, token_budget=a.budget,
+    result = code_history(_team_fresh(store), a.target, symbol=a.symbol, repo=a.repo, until=a.until, token_budget=a.budget,
                           render=lambda r: code_history_tree(r, notice=False))
     if a.json:
         _print_json(result)
@@ -434,7 +430,7 @@ def cmd_stats(a: argparse.Namespace) -> int:
     if not a.no_sync:
         quick_sync(store)
     by = tuple(a.by or ("agent", "dir"))
-    result = repo_stats(_with_team(store), a.paths, rev=a.rev, since=a.since, until=a.until, by=by,
+    result = repo_stats(_team_fresh(store), a.paths, rev=a.rev, since=a.since, until=a.until, by=by,
                         cache=not a.no_cache, upkeep=_commit_facts_upkeep(store),
                         progress=None if a.json else stderr_progress(), depth=a.depth)
     if a.json:
@@ -458,7 +454,7 @@ def cmd_context(a: argparse.Namespace) -> int:
     store = _store()
     if not a.no_sync:
         quick_sync(store)
-    result = work_context(_with_team(store), a.session, repo=a.repo, until=a.until, token_budget=a.budget,
+    result = work_context(_team_fresh(store), a.session, repo=a.repo, until=a.until, token_budget=a.budget,
                           render=work_context_tree)
     if a.json:
         _print_json(result)
@@ -593,7 +589,7 @@ def cmd_trace(a: argparse.Namespace) -> int:
         raise InvalidArgument("give --commit C or a REV_RANGE, not both")
     store = _reader_store()
     quick_sync(store)
-    done = export(_with_team(store), os.getcwd(), commit=a.commit, rev_range=a.rev_range,
+    done = export(_team_fresh(store), os.getcwd(), commit=a.commit, rev_range=a.rev_range,
                   upkeep=_commit_facts_upkeep(store), cache=not a.no_cache)
     written: dict[str, str] = {}
     if a.out:

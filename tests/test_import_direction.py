@@ -162,12 +162,9 @@ ENGINE_ALLOWED: dict[tuple[str, str], str] = {
         "`hansard doctor` checks the SQLite file itself (integrity, WAL, permissions): an engine's own tool",
     ("hansard.ingest.run", "hansard.store.sqlite.doctor"):
         "`hansard doctor --rebuild` salvages a damaged SQLite file's archive before reindexing it",
-    ("hansard.team", "hansard.store.postgres.store"): "the team store is opened here (issue 26, item 1)",
-    ("hansard.team", "hansard.store.sqlite.team_copy"): "the local copy of team sessions (item 1)",
-    ("hansard.team", "hansard.store.postgres.queries"):
-        "TeamQueries: the offline copy's SQLite file opened as a team Store (the server's own facets, over its SQL)",
-    ("hansard.team.commands", "hansard.store.postgres.store"): "a push hashes sessions as the server does (item 1)",
-    ("hansard.team.commands", "hansard.store.sqlite.team_copy"): "a pull writes the local copy (item 1)",
+    ("hansard.team", "hansard.store.postgres.store"):
+        "the team server is opened here: the exchange a push writes and a pull reads, not a store questions read",
+    ("hansard.team.commands", "hansard.store.postgres.store"): "a push hashes sessions as the server does",
 }
 
 

@@ -199,7 +199,7 @@ def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[Fi
                 "last_at": e["last_at"], "parent_session_id": e["parent_session_id"],
                 "live": e["session_id"] in live, "edits": [], "commits": [], "undoes": [], "srow": e["srow"],
             }
-            if "member" in e:  # a teammate's session (hansard.team)
+            if e["member"]:  # a teammate's session (hansard.team)
                 s["member"], s["member_name"] = e["member"], e["member_name"]
             s["source"] = source_of(e)
         shas = edit_landed_in(e["ts"], e["added"], e["removed"], commits)

@@ -174,11 +174,8 @@ def _kept_shell_writes(store: Store, repo_id: int, basename: str) -> list[tuple[
     """The kept writing calls naming ``basename``, or None when none are kept or they stand for
     other shell calls than the repository's now."""
     from hansard.facts.shell import SHELL_TOOLS
-    from hansard.store.absent import keeps
 
     facts = store.commit_facts
-    if not keeps(facts):
-        return None
     state = facts.shell_write_state(repo_id)
     if state is None:
         return None

@@ -117,9 +117,8 @@ def summarise(store: Store, doc: dict[str, Any]) -> dict[str, Any]:
         kind = (s.get("source") or {}).get("kind")
         if kind:
             sessions[sid]["source"] = kind
-    stats = getattr(store, "stats", None)
     pairs = [(sid, idx) for (_k, sid, idx, _c) in rows if sid and idx is not None]
-    models = stats.models(pairs) if stats is not None and pairs else {}
+    models = store.stats.models(pairs) if pairs else {}
     out = {
         "lines": len(doc["lines"]),
         "rows": [[k, sid, idx, c, n] for (k, sid, idx, c), n in sorted(rows.items(), key=str)],
@@ -201,9 +200,7 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
     files = tree_files(top, sha, rels)
     if rels and not files:
         raise InvalidArgument(f"nothing tracked under {', '.join(rels)} at {sha[:12]}")
-    # A store wrapped with a team's evidence keeps no summary (the team's rows change without
-    # the local generation), as for the why-result cache.
-    stats = store.stats if cache and hasattr(type(store), "stats") else None
+    stats = store.stats if cache else None
     generation = store.why_cache.generation() if stats is not None else None
     context = run_context(store, top, main_top) if generation is not None else ""
     keys = {rel: cache_key(context, rel, blob) for _m, blob, _s, rel in files}

@@ -37,29 +37,20 @@ def _tools() -> frozenset[str]:
     return frozenset(SHELL_TOOLS)
 
 
-def _facts(store: Store) -> Any:
-    """The store's commit-facts facet, or None when it keeps none (a team view's: the kept ties
-    know this machine's sessions alone)."""
-    from hansard.store.absent import keeps
-
-    facts = getattr(store, "commit_facts", None) if hasattr(type(store), "commit_facts") else None
-    return facts if facts is not None and keeps(facts) else None
-
-
 def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None, diffs: bool = False
             ) -> dict[str, Any] | None:
     """Bring the repository's kept facts up to date with HEAD and its sessions' shell calls.
     Returns the state now kept (with ``refreshed`` saying whether anything was computed, and
-    ``kept`` whether the store took it), or None when there is nothing to keep (no HEAD, or a
-    store without the facet). ``wait_ms``: as for a question's upkeep (see the facet's save).
+    ``kept`` whether the store took it), or None when there is nothing to keep (no HEAD, no
+    repository). ``wait_ms``: as for a question's upkeep (see the facet's save).
     With ``diffs`` (the index), the diffs of the commits new since the last such refresh go into
     the commit-diff cache too: one `git log -p`, seconds on a history of thousands of commits,
     so a question never waits for it (its files' diffs are read as it needs them)."""
     from hansard.git.refs import head_commit
 
-    facts = _facts(store)
+    facts = store.commit_facts
     head = head_commit(top)
-    if facts is None or head is None or repo_id is None or repo_id < 0:
+    if head is None or repo_id is None or repo_id < 0:
         return None
     _refresh_shell_writes(facts, repo_id, wait_ms)
     state = facts.state(repo_id)
@@ -77,10 +68,10 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None,
         return {**state, "refreshed": False}
     started = time.perf_counter()
     incremental = state is not None and state["calls_upto"] <= upto
-    new_calls = facts.shell_calls(repo_id, tools, state["calls_upto"] if incremental else 0)
-    if incremental and state["calls"] + len(new_calls) != count:
-        incremental, new_calls = False, facts.shell_calls(repo_id, tools, 0)
-    new_prints = [(row, p) for row, *call in new_calls for p in commit_ties.prints_of([tuple(call)])]
+    new_calls = facts.shell_calls(repo_id, tools, state["calls_upto"] if state is not None and incremental else None)
+    if state is not None and incremental and state["calls"] + len(new_calls) != count:
+        incremental, new_calls = False, facts.shell_calls(repo_id, tools)
+    new_prints = [(row, p) for row, sid, ts, inp, out in new_calls for p in commit_ties.prints_of([(sid, ts, inp, out)])]
     prints = [commit_ties.Print(*p) for p in facts.prints(repo_id)] if incremental else []
     prints += [p for _, p in new_prints]
     from hansard.git.history import commit_log
@@ -129,9 +120,9 @@ def _refresh_shell_writes(facts: Any, repo_id: int, wait_ms: int | None) -> None
     if state is not None and (state["calls_upto"], state["calls"]) == (upto, count):
         facts.save_shell_writes(repo_id, upto, count, [], replace=False, wait_ms=wait_ms)  # (counted at this generation)
         return
-    calls = facts.all_shell_calls(repo_id, tools, state["calls_upto"] if incremental else 0)
+    calls = facts.all_shell_calls(repo_id, tools, state["calls_upto"] if incremental else None)
     if incremental and state["calls"] + len(calls) != count:
-        incremental, calls = False, facts.all_shell_calls(repo_id, tools, 0)
+        incremental, calls = False, facts.all_shell_calls(repo_id, tools)
     rows = [(row, *w) for row, ts, raw in calls if (w := writing_call(ts, raw)) is not None]
     facts.save_shell_writes(repo_id, upto, count, rows, replace=not incremental, wait_ms=wait_ms)
 
@@ -166,8 +157,8 @@ def _join(store: Store, top: str, prints: list[commit_ties.Print], history: comm
     shorts = commit_ties.unknown_shorts(prints, history)
     elsewhere = read_commits(top, shorts) if shorts else {}
     need = commit_ties.patch_id_candidates(elsewhere, history)
-    facts = _facts(store)
-    known: dict[str, str | None] = facts.patch_ids(need) if facts is not None and need else {}
+    facts = store.commit_facts
+    known: dict[str, str | None] = facts.patch_ids(need) if need else {}
     todo = sorted(need - set(known))
     computed = patch_ids(top, todo) if todo else {}
     fresh: dict[str, str | None] = {sha: computed.get(sha) for sha in todo}
@@ -184,8 +175,8 @@ def ties_for(store: Store, top: str, repo_id: int, commits: Mapping[str, Any], *
     shas = [sha for sha in commits if sha != ZERO_SHA]
     if not shas:
         return {}
-    facts = _facts(store)
-    if facts is not None and at_head and _current(store, facts, top, repo_id):
+    facts = store.commit_facts
+    if at_head and _current(store, facts, top, repo_id):
         return facts.ties(repo_id, shas)
     from hansard.facts.shell import SHELL_TOOLS
 
@@ -204,13 +195,9 @@ def ties_for(store: Store, top: str, repo_id: int, commits: Mapping[str, Any], *
     return out
 
 
-def _checkpoints_facet(store: Store) -> Any:
-    return getattr(store, "git_sources", None) if hasattr(type(store), "git_sources") else None
-
-
 def _has_checkpoints(store: Store, repo_id: int) -> bool:
-    facet = _checkpoints_facet(store)
-    root = facet.root_of(repo_id) if facet is not None else None
+    facet = store.git_sources
+    root = facet.root_of(repo_id)
     return root is not None and facet.key(root)[0] > 0
 
 
@@ -219,8 +206,8 @@ def _trailer_ties(store: Store, repo_id: int, named: Mapping[str, list[str]]) ->
     checkpoint kept that session (hansard.ingest.git_sources): the rule ``trailer``, as strong
     as a session's own print of the commit. A squash merge's body naming several checkpoints
     ties the merge to all their sessions."""
-    facet = _checkpoints_facet(store)
-    if facet is None or not named:
+    facet = store.git_sources
+    if not named:
         return []
     root = facet.root_of(repo_id)
     if root is None:

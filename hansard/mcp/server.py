@@ -236,12 +236,12 @@ def _own_memory(store: Store, opts: ServeOptions, memory_id: str) -> bool:
         "scope": r.get("scope"), "repo": r.get("repo_path"), "path": r.get("path")})
 
 
-def _with_team(store: Store) -> Store:
-    """The store with the team's sessions beside it when a team is configured (one stat when
-    none is); the caller lets go of the team with ``close_team``."""
-    from hansard.team import wrap
+def _team_fresh(store: Store) -> None:
+    """Teammates' rows in the store pulled first when they are stale (hansard.team.refresh:
+    one stat and a read when no team is configured)."""
+    from hansard.team import refresh
 
-    return wrap(store)
+    refresh(store)
 
 
 def _session_in_scope(store: Store, opts: ServeOptions, session_id: str, *, named: bool = True) -> str:
@@ -321,11 +321,8 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
                 if commit and commit.strip():
                     scope.check_commit(kw["repo"], commit, "search_past_sessions commit")
             if include_team_sessions or (team and team.strip()):  # narrowed to kw["repo"] like local sessions
-                store = _with_team(store)
-            try:
-                out = core(store, **kw, start_build=start_embed)  # the vector builder, if needed
-            finally:
-                getattr(store, "close_team", lambda: None)()
+                _team_fresh(store)
+            out = core(store, **kw, start_build=start_embed)  # the vector builder, if needed
             if opts.scope == "repo":
                 out["scope"] = {"mode": "repo", "repo": opts.repo_root}
             return out
@@ -355,12 +352,9 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
 
         def call(store: Store, **kw: Any) -> dict[str, Any]:
             if not store.sessions.repo_path_of(session_id)[0]:
-                store = _with_team(store)  # a teammate's session, when a team is configured
-            try:
-                kw["session_id"] = _session_in_scope(store, opts, session_id)
-                return core(store, **kw)
-            finally:
-                getattr(store, "close_team", lambda: None)()
+                _team_fresh(store)  # a teammate's session, when a team is configured
+            kw["session_id"] = _session_in_scope(store, opts, session_id)
+            return core(store, **kw)
 
         return await runner.run("get_past_session", call, args, session_id)
 
@@ -385,13 +379,10 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             where = _in_scope_repo(opts, repo, "code_history") or opts.cwd
             if opts.scope == "repo":  # `..`, absolute paths and symlinked folders resolve first
                 scope.check_path(where, path, where, "code_history")
-            store = _with_team(store)  # teammates' edits of this repository only
-            try:
-                # under --scope repo, a session of another repository that wrote here goes unnamed
-                return core(store, path, symbol=symbol, repo=where, until=until, token_budget=token_budget,
-                            repo_only=where if opts.scope == "repo" else None, render=code_history_tree)
-            finally:
-                getattr(store, "close_team", lambda: None)()
+            _team_fresh(store)  # teammates' edits of this repository too
+            # under --scope repo, a session of another repository that wrote here goes unnamed
+            return core(store, path, symbol=symbol, repo=where, until=until, token_budget=token_budget,
+                        repo_only=where if opts.scope == "repo" else None, render=code_history_tree)
 
         return await runner.run("code_history", call, {}, path)
 
@@ -424,16 +415,12 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             if opts.scope == "repo":  # `..`, absolute paths and symlinked folders resolve first
                 for p in paths or []:
                     scope.check_path(where, p, where, "repo_stats")
-            store = _with_team(store)  # teammates' sessions of this repository only
-            try:
-                out = core(store, paths, rev=rev, since=since, until=until, by=tuple(by or ("agent",)), cwd=where,
-                           max_files=200, upkeep=upkeep(store), depth=depth)
-                if opts.scope == "repo" and (out.get("by") or {}).get("session"):
-                    # a session of another repository that wrote lines here goes unnamed
-                    out["by"]["session"] = scope.unname_sessions(where, out["by"]["session"],
-                                                                 store.sessions.repo_path_of)
-            finally:
-                getattr(store, "close_team", lambda: None)()
+            _team_fresh(store)  # teammates' sessions of this repository too
+            out = core(store, paths, rev=rev, since=since, until=until, by=tuple(by or ("agent",)), cwd=where,
+                       max_files=200, upkeep=upkeep(store), depth=depth)
+            if opts.scope == "repo" and (out.get("by") or {}).get("session"):
+                # a session of another repository that wrote lines here goes unnamed
+                out["by"]["session"] = scope.unname_sessions(where, out["by"]["session"], store.sessions.repo_path_of)
             if opts.scope == "repo":
                 out["scope"] = {"mode": "repo", "repo": opts.repo_root}
             return out
@@ -457,17 +444,14 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
         def call(store: Store, **kw: Any) -> dict[str, Any]:
             where = _in_scope_repo(opts, repo, "work_context") or opts.cwd
             sid = session_id or opts.caller_session
-            store = _with_team(store)  # teammates' sessions, held to the same scope
-            try:
-                if sid:
-                    sid = _session_in_scope(store, opts, sid, named=session_id is not None)
-                out = core(store, sid, repo=where, until=until, token_budget=token_budget,
-                           repo_only=where if opts.scope == "repo" else None, render=work_context_tree)
-                if opts.scope == "repo":
-                    out["entries"] = scope.filter_sessions(where, out.get("entries") or [], store.sessions.repo_path_of)
-                return out
-            finally:
-                getattr(store, "close_team", lambda: None)()
+            _team_fresh(store)  # teammates' sessions, held to the same scope
+            if sid:
+                sid = _session_in_scope(store, opts, sid, named=session_id is not None)
+            out = core(store, sid, repo=where, until=until, token_budget=token_budget,
+                       repo_only=where if opts.scope == "repo" else None, render=work_context_tree)
+            if opts.scope == "repo":
+                out["entries"] = scope.filter_sessions(where, out.get("entries") or [], store.sessions.repo_path_of)
+            return out
 
         return await runner.run("work_context", call, {}, session_id)
 
@@ -489,16 +473,11 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
             from hansard.answers.memories import search_memories as core
 
             def call(store: Store, **kw: Any) -> dict[str, Any]:
-                from hansard.team.search import with_team_memories
-
                 where = _in_scope_repo(opts, repo, "search_memories")
-                store, notice = with_team_memories(store, include=include_team_sessions, team=team)
-                try:
-                    out = core(store, query, repo=where, provider=provider, source=source)
-                finally:
-                    getattr(store, "close_team", lambda: None)()
-                if notice:
-                    out["notice"] = notice
+                if include_team_sessions or (team and team.strip()):
+                    _team_fresh(store)
+                out = core(store, query, repo=where, provider=provider, source=source,
+                           include_team_sessions=include_team_sessions, team=team)
                 return scope.filter_memories(opts.repo_root or "/nonexistent", out) if opts.scope == "repo" else out
 
             return await runner.run("search_memories", call, {}, query)
@@ -516,15 +495,13 @@ def build_server(opts: ServeOptions | None = None) -> MCPServer:
                 hidden = ScopeNotGranted(f"no memory {memory_id!r} of {opts.repo_root}: this server may only read "
                                          "that repository's memories and global ones (--scope repo)")
                 if memory_id.startswith("team-"):  # a teammate's project memory
-                    store = _with_team(store)
+                    _team_fresh(store)
                 try:
                     out = core(store, memory_id, line=line, offset=offset)
                 except NotFound:
                     if opts.scope == "repo" and not _own_memory(store, opts, memory_id):
                         raise hidden from None
                     raise  # e.g. a version this repository's memory does not have
-                finally:
-                    getattr(store, "close_team", lambda: None)()
                 if opts.scope == "repo" and not scope.memory_allowed(opts.repo_root or "/nonexistent", out):
                     raise hidden
                 return out

@@ -195,6 +195,3 @@ def connect_kwargs(cfg: dict[str, Any]) -> dict[str, Any]:
     return {"conninfo": cfg["url"], "passfile": pf if use_pf else None,
             "timeout": float(os.environ.get("HANSARD_TEAM_TIMEOUT") or cfg.get("timeout") or TIMEOUT)}
 
-
-def offline_path() -> str:
-    return os.path.join(team_dir(), "offline.db")

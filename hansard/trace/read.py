@@ -301,11 +301,7 @@ def import_traces(store: Store, paths: list[str]) -> Summary:
 
     summary = Summary()
     parsed = read_paths(paths, summary)
-    traces = getattr(as_store(store), "agent_traces", None)
-    if traces is None:
-        from hansard.errors import InvalidArgument
-
-        raise InvalidArgument("this store cannot keep Agent Trace records")
+    traces = as_store(store).agent_traces
     for outcome, n in traces.put_many([(p.rec, p.ranges, p.document, p.source) for p in parsed]).items():
         setattr(summary, outcome, getattr(summary, outcome) + n)
     return summary

@@ -50,15 +50,12 @@ def sync(store: Store) -> bool:
     return quick_sync(store)
 
 
-def _team(store: Store) -> Store:
-    """The store with the team's sessions of this repository beside it when a team is set up."""
-    from hansard.team import wrap
+def _team_fresh(store: Store) -> bool:
+    """Teammates' rows in the store pulled first when they are stale (hansard.team.refresh);
+    whether they changed."""
+    from hansard.team import refresh
 
-    return wrap(store)
-
-
-def _close_team(store: Any) -> None:
-    getattr(store, "close_team", lambda: None)()
+    return refresh(store)
 
 
 def repo_top(path: str) -> str:
@@ -119,13 +116,9 @@ def file_answer(store: Store, top: str, rel: str, *, synced: bool = False) -> di
     from hansard.answers.why import explain
     from hansard.link.commit_facts import upkeep
 
-    team = _team(store)
-    try:
-        ans = explain(team, rel, cwd=top, sync=None if synced else lambda: sync(store),
-                      upkeep=upkeep(store))
-        return unnamed_elsewhere(team, ans, top)
-    finally:
-        _close_team(team)
+    _team_fresh(store)
+    ans = explain(store, rel, cwd=top, sync=None if synced else lambda: sync(store), upkeep=upkeep(store))
+    return unnamed_elsewhere(store, ans, top)
 
 
 def line_view(store: Store, top: str, ans: dict[str, Any], line: int) -> dict[str, Any]:
@@ -175,16 +168,11 @@ def transcript_page(store: Store, top: str, session_id: str, *, around: int | No
         around, limit = around or 0, 1
     from hansard.answers.transcript import get_past_session
 
-    team = store
     if not store.sessions.repo_path_of(session_id)[0]:
-        team = _team(store)
-    try:
-        session_in_scope(team, top, session_id)
-        return get_past_session(team, session_id, around=around, next=cursor, limit=limit, max_chars=PAGE_CHARS,
-                                max_message_chars=MESSAGE_CHARS, content_offset=offset, details=True)
-    finally:
-        if team is not store:
-            _close_team(team)
+        _team_fresh(store)
+    session_in_scope(store, top, session_id)
+    return get_past_session(store, session_id, around=around, next=cursor, limit=limit, max_chars=PAGE_CHARS,
+                            max_message_chars=MESSAGE_CHARS, content_offset=offset, details=True)
 
 
 def session_commits(store: Store, top: str, session_id: str) -> list[dict[str, Any]]:
@@ -291,15 +279,12 @@ def stats(store: Store, top: str, path: str | None = None) -> dict[str, Any]:
     from hansard.link.commit_facts import upkeep
 
     rel = check_folder(top, path) if path else None
-    team = _team(store)
-    try:
-        out = repo_stats(team, [rel] if rel else None, by=("agent", "session"), cwd=top, max_files=200,
-                         upkeep=upkeep(store), depth=1)
-        if (out.get("by") or {}).get("session"):
-            out["by"]["session"] = scope.unname_sessions(top, out["by"]["session"], team.sessions.repo_path_of)
-        return out
-    finally:
-        _close_team(team)
+    _team_fresh(store)
+    out = repo_stats(store, [rel] if rel else None, by=("agent", "session"), cwd=top, max_files=200,
+                     upkeep=upkeep(store), depth=1)
+    if (out.get("by") or {}).get("session"):
+        out["by"]["session"] = scope.unname_sessions(top, out["by"]["session"], store.sessions.repo_path_of)
+    return out
 
 
 def check_folder(top: str, rel: str) -> str:

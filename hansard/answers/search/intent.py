@@ -201,8 +201,7 @@ def build_intent_vectors(index: Any, encoder: Any, *, batch: int = 256, max_seco
     """Embed the intent texts above the encoder's mark, batch by batch; safe to stop anywhere."""
     import numpy as np
 
-    from hansard.answers.search.meaning import text_hash
-    from hansard.store.types import INTENT_CHARS, intent_key
+    from hansard.store.types import INTENT_CHARS, intent_key, text_hash
     from hansard.timebounds import utc_stamp
 
     t0 = time.monotonic()

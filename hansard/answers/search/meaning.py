@@ -47,8 +47,8 @@ from typing import Any, Protocol
 
 from hansard import config
 from hansard.errors import ModelFileMismatch
+from hansard.store.types import MAX_EMBED_CHARS, text_hash
 
-MAX_EMBED_CHARS = 2000  # longest text one vector stands for
 PASSAGE_CHARS = 600
 MAX_PASSAGES = 12       # per message: the first 7,200 characters or so of a long answer
 BATCH = 256
@@ -188,10 +188,6 @@ def load_embedder() -> tuple[Embedder | None, str | None]:
         e, why = None, f"the embedding model could not be loaded ({type(exc).__name__}: {exc})"
     _EMBEDDER["e"], _EMBEDDER["why"] = e, why
     return e, why
-
-
-def text_hash(text: str) -> bytes:
-    return hashlib.blake2b(text[:MAX_EMBED_CHARS].encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 _BREAKS = ("\n\n", "\n", ". ", "? ", "! ", "; ", ", ", " ")

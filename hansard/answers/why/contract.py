@@ -106,7 +106,7 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
                 "prompt": None,
                 "prompts": {},
             }
-            if row is not None and "member" in row.keys():  # a teammate's session (hansard.team)
+            if row is not None and row["member"]:  # a teammate's session (hansard.team)
                 s["member"], s["member_name"] = row["member"], row["member_name"]
             if row is not None:  # where it was read: this machine, a repository's refs or files, a teammate
                 s["source"] = source_of(row)

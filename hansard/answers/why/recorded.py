@@ -168,8 +168,8 @@ def annotate_agent_trace(store: Any, bl: Blame, answers: list[LineAnswer]) -> li
     from hansard.trace import BY as TRACE
     from hansard.trace import KIND_OF_TYPE
 
-    traces = getattr(store, "agent_traces", None)
-    if traces is None or not answers or not traces.any():
+    traces = store.agent_traces
+    if not answers or not traces.any():
         return answers
     by_line, shas = _blamed(bl)
     at: dict[tuple[str, str], list[dict[str, Any]]] = {}

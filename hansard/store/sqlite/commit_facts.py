@@ -2,7 +2,8 @@
 ``patch_ids``; migration m030; and the shell calls that could write a file, ``shell_writes``,
 m035): which sessions made which commit, kept so that `why` reads them.
 
-The prints of a repository are those of its sessions' shell calls up to ``calls_upto``; its ties
+The prints of a repository are those of its sessions' shell calls (teammates' too, pulled from
+the team: hansard.store.sqlite.team) up to ``calls_upto``; its ties
 join them to the commits of the history of ``head``. Only the link step writes
 (``hansard.link.commit_facts``); a reader that finds the state behind HEAD or the shell calls
 works the missing ties out itself and leaves the tables alone.
@@ -17,6 +18,11 @@ from typing import Any
 
 from hansard.errors import StoreBusy, StoreReadOnly
 from hansard.store.sqlite.db import OUTPUT_SQL, impatient, marks, transaction
+
+
+def _below(after: int | None) -> int:
+    """The id a read of calls "past ``after``" starts above; every id when None."""
+    return -(2 ** 63) if after is None else after
 
 
 class SqliteCommitFacts:
@@ -35,14 +41,15 @@ class SqliteCommitFacts:
             (repo_id, *tools)).fetchone()
         return int(row[0]), int(row[1])
 
-    def shell_calls(self, repo_id: int, tools: Collection[str], after: int = 0
+    def shell_calls(self, repo_id: int, tools: Collection[str], after: int | None = None
                     ) -> list[tuple[int, str, str | None, str | None, str | None]]:
-        """(row id, session id, timestamp, input JSON, output) of those calls past ``after``."""
+        """(row id, session id, timestamp, input JSON, output) of those calls past ``after`` (all
+        of them when None: teammates' too, whose ids are below zero)."""
         return [(r[0], r[1], r[2], r[3], r[4]) for r in self.db.execute(
             f"SELECT t.id, s.session_id, t.timestamp, t.input, {OUTPUT_SQL} FROM tool_calls t"
             " JOIN sessions s ON s.id=t.session_id"
             f" WHERE s.repo_id=? AND t.id > ? AND t.name IN ({marks(len(tools))}) AND instr(t.input, 'git') > 0"
-            " ORDER BY t.id", (repo_id, after, *tools))]
+            " ORDER BY t.id", (repo_id, _below(after), *tools))]
 
     def prints(self, repo_id: int) -> list[tuple[str, float | None, str, str, str]]:
         """(session id, ts, kind, short, summary) of the kept prints."""
@@ -156,13 +163,13 @@ class SqliteCommitFacts:
             f" WHERE s.repo_id=? AND t.name IN ({marks(len(tools))})", (repo_id, *tools)).fetchone()
         return int(row[0]), int(row[1])
 
-    def all_shell_calls(self, repo_id: int, tools: Collection[str], after: int = 0
+    def all_shell_calls(self, repo_id: int, tools: Collection[str], after: int | None = None
                         ) -> list[tuple[int, str | None, str | None]]:
-        """(row id, timestamp, input JSON) of every shell call past ``after``."""
+        """(row id, timestamp, input JSON) of every shell call past ``after`` (all when None)."""
         return [(r[0], r[1], r[2]) for r in self.db.execute(
             "SELECT t.id, t.timestamp, t.input FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
             f" WHERE s.repo_id=? AND t.id > ? AND t.name IN ({marks(len(tools))}) ORDER BY t.id",
-            (repo_id, after, *tools))]
+            (repo_id, _below(after), *tools))]
 
     def shell_writes(self, repo_id: int, name: str) -> list[tuple[float, str, bool]]:
         """(ts, command, parsed) of the kept writing calls whose command mentions ``name``."""

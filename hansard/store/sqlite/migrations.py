@@ -902,3 +902,41 @@ def m037_origins() -> str:
         DELETE FROM commit_prints;
         DELETE FROM commit_facts;
     """
+
+
+@migration
+def m038_team_rows() -> str:
+    return """
+        -- Teammates' sessions and project memories, pulled from the team store through this
+        -- member's role (hansard.team.pull) into these same tables, so that every question reads
+        -- them as it reads this machine's. A row of id below zero in sessions, messages,
+        -- tool_calls, edits (and the edit_lines of such an edit), memories and memory_versions is
+        -- the team's: its id there, negated. The archive holds none of them (a teammate's
+        -- transcripts stay on their machine): a reindex keeps them as they are, a push never
+        -- sends them.
+        ALTER TABLE sessions ADD COLUMN member TEXT;       -- a teammate's: the email the owner registered for them
+        ALTER TABLE sessions ADD COLUMN member_name TEXT;  -- the name they give themselves
+        ALTER TABLE memories ADD COLUMN member TEXT;
+        ALTER TABLE memories ADD COLUMN member_name TEXT;
+        -- Every session of the team's that the last pull saw, kept or not.
+        CREATE TABLE team_sessions (
+            team_row     INTEGER PRIMARY KEY,  -- the team store's sessions.id (this store's row: -team_row)
+            session_id   TEXT NOT NULL,
+            content_hash TEXT NOT NULL,        -- the pushed digest: an unchanged session is not pulled again
+            member       TEXT NOT NULL,
+            member_name  TEXT,
+            kept         INTEGER NOT NULL      -- 0: left out, this store has a session of that id
+        );
+        -- Which team the rows are from and when they were pulled (one row at most).
+        CREATE TABLE team_state (
+            one       INTEGER PRIMARY KEY CHECK (one = 1),
+            team      TEXT,                    -- the team's name
+            url       TEXT NOT NULL,           -- the server (no password), with member and machine: rows of
+            member    TEXT NOT NULL,           -- another team or member are dropped, not mixed
+            machine   TEXT NOT NULL,
+            roots     TEXT NOT NULL,           -- the opted-in repositories pulled (root commits, sorted, comma-joined)
+            pulled_at TEXT,                    -- the last pull that finished (UTC)
+            tried_at  TEXT NOT NULL,           -- the last attempt, finished or not
+            error     TEXT                     -- why the last attempt failed (NULL: it did not)
+        );
+    """

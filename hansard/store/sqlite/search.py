@@ -12,6 +12,10 @@ Ranking, in order:
 Candidates come from three cheap queries, each with the filters applied in SQL and a LIMIT:
 all terms (AND), any term (OR, only when there are several groups), and a trigram substring
 look-up per identifier term. Coverage is then checked per group on that small candidate set.
+
+Teammates' sessions (rows of id below zero, hansard.store.sqlite.team) are searched only when
+the filters ask for them (``include_team``); their messages are then looked up in their own
+range of ids, so that a window over this machine's newest rows never leaves them out.
 """
 
 from __future__ import annotations
@@ -96,8 +100,8 @@ def fts_exclude(q: Query) -> str | None:
 
 
 def _session_sql(f: SearchFilters) -> tuple[list[str], list[Any]]:
-    """The conditions on ``s`` (sessions) alone: repository and provider."""
-    where: list[str] = []
+    """The conditions on ``s`` (sessions) alone: whose, repository and provider."""
+    where: list[str] = [] if f.include_team else ["s.id > 0"]
     args: list[Any] = []
     if f.repo_ids is not None:
         where.append(f"s.repo_id IN ({marks(len(f.repo_ids))})")
@@ -188,12 +192,13 @@ def keyword_candidates(db: sqlite3.Connection, q: Query, f: SearchFilters, k: in
 
     msg_sql = (
         "SELECT f.rowid, bm25(messages_fts) AS b FROM messages_fts f JOIN messages m ON m.id=f.rowid"
-        f" JOIN sessions s ON s.id=m.session_id WHERE messages_fts MATCH ? AND f.rowid >= ? AND {where} ORDER BY b LIMIT ?"
+        f" JOIN sessions s ON s.id=m.session_id WHERE messages_fts MATCH ? AND f.rowid BETWEEN ? AND ? AND {where}"
+        " ORDER BY b LIMIT ?"
     )
     tool_sql = (
         "SELECT t.message_id, bm25(tool_calls_fts) AS b FROM tool_calls_fts tf JOIN tool_calls t ON t.id=tf.rowid"
         " JOIN messages m ON m.id=t.message_id JOIN sessions s ON s.id=m.session_id"
-        f" WHERE tool_calls_fts MATCH ? AND tf.rowid >= ? AND {where} ORDER BY b LIMIT ?"
+        f" WHERE tool_calls_fts MATCH ? AND tf.rowid BETWEEN ? AND ? AND {where} ORDER BY b LIMIT ?"
     )
     all_expr, any_expr = fts_all(q), fts_any(q)
     max_msg = db.execute("SELECT MAX(id) FROM messages").fetchone()[0] or 0
@@ -205,7 +210,11 @@ def keyword_candidates(db: sqlite3.Connection, q: Query, f: SearchFilters, k: in
         lo, est = _window(db, table, expr, max_id)
         if est is not None and table == "messages_fts":
             estimate = max(estimate or 0, est)
-        return _fetch(db, sql, (expr, lo, *wargs, top))
+        if not f.include_team:
+            return _fetch(db, sql, (expr, max(lo, 1), max(max_id, 1), *wargs, top))
+        if est is None:
+            return _fetch(db, sql, (expr, TEAM_LOW, max(max_id, 1), *wargs, top))
+        return _fetch(db, sql, (expr, lo, max_id, *wargs, top)) + _fetch(db, sql, (expr, TEAM_LOW, -1, *wargs, top))
 
     if all_expr:
         add(ranked(msg_sql, "messages_fts", all_expr, k, max_msg), "text", True)
@@ -217,17 +226,18 @@ def keyword_candidates(db: sqlite3.Connection, q: Query, f: SearchFilters, k: in
         like = term_like(term)
         if like is None:
             continue
-        rows = _fetch(
-            db,
-            # The trigram look-up runs first, on its own (a join lets the planner scan
-            # messages and LIKE every row); the filters then apply to its newest matches.
-            "SELECT m.id FROM messages m JOIN sessions s ON s.id=m.session_id WHERE m.id IN"
-            " (SELECT rowid FROM messages_tri WHERE text LIKE ? AND instr(lower(text), ?) > 0"
-            " ORDER BY rowid DESC LIMIT ?)"
-            f" AND {where} ORDER BY m.id DESC LIMIT ?",
-            (like, term.text.lower(), k * 10, *wargs, k),
-        )
-        add(rows, "trigram", False)
+        for below_zero in (False, True) if f.include_team else (False,):
+            rows = _fetch(
+                db,
+                # The trigram look-up runs first, on its own (a join lets the planner scan
+                # messages and LIKE every row); the filters then apply to its newest matches.
+                "SELECT m.id FROM messages m JOIN sessions s ON s.id=m.session_id WHERE m.id IN"
+                " (SELECT rowid FROM messages_tri WHERE text LIKE ? AND instr(lower(text), ?) > 0"
+                f" AND rowid {'<' if below_zero else '>'} 0 ORDER BY rowid DESC LIMIT ?)"
+                f" AND {where} ORDER BY m.id DESC LIMIT ?",
+                (like, term.text.lower(), k * 10, *wargs, k),
+            )
+            add(rows, "trigram", False)
     if not cands:
         return [], 0, True
     partial = [c.id for c in cands.values() if c.coverage < G]
@@ -340,6 +350,7 @@ COUNT_CAP = 1000
 # estimate. The density comes from counting matches among the newest PROBE_ROWS rows.
 RANK_CAP = 1500
 PROBE_ROWS = 10000
+TEAM_LOW = -(2 ** 63)  # the lowest row id: a teammate's rows are those below zero
 
 
 def _window(db: sqlite3.Connection, table: str, expr: str, max_id: int) -> tuple[int, int | None]:
@@ -406,14 +417,6 @@ class SqliteSearchIndex:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
 
-    def shared_hits(self, q: Query, *, team: str | None, repo: str | None, since: str | None, until: str | None,
-                    limit: int, mode: str, query: str) -> tuple[list[dict[str, Any]], str | None]:
-        """None: this machine's store holds its own sessions only (a team's come through the
-        team view, hansard.team.view)."""
-        from hansard.store.absent import no_shared_hits
-
-        return no_shared_hits()
-
     # -- keyword -----------------------------------------------------------------------
 
     def keyword_candidates(self, q: Query, f: SearchFilters, k: int) -> tuple[list[Candidate], int, bool]:
@@ -458,7 +461,7 @@ class SqliteSearchIndex:
             for r in self.db.execute(
                 "SELECT m.id, m.message_index, m.role, m.kind, m.timestamp, substr(m.text, 1, 20000) AS text,"
                 " length(m.text) AS n, s.id AS sid, s.session_id, s.title, s.first_prompt, s.provider, s.started_at,"
-                " s.cwd, r.path AS repo, s.origin, s.origin_repo, s.origin_ref, s.claimed_id"
+                " s.cwd, r.path AS repo, s.origin, s.origin_repo, s.origin_ref, s.claimed_id, s.member, s.member_name"
                 " FROM messages m JOIN sessions s ON s.id=m.session_id"
                 f" LEFT JOIN repos r ON r.id=s.repo_id WHERE m.id IN ({_in(chunk)})"
             ):

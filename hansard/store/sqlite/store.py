@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from hansard.store.sqlite.sessions import SqliteSessionQueries
     from hansard.store.sqlite.stats import SqliteStats
     from hansard.store.sqlite.symbols import SqliteSymbolCache
-    from hansard.store.sqlite.team_export import SqliteTeamExport
+    from hansard.store.sqlite.team import SqliteTeam
     from hansard.store.sqlite.web_chats import SqliteWebChats
     from hansard.store.sqlite.why_cache import SqliteWhyCache
 
@@ -140,10 +140,10 @@ class SqliteStore:
         return SqliteWebChats(self.db)
 
     @cached_property
-    def team_export(self) -> SqliteTeamExport:
-        from hansard.store.sqlite.team_export import SqliteTeamExport
+    def team(self) -> SqliteTeam:
+        from hansard.store.sqlite.team import SqliteTeam
 
-        return SqliteTeamExport(self.db)
+        return SqliteTeam(self.db)
 
     @cached_property
     def commit_facts(self) -> SqliteCommitFacts:
