@@ -26,7 +26,8 @@ PKG = ROOT / "hansard"
 GROUPS = {
     "adapters": ["cli.py", "mcp", "lsp", "web", "jobs.py"],
     "store contract": ["store/interfaces.py", "store/absent.py", "store/types.py", "store/__init__.py"],
-    "team code": ["team", "store/postgres", "store/sqlite/team_copy.py", "store/sqlite/team_export.py"],
+    "team code": ["team", "store/postgres", "store/sqlite/team_copy.py", "store/sqlite/team_export.py",
+                  "store/sqlite/team.py"],
     "answers": ["answers", "trace"],
 }
 # Calls that make up a request's life outside an application layer.
@@ -46,7 +47,7 @@ def _files(parts: list[str]) -> list[Path]:
     out: list[Path] = []
     for part in parts:
         p = PKG / part
-        out += sorted(p.rglob("*.py")) if p.is_dir() else [p]
+        out += sorted(p.rglob("*.py")) if p.is_dir() else [p] if p.exists() else []
     return out
 
 
