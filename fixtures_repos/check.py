@@ -281,9 +281,12 @@ def self_check(scn: Scenario) -> list[str]:
                     if writers:
                         problems.append(f"{where}: pasted, but edits {writers} added it before the commit")
             elif e.kind == "unknown":
-                # a trivial line, or a line an edit did add before the commit while something
-                # speaks against that edit (rule not_the_commits_session): evidence either way
-                if not trivial(line) and not any(squash(line) in map(squash, x.added) for x in before):
+                # a trivial line, a line an edit did add before the commit while something speaks
+                # against that edit (not_the_commits_session, other_branch, readded, ...), or a
+                # line like one an edit added, changed since by a hand nothing names
+                # (changed_later): evidence either way
+                if not trivial(line) and not any(squash(line) in map(squash, x.added)
+                                                 or any(ratio(a, line) >= 0.7 for a in x.added) for x in before):
                     problems.append(f"{where}: unknown is reserved for trivial lines, and for lines an edit"
                                     " added before the commit, in these scenarios")
             else:

@@ -43,6 +43,8 @@ STORY: list[dict[str, Any]] = [
           "new": "        if response.ok:\n            return response\n        backoff = min(cap, base * 2 ** attempt)\n"
                  "        time.sleep(backoff)\n"},
      ]},
+    {"do": "replace", "path": "app/retry.py", "old": "        time.sleep(backoff)\n",
+     "new": "        time.sleep(backoff)  # jitter later\n"},
     {"do": "commit", "message": "Add capped backoff to upload retry", "author": "Alice Example <alice@example.com>",
      "date": "2026-11-12T14:09:00+01:00"},
     {"do": "codex", "session": "019e7a44-5b20-7c31-8d2e-3f6a9b1c0d42", "start": "2026-11-13T10:15:02.000Z",
@@ -56,10 +58,6 @@ STORY: list[dict[str, Any]] = [
          "    assert max(sleeps) == 3.0\n")}},
     {"do": "commit", "message": "Test the backoff cap", "author": "Bob Example <bob@example.com>",
      "date": "2026-11-13T11:20:00+01:00"},
-    {"do": "replace", "path": "app/retry.py", "old": "        time.sleep(backoff)\n",
-     "new": "        time.sleep(backoff)  # jitter later\n"},
-    {"do": "commit", "message": "Note jitter", "author": "Alice Example <alice@example.com>",
-     "date": "2026-11-14T09:00:00+01:00"},
 ]
 
 ASK = ["app/retry.py:10", "app/retry.py"]

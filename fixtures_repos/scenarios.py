@@ -132,11 +132,11 @@ class Build:
         self._n += 1
         return self._n
 
-    def claude(self, cwd: Path | str, *, style: str = "2.1", branch: str = "main") -> ClaudeWriter:
+    def claude(self, cwd: Path | str, *, style: str = "2.1", branch: str = "main", patches: bool = True) -> ClaudeWriter:
         self.later(30)
         sid = det_uuid4(self.name, "claude", self._next())
         w = ClaudeWriter(self.homes["CLAUDE_CONFIG_DIR"], cwd, sid, self.clock, ledger=self.ledger, style=style,
-                         git_branch=branch)
+                         git_branch=branch, patches=patches)
         return w
 
     def codex(self, cwd: Path | str, *, branch: str = "main") -> CodexWriter:
@@ -625,10 +625,12 @@ def human_modifies_line(b: Build) -> Scenario:
     c2 = b.commit(r, "Keep discounts in Decimal")
     return b.scenario(r, {
         "src/pricing.py": b.expect(r, "src/pricing.py",
-                                   b.agent(t1, c1, 2), b.modified(t1, c1), b.agent(t1, c1, 7), b.modified(t1, c2)),
+                                   b.agent(t1, c1, 2), b.modified(t1, c1), b.agent(t1, c1, 7), b.unknown(c2)),
         "src/shipping.py": b.expect(r, "src/shipping.py", b.agent(t2, c1, 3), b.modified(t2, c1, 5), b.agent(t2, c1, 2)),
     }, notes='''
-        pricing.py: line 3 was changed in the working tree before c1; line 11 in a later commit c2.
+        pricing.py: line 3 was changed in the working tree before c1 (agent_modified); line 11 in a
+        later commit c2, whose author nothing here names: a person did it, but an agent whose
+        edits are not archived or cannot be read would look the same (unknown, changed_later).
         shipping.py: the human renamed weight_kg -> weight on lines 4-8 before c1; each of those
         lines is still similar (>= 0.7) to the agent's line it replaced, whatever its distance to
         the nearest unchanged agent line.
@@ -1817,6 +1819,7 @@ def gemini_relative_path(b: Build) -> Scenario:
 
 # The newer agents' scenarios and the pasted web-chat block register themselves in SCENARIOS.
 import fixtures_repos.scenarios_more  # noqa: E402,F401
+import fixtures_repos.scenarios_notes  # noqa: E402,F401
 import fixtures_repos.scenarios_precision  # noqa: E402,F401
 
 __all__ = ["SCENARIOS", "Expect", "Scenario"]

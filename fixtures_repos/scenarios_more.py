@@ -28,6 +28,14 @@ def home(b: Build, var: str, rel: str) -> Path:
     return p
 
 
+def cursor(b: Build, title: str, *, wait: float = 30) -> CursorWriter:
+    """A Cursor conversation in this scenario's editor folder (its homes made), ``wait`` seconds on."""
+    user = home(b, "CURSOR_CONFIG_DIR", "cursor-user")
+    home(b, "CURSOR_HOME", ".cursor")
+    b.later(wait)
+    return CursorWriter(user, det_uuid4(b.name, "cursor", 1), b.clock, ledger=b.ledger, title=title)
+
+
 def pasted(session_id: str, commit: str, n: int = 1) -> Seg:
     return [("pasted", session_id, None, commit)] * n
 
@@ -52,10 +60,7 @@ def cursor_edit(b: Build) -> Scenario:
     r = b.init()
     r.write("src/cart.py", CART)
     c0 = b.commit(r, "Cart helpers")
-    user = home(b, "CURSOR_CONFIG_DIR", "cursor-user")
-    home(b, "CURSOR_HOME", ".cursor")
-    b.later(30)
-    cu = CursorWriter(user, det_uuid4(b.name, "cursor", 1), b.clock, ledger=b.ledger, title="Round cart totals")
+    cu = cursor(b, "Round cart totals")
     cu.prompt("round the cart total to cents and reject negative prices")
     path = r.path / "src/cart.py"
     cu.say("I'll validate prices and round the total.")

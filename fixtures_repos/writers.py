@@ -463,7 +463,9 @@ class _Pending:
 
 class ClaudeWriter:
     """Writes ``<home>/projects/<encoded-cwd>/<session_id>.jsonl`` like Claude Code 2.1.x
-    (``style="2.1"``) or 1.0.x (``style="1.0"``, the versions that still had MultiEdit)."""
+    (``style="2.1"``) or 1.0.x (``style="1.0"``, the versions that still had MultiEdit).
+    ``patches=False``: edit results keep the strings but not the file's text nor a
+    ``structuredPatch`` (as sessions rebuilt from git-ai's notes, or exported, have them)."""
 
     provider = "claude_code"
 
@@ -480,6 +482,7 @@ class ClaudeWriter:
         model: str | None = None,
         git_branch: str = "main",
         slug: str | None = None,
+        patches: bool = True,
         _sidechain: tuple[str, Path, str] | None = None,  # (agentId, file, parent session id)
     ) -> None:
         self.home = Path(home)
@@ -488,6 +491,7 @@ class ClaudeWriter:
         self.clock = start_time if isinstance(start_time, Clock) else Clock(start_time)
         self.ledger = ledger if ledger is not None else Ledger()
         self.style = style
+        self.patches = patches
         self.version = version or ("2.1.119" if style == "2.1" else "1.0.111")
         self.model = model or ("claude-opus-4-7" if style == "2.1" else "claude-sonnet-4-20250514")
         self.git_branch = git_branch
@@ -630,6 +634,9 @@ class ClaudeWriter:
 
     def _finish(self, p: _Pending) -> None:
         result, content, is_error = p.run(p.tool_use_id)
+        if not self.patches and isinstance(result, dict) and "filePath" in result:
+            result = {k: v for k, v in result.items()
+                      if k not in ("structuredPatch", "originalFile", "originalFileContents", "type")}
         if p.snapshot_path and not is_error and self.agent_id is None:
             rel = p.snapshot_path
             try:
@@ -820,7 +827,7 @@ class ClaudeWriter:
             _dumps({"agentType": subagent_type, "description": description, "toolUseId": tid}))
         sub = ClaudeWriter(self.home, self.cwd, self.session_id, self.clock, ledger=self.ledger, style=self.style,
                            version=self.version, model="claude-haiku-4-5-20251001", git_branch=self.git_branch,
-                           _sidechain=(agent_id, sub_file, self.session_id))
+                           patches=self.patches, _sidechain=(agent_id, sub_file, self.session_id))
         sub.prompt(prompt)
         started = self.clock.now()
         yield sub

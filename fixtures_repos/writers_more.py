@@ -109,10 +109,11 @@ class CursorWriter(_Writer):
             "hasLoaded": True, "context": {}, "totalLinesAdded": 0, "totalLinesRemoved": 0,
         })
 
-    def _bubble(self, btype: int, body: dict[str, Any]) -> str:
+    def _bubble(self, btype: int, body: dict[str, Any], *, timed: bool = True) -> str:
         bid = self.ids.uuid4()
+        when = iso_z(self._tick())
         self._put(f"bubbleId:{self.session_id}:{bid}", {"_v": 3, "type": btype, "bubbleId": bid,
-                                                        "createdAt": iso_z(self._tick()), **body})
+                                                        **({"createdAt": when} if timed else {}), **body})
         self.headers.append({"bubbleId": bid, "type": btype})
         self._save_composer()
         return bid
@@ -134,6 +135,19 @@ class CursorWriter(_Writer):
             tf["userDecision"] = decision
         self._bubble(2, {"text": "", "toolFormerData": tf, "modelInfo": {"modelName": self.model}})
         return call, self.clock.now()  # the bubble's createdAt: the time the parser gives the edit
+
+    def search_replace_as_git_ai_keeps_it(self, file_path: Path, old_string: str, new_string: str) -> str:
+        """``search_replace`` applied, its bubble as git-ai leaves it in the conversations its
+        notes embed: ``rawArgs`` holds the path alone (git-ai cleared the rest), no result, no
+        ``createdAt``. The file changes all the same."""
+        p = Path(file_path)
+        before, after = _replace_once(p, old_string, new_string)
+        call = f"call_{self.ids.b62(24)}"
+        tf = {"name": "search_replace", "status": "completed", "toolCallId": call,
+              "rawArgs": _dumps({"file_path": str(p)})}
+        self._bubble(2, {"text": "", "toolFormerData": tf}, timed=False)
+        self._record(call, "search_replace", p, "applied", before, after, self.clock.now())
+        return call
 
     def search_replace(self, file_path: Path, old_string: str, new_string: str, *, reject: bool = False) -> str:
         """``search_replace`` {file_path, old_string, new_string}; its result's ``diff.chunks`` hold

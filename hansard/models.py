@@ -18,7 +18,10 @@ from typing import Any, Literal
 from hansard.diffs import Hunk
 
 Role = Literal["user", "assistant", "tool", "system"]
-EditKind = Literal["create", "update", "delete", "move"]
+# unreadable: the call changed the file (it was applied), but what it wrote was not recorded
+# (Cursor edit calls as git-ai keeps them: the path alone). Such an edit adds no line; `why`
+# makes the lines it could have written ``unknown``, never ``human``.
+EditKind = Literal["create", "update", "delete", "move", "unreadable"]
 # applied: the tool reported success and the change reached the file.
 # rejected: the user refused it. failed: the tool errored. Neither is ever evidence.
 EditStatus = Literal["applied", "rejected", "failed"]

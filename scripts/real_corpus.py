@@ -519,6 +519,14 @@ def ensure(name: str, snapshot: str | None = None, cache: str | Path | None = No
     if not cp_tip:
         raise SystemExit(f"{snap} has no {CHECKPOINTS}: not a snapshot of a repository Entire records")
     marker = {"build_version": BUILD_VERSION, "source": SOURCES[name], "main": main, "checkpoints_tip": cp_tip}
+    return built(root, marker, lambda out: build(name, snap, head, main, out, marker, log), rebuild, log,
+                 f"real:{name}")
+
+
+def built(root: Path, marker: dict, build_into, rebuild: bool, log, what: str) -> Path:
+    """``root``, whose ``manifest.json`` names ``marker`` as its build, or else built anew by
+    ``build_into(folder)`` into a sibling folder then moved in place (what a bench measured in
+    ``root/runs`` is kept)."""
     m = root / "manifest.json"
     if m.exists() and not rebuild:
         try:
@@ -532,10 +540,12 @@ def ensure(name: str, snapshot: str | None = None, cache: str | Path | None = No
     import time
 
     t0 = time.perf_counter()
-    build(name, snap, head, main, tmp, marker, log)
+    build_into(tmp)
+    if (root / "runs").is_dir():
+        (root / "runs").rename(tmp / "runs")
     shutil.rmtree(root, ignore_errors=True)
     tmp.rename(root)
-    log(f"built real:{name} in {time.perf_counter() - t0:.1f}s at {root}")
+    log(f"built {what} in {time.perf_counter() - t0:.1f}s at {root}")
     return root
 
 

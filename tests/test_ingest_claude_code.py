@@ -532,6 +532,46 @@ def test_edit_without_patch_and_user_modified() -> None:
     assert (w.kind, w.added, w.removed, w.after) == ("update", ("x",), ("y",), "x\n")
 
 
+def test_edit_with_strings_alone_adds_its_own_diff() -> None:
+    """A result with the strings but neither the file's text nor a patch (older versions,
+    sessions rebuilt from git-ai's notes): the lines on both sides of a replacement are context,
+    not written; a MultiEdit's pairs are diffed one by one."""
+    held = "def test_a():\n    assert a() == 1\n"
+    lines = [
+        asst("a1", "s", tool("e1", "Edit", file_path="/w/t.py", old_string=held,
+                             new_string=held + "\n\ndef test_b():\n    assert b() == 2\n")),
+        result("r1", "s", "e1", "ok", tur={"filePath": "/w/t.py", "oldString": held, "replaceAll": False,
+                                           "newString": held + "\n\ndef test_b():\n    assert b() == 2\n"}),
+        asst("a2", "s", tool("e2", "MultiEdit", file_path="/w/u.py", edits=[
+            {"old_string": "x = 1\ny = 2", "new_string": "x = 1\ny = 3"},
+            {"old_string": "z = 0", "new_string": "z = 0\nw = 4"}])),
+        result("r2", "s", "e2", "ok", tur={"filePath": "/w/u.py", "edits": [
+            {"old_string": "x = 1\ny = 2", "new_string": "x = 1\ny = 3"},
+            {"old_string": "z = 0", "new_string": "z = 0\nw = 4"}]}),
+    ]
+    items, _ = feed_lines(lines)
+    e1, e2 = of(items, EditItem)
+    assert e1.added == ("", "", "def test_b():", "    assert b() == 2") and e1.removed == ()
+    assert all(h.new_start is None for h in e1.hunks)  # relative to the strings: no line numbers
+    assert (e2.added, e2.removed) == (("y = 3", "w = 4"), ("y = 2",))
+
+
+def test_edit_whose_text_is_not_kept_is_unreadable() -> None:
+    """An applied edit whose record keeps no text (the input cut to the path, a result with the
+    path alone) is an edit of that file all the same, of kind unreadable, and a counted skip."""
+    lines = [
+        asst("a1", "s", tool("e1", "Edit", file_path="/w/f.txt")),
+        result("r1", "s", "e1", "The file /w/f.txt has been updated successfully.", tur={"filePath": "/w/f.txt"}),
+        asst("a2", "s", tool("e2", "Write", file_path="/w/g.txt")),
+        result("r2", "s", "e2", "ok", tur={"filePath": "/w/g.txt", "type": "update"}),
+    ]
+    items, _ = feed_lines(lines)
+    edits = of(items, EditItem)
+    assert [(e.path, e.kind, e.status, e.added, e.removed) for e in edits] == [
+        ("/w/f.txt", "unreadable", "applied", (), ()), ("/w/g.txt", "unreadable", "applied", (), ())]
+    assert [s.reason for s in of(items, Skip)] == ["unreadable_edit", "unreadable_edit"]
+
+
 def test_orphan_result_and_interrupted_tool() -> None:
     tur = {"filePath": "/w/f.txt", "oldString": "b", "newString": "c", "originalFile": "b\n",
            "structuredPatch": [{"oldStart": 1, "oldLines": 1, "newStart": 1, "newLines": 1, "lines": ["-b", "+c"]}]}

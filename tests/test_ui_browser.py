@@ -64,7 +64,7 @@ def test_clicking_an_agent_line_shows_its_prompt_diff_and_commit(served: Served,
     assert "Line 10" in text and "agent" in text
     assert PROMPT in text
     assert "+        backoff = min(cap, base * 2 ** attempt)" in text  # the edit's diff
-    assert "Add capped backoff to upload retry" in text and "9237118a0c" in text  # the commit
+    assert "Add capped backoff to upload retry" in text and "b578fa54bf" in text  # the commit
     assert "line=10" in b.url  # the panel's state is in the URL
     # the conversation beside the code opens the whole session at that message
     b.click(b.find("aside#conv a.sess"))

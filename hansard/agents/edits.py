@@ -488,6 +488,24 @@ def diff_texts(before: str | None, after: str | None) -> tuple[tuple[str, ...], 
     return tuple(added), tuple(removed), tuple(hunks)
 
 
+def diff_replacements(pairs: Iterable[tuple[Any, Any]]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[Hunk, ...]]:
+    """Added and removed lines of search-and-replace calls ((old, new) strings, a missing old
+    one empty) without the file's text: each replacement's own diff, so a line on both sides of
+    it is context, not written. The hunks are relative to the strings, not the file: they carry
+    no line numbers. A pair whose new side is not a string is left out."""
+    added: list[str] = []
+    removed: list[str] = []
+    hunks: list[Hunk] = []
+    for old, new in pairs:
+        if not isinstance(new, str):
+            continue
+        a, r, rel = diff_texts(old if isinstance(old, str) else "", new)
+        added += a
+        removed += r
+        hunks += [Hunk(None, h.old_lines, None, h.new_lines, h.lines) for h in rel]
+    return tuple(added), tuple(removed), tuple(hunks)
+
+
 def hunks_from_structured_patch(patch: Iterable[Any]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[Hunk, ...]]:
     """Claude Code's jsdiff ``structuredPatch`` (list of {oldStart, oldLines, newStart, newLines, lines})."""
     added: list[str] = []

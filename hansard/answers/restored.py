@@ -108,6 +108,19 @@ class FileHistory:
         """Every path the file had in this history (renames followed), its own included."""
         return {self.rel} | {p for c in self.commits() for p in (c.path, c.old_path) if p}
 
+    def own_names(self) -> set[str]:
+        """The paths of this very file: its own and its names before renames, up to the commit
+        that made it as a copy of another file (whose path is that other file's)."""
+        out = {self.rel}
+        for c in self.commits():  # newest first
+            if c.path:
+                out.add(c.path)
+            if c.copied:
+                break
+            if c.old_path:
+                out.add(c.old_path)
+        return out
+
     def commit(self, sha: str) -> tuple[LogEntry, list[Any]] | None:
         """One commit of the file's history and its hunks (None: not in it)."""
         self.commits()
@@ -286,6 +299,29 @@ class FileHistory:
                 if c.blob and c.committer_time + CLOCK_SLACK_S >= edit_ts:
                     asks.setdefault(c.blob, set()).add(h)
         self._read_blobs(list(asks), asks)
+
+    def previous_time(self, sha: str) -> int | None:
+        """The committer time of the file's commit before ``sha`` in its history (None: ``sha``
+        is not in it, or made the file)."""
+        commits = self.commits()
+        pos = self._pos.get(sha)
+        if pos is None or pos + 1 >= len(commits):
+            return None
+        return int(commits[pos + 1].committer_time)
+
+    def brings_back(self, sha: str, line: int, remover: str) -> bool:
+        """Commit ``sha``'s hunk that holds its line ``line`` adds no text but what commit
+        ``remover`` took out of the file (non-trivial lines): it brings that back, as a checkout
+        of the old version or a revert does, rather than writing anew around it. False when
+        either commit is not in the file's history."""
+        got, gone = self.commit(sha), self.commit(remover)
+        if got is None or gone is None:
+            return False
+        removed = self._changed(gone[0])[1]
+        for _, _, new_start, new_lines, lines in got[1]:
+            if new_start is not None and new_start <= line < new_start + max(new_lines or 0, 1):
+                return all(x is None or x in removed for ln in lines if ln[:1] == "+" for x in [self._hash(ln[1:])])
+        return False
 
     def first_landed(self, h: int, edit_ts: float, before: str) -> str | None:
         """The oldest commit, not older than the edit and older than ``before``, that added ``h``."""

@@ -70,6 +70,10 @@ def parse_porcelain(out: bytes) -> Blame:
     commits = result.commits
     cur: CommitInfo | None = None
     filename = ""
+    # git names a commit's file once, at its first group, unless the commit has lines from more
+    # than one path: a later group of the same commit keeps that commit's name, not the name
+    # the group before it (another commit's) gave.
+    names: dict[str, str] = {}
     pending: tuple[str, int, int] | None = None
     for raw in out.split(b"\n"):
         if raw.startswith(b"\t"):
@@ -89,6 +93,7 @@ def parse_porcelain(out: bytes) -> Blame:
             cur = commits.get(head)
             if cur is None:
                 cur = commits[head] = CommitInfo(head)
+            filename = names.get(head, filename)
             continue
         line = raw.decode("utf-8", "surrogateescape")
         head, _, rest = line.partition(" ")
@@ -114,5 +119,5 @@ def parse_porcelain(out: bytes) -> Blame:
             sha, _, prev_path = rest.partition(" ")
             cur.previous = (sha, prev_path)
         elif head == "filename":
-            filename = rest
+            filename = names[cur.sha] = rest
     return result

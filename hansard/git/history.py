@@ -12,8 +12,10 @@ from hansard.errors import GitError
 from hansard.git.run import git, git_text
 
 
-def path_names(top: str, path: str, rev: str = "HEAD") -> set[str]:
-    """Every path this file had in the history of ``rev`` (git log --follow)."""
+def path_names(top: str, path: str, rev: str = "HEAD", *, copies: bool = True) -> set[str]:
+    """Every path this file had in the history of ``rev`` (git log --follow); without
+    ``copies``, only up to the commit that made it as a copy of another file (that file's path
+    is not this file's)."""
     try:
         out = git_text(["log", "--follow", "-M", "--name-status", "--format=", rev, "--", path], top)
     except GitError:
@@ -22,6 +24,9 @@ def path_names(top: str, path: str, rev: str = "HEAD") -> set[str]:
     for line in out.splitlines():
         parts = line.split("\t")
         if len(parts) >= 2:
+            if not copies and parts[0].startswith("C"):
+                names.add(parts[-1])
+                break
             names.update(p for p in parts[1:] if p)
     return names
 
@@ -119,11 +124,13 @@ def file_log(top: str, path: str, rev: str = "HEAD", *, patches: bool = False) -
 AGENT_TRAILERS = "%(trailers:key=Claude-Session,key=Co-authored-by,unfold,separator=%x1e)"
 
 
-# One commit of a file's history: the file's name in it (and before it, for a rename), its
-# blob after it (None: deleted), parents and committer time; ``trailers``: its agent trailers
-# (``AGENT_TRAILERS``), empty when it has none or they were not read.
-LogEntry = namedtuple("LogEntry", "sha path old_path blob parents committer_time author summary trailers",
-                      defaults=("",))
+# One commit of a file's history: the file's name in it (and before it, for a rename or a copy),
+# its blob after it (None: deleted), parents and committer time; ``trailers``: its agent trailers
+# (``AGENT_TRAILERS``), empty when it has none or they were not read; ``copied``: the commit
+# made the file as a copy of ``old_path``, which lives on as another file (`--follow` goes on
+# into the copy's source).
+LogEntry = namedtuple("LogEntry", "sha path old_path blob parents committer_time author summary trailers copied",
+                      defaults=("", False))
 
 
 def raw_files(raw: str) -> list[tuple[str | None, str, str | None]]:
@@ -151,7 +158,10 @@ def parse_file_log(out: str, path: str) -> list[tuple[LogEntry, str]]:
         raw, patch = (rest, "") if patch_at < 0 else (rest[:patch_at], rest[patch_at + 1:])
         files = raw_files(raw)
         old, name, blob = files[-1] if files else (None, path, None)
-        entries.append((LogEntry(sha, name, old, blob, parents.split(), int(ct or 0), author, summary, trailers), patch))
+        copied = old is not None and any(ln.startswith(":") and ln.partition("\t")[0].split()[-1][:1] == "C"
+                                         for ln in raw.splitlines())
+        entries.append((LogEntry(sha, name, old, blob, parents.split(), int(ct or 0), author, summary, trailers,
+                                 copied), patch))
     return entries
 
 

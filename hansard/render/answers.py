@@ -216,6 +216,20 @@ def why_evidence(ln: dict[str, Any]) -> str:
                             " here (a removed worktree, or another machine: see `hansard config map`)",
         "no_sessions": "unknown: no archived session ran in this repository, so nothing tells an agent's line"
                        " from a person's",
+        "unreadable_edit": ("unknown: an agent's edit of this file, whose text was not recorded, could have written"
+                            " it (" + ", ".join(x[:13] for x in ln.get("alternatives") or ()) + ")"),
+        "changed_later": ("unknown: " + ", ".join(x[:13] for x in ln.get("alternatives") or ())
+                          + " wrote an earlier version of this line; a later commit changed it, whose author"
+                          " (a person, or an agent whose edits are not here) is not known"),
+        "common_line": ("unknown: the file has this line more than once; "
+                        + ", ".join(x[:13] for x in ln.get("alternatives") or ())
+                        + " wrote it, but none of the lines around it"),
+        "other_branch": ("unknown: " + ", ".join(x[:13] for x in ln.get("alternatives") or ())
+                         + " wrote this text, but on a version of the file this commit did not grow from"
+                         " (another branch or worktree)"),
+        "readded": ("unknown: the commit wrote this line again (after a commit removed it, among new text of its"
+                    " own; or as one more copy of a line the file had); "
+                    + ", ".join(x[:13] for x in ln.get("alternatives") or ()) + " wrote it for an earlier commit"),
         "not_the_commits_session": ("unknown: the commit's own record names other sessions; "
                                     + ", ".join(x[:13] for x in ln.get("alternatives") or ())
                                     + " wrote this text, but the file has it more than once or only likeness links it"),

@@ -49,7 +49,7 @@ from hansard.agents.base import as_text as _as_text_base
 from hansard.agents.base import dict_of, first_json_lines, glued_records, list_of, load_json, record_key
 from hansard.agents.base import nonempty_str as _s
 from hansard.agents.claude_code import AGENT
-from hansard.agents.edits import diff_texts, hunks_from_structured_patch, lines_of
+from hansard.agents.edits import diff_replacements, diff_texts, hunks_from_structured_patch, lines_of
 from hansard.models import (
     EditItem,
     EditStatus,
@@ -251,6 +251,13 @@ def _shell_edits(diff: dict[str, Any], name: str, call_id: str, sid: str, msg_ke
         out.append(EditItem(sid, call_id, name, path, cwd, "update", "applied", ts, msg_key,
                             added=added, removed=removed, hunks=parsed, seq=seq))
     return out
+
+
+def _unreadable(common: dict[str, Any], user_modified: bool) -> list[Item]:
+    """An applied edit whose text the record does not keep (no patch, no strings, no content):
+    an edit of its file all the same, and a skip that says so."""
+    return [EditItem(**common, kind="unreadable", status="applied", user_modified=user_modified),
+            Skip("unreadable_edit", 0, f"{common['tool']}: {common['path']}"[:300])]
 
 
 def _edit_pairs(src: Any, key_old: str, key_new: str, key_all: str) -> list[tuple[Any, Any, Any]]:
@@ -794,6 +801,8 @@ class ClaudeCodeParser:
             before = tdict.get("originalFile") if isinstance(tdict.get("originalFile"), str) else None
             wtype = tdict.get("type")
             kind = "create" if wtype == "create" or (wtype != "update" and before is None) else "update"
+            if content is None and not patch:
+                return _unreadable(common, user_modified)
             if kind == "create":
                 added, removed, hunks = diff_texts(None, content)
                 return [EditItem(**common, kind="create", status="applied", added=added, removed=removed,
@@ -833,8 +842,13 @@ class ClaudeCodeParser:
             # No patch, or one that does not add up: diff the whole texts instead.
             added, removed, hunks = diff_texts(before, candidate)
             after = candidate
+        elif not any(isinstance(p[1], str) for p in pairs):
+            return _unreadable(common, user_modified)
         else:
-            added, removed, hunks, after = tuple(lines_of(new_src)), tuple(lines_of(old_src)), (), None
+            # Neither a patch that adds up nor the file's text (older versions, rebuilt or
+            # exported transcripts): each replacement's own diff says what it wrote.
+            added, removed, hunks = diff_replacements((p[0], p[1]) for p in pairs)
+            after = None
         return [EditItem(**common, kind="update", status="applied", added=added, removed=removed, hunks=hunks,
                          before=before, after=after, user_modified=user_modified)]
 

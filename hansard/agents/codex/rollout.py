@@ -656,7 +656,8 @@ class CodexParser:
             ops, err = None, str(exc)
         if ops is None:
             for seq, (verb, path, move_to) in enumerate(scan_headers(patch)):
-                kind: EditKind = "create" if verb == "add" else "delete" if verb == "delete" else "move" if move_to else "update"
+                # what an add or an update wrote is not known: an unreadable edit of that file
+                kind: EditKind = "delete" if verb == "delete" else "move" if move_to else "unreadable"
                 out.append(EditItem(sid, call_id, "apply_patch", path, cwd, kind, status, ts,
                                     call_id, move_to=move_to, seq=seq))
             if status == "applied":

@@ -33,7 +33,10 @@ cancelled → ``failed``); a call still loading yields nothing until its row is 
 agent transcripts, which record no outcome, every edit call is ``applied`` (the file lists the
 calls the agent ran) and carries no timestamp. Such an edit can never be placed before a commit,
 so `why` never makes a line it added ``agent``: the line is ``unknown`` (rule ``untimed``), never
-``human``; giving it a time (the file's mtime, the first scan that saw it) would be a guess.
+``human``; giving it a time (the file's mtime, the first scan that saw it) would be a guess. An
+edit call that names its file and nothing it wrote (git-ai keeps Cursor's calls so: ``rawArgs``
+with ``file_path`` alone, no result) is an edit of kind ``unreadable`` and a skip
+``unreadable_edit``: the lines its session could have written are ``unknown``, never ``human``.
 
 ``state.vscdb`` is read with ``hansard.store.foreign`` (read-only, never locked) through
 ``vscdb_records``: each changed row becomes one archived record ``{"k": key, "v": value}``. A
@@ -164,7 +167,9 @@ def edit_items(sid: str, call_id: str, tool: str, args: dict[str, Any], status: 
         # edit_file's sketch: "// ... existing code ..." marks lines the model left unchanged.
         added_lines = tuple(ln for ln in lines_of(code) if "... existing code ..." not in ln)
         return [EditItem(**base, path=path, kind="update", added=added_lines)]
-    return [Skip("bad_field", 0, f"{tool}: no content")]
+    # The call named its file and nothing it wrote (git-ai keeps Cursor's edit calls so): an
+    # edit all the same, whose lines cannot be told.
+    return [EditItem(**base, path=path, kind="unreadable"), Skip("unreadable_edit", 0, f"{tool}: {path}"[:300])]
 
 
 def _int(v: Any) -> int | None:
@@ -380,10 +385,10 @@ class _VscdbParser(JsonParser):
             out.append(MessageItem(cid, bid, "assistant", text, ts, model=_str(model), replace=True))
         tf = b.get("toolFormerData")
         if isinstance(tf, dict) and (name := _str(tf.get("name"))):
-            out += self._tool(cid, bid, tf, name, ts)
+            out += self._tool(cid, bid, tf, name, ts, offset)
         return out
 
-    def _tool(self, cid: str, bid: str, tf: dict[str, Any], name: str, ts: str | None) -> list[Item]:
+    def _tool(self, cid: str, bid: str, tf: dict[str, Any], name: str, ts: str | None, offset: int) -> list[Item]:
         raw_id = _str(tf.get("toolCallId")) or bid
         call_id = raw_id.split("\n", 1)[0]  # "call_…\nfc_…": the model call id, then the item id
         if call_id in self.done:
@@ -408,8 +413,10 @@ class _VscdbParser(JsonParser):
         if name in EDIT_TOOLS:
             estatus = "applied" if tstatus == "ok" else "rejected" if tstatus == "rejected" else "failed"
             chunks = result.get("diff", {}).get("chunks") if isinstance(result.get("diff"), dict) else None
-            out += [it for it in edit_items(cid, call_id, name, args, estatus, ts, mkey, chunks=chunks)
-                    if not isinstance(it, Skip)]
+            # (a skip is counted only for an applied call: a refused one is never evidence)
+            out += [it if not isinstance(it, Skip) else Skip(it.reason, offset, it.detail)
+                    for it in edit_items(cid, call_id, name, args, estatus, ts, mkey, chunks=chunks)
+                    if not isinstance(it, Skip) or estatus == "applied"]
         return out
 
 

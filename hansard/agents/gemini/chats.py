@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from hansard.agents.base import as_text, dict_of, first_json_lines, load_json, snapshot_steps, str_of
-from hansard.agents.edits import diff_texts, lines_of, parse_unified_diff
+from hansard.agents.edits import diff_replacements, lines_of, parse_unified_diff
 from hansard.agents.gemini import AGENT
 from hansard.diffs import Hunk
 from hansard.models import (
@@ -254,11 +254,7 @@ class _Decoder:
             after = content
         else:
             old = str_of(args.get("old_string"))
-            new = str_of(args.get("new_string"))
-            # diff the two strings so unchanged context lines inside them are not counted as
-            # added; their hunks are relative to the strings, not the file: no line numbers.
-            added, removed, rel = diff_texts(old, new)
-            hunks = tuple(Hunk(None, h.old_lines, None, h.new_lines, h.lines) for h in rel)
+            added, removed, hunks = diff_replacements([(old, str_of(args.get("new_string")))])
             new_file = new_file and old == ""
         return EditItem(
             session_id=self.sid or "", call_id=call_id, tool=name, path=path, cwd=self.root,

@@ -18,6 +18,7 @@ decide a line no edit wrote: ``unknown`` with its reason, or ``human``.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import TYPE_CHECKING
 
@@ -37,7 +38,7 @@ from hansard.answers.why.unmatched import WINDOW, Unmatched
 from hansard.git.blame import ZERO, Blame, BlameLine
 
 # Bump when a rule changes what an answer says: cached answers of other versions are not served.
-RULES_VERSION = 2  # 2: no_sessions
+RULES_VERSION = 3  # 2: no_sessions; 3: a line's own paths, bases, readded, changed_later, common_line, unreadable_edit
 
 
 class Prepared:
@@ -97,14 +98,20 @@ class Attributor(Unmatched):
 
         self.history = history or FileHistory(store, t.top, t.rel, rev)
         self.placed = pre.placed
-        self.names = {t.rel} | {b.orig_path for b in self.lines}
-        if any(p not in self.names for ps in self.placed.values() for p in ps):  # an edit of another path
+        # The file's own names: its path, and, when an edit of another path added one of its
+        # lines, its names before renames (which a line's blamed path may be), not the file it
+        # was copied from.
+        own = {t.rel}
+        if any(p != t.rel for ps in self.placed.values() for p in ps):
             if rev is None:  # the `git log --follow` of HEAD that the history already ran
-                self.names |= self.history.names()
+                own |= self.history.own_names()
             else:
                 from hansard.git.history import path_names
 
-                self.names |= path_names(t.top, t.rel)
+                own |= path_names(t.top, t.rel, rev, copies=False)
+        self.own_names = frozenset(own)
+        self.names = own | {b.orig_path for b in self.lines}
+        self._paths_of: dict[str, frozenset[str]] = {}  # a line's blamed path -> the paths its writer edited
         if pre.paths is not None and not self.names <= pre.paths:
             pre.add_paths(store, repo_id, self.names - pre.paths)
         self.unlinked = pre.unlinked
@@ -113,15 +120,24 @@ class Attributor(Unmatched):
         self._has_edits: bool | None = None
         self._hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]] = {}
         self.cs = CommitSessions(store, t.top, repo_id, bl, at_head=rev is None)
+        from hansard.answers.why.bases import Bases
+
+        self.bases = Bases(store, t.top, bl)
+        self._off_base: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it on another version
+        self._lone_common: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it, but no block around it
+        self._copied: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it for an earlier commit
         self.by_commit: dict[str, list[int]] = {}
         for i, b in enumerate(self.lines):
             self.by_commit.setdefault(b.sha, []).append(i)
         self._loose: list[list[EditRef] | None] = [None] * len(self.lines)
-        self._loose_by: dict[tuple[int, str], list[EditRef]] = {}
+        self._loose_by: dict[tuple[int, str, frozenset[str]], list[EditRef]] = {}
         self._quals: list[list[EditRef] | None] = [None] * len(self.lines)
         self._commit_sessions: dict[str, frozenset[str]] = {}
-        self._restored: dict[int, dict[int, tuple[str, str]]] = {}  # line -> edit -> (original, restoring)
+        # line -> edit -> (original, restoring commit, whether the restoring commit brings the line back)
+        self._restored: dict[int, dict[int, tuple[str, str, bool]]] = {}
         self._file_edits: list[tuple[float | None, Any]] | None = None
+        self._commit_times: list[int] | None = None  # committer times of the file's commits, ascending
+        self._unreadable: list[tuple[float | None, Any]] | None = None  # the file's unreadable edits
         self._added_hunks: dict[tuple[str, str, int], bool] = {}  # (commit, path, hunk start) -> an edit added a removed line
         self._first_edit_ts: float | None = None  # the earliest applied edit of this file (inf: none)
         self._removed_writers: dict[int, list[EditRef]] = {}  # removed line hash -> edits that added it
@@ -132,7 +148,7 @@ class Attributor(Unmatched):
         self._named: dict[int, list[tuple[float, EditRef]]] = {}
         self._absent: dict[int, list[str]] = {}  # edit -> its added lines no longer in the file
         self._present = set(self.hashes)
-        self._other_path: dict[int, bool] = {}  # line hash -> an edit added it to another file
+        self._other_path: dict[tuple[int, frozenset[str]], bool] = {}  # (line hash, its paths) -> an edit added it elsewhere
         self._counts: dict[int, int] | None = None  # line hash -> lines of the file with it
         self._distinct: dict[str, set[str]] = {}  # commit -> sessions that alone wrote one of its lines
 
@@ -144,17 +160,29 @@ class Attributor(Unmatched):
         c = self.bl.commits.get(sha)
         return float(c.committer_time) if c else None
 
+    def paths_of(self, i: int) -> frozenset[str]:
+        """The paths an edit must have written to be line i's: the file's own names when blame
+        found the line in one of them, else the file blame found it in (a copy's source) alone.
+        A line is never evidence of an edit into another file because other lines of this one
+        came from there."""
+        p = self.lines[i].orig_path
+        out = self._paths_of.get(p)
+        if out is None:
+            out = self._paths_of[p] = self.own_names if p in self.own_names else frozenset((p,))
+        return out
+
     def loose(self, i: int) -> list[EditRef]:
-        """Edits that added line i's text to this file (renames followed) before its commit's
+        """Edits that added line i's text to its file (``paths_of``) before its commit's
         committer time."""
         out = self._loose[i]
         if out is None:
             # the same text in the same commit has the same edits: common lines repeat
-            key = (self.hashes[i], self.lines[i].sha)
+            paths = self.paths_of(i)
+            key = (self.hashes[i], self.lines[i].sha, paths)
             out = self._loose_by.get(key)
             if out is None:
                 bound = self.commit_time(self.lines[i].sha)
-                named = self._named_edits(self.hashes[i])
+                named = [(ts, e) for ts, e in self._named_edits(self.hashes[i]) if e.rel_path in paths]
                 if bound is None:
                     out = [e for _, e in named]
                 else:
@@ -173,10 +201,17 @@ class Attributor(Unmatched):
         return out
 
     def commit_weights(self, sha: str) -> dict[str, float]:
-        """The sessions whose edits account for the commit's distinctive lines in this file."""
+        """The sessions whose edits account for the commit's distinctive lines in this file (an
+        edit whose line a commit removed before this one brought it back does not: it wrote the
+        line for an earlier commit)."""
         if sha == ZERO:
             return {}
-        return self.cs.weights(sha, self.by_commit.get(sha, []), self.loose, self.trivial)
+        return self.cs.weights(sha, self.by_commit.get(sha, []), self._landing_here, self.trivial)
+
+    def _landing_here(self, i: int) -> list[EditRef]:
+        """``loose(i)`` without the edits whose line was removed from the file since."""
+        sha, h = self.lines[i].sha, self.hashes[i]
+        return [e for e in self.loose(i) if self.history.removed_since(h, e.ts, sha) is None]
 
     def commit_sessions(self, sha: str) -> frozenset[str]:
         """Sessions that made the commit: tied to it by their shell output, or accounting for its
@@ -210,20 +245,57 @@ class Attributor(Unmatched):
                 out = early + [e for e in out if e.ts > authored and (e.session_id in tied or e.session_id in weights)]
             if out and not self.trivial[i]:
                 out = self._unrestored(i, out)
+        out = self._one_per_call(out)
         self._quals[i] = out
         return out
 
     def _unrestored(self, i: int, quals: list[EditRef]) -> list[EditRef]:
-        """The edits whose line no commit removed between them and line i's commit; when there
-        are none, all of them, remembered as restored (first landed where, restored by whom)."""
+        """The edits whose line no commit removed between them and line i's commit, made on the
+        file the commit grew from (hansard.answers.why.bases); when there are none, the others,
+        remembered as restored (first landed where, restored by whom). Edits of the first kind
+        made on another version of the file are remembered too (``_off_base``)."""
         sha, h = self.lines[i].sha, self.hashes[i]
         removed = {e.edit_id: self.history.removed_since(h, e.ts, sha) for e in quals}
         direct = [e for e in quals if removed[e.edit_id] is None]
+        before = self.history.previous_time(sha) if direct else None
+        copies = [e for e in direct if e.ts < before - CLOCK_SLACK_S] if before is not None else []
+        if copies and h in self.bases.parent(sha):
+            # The parent already has this text: an edit older than the parent landed its line
+            # there; this commit made another copy of it.
+            direct = [e for e in direct if e not in copies]
+            if not direct:
+                self._copied[i] = sorted({e.session_id for e in copies})
+                return []
         if direct:
-            return direct
-        self._restored[i] = {e.edit_id: (self.history.first_landed(h, e.ts, sha) or removed[e.edit_id] or sha, sha)
-                             for e in quals}
+            fit = [e for e in direct if self.bases.fits(e, sha, functools.partial(self._earlier_edits, i, e))]
+            if fit:
+                return fit
+            self._off_base[i] = sorted({e.session_id for e in direct})
+            quals = [e for e in quals if removed[e.edit_id] is not None]
+            if not quals:
+                return []
+        line = self.lines[i].orig_line
+        restored: dict[int, tuple[str, str, bool]] = {}
+        for e in quals:
+            gone = removed[e.edit_id]
+            restored[e.edit_id] = (self.history.first_landed(h, e.ts, sha) or gone or sha, sha,
+                                   gone is not None and self.history.brings_back(sha, line, gone))
+        self._restored[i] = restored
         return quals
+
+    def _checks_parent(self, i: int, edits: list[EditRef]) -> bool:
+        """Line i's answer may look at its commit's parent: one of these edits replaced lines
+        (its base is checked there) or is older than the file's commit before (its line may be
+        one the parent had)."""
+        before = self.history.previous_time(self.lines[i].sha)
+        return any(self.bases.removes(e.edit_id) or (before is not None and e.ts < before - CLOCK_SLACK_S)
+                   for e in edits)
+
+    def _earlier_edits(self, i: int, e: EditRef) -> list[int]:
+        """Ids of the edits of e's session into line i's file made before e, newest first."""
+        paths = self.paths_of(i)
+        return [r["id"] for ts, r in sorted(self._edits_of_file(), key=lambda x: -(x[0] or 0.0))
+                if r["session_id"] == e.session_id and r["rel_path"] in paths and ts is not None and ts < e.ts]
 
     def groups(self) -> list[list[int]]:
         """Runs of consecutive lines blamed to the same commit: what survives of one hunk."""
@@ -237,6 +309,10 @@ class Attributor(Unmatched):
 
     def answer(self) -> list[LineAnswer]:
         answers: list[LineAnswer | None] = [None] * len(self.lines)
+        # the edits' bases, and the parents of the commits whose lines edits may have written, read at once
+        weighed = {i: self.loose(i) for i, b in enumerate(self.lines) if not self.trivial[i] and b.sha != ZERO}
+        self.bases.prefetch(e.edit_id for es in weighed.values() for e in es)
+        self.bases.want(self.lines[i].sha for i, es in weighed.items() if es and self._checks_parent(i, es))
         if self.history.whole:
             # the file versions that may show an edit's line removed, read in one git process
             self.history.prefetch_removals(list({(self.hashes[i], e.ts, b.sha) for i, b in enumerate(self.lines)
@@ -252,6 +328,15 @@ class Attributor(Unmatched):
         sha = self.lines[g[0]].sha
         mine: AbstractSet[str] | None = None  # the commit's sessions, looked up at the first line that asks
         tied_to: set[str] = set()
+        # 0. a line the file has more than once is evidence only inside a block its session
+        #    wrote: another line of that session's around it (in this commit or not).
+        weighed = dict(quals)
+        for i in g:
+            if quals[i] and not self.trivial[i] and self._common(i):
+                held = [e for e in quals[i] if self._in_block(i, e, weighed)]
+                if not held:
+                    self._lone_common[i] = sorted({e.session_id for e in quals[i]})
+                quals[i] = held
         # 1. wrote: non-trivial lines with direct evidence. The commit's own sessions first
         #    (a common line that an older session also wrote elsewhere in the file is theirs),
         #    then block support decides between edits, then the newest edit before the commit.
@@ -296,7 +381,10 @@ class Attributor(Unmatched):
         # 3. lines a person changed before committing: similar to a line the edit matched
         #    around them added. A modified line counts as a neighbour for the next one, so
         #    a rename across a whole block is followed line by line.
-        modified = self._modified_block(g, chosen)
+        # (a line brought back among new text is no anchor: who wrote the text around it is not known)
+        readded = {i for pos, i in enumerate(g) if i in chosen
+                   and (r := self._restored_from(g, pos, chosen[i])) is not None and not r[2]}
+        modified = self._modified_block(g, {i: e for i, e in chosen.items() if i not in readded})
         group_has_agent = bool(chosen)
         for pos, i in enumerate(g):
             b = self.lines[i]
@@ -311,6 +399,12 @@ class Attributor(Unmatched):
                     conf -= 0.1
                 ans = self._agent(i, base_kind, commit, e, rule, conf)
                 restored = self._restored_from(g, pos, e)
+                if restored is not None and not restored[2]:
+                    # The commit wrote new text where it brought the line back: the edit that
+                    # first wrote it does not say who wrote it again.
+                    answers[i] = LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit,
+                                            rule="readded", alternatives=(e.session_id,))
+                    continue
                 if restored is not None:
                     ans = ans.replace(rule="restored", confidence=min(conf, 0.6), original_commit=restored[0],
                                        restoring_commit=restored[1])
@@ -325,6 +419,36 @@ class Attributor(Unmatched):
                 continue
             answers[i] = self._unmatched(i, modified.get(i), commit, group_has_agent)
 
+    def _one_per_call(self, edits: list[EditRef]) -> list[EditRef]:
+        """One edit per call: edits of several sessions made at the same instant (to the
+        millisecond) to the same file, adding the same lines, are copies of one call in copies of
+        one conversation (a resumed or forked session): the one of the session that started
+        first stands for them (of sessions that started together, the copy read first)."""
+        if len(edits) < 2 or len({e.timestamp for e in edits}) == len(edits):
+            return edits
+        calls: dict[tuple[str, str, frozenset[int]], list[EditRef]] = {}
+        for e in edits:
+            calls.setdefault((e.timestamp, e.rel_path, frozenset(e.added)), []).append(e)
+        if len(calls) == len(edits) or all(len({e.session_id for e in c}) == 1 for c in calls.values()):
+            return edits
+        return [min(copies, key=lambda e: (self._started(e.session_id), e.edit_id)) if len(copies) > 1 else copies[0]
+                for copies in calls.values()]
+
+    def _started(self, session_id: str) -> str:
+        row = self.store.evidence.session(session_id)
+        return (row["started_at"] if row is not None else None) or "~"
+
+    def _in_block(self, i: int, e: EditRef, quals: dict[int, list[EditRef]]) -> bool:
+        """e's session could have written another non-trivial line within ``WINDOW`` lines of
+        line i, or every line e wrote is there (a small edit of common lines)."""
+        near = range(max(0, i - WINDOW), min(len(self.lines), i + WINDOW + 1))
+        for j in near:
+            if j != i and not self.trivial[j] and any(x.session_id == e.session_id
+                                                      for x in (quals[j] if j in quals else self.qualifying(j))):
+                return True
+        wrote = self.bases.added(e.edit_id)
+        return bool(wrote) and wrote <= {self.hashes[j] for j in near}
+
     def _common(self, i: int) -> bool:
         """Line i's text is in the file more than once (``if err != nil {``)."""
         if self._counts is None:
@@ -333,9 +457,10 @@ class Attributor(Unmatched):
                 self._counts[h] = self._counts.get(h, 0) + 1
         return self._counts[self.hashes[i]] > 1
 
-    def _restored_from(self, g: list[int], pos: int, e: EditRef) -> tuple[str, str] | None:
-        """(original, restoring commit) when edit e's line at g[pos] was restored; a trivial
-        line follows the nearest non-trivial line of the same edit around it."""
+    def _restored_from(self, g: list[int], pos: int, e: EditRef) -> tuple[str, str, bool] | None:
+        """(original, restoring commit, whether it brings the line back) when edit e's line at
+        g[pos] was restored; a trivial line follows the nearest non-trivial line of the same
+        edit around it."""
         i = g[pos]
         if not self.trivial[i]:
             return self._restored.get(i, {}).get(e.edit_id)
@@ -390,8 +515,10 @@ class Attributor(Unmatched):
         key = (self.hashes[i], e.edit_id)
         later = self._later.get(key)
         if later is None:
+            paths = self.paths_of(i)
             later = self._later[key] = sorted({
-                x.session_id for ts, x in self._named_edits(self.hashes[i]) if ts > e.ts and x.session_id != e.session_id
+                x.session_id for ts, x in self._named_edits(self.hashes[i])
+                if ts > e.ts and x.session_id != e.session_id and x.rel_path in paths
             })
         return LineAnswer(
             line=b.final_line, content=b.content, kind=kind, commit=commit, session_id=e.session_id,

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import os
 import re
+from bisect import bisect_left
 from typing import TYPE_CHECKING
 
 from hansard import textnorm
 from hansard.answers import evidence
-from hansard.answers.evidence import CLOCK_SLACK_S, EditRef, similar_texts
+from hansard.answers.evidence import CLOCK_SLACK_S, EditRef, parse_ts, similar_texts
 from hansard.answers.why.line import LineAnswer
 from hansard.git.blame import ZERO
 
@@ -52,19 +53,25 @@ class Unmatched:
     _has_edits: bool | None
     _hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]]
     _file_edits: list[tuple[float | None, Any]] | None
+    _commit_times: list[int] | None
+    _unreadable: list[tuple[float | None, Any]] | None
     _added_hunks: dict[tuple[str, str, int], bool]
     _first_edit_ts: float | None
     _removed_writers: dict[int, list[EditRef]]
     _scored: dict[int, list[tuple[list[tuple[float, str]], str | None]]]
     _absent: dict[int, list[str]]
     _present: set[int]
-    _other_path: dict[int, bool]
+    _other_path: dict[tuple[int, frozenset[str]], bool]
     unlinked: set[int]
+    _off_base: dict[int, list[str]]
+    _lone_common: dict[int, list[str]]
+    _copied: dict[int, list[str]]
     untimed: dict[int, set[str]]
 
     if TYPE_CHECKING:  # the engine's rules these steps build on (hansard.answers.why.engine.Attributor)
         def commit_time(self, sha: str) -> float | None: ...
         def loose(self, i: int) -> list[EditRef]: ...
+        def paths_of(self, i: int) -> frozenset[str]: ...
         def commit_sessions(self, sha: str) -> frozenset[str]: ...
         def qualifying(self, i: int) -> list[EditRef]: ...
         def _common(self, i: int) -> bool: ...
@@ -116,18 +123,86 @@ class Unmatched:
                 if self._outside_the_commits_sessions(i, e):
                     # likeness alone, against the sessions the commit's own record names
                     return self._not_the_commits(i, commit, e)
+                if rule == "changed_later" or self._older_than_the_last_commit(i, e):
+                    # Who changed a committed agent's line in a later commit is not known: a
+                    # person, or an agent whose edits are not here (not archived, not readable).
+                    return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit,
+                                      rule="changed_later", alternatives=(e.session_id,))
+                unread = self._unreadable_writers(i, since=e.ts)
+                if unread:
+                    # an agent's edit that cannot be read may have made the change, not a person
+                    return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit,
+                                      rule="unreadable_edit", alternatives=tuple(sorted({e.session_id, *unread})))
                 return self._agent(i, "agent_modified", commit, e, rule, round(0.8 * sim, 2), sim)
-            if self._elsewhere(self.hashes[i]):
+            if i in self._copied:
+                return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit,
+                                  rule="readded", alternatives=tuple(self._copied[i]))
+            if i in self._lone_common:
+                return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit,
+                                  rule="common_line", alternatives=tuple(self._lone_common[i]))
+            if i in self._off_base:
+                return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit,
+                                  rule="other_branch", alternatives=tuple(self._off_base[i]))
+            if self._elsewhere(i):
                 return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit, rule="other_path")
             if self.hashes[i] in self.unlinked:
                 return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit, rule="unlinked_session")
-            if self.untimed.get(self.hashes[i], set()) & self.names:
+            if self.untimed.get(self.hashes[i], set()) & self.paths_of(i):
                 return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit, rule="untimed")
         elif group_has_agent or self._short_line_of_the_commits_sessions(i):
             return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit, rule="trivial")
+        unread = self._unreadable_writers(i)
+        if unread:
+            return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit,
+                              rule="unreadable_edit", alternatives=tuple(unread))
         if self._shell_touched(b.sha):
             return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit, rule="shell_command")
         return LineAnswer(line=b.final_line, content=b.content, kind="human", commit=commit, rule="no_session", confidence=0.9)
+
+    def _older_than_the_last_commit(self, i: int, e: EditRef) -> bool:
+        """Edit e was made before the file's commit that came before line i's: its version went
+        into the history (or was dropped) before this commit changed it."""
+        before = self.history.previous_time(self.lines[i].sha)
+        return before is not None and e.ts < before - CLOCK_SLACK_S
+
+    def _unreadable_writers(self, i: int, since: float | None = None) -> list[str]:
+        """Sessions with an applied edit of line i's file whose text cannot be read and that
+        could have written line i: made before the line's commit (an edit with no time of its
+        own, any time from its session's start), and not so long before it that the commit is
+        past the first commit of the file after the session's last message (where its change
+        would have landed). With ``since``, only edits that may have come after that time."""
+        if self._unreadable is None:
+            self._unreadable = [(ts, r) for ts, r in self._edits_of_file() if r["kind"] == "unreadable"]
+        sha = self.lines[i].sha
+        bound = self.commit_time(sha)
+        if bound is None or not self._unreadable:
+            return []
+        paths = self.paths_of(i)
+        out: set[str] = set()
+        for ts, r in self._unreadable:
+            if r["rel_path"] not in paths or r["session_id"] in out:
+                continue
+            last = parse_ts(r["last_at"])
+            lo = ts if ts is not None else parse_ts(r["started_at"])
+            hi = ts if ts is not None else last
+            if lo is not None and lo > bound + CLOCK_SLACK_S:
+                continue
+            if since is not None and hi is not None and hi + CLOCK_SLACK_S < since:
+                continue
+            landed = self._first_commit_after(max(x for x in (lo, hi, last) if x is not None)) \
+                if any(x is not None for x in (lo, hi, last)) else None
+            if landed is not None and bound > landed + CLOCK_SLACK_S:
+                continue
+            out.add(r["session_id"])
+        return sorted(out)
+
+    def _first_commit_after(self, t: float) -> float | None:
+        """The committer time of the file's first commit at or after ``t`` (None: none yet)."""
+        times = self._commit_times
+        if times is None:
+            times = self._commit_times = sorted(c.committer_time for c in self.history.commits())
+        k = bisect_left(times, t - CLOCK_SLACK_S)
+        return float(times[k]) if k < len(times) else None
 
     def _short_line_of_the_commits_sessions(self, i: int) -> bool:
         """A trivial line with a word in it (``"io"``, ``return None``; not a blank line or a
@@ -138,11 +213,13 @@ class Unmatched:
         sessions = self.commit_sessions(self.lines[i].sha)
         return any(e.session_id in sessions for e in self.qualifying(i))
 
-    def _elsewhere(self, h: int) -> bool:
-        """An edit added the line ``h`` to another file of this repository."""
-        out = self._other_path.get(h)
+    def _elsewhere(self, i: int) -> bool:
+        """An edit added line i's text to another file of this repository than its own."""
+        paths = self.paths_of(i)
+        key = (self.hashes[i], paths)
+        out = self._other_path.get(key)
         if out is None:
-            out = self._other_path[h] = any(p not in self.names for p in self.placed.get(h, ()))
+            out = self._other_path[key] = any(p not in paths for p in self.placed.get(self.hashes[i], ()))
         return out
 
     def _added_texts(self, edit_id: int) -> list[str]:
@@ -205,11 +282,12 @@ class Unmatched:
             for sim, r in scored:
                 if sim < SIMILAR:
                     break
-                names = self.names | ({old_path} if old_path else set())
+                names = self.paths_of(i) | ({old_path} if old_path else set())
                 quals = [e for e in self._writers(i, textnorm.line_hash(r))
                          if e.rel_path in names and e.ts <= bound + CLOCK_SLACK_S]
                 if quals:
-                    return max(quals, key=lambda e: (e.ts, e.edit_id)), sim, "modified"
+                    # the agent's line landed in an earlier commit; this one changed it
+                    return max(quals, key=lambda e: (e.ts, e.edit_id)), sim, "changed_later"
         return None
 
     def _may_be_modified(self, i: int, bound: float) -> bool:

@@ -11,8 +11,9 @@ keeps the original), except the line hashes in ``edit_lines``, which are compute
 lines so that matching agent edits to committed code still works. Messages are unique per
 (provider, key), tool calls per (provider, call_id), edits per (provider, call_id, seq). A
 message that already belongs to another session is a replayed prefix: it is not copied, and
-the replaying session records ``resumed_from``. message_index is assigned here, in arrival
-order, from ``sessions.message_count``. A tool call's output equal to the text of its
+the replaying session records ``resumed_from``; so does a session holding an edit call another
+session holds (a fork that copied the conversation under new message ids). message_index is
+assigned here, in arrival order, from ``sessions.message_count``. A tool call's output equal to the text of its
 tool-result message, written by the same source, is that message's text (``output`` NULL,
 ``output_message_id`` set): read it as ``db.OUTPUT_SQL``.
 """
@@ -439,6 +440,14 @@ class Writer:
         )
         self._first_id("edits", cur.rowcount)
         if cur.rowcount == 0:
+            # The call is another session's already: this one holds a copy of that conversation
+            # (resumed or forked; the copy keeps the calls' ids), as a replayed message says.
+            other = self.db.execute(
+                "SELECT s.session_id FROM edits e JOIN sessions s ON s.id=e.session_id"
+                " WHERE e.provider=? AND e.call_id=? AND e.seq=? AND e.session_id<>?",
+                (self.provider, call_id, seq, sid)).fetchone()
+            if other is not None:
+                self.db.execute("UPDATE sessions SET resumed_from=? WHERE id=? AND resumed_from IS NULL", (other[0], sid))
             return
         edit_id = cur.lastrowid
         self.counts["edits"] += 1

@@ -1,0 +1,312 @@
+"""Attribution scenarios for the wrong claims a second reference found: git-ai's own repository,
+whose authorship notes (recorded by hooks at commit time) say which session wrote each line of
+each commit, graded `hansard why` over sessions rebuilt from the conversations those notes embed
+(``scripts/bench_git_ai_notes.py``). Registered in ``SCENARIOS`` beside the others and written the
+same way (real repositories, transcripts in each agent's real format, exact expectations):
+
+* context counted as written: an Edit whose ``old_string`` already held a subagent's lines,
+  recorded without a ``structuredPatch`` (older versions, transcripts rebuilt from git-ai's
+  notes or exported): a line on both sides of the replacement is context, not written;
+* a common line from another file: a person moved a block into a new file and wrote a line an
+  agent had written into the old one (``runs-on: ubuntu-latest``);
+* an agent edit that cannot be read (a Cursor call as git-ai keeps it: the path alone) changes a
+  line another session wrote, and adds lines: not a person's change, not a person's lines;
+* an edit on another branch, in another worktree, whose base the commit never had;
+* a line an old edit wrote, commented out by a commit and brought back by one that also wrote
+  new text around it;
+* a forked conversation holding a copy of an edit call (new ids, same instant and text).
+"""
+
+from __future__ import annotations
+
+import json
+
+from fixtures_repos.gitrepo import COLLEAGUE
+from fixtures_repos.scenarios import Build, Scenario, scenario, src
+from fixtures_repos.scenarios_more import cursor
+from fixtures_repos.writers import Add, ClaudeWriter, Update, det_uuid4, encode_cwd
+
+LEDGER_PY = src('''
+    """Double-entry ledger."""
+
+
+    class Ledger:
+        def __init__(self):
+            self.entries = []
+
+        def post(self, debit, credit, amount):
+            self.entries.append((debit, credit, amount))
+''')
+
+LEDGER_TESTS = src('''
+    from ledger import Ledger
+
+
+    def test_post_records_both_sides():
+        book = Ledger()
+        book.post("cash", "revenue", 120)
+        assert book.entries == [("cash", "revenue", 120)]
+''')
+
+
+@scenario
+def notes_context_is_not_written(b: Build) -> Scenario:
+    """A subagent writes a test; another session, whose edit results keep the strings but no
+    patch, then appends a second test with an Edit whose ``old_string`` is the whole first test.
+    The first test's lines stay the subagent's: they are on both sides of the replacement."""
+    r = b.init()
+    r.write("ledger.py", LEDGER_PY)
+    c0 = b.commit(r, "Ledger")
+    cc = b.claude(r.path)
+    cc.prompt("Add a test for Ledger.post")
+    with cc.task("Write ledger tests", "Write a pytest module for Ledger.post") as sub:
+        t1 = sub.write(r.path / "test_ledger.py", LEDGER_TESTS)
+    cc.say("The subagent wrote test_ledger.py.")
+    b.later(600)
+    old = b.claude(r.path, patches=False)
+    old.prompt("Also test that amounts must be positive")
+    new_test = ('\n\ndef test_post_rejects_negative_amounts():\n    book = Ledger()\n'
+                '    book.post("cash", "revenue", -5)\n    assert book.entries == []\n')
+    first = LEDGER_TESTS.split("\n\n\n", 1)[1]
+    t2 = old.edit(r.path / "test_ledger.py", first, first + new_test)
+    c1 = b.commit(r, "Ledger tests")
+    return b.scenario(r, {
+        "ledger.py": b.expect(r, "ledger.py", b.human(c0, 9)),
+        "test_ledger.py": b.expect(r, "test_ledger.py", b.agent(t1, c1, 7), b.agent(t2, c1, 6)),
+    }, notes='''
+        t2's old_string is lines 4-7 and its new_string the same lines and five more (and two
+        blank lines): its own diff adds lines 8-13. Without a patch, every line of new_string
+        used to count as added, and t2, the newest edit, took the subagent's test.
+    ''')
+
+
+BUILD_YML = src('''
+    name: build
+    on: [push]
+    jobs:
+      test:
+        runs-on: ubuntu-latest
+        steps:
+          - uses: actions/checkout@v4
+          - run: cargo test --workspace --all-features
+      lint:
+        runs-on: ubuntu-latest
+        steps:
+          - uses: actions/checkout@v4
+          - run: cargo clippy --all-targets -- -D warnings
+''')
+
+
+@scenario
+def notes_common_line_of_another_file(b: Build) -> Scenario:
+    """A person moves the lint job out of build.yml, which an agent wrote, into a new lint.yml,
+    and writes a nightly job there with its own ``runs-on: ubuntu-latest``. The moved lines are
+    the agent's (blame finds them in build.yml); the person's line is not evidence of the
+    agent's edit into build.yml because other lines of lint.yml came from there."""
+    r = b.init()
+    r.write("README.md", "# ci\n")
+    b.commit(r, "Initial commit")
+    cx = b.codex(r.path)
+    cx.prompt("A GitHub workflow that tests and lints the workspace")
+    t1 = cx.apply_patch(Add(r.path / ".github/workflows/build.yml", BUILD_YML))
+    cx.end_turn()
+    c1 = b.commit(r, "CI workflow")
+    lint = BUILD_YML.split("  lint:\n", 1)[1]
+    r.write(".github/workflows/build.yml", BUILD_YML.split("  lint:\n", 1)[0])
+    r.write(".github/workflows/lint.yml", "name: lint\non: [push, schedule]\njobs:\n  lint:\n" + lint
+            + "  nightly-audit:\n    runs-on: ubuntu-latest\n    steps:\n      - run: cargo audit --deny warnings\n")
+    c2 = b.commit(r, "Lint in its own workflow, with a nightly audit")
+    return b.scenario(r, {
+        ".github/workflows/build.yml": b.expect(r, ".github/workflows/build.yml", b.agent(t1, c1, 8)),
+        ".github/workflows/lint.yml": b.expect(r, ".github/workflows/lint.yml", b.human(c2, 3), b.agent(t1, c1, 5),
+                                               b.human(c2), b.unknown(c2), b.human(c2, 2)),
+    }, notes='''
+        c2 moved lines 4-8 of lint.yml from build.yml (blame -C names build.yml at c1: t1's).
+        Line 10, `runs-on: ubuntu-latest`, is c2's in lint.yml; t1 added that text to
+        build.yml only: unknown (other_path), where it used to be t1's, because build.yml was
+        among the file's names for every line (`git log --follow` takes lint.yml for a copy
+        of it: a copy's source is another file, not a name of this one).
+    ''')
+
+
+PARSE_RS = src('''
+    pub fn parse_agent(name: &str) -> Option<&'static str> {
+        match name {
+            "claude" => Some("claude_code"),
+            "codex" => Some("codex"),
+            _ => None,
+        }
+    }
+''')
+
+
+@scenario
+def notes_unreadable_edit(b: Build) -> Scenario:
+    """A Claude session writes a match on agent names; a Cursor session (its conversation as
+    git-ai's notes keep it: the edit calls name their file and nothing more) renames one arm's
+    value and adds an arm. Hansard cannot read what Cursor wrote, so the changed line is not
+    "the Claude line, changed by a person", and the new arm is not a person's: both unknown."""
+    r = b.init()
+    r.write("README.md", "# agents\n")
+    c0 = b.commit(r, "Initial commit")
+    cc = b.claude(r.path)
+    cc.prompt("A parse_agent(name) that maps our agent names to providers")
+    t1 = cc.write(r.path / "src/parse.rs", PARSE_RS)
+    c1 = b.commit(r, "parse_agent")
+    cu = cursor(b, "Cursor support", wait=60)
+    cu.prompt("@src/parse.rs call codex codex_cli, and add cursor")
+    cu.say("I'll rename the codex provider and add a cursor arm.")
+    cu.search_replace_as_git_ai_keeps_it(r.path / "src/parse.rs", '        "codex" => Some("codex"),\n',
+                                         '        "codex" => Some("codex_cli"),\n        "cursor" => Some("cursor"),\n')
+    c2 = b.commit(r, "Codex CLI and Cursor")
+    return b.scenario(r, {
+        "src/parse.rs": b.expect(r, "src/parse.rs", b.agent(t1, c1, 3), b.unknown(c2, 2), b.unknown(c1), b.human(c1, 2)),
+        "README.md": b.expect(r, "README.md", b.human(c0)),
+    }, notes='''
+        Lines 4-5 are c2's. The Cursor call is an applied edit of src/parse.rs (status
+        completed) whose text git-ai did not keep: line 4 used to be t1's line modified by a
+        person, line 5 a person's; both are unknown (unreadable_edit), the Cursor session and
+        t1's among the alternatives. Lines 6-8 are short lines of c1 cut off from t1's block
+        by c2's: `_ => None,` is unknown (a short line of the commit's session), the braces
+        are anyone's.
+    ''')
+
+
+FLAGS_PY = src('''
+    DEFAULTS = {
+        "verbose": False,
+        "color": True,
+    }
+''')
+
+
+@scenario
+def notes_edit_on_another_branch(b: Build) -> Scenario:
+    """A session, in a worktree of a branch that is never merged, rewrites a block that only that
+    branch has, and writes a line there. Days later a person writes the same line on main,
+    whose history never had the block the session replaced: that edit is not evidence."""
+    r = b.init()
+    r.write("flags.py", FLAGS_PY)
+    c0 = b.commit(r, "Flags")
+    wt = r.worktree_add(b.base / "experiment", "experiment", "main")
+    wt.replace("flags.py", '    "color": True,\n', '    "color": True,\n    "pager": "less -R",\n')
+    b.commit(wt, "Experiment: a pager flag")
+    cc = b.claude(wt.path, branch="experiment")
+    cc.prompt("Make the pager configurable and default it off")
+    cc.edit(wt.path / "flags.py", '    "pager": "less -R",\n', '    "pager": None,\n    "timeout_s": 30,\n')
+    b.commit(wt, "Pager off by default; a timeout")
+    b.later(3 * 86400)
+    r.replace("flags.py", '    "color": True,\n', '    "color": True,\n    "timeout_s": 30,\n')
+    c1 = b.commit(r, "Thirty-second timeout", author=COLLEAGUE)
+    return b.scenario(r, {
+        "flags.py": b.expect(r, "flags.py", b.human(c0, 3), b.unknown(c1), b.human(c0)),
+    }, notes='''
+        t1 removed `"pager": "less -R",`, a line only the experiment branch has. c1's parent
+        never had it, so t1 did not write c1's line 4 (unknown, other_branch: the session's text
+        is the same, so not human either). It used to be t1's: same path, made before c1.
+        (wt is a worktree of this repository: its sessions are this repository's.)
+    ''')
+
+
+RETRY_PY = src('''
+    import time
+
+
+    def fetch(client, url):
+        return client.get(url)
+''')
+
+
+@scenario
+def notes_readded_among_new_text(b: Build) -> Scenario:
+    """A session's retry loop is commented out by one commit; a later commit uncomments it and
+    rewrites the loop's body around it. The loop's own lines were not brought back as they
+    were (the commit wrote new text with them): the session that first wrote them is not
+    evidence of who wrote them again."""
+    r = b.init()
+    r.write("fetch.py", RETRY_PY)
+    c0 = b.commit(r, "fetch")
+    cx = b.codex(r.path)
+    cx.prompt("Retry fetch three times with a backoff")
+    cx.apply_patch(Update(r.path / "fetch.py", ("def fetch(client, url):\n    return client.get(url)\n",
+                                                     "def fetch(client, url, attempts=3):\n"
+                                                     "    for attempt in range(attempts):\n"
+                                                     "        try:\n"
+                                                     "            return client.get(url)\n"
+                                                     "        except ConnectionError:\n"
+                                                     "            time.sleep(2 ** attempt)\n"
+                                                     "    raise ConnectionError(url)\n")))
+    cx.end_turn()
+    b.commit(r, "Retry fetch")
+    body = r.read("fetch.py").split("\n\n\n", 1)[1]
+    r.write("fetch.py", "import time\n\n\n" + "".join(f"# {x}\n" for x in body.splitlines()))
+    b.commit(r, "Disable retries while the proxy is down", author=COLLEAGUE)
+    r.write("fetch.py", "import time\n\n\n" + "def fetch(client, url, attempts=3):\n"
+            "    for attempt in range(attempts):\n"
+            "        try:\n"
+            "            return client.get(url, timeout=10)\n"
+            "        except ConnectionError:\n"
+            "            time.sleep(2 ** attempt)\n"
+            "    raise ConnectionError(url)\n")
+    c3 = b.commit(r, "Retries again, with a timeout")
+    return b.scenario(r, {
+        "fetch.py": b.expect(r, "fetch.py", b.human(c0, 3), b.unknown(c3, 3), b.human(c3), b.unknown(c3, 3)),
+    }, notes='''
+        c3 replaced the commented lines with t1's lines and a new one (line 7, a person's, not
+        t1's line modified: who wrote the lines around it again is not known). Its
+        hunk adds text the commit that commented them out never took away, so it is no
+        checkout of the old version: lines 4-6 and 8-10 are unknown (readded), where they used
+        to be t1's, restored.
+    ''')
+
+
+@scenario
+def notes_forked_conversation(b: Build) -> Scenario:
+    """A session edits a file; its conversation is forked, and the fork's transcript holds a copy
+    of every record under new ids (the call at the same instant, with the same text). The fork
+    then edits another line. The first line is the original session's, shown once (the copy is
+    not an alternative); the fork's own line is the fork's."""
+    r = b.init()
+    r.write("app/config.py", 'PORT = 8000\nDEBUG = False\n')
+    b.commit(r, "Config")
+    cc = b.claude(r.path)
+    cc.prompt("Read the port from the environment")
+    t1 = cc.edit(r.path / "app/config.py", "PORT = 8000\n", 'PORT = int(os.environ.get("PORT", "8000"))\n')
+    b.later(120)
+    fork_id = "f" + cc.session_id[1:]
+    fork_path = cc.path.parent / f"{fork_id}.jsonl"
+    renamed: dict[str, str] = {}
+
+    def fresh(value: str) -> str:
+        return renamed.setdefault(value, det_uuid4(b.name, "fork", value))
+
+    with cc.path.open() as src_fh, fork_path.open("w") as out:
+        for line in src_fh:
+            rec = json.loads(line)
+            if "sessionId" in rec:
+                rec["sessionId"] = fork_id
+            for key in ("uuid", "parentUuid", "messageId", "sourceToolAssistantUUID"):
+                if isinstance(rec.get(key), str):
+                    rec[key] = fresh(rec[key])
+            for block in (rec.get("message") or {}).get("content") or []:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    block["id"] = "toolu_01" + fresh(block["id"]).replace("-", "")[:22]
+                elif isinstance(block, dict) and block.get("type") == "tool_result":
+                    block["tool_use_id"] = "toolu_01" + fresh(block["tool_use_id"]).replace("-", "")[:22]
+            out.write(json.dumps(rec, ensure_ascii=False) + "\n")
+    fork = ClaudeWriter(cc.home, cc.cwd, fork_id, b.clock, ledger=b.ledger)
+    fork.last_uuid = fresh(cc.last_uuid or "")
+    fork.prompt("Debug on when DEBUG=1")
+    t2 = fork.edit(r.path / "app/config.py", "DEBUG = False\n", 'DEBUG = os.environ.get("DEBUG") == "1"\n')
+    r.write("app/config.py", "import os\n\n" + r.read("app/config.py"))
+    c1 = b.commit(r, "Port and debug from the environment")
+    assert encode_cwd(cc.cwd) in str(fork_path)
+    return b.scenario(r, {
+        "app/config.py": b.expect(r, "app/config.py", b.unknown(c1, 2), b.agent(t1, c1), b.agent(t2, c1)),
+    }, notes='''
+        The fork's copy of t1 has its own uuids and tool_use id, the same time and text: the
+        two are one call. It used to tie with t1, the newest (the copy) winning with t1's
+        session as an alternative. Both transcripts start at the same instant: the copy read
+        first (the original's file sorts first) stands for the call. Lines 1-2 (the person's
+        import and a blank line) are short lines in a run of agent lines: unknown.
+    ''')
