@@ -50,11 +50,6 @@ RANK = {name: i for i, (_, names) in enumerate(ORDER) for name in names}
 
 # (importing module, imported module) -> why the import runs against the flow.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("hansard.agents.cursor.transcripts", "hansard.store.foreign"):
-        "Cursor's state.vscdb is a SQLite file, and only hansard/store speaks SQL: store.foreign reads other"
-        " programs' databases read-only and never touches hansard's own store",
-    ("hansard.agents.opencode.storage", "hansard.store.foreign"):
-        "opencode.db is a SQLite file: as for Cursor, the SQL stays in hansard/store (store.foreign)",
     ("hansard.config", "hansard.agents"):
         "default_source_dirs: the folders a bare `hansard index` scans are the agents' homes, which only the"
         " agent registry knows; a lazy import in that one function",

@@ -125,7 +125,7 @@ def storage_records(root: str, cursor: dict[str, Any] | None) -> tuple[list[RawR
 
 def db_records(path: str, cursor: dict[str, Any] | None) -> tuple[list[RawRecord], dict[str, Any]] | None:
     """Rows of ``opencode.db`` updated since ``cursor``, sessions first, then messages, then parts."""
-    from hansard.store import foreign
+    from hansard.agents import foreign
 
     cur = dict(cursor or {})
     seq = int(cur.get("seq") or 0)
