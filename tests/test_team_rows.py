@@ -225,3 +225,26 @@ def test_a_push_reads_this_machine_s_rows_only(world: Any) -> None:
     ids = team.repo_ids_with_root(world["root"])
     assert team.sessions_in(ids) == [] and team.memories_in(ids) == []
     assert team.session_rows(-5, ids) == {"messages": [], "tool_calls": [], "edits": []}
+
+
+def test_meaning_search_reads_the_passage_vectors_pushed_with_a_pulled_session(world: Any) -> None:
+    """The vectors a teammate's machine pushed under the same embedder are this store's too:
+    meaning search finds their session with the team flags, and not without them."""
+    pytest.importorskip("numpy")
+    import numpy as np
+
+    from hansard.answers.search.sessions import search_past_sessions
+    from tests.test_search import HashEmbedder
+
+    emb = HashEmbedder()
+    rows = _session(5, root=world["root"], word="walrus")
+    text = rows["messages"][0]["text"]
+    rows["passages"] = [{"message_id": 50, "model": emb.id, "start": 0, "end": len(text),
+                         "vector": np.asarray(emb.embed([text])[0], np.float16).tobytes()}]
+    assert _pull(world, rows, {5: (SID, "h1", "alice@example.com", "Alice")})["passages"] == 1
+    query = "discount helper walrus rollout"
+    hits = search_past_sessions(world["store"], query, mode="meaning", embedder=emb, include_team_sessions=True)
+    assert hits["mode"] == "meaning" and [h["session_id"] for h in hits["results"]] == [SID]
+    assert hits["results"][0]["matched_by"] == "meaning" and hits["results"][0]["member"] == "alice@example.com"
+    alone = search_past_sessions(world["store"], query, mode="meaning", embedder=emb)
+    assert [h for h in alone["results"] if h.get("member")] == []

@@ -323,8 +323,9 @@ class SqliteTeam:
         db.executemany('INSERT OR IGNORE INTO passage_vectors (message_id, start, "end", text_hash) VALUES (?,?,?,?)',
                        [(mid, a, b, h) for mid, _, a, b, h, _ in hashed])
         # A meaning search's loaded vectors stand for a stamp: moving it makes them load again.
-        db.executemany("UPDATE vector_progress SET updated_at=? WHERE model=?",
-                       [(at, m) for m in sorted({model for _, model, *_ in rows})])
+        db.executemany("INSERT INTO vector_progress (model, through_id, updated_at) VALUES (?, 0, ?)"
+                       " ON CONFLICT (model) DO UPDATE SET updated_at=excluded.updated_at",
+                       [(m, at) for m in sorted({model for _, model, *_ in rows})])
         return len(hashed)
 
     def _write_memories(self, memories: Sequence[Mapping[str, Any]], repos: Mapping[str, int],
