@@ -248,3 +248,28 @@ def test_meaning_search_reads_the_passage_vectors_pushed_with_a_pulled_session(w
     assert hits["results"][0]["matched_by"] == "meaning" and hits["results"][0]["member"] == "alice@example.com"
     alone = search_past_sessions(world["store"], query, mode="meaning", embedder=emb)
     assert [h for h in alone["results"] if h.get("member")] == []
+
+
+def test_a_common_word_ranks_the_team_s_newest_rows_as_this_machine_s_newest(world: Any,
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over many matches, search ranks the newest stretch of rows only, and says its total is an
+    estimate: the team's newest are those the team store numbered last (the lowest ids here)."""
+    from hansard.answers.search.sessions import search_past_sessions
+    from hansard.store.sqlite import search
+
+    monkeypatch.setattr(search, "PROBE_ROWS", 20)
+    monkeypatch.setattr(search, "RANK_CAP", 5)
+    rows: dict[str, list[dict[str, Any]]] = {"sessions": [], "messages": []}
+    seen = {}
+    for team_row, sid in ((5, "old-session"), (9, "new-session")):
+        one = _session(team_row, sid, root=world["root"])
+        rows["sessions"] += one["sessions"]
+        rows["messages"] += [{"id": team_row * 1000 + i, "session_row": team_row, "message_index": i, "role": "user",
+                              "kind": "text", "text": f"zebra crossing number {i}", "timestamp": AT} for i in range(40)]
+        seen[team_row] = (sid, "h1", "alice@example.com", "Alice")
+    _pull(world, rows, seen)
+    ans = search_past_sessions(world["store"], "zebra", include_team_sessions=True, limit=10)
+    assert [h["session_id"] for h in ans["results"]] == ["new-session"] and ans["total_exact"] is False
+    monkeypatch.setattr(search, "PROBE_ROWS", 10_000)
+    ans = search_past_sessions(world["store"], "zebra", include_team_sessions=True, limit=10)
+    assert sorted(h["session_id"] for h in ans["results"]) == ["new-session", "old-session"]

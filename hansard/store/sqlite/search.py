@@ -208,13 +208,15 @@ def keyword_candidates(db: sqlite3.Connection, q: Query, f: SearchFilters, k: in
     def ranked(sql: str, table: str, expr: str, top: int, max_id: int) -> list[sqlite3.Row]:
         nonlocal estimate
         lo, est = _window(db, table, expr, max_id)
-        if est is not None and table == "messages_fts":
-            estimate = max(estimate or 0, est)
-        if not f.include_team:
-            return _fetch(db, sql, (expr, max(lo, 1), max(max_id, 1), *wargs, top))
-        if est is None:
-            return _fetch(db, sql, (expr, TEAM_LOW, max(max_id, 1), *wargs, top))
-        return _fetch(db, sql, (expr, lo, max_id, *wargs, top)) + _fetch(db, sql, (expr, TEAM_LOW, -1, *wargs, top))
+        rows = _fetch(db, sql, (expr, max(lo, 1), max(max_id, 1), *wargs, top))
+        team_est = None
+        if f.include_team:
+            hi, team_est = _team_window(db, table, expr)
+            if hi is not None:
+                rows += _fetch(db, sql, (expr, TEAM_LOW, hi, *wargs, top))
+        if (est is not None or team_est is not None) and table == "messages_fts":
+            estimate = max(estimate or 0, (est or 0) + (team_est or 0))
+        return rows
 
     if all_expr:
         add(ranked(msg_sql, "messages_fts", all_expr, k, max_msg), "text", True)
@@ -367,6 +369,28 @@ def _window(db: sqlite3.Connection, table: str, expr: str, max_id: int) -> tuple
         return 0, None
     span = int(RANK_CAP / max(density, 1e-9))
     return max(0, max_id - span), est
+
+
+def _team_window(db: sqlite3.Connection, table: str, expr: str) -> tuple[int | None, int | None]:
+    """The team's rows as ``_window`` ranks this machine's: (the highest row id to rank, from the
+    lowest, or None when the team has none; estimated total matches or None when every one is
+    ranked). A team row's id is its id in the team store negated, so the newest are the lowest."""
+    base = table.removesuffix("_fts")
+    (n_team,) = db.execute(f"SELECT COUNT(*) FROM {base} WHERE id < 0").fetchone()
+    if not n_team:
+        return None, None
+    if n_team <= PROBE_ROWS:
+        return -1, None
+    edge = db.execute(f"SELECT id FROM {base} WHERE id < 0 ORDER BY id LIMIT 1 OFFSET ?", (PROBE_ROWS,)).fetchone()[0]
+    rows = _fetch(db, f"SELECT COUNT(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? AND rowid < ? LIMIT ?)",
+                  (expr, edge, RANK_CAP + 1))
+    density = (rows[0][0] if rows else 0) / PROBE_ROWS
+    est = int(density * n_team)
+    if est <= 2 * RANK_CAP:
+        return -1, None
+    span = min(n_team - 1, int(RANK_CAP / max(density, 1e-9)))
+    hi = db.execute(f"SELECT id FROM {base} WHERE id < 0 ORDER BY id LIMIT 1 OFFSET ?", (span,)).fetchone()[0]
+    return int(hi), est
 
 
 def _count(db: sqlite3.Connection, q: Query, where: str, wargs: list[Any], seen: int) -> tuple[int, bool]:
