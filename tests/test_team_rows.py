@@ -196,6 +196,7 @@ def test_a_reindex_and_a_rebuild_keep_the_pulled_rows(world: Any, monkeypatch: p
                      "title": "CLAUDE.md", "text": "the quokka rule", "sha256": "s1", "seen_at": AT,
                      "root_commit": world["root"], "member": "alice@example.com", "member_name": "Alice"}])
     before = _teams_rows(store)
+    assert doctor.check(store.path)["ok"]
     reindex(store)
     assert _teams_rows(store) == before
     assert [h["session_id"] for h in search_past_sessions(store, "zebra", include_team_sessions=True)["results"]] \
@@ -205,7 +206,7 @@ def test_a_reindex_and_a_rebuild_keep_the_pulled_rows(world: Any, monkeypatch: p
     store.close()
     doctor.salvage(path)
     store = world["store"] = SqliteStore.open(path)
-    assert _teams_rows(store) == before
+    assert _teams_rows(store) == before and doctor.check(path)["ok"]
     assert [h["session_id"] for h in search_past_sessions(store, "zebra", include_team_sessions=True)["results"]] \
         == [SID]
     from hansard.answers.memories import search_memories
