@@ -364,6 +364,18 @@ def test_a_server_migrated_by_a_newer_hansard_is_refused(team) -> None:
     assert team["pg"].psql("SELECT COUNT(*) FROM sessions").strip() == "0"
 
 
+def test_a_question_answers_from_the_last_pull_when_the_server_refuses_it(team) -> None:
+    """A server migrated by a newer hansard refuses a pull: `why` still answers, from the rows
+    pulled before, and `team status` says why the last attempt failed."""
+    app = _as_bob(team)
+    n = _line_of(app, "kept = [i * (1 - rate)")
+    assert cli_json("why", f"app.py:{n}", "--no-sync")["sessions"][SID_A]["member"] == "alice@example.com"
+    team["pg"].psql("INSERT INTO hansard_migrations(name) VALUES ('t999_from_the_future')")
+    ans = cli_json("why", f"app.py:{n}", "--no-sync")
+    assert ans["lines"][0]["session_id"] == SID_A and ans["sessions"][SID_A]["member"] == "alice@example.com"
+    assert "newer hansard" in cli_json("team", "status")["pulled"]["error"]
+
+
 def test_without_a_team_why_never_imports_psycopg(tmp_path: Path) -> None:
     """Local commands of a member with no team pay one stat for it."""
     import sys

@@ -504,7 +504,8 @@ class TeamRows(Protocol):
         name), those a pull must fetch."""
     def apply(self, pull: TeamPull) -> dict[str, int]:
         """One pull kept, in one transaction; what was written and dropped."""
-    def tried(self, *, url: str, member: str, machine: str, at: str, error: str) -> None:
+    def tried(self, *, team: str | None, url: str, member: str, machine: str, roots: Sequence[str], at: str,
+              error: str) -> None:
         """A pull that failed: when and why (best effort)."""
     def forget(self) -> int:
         """Every row held from the team dropped; how many sessions went."""

@@ -392,7 +392,7 @@ def pull(local: Any) -> dict[str, Any]:
 
 
 def status(local: Any) -> dict[str, Any]:
-    from hansard.errors import TeamUnreachable
+    from hansard.errors import HansardError, TeamUnreachable
     from hansard.team import open_server
 
     cfg = tconfig.load()
@@ -402,6 +402,8 @@ def status(local: Any) -> dict[str, Any]:
         server = open_server(cfg)
     except TeamUnreachable as exc:
         out["server"] = {"reachable": False, "error": exc.message}
+    except HansardError as exc:  # it answered, and refused (a newer schema, this role)
+        out["server"] = {"reachable": True, "error": exc.message}
     else:
         try:
             out["server"] = {"reachable": True, **server.uploads.counts()}
@@ -487,8 +489,10 @@ def run(a: Any, local_store: Any) -> tuple[dict[str, Any], str]:
     srv = d["server"]
     text = [f"team {d['team']} at {tconfig.shown(d['url'])}; member {d['member']['email']} ({d['member']['machine'][:8]})",
             "repos: " + (", ".join(r["name"] for r in d["repos"]) or "none (hansard team add-repo .)")]
-    if srv and srv.get("reachable"):
+    if srv and srv.get("reachable") and "error" not in srv:
         text.append(f"server: {srv['members']} member-machines, {srv['sessions']} sessions, {srv['messages']} messages")
+    elif srv and srv.get("reachable"):
+        text.append(f"server: {srv['error']}")
     else:
         text.append(f"server: unreachable ({srv['error'] if srv else '?'})")
     if d.get("pulled"):

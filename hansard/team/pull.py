@@ -79,31 +79,30 @@ def refresh(store: Store) -> bool:
     if not configured():
         if store.readonly or store.team.state() is None:
             return False
+        from hansard.errors import HansardError
+
         try:
             return store.team.forget() > 0
-        except Exception as exc:  # noqa: BLE001 - a busy store drops them at the next question
-            from hansard.errors import HansardError
-
-            if isinstance(exc, HansardError):
-                return False
-            raise
+        except HansardError:  # a busy store drops them at the next question
+            return False
     from hansard.team.config import load
 
     cfg = load()
     if store.readonly or not _roots(cfg) or not (cfg.get("member") or {}).get("email") or not stale(store, cfg):
         return False
-    from hansard.errors import HansardError, TeamUnreachable
+    from hansard.errors import HansardError
 
     try:
         counts = pull(store, cfg)
-    except TeamUnreachable as exc:
-        url, member, machine = _identity(cfg)
-        store.team.tried(url=url, member=member, machine=machine, at=_now(), error=exc.message)
-        return False
     except HansardError as exc:
         if exc.code in ("store_busy", "store_read_only"):
             return False  # an index run holds the store: the next question pulls
-        raise
+        # The server did not answer, refused this member, or is newer than this hansard: the
+        # question answers from the last pull, and the attempt is remembered with its reason.
+        url, member, machine = _identity(cfg)
+        store.team.tried(team=cfg.get("name"), url=url, member=member, machine=machine,
+                         roots=[r["root_commit"] for r in _roots(cfg)], at=_now(), error=exc.message)
+        return False
     return bool(counts["sessions"] or counts["dropped"] or counts["memories"])
 
 

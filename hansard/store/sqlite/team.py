@@ -182,15 +182,23 @@ class SqliteTeam:
                                sorted(touched))
         return counts
 
-    def tried(self, *, url: str, member: str, machine: str, at: str, error: str) -> None:
+    def tried(self, *, team: str | None, url: str, member: str, machine: str, roots: Sequence[str], at: str,
+              error: str) -> None:
         """A pull that failed (the server did not answer): when, and why, so that the answers say
-        how old the rows are and the next attempt waits its turn. Best effort: a busy or
-        read-only store keeps nothing."""
+        how old the rows are and the next attempt waits its turn. The rows held stay another
+        team's, server's or member's when they are (the next pull that answers drops them). Best
+        effort: a busy or read-only store keeps nothing."""
+        from hansard.errors import HansardError
+
         try:
             with impatient(self.db, 200), transaction(self.db):
-                self.db.execute("UPDATE team_state SET tried_at=?, error=? WHERE url=? AND member=? AND machine=?",
-                                (at, error, url, member, machine))
-        except Exception:  # noqa: BLE001 - a store that cannot keep the attempt tries again next time
+                self.db.execute(
+                    "INSERT INTO team_state (one, team, url, member, machine, roots, pulled_at, tried_at, error)"
+                    " VALUES (1, ?, ?, ?, ?, ?, NULL, ?, ?) ON CONFLICT (one) DO UPDATE SET roots=excluded.roots,"
+                    " tried_at=excluded.tried_at, error=excluded.error WHERE team_state.url=excluded.url"
+                    " AND team_state.member=excluded.member AND team_state.machine=excluded.machine",
+                    (team, url, member, machine, ",".join(sorted(roots)), at, error))
+        except (HansardError, sqlite3.Error):  # a store that cannot keep the attempt tries again at the next question
             pass
 
     def forget(self) -> int:
