@@ -24,7 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PKG = ROOT / "hansard"
 
 GROUPS = {
-    "adapters": ["cli.py", "mcp", "lsp", "web", "jobs.py"],
+    "adapters": ["cli.py", "mcp", "lsp", "web"],
+    "app": ["app"],
     "store contract": ["store/interfaces.py", "store/absent.py", "store/types.py", "store/__init__.py"],
     "team code": ["team", "store/postgres", "store/sqlite/team_copy.py", "store/sqlite/team_export.py",
                   "store/sqlite/team.py"],

@@ -96,6 +96,23 @@ def test_symbol_follows_renames_and_moves(world: World, store) -> None:
         code_history(store, "src/shop/cart.py", symbol="no_such_function", cwd=str(world.repo))
 
 
+def test_history_and_blame_agree(world: World, store) -> None:
+    """`log FILE` and `log --symbol` list every session `why` gives lines of the file (the
+    symbol) with their count, and `log FILE:N` says what `why` says of line N."""
+    from hansard.answers.why.agreement import check_file
+    from hansard.app.house import Hansard
+
+    n = len((world.repo / "src/shop/cart.py").read_text().splitlines())
+    with Hansard(sync=False).request() as rq:  # answers kept between the questions, as `why`'s are
+        report = check_file(rq.store, str(world.repo), "src/shop/cart.py", range(1, n + 1), (),
+                            ["cart_total", "add_item", "Cart.clear"], keep=rq.keep)
+    assert not report.differences, report.differences
+    assert report.asked["log --symbol"] == 3 and report.lines["log FILE:N"] == n
+    r = code_history(store, "src/shop/cart.py", symbol="cart_total", cwd=str(world.repo))
+    assert [e["lines"] for e in r["entries"] if e["kind"] == "session"] == [1, 1]
+    assert "messages 5; 1 line here now" in r["tree"]
+
+
 def test_path_line_is_the_why_answer(world: World, store) -> None:
     r = code_history(store, "src/shop/cart.py:10", cwd=str(world.repo))
     e = r["entries"][0]

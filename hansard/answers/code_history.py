@@ -4,14 +4,17 @@ Always true of an answer: every entry names something to open (a ``session_id`` 
 ``message_index`` values, or a commit), evidence newer than ``until`` is left out, and the
 whole answer fits ``token_budget`` (4 characters a token), with ``truncated`` counting the
 entries dropped, oldest and weakest first. A ``path:line`` target is answered by the `why`
-engine, exactly as `hansard why` does.
+engine, exactly as `hansard why` does. Without ``until``, history and blame agree: every session
+whose lines `why` gives in the file (or the symbol) now has an entry, and each session entry
+counts those lines (``lines``), from the file's `why` answer.
 """
 
 from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 from hansard import safeopen, textnorm
 from hansard.agents.origin import source_of
@@ -23,9 +26,10 @@ from hansard.answers.why import explain, parse_target, resolve_target
 from hansard.errors import NotFound, UntilNotAllowed
 from hansard.git.run import git_text
 from hansard.link.landing import FileCommit, commit_diff, edit_hashes, edit_landed_in, file_commits
-from hansard.link.repos import repo_for
+from hansard.link.repos import known_repo
 
 if TYPE_CHECKING:
+    from hansard.answers.results import CodeHistory, WhyAnswer
     from hansard.store.interfaces import Store
 
 # Share of an earlier change's lines that a later one must remove to count as undoing it.
@@ -43,7 +47,7 @@ def parse_until(until: str | None) -> float | None:
 
 def code_history(store: Store, path: str, *, symbol: str | None = None, repo: str | None = None,
                  until: str | None = None, token_budget: int = 4000, cwd: str | None = None,
-                 repo_only: str | None = None, render: Render) -> dict[str, Any]:
+                 repo_only: str | None = None, render: Render) -> CodeHistory:
     """``render`` makes the answer's ``tree`` for people (the adapters pass hansard/render's
     :func:`~hansard.render.trees.code_history_tree`); it counts toward the token budget, so it
     is made here, from what is kept. With ``repo_only`` (a repository's path), a session that ran in any other repository is
@@ -62,7 +66,7 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
         raise UntilNotAllowed("until cannot be combined with symbol, which reads the current code")
     bound = parse_until(until)
     t = resolve_target(file, None, None, cwd=base, check_exists=False)
-    repo_id = repo_for(store, t.main_top)
+    repo_id = known_repo(store, t.main_top)
     all_commits = file_commits(store, t.top, t.rel)
     names = {t.rel} | {c.path for c in all_commits} | {c.old_path for c in all_commits if c.old_path}
     commits = [c for c in all_commits if bound is None or c.committer_time <= bound]
@@ -70,15 +74,21 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
     if not all_commits and not edits and not os.path.lexists(os.path.join(t.top, t.rel)):
         _missing(file, base)
     span_filter = None
+    span = None
     if symbol:
         span_filter = SymbolSpans(store, t.top, symbol, t.rel)
-        if not span_filter.exists_now():
+        span = span_filter.span_now()
+        if span is None:
             raise NotFound(f"no symbol {symbol!r} in {t.rel}")
         span_filter.trace(commits)
         commits = [c for c in commits if span_filter.commit_touches(c)]
         edits = [e for e in edits if span_filter.edit_touches(e, commits)]
-    elsewhere = set() if repo_only is None else _elsewhere(store, {e["session_id"] for e in edits}, repo_only)
-    entries = _session_entries(store, edits, commits, elsewhere)
+    blamed = None if until is not None else _why_lines(store, t.top, t.rel, span)
+    if blamed is not None:
+        edits += _edits_of_lines(store, repo_id, blamed, {e["session_id"] for e in edits}, bound)
+    elsewhere = set() if repo_only is None else _elsewhere(store, {e["session_id"] for e in edits} | set(blamed or ()),
+                                                           repo_only)
+    entries = _session_entries(store, edits, commits, elsewhere, blamed)
     reverts = _revert_entries(commits, [s for s in entries if s["session_id"] is not None])
     for r in reverts:
         for u in r["undoes"]:
@@ -109,7 +119,7 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
             if tests["failed_then_fixed"] or tests["still_failing"]:
                 entry["tests"] = {"failed_then_fixed": tests["failed_then_fixed"], "still_failing": tests["still_failing"]}
 
-    return fit_budget(served(result), token_budget, render, enrich=add_tests)
+    return cast("CodeHistory", fit_budget(served(result), token_budget, render, enrich=add_tests))
 
 
 def _missing(path: str, base: str) -> None:
@@ -140,6 +150,61 @@ def _edits(store: Store, repo_id: int, names: set[str], bound: float | None) -> 
     return out
 
 
+def _why_lines(store: Store, top: str, rel: str, span: tuple[int, int] | None) -> dict[str, Blamed] | None:
+    """Each session `why` gives lines of the file now (within ``span``, a symbol's lines, when
+    given) and what of it wrote them. None when the file has no lines to blame here (gone from
+    the working tree, binary, not committed)."""
+    from hansard.errors import BinaryFile, NotAFile, NotTracked
+
+    try:
+        ans = explain(store, rel, cwd=top)
+    except (NotTracked, BinaryFile, NotAFile):
+        return None
+    out: dict[str, Blamed] = {}
+    for ln in ans["lines"]:
+        sid = ln.get("session_id")
+        if sid and (span is None or span[0] <= ln["line"] <= span[1]):
+            b = out.get(sid)
+            if b is None:
+                b = out[sid] = Blamed(ans["sessions"].get(sid) or {})
+            b.lines += 1
+            if call := ln["tool_call_id"]:
+                b.calls.add(call)
+            if (index := ln["message_index"]) is not None:
+                b.messages.add(index)
+    return out
+
+
+class Blamed:
+    """What `why` gives one session of a file now: ``lines`` lines, written by the tool calls
+    ``calls`` of the messages ``messages`` (a pasted line names a message and no call), and the
+    session as the answer describes it (``about``: title, provider, start...)."""
+
+    __slots__ = ("about", "calls", "lines", "messages")
+
+    def __init__(self, about: Mapping[str, Any]) -> None:
+        self.about = about
+        self.lines = 0
+        self.calls: set[str] = set()
+        self.messages: set[int] = set()
+
+
+def _edits_of_lines(store: Store, repo_id: int, blamed: dict[str, Blamed], listed: set[str],
+                    bound: float | None) -> list[dict[str, Any]]:
+    """The edits that wrote the file's lines now, of the sessions history does not list: edits
+    `why` follows where git's history of the file does not (an edit of a file a commit moved
+    this one's lines from, which git saw as a deletion and a new file)."""
+    paths: set[str] = set()
+    for sid in set(blamed) - listed:
+        row = store.evidence.session(sid)
+        if row is not None:
+            paths |= {r["rel_path"] for r in store.evidence.session_edits(row["id"]) if r["rel_path"]}
+    if not paths or repo_id < 0:
+        return []
+    return [e for e in _edits(store, repo_id, paths, bound)
+            if e["session_id"] in blamed and e["session_id"] not in listed and e["call_id"] in blamed[e["session_id"]].calls]
+
+
 def _elsewhere(store: Store, session_ids: set[str], repo_only: str) -> set[str]:
     """The sessions among ``session_ids`` that did not run in the repository at ``repo_only``."""
     granted = os.path.realpath(repo_only)
@@ -151,7 +216,7 @@ def _elsewhere(store: Store, session_ids: set[str], repo_only: str) -> set[str]:
     return out
 
 
-def unnamed_elsewhere(store: Store, ans: dict[str, Any], repo_only: str) -> dict[str, Any]:
+def unnamed_elsewhere(store: Store, ans: Mapping[str, Any], repo_only: str) -> WhyAnswer:
     """A why answer in which no session that ran outside ``repo_only`` is named: its lines say
     OTHER_REPOSITORY, and no id, prompt or title of it is left anywhere in the answer."""
     named: set[str] = set(ans.get("sessions") or {})
@@ -160,7 +225,7 @@ def unnamed_elsewhere(store: Store, ans: dict[str, Any], repo_only: str) -> dict
         named.update(x for key in ("later_sessions", "alternatives") for x in ln.get(key) or () if isinstance(x, str))
     elsewhere = _elsewhere(store, named, repo_only)
     if not elsewhere:
-        return ans
+        return cast("WhyAnswer", ans)
     lines = []
     for ln in ans["lines"]:
         ln = dict(ln)
@@ -176,22 +241,21 @@ def unnamed_elsewhere(store: Store, ans: dict[str, Any], repo_only: str) -> dict
             ln["recorded"] = {k: v for k, v in rec.items() if k not in ("session_id", "prompt", "title", "url")}
         lines.append(ln)
     sessions = {sid: s for sid, s in (ans.get("sessions") or {}).items() if sid not in elsewhere}
-    return {**ans, "lines": lines, "sessions": sessions}
+    return cast("WhyAnswer", {**ans, "lines": lines, "sessions": sessions})
 
 
 def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[FileCommit],
-                     elsewhere: set[str] | frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+                     elsewhere: set[str] | frozenset[str] = frozenset(), blamed: dict[str, Blamed] | None = None
+                     ) -> list[dict[str, Any]]:
+    """One entry per session among ``edits``; with ``blamed`` (`why`'s sessions of the file
+    now), one for each of those too, and each entry's ``lines``."""
     by_sha = {c.sha: c for c in commits}
     sessions: dict[str, dict[str, Any]] = {}
     live = live_sessions(store)
     for e in sorted(edits, key=lambda e: e["ts"]):
         s = sessions.get(e["session_id"])
         if s is None and e["session_id"] in elsewhere:
-            s = sessions[e["session_id"]] = {
-                "kind": "session", "session_id": None, "session": OTHER_REPOSITORY, "provider": None, "title": None,
-                "started_at": None, "last_at": None, "parent_session_id": None, "live": False, "edits": [],
-                "commits": [], "undoes": [], "srow": None,
-            }
+            s = sessions[e["session_id"]] = _unnamed()
         if s is None:
             s = sessions[e["session_id"]] = {
                 "kind": "session", "session_id": e["session_id"], "provider": e["provider"],
@@ -226,14 +290,32 @@ def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[Fi
                     "by_message_index": None if by_hidden else later["message_index"],
                     **({"session": OTHER_REPOSITORY} if hidden else {}),
                 })
+    for sid, b in (blamed or {}).items():
+        if sid not in sessions:  # no edit to show (a chat's pasted code): the messages its lines name
+            about = b.about
+            sessions[sid] = _unnamed() if sid in elsewhere else {
+                "kind": "session", "session_id": sid, "provider": about.get("provider"), "title": about.get("title"),
+                "started_at": about.get("started_at"), "last_at": None, "parent_session_id": about.get("parent_session_id"),
+                "live": sid in live, "edits": [], "commits": [], "undoes": [], "srow": None,
+                **{k: about[k] for k in ("member", "member_name", "source") if k in about}}
+            sessions[sid]["messages"] = [] if sid in elsewhere else sorted(b.messages)
     out = []
-    for s in sessions.values():
+    for sid, s in sessions.items():
         if not s["undoes"]:
             s.pop("undoes")
-        s["last_edit_at"] = max(e["timestamp"] or "" for e in s["edits"])
-        s["sort_time"] = s["last_edit_at"]
+        s["last_edit_at"] = max((e["timestamp"] or "" for e in s["edits"]), default=None)
+        s["sort_time"] = s["last_edit_at"] or s["started_at"] or ""
+        if blamed is not None:
+            s["lines"] = blamed[sid].lines if sid in blamed else 0
         out.append(s)
     return out
+
+
+def _unnamed() -> dict[str, Any]:
+    """The entry of a session that ran in another repository: nothing that names it."""
+    return {"kind": "session", "session_id": None, "session": OTHER_REPOSITORY, "provider": None, "title": None,
+            "started_at": None, "last_at": None, "parent_session_id": None, "live": False, "edits": [],
+            "commits": [], "undoes": [], "srow": None}
 
 
 def _revert_entries(commits: list[FileCommit], sessions: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -288,8 +370,7 @@ class SymbolSpans:
         want = []
         for c in commits:
             lang = self.sym.language_for(c.path)
-            if c.blob and lang and c.blob not in self._blobs and self.store.symbols.get(
-                    c.blob, lang, self.sym.ANALYZER_VERSION) is None:
+            if c.blob and lang and c.blob not in self._blobs and not self.sym.is_cached(self.store, c.blob, lang):
                 want.append(c.blob)
         self._blobs.update(read_blobs(self.top, sorted(set(want))))
 
@@ -323,12 +404,13 @@ class SymbolSpans:
                 return name
         return self.name
 
-    def exists_now(self) -> bool:
+    def span_now(self) -> tuple[int, int] | None:
+        """The symbol's lines (first, last) in the working tree's file, or None."""
         try:
             data = safeopen.read_bytes(os.path.join(self.top, self.rel), follow=True)  # a FIFO never blocks
-            return self.span_in(data, self.rel, self.name) is not None
         except OSError:
-            return False
+            return None
+        return self.span_in(data, self.rel, self.name)
 
     def trace(self, commits: list[FileCommit]) -> None:
         """Walk the file's history newest first and record renames of the symbol."""
@@ -444,7 +526,7 @@ def imported_by(store: Store, top: str, rel: str) -> list[dict[str, Any]]:
 # -- rendering -----------------------------------------------------------------------------
 
 
-def served(result: dict[str, Any]) -> dict[str, Any]:
+def served(result: Mapping[str, Any]) -> dict[str, Any]:
     """The answer as served: every string through the redactor (issue 28, item 5). Transcript
     text is redacted when indexed; what git and the working tree give (commit summaries and
     authors, a line's text) is not, until here."""
@@ -454,7 +536,7 @@ def served(result: dict[str, Any]) -> dict[str, Any]:
     return clean
 
 
-def _redacted_lines(ans: dict[str, Any]) -> dict[str, Any]:
+def _redacted_lines(ans: Mapping[str, Any]) -> Mapping[str, Any]:
     """The why answer with its lines' texts redacted together (a private key spans lines)."""
     from hansard.ingest.redact import redact_lines
 
@@ -466,7 +548,7 @@ def _redacted_lines(ans: dict[str, Any]) -> dict[str, Any]:
     return {**ans, "lines": lines}
 
 
-def _line_answer(ans: dict[str, Any], token_budget: int, render: Render) -> dict[str, Any]:
+def _line_answer(ans: Mapping[str, Any], token_budget: int, render: Render) -> CodeHistory:
     ans = served(_redacted_lines(ans))
     entries = []
     for ln in ans["lines"]:
@@ -492,7 +574,7 @@ def _line_answer(ans: dict[str, Any], token_budget: int, render: Render) -> dict
               "entries": entries, "imported_by": [], "why": ans}
     if ans.get("notice"):
         result["notice"] = ans["notice"]
-    return fit_budget(result, token_budget, render)
+    return cast("CodeHistory", fit_budget(result, token_budget, render))
 
 
 def _iso(ts: float) -> str:

@@ -15,8 +15,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from hansard.git.blame import Blame
     from hansard.store.interfaces import Store
 
@@ -24,20 +22,14 @@ CONFIDENCE = 0.6
 BLOCKED = "\0not-pasted\0"  # stands for a line that may not be pasted: breaks a run, never matches
 
 
-def mark_pasted(store: Store, bl: Blame, answers: list[Any],
-                whole: Callable[[], tuple[Blame, list[Any]]] | None = None) -> list[Any]:
-    """``answers`` (why's LineAnswers, one per blamed line, in order) with the pasted lines
-    rewritten; the same list when no web chat could have supplied any line. For a line range,
-    ``whole`` gives the whole file's blame and answers: a run may reach past the range."""
+def mark_pasted(store: Store, bl: Blame, answers: list[Any]) -> list[Any]:
+    """``answers`` (why's LineAnswers, one per blamed line of the whole file, in order) with the
+    pasted lines rewritten; the same list when no web chat could have supplied any line."""
     from hansard import agents
 
     names = agents.web_names()
     if not any(a.kind == "human" for a in answers) or not store.web_chats.any(names):
         return answers
-    if whole is not None:
-        wbl, wanswers = whole()
-        marked = {a.line: a for a in _mark(store, names, wbl, wanswers) if a.kind == "pasted"}
-        return [marked.get(a.line, a) if a.kind == "human" else a for a in answers]
     return _mark(store, names, bl, answers)
 
 

@@ -5,9 +5,9 @@ resolution).
 Such an edit did not write the line for the commit that has it now: it wrote it for the
 commit that first landed it. The file's history comes from one `git log` of the file (its
 diffs from the store's commit-diff cache, filled by ``hansard.link.landing.file_commits``); the
-file versions of the few commits that removed the line show whether another copy stayed. For a
-whole file those versions are rebuilt from the diffs and taken only when their git object id
-is the blob's; git reads the others.
+file versions of the few commits that removed the line show whether another copy stayed. Those
+versions are rebuilt from the diffs and taken only when their git object id is the blob's; git
+reads the others.
 """
 
 from __future__ import annotations
@@ -20,32 +20,31 @@ from hansard.answers.evidence import CLOCK_SLACK_S
 from hansard.errors import GitError
 
 if TYPE_CHECKING:
-    from threading import Thread
     from typing import Any
 
     from hansard.git.history import LogEntry
+    from hansard.git.run import Pending
     from hansard.store.interfaces import Store
 
 _NONE: frozenset[int] = frozenset()  # the lines of a blob git does not have
 
 
 class FileHistory:
-    """The history of one file at one revision: the commit list read once, on first use; each
-    commit's diff (from the store's commit-diff cache) and line hashes only for the commits a
-    question reaches, so one line costs a few cached diffs, not the whole history's."""
+    """The history of one file at one revision, for the answer of the whole file (every question
+    about the file is answered from it): the commit list read once, on first use; every commit's
+    diff (from the store's commit-diff cache) and line hashes read at once, when a line first
+    needs them."""
 
-    def __init__(self, store: Store, top: str, rel: str, rev: str | None, *, whole: bool = False) -> None:
+    def __init__(self, store: Store, top: str, rel: str, rev: str | None) -> None:
         self.store = store
         self.top = top
         self.rel = rel
         self.rev = rev or "HEAD"
-        self.whole = whole  # most commits will be reached: read all their diffs at once
-        self._windows: dict[tuple[float, int], list[LogEntry]] = {}
         self._text_hashes: dict[str, int] = {}  # line text -> normal-form hash
         self._trivial_texts: set[str] = set()
         self._by_hash: tuple[dict[int, list[int]], dict[int, list[int]]] | None = None
         self._commits: list[LogEntry] | None = None
-        self._log: tuple[Thread, dict[str, object]] | None = None  # a thread running the `git log` of the file, when prefetched
+        self._log: Pending | None = None  # the file's `git log`, when started beside blame
         self._log_out: str | None = None
         self._pos: dict[str, int] = {}
         self._hunks: dict[str, list[Any]] = {}  # sha -> the commit's hunks (as in ``edits.hunks``)
@@ -59,28 +58,18 @@ class FileHistory:
         self._touched: dict[tuple[int, float, int, int], list[LogEntry]] = {}  # _touching's answers
 
     def prefetch(self) -> None:
-        """Start the file's `git log` now, beside blame; ``commits`` collects it."""
-        import threading
+        """Start the file's `git log` now, in its own process beside blame; ``commits`` reads it."""
+        from hansard.git.history import start_file_log
 
-        from hansard.git.history import file_log
-
-        box: dict[str, object] = {}
-
-        def run() -> None:
-            try:
-                box["out"] = file_log(self.top, self.rel, self.rev)
-            except Exception as exc:  # noqa: BLE001 - retried by commits()
-                box["err"] = exc
-
-        th = threading.Thread(target=run, daemon=True)
-        th.start()
-        self._log = (th, box)
+        try:
+            self._log = start_file_log(self.top, self.rel, self.rev)
+        except GitError:
+            self._log = None  # asked again by commits()
 
     def prepare(self) -> None:
-        """For a whole file, every commit's line hashes now (while blame runs): its questions
-        reach most of the history."""
-        if self.whole:
-            self._index()
+        """Every commit's line hashes now (while blame runs): the file's questions reach most of
+        the history."""
+        self._index()
 
     def commits(self) -> list[LogEntry]:
         """Commits that touched the file in the history of the revision, newest first, renames
@@ -90,10 +79,11 @@ class FileHistory:
 
             out: str | None = None
             if self._log is not None:
-                th, box = self._log
-                th.join()
-                got = box.get("out")
-                out = got if isinstance(got, str) else None
+                pending, self._log = self._log, None
+                try:
+                    out = pending.result().decode("utf-8", "surrogateescape")
+                except GitError:
+                    out = None  # asked once more below
             if out is None:
                 try:
                     out = file_log(self.top, self.rel, self.rev)
@@ -132,13 +122,12 @@ class FileHistory:
         return c, self._hunks[c.sha]
 
     def _load(self, commits: list[LogEntry]) -> None:
-        """The hunks of these commits, from the cache; when one is missing there, the whole
-        file's diffs from git once (which also fills the cache)."""
-        todo = [c for c in commits if c.sha not in self._hunks]
-        if not todo:
+        """The hunks of every commit of the history once one of ``commits`` lacks them, from the
+        cache; when one is missing there, the whole file's diffs from git once (which also fills
+        the cache)."""
+        if all(c.sha in self._hunks for c in commits):
             return
-        if self.whole:
-            todo = [c for c in self.commits() if c.sha not in self._hunks]
+        todo = [c for c in self.commits() if c.sha not in self._hunks]
         got = self.store.commit_diffs.get_many([(c.sha, c.path) for c in todo])
         if len(got) < len(todo) or any(v is None for v in got.values()):  # missing, or withheld
             from hansard.link.landing import file_commits
@@ -177,7 +166,7 @@ class FileHistory:
 
     def _index(self) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
         """(adders, removers): for each line hash, the positions of the commits that added
-        (removed) it, newest first. Built once, when the question reaches the whole history."""
+        (removed) it, newest first. Built once."""
         if self._by_hash is None:
             commits = self.commits()
             self._load(commits)
@@ -198,24 +187,10 @@ class FileHistory:
         key = (h, edit_ts, older_than, side)
         out = self._touched.get(key)
         if out is None:
-            if self.whole:
-                commits = self.commits()
-                at = self._index()[side].get(h, ())  # ascending positions: newest commit first
-                out = [c for k in at[bisect_right(at, older_than):]
-                       if (c := commits[k]).committer_time + CLOCK_SLACK_S >= edit_ts]
-            else:
-                out = [c for c in self._since(edit_ts, older_than) if h in self._changed(c)[side]]
-            self._touched[key] = out
-        return out
-
-    def _since(self, edit_ts: float, older_than: int) -> list[LogEntry]:
-        """Commits older than position ``older_than`` and not older than the edit, loaded."""
-        key = (edit_ts, older_than)
-        out = self._windows.get(key)
-        if out is None:
-            out = self._windows[key] = [c for c in self.commits()[older_than + 1:]
-                                        if c.committer_time + CLOCK_SLACK_S >= edit_ts]
-            self._load(out)
+            commits = self.commits()
+            at = self._index()[side].get(h, ())  # ascending positions: newest commit first
+            out = self._touched[key] = [c for k in at[bisect_right(at, older_than):]
+                                        if (c := commits[k]).committer_time + CLOCK_SLACK_S >= edit_ts]
         return out
 
     def removed_since(self, h: int, edit_ts: float, sha: str) -> str | None:
@@ -229,9 +204,7 @@ class FileHistory:
         pos = self._pos.get(sha)
         out = None
         if pos is not None:
-            chain = self._removers(h, pos) if self.whole else self._touching(h, edit_ts, pos, 1)
-            if self.whole:
-                chain = self._lacking(h, pos, chain)
+            chain = self._lacking(h, pos, self._removers(h, pos))
             suspects = None  # the chain's commits not older than the edit, when a blob must be read
             for c in chain:
                 if c.committer_time + CLOCK_SLACK_S < edit_ts:
@@ -240,7 +213,7 @@ class FileHistory:
                     out = c.sha
                     break
                 has = self._has(c.blob, h)
-                if has is None:  # read once with the other suspects' blobs (for a whole file: prefetched)
+                if has is None:  # read once with the other suspects' blobs (when not prefetched)
                     if suspects is None:
                         suspects = [x.blob for x in chain if x.blob and x.committer_time + CLOCK_SLACK_S >= edit_ts]
                         self._read_blobs(suspects)
@@ -252,7 +225,7 @@ class FileHistory:
         return out
 
     def _removers(self, h: int, pos: int) -> list[LogEntry]:
-        """For a whole file: the commits older than position ``pos`` that removed the line
+        """The commits older than position ``pos`` that removed the line
         ``h``, newest first (whatever the edit's time: questions about one line in one commit
         share it)."""
         key = (h, pos)
@@ -294,8 +267,7 @@ class FileHistory:
                 oldest[(h, pos)] = edit_ts
         asks: dict[str, set[int]] = {}  # blob -> the lines asked of it
         for (h, pos), edit_ts in oldest.items():
-            chain = self._removers(h, pos) if self.whole else self._touching(h, edit_ts, pos, 1)
-            for c in chain:
+            for c in self._removers(h, pos):
                 if c.blob and c.committer_time + CLOCK_SLACK_S >= edit_ts:
                     asks.setdefault(c.blob, set()).add(h)
         self._read_blobs(list(asks), asks)
@@ -354,7 +326,7 @@ class FileHistory:
         self._blob_hashes[bid] = hashes  # type: ignore[assignment]
 
     def _replay(self, todo: list[str], asks: dict[str, set[int]] | None = None) -> list[str]:
-        """For a whole file, whose every diff is loaded: the blobs among ``todo`` rebuilt by
+        """Once every diff is loaded (``_index``): the blobs among ``todo`` rebuilt by
         applying the history's diffs from the oldest commit on, each taken only when its git
         object id is the one the log names (so its bytes are the blob's); the rest, for git to
         read (a merge, a copy from another file, text the diff could not give back).
@@ -362,7 +334,7 @@ class FileHistory:
         With ``asks`` (blob -> line hashes), the replay counts the copies of the asked lines as
         it goes (each diff's lines, not each version's), and a rebuilt blob keeps only which of
         its asked lines it has."""
-        if not self.whole or self._by_hash is None:
+        if self._by_hash is None:
             return todo
         import hashlib  # OpenSSL's: several times faster than the builtin _sha1
 

@@ -5,6 +5,7 @@ counts toward the answer's token budget (hansard/answers/budget.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from hansard.answers.code_history import OTHER_REPOSITORY, first_line
@@ -26,7 +27,7 @@ HOW = {"made_by_session": "its shell made the commit", "edits_landed": "its edit
        "made_by_session+edits_landed": "its shell made the commit, with its edits"}
 
 
-def code_history_tree(result: dict[str, Any], notice: bool = True) -> str:
+def code_history_tree(result: Mapping[str, Any], notice: bool = True) -> str:
     """code_history's tree: the target, then one entry a few lines each, newest first; and,
     with ``notice``, the answer's notice as a last line (the CLI puts it on standard error)."""
     t = result["target"]
@@ -40,13 +41,16 @@ def code_history_tree(result: dict[str, Any], notice: bool = True) -> str:
         lead, cont = ("└─ ", "   ") if last else ("├─ ", "│  ")
         if e["kind"] == "session":
             live = " [live]" if e.get("live") else ""
-            idx = ", ".join(str(x["message_index"]) for x in e["edits"] if x["message_index"] is not None)
+            idx = ", ".join(str(x) for x in [x["message_index"] for x in e["edits"] if x["message_index"] is not None]
+                            or e.get("messages") or [])
+            now = f"; {e['lines']} line{'' if e['lines'] == 1 else 's'} here now" if "lines" in e else ""
+            when = (e["last_edit_at"] or e.get("started_at") or "")[:10]
             if e["session_id"] is None:
-                lines.append(f"{lead}{(e['last_edit_at'] or '')[:10]} {OTHER_REPOSITORY}")
+                lines.append(f"{lead}{when} {OTHER_REPOSITORY}{now}")
             else:
-                lines.append(f"{lead}{(e['last_edit_at'] or '')[:10]} {whose(e)}{e['provider']} {e['session_id'][:13]} "
+                lines.append(f"{lead}{when} {whose(e)}{e['provider']} {e['session_id'][:13]} "
                              f"{_title(e, 60)}{live}")
-                lines.append(f"{cont}messages {idx}")
+                lines.append(f"{cont}messages {idx}{now}")
             for c in e["commits"]:
                 lines.append(f"{cont}commit {c['sha'][:7]} \"{c['summary'][:60]}\"")
             for u in e.get("undoes", []):
@@ -99,7 +103,7 @@ def _line_entry(e: dict[str, Any], lead: str, cont: str) -> list[str]:
     return out
 
 
-def work_context_tree(result: dict[str, Any]) -> str:
+def work_context_tree(result: Mapping[str, Any]) -> str:
     """work_context's tree: the session, its conversations, steps, tests and commits."""
     s = result["session"]
     own: dict[str, Any] = next((c for c in result["entries"] if c["session_id"] == s["session_id"]), {})

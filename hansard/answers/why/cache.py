@@ -1,8 +1,9 @@
-"""The why-result cache's key and documents: an answer is kept without its lines' text (the
-file gives it back) under a hash of everything it depends on.
+"""The why-result cache's key and documents: a file's answer is kept without its lines' text
+(the file gives it back) under a hash of everything it depends on. Only whole files' answers are
+kept: a line or a range is cut from its file's.
 
 The key holds hansard's version, the store's schema version, the engine's ``RULES_VERSION``,
-the redactor's digest and the store generation, beside the question, the revision and the
+the redactor's digest and the store generation, beside the file's path, the revision and the
 file's bytes: a change to the rules is a version bump (or a new digest of the redactor's
 rules), never a guess from source files' times.
 """
@@ -56,16 +57,18 @@ def _with_contents(stored: bytes, data: bytes) -> bytes:
 
 
 # Part of every cache key: a change to what an answer holds must not be served from old rows.
-CACHE_FORMAT = 5  # 2: lines stored without their text; 3: commit summaries redacted; 4: redacted lines kept;
-# 5: sessions say what was asked for each edit
+CACHE_FORMAT = 6  # 2: lines stored without their text; 3: commit summaries redacted; 4: redacted lines kept;
+# 5: sessions say what was asked for each edit; 6: one document per file, of which a line or a range is cut
+
+
 def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, data: bytes, repo_id: int
             ) -> tuple[Any, str, bytes | None, int] | None:
     """(cache, key, the cached JSON document or None, generation); None when the store keeps no
     generation (a store from before the cache) or the revision names no commit.
 
-    The key is a hash of all an answer depends on: the commit of HEAD (or ``rev``), the
-    file's bytes (the working tree's, or ``contents``), the question (path, line range), the
-    files git blame reads beside history (``.git-blame-ignore-revs``, ``.mailmap``), the tip
+    The key is a hash of all a file's answer depends on: the commit of HEAD (or ``rev``), the
+    file's bytes (the working tree's, or ``contents``), its path, the files git blame reads
+    beside history (``.git-blame-ignore-revs``, ``.mailmap``), the tip
     of git-ai's notes (``refs/notes/ai``), the repository, hansard's version, the store's
     schema, the engine's rules version and the store generation (a newly indexed transcript,
     a linked repository, a re-dated edit or a pull of the team's rows changes it)."""
@@ -91,7 +94,7 @@ def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, da
 
     # (The redactor's digest: a cached answer holds commit summaries redacted by the rules of then.)
     h.update(repr((CACHE_FORMAT, __version__, cache.schema(), RULES_VERSION, rules_digest(), generation, repo_id, t.top,
-                   t.main_top, t.rel, t.start, t.end, rev, commit, contents is not None)).encode("utf-8", "surrogateescape"))
+                   t.main_top, t.rel, rev, commit, contents is not None)).encode("utf-8", "surrogateescape"))
     for name in (".git-blame-ignore-revs", ".mailmap"):
         try:  # a FIFO here must not hang every question
             side = safeopen.read_bytes(os.path.join(t.top, name), follow=True)

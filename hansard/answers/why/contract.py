@@ -80,6 +80,8 @@ def _asked(store: Store, session_id: str, s: dict[str, Any], indexes: set[int | 
 
 def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers: list[LineAnswer]
                     ) -> dict[str, Any]:
+    """The whole file's document: every line's answer, the sessions they name (each with what was
+    asked for each of its edits the lines name, ``_asked``) and every blamed commit."""
     from hansard.git.run import git_text
 
     resolved = None
@@ -113,11 +115,10 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
             first_edit[a.session_id] = a.message_index
     for sid, s in sessions.items():
         _asked(store, sid, s, edits[sid], first_edit[sid])
-    named = {x for a in answers for x in (a.commit, a.original_commit, a.restoring_commit) if x}
     commits = {
         sha: {"summary": redact(c.summary)[0], "author": c.author, "author_time": c.author_time, "author_tz": c.author_tz,
               "committer_time": c.committer_time}
-        for sha, c in bl.commits.items() if sha != ZERO and (t.start is None or sha in named)
+        for sha, c in bl.commits.items() if sha != ZERO
     }
     return {
         "path": t.rel,
@@ -126,3 +127,38 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
         "sessions": sessions,
         "commits": commits,
     }
+
+
+def slice_contract(doc: dict[str, Any], start: int, end: int) -> dict[str, Any]:
+    """The answer for lines ``start``-``end``, cut from the whole file's document ``doc``: those
+    lines as the file's answer gives them, the sessions and commits they name and nothing else.
+    It is the document ``render_contract`` makes of those lines' answers: what a session was
+    asked for an edit depends on that edit's message alone (``_asked``), so a session's entry
+    keeps what it holds for the sliced lines' edits (``_narrowed``)."""
+    lines = [ln for ln in doc["lines"] if start <= ln["line"] <= end]
+    whole = doc.get("sessions") or {}
+    edits: dict[str, set[int | None]] = {}
+    first_edit: dict[str, int | None] = {}
+    for ln in lines:
+        sid = ln.get("session_id")
+        if sid and sid in whole:
+            edits.setdefault(sid, set()).add(ln.get("message_index"))
+            first_edit.setdefault(sid, ln.get("message_index"))
+    sessions = {sid: _narrowed(whole[sid], edits[sid], first_edit[sid]) for sid in edits}
+    named = {ln.get(k) for ln in lines for k in ("commit", "original_commit", "restoring_commit")} - {None}
+    commits = {sha: c for sha, c in (doc.get("commits") or {}).items() if sha in named}
+    return {**doc, "lines": lines, "sessions": sessions, "commits": commits}
+
+
+def _narrowed(s: dict[str, Any], indexes: set[int | None], first_edit: int | None) -> dict[str, Any]:
+    """A session's entry of the whole file (``_asked`` filled it for every edit the file's lines
+    name) as ``_asked`` fills it for the edits of messages ``indexes`` alone, the first line's
+    being ``first_edit``: what was asked for each, the texts of those prompts and of the first
+    request, and the request behind the first line's edit as ``prompt``."""
+    asked = {k: v for k, v in (s.get("asked") or {}).items() if k in {str(i) for i in indexes if i is not None}}
+    first = s.get("first_request")
+    named = ({first} | {x for a in asked.values() for x in (a.get("request"), a.get("turn"))}) - {None}
+    texts = s.get("prompts") or {}
+    request = asked[str(first_edit)]["request"] if first_edit is not None and str(first_edit) in asked else first
+    return {**s, "asked": asked, "prompts": {k: v for k, v in texts.items() if int(k) in named},
+            "prompt": texts.get(str(request)) if request is not None else None}

@@ -304,13 +304,11 @@ class Unmatched:
                    if lo <= b.orig_line < hi)
 
     def _hunk_added(self, sha: str, path: str, lo: int) -> bool:
-        """Did any edit add a line that the hunk of commit ``sha`` starting at ``lo`` removed? For a
-        whole file, every hunk of every blamed commit is asked at once (most lines will ask)."""
+        """Did any edit add a line that the hunk of commit ``sha`` starting at ``lo`` removed? Every
+        hunk of every blamed commit is asked at once (most lines will ask)."""
         key = (sha, path, lo)
         if key not in self._added_hunks:
-            asked = {(sha, path)}
-            if self.history.whole:
-                asked |= {(b.sha, b.orig_path) for b in self.lines if b.sha != ZERO}
+            asked = {(sha, path)} | {(b.sha, b.orig_path) for b in self.lines if b.sha != ZERO}
             hunks = {(c, p, h_lo): {textnorm.line_hash(r) for r in rs}
                      for c, p in asked for h_lo, _, rs, _ in self._commit_hunks(c, p)
                      if (c, p, h_lo) not in self._added_hunks}
@@ -344,12 +342,10 @@ class Unmatched:
 
     def _writers(self, i: int, h: int) -> list[EditRef]:
         """The timed edits in this repository that added ``h``, a line similar to line i that
-        its commit removed. Looked up at once for every such line of line i, or, for a whole
-        file, of every line."""
+        its commit removed. Looked up at once for every such line of every line of the file."""
         got = self._removed_writers.get(h)
         if got is None:
-            todo = range(len(self.lines)) if self.history.whole else (i,)
-            texts = {r for j in todo if not self.trivial[j] and self.lines[j].sha != ZERO
+            texts = {r for j in range(len(self.lines)) if not self.trivial[j] and self.lines[j].sha != ZERO
                      for scored, _ in self._similar_removed(j) for sim, r in scored if sim >= SIMILAR}
             hashes = {textnorm.line_hash(r) for r in texts}  # (a removed line is like many lines: hashed once)
             hashes = {x for x in hashes if x not in self._removed_writers} | {h}
