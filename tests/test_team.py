@@ -379,6 +379,61 @@ def test_server_down_push_fails_retryably_and_why_answers_from_the_last_pull(tea
         pg.start()
 
 
+def _read_only_home(home: Path, where: Path) -> bool:
+    """A copy of a member's hansard home (the store, checkpointed, and the team config) that
+    cannot be written: by its modes, or, for root (whom modes do not stop), on a tmpfs mounted
+    read-only. False when neither can be made here."""
+    import shutil
+    import sqlite3
+
+    db = sqlite3.connect(home / "hansard.db")
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    where.mkdir()
+    if os.geteuid() == 0 and subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(where)],
+                                            capture_output=True).returncode:
+        return False
+    shutil.copy(home / "hansard.db", where / "hansard.db")
+    shutil.copytree(home / "team", where / "team")
+    if os.geteuid() == 0:
+        subprocess.run(["mount", "-o", "remount,ro", str(where)], check=True)
+    else:
+        for p in (where / "hansard.db", *(where / "team").iterdir()):
+            p.chmod(0o400)
+        (where / "team").chmod(0o500)
+        where.chmod(0o500)
+    return True
+
+
+def test_a_read_only_store_answers_a_teammate_s_lines_as_a_writable_one(team, tmp_path: Path) -> None:
+    """A pull writes, so the application skips it for a store that cannot be written, and does
+    not ask the server: the questions answer from the rows the store holds, as the writable
+    store answers them."""
+    app = _as_bob(team)
+    assert cli_json("team", "pull")["counts"]["sessions"] == 1
+    n = _line_of(app, "kept = [i * (1 - rate)")
+    asked = [("why", "app.py", "--no-sync", "--no-cache"), ("log", "app.py", "--no-sync"),
+             ("sessions", "--include-team-sessions"),
+             ("history", "zebra", "--include-team-sessions", "--no-sync"), ("show", SID_A)]
+    writable = [cli_json(*a) for a in asked]
+    assert writable[0]["lines"][n - 1]["session_id"] == SID_A
+    ro = tmp_path / "ro"
+    if not _read_only_home(team["bob"].root / "hansard", ro):
+        pytest.skip("cannot mount a read-only tmpfs here")
+    team["pg"].stop()  # and the server is not asked
+    try:
+        team["mp"].setenv("HANSARD_HOME", str(ro))
+        team["mp"].setenv("HANSARD_TEAM_TIMEOUT", "1")
+        assert [cli_json(*a) for a in asked] == writable
+    finally:
+        team["pg"].start()
+        if os.geteuid() == 0:
+            subprocess.run(["umount", "-l", str(ro)], capture_output=True)
+        else:
+            for p in (ro, ro / "team"):
+                p.chmod(0o700)
+
+
 def test_a_server_migrated_by_a_newer_hansard_is_refused(team) -> None:
     team["pg"].psql("INSERT INTO hansard_migrations(name) VALUES ('t999_from_the_future')")
     rc, out, _ = run_cli("team", "push", "--json")

@@ -69,10 +69,11 @@ def stale(store: Store, cfg: dict[str, Any]) -> bool:
 
 
 def refresh(store: Store) -> bool:
-    """The freshness step of a question that reads teammates' rows: with a team configured, a
-    pull when the rows are stale (a server that does not answer, or a store that cannot be
-    written, leaves the last pull's rows as they are: a failed attempt is remembered, so the
-    next one waits its turn); with none configured any more, the rows held are dropped.
+    """The freshness step of a question that reads teammates' rows (``hansard.app.house``'s
+    ``Request.team``, which skips it for a store that cannot be written): with a team
+    configured, a pull when the rows are stale (a server that does not answer, or a store busy
+    with an index run, leaves the last pull's rows as they are: a failed attempt is remembered,
+    so the next one waits its turn); with none configured any more, the rows held are dropped.
     Whether the rows changed."""
     from hansard.team.config import configured
 
@@ -88,7 +89,7 @@ def refresh(store: Store) -> bool:
     from hansard.team.config import load
 
     cfg = load()
-    if store.readonly or not _roots(cfg) or not (cfg.get("member") or {}).get("email") or not stale(store, cfg):
+    if not _roots(cfg) or not (cfg.get("member") or {}).get("email") or not stale(store, cfg):
         return False
     from hansard.errors import HansardError
 
