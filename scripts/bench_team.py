@@ -13,8 +13,9 @@ team's rows reach him by a pull, into his store's own tables (hansard.team.pull)
 - ``why app.py`` for Bob from the pulled rows beside Alice's from her own (target: within
   1.2x), each computed afresh, the ways taking turns round by round: the store opened per
   question (one CLI call: Bob's includes the freshness check), a store kept open (the language
-  and MCP servers), and Bob pulling at every question (``HANSARD_TEAM_FRESH=0``); each answer's
-  lines are compared with Alice's;
+  and MCP servers), Bob pulling at every question (``HANSARD_TEAM_FRESH=0``), and one request
+  of the application each (``Hansard.request``: what the adapters ask through, Alice's with the
+  team off); each answer's lines are compared with Alice's;
 - team keyword search over the pulled rows with ``--messages`` messages on the server (added in
   bulk by SQL beside the pushed ones, then pulled): p50/p95 of a set of queries, beside the
   same queries over this machine's sessions alone;
@@ -275,6 +276,21 @@ def main() -> None:
             finally:
                 s.close()
 
+        from hansard.app.house import Hansard
+
+        def asked(home: str, cwd: Path, team: bool) -> dict:
+            """why as an adapter asks it: one request of the application (its freshness: the
+            repository's facts kept, and the team's rows pulled when stale), no cached answer."""
+            was = os.environ["HANSARD_HOME"]
+            os.environ["HANSARD_HOME"] = home
+            try:
+                with Hansard(sync=False, cache=False, team=team).request() as rq:
+                    return dict(rq.why_answer("app.py", cwd=str(cwd)))
+            finally:
+                os.environ["HANSARD_HOME"] = was
+
+        bob_home = os.environ["HANSARD_HOME"]
+
         def bob_pulling() -> dict:
             os.environ["HANSARD_TEAM_FRESH"] = "0"
             try:
@@ -289,13 +305,18 @@ def main() -> None:
             "Bob, pulled rows, opened per question": bob_cold,
             "Bob, pulled rows, kept store": lambda: explain(local_b, "app.py", cwd=str(repo_b), cache=False),
             "Bob, pulling at every question (HANSARD_TEAM_FRESH=0)": bob_pulling,
+            "Alice, local, one request of the application": lambda: asked(str(alice / "hansard"), repo, False),
+            "Bob, pulled rows, one request of the application": lambda: asked(bob_home, repo_b, True),
         }
         baseline = {"Alice, local, opened per question (one CLI call)": "Alice, local, opened per question (one CLI call)",
                     "Alice, local, kept store": "Alice, local, kept store",
                     "Bob, pulled rows, opened per question": "Alice, local, opened per question (one CLI call)",
                     "Bob, pulled rows, kept store": "Alice, local, kept store",
                     "Bob, pulling at every question (HANSARD_TEAM_FRESH=0)":
-                        "Alice, local, opened per question (one CLI call)"}
+                        "Alice, local, opened per question (one CLI call)",
+                    "Alice, local, one request of the application": "Alice, local, one request of the application",
+                    "Bob, pulled rows, one request of the application":
+                        "Alice, local, one request of the application"}
         times: dict[str, list[float]] = {k: [] for k in ways}
         answers: dict[str, dict] = {}
         for _ in range(a.rounds):  # in turn, so the machine's load falls on every way alike
