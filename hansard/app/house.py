@@ -193,7 +193,7 @@ class Request:
     def upkeep(self, top: str, repo_id: int) -> object:
         """Keep the repository's commit facts current with its HEAD (waiting only a moment for
         a busy store; a read-only one keeps nothing and the answer works them out itself)."""
-        from hansard.link.commit_facts import UPKEEP_WAIT_MS, refresh
+        from hansard.link.commits.kept import UPKEEP_WAIT_MS, refresh
 
         return refresh(self.store, top, repo_id, wait_ms=UPKEEP_WAIT_MS)
 

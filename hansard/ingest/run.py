@@ -85,7 +85,7 @@ def rebuild(store: Store, progress: Progress | None = None) -> ScanSummary:
 
 
 def _link(store: Store) -> None:
-    from hansard.link.commit_facts import refresh_all
+    from hansard.link.commits.kept import refresh_all
     from hansard.link.repos import resolve_pending
 
     resolve_pending(store)

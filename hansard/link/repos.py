@@ -167,7 +167,7 @@ def resolve_pending(store: Store) -> int:
         hit = r.locate(row["path"], row["cwd"])
         repos.link_edit(row["id"], hit[0] if hit else None, hit[1] if hit else None)
         linked += hit is not None
-    from hansard.link.own_commits import date_by_own_commits
+    from hansard.link.commits.own import date_by_own_commits
 
     date_by_own_commits(store)  # edits of agents that commit them, dated by those commits
     return linked

@@ -232,7 +232,7 @@ class RepoStats(Protocol):
         """(session id, message index) -> the model its message names."""
 
 
-# --- commit facts: which sessions made which commit, kept per repository (hansard.link.commit_facts) ---
+# --- commit facts: which sessions made which commit, kept per repository (hansard.link.commits.kept) ---
 class CommitFacts(Protocol):
     """Prints read from shell calls, their ties to HEAD's history, patch-ids, and the state
     (HEAD, shell calls read) they stand for. Only the link step writes."""

@@ -25,7 +25,7 @@ time, and paths are relative to the repository holding the log (``cwd``). A mess
 ``<session id>:o<byte offset>`` (unique across logs). Each applied file of a reply is one synthetic
 tool call ``<reply key>:<path>``, named ``aider_edit``; the
 ``Commit <sha>`` lines become a ``commit`` tool call whose input names the commit: the link step
-(hansard/link/own_commits.py) dates each edit by the first such commit after it in its session.
+(hansard/link/commits/own.py) dates each edit by the first such commit after it in its session.
 
 Records are the scanner's lines; blank lines are not records, so the parser restores them from
 the gaps between record offsets (one blank line per missing byte: exact for empty lines).

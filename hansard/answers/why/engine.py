@@ -93,8 +93,8 @@ class Attributor(Unmatched):
         self.hashes, self.exacts, self.trivial = pre.hashes, pre.exacts, pre.trivial
         self.untimed = pre.untimed
         self.edits, self.by_hash = pre.edits, pre.by_hash
-        from hansard.answers.commit_sessions import CommitSessions
         from hansard.answers.restored import FileHistory
+        from hansard.answers.why.commits import CommitSessions
 
         self.history = history or FileHistory(store, t.top, t.rel, rev)
         self.placed = pre.placed

@@ -21,8 +21,8 @@ from hansard.git.blame import ZERO
 if TYPE_CHECKING:
     from typing import Any
 
-    from hansard.answers.commit_sessions import CommitSessions
     from hansard.answers.restored import FileHistory
+    from hansard.answers.why.commits import CommitSessions
     from hansard.answers.why.target import Target
 
 WINDOW = 3  # lines either side that count as the same block

@@ -703,9 +703,9 @@ def m029_trigram_without_system_instructions() -> str:
 @migration
 def m030_commit_facts() -> str:
     return """
-        -- Which sessions made which commit (hansard.facts.commit_ties), kept per repository so
+        -- Which sessions made which commit (hansard.link.commits.ties), kept per repository so
         -- that `why` reads them instead of working them out from every shell call and git on
-        -- each question. Written only by the link step (hansard.link.commit_facts).
+        -- each question. Written only by the link step (hansard.link.commits.kept).
         CREATE TABLE commit_prints (
             repo_id    INTEGER NOT NULL,
             call_row   INTEGER NOT NULL,   -- tool_calls.id of the shell call it was read from
@@ -761,7 +761,7 @@ def m031_git_sources() -> str:
             PRIMARY KEY (repo_root, store)
         ) WITHOUT ROWID;
         -- Which sessions a checkpoint kept: what an `Entire-Checkpoint:` trailer ties its commit
-        -- to (hansard.link.commit_facts). Read from git, not from the archive, so a reindex
+        -- to (hansard.link.commits.kept). Read from git, not from the archive, so a reindex
         -- leaves it alone.
         CREATE TABLE checkpoint_sessions (
             repo_root  TEXT NOT NULL,
@@ -847,7 +847,7 @@ def m035_shell_writes() -> str:
     return """
         -- The shell calls of a repository's sessions that could have written a file (a segment
         -- redirects, tees, or runs a program that is not plainly a read: hansard.facts.shell),
-        -- kept by the link step (hansard.link.commit_facts) so that `why` asks which of them name
+        -- kept by the link step (hansard.link.commits.kept) so that `why` asks which of them name
         -- a file without reading every shell call's input on each question. What they stand for
         -- is in shell_write_state: the repository's shell calls read (highest id, count).
         CREATE TABLE shell_writes (

@@ -18,12 +18,11 @@ if TYPE_CHECKING:
     from hansard.store.sqlite.archive import SqliteArchive
     from hansard.store.sqlite.audit import SqliteAuditLog
     from hansard.store.sqlite.commit_diffs import SqliteCommitDiffs
-    from hansard.store.sqlite.commit_facts import SqliteCommitFacts
+    from hansard.store.sqlite.commits import SqliteCommitFacts, SqliteOwnCommits
     from hansard.store.sqlite.evidence import SqliteEvidence
     from hansard.store.sqlite.git_sources import SqliteGitSources
     from hansard.store.sqlite.items import SqliteItems
     from hansard.store.sqlite.memories import SqliteMemories
-    from hansard.store.sqlite.own_commits import SqliteOwnCommits
     from hansard.store.sqlite.repos import SqliteRepos
     from hansard.store.sqlite.search import SqliteSearchIndex
     from hansard.store.sqlite.sessions import SqliteSessionQueries
@@ -129,7 +128,7 @@ class SqliteStore:
 
     @cached_property
     def own_commits(self) -> SqliteOwnCommits:
-        from hansard.store.sqlite.own_commits import SqliteOwnCommits
+        from hansard.store.sqlite.commits import SqliteOwnCommits
 
         return SqliteOwnCommits(self.db)
 
@@ -147,7 +146,7 @@ class SqliteStore:
 
     @cached_property
     def commit_facts(self) -> SqliteCommitFacts:
-        from hansard.store.sqlite.commit_facts import SqliteCommitFacts
+        from hansard.store.sqlite.commits import SqliteCommitFacts
 
         return SqliteCommitFacts(self.db)
 

@@ -1,11 +1,14 @@
-"""Per-repository commit facts (tables ``commit_prints``, ``commit_ties``, ``commit_facts``,
-``patch_ids``; migration m030; and the shell calls that could write a file, ``shell_writes``,
-m035): which sessions made which commit, kept so that `why` reads them.
+"""Commits and the sessions that made them, in SQL. ``SqliteCommitFacts``: per-repository
+commit facts (tables ``commit_prints``, ``commit_ties``, ``commit_facts``, ``patch_ids``;
+migration m030; and the shell calls that could write a file, ``shell_writes``, m035): which
+sessions made which commit, kept so that `why` reads them. ``SqliteOwnCommits``: the edits of
+agents that commit each change themselves (Aider) still dated by their session's start, the
+commits their sessions named, and the new date of an edit.
 
 The prints of a repository are those of its sessions' shell calls (teammates' too, pulled from
 the team: hansard.store.sqlite.team) up to ``calls_upto``; its ties
 join them to the commits of the history of ``head``. Only the link step writes
-(``hansard.link.commit_facts``); a reader that finds the state behind HEAD or the shell calls
+(``hansard.link.commits``); a reader that finds the state behind HEAD or the shell calls
 works the missing ties out itself and leaves the tables alone.
 """
 
@@ -199,3 +202,32 @@ class SqliteCommitFacts:
                     self.db.execute(f"DELETE FROM {table}")
                 else:
                     self.db.execute(f"DELETE FROM {table} WHERE repo_id IN ({marks(len(repo_ids))})", tuple(repo_ids))
+
+
+class SqliteOwnCommits:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def undated_edits(self, providers: Sequence[str]) -> list[dict[str, Any]]:
+        """Applied edits of ``providers`` linked to a repository whose time is still their
+        session's start: id, repo_id, session_row, message_index, in session order."""
+        if not providers:
+            return []
+        return [dict(r) for r in self.db.execute(
+            "SELECT e.id, e.repo_id, e.session_id AS session_row, m.message_index FROM edits e"
+            " JOIN sessions s ON s.id=e.session_id LEFT JOIN messages m ON m.id=e.message_id"
+            f" WHERE e.provider IN ({marks(len(providers))}) AND e.status='applied'"
+            " AND e.repo_id IS NOT NULL AND e.timestamp IS s.started_at"
+            " ORDER BY e.session_id, m.message_index, e.id", tuple(providers))]
+
+    def named_commits(self, session_row: int) -> list[tuple[int, str]]:
+        """(message_index, commit id as the agent printed it) of a session's calls whose input
+        names a ``commit``, in order."""
+        return [(r[0], r[1]) for r in self.db.execute(
+            "SELECT m.message_index, json_extract(t.input, '$.commit') FROM tool_calls t"
+            " JOIN messages m ON m.id=t.message_id WHERE t.session_id=?"
+            " AND json_valid(t.input) AND json_type(t.input, '$.commit')='text' ORDER BY m.message_index",
+            (session_row,))]
+
+    def set_edit_time(self, edit_id: int, timestamp: str) -> None:
+        self.db.execute("UPDATE edits SET timestamp=? WHERE id=?", (timestamp, edit_id))

@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from hansard.facts import commit_ties
+from hansard.link.commits import ties
 from hansard.timebounds import utc_stamp
 
 if TYPE_CHECKING:
@@ -71,8 +71,8 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None,
     new_calls = facts.shell_calls(repo_id, tools, state["calls_upto"] if state is not None and incremental else None)
     if state is not None and incremental and state["calls"] + len(new_calls) != count:
         incremental, new_calls = False, facts.shell_calls(repo_id, tools)
-    new_prints = [(row, p) for row, sid, ts, inp, out in new_calls for p in commit_ties.prints_of([(sid, ts, inp, out)])]
-    prints = [commit_ties.Print(*p) for p in facts.prints(repo_id)] if incremental else []
+    new_prints = [(row, p) for row, sid, ts, inp, out in new_calls for p in ties.prints_of([(sid, ts, inp, out)])]
+    prints = [ties.Print(*p) for p in facts.prints(repo_id)] if incremental else []
     prints += [p for _, p in new_prints]
     from hansard.git.history import commit_log
 
@@ -131,32 +131,32 @@ def _fill_diffs(store: Store, top: str, head: str, old_head: str | None) -> None
         fill_commit_diffs(store, top, [head])
 
 
-def _history(prints: list[commit_ties.Print], commits: list[Any]) -> commit_ties.History:
+def _history(prints: list[ties.Print], commits: list[Any]) -> ties.History:
     """The commits the prints are joined to. A printed summary was redacted when its session
     was stored, so where a ``fixup!`` must find its commit by summary, git's summaries are
     redacted the same way first."""
-    if commit_ties.has_fixups(prints):
+    if ties.has_fixups(prints):
         from hansard.ingest.redact import redact
 
         commits = [c._replace(summary=redact(c.summary)[0]) for c in commits]
-    return commit_ties.History(commits)
+    return ties.History(commits)
 
 
-def _join(store: Store, top: str, prints: list[commit_ties.Print], history: commit_ties.History
+def _join(store: Store, top: str, prints: list[ties.Print], history: ties.History
           ) -> tuple[dict[str, set[tuple[str, str]]], dict[str, str | None]]:
     """(ties, patch-ids newly computed) of ``prints`` to ``history``'s commits."""
     from hansard.git.history import patch_ids, read_commits
 
-    shorts = commit_ties.unknown_shorts(prints, history)
+    shorts = ties.unknown_shorts(prints, history)
     elsewhere = read_commits(top, shorts) if shorts else {}
-    need = commit_ties.patch_id_candidates(elsewhere, history)
+    need = ties.patch_id_candidates(elsewhere, history)
     facts = store.commit_facts
     known: dict[str, str | None] = facts.patch_ids(need) if need else {}
     todo = sorted(need - set(known))
     computed = patch_ids(top, todo) if todo else {}
     fresh: dict[str, str | None] = {sha: computed.get(sha) for sha in todo}
     pids = {sha: pid for sha, pid in {**known, **fresh}.items() if pid is not None}
-    return commit_ties.ties(prints, history, elsewhere, pids), fresh
+    return ties.ties(prints, history, elsewhere, pids), fresh
 
 
 def ties_for(store: Store, top: str, repo_id: int, commits: Mapping[str, Any], *, at_head: bool
@@ -173,10 +173,10 @@ def ties_for(store: Store, top: str, repo_id: int, commits: Mapping[str, Any], *
         return facts.ties(repo_id, shas)
     from hansard.facts.shell import SHELL_TOOLS
 
-    prints = commit_ties.prints_of(store.evidence.repo_shell_calls(repo_id, SHELL_TOOLS, "git"))
+    prints = ties.prints_of(store.evidence.repo_shell_calls(repo_id, SHELL_TOOLS, "git"))
     out: dict[str, set[str]] = {}
     if prints:
-        history = _history(prints, [commit_ties.CommitRow(sha, c.author_time, c.committer_time, c.summary)
+        history = _history(prints, [ties.CommitRow(sha, c.author_time, c.committer_time, c.summary)
                                     for sha, c in commits.items() if sha != ZERO_SHA])
         tied, _ = _join(store, top, prints, history)
         out = {sha: {s for s, _ in pairs} for sha, pairs in tied.items()}
