@@ -290,8 +290,8 @@ def cmd_config(a: argparse.Namespace) -> int:
 
 def _read_contents(path: str) -> bytes:
     """``why --contents FILE``: a regular file's bytes (a FIFO would block, a folder has none)."""
-    from hansard import safeopen
     from hansard.errors import NotAFile
+    from hansard.files import safeopen
 
     try:
         return safeopen.read_bytes(path, follow=True)  # without blocking, then fstat: no swap
@@ -534,7 +534,7 @@ def cmd_trace(a: argparse.Namespace) -> int:
         done = export(rq.store, os.getcwd(), commit=a.commit, rev_range=a.rev_range, cache=rq.app.cache)
     written: dict[str, str] = {}
     if a.out:
-        from hansard.privfile import write_file
+        from hansard.files.privfile import write_file
 
         os.makedirs(a.out, exist_ok=True)
         for ex in done:

@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from hansard.privfile import write_file
+from hansard.files.privfile import write_file
 from hansard.terminal import say
 
 PLACEHOLDER = "@REPO@"

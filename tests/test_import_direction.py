@@ -6,7 +6,7 @@ The order, from shared/DESIGN.md's data flow (agent homes -> archive -> parse ->
 -> render) and from what each folder is for:
 
 - foundation: value types, settings and file access every stage shares (models, errors, config,
-  safeopen, ...);
+  files, ...);
 - git: the only code that runs git (over foundation alone): an agent's sessions may be kept in
   git (Entire's checkpoint refs), so even a reader may use it;
 - agents: one parser per agent, records in, items out, nothing stored;
@@ -34,8 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 ORDER: list[tuple[str, set[str]]] = [
-    ("foundation", {"hansard", "models", "errors", "diffs", "textnorm", "timebounds", "privfile", "zstdlib", "config",
-                    "safeopen", "crash", "install", "terminal", "foreignpaths"}),
+    ("foundation", {"hansard", "models", "errors", "diffs", "textnorm", "timebounds", "files", "config",
+                    "crash", "install", "terminal", "foreignpaths"}),
     ("git", {"git"}),
     ("agents", {"agents"}),
     ("store", {"store"}),

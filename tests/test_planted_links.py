@@ -1,5 +1,5 @@
 """Files hansard writes into a folder it does not own never go through a link planted there
-(hansard.privfile): the demo's folder, an agent's config folder (`mcp install --write`), and
+(hansard.files.privfile): the demo's folder, an agent's config folder (`mcp install --write`), and
 `trace export --out DIR` (tests/test_agent_trace.py). A link at the file's name is replaced by
 the file; the link's target is left as it was."""
 
@@ -10,7 +10,7 @@ import os
 import re
 from pathlib import Path
 
-from hansard import privfile
+from hansard.files import privfile
 
 KEEP = "the victim's own content\n"
 

@@ -165,7 +165,7 @@ def reader(name: str, whole_file: bool | None = None) -> Provider | None:
 
 def sniff(path: Path, head: bytes | None = None) -> Provider | None:
     if head is None:
-        from hansard import safeopen
+        from hansard.files import safeopen
 
         with safeopen.open_file(path, follow=True) as fh:
             head = fh.read(HEAD_BYTES)

@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from hansard import safeopen, textnorm
+from hansard import textnorm
 from hansard.agents.origin import source_of
 from hansard.answers import evidence
 from hansard.answers.budget import Render, fit_budget
@@ -24,6 +24,7 @@ from hansard.answers.evidence import similarity
 from hansard.answers.session_facts import live_sessions, session_tests
 from hansard.answers.why import explain, parse_target, resolve_target
 from hansard.errors import NotFound, UntilNotAllowed
+from hansard.files import safeopen
 from hansard.git.run import git_text
 from hansard.link.landing import FileCommit, commit_diff, edit_hashes, edit_landed_in, file_commits
 from hansard.link.repos import known_repo

@@ -86,9 +86,10 @@ def run_context(store: Store, top: str, main_top: str) -> str:
     """What every file's summary of one run depends on beside its path and blob: hansard's
     version and rules (why's and this module's), the store's schema, the repository, and the
     files git blame reads beside history (``.git-blame-ignore-revs``, ``.mailmap``)."""
-    from hansard import __version__, safeopen
+    from hansard import __version__
     from hansard.answers.why.cache import CACHE_FORMAT
     from hansard.answers.why.engine import RULES_VERSION as WHY_RULES
+    from hansard.files import safeopen
 
     h = hashlib.sha256(repr((RULES_VERSION, WHY_RULES, CACHE_FORMAT, __version__, store.why_cache.schema(), top,
                              main_top)).encode("utf-8", "surrogateescape"))

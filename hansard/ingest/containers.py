@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
 
 from hansard import agents as registry
-from hansard import safeopen
 from hansard.agents.origin import parser_for
+from hansard.files import safeopen
+from hansard.files.zstdlib import MAGIC as ZSTD_MAGIC
 from hansard.ingest.pipeline import ingest
 from hansard.ingest.quickcheck import source_identity
-from hansard.zstdlib import MAGIC as ZSTD_MAGIC
 
 if TYPE_CHECKING:
     from hansard.agents.base import ContainerProvider, Provider

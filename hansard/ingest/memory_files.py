@@ -25,7 +25,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hansard import agents, safeopen
+from hansard import agents
+from hansard.files import safeopen
 from hansard.timebounds import utc_stamp
 
 if TYPE_CHECKING:
@@ -211,7 +212,7 @@ def _open_memory(path: str, kind: str, root: str | None, rel: str | None) -> int
     """A descriptor of the memory file, opened relative to its folder's descriptor (openat)
     without blocking, and only when what was opened is a regular file whose real path, read
     from the open descriptor, lies inside that folder: a memory file may be a symlink, but not
-    one that leads out, and no check-then-open race is left (hansard.safeopen)."""
+    one that leads out, and no check-then-open race is left (hansard.files.safeopen)."""
     folder, below = _folder_of(path, kind, root, rel)
     dfd = safeopen.open_dir(folder, follow=True)
     try:

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hansard import agents as registry
-from hansard import config, safeopen
+from hansard import config
 from hansard.agents.base import Provider
+from hansard.files import safeopen
 from hansard.ingest import containers, reader
 from hansard.ingest.pipeline import Ingested, Progress, ScanSummary, reading_tools, write_results
 from hansard.ingest.quickcheck import candidate_files, repo_transcripts

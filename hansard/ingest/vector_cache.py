@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hansard.privfile import write_private
+from hansard.files.privfile import write_private
 
 FORMAT = "hansard-vector-cache/1"
 CHUNK = 32768

@@ -58,7 +58,7 @@ def save(cfg: dict[str, Any]) -> None:
 
 
 def _write_private(path: str, text: str) -> None:
-    from hansard.privfile import write_private
+    from hansard.files.privfile import write_private
 
     write_private(path, text.encode("utf-8"))
 

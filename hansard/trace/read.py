@@ -261,7 +261,7 @@ def parse_record(obj: Any, where: str, summary: Summary) -> Parsed | None:
 def read_paths(paths: list[str], summary: Summary) -> list[Parsed]:
     """Every record of ``paths`` that can be kept, all read within the bounds first (see the
     module docstring); a later record with the id of an earlier one replaces it."""
-    from hansard import safeopen
+    from hansard.files import safeopen
 
     named = [os.path.abspath(os.path.expanduser(p)) for p in paths]
     files = [f for p in named for f in _files(p)]

@@ -44,12 +44,12 @@ from typing import Any
 
 import orjson
 
-from hansard import safeopen
 from hansard.agents.base import as_text as _as_text_base
 from hansard.agents.base import dict_of, first_json_lines, glued_records, list_of, load_json, record_key
 from hansard.agents.base import nonempty_str as _s
 from hansard.agents.claude_code import AGENT
 from hansard.agents.edits import diff_replacements, diff_texts, hunks_from_structured_patch, lines_of
+from hansard.files import safeopen
 from hansard.models import (
     EditItem,
     EditStatus,

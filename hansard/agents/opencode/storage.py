@@ -44,11 +44,11 @@ from typing import Any
 
 import orjson
 
-from hansard import safeopen
 from hansard.agents.base import JsonParser, as_text, dict_of, diff_texts, lines_of, parse_unified_diff, str_of
 from hansard.agents.base import iso_from_epoch_ms as _iso
 from hansard.agents.base import nonempty_str as _str
 from hansard.agents.edits import PatchError, parse_patch
+from hansard.files import safeopen
 from hansard.models import (
     EditItem,
     EditKind,

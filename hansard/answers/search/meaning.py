@@ -148,7 +148,7 @@ def file_sha256(path: Path) -> str:
                 if k.split("|")[0] != key.split("|")[0]}
         keep[key] = got
         record.parent.mkdir(parents=True, exist_ok=True)
-        from hansard.privfile import write_private
+        from hansard.files.privfile import write_private
 
         write_private(record, json.dumps(keep).encode())
     except OSError:

@@ -86,7 +86,8 @@ def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, da
     except ImportError:  # pragma: no cover - not CPython
         from hashlib import blake2b
 
-    from hansard import __version__, safeopen
+    from hansard import __version__
+    from hansard.files import safeopen
 
     h = blake2b(digest_size=20)
     from hansard.answers.why.engine import RULES_VERSION
