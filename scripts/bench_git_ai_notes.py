@@ -507,7 +507,7 @@ def answer_all(repo: Path, env: dict[str, str], files: list[str], jobs: int) -> 
 
 class Grader:
     def __init__(self, corpus: Path) -> None:
-        from hansard import textnorm
+        from hansard.text import textnorm
 
         self.norm = textnorm
         self.repo = corpus / "repo"

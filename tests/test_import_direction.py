@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 ORDER: list[tuple[str, set[str]]] = [
-    ("foundation", {"hansard", "models", "errors", "diffs", "textnorm", "timebounds", "files", "config",
+    ("foundation", {"hansard", "models", "errors", "text", "timebounds", "files", "config",
                     "crash", "install", "terminal", "foreignpaths"}),
     ("git", {"git"}),
     ("agents", {"agents"}),

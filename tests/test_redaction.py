@@ -613,8 +613,8 @@ def test_planted_secrets_stay_in_the_archive_and_show_raw(planted: dict[str, Any
 def test_edit_attribution_uses_the_original_lines(planted: dict[str, Any]) -> None:
     """edit_lines hashes come from the unredacted lines: the committed line that holds a key
     is still attributed to the session that wrote it."""
-    from hansard import textnorm
     from hansard.config import store_path_str
+    from hansard.text import textnorm
 
     db = sqlite3.connect(store_path_str())
     line = f'GCP_API_KEY = "{S["gcp_api_key"]}"'
@@ -695,8 +695,8 @@ def test_store_indexed_before_redaction_is_rebuilt(tmp_path: Path) -> None:
 
 def test_unchanged_lines_only() -> None:
     """The writer skips scanning an edit's new text only when every line of it is known clean."""
-    from hansard.diffs import Hunk
     from hansard.ingest.redact import unchanged_lines_only
+    from hansard.text.diffs import Hunk
 
     before = "a = 1\nb = 2\n"
     added = (Hunk(2, 1, 2, 2, ("-b = 2", "+b = 3", "+c = 4")),)

@@ -17,7 +17,7 @@ import pytest
 
 from hansard.store.sqlite.store import SqliteStore
 from hansard.store.types import TeamPull
-from hansard.textnorm import line_facts
+from hansard.text.textnorm import line_facts
 
 AT = "2026-11-20T10:00:00.000Z"
 SID = "7c1e9a40-1b2c-4d3e-8f40-5a6b7c8d9e01"

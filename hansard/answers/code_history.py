@@ -16,7 +16,6 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from hansard import textnorm
 from hansard.agents.origin import source_of
 from hansard.answers import evidence
 from hansard.answers.budget import Render, fit_budget
@@ -28,6 +27,7 @@ from hansard.files import safeopen
 from hansard.git.run import git_text
 from hansard.link.landing import FileCommit, commit_diff, edit_hashes, edit_landed_in, file_commits
 from hansard.link.repos import known_repo
+from hansard.text import textnorm
 
 if TYPE_CHECKING:
     from hansard.answers.results import CodeHistory, WhyAnswer

@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from hansard import textnorm
-from hansard.textnorm import split_lines
+from hansard.text import textnorm
+from hansard.text.textnorm import split_lines
 from hansard.timebounds import CLOCK_SLACK_S, parse_ts
 
 if TYPE_CHECKING:

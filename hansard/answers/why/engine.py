@@ -30,12 +30,12 @@ if TYPE_CHECKING:
     from hansard.answers.why.target import Target
     from hansard.store.interfaces import Store
 
-from hansard import textnorm
 from hansard.answers import evidence
 from hansard.answers.evidence import CLOCK_SLACK_S, EditRef
 from hansard.answers.why.line import LineAnswer
 from hansard.answers.why.unmatched import WINDOW, Unmatched
 from hansard.git.blame import ZERO, Blame, BlameLine
+from hansard.text import textnorm
 
 # Bump when a rule changes what an answer says: cached answers of other versions are not served.
 RULES_VERSION = 3  # 2: no_sessions; 3: a line's own paths, bases, readded, changed_later, common_line, unreadable_edit

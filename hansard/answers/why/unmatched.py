@@ -12,11 +12,11 @@ import re
 from bisect import bisect_left
 from typing import TYPE_CHECKING
 
-from hansard import textnorm
 from hansard.answers import evidence
 from hansard.answers.evidence import CLOCK_SLACK_S, EditRef, parse_ts, similar_texts
 from hansard.answers.why.line import LineAnswer
 from hansard.git.blame import ZERO
+from hansard.text import textnorm
 
 if TYPE_CHECKING:
     from typing import Any

@@ -25,9 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from hansard import textnorm
 from hansard.agents import origin
-from hansard.diffs import hunks_to_json
 from hansard.models import (
     EditItem,
     Item,
@@ -42,6 +40,8 @@ from hansard.models import (
 )
 from hansard.store.sqlite.codec import pack
 from hansard.store.sqlite.db import first_id
+from hansard.text import textnorm
+from hansard.text.diffs import hunks_to_json
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Redactor
