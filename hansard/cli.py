@@ -97,7 +97,7 @@ def cmd_reindex(a: argparse.Namespace) -> int:
 def cmd_sessions(a: argparse.Namespace) -> int:
     from hansard.answers.search.filters import resolve_repo
     from hansard.render import answers as render
-    from hansard.timebounds import since_text
+    from hansard.values.timebounds import since_text
 
     if a.repo:
         _inside_git(a.repo)

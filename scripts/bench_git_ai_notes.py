@@ -121,7 +121,7 @@ SOURCE = "git-ai-project/git-ai"
 NOTES = "refs/notes/ai"
 PATH_KEYS = ("file_path", "target_file", "notebook_path")
 MAX_LINES = 5000
-SLACK_S = 120  # hansard's own clock slack (hansard.timebounds.CLOCK_SLACK_S)
+SLACK_S = 120  # hansard's own clock slack (hansard.values.timebounds.CLOCK_SLACK_S)
 CLASSES = ("note_after_commit", "note_contradicted", "shared_calls", "agent_modified", "context", "other_file",
            "outside_ancestry", "not_in_parent", "no_note_session", "single_line_written", "other")
 

@@ -58,8 +58,8 @@ def derived_calls(dirs: list[Path]) -> list[tuple[str, Any]]:
     from hansard import agents as registry
     from hansard.ingest import reader
     from hansard.ingest.quickcheck import candidate_files
-    from hansard.models import EditItem, LeafTitle, MessageItem, SessionInfo, StepsItem, ToolCallItem, ToolResultItem
     from hansard.text.diffs import hunks_to_json
+    from hansard.values.models import EditItem, LeafTitle, MessageItem, SessionInfo, StepsItem, ToolCallItem, ToolResultItem
 
     calls: list[tuple[str, Any]] = []
     for path in sorted(set(candidate_files([str(d) for d in dirs]))):

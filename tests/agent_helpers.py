@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from hansard.ingest.reader import iter_jsonl
-from hansard.models import EditItem, RawRecord, Skip
+from hansard.values.models import EditItem, RawRecord, Skip
 
 AGENT_SAMPLES = Path(__file__).resolve().parent / "agent_samples"
 

@@ -48,7 +48,9 @@ from hansard import agents as registry
 from hansard.agents.base import glued_records
 from hansard.agents.edits import PatchError, apply_to_text, extract_patch, parse_patch, scan_headers, unwrap_patch
 from hansard.ingest import reader, redact
-from hansard.models import (
+from hansard.store.sqlite.migrations import MIGRATIONS
+from hansard.store.sqlite.writer import Writer
+from hansard.values.models import (
     EditItem,
     LeafTitle,
     MessageItem,
@@ -60,8 +62,6 @@ from hansard.models import (
     ToolCallItem,
     ToolResultItem,
 )
-from hansard.store.sqlite.migrations import MIGRATIONS
-from hansard.store.sqlite.writer import Writer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = Path(os.environ.get("HANSARD_SAMPLES", REPO_ROOT.parent / "shared" / "samples"))

@@ -21,7 +21,7 @@ from hansard.agents.cursor import transcripts as cursor
 from hansard.agents.opencode import storage as opencode
 from hansard.agents.webchat import exports as webchat
 from hansard.ingest.reader import iter_jsonl
-from hansard.models import (
+from hansard.values.models import (
     EditItem,
     LeafTitle,
     MessageItem,

@@ -14,7 +14,7 @@ import pytest
 from fixtures_repos.check import answer, compare, env_for, table
 from fixtures_repos.scenarios import Build
 from hansard import agents
-from hansard.models import RawRecord, ToolCallItem
+from hansard.values.models import RawRecord, ToolCallItem
 
 CODEX_SHELL_NAMES = ("shell", "shell_command", "exec_command", "local_shell", "container.exec", "unified_exec")
 
@@ -105,7 +105,7 @@ def test_reading_records_imports_no_parser() -> None:
     code = ("import sys, hansard.agents as a, hansard.facts.shell\n"
             "a.tools('shell'); a.display_name('codex'); a.memory_files(); a.transcript_dirs()\n"
             "print(sorted(m for m in sys.modules if m.endswith(('transcript', 'rollout', 'chats'))"
-            " or m in ('orjson', 'hansard.models', 'dataclasses')))")
+            " or m in ('orjson', 'hansard.values.models', 'dataclasses')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
 

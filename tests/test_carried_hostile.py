@@ -105,7 +105,7 @@ def test_a_checkpoint_claiming_a_local_sessions_id_is_kept_apart(tmp_path: Path)
 def w_messages(w: ClaudeWriter) -> int:
     """Messages of the writer's transcript as `show` counts them."""
     from hansard.agents.claude_code.transcript import PROVIDER
-    from hansard.models import MessageItem, RawRecord
+    from hansard.values.models import MessageItem, RawRecord
 
     p = PROVIDER.new_parser(str(w.path))
     n = 0

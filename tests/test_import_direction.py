@@ -5,8 +5,8 @@ one (under TYPE_CHECKING) alike: both tie the module to the later stage.
 The order, from shared/DESIGN.md's data flow (agent homes -> archive -> parse -> link -> answer
 -> render) and from what each folder is for:
 
-- foundation: value types, settings and file access every stage shares (models, errors, config,
-  files, ...);
+- foundation: value types, settings and file access every stage shares (values, errors, config,
+  files, text, ...);
 - git: the only code that runs git (over foundation alone): an agent's sessions may be kept in
   git (Entire's checkpoint refs), so even a reader may use it;
 - agents: one parser per agent, records in, items out, nothing stored;
@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 ORDER: list[tuple[str, set[str]]] = [
-    ("foundation", {"hansard", "models", "errors", "text", "timebounds", "files", "config",
+    ("foundation", {"hansard", "values", "errors", "text", "files", "config",
                     "crash", "install", "terminal", "foreignpaths"}),
     ("git", {"git"}),
     ("agents", {"agents"}),

@@ -15,7 +15,7 @@ import pytest
 
 from fixtures_repos.gitrepo import GitRepo
 from hansard.agents.specstory.history import PROVIDER, parse
-from hansard.models import EditItem, MessageItem, RawRecord, SessionInfo, Skip, ToolCallItem, ToolResultItem
+from hansard.values.models import EditItem, MessageItem, RawRecord, SessionInfo, Skip, ToolCallItem, ToolResultItem
 from tests.helpers import run_cli
 
 SAMPLES = Path(__file__).parent / "specstory_samples"

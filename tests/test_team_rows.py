@@ -162,7 +162,7 @@ def test_a_session_this_machine_records_stays_its_own(world: Any, tmp_path: Path
     """Bob's store records a session of the same id (a checkpoint of it, say) after Alice's was
     pulled: his stands, hers is dropped and left out of later pulls; and his first row, in a
     store holding only the team's, takes an id above zero."""
-    from hansard.models import MessageItem, SessionInfo
+    from hansard.values.models import MessageItem, SessionInfo
 
     store = world["store"]
     seen = {5: (SID, "h1", "alice@example.com", "Alice")}

@@ -40,8 +40,8 @@ OTHER_REPOSITORY = "another repository's session"
 
 
 def parse_until(until: str | None) -> float | None:
-    """The last instant ``until`` includes (see :mod:`hansard.timebounds`)."""
-    from hansard.timebounds import until_epoch
+    """The last instant ``until`` includes (see :mod:`hansard.values.timebounds`)."""
+    from hansard.values.timebounds import until_epoch
 
     return until_epoch(until, "until")
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from hansard.text import textnorm
 from hansard.text.textnorm import split_lines
-from hansard.timebounds import CLOCK_SLACK_S, parse_ts
+from hansard.values.timebounds import CLOCK_SLACK_S, parse_ts
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store

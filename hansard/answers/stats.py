@@ -184,7 +184,7 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
     from hansard.git.objects import CatFile
     from hansard.link.repos import known_repo
     from hansard.store import kept
-    from hansard.timebounds import parse_ts, since_text, until_text
+    from hansard.values.timebounds import parse_ts, since_text, until_text
 
     by = tuple(dict.fromkeys(by))
     bad = [b for b in by if b not in BY]

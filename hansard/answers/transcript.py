@@ -32,7 +32,7 @@ from hansard.agents.origin import source_of
 from hansard.answers.search import text as textmod
 from hansard.answers.search.filters import clamp, parse_roles
 from hansard.errors import InvalidCursor
-from hansard.timebounds import local_time
+from hansard.values.timebounds import local_time
 
 if TYPE_CHECKING:
     from hansard.answers.results import Transcript

@@ -88,7 +88,7 @@ def build_vectors(index: Any, embedder: Embedder, *, batch: int = BATCH, max_sec
     stop at any point; the next call goes on from there. ``index`` is a store's search facet."""
     import numpy as np
 
-    from hansard.timebounds import utc_stamp
+    from hansard.values.timebounds import utc_stamp
 
     model = embedder.id
     t0 = time.monotonic()
@@ -132,7 +132,7 @@ def build_intent_vectors(index: Any, encoder: Embedder, *, batch: int = 256, max
     import numpy as np
 
     from hansard.store.types import INTENT_CHARS, intent_key
-    from hansard.timebounds import utc_stamp
+    from hansard.values.timebounds import utc_stamp
 
     t0 = time.monotonic()
     counts = {"texts": 0, "embedded": 0}

@@ -37,7 +37,7 @@ from hansard import agents as registry
 from hansard.agents.origin import keyed, of_source, parser_for
 from hansard.errors import GitError
 from hansard.ingest.pipeline import ingest
-from hansard.models import Item, MessageItem, RawRecord
+from hansard.values.models import Item, MessageItem, RawRecord
 
 if TYPE_CHECKING:
     from hansard.agents.base import Parser

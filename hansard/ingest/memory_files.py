@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from hansard import agents
 from hansard.files import safeopen
-from hansard.timebounds import utc_stamp
+from hansard.values.timebounds import utc_stamp
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import MemoryStore, RepoRegistry, Store

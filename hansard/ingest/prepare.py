@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hansard.ingest import reader
-from hansard.models import RawRecord, Skip
+from hansard.values.models import RawRecord, Skip
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Redactor, Store

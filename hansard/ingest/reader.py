@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import orjson
 
 from hansard.files import safeopen
-from hansard.models import RawRecord
+from hansard.values.models import RawRecord
 
 BLOCK = 1 << 20
 

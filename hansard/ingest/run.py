@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from hansard.ingest.pipeline import Progress, ScanSummary, reindex
 from hansard.ingest.scanner import Scanner
 from hansard.store import as_store
-from hansard.timebounds import utc_stamp
+from hansard.values.timebounds import utc_stamp
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from hansard.errors import GitError
 from hansard.store import kept
 from hansard.text import textnorm
-from hansard.timebounds import CLOCK_SLACK_S
+from hansard.values.timebounds import CLOCK_SLACK_S
 
 if TYPE_CHECKING:
     from typing import Any

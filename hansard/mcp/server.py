@@ -183,7 +183,7 @@ class Runner:
             self._audit(tool, outcome, code, (time.monotonic() - started) * 1000, count, query)
 
     def _audit(self, tool: str, outcome: str, code: str | None, ms: float, count: int | None, query: str | None) -> None:
-        from hansard.timebounds import utc_stamp
+        from hansard.values.timebounds import utc_stamp
 
         self.app.audit(dict(at=utc_stamp(), tool=tool, caller=self.opts.caller_session, outcome=outcome,
                             error_code=code, duration_ms=round(ms, 1), result_count=count,

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
     from contextlib import AbstractContextManager
 
-    from hansard.models import Item, RawRecord
     from hansard.store.types import Row, TeamPull
+    from hansard.values.models import Item, RawRecord
 
 
 # --- archive: raw records, lossless, keyed by (source, generation, byte offset) ---

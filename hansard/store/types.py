@@ -49,8 +49,8 @@ class SearchFilters:
 
     repo_ids: list[int] | None = None
     provider: str | None = None
-    since: str | None = None                  # stored >= since (hansard.timebounds.since_text)
-    until: str | None = None                  # stored < until (hansard.timebounds.until_text)
+    since: str | None = None                  # stored >= since (hansard.values.timebounds.since_text)
+    until: str | None = None                  # stored < until (hansard.values.timebounds.until_text)
     roles: tuple[str, ...] | None = None
     tool_names: list[str] | None = None       # resolved `tool` filter (any of these names)
     shell_tools: list[str] = field(default_factory=list)  # the names of shell tools, for `command`

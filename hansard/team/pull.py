@@ -24,7 +24,7 @@ FRESH = 60.0
 
 
 def _now() -> str:
-    from hansard.timebounds import utc_stamp
+    from hansard.values.timebounds import utc_stamp
 
     return utc_stamp()
 
@@ -60,7 +60,7 @@ def stale(store: Store, cfg: dict[str, Any]) -> bool:
     roots = ",".join(sorted(r["root_commit"] for r in _roots(cfg)))
     if (state["url"], state["member"], state["machine"], state["roots"]) != (url, member, machine, roots):
         return True
-    from hansard.timebounds import parse_ts
+    from hansard.values.timebounds import parse_ts
 
     tried = parse_ts(state["tried_at"])
     import time

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from hansard.agents.base import diff_texts, guarded
-from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip, ToolCallItem, ToolResultItem
+from hansard.values.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip, ToolCallItem, ToolResultItem
 
 NAME = "aider"
 HISTORY_FILE = ".aider.chat.history.md"

@@ -50,7 +50,7 @@ from hansard.agents.base import nonempty_str as _s
 from hansard.agents.claude_code import AGENT
 from hansard.agents.edits import diff_replacements, diff_texts, hunks_from_structured_patch, lines_of
 from hansard.files import safeopen
-from hansard.models import (
+from hansard.values.models import (
     EditItem,
     EditStatus,
     Item,

@@ -26,7 +26,7 @@ from hansard.agents.codex.rollout import PROVIDER as ROLLOUT
 from hansard.agents.codex.rollout import CodexParser
 from hansard.files import safeopen
 from hansard.files.zstdlib import MAGIC, zstd
-from hansard.models import RawRecord
+from hansard.values.models import RawRecord
 
 NAME = ROLLOUT.name
 SUFFIX = ".jsonl.zst"

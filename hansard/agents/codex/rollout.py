@@ -107,7 +107,8 @@ from hansard.agents.base import as_text, dict_of, first_json_lines, list_of, loa
 from hansard.agents.base import nonempty_str as _str
 from hansard.agents.codex import AGENT, code_mode
 from hansard.agents.edits import FileOp, PatchError, extract_patch, lines_of, parse_patch, parse_unified_diff, scan_headers
-from hansard.models import (
+from hansard.text.diffs import Hunk
+from hansard.values.models import (
     EditItem,
     EditKind,
     EditStatus,
@@ -122,7 +123,6 @@ from hansard.models import (
     ToolResultItem,
     ToolStatus,
 )
-from hansard.text.diffs import Hunk
 
 NAME = AGENT.name
 

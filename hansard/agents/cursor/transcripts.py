@@ -54,7 +54,8 @@ import orjson
 from hansard.agents.base import JsonParser, dict_of, diff_texts, first_json_lines, iso_from_epoch_ms, lines_of, str_of
 from hansard.agents.base import nonempty_str as _str
 from hansard.agents.edits import PatchError, parse_patch
-from hansard.models import (
+from hansard.text.diffs import Hunk
+from hansard.values.models import (
     EditItem,
     EditKind,
     Item,
@@ -65,7 +66,6 @@ from hansard.models import (
     ToolCallItem,
     ToolResultItem,
 )
-from hansard.text.diffs import Hunk
 
 NAME = "cursor"
 SQLITE_MAGIC = b"SQLite format 3\x00"

@@ -31,7 +31,8 @@ import orjson
 from hansard.agents.base import as_text, dict_of, first_json_lines, load_json, snapshot_steps, str_of
 from hansard.agents.edits import diff_replacements, lines_of, parse_unified_diff
 from hansard.agents.gemini import AGENT
-from hansard.models import (
+from hansard.text.diffs import Hunk
+from hansard.values.models import (
     EditItem,
     Item,
     MessageItem,
@@ -44,7 +45,6 @@ from hansard.models import (
     ToolCallItem,
     ToolResultItem,
 )
-from hansard.text.diffs import Hunk
 
 NAME = AGENT.name
 

@@ -49,7 +49,7 @@ from hansard.agents.base import iso_from_epoch_ms as _iso
 from hansard.agents.base import nonempty_str as _str
 from hansard.agents.edits import PatchError, parse_patch
 from hansard.files import safeopen
-from hansard.models import (
+from hansard.values.models import (
     EditItem,
     EditKind,
     Item,

@@ -42,7 +42,7 @@ from hansard.agents.base import JsonParser, dict_of, str_of
 from hansard.agents.base import nonempty_str as _str
 from hansard.errors import ExportEntryTooLarge, ExportTooDeep, ExportTooLarge, ExportTooManyMessages
 from hansard.files import safeopen
-from hansard.models import Item, MessageItem, RawRecord, Role, SessionInfo, Skip
+from hansard.values.models import Item, MessageItem, RawRecord, Role, SessionInfo, Skip
 
 CHATGPT = "chatgpt"
 CLAUDE_WEB = "claude_web"

@@ -1,6 +1,6 @@
 """Filter arguments shared by search and transcript reads: roles, limits, repositories, tools.
 
-Time bounds are read by :mod:`hansard.timebounds` (one meaning of since/until everywhere).
+Time bounds are read by :mod:`hansard.values.timebounds` (one meaning of since/until everywhere).
 """
 
 from __future__ import annotations

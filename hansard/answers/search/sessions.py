@@ -50,7 +50,7 @@ from hansard.answers.search.query import parse
 from hansard.errors import InvalidArgument
 from hansard.ingest.redact import withheld_note
 from hansard.store.types import Candidate, SearchFilters
-from hansard.timebounds import local_time, since_text, until_text
+from hansard.values.timebounds import local_time, since_text, until_text
 
 if TYPE_CHECKING:
     from hansard.answers.results import SearchResults

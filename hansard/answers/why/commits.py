@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hansard.timebounds import CLOCK_SLACK_S
+from hansard.values.timebounds import CLOCK_SLACK_S
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -19,8 +19,8 @@ from hansard.store.sqlite.db import marks
 from hansard.store.sqlite.writer import Writer, prepare
 
 if TYPE_CHECKING:
-    from hansard.models import Item
     from hansard.store.interfaces import Redactor
+    from hansard.values.models import Item
 
 
 class SqliteItems:

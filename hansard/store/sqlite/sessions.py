@@ -1,7 +1,7 @@
 """Session queries: session lists, one session's messages and tool calls, what is indexed.
 
 Message numbering is always ``message_index``. Time bounds arrive as stored-time text
-(:mod:`hansard.timebounds` makes them). Rows are ``sqlite3.Row`` (indexable by column
+(:mod:`hansard.values.timebounds` makes them). Rows are ``sqlite3.Row`` (indexable by column
 name) or plain dicts ready for JSON. A teammate's session (id below zero, ``member`` set:
 hansard.store.sqlite.team) is found by its id like any other, listed only when asked for, and
 counted in none of what this machine indexed (``status``, ``index_state``).

@@ -26,7 +26,11 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from hansard.agents import origin
-from hansard.models import (
+from hansard.store.sqlite.codec import pack
+from hansard.store.sqlite.db import first_id
+from hansard.text import textnorm
+from hansard.text.diffs import hunks_to_json
+from hansard.values.models import (
     EditItem,
     Item,
     LeafTitle,
@@ -38,10 +42,6 @@ from hansard.models import (
     ToolCallItem,
     ToolResultItem,
 )
-from hansard.store.sqlite.codec import pack
-from hansard.store.sqlite.db import first_id
-from hansard.text import textnorm
-from hansard.text.diffs import hunks_to_json
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Redactor
