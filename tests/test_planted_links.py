@@ -40,7 +40,7 @@ def test_write_private_is_owner_only(tmp_path: Path) -> None:
 def test_the_demo_never_writes_through_a_planted_link(tmp_path: Path) -> None:
     from hansard.demo import build
 
-    story = json.loads((Path(__file__).resolve().parents[1] / "hansard" / "demo_data" / "story.json").read_text())
+    story = json.loads((Path(__file__).resolve().parents[1] / "hansard" / "demo" / "data" / "story.json").read_text())
     root = tmp_path / "demo"
     # Every file the demo writes outside git: plant a link at each transcript's name.
     from hansard import agents
