@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 from hansard import __version__
 from hansard.errors import HansardError, InvalidArgument
-from hansard.terminal import json_bytes, json_text, say
+from hansard.text.terminal import json_bytes, json_text, say
 
 if TYPE_CHECKING:
     from hansard.app.house import Request

@@ -34,8 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 ORDER: list[tuple[str, set[str]]] = [
-    ("foundation", {"hansard", "values", "errors", "text", "files", "config",
-                    "crash", "install", "terminal", "foreignpaths"}),
+    ("foundation", {"hansard", "values", "errors", "text", "files", "config", "crash", "install"}),
     ("git", {"git"}),
     ("agents", {"agents"}),
     ("store", {"store"}),

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from hansard.files.privfile import write_file
-from hansard.terminal import say
+from hansard.text.terminal import say
 
 PLACEHOLDER = "@REPO@"
 
