@@ -152,7 +152,7 @@ def read_notes(snap: Path) -> dict[str, bytes]:
 
 def split_note(data: bytes) -> tuple[Any, dict]:
     """(hansard's parse of the attestation, the metadata object)."""
-    from hansard.agents.git_ai.notes import parse_note
+    from hansard.recorders.git_ai.notes import parse_note
 
     note = parse_note(data)
     text = data.decode("utf-8", "replace")

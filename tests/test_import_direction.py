@@ -10,6 +10,8 @@ The order, from shared/DESIGN.md's data flow (agent homes -> archive -> parse ->
 - git: the only code that runs git (over foundation alone): an agent's sessions may be kept in
   git (Entire's checkpoint refs), so even a reader may use it;
 - agents: one parser per agent, records in, items out, nothing stored;
+- recorders: what tools other than agents record in git about commits (notes, Agent Trace), read
+  beside the agents;
 - store: the only code that speaks SQL; ingest, link and the answers all go through it;
 - facts: what transcripts say beyond edits (pure);
 - ingest: scan -> archive -> parse -> redact -> write;
@@ -37,6 +39,7 @@ ORDER: list[tuple[str, set[str]]] = [
     ("foundation", {"hansard", "values", "errors", "text", "files", "config", "crash", "install"}),
     ("git", {"git"}),
     ("agents", {"agents"}),
+    ("recorders", {"recorders"}),
     ("store", {"store"}),
     ("facts", {"facts"}),
     ("ingest", {"ingest"}),
