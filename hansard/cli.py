@@ -1,8 +1,8 @@
 """The command line: parse arguments, call one core function, render its result. Nothing else.
 
 argparse, not typer: editors shell out to ``hansard why`` once per file, and typer's import
-alone costs ~280 ms here against ~35 ms for argparse. Every heavy module
-is imported inside the command that needs it.
+alone costs several times argparse's. Every heavy module is imported inside the command that
+needs it.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ def _request(a: argparse.Namespace, *, write: bool = False) -> Request:
 
 
 def _print_json(obj: Any) -> None:
-    # stdlib json, not orjson: orjson's import pulls in dataclasses and uuid (~18 ms), and
-    # this runs on every editor call of `hansard why`.
+    # stdlib json, not orjson: orjson's import pulls in dataclasses and uuid, and this runs on
+    # every editor call of `hansard why`.
     import json
 
     sys.stdout.write(json_text(json.dumps(obj, indent=2, ensure_ascii=False, default=str)))
@@ -587,8 +587,8 @@ def cmd_lsp(a: argparse.Namespace) -> int:
 
 
 class _Formatter(argparse.HelpFormatter):
-    """argparse's formatter, given a width so that it does not import shutil (~15 ms) just to
-    ask for the terminal size on every run."""
+    """argparse's formatter, given a width so that it does not import shutil just to ask for
+    the terminal size on every run."""
 
     def __init__(self, prog: str) -> None:
         try:

@@ -528,7 +528,7 @@ def imported_by(store: Store, top: str, rel: str) -> list[dict[str, Any]]:
 
 
 def served(result: Mapping[str, Any]) -> dict[str, Any]:
-    """The answer as served: every string through the redactor (issue 28, item 5). Transcript
+    """The answer as served: every string through the redactor. Transcript
     text is redacted when indexed; what git and the working tree give (commit summaries and
     authors, a line's text) is not, until here."""
     from hansard.ingest.redact import redact_value

@@ -23,8 +23,8 @@ __all__ = ["CLOCK_SLACK_S", "EditRef", "load_candidates", "parse_ts", "similar_t
 
 class EditRef:
     """One applied edit seen as evidence. ``added`` maps a line's normal-form hash to the
-    exact hashes of the lines this edit added with that form. (A plain class: dataclasses
-    cost ~10 ms of import on the `why` path.)"""
+    exact hashes of the lines this edit added with that form. (A plain class: the dataclasses
+    module is a heavy import on the `why` path, docs/performance.md.)"""
 
     __slots__ = ("edit_id", "session_id", "provider", "call_id", "message_index", "rel_path", "ts", "timestamp",
                  "user_modified", "tool", "added", "trivial", "claimed_call")

@@ -1,4 +1,4 @@
-"""`hansard stats` (issue 25): how much of a repository agents wrote, counted from the same
+"""`hansard stats`: how much of a repository agents wrote, counted from the same
 attribution engine as `why`: every tracked file at the revision is answered by
 ``hansard.answers.why.explain`` and its lines are counted by kind. There is no second
 heuristic; a line counted ``agent`` here is a line `hansard why --json` calls ``agent``.

@@ -35,13 +35,13 @@ import re
 import warnings
 from typing import Any
 
-# (a str, not a pathlib.Path: pathlib costs ~3 ms of import on `why`'s path)
+# (a str, not a pathlib.Path: pathlib is an import `why`'s path does without)
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "secret_rules", "gitleaks.json")
 
 # Rules left out on purpose (reason shown by the update script), beside the ones that cannot be
 # translated or that gitleaks applies only to some file paths (a transcript's text has none).
 LEFT_OUT = {
-    "generic-api-key": "hansard's secret_assignment rule judges values given to secret-like names (issue 7)",
+    "generic-api-key": "hansard's secret_assignment rule judges values given to secret-like names",
 }
 
 # gitleaks rules for a provider hansard already names (detect-secrets' or its own rules): their

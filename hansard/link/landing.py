@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 class FileCommit:
     """One commit of a file's history, with what it changed in the file (filled as needed).
-    A plain class: the dataclasses module costs ~6 ms of import on `why`'s path."""
+    A plain class: the dataclasses module is a heavy import on `why`'s path."""
 
     __slots__ = ("sha", "path", "committer_time", "author", "summary", "parents", "blob", "old_path", "added",
                  "removed", "hunks")

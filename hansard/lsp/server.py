@@ -58,7 +58,7 @@ from hansard.lsp.repostate import head_token, repo_top
 log = logging.getLogger("hansard.lsp")
 
 SETTINGS = ("marks", "codeLens", "commandLinks", "pollSeconds", "sync", "refresh", "maxBufferBytes")
-# A buffer larger than this is not blamed (a 34 MB one took 3.6 GB and 110 s): its hover says so.
+# A buffer larger than this is not blamed (a very large one took gigabytes and minutes): its hover says so.
 MAX_BUFFER_BYTES = 8 << 20
 CACHE_ENTRIES = 64
 # An answer for a buffer version older than this many edits is not worth computing.

@@ -21,7 +21,7 @@ from hansard.store.sqlite.codec import pack_record, unpack_record
 from hansard.store.sqlite.db import like_escape, marks, transaction
 from hansard.values.timebounds import utc_stamp
 
-if TYPE_CHECKING:  # hansard.values.models costs ~25 ms of import (dataclasses), and `why` opens the archive
+if TYPE_CHECKING:  # hansard.values.models imports dataclasses, a heavy import, and `why` opens the archive
     from hansard.values.models import RawRecord
 
 _STAT_COLS = "id, path, provider, inode, size, mtime_ns, \"offset\", generation, head_hash, missing"

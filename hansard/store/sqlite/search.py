@@ -558,8 +558,8 @@ class SqliteSearchIndex:
         message id, the builder's mark if below that): changes whenever a batch of vectors is
         written or a message's text changes under its vectors (the update trigger steps the mark
         back). A mark moved past messages with nothing to embed leaves it alone. Index look-ups
-        only: counting the passages would read the whole table (30-40 ms at 450k) on every
-        search. A deleted message's passages need no reload: they no longer pass ``passing``."""
+        only: counting the passages would read the whole table on every search. A deleted
+        message's passages need no reload: they no longer pass ``passing``."""
         row = self.db.execute("SELECT updated_at, through_id FROM vector_progress WHERE model=?", (model,)).fetchone()
         top = self.db.execute("SELECT MAX(message_id) FROM passage_vectors").fetchone()[0] or 0
         path = self.db.execute("PRAGMA database_list").fetchone()[2]
@@ -600,8 +600,7 @@ class SqliteSearchIndex:
 
     def passage_keys(self) -> list[tuple[int, int, int, bytes]]:
         """Every embedded passage as (message id, start, end, text hash), by message id and
-        start: the primary key's order, no vector read (0.5 s at 450k passages, against 3.6 s
-        for :meth:`vectors`)."""
+        start: the primary key's order, no vector read (a fraction of :meth:`vectors`'s time)."""
         cur = self.db.cursor()
         cur.row_factory = None  # plain tuples: a sqlite3.Row per passage costs more than the read
         return cur.execute(

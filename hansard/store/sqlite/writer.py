@@ -406,7 +406,7 @@ class Writer:
 
     def _flush_calls(self) -> None:
         """The calls held back written, each with the result that came after it, if any: one
-        INSERT where a call and its result used to cost an INSERT and an UPDATE. A call whose
+        INSERT for a call and its result, not an INSERT and an UPDATE. A call whose
         row was already there (another source's, or an earlier read's) gets its result the old
         way."""
         for call_id, (row, red, result, result_red) in self._calls.items():
