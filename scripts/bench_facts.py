@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 FIRST_WHY_S = 5.0
 
 
-def timed(fn) -> float:  # noqa: ANN001 - any callable
+def timed(fn) -> float:  # any callable
     t = time.perf_counter()
     fn()
     return time.perf_counter() - t

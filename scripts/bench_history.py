@@ -45,8 +45,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # The transcripts and the repository are written by fixtures_repos' writers.
-from fixtures_repos.fastimport import FastImport  # noqa: E402
-from fixtures_repos.writers import SeededClaudeTranscript  # noqa: E402
+from fixtures_repos.fastimport import FastImport
+from fixtures_repos.writers import SeededClaudeTranscript
 
 T0 = 1_780_000_000  # 2026-05-28, fixed so the corpus is the same every run
 GEN_VERSION = 2

@@ -281,7 +281,7 @@ def run(quick: bool = False, directory: str | None = None, rounds: int | None = 
     root = Path(directory or tempfile.mkdtemp(prefix="hansard-bench-mcp-"))
     root.mkdir(parents=True, exist_ok=True)
     saved_env = dict(os.environ)
-    errlog = open(root / "servers.stderr.log", "w")  # noqa: SIM115 - the servers' stderr, kept out of the report
+    errlog = open(root / "servers.stderr.log", "w")  # the servers' stderr, kept out of the report
     try:
         t = time.perf_counter()
         world = build_world(root)

@@ -32,7 +32,7 @@ from pathlib import Path
 # history, with trailers in its messages and qwen-code notes instead of git-ai ones.
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_git_ai import _env, build_notes_repo, setup, time_blame_and_why, timed  # noqa: E402
+from bench_git_ai import _env, build_notes_repo, setup, time_blame_and_why, timed
 
 TRAILERS = ["Co-Authored-By: Claude Opus 4.8 <noreply@anthropic.com>\nClaude-Session: https://claude.ai/code/session_01{:022d}",
             "Co-authored-by: Cursor Agent <cursoragent@cursor.com>",

@@ -144,7 +144,7 @@ def main() -> None:
                 from tests.webdriver import Browser
 
                 b = Browser()
-            except BaseException as exc:  # noqa: BLE001 - pytest.skip when chromium is missing
+            except BaseException as exc:  # pytest.skip when chromium is missing
                 print(f"(no browser: {exc})")
                 b = None
             if b is not None:

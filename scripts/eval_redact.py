@@ -36,7 +36,7 @@ import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from re import _constants as C  # noqa: N812 - sre_constants, deprecated as a module name in 3.11
+from re import _constants as C  # sre_constants, deprecated as a module name in 3.11
 from re import _parser as sre_parse
 from typing import Any
 from urllib.parse import quote

@@ -110,7 +110,7 @@ def test_reading_records_imports_no_parser() -> None:
     assert out.stdout.strip() == "[]", out.stdout
 
 
-def _codex_call(tool: str, cx, cmd: str, run=None) -> str:  # noqa: ANN001
+def _codex_call(tool: str, cx, cmd: str, run=None) -> str:
     if tool == "local_shell":
         return cx.local_shell(["bash", "-lc", cmd], run=run)
     return cx.exec(cmd, run=run, tool=tool)

@@ -780,7 +780,7 @@ def _plain(v: str | bytes) -> bytes:
 
     try:
         return unpack_record(v)
-    except Exception:  # noqa: BLE001 - neither: the bytes as stored
+    except Exception:  # neither: the bytes as stored
         return v
 
 

@@ -62,7 +62,7 @@ def demo(tmp_path: Path) -> Path:
     return s.repo
 
 
-def check_against_why(store, repo: Path, result: dict) -> None:  # noqa: ANN001
+def check_against_why(store, repo: Path, result: dict) -> None:
     """Every file's counts are its why answer's kinds, and add up to its lines."""
     sha = result["rev"]
     tracked = [p for p in git(repo, "ls-tree", "-r", "--name-only", sha).splitlines()]

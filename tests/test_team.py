@@ -538,7 +538,7 @@ def test_scope_repo_holds_team_sessions_in_every_mcp_tool(team) -> None:
                                    env=dict(os.environ), cwd=str(team["repo_b"]))
 
     async def drive() -> str:
-        def data(r):  # noqa: ANN001, ANN202
+        def data(r):
             assert r.structured_content is not None, r
             return r.structured_content
 

@@ -89,7 +89,7 @@ def _bob_rows(pg: Cluster) -> str:
 
 
 def _ids(pg: Cluster) -> dict[str, str]:
-    one = lambda sql: pg.psql(sql).strip()  # noqa: E731
+    one = lambda sql: pg.psql(sql).strip()
     return {"member": one("SELECT id FROM members WHERE member_role='core_bob'"),
             "repo": one("SELECT id FROM repos WHERE member_role='core_bob'"),
             "session": one("SELECT id FROM sessions WHERE member_role='core_bob'"),

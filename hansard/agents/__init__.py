@@ -164,7 +164,7 @@ def sniff(path: Path, head: bytes | None = None) -> Provider | None:
         try:
             if p.sniff(path, head):
                 return p
-        except Exception:  # noqa: BLE001 - a sniffer bug must not stop the scan
+        except Exception:  # a sniffer bug must not stop the scan
             continue
     return None
 

@@ -69,7 +69,7 @@ def get_past_session(
     around: int | None = None,
     roles: str | Sequence[str] | None = None,
     limit: int | None = None,
-    next: str | None = None,  # noqa: A002 - contract name
+    next: str | None = None,  # contract name
     group_revisions: bool = False,
     max_message_chars: int | None = None,
     content_offset: int | None = None,

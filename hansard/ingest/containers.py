@@ -78,7 +78,7 @@ def sniff(path: Path) -> ContainerProvider | None:
                 try:
                     if p.sniff(path, b""):
                         return p
-                except Exception:  # noqa: BLE001 - a sniffer bug must not stop the scan
+                except Exception:  # a sniffer bug must not stop the scan
                     continue
         return None
     found = registry.sniff(path)

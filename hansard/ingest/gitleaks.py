@@ -283,7 +283,7 @@ def _groups_all_repeated(py: str) -> bool:
     """Is every capturing group of the pattern repeated (``[a-z0-9]{8}-([a-z0-9]{4}-){3}``) or
     named (jwt-base64's ``(?P<alg>aGJHY2lPaU)``, which labels the token's kind)? Its first group
     is then a piece of the secret, not the secret: the whole match is taken."""
-    from re import _constants as C  # type: ignore[attr-defined]  # noqa: N812 - CPython's private modules, no stubs
+    from re import _constants as C  # type: ignore[attr-defined]  # CPython's private modules, no stubs
     from re import _parser as sre_parse  # type: ignore[attr-defined]
 
     with warnings.catch_warnings():
@@ -320,7 +320,7 @@ def literal_prefixes(py: str) -> tuple[str, ...] | None:
     The redactor looks for these instead of the rule's keywords: a keyword is a lower-cased
     literal of the match, often short and common in text (``ltai``, ``sc_``, ``ext_``) where the
     literal as written (``LTAI``) is rare."""
-    from re import _constants as C  # type: ignore[attr-defined]  # noqa: N812 - CPython's private modules, no stubs
+    from re import _constants as C  # type: ignore[attr-defined]  # CPython's private modules, no stubs
     from re import _parser as sre_parse  # type: ignore[attr-defined]
 
     with warnings.catch_warnings():

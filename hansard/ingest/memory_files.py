@@ -117,7 +117,7 @@ def _project_files(root: str) -> Iterator[str]:
         specs = [f":(glob)**/{n}" for n in PROJECT_NAMES] + [f":(glob)**/{g}" for g in PROJECT_GLOBS]
         out = git(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *specs], root, timeout=30.0)
         seen |= {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
-    except Exception:  # noqa: BLE001 - not a git checkout, or git missing: root files only
+    except Exception:  # not a git checkout, or git missing: root files only
         pass
     for rel in sorted(seen):
         if _kind_of(rel) and os.path.isfile(os.path.join(root, rel)):
@@ -238,5 +238,5 @@ def refresh_memories(store: Store) -> None:
     folder's. Never fails an index run: a problem here is a stale mirror, not lost data."""
     try:
         scan_memories(store, cwd=os.getcwd())
-    except Exception:  # noqa: BLE001 - OSError or any store error: a stale mirror, never a failed index run
+    except Exception:  # OSError or any store error: a stale mirror, never a failed index run
         pass

@@ -88,7 +88,7 @@ def run_job(job: Job, tools: Tools, records: Iterator[RawRecord] | None = None) 
         yield from _run(job, tools, records)
     except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
         yield ("error", type(exc).__name__, str(exc))
-    except Exception:  # noqa: BLE001 - the writer re-raises it, with this traceback
+    except Exception:  # the writer re-raises it, with this traceback
         yield ("error", "Exception", traceback.format_exc())
 
 

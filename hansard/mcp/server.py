@@ -91,7 +91,7 @@ class _Call:
             if self.request is not None:
                 try:
                     self.request.interrupt()
-                except Exception:  # noqa: BLE001 - closed in the meantime: nothing left to stop
+                except Exception:  # closed in the meantime: nothing left to stop
                     pass
             if time.monotonic() > end:
                 import sys
@@ -167,7 +167,7 @@ class Runner:
         except HansardError as exc:
             outcome, code = "failed", exc.code
             return _error(exc.code, exc.message, exc.retryable)
-        except Exception as exc:  # noqa: BLE001 - every failure must reach the agent as an error object
+        except Exception as exc:  # every failure must reach the agent as an error object
             from hansard.store.errors import is_engine_error, typed
 
             outcome = "failed"

@@ -214,7 +214,7 @@ class CodexParser:
             if self.sid is None and any(not isinstance(i, Skip) for i in items):
                 return [Skip("no_session_id", record.offset)]
             return items
-        except Exception as exc:  # noqa: BLE001 - a parser must never raise on input
+        except Exception as exc:  # a parser must never raise on input
             self.__init__(self.path, saved)  # type: ignore[misc]
             return [Skip("parser_error", record.offset, repr(exc)[:300])]
 

@@ -171,7 +171,7 @@ def load_embedder() -> tuple[Embedder | None, str | None]:
         e, why = None, f"no embedding model is installed; {install_hint()}"
     except WeightsMismatch as exc:
         e, why = None, f"the embedding weights failed their hash check ({exc}); reinstall wordllama"
-    except Exception as exc:  # noqa: BLE001 - a broken optional model must never break keyword search
+    except Exception as exc:  # a broken optional model must never break keyword search
         e, why = None, f"the embedding model could not be loaded ({type(exc).__name__}: {exc})"
     _EMBEDDER["e"], _EMBEDDER["why"] = e, why
     return e, why

@@ -126,7 +126,7 @@ def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, dat
         pre = Prepared(store, repo_id, texts, os.path.basename(t.rel), paths=history.names())
         history.prepare()
         _ahead_of_blame(texts, likeness=bool(pre.edits))
-    except Exception as exc:  # noqa: BLE001 - blame's own error, if any, is the one to report
+    except Exception as exc:  # blame's own error, if any, is the one to report
         failed = exc
     bl = blamed.result()
     if failed is not None:
