@@ -17,7 +17,7 @@ Per corpus, after one index (which keeps the facts and fills the commit-diff cac
   * first `why FILE --json --no-cache --no-sync` after the facts were forgotten, then the same
     again, against `git blame -w -M -C` of the file.
 
-Target (issue 23): the first why in a repository of 5,000 commits and 300 sessions whose facts
+Target: the first why in a repository of 5,000 commits and 300 sessions whose facts
 are not computed yet <= 5 s. Printed, never asserted; never run in CI.
 """
 

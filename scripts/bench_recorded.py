@@ -9,7 +9,7 @@ turn, every fifth commit a person's co-author only) and one qwen-code note per c
 alternation, ``--runs`` times each:
 
   * the link step's one `git log` of the whole history, without the trailer placeholder (the
-    format before issue 24) and with it (``hansard.git.history.commit_log``, parsed);
+    format before the recorders were read) and with it (``hansard.git.history.commit_log``, parsed);
   * `git blame -w -M -C --porcelain FILE` (the blame `why` runs);
   * `hansard why FILE --json --no-cache` with the notes, and with ``refs/notes/ai-attribution``
     moved away (what reading the notes adds; the trailers come from the file's own log).

@@ -1,4 +1,4 @@
-"""Bench `hansard ui`'s two big pages against a baseline run side by side (issue 25: a 5,000-line
+"""Bench `hansard ui`'s two big pages against a baseline run side by side (a 5,000-line
 file and a 50 MB session page to first paint in <= 1 s).
 
 Builds, in a temporary folder (every agent home and the store inside it), a repository with a

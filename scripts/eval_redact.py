@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Recall and false positives of secret redaction (hansard/ingest/redact.py), issue 28 item 3.
+"""Recall and false positives of secret redaction (hansard/ingest/redact.py).
 
 The corpus is generated from a seed, so every run is the same:
   - true secrets: SHAPES below, the ways keys and passwords are really pasted (provider tokens in

@@ -1,4 +1,4 @@
-"""Driving a provider's parser over records, shared by the tests of the agents added in issue 11."""
+"""Driving a provider's parser over records, shared by the tests of the agents read beside Claude Code, Codex and Gemini."""
 
 from __future__ import annotations
 

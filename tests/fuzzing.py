@@ -3,7 +3,7 @@ long run): real sample records, the mutations applied to them, and the invariant
 
 Targets
   * each provider parser (``PARSER_TARGETS``: claude_code, codex, gemini JSONL, gemini legacy
-    JSON, and the agents of issue 11: cursor transcripts and state.vscdb rows, aider, copilot,
+    JSON, and the other agents: cursor transcripts and state.vscdb rows, aider, copilot,
     opencode folder and SQLite rows, chatgpt and claude_web exports), fed one record at a
     time through ``new_parser(path, state).feed(RawRecord(...))`` then ``finish()``, the way
     the scanner does it (state saved as JSON between chunks);
@@ -68,7 +68,7 @@ SAMPLES = Path(os.environ.get("HANSARD_SAMPLES", REPO_ROOT.parent / "shared" / "
 
 ITEM_TYPES = (SessionInfo, MessageItem, ToolCallItem, ToolResultItem, EditItem, StepsItem, LeafTitle, Rewind, Skip)
 PARSER_TARGETS = ("claude_code", "codex", "gemini", "gemini:json",
-                  # the agents of issue 11: line records, and records read from containers
+                  # the other agents: line records, and records read from containers
                   "cursor", "cursor:sqlite", "aider", "copilot", "opencode:dir", "opencode:sqlite",
                   "chatgpt:export", "claude_web:export")
 AGENT_SAMPLES = REPO_ROOT / "tests" / "agent_samples"  # written samples of formats with no real one

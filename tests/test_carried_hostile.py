@@ -1,4 +1,4 @@
-"""What a cloned repository carries is untrusted (issue 33): a hostile clone's checkpoint refs and
+"""What a cloned repository carries is untrusted: a hostile clone's checkpoint refs and
 SpecStory files can lie about working folders, session ids and sizes. Each case here is one a
 probe found: a removed worktree's folder taken over through a global path map, a local session
 extended by a checkpoint claiming its id, a SpecStory history retitling another repository's,

@@ -1,6 +1,6 @@
 """git-ai authorship notes (refs/notes/ai, Git AI Standard authorship/3.0.0) are recorded
 evidence in `why`: shown beside hansard's own answer, a disagreement said and the confidence
-lowered, never picked in silence (issue 24)."""
+lowered, never picked in silence."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Imports follow the stages (issue 26): a module may import its own stage folder and the stages
+"""Imports follow the stages: a module may import its own stage folder and the stages
 before it, never one after it. Every import counts, a function's lazy import and a type-only
 one (under TYPE_CHECKING) alike: both tie the module to the later stage.
 

@@ -1,4 +1,4 @@
-"""Fuzzing the readers of issue 24's other sources as the transcript parsers are fuzzed: agent
+"""Fuzzing the readers of the other sources (recorders, Entire's checkpoints) as the transcript parsers are fuzzed: agent
 commit trailers (read by git's own parser), qwen-code's ``refs/notes/ai-attribution`` notes
 and SpecStory histories, mangled every way (odd keys and values, folded and CRLF lines,
 unicode, huge values, JSON of any type, notes on trees and blobs, histories cut anywhere), in a

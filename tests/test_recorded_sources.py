@@ -1,7 +1,7 @@
 """Commit trailers that name an agent (``Claude-Session:``, ``Co-authored-by:``) and qwen-code's
 ``refs/notes/ai-attribution`` notes are recorded evidence in `why`, beside hansard's own: a
 trailer speaks of a commit (never makes a line an agent's, never invents a session), a qwen
-note of a file's share in a commit (issue 24, item 3). Reading them never writes to the
+note of a file's share in a commit. Reading them never writes to the
 repository."""
 
 from __future__ import annotations

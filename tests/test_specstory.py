@@ -1,6 +1,6 @@
 """SpecStory histories committed under ``.specstory/history/`` are sessions of provider
 ``specstory``: read from the repositories hansard knows, their tool-use blocks parsed, kept out
-of session lists and search unless asked for, and never evidence of an edit (issue 24, item 4)."""
+of session lists and search unless asked for, and never evidence of an edit."""
 
 from __future__ import annotations
 

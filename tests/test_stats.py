@@ -1,4 +1,4 @@
-"""`hansard stats` and the MCP `repo_stats` tool (issue 25, part 1), on real repositories built
+"""`hansard stats` and the MCP `repo_stats` tool, on real repositories built
 with real transcripts (the demo, and fixtures_repos' scenarios): the counts add up exactly to
 the files' lines and agree with `why --json` line for line; a new commit costs only the files it
 changed (read from the store's stats cache); and the MCP tool over a real stdio client,

@@ -1,4 +1,4 @@
-"""Team sessions on a real PostgreSQL (issue 12): two members, two HANSARD_HOMEs, two clones
+"""Team sessions on a real PostgreSQL: two members, two HANSARD_HOMEs, two clones
 of one repository. A line member A's session wrote is explained to member B with A's session,
 pulled into B's store; search shows team sessions only with the team flags; push is idempotent,
 refuses repositories not opted in and never sends pulled rows; nothing unredacted reaches the

@@ -1,4 +1,4 @@
-"""Members of a team are PostgreSQL roles and the server keeps them apart (issue 28), on a real
+"""Members of a team are PostgreSQL roles and the server keeps them apart, on a real
 PostgreSQL: the owner makes team ``core`` with Alice and Bob, and team ``other`` with Carol.
 With her own credentials Alice cannot forge a row as Bob, change or delete his rows, or push
 as him by copying his email and machine id into her config; Carol reads none of core's rows.

@@ -1,4 +1,4 @@
-"""The shortcuts a whole-file `why` takes (issue 14's speed) give the answers the slow paths
+"""The shortcuts a whole-file `why` takes give the answers the slow paths
 give: candidate edits loaded whole only for the file's own paths, and the restored check
 asking each file version only about the lines in question."""
 
