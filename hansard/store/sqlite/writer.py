@@ -406,9 +406,8 @@ class Writer:
 
     def _flush_calls(self) -> None:
         """The calls held back written, each with the result that came after it, if any: one
-        INSERT for a call and its result, not an INSERT and an UPDATE. A call whose
-        row was already there (another source's, or an earlier read's) gets its result the old
-        way."""
+        INSERT for a call and its result, not an INSERT and an UPDATE. A call whose row was
+        already there (another source's, or an earlier read's) gets its result by an UPDATE."""
         for call_id, (row, red, result, result_red) in self._calls.items():
             status, output, exit_code, result_at, shared_id = result or _NO_RESULT
             cur = self.db.execute(
