@@ -95,9 +95,6 @@ def test_homes_follow_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
                                         f"{tmp_path}/cu/projects", f"{tmp_path}/cuu/globalStorage",
                                         f"{tmp_path}/oc/opencode.db", f"{tmp_path}/oc/storage",
                                         f"{tmp_path}/a/.aider.chat.history.md", f"{tmp_path}/gh/session-state"]
-    from hansard import config
-
-    assert config.default_source_dirs() == agents.transcript_dirs()
 
 
 def test_reading_records_imports_no_parser() -> None:

@@ -55,9 +55,6 @@ RANK = {name: i for i, (_, names) in enumerate(ORDER) for name in names}
 
 # (importing module, imported module) -> why the import runs against the flow.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("hansard.config", "hansard.agents"):
-        "default_source_dirs: the folders a bare `hansard index` scans are the agents' homes, which only the"
-        " agent registry knows; a lazy import in that one function",
     ("hansard.ingest.run", "hansard.link.commits.kept"):
         "an index run links what it wrote (the one pipeline ends with the link step); until an adapter"
         " runs the pipeline's steps in order, ingest.run calls link",
