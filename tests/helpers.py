@@ -146,6 +146,23 @@ def logging_git(tmp: Path) -> tuple[Path, Path]:
     return bindir, log
 
 
+def git_failing_once(tmp: Path, subcommand: str) -> Path:
+    """A folder holding a `git` whose first call of ``subcommand`` fails as git does (a message
+    on stderr, exit 128) and whose every other call runs the real git: put the folder first on
+    PATH to make one git call fail, as a git killed or out of resources would."""
+    real = shutil.which("git")
+    assert real
+    bindir = tmp / "failing-git"
+    bindir.mkdir()
+    done = bindir / "failed"
+    shim = bindir / "git"
+    shim.write_text(f'#!/bin/sh\nif [ ! -e "{done}" ]; then\n  for a in "$@"; do\n'
+                    f'    if [ "$a" = "{subcommand}" ]; then : > "{done}"; echo "fatal: failed" >&2; exit 128; fi\n'
+                    f'  done\nfi\nexec "{real}" "$@"\n')
+    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    return bindir
+
+
 def git_subcommand(line: str) -> str:
     """The git subcommand of a logged call (after ``-c key=value`` and ``-C dir`` options)."""
     words = line.split()
