@@ -390,7 +390,7 @@ def test_under_a_deadline_the_files_left_are_said_out_of_time_not_answered(built
     token = DEADLINE.set(time.monotonic() + RESERVE_S / 2)
     try:
         with Hansard(sync=False).request() as rq:
-            r = review(rq.reads(), "main..feature")
+            r = review(rq.store, "main..feature")
     finally:
         DEADLINE.reset(token)
     assert [f["skipped"] for f in r["files"]] == ["out_of_time"] * 4 and r["truncated"] == {"files_out_of_time": 4}
