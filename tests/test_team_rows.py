@@ -274,3 +274,22 @@ def test_a_common_word_ranks_the_team_s_newest_rows_as_this_machine_s_newest(wor
     monkeypatch.setattr(search, "PROBE_ROWS", 10_000)
     ans = search_past_sessions(world["store"], "zebra", include_team_sessions=True, limit=10)
     assert sorted(h["session_id"] for h in ans["results"]) == ["new-session", "old-session"]
+
+
+def test_review_names_a_teammates_session_and_reads_its_facts_from_the_pulled_rows(world: Any) -> None:
+    """review's session questions (the closing message, the last edit, the redactions) are the
+    local ones: a pulled session answers them, and the review says whose it is."""
+    from hansard.answers.review import review
+
+    rows = _session(5, root=world["root"])
+    rows["messages"].append({"id": 52, "session_row": 5, "message_index": 2, "role": "assistant", "kind": "text",
+                             "text": "discounted() rounds to cents. [REDACTED:aws_access_key] was in the env.",
+                             "timestamp": AT})
+    _pull(world, rows, {5: (SID, "h1", "alice@example.com", "Alice")})
+    r = review(world["store"], "HEAD~1..HEAD", repo=str(world["repo"]))
+    assert [(s["session_id"], s["member"], s["source"]["kind"]) for s in r["sessions"]] == \
+        [(SID, "alice@example.com", "member")]
+    s = r["sessions"][0]
+    assert s["summary"].startswith("discounted() rounds to cents.") and s["summary_index"] == 2
+    assert s["last_edit_index"] == 1 and s["redactions"] == 1 and s["tested"] == "none"
+    assert r["sources"]["read"] == ["a teammate (the team store)"]
