@@ -288,9 +288,10 @@ def _review_file(links: Links, f: Mapping[str, Any], code: list[Markup], session
             ln, html = at[n]
             sid = ln.get("session_id")
             cls = f"k-{esc(ln['kind'])}" + (f" c{colour[sid]}" if sid in colour else "")
+            href = esc(links.file(f["path"], n))
             rows.append(f'<tr id="F{esc(f["path"])}:{n}" class="{cls}" data-kind="{esc(ln["kind"])}" '
-                        f'data-session="{esc(sid or "")}"><td class="n"><a href="{esc(links.file(f["path"], n))}">{n}'
-                        f'</a></td><td class="c"><code>{html}</code></td></tr>')
+                        f'data-session="{esc(sid or "")}"><td class="g"></td><td class="n"><a href="{href}">{n}</a></td>'
+                        f'<td class="c"><code>{html}</code></td></tr>')
         runs = []
         for run in h["runs"]:
             sid = run.get("session_id")
