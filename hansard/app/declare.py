@@ -349,7 +349,9 @@ def table(cmd: Command) -> str:
                     f"| {_cell(text(p.help))} |")
     if cmd.result:
         module, _, name = cmd.result.partition(":")
-        rows += ["", f"Result: `{name}` (`{module}`)."]
+        schema = f"; its JSON Schema: [{schema_path(cmd)[5:]}]({schema_path(cmd)[5:]}) (`{cmd.schema}`)" \
+            if cmd.schema else ""
+        rows += ["", f"Result: `{name}` (`{module}`){schema}."]
     if cmd.options and cmd.cli:
         rows += ["", "CLI options: " + ", ".join(f"`{cmd.option(o)[0]}`" for o in cmd.options) + "."]
     while rows[-1] == "":
