@@ -24,6 +24,7 @@ import json
 from fixtures_repos.gitrepo import COLLEAGUE
 from fixtures_repos.scenarios import Build, Scenario, scenario, src
 from fixtures_repos.scenarios_more import cursor
+from fixtures_repos.scenarios_precision import go
 from fixtures_repos.writers import Add, ClaudeWriter, Update, det_uuid4, encode_cwd
 
 LEDGER_PY = src('''
@@ -309,4 +310,80 @@ def notes_forked_conversation(b: Build) -> Scenario:
         session as an alternative. Both transcripts start at the same instant: the copy read
         first (the original's file sorts first) stands for the call. Lines 1-2 (the person's
         import and a blank line) are short lines in a run of agent lines: unknown.
+    ''')
+
+
+CLEAN_GO = go('''
+    package strategy
+
+    import (
+        "fmt"
+        "regexp"
+    )
+
+    var shadowBranchPattern = regexp.MustCompile(`^entire/[0-9a-fA-F]{7,}$`)
+
+    func IsShadowBranch(name string) bool {
+        return shadowBranchPattern.MatchString(name)
+    }
+''')
+
+CLEANUP_TYPES_GO = go('''
+    // CleanupType says what kind of leftover an item is.
+    type CleanupType string
+
+    const (
+        CleanupShadowBranch CleanupType = "shadow-branch"
+        CleanupSessionState CleanupType = "session-state"
+    )
+
+    // CleanupItem is one leftover that `entire clean` can remove.
+    type CleanupItem struct {
+        Type   CleanupType
+        ID     string
+        Reason string
+    }
+''')
+
+LIST_ALL_GO = go('''
+    // ListAll returns every leftover found in the repository.
+    func ListAll(branches []string) ([]CleanupItem, error) {
+        if len(branches) == 0 {
+            return nil, nil
+        }
+        var errNoRepo = fmt.Errorf("not a git repository")
+        return nil, errNoRepo
+    }
+''')
+
+
+@scenario
+def moved_into_a_new_file(b: Build) -> Scenario:
+    """A session adds a block of types to strategy/clean.go; before committing, a person deletes
+    clean.go and writes strategy/cleanup.go, which holds the session's block and new code of
+    their own (too little of clean.go for git to call it a rename). The block is the session's
+    edit, moved by the commit into the file it created; a line the person wrote that the
+    session also wrote into clean.go, far from its block, stays an honest unknown."""
+    r = b.init()
+    r.write("strategy/clean.go", CLEAN_GO)
+    b.commit(r, "Shadow branch pattern")
+    cc = b.claude(r.path)
+    cc.prompt("Add the cleanup item types for `entire clean` to strategy/clean.go")
+    t1 = cc.edit(r.path / "strategy/clean.go", '\t"regexp"\n)\n',
+                 '\t"regexp"\n)\n\n' + CLEANUP_TYPES_GO + '\nvar errNoRepo = fmt.Errorf("not a git repository")\n')
+    cc.say("Added CleanupType and CleanupItem.")
+    r.remove("strategy/clean.go")
+    r.write("strategy/cleanup.go", 'package strategy\n\nimport "fmt"\n\n' + CLEANUP_TYPES_GO + "\n" + LIST_ALL_GO)
+    c1 = b.commit(r, "cleanup more, make it owned by strategy")
+    return b.scenario(r, {
+        "strategy/cleanup.go": b.expect(r, "strategy/cleanup.go", b.human(c1), b.unknown(c1), b.human(c1),
+                                        b.agent(t1, c1, 16), b.human(c1, 4), b.unknown(c1, 2), b.human(c1),
+                                        b.unknown(c1)),
+    }, notes='''
+        c1 deletes strategy/clean.go and adds strategy/cleanup.go; git pairs them as no rename.
+        Lines 4-19 (the types, and the blank lines t1 wrote around them) are t1's, written into
+        clean.go: the commit that deleted the path t1 edited moved them here, as a block. Line
+        25 is text t1 also wrote into clean.go, but alone among the person's lines: unknown
+        (other_path), not t1's. Lines 2, 24 and 27 are short lines of a commit an agent wrote
+        lines of (unknown, trivial).
     ''')

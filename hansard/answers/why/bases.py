@@ -10,8 +10,9 @@ to check, and always fits.
 The parent's version is the one blame names (``previous``: the parent commit and the file's
 path there; none when the commit created the file), read for every blamed commit whose lines
 some edit added in one ``git cat-file --batch`` the first time a question needs one (it also
-tells a line the parent already had). Only non-trivial lines count, by their normal-form
-hashes.
+tells a line the parent already had). An edit of a path the commit deleted, whose text the
+commit may have moved into this file, is checked against that path at the parent. Only
+non-trivial lines count, by their normal-form hashes.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from typing import TYPE_CHECKING
 from hansard import textnorm
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Mapping
+    from collections.abc import Set as AbstractSet
 
     from hansard.answers.evidence import EditRef
     from hansard.git.blame import Blame
@@ -31,10 +33,12 @@ if TYPE_CHECKING:
 class Bases:
     """The bases of the edits one question weighs, and the parent versions of its commits."""
 
-    def __init__(self, store: Store, top: str, bl: Blame) -> None:
+    def __init__(self, store: Store, top: str, bl: Blame, moved: Mapping[str, AbstractSet[str]] | None = None) -> None:
         self.store = store
         self.top = top
         self.bl = bl
+        self.moved = moved or {}  # commit -> paths it deleted whose edits' text it may have moved here
+        self._deleted: dict[tuple[str, str], frozenset[int]] = {}  # (commit, deleted path) -> its lines at the parent
         self._removed: dict[int, set[int]] = {}  # edit -> the non-trivial lines it removed
         self._added: dict[int, set[int]] = {}  # edit -> the non-trivial lines it added
         self._parents: dict[str, frozenset[int]] = {}  # commit -> the lines of the file at its parent
@@ -48,7 +52,7 @@ class Bases:
         removed = self._removed_by(e.edit_id)
         if not removed:
             return True
-        base = self.parent(sha)
+        base = self.deleted_at_parent(sha, e.rel_path) if e.rel_path in self.moved.get(sha, ()) else self.parent(sha)
         if removed <= base:
             return True
         missing = removed - base
@@ -111,6 +115,17 @@ class Bases:
                     hashes.add(h)
                 self._parents[c] = frozenset(hashes)
             got = self._parents[sha]
+        return got
+
+    def deleted_at_parent(self, sha: str, path: str) -> frozenset[int]:
+        """The lines of ``path``, which commit ``sha`` deleted, at the commit's first parent."""
+        got = self._deleted.get((sha, path))
+        if got is None:
+            from hansard.git.history import batch_objects
+
+            body = next((b for _, _, kind, b in batch_objects(self.top, [f"{sha}^:{path}"]) if kind == b"blob"), None)
+            text = body.decode("utf-8", "surrogateescape") if body is not None else ""
+            got = self._deleted[(sha, path)] = frozenset(textnorm.line_hash(x) for x in set(text.split("\n")))
         return got
 
     def _previous(self, sha: str) -> tuple[str, str] | None:
