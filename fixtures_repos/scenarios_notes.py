@@ -387,3 +387,85 @@ def moved_into_a_new_file(b: Build) -> Scenario:
         (other_path), not t1's. Lines 2, 24 and 27 are short lines of a commit an agent wrote
         lines of (unknown, trivial).
     ''')
+
+
+CLI_PY = src('''
+    import sys
+
+
+    def main(argv):
+        if not argv:
+            print("usage: tool FILE")
+            sys.exit(2)
+        run(check(argv[0]))
+''')
+
+CHECK_PY = src('''
+    def check(path):
+        if not path.endswith(".toml"):
+            print("not a TOML file: " + path)
+            sys.exit(2)
+        return path
+''')
+
+
+@scenario
+def notes_common_line_in_its_commits_block(b: Build) -> Scenario:
+    """A session adds a function whose ``sys.exit(2)`` the file already has; a person later
+    rewrites every other line of that function. At HEAD the common line sits among the
+    person's lines, but in its own commit it was inside the session's block: it is the
+    session's, not an honest unknown."""
+    r = b.init()
+    r.write("tool.py", CLI_PY)
+    c0 = b.commit(r, "Command line")
+    cc = b.claude(r.path)
+    cc.prompt("Refuse files that are not TOML")
+    t1 = cc.edit(r.path / "tool.py", "import sys\n\n\n", "import sys\n\n\n" + CHECK_PY + "\n\n")
+    c1 = b.commit(r, "Only TOML files")
+    r.replace("tool.py", "def check(path):\n", "def check(path: str) -> str:\n")
+    r.replace("tool.py", '    if not path.endswith(".toml"):\n', '    if not path.lower().endswith((".toml", ".tml")):\n')
+    r.replace("tool.py", '        print("not a TOML file: " + path)\n',
+              '        print(f"not a TOML file: {path}", file=sys.stderr)\n')
+    r.replace("tool.py", "    return path\n", "    return path.strip()\n")
+    c2 = b.commit(r, "Typed check, errors to stderr", author=COLLEAGUE)
+    return b.scenario(r, {
+        "tool.py": b.expect(r, "tool.py", b.human(c0, 3), b.unknown(c2, 2), b.human(c2), b.agent(t1, c1), b.unknown(c2),
+                            b.human(c1, 2), b.human(c0, 5)),
+    }, notes='''
+        Line 7, ``sys.exit(2)``, is c1's; the file has it twice, and every non-trivial line within
+        three of it is c2's now. In c1's own version of the file the lines around it are t1's:
+        it is t1's (it used to be unknown, common_line). Lines 4, 5 and 8 are t1's lines c2
+        changed (unknown, changed_later); line 6, changed past likeness, is the person's, and
+        so are the blank lines after the function, cut off from t1's block.
+    ''')
+
+
+REPORT_PY = src('''
+    def report(rows):
+        for row in rows:
+            print(row)
+''')
+
+
+@scenario
+def notes_edit_of_a_file_new_in_its_commit(b: Build) -> Scenario:
+    """A person starts a new file and, before it is ever committed, a session rewrites its
+    loop. The edit's base is in no commit (the file is new in the working tree), which is no
+    evidence of another branch: the commit that creates the file holds the session's lines."""
+    r = b.init()
+    r.write("README.md", "# reports\n")
+    b.commit(r, "Initial commit")
+    r.write("report.py", REPORT_PY)
+    cc = b.claude(r.path)
+    cc.prompt("Print the rows as an aligned table")
+    t1 = cc.edit(r.path / "report.py", "    for row in rows:\n        print(row)\n",
+                 "    width = max((len(str(row[0])) for row in rows), default=0)\n"
+                 "    for name, value in rows:\n        print(f\"{name:<{width}}  {value}\")\n")
+    c1 = b.commit(r, "Reports")
+    return b.scenario(r, {
+        "report.py": b.expect(r, "report.py", b.human(c1), b.agent(t1, c1, 3)),
+    }, notes='''
+        t1 replaced lines 2-3 of a file no commit had yet; c1 created the file. Line 1 is the
+        person's; lines 2-4 are t1's (they used to be unknown, other_branch: t1's replaced
+        lines are not in c1's parent, which has no report.py at all).
+    ''')

@@ -5,7 +5,8 @@ session's earlier edits (several edits before one commit).
 An edit on another version of the file (another branch or worktree, whose lines the commit's
 history never had) wrote its text for another commit: it is not evidence for this one, however
 exactly its lines match. An edit that removed nothing (a new file, lines inserted) has no base
-to check, and always fits.
+to check, and always fits; nor has an edit of a file its line's commit created (the history
+has no earlier version of it to contradict the edit).
 
 The parent's version is the one blame names (``previous``: the parent commit and the file's
 path there; none when the commit created the file), read for every blamed commit whose lines
@@ -39,6 +40,7 @@ class Bases:
         self.bl = bl
         self.moved = moved or {}  # commit -> paths it deleted whose edits' text it may have moved here
         self._deleted: dict[tuple[str, str], frozenset[int]] = {}  # (commit, deleted path) -> its lines at the parent
+        self._versions: dict[tuple[str, str], list[int]] = {}  # (commit, path) -> its lines there, in order
         self._removed: dict[int, set[int]] = {}  # edit -> the non-trivial lines it removed
         self._added: dict[int, set[int]] = {}  # edit -> the non-trivial lines it added
         self._parents: dict[str, frozenset[int]] = {}  # commit -> the lines of the file at its parent
@@ -52,7 +54,14 @@ class Bases:
         removed = self._removed_by(e.edit_id)
         if not removed:
             return True
-        base = self.deleted_at_parent(sha, e.rel_path) if e.rel_path in self.moved.get(sha, ()) else self.parent(sha)
+        if e.rel_path in self.moved.get(sha, ()):
+            base = self.deleted_at_parent(sha, e.rel_path)
+        elif self._previous(sha) is None:
+            # The commit created the file: its history has no version an edit's base could
+            # contradict (the file the edit changed was new in the working tree).
+            return True
+        else:
+            base = self.parent(sha)
         if removed <= base:
             return True
         missing = removed - base
@@ -115,6 +124,24 @@ class Bases:
                     hashes.add(h)
                 self._parents[c] = frozenset(hashes)
             got = self._parents[sha]
+        return got
+
+    def at_commit(self, sha: str, path: str) -> list[int]:
+        """The lines of ``path`` in commit ``sha``'s own version, in order (a line's
+        ``orig_line`` indexes them), by normal-form hash; empty when git has not that version."""
+        got = self._versions.get((sha, path))
+        if got is None:
+            from hansard.git.history import batch_objects
+
+            body = next((b for _, _, kind, b in batch_objects(self.top, [f"{sha}:{path}"]) if kind == b"blob"), None)
+            known = self._hashes
+            got = []
+            for x in body.decode("utf-8", "surrogateescape").split("\n") if body is not None else ():
+                h = known.get(x)
+                if h is None:
+                    h = known[x] = textnorm.line_hash(x)
+                got.append(h)
+            self._versions[(sha, path)] = got
         return got
 
     def deleted_at_parent(self, sha: str, path: str) -> frozenset[int]:

@@ -479,14 +479,26 @@ class Attributor(Unmatched):
 
     def _in_block(self, i: int, e: EditRef, quals: dict[int, list[EditRef]]) -> bool:
         """e's session could have written another non-trivial line within ``WINDOW`` lines of
-        line i, or every line e wrote is there (a small edit of common lines)."""
+        line i, or every line e wrote is there (a small edit of common lines), or, in the
+        line's commit's own version of the file (later commits may have rewritten the lines
+        around it since), e itself added a non-trivial line within ``WINDOW`` lines of it."""
         near = range(max(0, i - WINDOW), min(len(self.lines), i + WINDOW + 1))
         for j in near:
             if j != i and not self.trivial[j] and any(x.session_id == e.session_id
                                                       for x in (quals[j] if j in quals else self.qualifying(j))):
                 return True
         wrote = self.bases.added(e.edit_id)
-        return bool(wrote) and wrote <= {self.hashes[j] for j in near}
+        if not wrote:
+            return False
+        if wrote <= {self.hashes[j] for j in near}:
+            return True
+        b = self.lines[i]
+        then = self.bases.at_commit(b.sha, b.orig_path)
+        k = b.orig_line - 1
+        if not (0 <= k < len(then)) or then[k] != self.hashes[i]:
+            return False  # not the version blame read: no block to judge by
+        return any(then[x] in wrote and then[x] != self.hashes[i]
+                   for x in range(max(0, k - WINDOW), min(len(then), k + WINDOW + 1)) if x != k)
 
     def _moved_block(self, i: int, e: EditRef, quals: dict[int, list[EditRef]]) -> bool:
         """Another non-trivial line within ``WINDOW`` lines of line i, of the same commit, could
