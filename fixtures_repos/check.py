@@ -58,23 +58,22 @@ def scenario_env(scn: Scenario, store: Path) -> Iterator[None]:
 
 
 def answer(scn: Scenario) -> dict[str, dict[str, Any]]:
-    """Index the default homes (the environment must already point at the scenario's) and
-    explain every expected file. Returns path -> the `why` contract dict."""
-    from hansard.answers.why import explain
+    """Index the default homes (the environment must already point at the scenario's) and ask
+    `why` of every expected file, as `hansard why --json` does (the application registers the
+    repository first). Returns path -> the `why` contract dict."""
+    from hansard.app.house import Hansard
     from hansard.ingest.run import index
-    from hansard.store import open_store
 
-    store = open_store()
-    try:
-        index(store)
+    app = Hansard(sync=False)
+    with app.request(write=True) as rq:
+        index(rq.store)
         if scn.imports:
             from hansard.ingest.webchat_import import import_export
 
             for export in scn.imports:
-                import_export(store, export)
-        return {rel: explain(store, rel, rev=scn.rev, cwd=str(scn.repo)) for rel in scn.files}
-    finally:
-        store.close()
+                import_export(rq.store, export)
+    with app.request() as rq:
+        return {rel: dict(rq.why_answer(rel, rev=scn.rev, cwd=str(scn.repo))) for rel in scn.files}
 
 
 # -- comparing ------------------------------------------------------------------------------

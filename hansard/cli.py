@@ -8,6 +8,7 @@ is imported inside the command that needs it.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -17,29 +18,19 @@ if TYPE_CHECKING:
 
 from hansard import __version__
 from hansard.errors import HansardError, InvalidArgument
-from hansard.ingest.quickcheck import quick_sync
 from hansard.terminal import json_bytes, json_text, say
 
-
-def _store():
-    from hansard.store import open_store
-
-    return open_store()
+if TYPE_CHECKING:
+    from hansard.app.house import Request
 
 
-def _reader_store():
-    """A store to read from, even on a read-only disk (then without a sync first)."""
-    from hansard.store import open_for_reading
+def _request(a: argparse.Namespace, *, write: bool = False) -> Request:
+    """The command's request (``hansard.app.house``): its store, opened writable when the
+    command writes (else readable on a read-only disk too), synced unless --no-sync, its cached
+    answers used unless --no-cache."""
+    from hansard.app.house import Hansard
 
-    return open_for_reading()
-
-
-def _with_team(store):
-    """The store, with the team's sessions beside it when a team is configured (one stat
-    when none is: psycopg is imported only by team code)."""
-    from hansard.team import wrap
-
-    return wrap(store)
+    return Hansard(sync=not getattr(a, "no_sync", False), cache=not getattr(a, "no_cache", False)).request(write=write)
 
 
 def _print_json(obj: Any) -> None:
@@ -55,7 +46,6 @@ def _print_json(obj: Any) -> None:
 
 
 def cmd_index(a: argparse.Namespace) -> int:
-    import os
     from pathlib import Path
 
     from hansard.ingest.run import index
@@ -67,19 +57,19 @@ def cmd_index(a: argparse.Namespace) -> int:
         from hansard.errors import NotFound
 
         raise NotFound(f"no such file or folder: {missing[0]}")
-    if a.watch:
-        from hansard.ingest.watch import serve
+    with _request(a, write=True) as rq:
+        if a.watch:
+            from hansard.ingest.watch import serve
 
-        return serve(_store(), [Path(p) for p in a.paths] or None, quiet=a.quiet)
-    store = _store()
-    summary = index(store, [Path(p) for p in a.paths] or None, wait=not a.no_wait,
-                    progress=None if a.quiet else stderr_progress())
-    if summary is None:
-        say("hansard: another `hansard index` is running; not waiting (--no-wait)", file=sys.stderr)
-        return 13
-    from hansard.answers.notices import no_sessions, no_sessions_text
+            return serve(rq.store, [Path(p) for p in a.paths] or None, quiet=a.quiet)
+        summary = index(rq.store, [Path(p) for p in a.paths] or None, wait=not a.no_wait,
+                        progress=None if a.quiet else stderr_progress())
+        if summary is None:
+            say("hansard: another `hansard index` is running; not waiting (--no-wait)", file=sys.stderr)
+            return 13
+        from hansard.answers.notices import no_sessions, no_sessions_text
 
-    notice = no_sessions(store)
+        notice = no_sessions(rq.store)
     found = any(h["sessions"] for h in notice["searched"])  # nothing found anywhere: say where it looked
     if a.json:
         _print_json({**summary.as_dict(), **({} if found else {"notice": notice})})
@@ -95,27 +85,12 @@ def cmd_reindex(a: argparse.Namespace) -> int:
     from hansard.ingest.scanner import stderr_progress
     from hansard.render import answers as render
 
-    summary = rebuild(_store(), progress=None if a.quiet else stderr_progress())
+    with _request(a, write=True) as rq:
+        summary = rebuild(rq.store, progress=None if a.quiet else stderr_progress())
     if a.json:
         _print_json(summary.as_dict())
     else:
         say(render.index_summary(summary.as_dict(), verb="Reindexed from the archive"))
-    return 0
-
-
-def cmd_status(a: argparse.Namespace) -> int:
-    from hansard.answers.agents_status import agent_status
-    from hansard.config import store_path
-    from hansard.render import answers as render
-
-    store = _reader_store()
-    data = store.sessions.status()
-    data["agents"] = agent_status(store)
-    data["store"] = str(store_path())
-    if a.json:
-        _print_json(data)
-    else:
-        say(render.status(data))
     return 0
 
 
@@ -126,7 +101,6 @@ def cmd_sessions(a: argparse.Namespace) -> int:
 
     if a.repo:
         _inside_git(a.repo)
-    store = _reader_store()
     since = since_text(a.since, "since")
     from hansard import agents
 
@@ -134,19 +108,21 @@ def cmd_sessions(a: argparse.Namespace) -> int:
     # one with --provider.
     hidden = agents.unsearched_names()
     hide = () if a.include_web_chats or agents.resolve(a.provider) in hidden else hidden
-    repo_ids = resolve_repo(store, a.repo)
-    rows = store.sessions.list(repo_ids=repo_ids, provider=a.provider, since=since, limit=a.limit,
-                               exclude_providers=hide)
-    total = len(rows) if len(rows) < a.limit else \
-        store.sessions.list_count(repo_ids=repo_ids, provider=a.provider, since=since, exclude_providers=hide)
-    notice = None
-    if a.include_team_sessions or a.team:
-        from hansard.team.search import team_sessions
+    with _request(a) as rq:
+        store = rq.store
+        repo_ids = resolve_repo(store, a.repo)
+        rows = store.sessions.list(repo_ids=repo_ids, provider=a.provider, since=since, limit=a.limit,
+                                   exclude_providers=hide)
+        total = len(rows) if len(rows) < a.limit else \
+            store.sessions.list_count(repo_ids=repo_ids, provider=a.provider, since=since, exclude_providers=hide)
+        notice = None
+        if a.include_team_sessions or a.team:
+            from hansard.team.search import team_sessions
 
-        theirs, notice, their_total = team_sessions(_with_team(store), team=a.team, repo=a.repo, since=since,
-                                                    limit=a.limit)
-        rows = sorted(rows + theirs, key=lambda r: r["last_at"] or "", reverse=True)[:a.limit]
-        total += their_total
+            theirs, notice, their_total = team_sessions(rq.reads(), team=a.team, repo=a.repo, since=since,
+                                                        limit=a.limit)
+            rows = sorted(rows + theirs, key=lambda r: r["last_at"] or "", reverse=True)[:a.limit]
+            total += their_total
     if a.json:
         _print_json({"sessions": rows, "total": total, **({"notice": notice} if notice else {})})
     else:
@@ -160,7 +136,8 @@ def cmd_import(a: argparse.Namespace) -> int:
     from hansard.ingest.webchat_import import import_export
     from hansard.render import answers as render
 
-    summary = import_export(_store(), a.path)
+    with _request(a, write=True) as rq:
+        summary = import_export(rq.store, a.path)
     if a.json:
         _print_json(summary.as_dict())
     else:
@@ -171,8 +148,6 @@ def cmd_import(a: argparse.Namespace) -> int:
 def _inside_git(repo: str) -> None:
     """A ``--repo`` that names an existing folder or file must be inside a git repository
     (exit 5 otherwise); any other word is matched against known repositories' names."""
-    import os
-
     from hansard.errors import NotARepository
     from hansard.git.identity import find_toplevel
 
@@ -186,34 +161,39 @@ def cmd_show(a: argparse.Namespace) -> int:
     from hansard.errors import NotFound
     from hansard.render.recall import transcript
 
-    store = _store()
-    kw = dict(around=a.around, roles=a.roles, limit=a.limit, next=a.next, group_revisions=a.group_revisions,
-              max_message_chars=a.max_message_chars, content_offset=a.content_offset, max_chars=a.max_chars, raw=a.raw,
-              details=True)
-    try:
-        data = get_past_session(store, a.session, **kw)
-    except NotFound:
-        # Not a session of this machine: a teammate's, when a team is configured (only then is
-        # the server asked).
-        local, store = store, _with_team(store)
-        if store is local:
-            raise
-        data = get_past_session(store, a.session, **kw)
-    if a.all:
-        # Every page, following the cursor: the whole (filtered) session.
-        pages = [data]
-        while pages[-1]["next"]:
-            pages.append(get_past_session(store, a.session, **{**kw, "around": None, "content_offset": None,
-                                                           "next": pages[-1]["next"]}))
-        data = {**data, "messages": [m for p in pages for m in p["messages"]], "next": None,
-                "returned": sum(p["returned"] for p in pages)}
+    kw = _arguments("show", a)
+    every = kw.pop("all")
+    with _request(a) as rq:
+        store = rq.store
+        try:
+            data = get_past_session(store, **kw, details=True)
+        except NotFound:
+            # Not a session of this machine: a teammate's, when a team is configured (only then is
+            # the server asked).
+            store = rq.reads()
+            if not rq.team_attached:
+                raise
+            data = get_past_session(store, **kw, details=True)
+        if every:
+            # Every page, following the cursor: the whole (filtered) session.
+            pages = [data]
+            while pages[-1]["next"]:
+                pages.append(get_past_session(store, **{**kw, "around": None, "content_offset": None,
+                                                        "next": pages[-1]["next"]}, details=True))
+            data = {**data, "messages": [m for p in pages for m in p["messages"]], "next": None,
+                    "returned": sum(p["returned"] for p in pages)}
     if a.json:
         _print_json(data)
     else:
-        import os
-
         say(transcript(data, raw=a.raw, colour=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
     return 0
+
+
+def _arguments(name: str, a: argparse.Namespace) -> dict[str, Any]:
+    """The declared parameters of command ``name`` as the command line gave them."""
+    from hansard.app import commands, declare
+
+    return declare.arguments(commands.COMMANDS[name], a)
 
 
 def _caller_session(a: argparse.Namespace) -> str | None:
@@ -230,20 +210,14 @@ def _caller_session(a: argparse.Namespace) -> str | None:
 
 def cmd_history(a: argparse.Namespace) -> int:
     from hansard.answers.search.sessions import search_past_sessions
-    from hansard.jobs import start_embed
     from hansard.render.recall import history, notes
 
-    store = _store()
-    if not a.no_sync:
-        quick_sync(store)
-    data = search_past_sessions(
-        _with_team(store) if a.include_team_sessions or a.team else store, " ".join(a.query), repo=a.repo,
-        provider=a.provider, since=a.since, until=a.until, roles=a.roles,
-        tool=a.tool, command=a.command_filter, file=a.file, commit=a.commit, include_subagents=a.include_subagents,
-        include_web_chats=a.include_web_chats, include_team_sessions=a.include_team_sessions, team=a.team,
-        hits_per_session=a.hits_per_session, group_revisions=not a.no_group_revisions, mode=a.mode, limit=a.limit,
-        exclude_session_id=_caller_session(a), start_build=start_embed,
-    )
+    kw = _arguments("history", a)
+    del kw["exclude_session"], kw["include_current"]
+    with _request(a) as rq:
+        rq.sync()
+        data = search_past_sessions(rq.reads() if a.include_team_sessions or a.team else rq.store, **kw,
+                                    exclude_session_id=_caller_session(a), start_build=lambda: rq.app.later("embed"))
     if a.json:
         _print_json(data)
     else:
@@ -254,69 +228,46 @@ def cmd_history(a: argparse.Namespace) -> int:
 
 
 def cmd_memory(a: argparse.Namespace) -> int:
-    import os
-
     from hansard.answers import memories
     from hansard.ingest.memory_files import scan_memories
     from hansard.render.recall import memory, memory_hits
 
-    store = _store()
-    if a.memory_cmd == "show":
-        if a.memory_id.startswith("team-"):  # a teammate's project memory (hansard team)
-            store = _with_team(store)
-        data = memories.get_memory(store, a.memory_id, line=a.line, offset=a.offset)
-        if a.json:
-            _print_json(data)
-        else:
-            say(memory(data))
-        return 0
-    scan_memories(store, cwd=os.getcwd(), force=a.memory_cmd == "scan")
-    if a.memory_cmd == "scan":
-        say(f"{memories.memory_count(store)} memory files indexed")
-        return 0
-    notice = None
-    if a.include_team_sessions or a.team:
-        from hansard.team.search import with_team_memories
-
-        store, notice = with_team_memories(store, include=a.include_team_sessions, team=a.team)
-    data = memories.search_memories(store, " ".join(a.query), repo=a.repo, provider=a.provider, source=a.source,
-                                    full=a.json)
+    with _request(a, write=a.memory_cmd != "show") as rq:
+        if a.memory_cmd == "show":
+            # a teammate's project memory (hansard team)
+            data = memories.get_memory(rq.reads() if a.memory_id.startswith("team-") else rq.store, a.memory_id,
+                                       line=a.line, offset=a.offset)
+            if a.json:
+                _print_json(data)
+            else:
+                say(memory(data))
+            return 0
+        scan_memories(rq.store, cwd=os.getcwd(), force=a.memory_cmd == "scan")
+        if a.memory_cmd == "scan":
+            say(f"{memories.memory_count(rq.store)} memory files indexed")
+            return 0
+        store, notice = rq.with_team_memories(include=a.include_team_sessions, team=a.team)
+        hits = memories.search_memories(store, " ".join(a.query), repo=a.repo, provider=a.provider, source=a.source,
+                                        full=a.json)
     if notice:
-        data["notice"] = notice
+        hits["notice"] = notice
     if a.json:
-        _print_json(data)
+        _print_json(hits)
     else:
         if notice:
             say(f"hansard: note: {notice}", file=sys.stderr)
-        say(memory_hits(data))
+        say(memory_hits(hits))
     return 0
 
 
 def cmd_embed(a: argparse.Namespace) -> int:
     """Build meaning-search vectors for new messages (what the background builder runs)."""
-    import os
-
-    from hansard.answers.search import meaning
-
-    emb, why = meaning.load_embedder()
-    if emb is None:
-        from hansard.errors import NotInstalled
-
-        raise NotInstalled(why or "no embedding model")
-    fd = meaning.take_embed_lock()
-    if fd is None:
+    with _request(a, write=True) as rq:
+        counts = rq.embed(max_seconds=a.max_seconds)
+    if counts is None:
         if not a.quiet:
             say("another `hansard embed` is running", file=sys.stderr)
         return 0
-    try:
-        counts = meaning.build_vectors(_store().search, emb, max_seconds=a.max_seconds)
-        from hansard.answers.search.intent import build_intent_vectors, load_intent_encoder
-
-        enc = load_intent_encoder()[0]
-        if enc is not None:  # the sessions' intent texts, after every passage: a search uses both
-            counts["intents"] = build_intent_vectors(_store().search, enc, max_seconds=a.max_seconds)["embedded"]
-    finally:
-        os.close(fd)
     if a.json:
         _print_json(counts)
     elif not a.quiet:
@@ -327,13 +278,13 @@ def cmd_embed(a: argparse.Namespace) -> int:
 def cmd_config(a: argparse.Namespace) -> int:
     from hansard.link.repos import add_path_map
 
-    store = _store()
-    if a.config_cmd == "map":
-        add_path_map(store, a.old, a.new)
-        say(f"mapped {a.old} -> {a.new}; run `hansard index` to re-link sessions")
-    else:
-        for old, new in store.repos.path_maps():
-            say(f"{old} -> {new}")
+    with _request(a, write=True) as rq:
+        if a.config_cmd == "map":
+            add_path_map(rq.store, a.old, a.new)
+            say(f"mapped {a.old} -> {a.new}; run `hansard index` to re-link sessions")
+        else:
+            for old, new in rq.store.repos.path_maps():
+                say(f"{old} -> {new}")
     return 0
 
 
@@ -359,35 +310,23 @@ def integer(text: str) -> int:
     return n
 
 
-def _commit_facts_upkeep(store: Any) -> Any:
-    from hansard.link.commit_facts import upkeep
-
-    return upkeep(store)
-
-
 def cmd_why(a: argparse.Namespace) -> int:
-    from hansard.answers.why import explain, explain_json, parse_target
+    from hansard.answers.why import parse_target
 
-    store = _reader_store()
-    # The quick index runs inside the answer, while git blames (or after a cached answer is
-    # found, which is served only if that index found nothing new).
-    sync = None if a.no_sync else (lambda: quick_sync(store))
-    upkeep = _commit_facts_upkeep(store)
     contents = None
     if a.contents == "-":
         contents = sys.stdin.buffer.read()
     elif a.contents:
         contents = _read_contents(a.contents)
-    if a.json:
-        # the document as bytes: a cached answer is printed as stored, never decoded
-        doc = explain_json(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync,
-                           upkeep=upkeep)
-        sys.stdout.flush()
-        sys.stdout.buffer.write(json_bytes(doc) + b"\n")
-        sys.stdout.buffer.flush()
-        return 0
-    ans = explain(_with_team(store), a.target, rev=a.rev, contents=contents, cache=not a.no_cache, sync=sync,
-                  upkeep=upkeep)
+    with _request(a) as rq:
+        if a.json:
+            # the document as bytes: a cached answer is printed as stored, never decoded
+            doc = rq.why(a.target, rev=a.rev, contents=contents)
+            sys.stdout.flush()
+            sys.stdout.buffer.write(json_bytes(doc) + b"\n")
+            sys.stdout.buffer.flush()
+            return 0
+        ans = rq.why_answer(a.target, rev=a.rev, contents=contents)
     if ans.get("notice"):
         from hansard.answers.notices import no_sessions_text
 
@@ -410,11 +349,9 @@ def cmd_log(a: argparse.Namespace) -> int:
     from hansard.answers.code_history import code_history
     from hansard.render.trees import code_history_tree
 
-    store = _store()
-    if not a.no_sync:
-        quick_sync(store)
-    result = code_history(_with_team(store), a.target, symbol=a.symbol, repo=a.repo, until=a.until, token_budget=a.budget,
-                          render=lambda r: code_history_tree(r, notice=False))
+    with _request(a) as rq:
+        rq.fresh(a.repo or os.getcwd())
+        result = code_history(rq.reads(), **_arguments("log", a), render=lambda r: code_history_tree(r, notice=False))
     if a.json:
         _print_json(result)
     else:
@@ -430,13 +367,12 @@ def cmd_stats(a: argparse.Namespace) -> int:
     from hansard.answers.stats import repo_stats
     from hansard.ingest.scanner import stderr_progress
 
-    store = _reader_store()
-    if not a.no_sync:
-        quick_sync(store)
     by = tuple(a.by or ("agent", "dir"))
-    result = repo_stats(_with_team(store), a.paths, rev=a.rev, since=a.since, until=a.until, by=by,
-                        cache=not a.no_cache, upkeep=_commit_facts_upkeep(store),
-                        progress=None if a.json else stderr_progress(), depth=a.depth)
+    with _request(a) as rq:
+        rq.fresh(os.getcwd())
+        result = repo_stats(rq.reads(), a.paths, rev=a.rev, since=a.since, until=a.until, by=by,
+                            cache=rq.app.cache, progress=None if a.json else stderr_progress(),
+                            depth=a.depth)
     if a.json:
         _print_json(result)
     else:
@@ -455,11 +391,9 @@ def cmd_context(a: argparse.Namespace) -> int:
     from hansard.answers.work_context import work_context
     from hansard.render.trees import work_context_tree
 
-    store = _store()
-    if not a.no_sync:
-        quick_sync(store)
-    result = work_context(_with_team(store), a.session, repo=a.repo, until=a.until, token_budget=a.budget,
-                          render=work_context_tree)
+    with _request(a) as rq:
+        rq.fresh(a.repo or os.getcwd())
+        result = work_context(rq.reads(), **_arguments("context", a), render=work_context_tree)
     if a.json:
         _print_json(result)
     else:
@@ -485,7 +419,7 @@ def cmd_mcp(a: argparse.Namespace) -> int:
     from hansard.mcp.server import ServeOptions
 
     opts = ServeOptions(scope=a.scope, caller_session=a.session or caller_session(),
-                        memories=not a.no_memories, audit_queries=a.audit_queries)
+                        memories=a.memories, audit_queries=a.audit_queries)
     if a.status:
         from hansard.mcp.server import status
 
@@ -512,7 +446,8 @@ def _say_if_terminal(line: str) -> None:
 
 
 def cmd_audit(a: argparse.Namespace) -> int:
-    rows = _reader_store().audit.recent(a.limit)
+    with _request(a) as rq:
+        rows = rq.store.audit.recent(a.limit)
     if a.json:
         _print_json({"calls": rows})
         return 0
@@ -561,9 +496,12 @@ def cmd_ui(a: argparse.Namespace) -> int:
 
 def cmd_team(a: argparse.Namespace) -> int:
     # psycopg loads only inside the team commands.
+    from contextlib import ExitStack
+
     from hansard.team.commands import run
 
-    data, text = run(a, _store)
+    with ExitStack() as held:  # a store is opened only for the commands that read one (push)
+        data, text = run(a, lambda: held.enter_context(_request(a, write=True)).store)
     if a.json:
         _print_json(data)
     else:
@@ -578,23 +516,22 @@ def cmd_trace(a: argparse.Namespace) -> int:
     if a.trace_cmd == "import":
         from hansard.trace.read import import_traces
 
-        summary = import_traces(_store(), a.paths).as_dict()
+        with _request(a, write=True) as rq:
+            summary = import_traces(rq.store, a.paths).as_dict()
         if a.json:
             _print_json(summary)
         else:
             say(render.imported(summary))
         return 0
     import json
-    import os
 
     from hansard.trace.export import export
 
     if a.commit and a.rev_range:
         raise InvalidArgument("give --commit C or a REV_RANGE, not both")
-    store = _reader_store()
-    quick_sync(store)
-    done = export(_with_team(store), os.getcwd(), commit=a.commit, rev_range=a.rev_range,
-                  upkeep=_commit_facts_upkeep(store), cache=not a.no_cache)
+    with _request(a) as rq:
+        rq.fresh(os.getcwd())
+        done = export(rq.reads(), os.getcwd(), commit=a.commit, rev_range=a.rev_range, cache=rq.app.cache)
     written: dict[str, str] = {}
     if a.out:
         from hansard.privfile import write_file
@@ -654,8 +591,6 @@ class _Formatter(argparse.HelpFormatter):
     ask for the terminal size on every run."""
 
     def __init__(self, prog: str) -> None:
-        import os
-
         try:
             width = int(os.environ.get("COLUMNS", "")) or os.get_terminal_size().columns
         except (ValueError, OSError):
@@ -671,243 +606,69 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
 
-class _Skipped:
-    """Stands in for the parser of a command that is not being run: adding its arguments
-    costs nothing (editors call `hansard why` once per file; every millisecond counts)."""
+def cmd_answer(a: argparse.Namespace) -> int:
+    """A declared answer the application asks on its own (``Command.answer``): its result as
+    JSON with --json, else as its ``text`` function writes it."""
+    from hansard.app import commands, declare
 
-    def __getattr__(self, name: str) -> Any:
-        return lambda *a, **k: self
+    cmd = commands.COMMANDS[_command(a)]
+    with _request(a) as rq:
+        out = rq.ask(cmd, **declare.arguments(cmd, a))
+    if getattr(a, "json", False) or cmd.text is None:
+        _print_json(out)
+    else:
+        say(declare.resolve(cmd.text)(out))
+    return 0
+
+
+def _commands() -> dict[str, Callable[[argparse.Namespace], int]]:
+    """The function that runs each command (a command with commands of its own: by its first word);
+    a declared answer not named here is run by ``cmd_answer``."""
+    return {"index": cmd_index, "reindex": cmd_reindex, "sessions": cmd_sessions,
+            "import": cmd_import, "show": cmd_show, "history": cmd_history, "memory": cmd_memory, "embed": cmd_embed,
+            "config": cmd_config, "why": cmd_why, "stats": cmd_stats, "log": cmd_log, "context": cmd_context,
+            "mcp": cmd_mcp, "audit": cmd_audit, "doctor": cmd_doctor, "demo": cmd_demo, "ui": cmd_ui, "team": cmd_team,
+            "trace": cmd_trace, "completion": cmd_completion, "lsp": cmd_lsp}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole CLI, or, with ``only``, just the command about to run (same behaviour, less
-    start-up work). An ``only`` that names no command gives the whole CLI, so argparse can
-    list the real choices."""
+    """The whole CLI from the commands' declarations (``hansard.app.commands``), or, with
+    ``only``, just the command about to run (same behaviour, less start-up work: editors call
+    `hansard why` once per file). An ``only`` that names no command gives the whole CLI, so
+    argparse can list the real choices."""
+    from hansard.app import commands, declare
+
     p = _Parser(
         prog="hansard",
         description="Code history and blame for code that coding agents write.",
     )
     p.add_argument("-V", "--version", action="version", version=f"hansard {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    run = _commands()
+    groups: dict[str, Any] = {}
+    for cmd in commands.COMMANDS.values():
+        first, *rest = cmd.words
+        if not cmd.cli or (only is not None and first != only):
+            continue
+        about = declare.text(cmd.help)
+        if rest:
+            if first not in groups:
+                group = declare.text(commands.GROUPS[first])
+                gp = sub.add_parser(first, help=group, description=group)
+                gp.set_defaults(fn=run.get(first, cmd_answer))
+                groups[first] = gp.add_subparsers(dest=f"{first}_cmd", required=True)
+            sp = groups[first].add_parser(rest[0], help=about)
+            if cmd.answer is not None and cmd.name not in run:
+                sp.set_defaults(fn=cmd_answer)
+        else:
+            sp = sub.add_parser(first, help=about, description=about)
+            sp.set_defaults(fn=run.get(first, cmd_answer))
+        declare.add_arguments(sp, cmd, integer)
+        if cmd is commands.TEAM:
+            from hansard.team.commands import add_arguments
 
-    from hansard import agents
-
-    built: list[str] = []
-
-    def names() -> str:
-        return ", ".join(a.name for a in agents.agents())
-
-    def add(name: str, fn: Callable[[argparse.Namespace], int], help: str | Callable[[], str]
-            ) -> argparse.ArgumentParser:
-        if only is not None and name != only:
-            return _Skipped()  # type: ignore[return-value]
-        built.append(name)
-        if callable(help):
-            help = help()
-        sp = sub.add_parser(name, help=help, description=help)
-        sp.set_defaults(fn=fn)
-        return sp
-
-    def real(sp: argparse.ArgumentParser) -> bool:
-        # An argument's choices or help that need the agent registry (every agent's package)
-        # are computed only for a parser that is built: `why`'s needs no agent names.
-        return not isinstance(sp, _Skipped)
-
-    sp = add("index", cmd_index, "Archive and index agent transcripts (default homes, or the given paths)")
-    sp.add_argument("paths", nargs="*", help="transcript files or folders (default: the agents' homes)")
-    sp.add_argument("--json", action="store_true")
-    sp.add_argument("--no-wait", action="store_true", help="exit at once if another indexer is running")
-    sp.add_argument("--quiet", action="store_true", help="no progress line (it is shown only on a terminal anyway)")
-    sp.add_argument("--watch", action="store_true",
-                    help="keep running: index new transcript lines as they are written, until SIGTERM")
-
-    sp = add("reindex", cmd_reindex, "Rebuild every derived table from the archive alone")
-    sp.add_argument("--json", action="store_true")
-    sp.add_argument("--quiet", action="store_true", help="no progress line (it is shown only on a terminal anyway)")
-
-    sp = add("status", cmd_status, "What is indexed: sources, counts, freshness, last run")
-    sp.add_argument("--json", action="store_true")
-
-    sp = add("sessions", cmd_sessions, "List sessions, newest first")
-    sp.add_argument("--repo", help="only sessions in this repository (a path inside it)")
-    sp.add_argument("--provider", choices=[a.name for a in agents.agents()] if real(sp) else None)
-    sp.add_argument("--since", help="ISO date or date-time")
-    sp.add_argument("--limit", type=integer, default=20)
-    sp.add_argument("--include-web-chats", action="store_true", help="also list imported claude.ai / ChatGPT chats")
-    sp.add_argument("--include-team-sessions", action="store_true", help="also list teammates' sessions (hansard team)")
-    sp.add_argument("--team", help="also list the sessions of this team (hansard team)")
-    sp.add_argument("--json", action="store_true")
-
-    sp = add("import", cmd_import, "Import a claude.ai or ChatGPT data export (the zip or its conversations.json)")
-    sp.add_argument("path", help="the export zip, or the conversations.json inside it")
-    sp.add_argument("--json", action="store_true")
-
-    sp = add("show", cmd_show, "Show one session's messages, a window at a time")
-    sp.add_argument("session", help="session id or a unique prefix")
-    sp.add_argument("--around", type=integer, help="centre the window on this message_index")
-    sp.add_argument("--roles", help="only these roles, comma-separated (user,assistant,tool,system)")
-    sp.add_argument("--limit", type=integer, help="messages per page (default 20)")
-    sp.add_argument("--next", help="continue a read from the cursor a previous page printed")
-    sp.add_argument("--group-revisions", action="store_true", help="fold earlier near-copies into their latest revision")
-    sp.add_argument("--max-message-chars", type=integer, help="cut tool output at this many characters (default 1500)")
-    sp.add_argument("--content-offset", type=integer, help="start the first message (or --around's) at this character")
-    sp.add_argument("--max-chars", type=integer, help="character budget of the page (default 24000)")
-    sp.add_argument("--all", action="store_true", help="follow the cursor to the end of the session")
-    sp.add_argument("--raw", action="store_true", help="include the archived raw record (may contain secrets)")
-    sp.add_argument("--json", action="store_true")
-
-    sp = add("history", cmd_history, "Search past sessions by keyword, meaning, or both")
-    sp.add_argument("query", nargs="*", help='words, "a phrase", a or b, -excluded')
-    sp.add_argument("--repo", help="a path inside the repository, or its folder name")
-    sp.add_argument("--provider", help=names() if real(sp) else None)
-    sp.add_argument("--since", help="YYYY-MM-DD (whole local day) or a date-time with a UTC offset")
-    sp.add_argument("--until", help="YYYY-MM-DD (whole local day) or a date-time with a UTC offset")
-    sp.add_argument("--roles", help="only these roles, comma-separated (user = the person's own messages)")
-    sp.add_argument("--tool", help="only messages of this tool's calls (or shell, edit, read, search, web)")
-    sp.add_argument("--command", dest="command_filter", help="only shell calls whose command contains this text")
-    sp.add_argument("--file", help="only sessions that edited or read this path")
-    sp.add_argument("--commit", help="only sessions tied to this commit")
-    sp.add_argument("--include-subagents", action="store_true")
-    sp.add_argument("--include-web-chats", action="store_true")
-    sp.add_argument("--include-team-sessions", action="store_true")
-    sp.add_argument("--team")
-    sp.add_argument("--hits-per-session", type=integer, help="1-5 (default 1); the rest go to more_hits")
-    sp.add_argument("--no-group-revisions", action="store_true", help="do not fold near-identical copies")
-    sp.add_argument("--mode", choices=["keyword", "meaning", "hybrid"], default="keyword")
-    sp.add_argument("--limit", type=integer, help="hits, default 5, at most 20")
-    sp.add_argument("--exclude-session", help="leave this session out (default: the calling agent's, from the environment)")
-    sp.add_argument("--include-current", action="store_true", help="do not leave the calling session out")
-    sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
-    sp.add_argument("--json", action="store_true")
-
-    sp = add("memory", cmd_memory, lambda: "Search and read agent memory files ("
-             + ", ".join(dict.fromkeys(n for _, m in agents.memory_files() for n in m.project_names)) + ")")
-    msub = sp.add_subparsers(dest="memory_cmd", required=True)
-    m = msub.add_parser("search", help="memories matching a query")
-    m.add_argument("query", nargs="*")
-    m.add_argument("--repo", help="rank this project's guidance with global and unkeyed memories")
-    m.add_argument("--provider", help=names() if real(m) else None)
-    m.add_argument("--source", help="a provider or a kind (claude_md, claude_auto_memory, agents_md, ...)")
-    m.add_argument("--include-team-sessions", action="store_true", help="also teammates' project memories (hansard team)")
-    m.add_argument("--team", help="also the project memories of this team (hansard team)")
-    m.add_argument("--json", action="store_true")
-    m = msub.add_parser("show", help="a window of one memory")
-    m.add_argument("memory_id")
-    m.add_argument("--line", type=integer, help="centre the window on this line")
-    m.add_argument("--offset", type=integer, help="start at this character (wins over --line)")
-    m.add_argument("--json", action="store_true")
-    m = msub.add_parser("scan", help="look for memory files now")
-    m.add_argument("--json", action="store_true")
-
-    sp = add("embed", cmd_embed, "Build meaning-search vectors for new messages (needs the semantic extra)")
-    sp.add_argument("--max-seconds", type=float, help="stop after about this long; the next run goes on")
-    sp.add_argument("--quiet", action="store_true")
-    sp.add_argument("--json", action="store_true")
-
-    sp = add("config", cmd_config, "Settings: path prefix maps for sessions recorded elsewhere")
-    csub = sp.add_subparsers(dest="config_cmd", required=True)
-    m = csub.add_parser("map", help="map a recorded path prefix to where it lives now")
-    m.add_argument("old")
-    m.add_argument("new")
-    csub.add_parser("maps", help="list path maps")
-
-    sp = add("why", cmd_why, "Which agent session, message and tool call wrote these lines, and why")
-    sp.add_argument("target", help="PATH, PATH:LINE or PATH:START-END")
-    sp.add_argument("--rev", help="answer for the file at this revision instead of the working tree")
-    sp.add_argument("--contents", metavar="FILE|-", help="blame these contents (an unsaved editor buffer; - for stdin)")
-    sp.add_argument("--json", action="store_true", help="the stable JSON contract, for editors")
-    sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
-    sp.add_argument("--no-cache", action="store_true", help="answer afresh: neither read nor remember a cached answer")
-
-    sp = add("stats", cmd_stats, "How much of the repository agents wrote: lines by kind, agent, folder and month")
-    sp.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: the whole repository)")
-    sp.add_argument("--rev", help="count the files at this revision (default HEAD)")
-    sp.add_argument("--since", help="only lines whose commit was made from this date or date-time")
-    sp.add_argument("--until", help="only lines whose commit was made up to this date or date-time")
-    sp.add_argument("--by", action="append", choices=["agent", "model", "session", "member", "source", "dir", "month"],
-                    help="a breakdown to show (repeatable; default agent and dir)")
-    sp.add_argument("--depth", type=integer, metavar="N",
-                    help="open every folder N levels below each PATH (default: the largest first, in about 40 rows)")
-    sp.add_argument("--json", action="store_true")
-    sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
-    sp.add_argument("--no-cache", action="store_true", help="answer every file afresh: neither read nor keep summaries")
-
-    sp = add("log", cmd_log, "code_history: the conversations that changed a file, a line or a symbol, newest first")
-    sp.add_argument("target", help="PATH or PATH:LINE (relative to the repository)")
-    sp.add_argument("--symbol", help="narrow to one function, class or method (e.g. Class.method)")
-    sp.add_argument("--repo", help="the repository (a path inside it); default: the current folder")
-    sp.add_argument("--until", help="hide evidence newer than this ISO date or date-time")
-    sp.add_argument("--budget", type=integer, default=4000, help="token budget of the answer (4 characters a token)")
-    sp.add_argument("--json", action="store_true")
-    sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
-
-    sp = add("context", cmd_context, "work_context: a task's conversations, steps, tests and commits")
-    sp.add_argument("session", nargs="?", help="session id or prefix (default: the live session in this repository)")
-    sp.add_argument("--repo", help="the repository (a path inside it); default: the current folder")
-    sp.add_argument("--until", help="hide evidence newer than this ISO date or date-time")
-    sp.add_argument("--budget", type=integer, default=4000, help="token budget of the answer (4 characters a token)")
-    sp.add_argument("--json", action="store_true")
-    sp.add_argument("--no-sync", action="store_true", help="do not run the incremental index first")
-
-    sp = add("mcp", cmd_mcp, "The MCP server for agents: serve it over stdio, or install it into an agent")
-    msub = sp.add_subparsers(dest="mcp_cmd", required=True)
-    m = msub.add_parser("serve", help="run the stdio MCP server")
-    m.add_argument("--scope", choices=["all", "repo"], default="all", help="repo: only the current repository")
-    m.add_argument("--no-memories", action="store_true", help="leave out search_memories and get_memory")
-    m.add_argument("--session", help="the calling session's id (default: $HANSARD_SESSION_ID)")
-    m.add_argument("--audit-queries", action="store_true", help="keep query text in the audit rows")
-    m.add_argument("--status", action="store_true", help="print what the server would offer, then exit")
-    m = msub.add_parser("install", help="print (or --write) the agent's MCP configuration for hansard")
-    m.add_argument("agent", choices=agents.install_names() if real(m) else None)
-    m.add_argument("--write", action="store_true", help="add it to the agent's config file (after a backup)")
-    m.add_argument("--json", action="store_true")
-
-    sp = add("audit", cmd_audit, "MCP calls: tool, caller, outcome, duration, result count")
-    sp.add_argument("--limit", type=integer, default=50)
-    sp.add_argument("--json", action="store_true")
-
-    sp = add("doctor", cmd_doctor, "Check the store; with --rebuild, rebuild a damaged store from its archive")
-    sp.add_argument("--rebuild", action="store_true", help="salvage the archive into a new store and reindex it")
-    sp.add_argument("--json", action="store_true")
-
-    sp = add("demo", cmd_demo, "Build a small repository and agent transcripts in a folder, index them, explain, "
-                               "and print next steps to try there")
-    sp.add_argument("folder", nargs="?", metavar="DIR", help="where to build it (default ./hansard-demo; kept)")
-    sp.add_argument("--keep", action="store_true", help=argparse.SUPPRESS)  # the folder is always kept now
-
-    sp = add("ui", cmd_ui, "A local, read-only web page: stats, files beside their conversations, sessions, search")
-    sp.add_argument("target", nargs="?", help="open this file (PATH or PATH:LINE) with that line's conversation")
-    sp.add_argument("--port", type=integer, default=0, help="port on 127.0.0.1 (default: a free one)")
-    sp.add_argument("--open", action="store_true", help="open the page in the browser")
-    sp.add_argument("--repo", help="the repository to serve (a path inside it); default: the current folder")
-
-    sp = add("team", cmd_team, "Share sessions of opted-in repositories with a team through PostgreSQL")
-    if not isinstance(sp, _Skipped):
-        from hansard.team.commands import add_arguments
-
-        add_arguments(sp)
-
-    sp = add("trace", cmd_trace, "Agent Trace records: export hansard's answers, import other tools' records")
-    tsub = sp.add_subparsers(dest="trace_cmd", required=True)
-    m = tsub.add_parser("export", help="write the Agent Trace record of a commit (default HEAD) or of each commit of a range")
-    m.add_argument("rev_range", nargs="?", help="A..B: every commit of the range (a single revision: that commit)")
-    m.add_argument("--commit", help="this commit")
-    m.add_argument("--out", help="write <commit>.json files into this folder")
-    m.add_argument("--json", action="store_true", help="print the records, one JSON object a line")
-    m.add_argument("--no-cache", action="store_true", help="answer every file again (not from the why-result cache)")
-    m = tsub.add_parser("import", help="read Agent Trace records (files or folders) as recorded evidence for why")
-    m.add_argument("paths", nargs="+", help="record files (.json, .jsonl) or folders of them")
-    m.add_argument("--json", action="store_true")
-
-    sp = add("completion", cmd_completion, "Print a shell completion script (bash, zsh or fish)")
-    sp.add_argument("shell", choices=["bash", "zsh", "fish"],
-                    help="bash: eval \"$(hansard completion bash)\" in ~/.bashrc; zsh: hansard completion zsh > "
-                         "a folder on $fpath as _hansard; fish: hansard completion fish > "
-                         "~/.config/fish/completions/hansard.fish")
-
-    sp = add("lsp", cmd_lsp, "The language server for editors (stdio): hover, inlay hints, code lens, conversations")
-    sp.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default and only transport)")
-    if only is not None and not built:
+            add_arguments(sp)
+    if only is not None and sub.choices == {}:
         return build_parser(None)
     return p
 
@@ -926,15 +687,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(ns, exc)
     except BrokenPipeError:
         # The reader (`| head`) went away: stop quietly, as other CLI tools do.
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
-        import os
-
         from hansard.crash import home_error, report
         from hansard.store.errors import typed
 

@@ -127,7 +127,7 @@ def next_steps(store: Any, demo: Demo) -> list[Step]:
     agents_lines = [ln for ln in ans["lines"] if ln["kind"] == "agent" and len(ln["content"].strip()) > 30]
     # the agent line written by the same edit as the modified one, so `show` opens that edit
     agent = next((ln for ln in agents_lines if ln["message_index"] == modified["message_index"]), agents_lines[0])
-    sid = agent["session_id"][:8]
+    sid = (agent["session_id"] or "")[:8]
     return [
         Step(f"why app/retry.py:{agent['line']}", "a line Claude Code wrote: its session, prompt and commit",
              f"Claude Code session {sid}"),

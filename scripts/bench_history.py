@@ -325,20 +325,23 @@ def prepare(root: Path, part: str, quick: bool, seed: int) -> tuple[Path, dict[s
 
 
 class InProcess:
-    """code_history in this process, against the part's store."""
+    """code_history in this process, against the part's store: one request of the application
+    kept open (as a server holds one per call), which keeps what each call worked out."""
 
     def __init__(self, sub: Path) -> None:
         from hansard.answers.code_history import code_history
+        from hansard.app.house import Hansard
         from hansard.render.trees import code_history_tree
-        from hansard.store import open_store
 
         self.fn, self.render = code_history, code_history_tree
-        self.store = open_store(sub / "store" / "hansard.db")
+        os.environ["HANSARD_HOME"] = str(sub / "store")
+        self.rq = Hansard(sync=False).request()
         self.repo = str(sub / "repo")
 
     def __call__(self, path: str, symbol: str | None = None, budget: int = 4000) -> tuple[float, dict[str, Any]]:
         t = time.perf_counter()
-        out = self.fn(self.store, path, symbol=symbol, cwd=self.repo, token_budget=budget, render=self.render)
+        out = self.fn(self.rq.reads(), path, symbol=symbol, cwd=self.repo, token_budget=budget, render=self.render)
+        self.rq.keep()
         return time.perf_counter() - t, out
 
 

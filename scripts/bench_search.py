@@ -304,7 +304,7 @@ def bench_first_search(store: Path, model: str, qtexts: list[str], runs: int = 3
     once with no copy on disk (that search writes it)."""
     import shutil
 
-    from hansard.answers.search import vector_cache
+    from hansard.ingest import vector_cache
 
     def cli(q: str, mode: str = "meaning", **env: str) -> float:
         t = time.perf_counter()
@@ -464,10 +464,11 @@ def main() -> None:
         if "meaning" in parts:
             if args.embed:
                 from hansard.answers.search import meaning
+                from hansard.ingest.embed import build_vectors
 
                 emb, why = meaning.load_embedder()
                 t = time.perf_counter()
-                c = meaning.build_vectors(db.search, emb, batch=2048) if emb else None
+                c = build_vectors(db.search, emb, batch=2048) if emb else None
                 print(f"embedded {c['embedded']:,} passages in {time.perf_counter() - t:.0f} s" if c else why)
             bench_store_vectors(db, store, qs)
             for n in sorted({min(100_000, args.vectors), args.vectors}):

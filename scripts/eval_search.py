@@ -207,14 +207,14 @@ def corpus(cache: Path, n: int):
 
 
 def vectors(store, emb, enc=None) -> dict[str, float]:
-    from hansard.answers.search import meaning
+    from hansard.ingest.embed import build_vectors
 
     t = time.perf_counter()
-    counts = meaning.build_vectors(store.search, emb)
+    counts = build_vectors(store.search, emb)
     el = time.perf_counter() - t
     out = {"passages": counts["passages"], "embedded": counts["embedded"], "seconds": el}
     if enc is not None:
-        from hansard.answers.search.intent import build_intent_vectors
+        from hansard.ingest.embed import build_intent_vectors
 
         t = time.perf_counter()
         c = build_intent_vectors(store.search, enc)

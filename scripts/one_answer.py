@@ -96,11 +96,13 @@ def symbols_of(store, top: str, rel: str, rng: random.Random, k: int) -> list[st
 
 def check_corpus(label: str, store_path: str, top: str, others: list[str], a: argparse.Namespace) -> dict:
     from hansard.answers.why.agreement import check_file
-    from hansard.link.commit_facts import upkeep
-    from hansard.store import open_store
+    from hansard.app.house import Hansard
 
     rng = random.Random(a.seed)
-    store = open_store(store_path)
+    os.environ["HANSARD_HOME"] = os.path.dirname(os.path.abspath(store_path))
+    rq = Hansard(sync=False).request()  # as `why` asks: the repository registered, its facts kept, answers kept
+    rq.repository(top)
+    store = rq.store
     moved, sampled = pick_files(top, others, a.sample, rng)
     files = moved + sampled
     per_file = max(a.lines, -(-a.min_lines // max(1, len(files))))
@@ -113,7 +115,7 @@ def check_corpus(label: str, store_path: str, top: str, others: list[str], a: ar
         lines = sorted(rng.sample(range(1, n + 1), min(per_file, n)))
         ranges = [(max(1, x - rng.randint(0, 15)), min(n, x + rng.randint(0, 15))) for x in lines[::2]]
         report = check_file(store, top, rel, lines, ranges, symbols_of(store, top, rel, rng, a.symbols),
-                            upkeep=upkeep(store))
+                            keep=rq.keep)
         totals["lines_asked"] += len(lines)
         for way, k in report.asked.items():
             totals["asked"][way] = totals["asked"].get(way, 0) + k
@@ -126,7 +128,7 @@ def check_corpus(label: str, store_path: str, top: str, others: list[str], a: ar
         print(f"  {rel}: {len(lines)} lines, {len(report.differences)} differences, "
               f"blame -L differs on {len(differ)}", file=sys.stderr)
     totals["seconds"] = round(time.perf_counter() - t0, 1)
-    store.close()
+    rq.close()
     return totals
 
 

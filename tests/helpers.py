@@ -50,9 +50,24 @@ def run_cli(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
 
 
 def cli_json(*args: str, stdin: bytes | None = None) -> Any:
+    """The command's JSON answer; an answer of a declared result type is checked against it, key
+    by key (``shape_problems``), so every test that reads one also checks its type."""
     code, out, err = run_cli(*args, "--json", stdin=stdin)
     assert code == 0, (code, out, err)
-    return json.loads(out)
+    answer = json.loads(out)
+    result = _declared_result(args)
+    if result is not None:
+        assert shape_problems(answer, result) == [], (args, shape_problems(answer, result)[:5])
+    return answer
+
+
+def _declared_result(args: tuple[str, ...]) -> Any:
+    """The result type ``hansard.app.commands`` declares for the command ``args`` run, or None."""
+    from hansard.app import commands, declare
+
+    words = [a for a in args if not a.startswith("-")]
+    cmd = commands.COMMANDS.get(" ".join(words[:2])) or commands.COMMANDS.get(words[0] if words else "")
+    return declare.resolve(cmd.result) if cmd is not None and cmd.result else None
 
 
 def dump(db: sqlite3.Connection) -> dict[str, list[tuple]]:
@@ -207,3 +222,55 @@ def git_dir_files(gitdir: Path) -> dict[str, str]:
     before and after a command that writes nothing to the repository."""
     return {str(p.relative_to(gitdir)): hashlib.sha1(p.read_bytes()).hexdigest()
             for p in sorted(gitdir.rglob("*")) if p.is_file()}
+
+
+def shape_problems(value: Any, tp: Any, at: str = "$") -> list[str]:
+    """Where ``value`` is not of the type ``tp`` (a result type of hansard.answers.results): a
+    TypedDict's missing required keys and keys it does not declare, each field's type, list
+    items, dict values, unions, literals, ``JSON`` (a TypeAliasType). Empty when it conforms."""
+    import types
+    import typing
+
+    import typing_extensions as te
+
+    if isinstance(tp, te.TypeAliasType):
+        tp = tp.__value__
+        if isinstance(tp, str):
+            from hansard.answers import results
+
+            tp = eval(tp, {**vars(typing), **vars(results)})  # the module's own alias text
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if tp is type(None) or tp is None:
+        return [] if value is None else [f"{at}: {value!r} is not null"]
+    if origin in (typing.Union, types.UnionType):
+        tried = [shape_problems(value, a, at) for a in args]
+        return [] if any(not t for t in tried) else min(tried, key=len)
+    if origin is typing.Literal or origin is te.Literal:
+        return [] if value in args else [f"{at}: {value!r} is not one of {args}"]
+    if te.is_typeddict(tp):
+        if not isinstance(value, dict):
+            return [f"{at}: a {type(value).__name__}, not an object"]
+        hints = typing.get_type_hints(tp, include_extras=False)
+        out = [f"{at}: no {k!r}" for k in sorted(tp.__required_keys__ - set(value))]
+        out += [f"{at}: {k!r} is not a field of {tp.__name__}" for k in sorted(set(value) - set(hints))]
+        for k, v in value.items():
+            if k in hints:
+                out += shape_problems(v, hints[k], f"{at}.{k}")
+        return out
+    if origin is list:
+        if not isinstance(value, list):
+            return [f"{at}: a {type(value).__name__}, not a list"]
+        return [p for i, v in enumerate(value) for p in shape_problems(v, args[0], f"{at}[{i}]")]
+    if origin is dict:
+        if not isinstance(value, dict):
+            return [f"{at}: a {type(value).__name__}, not an object"]
+        return [p for k, v in value.items() for p in shape_problems(k, args[0], f"{at}<key>")
+                + shape_problems(v, args[1], f"{at}[{k!r}]")]
+    if tp is float:
+        return [] if isinstance(value, (int, float)) and not isinstance(value, bool) else [f"{at}: {value!r} is not a number"]
+    if tp is int:
+        return [] if isinstance(value, int) and not isinstance(value, bool) else [f"{at}: {value!r} is not an integer"]
+    if tp in (str, bool):
+        return [] if isinstance(value, tp) else [f"{at}: {value!r} is not a {tp.__name__}"]
+    return [f"{at}: no check for {tp!r}"]

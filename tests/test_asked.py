@@ -123,18 +123,14 @@ def test_the_editor_shows_the_request_not_the_yes(tmp_path: Path, monkeypatch: p
 
 
 def test_the_web_page_shows_the_request_then_the_yes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from hansard.store import open_store
     from hansard.web import core, pages
     from hansard.web.html import Links
 
     repo, _ = _changelog_repo(tmp_path)
     top = core.repo_top(str(repo.path))
-    store = open_store()
-    try:
-        ans = core.file_answer(store, top, "CHANGELOG.md")
-        html = str(pages.conversation(Links("t"), "CHANGELOG.md", core.line_view(store, top, ans, 3)))
-    finally:
-        store.close()
+    with core.application().request() as rq:  # one page's request
+        ans = core.file_answer(rq, top, "CHANGELOG.md")
+        html = str(pages.conversation(Links("t"), "CHANGELOG.md", core.line_view(rq, top, ans, 3)))
     prompt = html.split('<blockquote class="prompt">')[1].split("</blockquote>")[0]
     assert prompt.startswith("Can you also check some repos do a specific mention"), prompt
     assert '<p class="then dim">then: <q>yes</q></p>' in html

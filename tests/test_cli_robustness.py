@@ -130,13 +130,13 @@ def test_no_command_prints_a_traceback_in_a_hostile_home(world: dict[str, Any], 
 def test_an_unexpected_error_is_one_line_and_a_log_file(world: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     """A bug inside a command prints one line naming the command and the log file that holds the
     traceback (under $HANSARD_HOME/logs/), and exits with the internal-error code."""
-    from hansard import cli
+    from hansard.answers import status
     from tests.helpers import run_cli
 
-    def broken(a: Any) -> int:
+    def broken(store: Any) -> Any:
         raise ZeroDivisionError("a bug")
 
-    monkeypatch.setattr(cli, "cmd_status", broken)
+    monkeypatch.setattr(status, "status", broken)  # the answer `hansard status` asks
     monkeypatch.delenv("HANSARD_DEBUG", raising=False)
     code, out, err = run_cli("status")
     assert code == 1 and out == "", (code, out, err)

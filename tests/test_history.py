@@ -100,10 +100,12 @@ def test_history_and_blame_agree(world: World, store) -> None:
     """`log FILE` and `log --symbol` list every session `why` gives lines of the file (the
     symbol) with their count, and `log FILE:N` says what `why` says of line N."""
     from hansard.answers.why.agreement import check_file
+    from hansard.app.house import Hansard
 
     n = len((world.repo / "src/shop/cart.py").read_text().splitlines())
-    report = check_file(store, str(world.repo), "src/shop/cart.py", range(1, n + 1), (),
-                        ["cart_total", "add_item", "Cart.clear"])
+    with Hansard(sync=False).request() as rq:  # answers kept between the questions, as `why`'s are
+        report = check_file(rq.store, str(world.repo), "src/shop/cart.py", range(1, n + 1), (),
+                            ["cart_total", "add_item", "Cart.clear"], keep=rq.keep)
     assert not report.differences, report.differences
     assert report.asked["log --symbol"] == 3 and report.lines["log FILE:N"] == n
     r = code_history(store, "src/shop/cart.py", symbol="cart_total", cwd=str(world.repo))

@@ -16,6 +16,8 @@ The order, from shared/DESIGN.md's data flow (agent homes -> archive -> parse ->
 - link: repositories and landing commits, over the store, git and facts;
 - code: tree-sitter symbols and imports;
 - answers: read-only over a store; render: text; team: a store shared by a team, over answers;
+- app: the application layer, what every adapter shares about a request (its store, freshness,
+  the team attached, caching, background jobs, each command's one declaration);
 - adapters: the CLI, the MCP and language servers and the demo, which call all of the above.
 
 ``ALLOWED`` lists each import against the flow that exists today and why; an entry whose import
@@ -44,7 +46,8 @@ ORDER: list[tuple[str, set[str]]] = [
     ("answers", {"answers", "trace"}),  # trace: Agent Trace records read as recorded evidence and written from answers
     ("render", {"render"}),
     ("team", {"team"}),
-    ("adapters", {"cli", "mcp", "lsp", "web", "demo", "__main__", "jobs"}),
+    ("app", {"app"}),
+    ("adapters", {"cli", "mcp", "lsp", "web", "demo", "__main__"}),
 ]
 RANK = {name: i for i, (_, names) in enumerate(ORDER) for name in names}
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from fixtures_repos.writers import Transcript
-from hansard.answers.search.intent import build_intent_vectors, intent_text, topic
+from hansard.answers.search.intent import topic
+from hansard.ingest.embed import build_intent_vectors, intent_text
 from hansard.ingest.run import index
 from hansard.store import open_store
 

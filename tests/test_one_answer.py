@@ -59,9 +59,13 @@ def _moved(tmp_path: Path) -> tuple[GitRepo, GitRepo]:
 
 @pytest.fixture
 def moved(tmp_path: Path):
+    from hansard.app.house import Hansard
     from hansard.store import open_store
 
     cleanup, help_ = _moved(tmp_path)
+    with Hansard(sync=False).request() as rq:  # the repositories registered, as `why` does first
+        rq.repository(str(cleanup.path))
+        rq.repository(str(help_.path))
     store = open_store()
     yield cleanup, help_, store
     store.close()
@@ -69,17 +73,21 @@ def moved(tmp_path: Path):
 
 def test_every_line_of_a_moved_file_answers_alike_however_asked(moved) -> None:
     from hansard.answers.why.agreement import check_file
+    from hansard.app.house import Hansard
 
-    cleanup, help_, store = moved
-    n = len((cleanup.path / CLEANUP).read_text().splitlines())
-    lines = [18, 142, 215, 251, 330, *range(1, n + 1, 9)]
-    ranges = [(132, 152), (128, 138), (140, 160), (210, 260), (n - 5, n)]
-    report = check_file(store, str(cleanup.path), CLEANUP, lines, ranges, ["ListOrphanedSessionStates"])
-    assert not report.differences, report.differences[:3]
-    assert report.lines["alone"] == len(set(lines)) and report.asked["log FILE:N"] == len(set(lines))
-    assert report.asked["range"] == len(ranges) and report.asked["log --symbol"] == 1
-    n = len((help_.path / HELP).read_text().splitlines())
-    report = check_file(store, str(help_.path), HELP, range(1, n + 1), [(1, 12), (40, 60), (45, n)], ["NewHelpCmd", "printNode"])
+    cleanup, help_, _store = moved
+    with Hansard(sync=False).request() as rq:  # answers kept between the questions, as `why`'s are
+        store = rq.store
+        n = len((cleanup.path / CLEANUP).read_text().splitlines())
+        lines = [18, 142, 215, 251, 330, *range(1, n + 1, 9)]
+        ranges = [(132, 152), (128, 138), (140, 160), (210, 260), (n - 5, n)]
+        report = check_file(store, str(cleanup.path), CLEANUP, lines, ranges, ["ListOrphanedSessionStates"], keep=rq.keep)
+        assert not report.differences, report.differences[:3]
+        assert report.lines["alone"] == len(set(lines)) and report.asked["log FILE:N"] == len(set(lines))
+        assert report.asked["range"] == len(ranges) and report.asked["log --symbol"] == 1
+        n = len((help_.path / HELP).read_text().splitlines())
+        report = check_file(store, str(help_.path), HELP, range(1, n + 1), [(1, 12), (40, 60), (45, n)],
+                            ["NewHelpCmd", "printNode"], keep=rq.keep)
     assert not report.differences, report.differences[:3]
     assert report.lines["alone"] == n and report.asked["log FILE"] == 1
 

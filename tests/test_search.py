@@ -143,7 +143,7 @@ def test_a_message_covering_every_term_ranks_first(tmp_path: Path) -> None:
     for mode in ("keyword", "hybrid"):
         ans = search_past_sessions(d, "zebra quokka", mode=mode, embedder=HashEmbedder())
         assert [h["session_id"] for h in ans["results"]] == ["sess-every", "sess-some"], mode
-    from hansard.answers.search.meaning import build_vectors
+    from hansard.ingest.embed import build_vectors
 
     build_vectors(d.search, HashEmbedder())
     ans = search_past_sessions(d, "zebra quokka", mode="hybrid", embedder=HashEmbedder())
@@ -377,7 +377,7 @@ def test_meaning_without_a_model_falls_back_to_keyword(db, monkeypatch: pytest.M
 
 def test_meaning_and_hybrid_with_an_embedder(db) -> None:
     pytest.importorskip("numpy")
-    from hansard.answers.search.meaning import build_vectors, pending
+    from hansard.ingest.embed import build_vectors, pending
 
     emb = HashEmbedder()
     ans = search_past_sessions(db, "kiwi parser", mode="meaning", embedder=emb)
@@ -399,7 +399,7 @@ def test_meaning_and_hybrid_with_an_embedder(db) -> None:
 
 def test_the_adapter_starts_the_vector_builder_not_the_search(db) -> None:
     """A meaning search that finds no vectors asks the ``start_build`` its adapter passed (the
-    CLI and the MCP server pass hansard/jobs.py's detached `hansard embed`); a search called
+    CLI and the MCP server pass hansard/app/jobs.py's detached `hansard embed`); a search called
     without one starts nothing and says how to build them (issue 26, item 3)."""
     pytest.importorskip("numpy")
     started: list[bool] = []
@@ -418,7 +418,7 @@ def test_the_adapter_starts_the_vector_builder_not_the_search(db) -> None:
 
 def test_long_messages_are_embedded_by_passage(tmp_path: Path) -> None:
     pytest.importorskip("numpy")
-    from hansard.answers.search.meaning import MAX_PASSAGES, PASSAGE_CHARS, build_vectors, passages
+    from hansard.ingest.embed import MAX_PASSAGES, PASSAGE_CHARS, build_vectors, passages
 
     text = ("Setting up the build cache took a while. " * 40) + "\n\n" + ("The walrus migration is done. " * 5)
     spans = passages(text)
@@ -466,8 +466,7 @@ class ConceptEncoder:
 
 def test_session_intent_tier_finds_a_paraphrase(tmp_path: Path) -> None:
     pytest.importorskip("numpy")
-    from hansard.answers.search.intent import build_intent_vectors
-    from hansard.answers.search.meaning import build_vectors
+    from hansard.ingest.embed import build_intent_vectors, build_vectors
 
     d = open_store()
     for sid, ask, work in (
@@ -548,6 +547,7 @@ def test_large_vector_indexes_search_sign_bits_then_rescore(monkeypatch: pytest.
 def test_disagreement_weighs_sign_flips_by_the_query() -> None:
     np = pytest.importorskip("numpy")
     from hansard.answers.search import meaning
+    from hansard.ingest import vector_cache
 
     q = np.zeros(128, np.float32)
     q[0], q[1], q[70] = 1.0, 0.5, -0.1  # levels 3, 2 (0.5 rounds to 1.5 -> 2), 0
@@ -555,7 +555,7 @@ def test_disagreement_weighs_sign_flips_by_the_query() -> None:
     rows[1, 0] = -1  # ... flips the query's heaviest dimension
     rows[2, 1] = -1  # ... flips the middle one
     rows[3, 70] = -1  # ... agrees on dimension 70, where the query is negative
-    d = meaning.disagreement(meaning.sign_bits(rows), q)
+    d = meaning.disagreement(vector_cache.sign_bits(rows), q)
     # rows 0 and 3 disagree only where the query weighs nothing (level 0)
     assert d.tolist() == [0, 3, 2, 0]
 

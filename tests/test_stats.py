@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -38,6 +39,16 @@ def hansard(repo: Path, *args: str) -> str:
     out = subprocess.run([sys.executable, "-m", "hansard", *args], cwd=repo, env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     return out.stdout
+
+
+def asked(**kw: Any) -> Any:
+    """repo_stats asked through the application, as the CLI asks it: the repository registered
+    and its facts kept first, the summaries it worked out kept when the request ends."""
+    from hansard.app.house import Hansard
+
+    with Hansard(sync=False).request() as rq:
+        rq.fresh(kw.get("cwd"))
+        return repo_stats(rq.reads(), **kw)
 
 
 @pytest.fixture
@@ -124,9 +135,9 @@ def test_scenarios_add_up_and_match_why(name: str, tmp_path: Path, monkeypatch: 
 def test_a_new_commit_costs_only_the_file_it_changed(demo: Path) -> None:
     store = open_store()
     try:
-        first = repo_stats(store, cwd=str(demo))
-        assert first["cache"] == {"files": 3, "remembered": 0, "answered": 3, "written": 3}
-        again = repo_stats(store, cwd=str(demo))
+        first = asked(cwd=str(demo))
+        assert first["cache"] == {"files": 3, "remembered": 0, "answered": 3, "new": 3}
+        again = asked(cwd=str(demo))
         assert again["cache"]["answered"] == 0 and again["cache"]["remembered"] == 3
         assert {k: v for k, v in again.items() if k not in ("cache", "seconds")} == \
             {k: v for k, v in first.items() if k not in ("cache", "seconds")}
@@ -135,8 +146,8 @@ def test_a_new_commit_costs_only_the_file_it_changed(demo: Path) -> None:
         retry.write_text(retry.read_text() + "# tuned by hand\n")
         git(demo, "commit", "-qam", "A person's comment")
         before = set(store.stats.cached_paths())
-        third = repo_stats(store, cwd=str(demo))
-        assert third["cache"] == {"files": 3, "remembered": 2, "answered": 1, "written": 1}
+        third = asked(cwd=str(demo))
+        assert third["cache"] == {"files": 3, "remembered": 2, "answered": 1, "new": 1}
         new_blob = git(demo, "rev-parse", "HEAD:app/retry.py")
         assert set(store.stats.cached_paths()) - before == {("app/retry.py", new_blob)}
         assert third["kinds"]["human"] == first["kinds"]["human"] + 1
@@ -149,7 +160,7 @@ def test_a_new_commit_costs_only_the_file_it_changed(demo: Path) -> None:
 
         # the same content under a rewritten history: the summary naming the gone commit is redone
         git(demo, "commit", "-q", "--amend", "-m", "A person's comment, reworded")
-        fourth = repo_stats(store, cwd=str(demo))
+        fourth = asked(cwd=str(demo))
         assert fourth["cache"]["answered"] == 1 and fourth["rev"] != third["rev"]
         check_against_why(store, demo, fourth)
     finally:
@@ -166,7 +177,7 @@ def test_a_repository_without_sessions_says_so(tmp_path: Path) -> None:
     store = open_store()
     try:
         for _ in range(2):  # answered, then remembered
-            r = repo_stats(store, cwd=str(repo))
+            r = asked(cwd=str(repo))
             assert r["kinds"]["unknown"] == 2 and r["notice"]["code"] == "no_sessions"
         assert r["cache"]["remembered"] == 1
     finally:
@@ -179,11 +190,11 @@ def test_a_summary_is_kept_per_repository(demo: Path, tmp_path: Path) -> None:
     git(demo, "clone", "-q", str(demo), str(clone))
     store = open_store()
     try:
-        assert repo_stats(store, cwd=str(demo))["cache"]["answered"] == 3
-        other = repo_stats(store, cwd=str(clone))
+        assert asked(cwd=str(demo))["cache"]["answered"] == 3
+        other = asked(cwd=str(clone))
         assert other["cache"]["answered"] == 3 and other["cache"]["remembered"] == 0
-        assert repo_stats(store, cwd=str(clone))["cache"]["remembered"] == 3
-        assert repo_stats(store, cwd=str(demo))["cache"]["remembered"] == 3
+        assert asked(cwd=str(clone))["cache"]["remembered"] == 3
+        assert asked(cwd=str(demo))["cache"]["remembered"] == 3
     finally:
         store.close()
 
@@ -199,11 +210,11 @@ def test_binary_large_and_symlinked_files_are_counted_as_skipped(demo: Path, mon
     monkeypatch.setattr(stats, "MAX_FILE_BYTES", 1000)
     store = open_store()
     try:
-        r = repo_stats(store, cwd=str(demo))
+        r = asked(cwd=str(demo))
         assert r["skipped"]["reasons"] == {"binary": 1, "symlink": 1, "too_large": 1}
         assert "logo.bin" not in r["files"] and r["cache"]["files"] == 6
         check_against_why(store, demo, r)
-        again = repo_stats(store, cwd=str(demo))  # a binary file is remembered as one too
+        again = asked(cwd=str(demo))  # a binary file is remembered as one too
         assert again["cache"]["answered"] == 0 and again["skipped"] == r["skipped"]
     finally:
         store.close()

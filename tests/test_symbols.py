@@ -507,20 +507,31 @@ def test_cache_roundtrip_and_version_key(store, monkeypatch: pytest.MonkeyPatch)
     real = sym.analyze
     monkeypatch.setattr(sym, "analyze", lambda s, lang: calls.append(lang) or real(s, lang))
 
-    first = sym.cached_symbols(store, blob, "python", src)
-    assert first == symbols(src, "python")
-    assert calls == ["python"]
-    # Second call: served from the table, no parse, identical values.
-    assert sym.cached_symbols(store, blob, "python", src) == first
-    assert sym.cached_imports(store, blob, "python", src) == imports(src, "python")
+    from hansard.app.house import Hansard
+
+    with Hansard().request() as rq:
+        first = sym.cached_symbols(rq.store, blob, "python", src)
+        assert first == symbols(src, "python")
+        assert calls == ["python"]
+        # Asked again in the same request: what it worked out, no parse.
+        assert sym.cached_symbols(rq.store, blob, "python", src) == first
+    # ... and kept by the request: a later one reads the table, identical values.
+    with Hansard().request() as rq:
+        assert sym.cached_symbols(rq.store, blob, "python", src) == first
+        assert sym.cached_imports(rq.store, blob, "python", src) == imports(src, "python")
     assert calls == ["python"]
     row = store.db.execute("SELECT lang, analyzer_version FROM symbol_cache WHERE blob_id=?", (blob,)).fetchall()
     assert [tuple(r) for r in row] == [("python", sym.ANALYZER_VERSION)]
+    # An answer asked on its own (no request listening) keeps nothing.
+    other = b"def g():\n    return 2\n"
+    sym.cached_symbols(store, sym.blob_id(other), "python", other)
+    assert store.db.execute("SELECT COUNT(*) FROM symbol_cache WHERE blob_id=?", (sym.blob_id(other),)).fetchone()[0] == 0
 
     # A new analyzer version never reads the old rows.
     monkeypatch.setattr(sym, "ANALYZER_VERSION", sym.ANALYZER_VERSION + 1)
+    calls.clear()
     assert sym.cached_symbols(store, blob, "python", src) == first
-    assert calls == ["python", "python"]
+    assert calls == ["python"]
     assert store.symbols.prune(sym.ANALYZER_VERSION) == 1
 
 

@@ -219,6 +219,28 @@ def test_a_line_alice_s_session_wrote_is_explained_to_bob(team) -> None:
     assert ctx["session"]["session_id"] == SID_A
 
 
+def test_bob_s_editor_shows_alice_s_session_on_her_line(team) -> None:
+    """The language server asks through the application as the CLI does, so its hover names a
+    teammate's session (and its conversation command opens it)."""
+    import anyio
+
+    from tests.test_lsp import hover, lsp, open_doc
+
+    app = _as_bob(team)
+    n = _line_of(app, "kept = [i * (1 - rate)")
+
+    async def main() -> tuple[str | None, str | None]:
+        async with lsp(team["repo_b"], sync=False) as client:
+            uri = open_doc(client, app)
+            mine, theirs = await hover(client, uri, 0), await hover(client, uri, n - 1)
+            return mine, theirs
+
+    mine, theirs = anyio.run(main)
+    assert theirs is not None and SID_A[:13] in theirs and "alice\\@example\\.com" in theirs, theirs
+    assert "discount helper" in theirs
+    assert mine is None or SID_A[:13] not in mine
+
+
 def test_a_teammate_is_named_by_the_email_the_owner_registered(team) -> None:
     """Alice calls herself "Bob Example" (her config's name, as git's user.name at join): Bob
     still reads her session as alice@example.com's, the declared name only in brackets."""

@@ -1,4 +1,4 @@
-"""The copy of the passage vectors beside the store (hansard/answers/search/vector_cache.py),
+"""The copy of the passage vectors beside the store (hansard/ingest/vector_cache.py),
 on real stores: written by the builder, mapped by later processes, rewritten when the vectors
 change, never trusted when damaged, and skipped when it cannot be written."""
 
@@ -21,8 +21,10 @@ from tests.helpers import WordsEmbedder
 
 np = pytest.importorskip("numpy")
 
-from hansard.answers.search import meaning, vector_cache  # noqa: E402
+from hansard.answers.search import meaning  # noqa: E402
 from hansard.answers.search.sessions import search_past_sessions  # noqa: E402
+from hansard.app.house import Hansard  # noqa: E402
+from hansard.ingest import embed, vector_cache  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -51,7 +53,7 @@ def store(tmp_path: Path):
              "the kiwi parser reads past the end of the buffer")
     _session(tmp_path / "t", "sess-mango", "rename the mango helper", "the mango helper is renamed")
     index(d, [tmp_path / "t"])
-    meaning.build_vectors(d.search, EMB)
+    embed.build_vectors(d.search, EMB)
     return d
 
 
@@ -116,7 +118,7 @@ def test_a_new_session_embedded_rewrites_it_reusing_the_old_vectors(store, tmp_p
         return real(self, model, hashes)
 
     monkeypatch.setattr(type(store.search), "vectors_by_hash", spy)
-    meaning.build_vectors(store.search, EMB)
+    embed.build_vectors(store.search, EMB)
     new = _meta(store)
     assert new["stamp"] != old["stamp"] and new["stamp"] == list(store.search.vector_stamp(EMB.id)[1:])
     assert new["rows"] == 6 and new["files"] != old["files"]
@@ -135,7 +137,7 @@ def test_a_message_rewritten_under_its_vectors_moves_the_stamp_and_the_copy(stor
     assert list(store.search.vector_stamp(model)[1:]) != old["stamp"]
     # searched before the builder ran: the copy follows at once, without the rewritten message
     assert mid not in meaning.VectorIndex.get(store.search, model).ids.tolist()
-    meaning.build_vectors(store.search, EMB)
+    embed.build_vectors(store.search, EMB)
     new = _meta(store)
     assert new["stamp"] != old["stamp"]
     vi = meaning.VectorIndex.get(store.search, model)
@@ -151,7 +153,7 @@ def test_a_reindex_moves_the_stamp_and_the_copy_follows_the_new_ids(store, monke
     stamp = list(store.search.vector_stamp(model)[1:])
     assert stamp != old["stamp"]
     assert vector_cache.load(_where(store), store.search.vector_stamp(model)[0], model, tuple(stamp)) is None
-    embedded = meaning.build_vectors(store.search, EMB)  # walks the new ids from the start
+    embedded = embed.build_vectors(store.search, EMB)  # walks the new ids from the start
     assert embedded["messages"] == 4 and embedded["embedded"] == 0  # every text's vector was kept
     assert _meta(store)["rows"] == 4 and _meta(store)["stamp"] == list(store.search.vector_stamp(model)[1:])
     vi = meaning.VectorIndex.get(store.search, model)
@@ -173,7 +175,14 @@ def test_a_damaged_copy_is_rewritten(store, damage: str) -> None:
         (where / "meta.json").write_bytes(b"{not json")
     else:
         mat.unlink()
+    # a search on its own only reads: the vectors from SQLite, the damaged copy left as it is
     vi = meaning.VectorIndex.get(store.search, EMB.id)
+    assert not isinstance(vi.mat, np.memmap) and len(vi.ids) == 4
+    assert _top(store, "kiwi parser crash") == "sess-kiwi"
+    meaning.VectorIndex._cache.clear()
+    # asked within a request that caches, the copy is written again and mapped
+    with Hansard(sync=False).request():
+        vi = meaning.VectorIndex.get(store.search, EMB.id)
     assert isinstance(vi.mat, np.memmap) and len(vi.ids) == 4
     assert _meta(store)["files"] != meta["files"] or damage == "meta"
     assert _top(store, "kiwi parser crash") == "sess-kiwi"
@@ -216,7 +225,8 @@ def test_a_passage_without_a_vector_of_the_model_is_a_row_no_search_returns(stor
         else:
             (_where(store) / "meta.json").write_text(json.dumps({**_meta(store), "stamp": ["then", 0, 0]}))
         meaning.VectorIndex._cache.clear()
-        vi = meaning.VectorIndex.get(store.search, model)
+        with Hansard(sync=False).request():  # a caching request writes the stale copy again
+            vi = meaning.VectorIndex.get(store.search, model)
         assert isinstance(vi.mat, np.memmap) and len(vi.ids) == 4 and vi.messages == 3
         assert mid not in vi.ids.tolist() and -1 in vi.ids.tolist()
         assert not np.asarray(vi.mat)[np.asarray(vi.ids) == -1].any()

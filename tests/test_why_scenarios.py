@@ -37,19 +37,16 @@ def test_a_line_asked_alone_gets_the_whole_files_answer(name: str, tmp_path: Pat
     neighbours and its commit's other lines: `why path:N`, a range holding it, the cache and `log
     path:N` must say what `why path` says of it (hansard.answers.why.agreement)."""
     from hansard.answers.why.agreement import check_file
-    from hansard.store import open_store
+    from hansard.app.house import Hansard
 
     scn = SCENARIOS[name](tmp_path / "build")
     for var, value in env_for(scn, tmp_path / "store").items():
         monkeypatch.setenv(var, value)
     whole = answer(scn)
-    store = open_store()
-    try:
+    with Hansard(sync=False).request() as rq:  # answers kept between the questions, as `why`'s are
         for rel, doc in whole.items():
             n = len(doc["lines"])
-            report = check_file(store, str(scn.repo), rel, range(1, n + 1), [(k, min(n, k + 4)) for k in range(1, n + 1, 3)],
-                                rev=scn.rev)
+            report = check_file(rq.store, str(scn.repo), rel, range(1, n + 1),
+                                [(k, min(n, k + 4)) for k in range(1, n + 1, 3)], rev=scn.rev, keep=rq.keep)
             assert report.lines["alone"] == n
             assert not report.differences, (rel, report.differences[:3])
-    finally:
-        store.close()

@@ -4,13 +4,14 @@ environment variables), whether anything is there, and what the store holds of i
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from hansard.answers.results import AgentStatus
     from hansard.store.interfaces import Store
 
 
-def agent_status(store: Store) -> list[dict[str, Any]]:
+def agent_status(store: Store) -> list[AgentStatus]:
     """One dict per agent in registry order: name, display, homes, found, sessions, messages,
     edits (applied). ``found``: one of its homes exists, or (an agent that keeps its log in
     repositories) a known repository holds one, or (a web chat) an export was imported."""
@@ -19,7 +20,7 @@ def agent_status(store: Store) -> list[dict[str, Any]]:
 
     counts = store.sessions.provider_counts()
     repo_paths = store.repos.paths()
-    out = []
+    out: list[AgentStatus] = []
     for a in agents.agents():
         homes = a.homes()
         c = counts.get(a.name, {})

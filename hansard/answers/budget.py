@@ -9,14 +9,14 @@ entry (``enrich``) are computed only for entries that are kept.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 CHARS_PER_TOKEN = 4
 # The tree repeats an entry in a few short lines: room kept for it per entry's JSON size.
 TREE_SHARE = 0.4
 # What makes an answer's tree for people from the kept entries (hansard/render/trees.py).
-Render = Callable[[dict[str, Any]], str]
+Render = Callable[[Mapping[str, object]], str]
 
 
 def _size(obj: Any) -> int:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import os
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, cast
 
 from hansard import safeopen, textnorm
 from hansard.agents.origin import source_of
@@ -25,9 +26,10 @@ from hansard.answers.why import explain, parse_target, resolve_target
 from hansard.errors import NotFound, UntilNotAllowed
 from hansard.git.run import git_text
 from hansard.link.landing import FileCommit, commit_diff, edit_hashes, edit_landed_in, file_commits
-from hansard.link.repos import repo_for
+from hansard.link.repos import known_repo
 
 if TYPE_CHECKING:
+    from hansard.answers.results import CodeHistory, WhyAnswer
     from hansard.store.interfaces import Store
 
 # Share of an earlier change's lines that a later one must remove to count as undoing it.
@@ -45,7 +47,7 @@ def parse_until(until: str | None) -> float | None:
 
 def code_history(store: Store, path: str, *, symbol: str | None = None, repo: str | None = None,
                  until: str | None = None, token_budget: int = 4000, cwd: str | None = None,
-                 repo_only: str | None = None, render: Render) -> dict[str, Any]:
+                 repo_only: str | None = None, render: Render) -> CodeHistory:
     """``render`` makes the answer's ``tree`` for people (the adapters pass hansard/render's
     :func:`~hansard.render.trees.code_history_tree`); it counts toward the token budget, so it
     is made here, from what is kept. With ``repo_only`` (a repository's path), a session that ran in any other repository is
@@ -64,7 +66,7 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
         raise UntilNotAllowed("until cannot be combined with symbol, which reads the current code")
     bound = parse_until(until)
     t = resolve_target(file, None, None, cwd=base, check_exists=False)
-    repo_id = repo_for(store, t.main_top)
+    repo_id = known_repo(store, t.main_top)
     all_commits = file_commits(store, t.top, t.rel)
     names = {t.rel} | {c.path for c in all_commits} | {c.old_path for c in all_commits if c.old_path}
     commits = [c for c in all_commits if bound is None or c.committer_time <= bound]
@@ -117,7 +119,7 @@ def code_history(store: Store, path: str, *, symbol: str | None = None, repo: st
             if tests["failed_then_fixed"] or tests["still_failing"]:
                 entry["tests"] = {"failed_then_fixed": tests["failed_then_fixed"], "still_failing": tests["still_failing"]}
 
-    return fit_budget(served(result), token_budget, render, enrich=add_tests)
+    return cast("CodeHistory", fit_budget(served(result), token_budget, render, enrich=add_tests))
 
 
 def _missing(path: str, base: str) -> None:
@@ -166,10 +168,10 @@ def _why_lines(store: Store, top: str, rel: str, span: tuple[int, int] | None) -
             if b is None:
                 b = out[sid] = Blamed(ans["sessions"].get(sid) or {})
             b.lines += 1
-            if ln.get("tool_call_id"):
-                b.calls.add(ln["tool_call_id"])
-            if ln.get("message_index") is not None:
-                b.messages.add(ln["message_index"])
+            if call := ln["tool_call_id"]:
+                b.calls.add(call)
+            if (index := ln["message_index"]) is not None:
+                b.messages.add(index)
     return out
 
 
@@ -180,7 +182,7 @@ class Blamed:
 
     __slots__ = ("about", "calls", "lines", "messages")
 
-    def __init__(self, about: dict[str, Any]) -> None:
+    def __init__(self, about: Mapping[str, Any]) -> None:
         self.about = about
         self.lines = 0
         self.calls: set[str] = set()
@@ -214,7 +216,7 @@ def _elsewhere(store: Store, session_ids: set[str], repo_only: str) -> set[str]:
     return out
 
 
-def unnamed_elsewhere(store: Store, ans: dict[str, Any], repo_only: str) -> dict[str, Any]:
+def unnamed_elsewhere(store: Store, ans: Mapping[str, Any], repo_only: str) -> WhyAnswer:
     """A why answer in which no session that ran outside ``repo_only`` is named: its lines say
     OTHER_REPOSITORY, and no id, prompt or title of it is left anywhere in the answer."""
     named: set[str] = set(ans.get("sessions") or {})
@@ -223,7 +225,7 @@ def unnamed_elsewhere(store: Store, ans: dict[str, Any], repo_only: str) -> dict
         named.update(x for key in ("later_sessions", "alternatives") for x in ln.get(key) or () if isinstance(x, str))
     elsewhere = _elsewhere(store, named, repo_only)
     if not elsewhere:
-        return ans
+        return cast("WhyAnswer", ans)
     lines = []
     for ln in ans["lines"]:
         ln = dict(ln)
@@ -239,7 +241,7 @@ def unnamed_elsewhere(store: Store, ans: dict[str, Any], repo_only: str) -> dict
             ln["recorded"] = {k: v for k, v in rec.items() if k not in ("session_id", "prompt", "title", "url")}
         lines.append(ln)
     sessions = {sid: s for sid, s in (ans.get("sessions") or {}).items() if sid not in elsewhere}
-    return {**ans, "lines": lines, "sessions": sessions}
+    return cast("WhyAnswer", {**ans, "lines": lines, "sessions": sessions})
 
 
 def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[FileCommit],
@@ -368,8 +370,7 @@ class SymbolSpans:
         want = []
         for c in commits:
             lang = self.sym.language_for(c.path)
-            if c.blob and lang and c.blob not in self._blobs and self.store.symbols.get(
-                    c.blob, lang, self.sym.ANALYZER_VERSION) is None:
+            if c.blob and lang and c.blob not in self._blobs and not self.sym.is_cached(self.store, c.blob, lang):
                 want.append(c.blob)
         self._blobs.update(read_blobs(self.top, sorted(set(want))))
 
@@ -525,7 +526,7 @@ def imported_by(store: Store, top: str, rel: str) -> list[dict[str, Any]]:
 # -- rendering -----------------------------------------------------------------------------
 
 
-def served(result: dict[str, Any]) -> dict[str, Any]:
+def served(result: Mapping[str, Any]) -> dict[str, Any]:
     """The answer as served: every string through the redactor (issue 28, item 5). Transcript
     text is redacted when indexed; what git and the working tree give (commit summaries and
     authors, a line's text) is not, until here."""
@@ -535,7 +536,7 @@ def served(result: dict[str, Any]) -> dict[str, Any]:
     return clean
 
 
-def _redacted_lines(ans: dict[str, Any]) -> dict[str, Any]:
+def _redacted_lines(ans: Mapping[str, Any]) -> Mapping[str, Any]:
     """The why answer with its lines' texts redacted together (a private key spans lines)."""
     from hansard.ingest.redact import redact_lines
 
@@ -547,7 +548,7 @@ def _redacted_lines(ans: dict[str, Any]) -> dict[str, Any]:
     return {**ans, "lines": lines}
 
 
-def _line_answer(ans: dict[str, Any], token_budget: int, render: Render) -> dict[str, Any]:
+def _line_answer(ans: Mapping[str, Any], token_budget: int, render: Render) -> CodeHistory:
     ans = served(_redacted_lines(ans))
     entries = []
     for ln in ans["lines"]:
@@ -573,7 +574,7 @@ def _line_answer(ans: dict[str, Any], token_budget: int, render: Render) -> dict
               "entries": entries, "imported_by": [], "why": ans}
     if ans.get("notice"):
         result["notice"] = ans["notice"]
-    return fit_budget(result, token_budget, render)
+    return cast("CodeHistory", fit_budget(result, token_budget, render))
 
 
 def _iso(ts: float) -> str:

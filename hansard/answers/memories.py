@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from hansard import agents
 from hansard.answers.search.filters import resolve_repo
@@ -17,6 +17,7 @@ from hansard.answers.search.text import excerpt, mark
 from hansard.errors import NotFound
 
 if TYPE_CHECKING:
+    from hansard.answers.results import Memory, MemoryHits
     from hansard.store.interfaces import Store
 
 WINDOW_CHARS = 6000
@@ -44,7 +45,7 @@ def memory_count(store: Store) -> int:
 
 
 def search_memories(store: Store, query: str | None, repo: str | None = None, provider: str | None = None,
-                    source: str | None = None, *, limit: int = 10, full: bool = False) -> dict[str, Any]:
+                    source: str | None = None, *, limit: int = 10, full: bool = False) -> MemoryHits:
     """Memories whose current text matches ``query``. With ``repo``, that project's guidance
     ranks together with global and unkeyed memories (other projects' are left out).
     ``provider``: an agent's name or alias (hansard.agents). ``source``: an agent or a memory
@@ -88,7 +89,7 @@ def search_memories(store: Store, query: str | None, repo: str | None = None, pr
     results.sort(key=lambda d: (-d["score"], d["path"]))
     total = len(results)
     results = results[:limit]
-    return {"query": query or "", "results": results, "total": total, "returned": len(results)}
+    return cast("MemoryHits", {"query": query or "", "results": results, "total": total, "returned": len(results)})
 
 
 MAX_HIT_LINES = 8
@@ -122,7 +123,7 @@ def _line_range(text: str, words: list[str]) -> tuple[int, int]:
 # -- reading --------------------------------------------------------------------------
 
 
-def get_memory(store: Store, memory_id: str, line: int | None = None, offset: int | None = None) -> dict[str, Any]:
+def get_memory(store: Store, memory_id: str, line: int | None = None, offset: int | None = None) -> Memory:
     """A window of a memory's current text (or of an earlier version: ``<memory_id>@<n>``,
     n counting from 1 = the first text seen). ``offset`` (characters) takes precedence over
     ``line``; the window starts at a complete line. Reports ``contentLineStart``,
@@ -175,7 +176,7 @@ def get_memory(store: Store, memory_id: str, line: int | None = None, offset: in
     d["contentChars"] = len(text)
     if end < len(text):
         d["nextOffset"] = end
-    return d
+    return cast("Memory", d)
 
 
 def _line_at(starts: list[int], off: int) -> int:

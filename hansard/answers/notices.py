@@ -7,17 +7,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from hansard.answers.results import NoSessions, Searched
     from hansard.store.interfaces import Store
 
 
-def no_sessions(store: Store) -> dict[str, Any]:
+def no_sessions(store: Store) -> NoSessions:
     """The ``notice`` of an answer about a repository with no archived session."""
     from hansard import agents
     from hansard.answers.agents_status import agent_status
 
     env = sorted({v for a in agents.agents() for v in a.home_env} | {"HANSARD_HOME"})
-    homes = [{"agent": s["name"], "homes": s["homes"], "found": s["found"], "sessions": s["sessions"]}
-             for s in agent_status(store)]
+    homes: list[Searched] = [{"agent": s["name"], "homes": s["homes"], "found": s["found"], "sessions": s["sessions"]}
+                             for s in agent_status(store)]
     held = sum(h["sessions"] for h in homes)
     return {
         "code": "no_sessions",
@@ -30,7 +33,7 @@ def no_sessions(store: Store) -> dict[str, Any]:
     }
 
 
-def no_sessions_text(notice: dict[str, Any]) -> str:
+def no_sessions_text(notice: Mapping[str, Any]) -> str:
     """The notice as a few lines for a terminal."""
     lines = [f"hansard: {notice['message']}."]
     for h in notice["searched"]:

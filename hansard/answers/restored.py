@@ -20,10 +20,10 @@ from hansard.answers.evidence import CLOCK_SLACK_S
 from hansard.errors import GitError
 
 if TYPE_CHECKING:
-    from threading import Thread
     from typing import Any
 
     from hansard.git.history import LogEntry
+    from hansard.git.run import Pending
     from hansard.store.interfaces import Store
 
 _NONE: frozenset[int] = frozenset()  # the lines of a blob git does not have
@@ -44,7 +44,7 @@ class FileHistory:
         self._trivial_texts: set[str] = set()
         self._by_hash: tuple[dict[int, list[int]], dict[int, list[int]]] | None = None
         self._commits: list[LogEntry] | None = None
-        self._log: tuple[Thread, dict[str, object]] | None = None  # a thread running the `git log` of the file, when prefetched
+        self._log: Pending | None = None  # the file's `git log`, when started beside blame
         self._log_out: str | None = None
         self._pos: dict[str, int] = {}
         self._hunks: dict[str, list[Any]] = {}  # sha -> the commit's hunks (as in ``edits.hunks``)
@@ -58,22 +58,13 @@ class FileHistory:
         self._touched: dict[tuple[int, float, int, int], list[LogEntry]] = {}  # _touching's answers
 
     def prefetch(self) -> None:
-        """Start the file's `git log` now, beside blame; ``commits`` collects it."""
-        import threading
+        """Start the file's `git log` now, in its own process beside blame; ``commits`` reads it."""
+        from hansard.git.history import start_file_log
 
-        from hansard.git.history import file_log
-
-        box: dict[str, object] = {}
-
-        def run() -> None:
-            try:
-                box["out"] = file_log(self.top, self.rel, self.rev)
-            except Exception as exc:  # noqa: BLE001 - retried by commits()
-                box["err"] = exc
-
-        th = threading.Thread(target=run, daemon=True)
-        th.start()
-        self._log = (th, box)
+        try:
+            self._log = start_file_log(self.top, self.rel, self.rev)
+        except GitError:
+            self._log = None  # asked again by commits()
 
     def prepare(self) -> None:
         """Every commit's line hashes now (while blame runs): the file's questions reach most of
@@ -88,10 +79,11 @@ class FileHistory:
 
             out: str | None = None
             if self._log is not None:
-                th, box = self._log
-                th.join()
-                got = box.get("out")
-                out = got if isinstance(got, str) else None
+                pending, self._log = self._log, None
+                try:
+                    out = pending.result().decode("utf-8", "surrogateescape")
+                except GitError:
+                    out = None  # asked once more below
             if out is None:
                 try:
                     out = file_log(self.top, self.rel, self.rev)

@@ -40,10 +40,12 @@ always 0 for now; it is kept so the kinds are why's own.
 ``since``/``until`` keep the lines whose commit was authored within the bounds (uncommitted
 lines then drop out) and the sessions started within them.
 
-Each file's answer is summarised and remembered in the store (``store.stats``) under its path
-and blob id, for one store generation: a second run after a new commit answers again only the
-files the commit changed. A remembered summary whose commits are no longer in the revision's
-history (an amend or a rebase rewrote them) is answered again too.
+Each file's answer is summarised, and the summary offered to the request to keep in the store
+(``store.stats``, ``hansard.store.kept``) under its path and blob id, for one store generation:
+a second run after a new commit answers again only the files the commit changed. A remembered
+summary whose commits are no longer in the revision's history (an amend or a rebase rewrote
+them) is answered again too. ``cache`` counts the files, the summaries remembered, the files
+answered and the summaries new in this run.
 """
 
 from __future__ import annotations
@@ -53,13 +55,15 @@ import json
 import os
 import time
 from collections import Counter, defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from hansard.errors import HansardError, InvalidArgument, NotARepository, PathOutsideRepository, UnknownRevision
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
+    from hansard.answers.results import RepoStats
+    from hansard.ingest.pipeline import Progress
     from hansard.store.interfaces import Store
 
 # Bumped whenever a summary's shape, or what goes into it, changes: old rows are never read.
@@ -101,7 +105,7 @@ def cache_key(context: str, path: str, blob: str) -> str:
     return hashlib.sha256(f"{context}\0{path}\0{blob}".encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def summarise(store: Store, doc: dict[str, Any]) -> dict[str, Any]:
+def summarise(store: Store, doc: Mapping[str, Any]) -> dict[str, Any]:
     """One file's why answer as counts: rows of [kind, session_id, message_index, commit, n]
     with what the rows name (the sessions' provider, member and title, the commits' author
     time, the messages' models)."""
@@ -166,20 +170,20 @@ def _is_binary(cat: Any, blob: str) -> bool:
 def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | None = None,
                since: str | None = None, until: str | None = None, by: Iterable[str] = ("agent",),
                cwd: str | None = None, cache: bool = True,
-               upkeep: Callable[[str, int], object] | None = None,
-               progress: Any = None, max_files: int | None = None, depth: int | None = None) -> dict[str, Any]:
+               progress: Progress | None = None, max_files: int | None = None, depth: int | None = None) -> RepoStats:
     """The stats of the repository holding ``cwd`` at ``rev`` (default HEAD), of its files under
     ``paths`` (default all), as described in this module's docstring. ``by`` names the
-    breakdowns to include (agent, model, session, member, dir, month). ``upkeep`` is the
-    caller's refresh of the repository's commit facts (passed on to ``explain``); ``progress``
-    is `hansard index`'s progress line (``hansard.ingest.progress.Bytes``), fed the files' sizes
-    as they are answered. ``max_files`` keeps the ``files`` rows of the largest files only
-    (``files_shown`` then says how many of how many): every other count still covers them all.
-    ``depth`` bounds the ``tree`` to that many levels below each path (default: all)."""
+    breakdowns to include (agent, model, session, member, dir, month). ``cache``: read the
+    summaries remembered (the application's choice). ``progress`` is `hansard index`'s progress
+    line (``hansard.ingest.pipeline.Progress``), fed the files' sizes as they are answered.
+    ``max_files`` keeps the ``files`` rows of the largest files only (``files_shown`` then says
+    how many of how many): every other count still covers them all. ``depth`` bounds the
+    ``tree`` to that many levels below each path (default: all)."""
     from hansard.answers.why import explain
     from hansard.git.history import ancestry, read_commits, tree_files
     from hansard.git.objects import CatFile
-    from hansard.link.repos import repo_for
+    from hansard.link.repos import known_repo
+    from hansard.store import kept
     from hansard.timebounds import parse_ts, since_text, until_text
 
     by = tuple(dict.fromkeys(by))
@@ -194,9 +198,7 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
         raise InvalidArgument(f"--depth {depth}: give 0 to {MAX_DEPTH}")
     top, main_top, sha, rels = _resolve(cwd, paths, rev)
     t0 = time.monotonic()
-    repo_id = repo_for(store, main_top)
-    if upkeep is not None and repo_id >= 0:
-        upkeep(top, repo_id)  # the commit facts kept once here, not worked out per file
+    repo_id = known_repo(store, main_top)
     rev_time = read_commits(top, [sha])[sha].author_time
     files = tree_files(top, sha, rels)
     if rels and not files:
@@ -257,7 +259,7 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
             try:
                 # not through the why-result cache: a whole repository's answers would push out
                 # the ones an editor asks for again (it keeps 200); the summaries are kept instead
-                doc = explain(store, rel, rev=sha, cwd=top, cache=False, upkeep=upkeep)
+                doc = explain(store, rel, rev=sha, cwd=top, cache=False)
             except HansardError as exc:
                 skipped[rel] = "error"
                 errors[rel] = exc.code
@@ -273,7 +275,8 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
             cat.close()
         if progress is not None:
             progress.done()
-    written = stats.put_many(fresh, generation) if stats is not None and generation is not None and fresh else 0
+    if stats is not None and generation is not None:
+        kept.offer_summaries(fresh, generation)
     out = _aggregate(summaries, by, lo, hi, rev_time)
     funnel_counts: dict[str, Any] = store.stats.funnel(repo_id, since=lo_text, until=hi_text, paths=rels) if repo_id >= 0 \
         else {"sessions": 0, "tied_commits": [], "lines_added": 0, "lines_added_at": []}
@@ -300,7 +303,8 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
         **out,
         "skipped": {"files": len(skipped), "reasons": dict(sorted(skipped_counts.items())),
                     "paths": sorted(skipped)[:50]},
-        "cache": {"files": len(files), "remembered": hits, "answered": answered, "written": written},
+        "cache": {"files": len(files), "remembered": hits, "answered": answered,
+                  "new": len(fresh) if stats is not None and generation is not None else 0},
         "seconds": round(time.monotonic() - t0, 3),
     }
     result["file_count"] = len(result["files"])
@@ -318,7 +322,7 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
         from hansard.answers.notices import no_sessions
 
         result["notice"] = no_sessions(store)
-    return result
+    return cast("RepoStats", result)
 
 
 def tree(folders: dict[str, dict[str, int]], files: dict[str, dict[str, int]], root: str,

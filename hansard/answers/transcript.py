@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
@@ -35,6 +35,7 @@ from hansard.errors import InvalidCursor
 from hansard.timebounds import local_time
 
 if TYPE_CHECKING:
+    from hansard.answers.results import Transcript
     from hansard.store.interfaces import Store
 
 DEFAULT_LIMIT = 20
@@ -76,7 +77,7 @@ def get_past_session(
     *,
     raw: bool = False,
     details: bool = False,
-) -> dict[str, Any]:
+) -> Transcript:
     """One window of a session. ``details`` (`hansard show`) adds to each tool call the edits
     it made (``edits``: path, kind, status, hunks) and, for a test command, what its run said
     (``test_run``: runner, passed, failed, errors, skipped, failing, exit_code, ok)."""
@@ -183,7 +184,7 @@ def get_past_session(
         out["roles"] = list(role_set)
     if group_revisions:
         out["group_revisions"] = True
-    return out
+    return cast("Transcript", out)
 
 
 def _message(m: Any, text: str) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from hansard.agents.origin import source_of
 from hansard.answers.budget import Render, fit_budget
@@ -24,9 +24,10 @@ from hansard.git import identity
 from hansard.git.history import read_commits
 from hansard.git.run import git_text
 from hansard.link.landing import RepoHistory, edit_hashes, edit_landed_in
-from hansard.link.repos import register_repo
+from hansard.link.repos import known_repo
 
 if TYPE_CHECKING:
+    from hansard.answers.results import WorkContext
     from hansard.store.interfaces import Store
     from hansard.store.types import Row
 
@@ -37,7 +38,7 @@ _COMMIT_LINE = re.compile(r"^\[([^\]\s]+)(?: \([^)]*\))? ([0-9a-f]{7,40})\] (.*)
 
 def work_context(store: Store, session_id: str | None = None, *, repo: str | None = None,
                  until: str | None = None, token_budget: int = 4000, cwd: str | None = None,
-                 repo_only: str | None = None, render: Render) -> dict[str, Any]:
+                 repo_only: str | None = None, render: Render) -> WorkContext:
     """``render`` makes the answer's ``tree`` (the adapters pass hansard/render's
     :func:`~hansard.render.trees.work_context_tree`), counted in the token budget. With
     ``repo_only`` (a repository's path), no session that ran in another repository is
@@ -66,7 +67,7 @@ def work_context(store: Store, session_id: str | None = None, *, repo: str | Non
     from hansard.answers.code_history import served
 
     # Commit summaries come from git, unredacted (the rest from the store, redacted when indexed).
-    return fit_budget(served(result), token_budget, render)
+    return cast("WorkContext", fit_budget(served(result), token_budget, render))
 
 
 # The evidence text of the session the context is for (its own row among the conversations).
@@ -79,8 +80,8 @@ def _pick_session(store: Store, session_id: str | None, where: str) -> tuple[Row
     tops = identity.find_toplevel(os.path.join(os.path.abspath(where), "."))
     if tops is None:
         raise NotFound("not inside a git repository, and no session id given")
-    repo_id = register_repo(store, tops[1])
-    rows = store.evidence.top_sessions_in_repo(repo_id)
+    repo_id = known_repo(store, tops[1])
+    rows = store.evidence.top_sessions_in_repo(repo_id) if repo_id >= 0 else []
     if not rows:
         raise NotFound(f"no archived session ran in {tops[1]}; pass a session id")
     live = live_sessions(store)

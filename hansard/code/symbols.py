@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hansard.code import treesitter
 from hansard.code.treesitter import AnalyzerError, Capture, Match
@@ -223,15 +223,27 @@ def find(syms: Iterable[Symbol], name: str) -> list[Symbol]:
 # -- cache -----------------------------------------------------------------------------
 
 
+def _kept(store: Store, blob_id: str, lang: str) -> tuple[list[Any], list[Any], str | None] | None:
+    """The blob's analysis from the store's symbol cache, or worked out earlier in this request."""
+    from hansard.store import kept
+
+    return store.symbols.get(blob_id, lang, ANALYZER_VERSION) or kept.symbols(blob_id, lang, ANALYZER_VERSION)
+
+
+def is_cached(store: Store, blob_id: str, lang: str) -> bool:
+    """Is the blob's analysis known without reading the blob?"""
+    return _kept(store, blob_id, lang) is not None
+
+
 def cached_analysis(store: Store, blob_id: str, lang: str | None,
                     source: bytes | Callable[[], bytes | None]) -> Analysis:
     """``analyze`` through the store's symbol cache, keyed by (blob id, language,
-    ANALYZER_VERSION). Never raises for analysis problems: an unsupported language or a
-    broken query gives an empty Analysis with ``reason``. A read-only or older store just
-    skips the cache."""
+    ANALYZER_VERSION); an analysis worked out here is offered to the request to keep
+    (``hansard.store.kept``), never written. Never raises for analysis problems: an unsupported
+    language or a broken query gives an empty Analysis with ``reason``."""
     if lang is None or not treesitter.supported(lang):
         return Analysis((), (), "unsupported_language")
-    hit = store.symbols.get(blob_id, lang, ANALYZER_VERSION)
+    hit = _kept(store, blob_id, lang)
     if hit is not None:
         syms, imps, reason = hit
         return Analysis(
@@ -247,7 +259,9 @@ def cached_analysis(store: Store, blob_id: str, lang: str | None,
     except AnalyzerError as exc:
         # Not cached: a missing grammar or drifted query is fixed by reinstalling, not by a new blob.
         return Analysis((), (), f"analyzer_error: {exc.message}")
-    store.symbols.put(
+    from hansard.store import kept
+
+    kept.offer_symbols(
         blob_id, lang, ANALYZER_VERSION,
         [[s.name, s.kind, s.start_line, s.end_line, s.short_name, s.parent] for s in result.symbols],
         [[i.module, i.line, list(i.names), i.kind] for i in result.imports],

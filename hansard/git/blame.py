@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import os
 from collections import namedtuple
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hansard.git.run import Pending
 
 ZERO = "0" * 40
 _HEX = b"0123456789abcdef"
@@ -49,6 +53,21 @@ class Blame:
 
 def blame(top: str, path: str, *, rev: str | None = None, start: int | None = None, end: int | None = None,
           contents: bytes | None = None) -> Blame:
+    from hansard.git.run import git  # subprocess: not on the path of a cached `why`
+
+    return parse_porcelain(git(_args(top, path, rev, start, end, contents), top, input=contents))
+
+
+def start_blame(top: str, path: str, *, rev: str | None = None, start: int | None = None, end: int | None = None,
+                contents: bytes | None = None) -> Pending:
+    """``blame`` started now: its porcelain is ``.result()`` (``parse_porcelain`` reads it)."""
+    from hansard.git.run import start as start_git
+
+    return start_git(_args(top, path, rev, start, end, contents), top, input=contents)
+
+
+def _args(top: str, path: str, rev: str | None, start: int | None, end: int | None, contents: bytes | None
+          ) -> list[str]:
     args = ["blame", "--porcelain", "-w", "-M", "-C"]
     ignore = os.path.join(top, ".git-blame-ignore-revs")
     if os.path.isfile(ignore):
@@ -60,9 +79,7 @@ def blame(top: str, path: str, *, rev: str | None = None, start: int | None = No
     if rev:
         args.append(rev)
     args += ["--", path]
-    from hansard.git.run import git  # subprocess: not on the path of a cached `why`
-
-    return parse_porcelain(git(args, top, input=contents))
+    return args
 
 
 def parse_porcelain(out: bytes) -> Blame:

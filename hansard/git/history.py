@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from hansard.diffs import parse_unified_diff
 from hansard.errors import GitError
-from hansard.git.run import git, git_text
+from hansard.git.run import Pending, git, git_text
 
 
 def path_names(top: str, path: str, rev: str = "HEAD", *, copies: bool = True) -> set[str]:
@@ -112,10 +112,19 @@ def file_log(top: str, path: str, rev: str = "HEAD", *, patches: bool = False) -
     separated by US (the agent trailers, as git's own parser reads them, just before the
     summary), then `--raw` lines (blob ids, status, names) and, with ``patches``, the
     zero-context diff."""
+    return git_text(_file_log_args(path, rev, patches), top)
+
+
+def start_file_log(top: str, path: str, rev: str = "HEAD") -> Pending:
+    """``file_log`` started now, in its own process: its text is ``.result()`` decoded."""
+    return Pending(_file_log_args(path, rev, False), top)
+
+
+def _file_log_args(path: str, rev: str, patches: bool) -> list[str]:
     args = ["log", "--follow", "-M", "--raw", "--no-abbrev", f"--format=%x00%H%x1f%P%x1f%ct%x1f%an%x1f{AGENT_TRAILERS}%x1f%s"]
     if patches:
         args += ["-p", "-U0", "--no-ext-diff"]
-    return git_text([*args, rev, "--", path], top)
+    return [*args, rev, "--", path]
 
 
 # The trailers that may name a coding agent (hansard.agents.trailers), as git's own trailer

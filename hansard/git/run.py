@@ -62,3 +62,80 @@ def git(args: Sequence[str], cwd: str | os.PathLike[str], *, input: bytes | None
 
 def git_text(args: Sequence[str], cwd: str | os.PathLike[str], **kw: object) -> str:
     return git(args, cwd, **kw).decode("utf-8", "surrogateescape")  # type: ignore[arg-type]
+
+
+def _scratch(data: bytes = b"") -> int:
+    """A file descriptor of a file with no name (gone when closed), holding ``data``."""
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create("hansard-git", os.MFD_CLOEXEC)
+    else:  # pragma: no cover - not Linux
+        import tempfile
+
+        fd = os.dup(tempfile.TemporaryFile().fileno())
+    if data:
+        os.write(fd, data)
+        os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+class Pending:
+    """A git command started, its output read when asked for (``result``). Its output goes to a
+    file with no name, not a pipe, so the child never waits for a reader: the caller does other
+    work meanwhile on its own thread, and nothing else runs. The deadline (``DEADLINE``) and the
+    timeout count from the start, as for ``git``."""
+
+    __slots__ = ("args", "proc", "out", "err", "ends")
+
+    def __init__(self, args: Sequence[str], cwd: str | os.PathLike[str], *, input: bytes | None = None,
+                 timeout: float = 120.0) -> None:
+        deadline = DEADLINE.get()
+        if deadline is not None:
+            timeout = max(0.1, min(timeout, deadline - time.monotonic()))
+        self.args = list(args)
+        self.ends = time.monotonic() + timeout
+        self.out, self.err = _scratch(), _scratch()
+        stdin = _scratch(input) if input is not None else subprocess.DEVNULL
+        try:
+            self.proc = subprocess.Popen(["git", *_FORCED, *args], cwd=cwd, stdin=stdin, stdout=self.out,
+                                         stderr=self.err, env=git_env())
+        except FileNotFoundError as exc:
+            self._close()
+            raise GitError("git is not installed or not on PATH") from exc
+        finally:
+            if isinstance(stdin, int) and stdin >= 0:
+                os.close(stdin)
+
+    def result(self, *, check: bool = True) -> bytes:
+        """Its stdout, once it has exited (GitError when it failed, or ran past its time)."""
+        try:
+            try:
+                code = self.proc.wait(max(0.0, self.ends - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+                raise GitError(f"git {self.args[0]} ran out of time") from None
+            if check and code != 0:
+                err = self._read(self.err).decode(errors="replace").strip()[:500]
+                raise GitError(f"git {' '.join(self.args[:3])} failed: {err}", returncode=code)
+            return self._read(self.out)
+        finally:
+            self._close()
+
+    @staticmethod
+    def _read(fd: int) -> bytes:
+        os.lseek(fd, 0, os.SEEK_SET)
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _close(self) -> None:
+        for fd in (self.out, self.err):
+            if fd >= 0:
+                os.close(fd)
+        self.out = self.err = -1
+
+
+def start(args: Sequence[str], cwd: str | os.PathLike[str], *, input: bytes | None = None) -> Pending:
+    """``git ARGS`` started now, beside the caller's own work: its output is ``.result()``."""
+    return Pending(args, cwd, input=input)

@@ -19,7 +19,7 @@ for the commits asked about, without writing.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hansard.facts import commit_ties
@@ -104,13 +104,6 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None,
 # How long a question's upkeep waits for another writer before it keeps nothing (the answer
 # works the facts out for itself then).
 UPKEEP_WAIT_MS = 50
-
-
-def upkeep(store: Store) -> Callable[[str, int], object]:
-    """The adapters' ``upkeep`` for `why` and the answers built on it: a question's first use
-    of a repository (or of a new HEAD) keeps its commit facts in the store; a busy or read-only
-    store is waited for only a moment and then keeps nothing."""
-    return lambda top, repo_id: refresh(store, top, repo_id, wait_ms=UPKEEP_WAIT_MS)
 
 
 def _refresh_shell_writes(facts: Any, repo_id: int, wait_ms: int | None) -> None:

@@ -2,8 +2,9 @@
 
 The commit side of the evidence. For one file (renames followed) we list the commits that
 touched it and the normalised hashes of the lines each added; what a commit added never
-changes, so it is kept in the store's one commit-diff cache (``store.commit_diffs``), which
-both this module and `why` read and fill. An edit landed in the first commit, not older
+changes, so it is kept in the store's one commit-diff cache (``store.commit_diffs``): an index
+run fills it (``fill_commit_diffs``), and a question reads it, asks git for what it lacks and
+offers that to its request to keep (``hansard.store.kept``), never writing it. An edit landed in the first commit, not older
 than the edit, that added one of its non-trivial lines. Matching is by content: a rebased or
 amended commit is found because it adds the same lines.
 """
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from hansard import textnorm
 from hansard.errors import GitError
+from hansard.store import kept
 from hansard.timebounds import CLOCK_SLACK_S
 
 if TYPE_CHECKING:
@@ -79,7 +81,7 @@ def file_commits(store: Store, top: str, path: str, rev: str = "HEAD", until: fl
     except GitError:
         return []
     keys = [(c.sha, c.path) for c in listed]
-    cached = store.commit_diffs.get_many(keys)
+    cached = _cached(store, keys)
     withheld = [k for k, v in cached.items() if v is None]
     if len(cached) == len(keys) and 0 < len(withheld) <= FEW_WITHHELD:
         from hansard.git.history import commit_file_diff
@@ -100,7 +102,7 @@ def file_commits(store: Store, top: str, path: str, rev: str = "HEAD", until: fl
             if key not in cached:
                 fresh.append((c.sha, c.path, c.old_path, rows))
             cached[key] = rows
-        store.commit_diffs.put_many(_withheld(fresh))
+        kept.offer_diffs(_withheld(fresh))
     out = []
     for c in listed:
         if until is not None and c.committer_time > until:
@@ -149,7 +151,7 @@ class RepoHistory:
                     listed.append(FileCommit(c.sha, new, c.committer_time, c.author, c.summary, c.parents, blob, old))
                     name = old if old is not None else name
                     break
-        cached = self.store.commit_diffs.get_many([(c.sha, c.path) for c in listed])
+        cached = _cached(self.store, [(c.sha, c.path) for c in listed])
         if len(cached) < len(listed) or any(v is None for v in cached.values()):
             return file_commits(self.store, self.top, path, self.rev)
         for fc in listed:
@@ -189,17 +191,27 @@ def edit_hashes(store: Store, edit_id: int) -> tuple[set[int], set[int]]:
 
 def commit_diff(store: Store, top: str, sha: str, path: str) -> FileDiff | None:
     """What a commit changed in a file (named as in that commit), from the store's
-    commit-diff cache or from git once (and then remembered, if the store can take it)."""
+    commit-diff cache or from git once (and then offered to the request to keep)."""
     from hansard.diffs import hunks_from_json, hunks_to_json
     from hansard.git.history import FileDiff, commit_file_diff
 
-    hit = store.commit_diffs.get(sha, path)
+    hit = store.commit_diffs.get(sha, path) or kept.diff(sha, path)
     if hit is not None and hit[1] is not None:
         return FileDiff(hit[0], path, tuple(hunks_from_json(hit[1])))
     diff = commit_file_diff(top, sha, path)
     if diff is not None and hit is None:
-        store.commit_diffs.put_many(_withheld([(sha, path, diff.old_path, hunks_to_json(diff.hunks))]))
+        kept.offer_diffs(_withheld([(sha, path, diff.old_path, hunks_to_json(diff.hunks))]))
     return diff
+
+
+def _cached(store: Store, keys: list[tuple[str, str]]) -> dict[tuple[str, str], list[Any] | None]:
+    """The hunks of every (sha, path) of ``keys`` the cache holds or this request worked out
+    (None: withheld)."""
+    cached = store.commit_diffs.get_many(keys)
+    for key in keys:
+        if key not in cached and (hit := kept.diff(*key)) is not None:
+            cached[key] = hit[1]
+    return cached
 
 
 def fill_commit_diffs(store: Store, top: str, revs: list[str]) -> int:

@@ -125,6 +125,18 @@ def repo_for(store: Store, main_top: str) -> int:
         return -1 if known is None else known
 
 
+def known_repo(store: Store, main_top: str) -> int:
+    """The id of the repository whose main working tree is ``main_top``, by path and then by
+    identity, without registering it: -1 when the store does not know it (an answer reads; the
+    application registers the repository it asks about first, ``repo_for``)."""
+    rid = store.repos.id_by_path(main_top)
+    if rid is None:
+        ident = identity.identify(main_top)
+        if ident.root_commit:
+            rid = store.repos.id_by_identity(ident.root_commit, ident.remote)
+    return -1 if rid is None else rid
+
+
 def resolve_pending(store: Store) -> int:
     """Link unresolved sessions and edits to repositories. Returns the edits linked. A session
     a repository carries belongs to that repository alone (hansard.link.carried)."""

@@ -1,68 +1,64 @@
-"""The language server's only door into hansard's core: open the store, the cheap sync, `why`
-for a whole file (optionally from a buffer's text), the transcript window, and the evidence
-sentence. Nothing else in ``hansard.lsp`` imports hansard's core packages (only ``hansard.errors``), so when a core
-module moves only this file changes.
+"""The language server's only door into hansard's core: its application (``hansard.app``), `why`
+for a whole file (optionally from a buffer's text), the transcript window, the store's version
+and the evidence sentence. Nothing else in ``hansard.lsp`` imports hansard's core packages
+(only ``hansard.errors``), so when a core module moves only this file changes.
 
 Always true: every function here is synchronous and may block (git, SQLite); the server calls
-them off its message loop. Errors are ``hansard.errors.HansardError`` subclasses.
+them off its message loop. A question is one request of the application (its own store
+connection, the team attached when one is configured, closed when it is answered); the quick
+index runs on the server's poller, never inside a question. Errors are
+``hansard.errors.HansardError`` subclasses.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from hansard.app.house import Hansard, Request
 
 
-def open_store() -> Any:
-    """The store to answer from (read-only disks included). Used from one thread at a time."""
-    from hansard.store import open_for_reading
+def application() -> Hansard:
+    """The server's application: questions do not run the quick index (the poller does, on a
+    request of its own, ``sync``), and read teammates' sessions when a team is configured."""
+    from hansard.app.house import Hansard
 
-    return open_for_reading()
-
-
-def open_writer() -> Any:
-    """A second store for the background sync, so that indexing never holds the reader."""
-    return open_store()
+    return Hansard(sync=False)
 
 
-def sync(store: Any) -> None:
-    """The CLI's cheap incremental index: a stat walk of the agent homes, and an index run only
-    when a transcript changed; skipped while another indexer runs or the store is read-only."""
-    from hansard.ingest.quickcheck import quick_sync
+def sync(rq: Request) -> None:
+    """The cheap incremental index: a stat walk of the agent homes, and an index run only when
+    a transcript changed; skipped while another indexer runs or the store is read-only. ``rq``
+    is the poller's own request, kept for the server's life."""
+    rq.quick_index()
 
-    quick_sync(store)
 
-
-def store_version(store: Any) -> int:
+def store_version(rq: Request) -> int:
     """Changes whenever another connection committed to the store (a new index run, a
-    `config map`)."""
-    return store.sessions.data_version()
+    `config map`). ``rq`` is kept for the server's life: the version is its connection's."""
+    return rq.store.sessions.data_version()
 
 
-def _why():
-    from hansard.answers import why
-
-    return why
-
-
-def why_file(db: Any, path: str, contents: bytes | None) -> dict[str, Any]:
+def why_file(app: Hansard, path: str, contents: bytes | None) -> dict[str, Any]:
     """The `why` JSON contract for every line of ``path`` (absolute), blamed from
     ``contents`` when given (an unsaved buffer: `hansard why --contents`)."""
     import os
 
-    from hansard.link.commit_facts import upkeep
-    from hansard.store import as_store
-
-    store = as_store(db)
-    return _why().explain(store, os.path.basename(path), contents=contents, cwd=os.path.dirname(path),
-                          upkeep=upkeep(store))
+    with app.request() as rq:
+        ans = rq.why_answer(os.path.basename(path), contents=contents, cwd=os.path.dirname(path))
+    return dict(ans)  # the server's own copy: it drops the lines' text
 
 
-def conversation(db: Any, session_id: str, around: int | None, limit: int = 11) -> str:
-    """`hansard show SESSION --around N --limit 11` as text."""
+def conversation(app: Hansard, session_id: str, around: int | None, limit: int = 11) -> str:
+    """`hansard show SESSION --around N --limit 11` as text (a teammate's session too)."""
     from hansard.answers.transcript import get_past_session
     from hansard.render.recall import transcript
 
-    return transcript(get_past_session(db, session_id, around=around, limit=limit))
+    with app.request() as rq:
+        store = rq.store if rq.store.sessions.repo_path_of(session_id)[0] else rq.reads()
+        return transcript(get_past_session(store, session_id, around=around, limit=limit))
 
 
 def _render():
@@ -71,7 +67,7 @@ def _render():
     return r
 
 
-def evidence(line: dict[str, Any]) -> str:
+def evidence(line: Mapping[str, Any]) -> str:
     """The same evidence sentence `hansard why` prints."""
     return _render().why_evidence(line)
 

@@ -20,7 +20,7 @@ through hansard.render.markdown, so none of it becomes a link, markup or HTML.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, NamedTuple
 
@@ -49,7 +49,7 @@ def short(text: str | None, n: int) -> str:
     return t if len(t) <= n else t[: n - 1] + "…"
 
 
-def prompt_for(ans: dict[str, Any], ln: dict[str, Any]) -> Asked | None:
+def prompt_for(ans: Mapping[str, Any], ln: Mapping[str, Any]) -> Asked | None:
     """What was asked for the line's edit (``hansard.render.asked``): the request that carried
     the intent, not the "yes" that let the agent go ahead; None for a line no session wrote."""
     s = ans["sessions"].get(ln.get("session_id") or "")
@@ -58,7 +58,7 @@ def prompt_for(ans: dict[str, Any], ln: dict[str, Any]) -> Asked | None:
     return asked_text(s, ln.get("message_index"))
 
 
-def _marked(ln: dict[str, Any]) -> bool:
+def _marked(ln: Mapping[str, Any]) -> bool:
     if ln["kind"] == "human":
         return False
     if ln["kind"] == "uncommitted" and not ln.get("session_id"):
@@ -66,7 +66,7 @@ def _marked(ln: dict[str, Any]) -> bool:
     return True
 
 
-def label(ans: dict[str, Any], ln: dict[str, Any], provider_name: Callable[[str | None], str]) -> str:
+def label(ans: Mapping[str, Any], ln: Mapping[str, Any], provider_name: Callable[[str | None], str]) -> str:
     if ln["kind"] == "unknown":
         return f"? unknown · {ln.get('rule') or 'no evidence'}"
     sid = ln.get("session_id")
@@ -86,7 +86,7 @@ def label(ans: dict[str, Any], ln: dict[str, Any], provider_name: Callable[[str 
     return out
 
 
-def blocks(ans: dict[str, Any], provider_name: Callable[[str | None], str]) -> list[Block]:
+def blocks(ans: Mapping[str, Any], provider_name: Callable[[str | None], str]) -> list[Block]:
     out: list[Block] = []
     prev_key = None
     for ln in ans["lines"]:
@@ -103,7 +103,7 @@ def blocks(ans: dict[str, Any], provider_name: Callable[[str | None], str]) -> l
     return out
 
 
-def lens_runs(ans: dict[str, Any], provider_name: Callable[[str | None], str]) -> list[Block]:
+def lens_runs(ans: Mapping[str, Any], provider_name: Callable[[str | None], str]) -> list[Block]:
     """The code lenses: one per run of lines one session wrote (its edits, modified or not),
     a run going on over blank lines and ending at any other line; none for lines no session
     wrote (``human``, ``unknown``, a person's uncommitted line). A lens names the session and
@@ -134,7 +134,7 @@ def _date(iso: str | None, e: Callable[[object], str] = esc) -> str:
     return t.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-def _commit_date(c: dict[str, Any]) -> str:
+def _commit_date(c: Mapping[str, Any]) -> str:
     tz = c.get("author_tz") or "+0000"
     try:
         sign = -1 if tz[0] == "-" else 1
@@ -144,12 +144,12 @@ def _commit_date(c: dict[str, Any]) -> str:
     return datetime.fromtimestamp(c["author_time"], off).strftime("%Y-%m-%d")
 
 
-def conversation_args(ln: dict[str, Any]) -> list[Any]:
+def conversation_args(ln: Mapping[str, Any]) -> list[Any]:
     return [ln["session_id"], ln.get("message_index")]
 
 
-def hover_markdown(ans: dict[str, Any], ln: dict[str, Any], provider_name: Callable[[str | None], str],
-                   evidence: Callable[[dict[str, Any]], str], *, markdown: bool = True, links: bool = True) -> str:
+def hover_markdown(ans: Mapping[str, Any], ln: Mapping[str, Any], provider_name: Callable[[str | None], str],
+                   evidence: Callable[[Mapping[str, Any]], str], *, markdown: bool = True, links: bool = True) -> str:
     """The `why` answer of one line: who, which session, what was asked, which message and
     tool, which commit, which rule; and a link that opens the conversation. Every string that
     came from a transcript, git or a teammate goes through hansard.render.markdown (``esc``,

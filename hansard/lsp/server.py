@@ -9,8 +9,9 @@ Always true:
 - answers are cached per (file, repository HEAD, blob of the text, store version); a commit
   or a checkout changes the HEAD token, a new index run changes the store version, so no
   stale answer is ever served once the server has seen the change;
-- git and SQLite run on one worker thread (one reader connection, used serially) and the
-  background sync on another (its own connection); the message loop only awaits them;
+- git and SQLite run on one worker thread (a request of the application per question, and one
+  reader connection kept for the store's version) and the background sync on another (its own
+  connection); the message loop only awaits them;
 - a request for a buffer version the editor has already replaced is dropped before it runs
   (it is answered again for the current text); `$/cancelRequest` cancels the waiting request;
 - files outside any repository, untracked and binary files get no hover and no marks.
@@ -100,13 +101,14 @@ def blob_id(data: bytes) -> str:
 
 
 class Answers:
-    """The cache, the worker threads and the store connections."""
+    """The cache, the worker threads and the application's requests."""
 
     def __init__(self) -> None:
         self.worker = ThreadPoolExecutor(1, thread_name_prefix="hansard-why")
         self.indexer = ThreadPoolExecutor(1, thread_name_prefix="hansard-sync")
-        self._db = None  # used only on the worker thread
-        self._writer = None  # used only on the indexer thread
+        self.app = core.application()
+        self._reader: Any = None  # used only on the worker thread
+        self._writer: Any = None  # used only on the indexer thread
         self.cache: OrderedDict[tuple, Entry] = OrderedDict()
         self.inflight: dict[tuple, asyncio.Future] = {}
         self.store_gen = 0
@@ -116,30 +118,27 @@ class Answers:
 
     # -- on the worker thread ------------------------------------------------------------
 
-    def db(self):
-        if self._db is None:
-            self._db = core.open_store()
-        return self._db
-
     def compute(self, path: str, data: bytes, uri: str, version: int | None) -> Entry:
         if version is not None and self.versions.get(uri, version) != version:
             raise Superseded(uri)
         try:
-            return Entry(core.why_file(self.db(), path, data))
+            return Entry(core.why_file(self.app, path, data))
         except HansardError as exc:
             return Entry(None, exc)
 
     def store_version(self) -> int:
-        return core.store_version(self.db())
+        if self._reader is None:
+            self._reader = self.app.request()
+        return core.store_version(self._reader)
 
     def conversation(self, session_id: str, around: int | None) -> str:
-        return core.conversation(self.db(), session_id, around)
+        return core.conversation(self.app, session_id, around)
 
     # -- on the indexer thread -----------------------------------------------------------
 
     def sync(self) -> None:
         if self._writer is None:
-            self._writer = core.open_writer()
+            self._writer = self.app.request()
         core.sync(self._writer)
 
     # -- on the loop ---------------------------------------------------------------------

@@ -2,11 +2,12 @@
 
 Always true of an argument that reaches a tool: it has the JSON type its schema declares (an
 integral float such as ``5.0`` counts as an integer, nothing else is coerced), a string is
-valid Unicode (no lone UTF-16 surrogate, no NUL but in ``text``) and at most ``max_chars(name)`` characters, an integer
-lies in ``INT_MIN..INT_MAX``, a list has at most ``MAX_ITEMS`` items, and a search query has
-at most ``MAX_QUERY_TERMS`` terms. Anything else is ``invalid_argument`` naming the field and
-the limit, never the value (a 50 MB argument is not echoed back). The README's MCP section
-lists the same numbers.
+valid Unicode (no lone UTF-16 surrogate, no NUL but in ``text``) and at most as long as its
+declaration allows (``maxLength`` in the tool's schema, from ``hansard.app.commands``; else
+``DEFAULT_MAX_CHARS``), an integer lies in ``INT_MIN..INT_MAX``, a list has at most
+``MAX_ITEMS`` items, and a search query has at most ``MAX_QUERY_TERMS`` terms. Anything else is
+``invalid_argument`` naming the field and the limit, never the value (a 50 MB argument is not
+echoed back). docs/commands.md lists each bound beside its parameter.
 """
 
 from __future__ import annotations
@@ -24,40 +25,9 @@ MAX_ITEMS = 16
 # SQLite integers are 64-bit; every integer argument here is a count, an index or an offset.
 INT_MIN, INT_MAX = -(2**31), 2**31 - 1
 DEFAULT_MAX_CHARS = 4096
-MAX_CHARS: dict[str, int] = {
-    "query": 10_000,
-    "session_id": 200,
-    "memory_id": 200,
-    "path": 4096,
-    "paths": 4096,  # each item
-    "rev": 256,
-    "by": 16,  # each item
-    "repo": 4096,
-    "file": 4096,
-    "recipient_path": 4096,
-    "symbol": 512,
-    "provider": 64,
-    "source": 64,
-    "since": 64,
-    "until": 64,
-    "mode": 16,
-    "message_type": 32,
-    "tool": 200,
-    "team": 200,
-    "sender": 200,
-    "commit": 64,
-    "command": 2000,
-    "next": 2000,
-    "roles": 32,  # each item
-    "text": 1_000_000,  # capture_subagent_messages: one delivery, stored
-}
 QUERY_FIELDS = frozenset({"query"})
 # Only a captured delivery is stored as given; everywhere else a NUL reaches the OS or SQLite.
 NUL_ALLOWED = frozenset({"text"})
-
-
-def max_chars(name: str) -> int:
-    return MAX_CHARS.get(name, DEFAULT_MAX_CHARS)
 
 
 def lone_surrogate(s: str) -> bool:
@@ -120,7 +90,7 @@ def _check_value(field: str, value: Any, alts: list[dict[str, Any]]) -> Any:
         if t == "null" and value is None:
             return value
         if t == "string" and isinstance(value, str):
-            limit = max_chars(field)
+            limit = int(alt.get("maxLength") or DEFAULT_MAX_CHARS)
             if len(value) > limit:
                 raise _bad(field, f"at most {limit:,} characters (got {len(value):,})")
             if lone_surrogate(value):

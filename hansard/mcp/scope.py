@@ -17,10 +17,15 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hansard.errors import HansardError, ScopeNotGranted
+
+if TYPE_CHECKING:
+    from hansard.answers.results import Breakdown, MemoryHits
+
+E = TypeVar("E", bound=Mapping[str, Any])
 
 _LINE_SUFFIX = re.compile(r":\d+(?:-\d+)?$")
 
@@ -70,7 +75,7 @@ def check_commit(root: str, commit: str, what: str) -> None:
         raise _refuse(what, root, f"commit {sha} is not in the granted repository") from None
 
 
-def memory_allowed(root: str, memory: dict[str, Any]) -> bool:
+def memory_allowed(root: str, memory: Mapping[str, Any]) -> bool:
     """May a server scoped to ``root`` serve this memory record (a search hit or get_memory)?"""
     scope = memory.get("scope")
     if scope == "global":
@@ -84,7 +89,7 @@ def memory_allowed(root: str, memory: dict[str, Any]) -> bool:
     return scope == "project" and isinstance(path, str) and inside(real(path), granted)
 
 
-def filter_memories(root: str, answer: dict[str, Any]) -> dict[str, Any]:
+def filter_memories(root: str, answer: MemoryHits) -> MemoryHits:
     results = answer.get("results") or []
     kept = [r for r in results if memory_allowed(root, r)]
     if len(kept) != len(results):
@@ -94,8 +99,7 @@ def filter_memories(root: str, answer: dict[str, Any]) -> dict[str, Any]:
     return answer
 
 
-def filter_sessions(root: str, entries: Iterable[dict[str, Any]],
-                    repo_of: Callable[[str], tuple[bool, str | None]]) -> list[dict[str, Any]]:
+def filter_sessions(root: str, entries: Iterable[E], repo_of: Callable[[str], tuple[bool, str | None]]) -> list[E]:
     """The entries whose ``session_id`` ran in ``root``; ``repo_of(id)`` is (found, repo path)."""
     granted = real(root)
     kept = []
@@ -110,15 +114,15 @@ def filter_sessions(root: str, entries: Iterable[dict[str, Any]],
     return kept
 
 
-def unname_sessions(root: str, rows: dict[str, dict[str, Any]],
-                    repo_of: Callable[[str], tuple[bool, str | None]]) -> dict[str, dict[str, Any]]:
+def unname_sessions(root: str, rows: Mapping[str, Mapping[str, object]],
+                    repo_of: Callable[[str], tuple[bool, str | None]]) -> dict[str, Breakdown]:
     """repo_stats' ``by.session`` rows with every session that did not run in ``root`` folded
     into one row, "another repository's session", holding only their summed counts."""
     from hansard.answers.code_history import OTHER_REPOSITORY
 
     granted = real(root)
-    out: dict[str, dict[str, Any]] = {}
-    other: dict[str, Any] = {}
+    out: dict[str, Any] = {}
+    other: dict[str, int] = {}
     for key, row in rows.items():
         found, path = repo_of(key) if key != "(no session)" else (True, root)
         if found and path and real(path) == granted:

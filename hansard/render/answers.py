@@ -3,6 +3,7 @@ plain dicts the core returns and never query anything themselves."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from hansard import agents
@@ -37,7 +38,7 @@ def index_summary(s: dict[str, Any], verb: str = "Indexed") -> str:
     return "\n".join(lines)
 
 
-def status(d: dict[str, Any]) -> str:
+def status(d: Mapping[str, Any]) -> str:
     c = d["counts"]
     out = [f"store        {d['store']}"]
     for a in d.get("agents", ()):
@@ -105,7 +106,7 @@ def _redacted(text: str) -> str:
     return redact(text)[0]
 
 
-def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
+def why_line(ans: Mapping[str, Any], ln: Mapping[str, Any]) -> str:
     """The full explanation of one line, readable at a glance."""
     out = [f"{ans['path']}:{ln['line']}  {ln['content'].strip()}"]
     commit = ans["commits"].get(ln["commit"] or "", None)
@@ -143,7 +144,7 @@ def why_line(ans: dict[str, Any], ln: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def asked_lines(session: dict[str, Any], message_index: int | None) -> list[str]:
+def asked_lines(session: Mapping[str, Any], message_index: int | None) -> list[str]:
     """`asked` (the request behind the edit); `then`, when the person's last turn before it was
     another message (a "yes", a menu choice); `first asked`, the session's first request, when
     the session has no title and that request is another one."""
@@ -160,7 +161,7 @@ def asked_lines(session: dict[str, Any], message_index: int | None) -> list[str]
     return out
 
 
-def why_range(ans: dict[str, Any]) -> str:
+def why_range(ans: Mapping[str, Any]) -> str:
     """A range of lines: one header per run of lines that one edit (or, for lines no edit
     wrote, one kind of evidence in one commit) accounts for, then the run's lines with their
     numbers. The header's evidence is that of the run's first line not merely inherited."""
@@ -187,7 +188,7 @@ def why_range(ans: dict[str, Any]) -> str:
     return "\n\n".join(out)
 
 
-def why_evidence(ln: dict[str, Any]) -> str:
+def why_evidence(ln: Mapping[str, Any]) -> str:
     rule, kind = ln.get("rule"), ln["kind"]
     landed = f"; it landed in {ln['commit'][:7]}" if ln.get("commit") else ""
     if kind in ("agent", "uncommitted") and ln.get("session_id"):
@@ -238,7 +239,7 @@ def why_evidence(ln: dict[str, Any]) -> str:
     }.get(rule or "", "unknown: no usable evidence")
 
 
-def why_file(ans: dict[str, Any]) -> str:
+def why_file(ans: Mapping[str, Any]) -> str:
     """One row per line: kind, session and message, then the code."""
     rows = []
     width = len(str(ans["lines"][-1]["line"])) if ans["lines"] else 1

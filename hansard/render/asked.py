@@ -11,6 +11,7 @@ Nothing here reads a store.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 
@@ -28,7 +29,7 @@ class Asked(NamedTuple):
     first_index: int | None = None
 
 
-def asked_text(session: dict[str, Any], message_index: int | None) -> Asked:
+def asked_text(session: Mapping[str, Any], message_index: int | None) -> Asked:
     """``Asked`` for an edit of ``session`` (an entry of the `why` contract's ``sessions``) at
     ``message_index`` (the session's first request for an edit with no message index). An
     answer without ``asked`` (a teammate's older hansard, say) gives the newest prompt at or

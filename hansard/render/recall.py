@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from hansard.render import whose
@@ -9,7 +10,7 @@ from hansard.render.answers import short as _short
 from hansard.terminal import Painted, paint, painted_lines
 
 
-def freshness(d: dict[str, Any]) -> str:
+def freshness(d: Mapping[str, Any]) -> str:
     through = d.get("indexed_through") or "nothing yet"
     tail = "" if d.get("backfill_complete") else "; first indexing not complete"
     if d.get("indexing_paused"):
@@ -17,13 +18,13 @@ def freshness(d: dict[str, Any]) -> str:
     return f"(index holds {d.get('indexed_from') or '?'} .. {through}{tail})"
 
 
-def notes(d: dict[str, Any]) -> list[str]:
+def notes(d: Mapping[str, Any]) -> list[str]:
     """A search's notices (a meaning search that ran as keyword, a filter that matched nothing),
     for standard error: the hits are the output, a notice is not."""
     return [f"hansard: note: {d[k]}" for k in ("mode_notice", "notice") if d.get(k)]
 
 
-def history(d: dict[str, Any]) -> str:
+def history(d: Mapping[str, Any]) -> str:
     """The hits (``notes`` has the notices)."""
     out: list[str] = []
     if not d["results"]:
@@ -86,7 +87,7 @@ def _test_summary(t: dict[str, Any]) -> str:
     return text
 
 
-def transcript(d: dict[str, Any], raw: bool = False, colour: bool = False) -> str:
+def transcript(d: Mapping[str, Any], raw: bool = False, colour: bool = False) -> str:
     """A session window as text; a tool call's edits as a unified diff (``colour`` on a
     terminal) and a test command's run as its pass/fail summary."""
     s = d["session"]
@@ -123,7 +124,7 @@ def transcript(d: dict[str, Any], raw: bool = False, colour: bool = False) -> st
     return painted_lines(out) if colour else "\n".join(out)
 
 
-def memory_hits(d: dict[str, Any]) -> str:
+def memory_hits(d: Mapping[str, Any]) -> str:
     if not d["results"]:
         return "no matching memories"
     out = []
@@ -136,7 +137,7 @@ def memory_hits(d: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def memory(d: dict[str, Any]) -> str:
+def memory(d: Mapping[str, Any]) -> str:
     head = f"{d['memory_id']}  {d['kind']}  {d.get('scope', '')}  {d.get('path', '')}"
     body = d.get("content", "")
     lines = body.splitlines()

@@ -5,6 +5,7 @@ shown closed still counts everything under it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 SHORT = {"agent": "agent", "agent_modified": "modified", "pasted": "pasted", "human": "human", "unknown": "unknown",
@@ -133,7 +134,7 @@ def _tree(root: dict[str, Any], depth: int | None) -> tuple[list[str], int]:
     return out, closed
 
 
-def stats_text(r: dict[str, Any], by: tuple[str, ...] = ("agent",), depth: int | None = None) -> str:
+def stats_text(r: Mapping[str, Any], by: tuple[str, ...] = ("agent",), depth: int | None = None) -> str:
     """The stats as text; ``depth``: the tree was asked for that many levels down (else the
     largest folders are opened first, in about ``ROWS`` rows)."""
     total = r["counted_lines"]

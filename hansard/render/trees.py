@@ -5,6 +5,7 @@ counts toward the answer's token budget (hansard/answers/budget.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from hansard.answers.code_history import OTHER_REPOSITORY, first_line
@@ -26,7 +27,7 @@ HOW = {"made_by_session": "its shell made the commit", "edits_landed": "its edit
        "made_by_session+edits_landed": "its shell made the commit, with its edits"}
 
 
-def code_history_tree(result: dict[str, Any], notice: bool = True) -> str:
+def code_history_tree(result: Mapping[str, Any], notice: bool = True) -> str:
     """code_history's tree: the target, then one entry a few lines each, newest first; and,
     with ``notice``, the answer's notice as a last line (the CLI puts it on standard error)."""
     t = result["target"]
@@ -102,7 +103,7 @@ def _line_entry(e: dict[str, Any], lead: str, cont: str) -> list[str]:
     return out
 
 
-def work_context_tree(result: dict[str, Any]) -> str:
+def work_context_tree(result: Mapping[str, Any]) -> str:
     """work_context's tree: the session, its conversations, steps, tests and commits."""
     s = result["session"]
     own: dict[str, Any] = next((c for c in result["entries"] if c["session_id"] == s["session_id"]), {})

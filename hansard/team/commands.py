@@ -239,7 +239,7 @@ def _passages(embedder: Any, messages: list[dict[str, Any]]) -> list[tuple[int, 
     messages, embedded from the text being sent (already redacted)."""
     import numpy as np
 
-    from hansard.answers.search.meaning import passages
+    from hansard.ingest.embed import passages
 
     spans = [(m["message_index"], a, b, m["text"][a:b]) for m in messages
              if m["kind"] in _EMBEDDED_KINDS and m["role"] in _EMBEDDED_ROLES and len(m["text"]) >= 8

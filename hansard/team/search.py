@@ -158,16 +158,20 @@ def load_name() -> str | None:
     return load().get("name")
 
 
-def with_team_memories(store: Any, *, include: bool, team: str | None) -> tuple[Any, str | None]:
-    """The store whose memories also hold teammates' project memories, when the team flags ask
-    for them (as for sessions); else the store. With the notice when they cannot be read."""
+def team_memories(*, include: bool, team: str | None) -> tuple[bool, str | None]:
+    """Whether the team flags ask for teammates' project memories and they can be read (as
+    for sessions), else the notice saying why not (None when they were not asked for)."""
     if not include and not (team and team.strip()):
-        return store, None
-    from hansard.team import configured, wrap
+        return False, None
+    from hansard.team import configured
 
     if not configured():
-        return store, NOT_CONFIGURED
+        return False, NOT_CONFIGURED
     if team and team.strip() and team.strip() != load_name():
-        return store, f"no team named {team.strip()!r} here (this member's team is {load_name()!r})"
-    wrapped = wrap(store)
-    return wrapped, None if hasattr(wrapped, "team_roots") else NOT_CONFIGURED
+        return False, f"no team named {team.strip()!r} here (this member's team is {load_name()!r})"
+    return True, None
+
+
+def attached(store: Any) -> str | None:
+    """The notice when the team could not be attached to ``store`` (no server and no copy)."""
+    return None if hasattr(store, "team_roots") else NOT_CONFIGURED

@@ -25,13 +25,13 @@ from __future__ import annotations
 
 import hashlib
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hansard.errors import HansardError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
 
     from hansard.store.interfaces import Store
 
@@ -128,7 +128,7 @@ def _runs(nums: list[int]) -> list[tuple[int, int]]:
     return out
 
 
-def conversations(doc: dict[str, Any], own: set[str], models: dict[tuple[str, int], str]
+def conversations(doc: Mapping[str, Any], own: set[str], models: dict[tuple[str, int], str]
                   ) -> tuple[list[dict[str, Any]], dict[str, int]]:
     """A file's conversations, from its why answer's lines blamed to a commit of ``own`` (the
     commit exported; a merge's, the commits it brought in); and its lines by type."""
@@ -170,8 +170,7 @@ def conversations(doc: dict[str, Any], own: set[str], models: dict[tuple[str, in
     return out, counts
 
 
-def export_commit(store: Store, top: str, sha: str, *, upkeep: Callable[[str, int], object] | None = None,
-                  now: str | None = None, cache: bool = True) -> Exported:
+def export_commit(store: Store, top: str, sha: str, *, now: str | None = None, cache: bool = True) -> Exported:
     """The Agent Trace record of one commit (see the module docstring)."""
     from hansard import __version__
     from hansard.answers.why import explain
@@ -188,12 +187,12 @@ def export_commit(store: Store, top: str, sha: str, *, upkeep: Callable[[str, in
     paths = touched(top, sha, ps[0] if ps else None)
     for path in paths:
         try:
-            doc = explain(store, path, rev=sha, cwd=top, upkeep=upkeep, cache=cache)
+            doc = explain(store, path, rev=sha, cwd=top, cache=cache)
         except HansardError as exc:  # a binary file, one git cannot blame: no answer, said why
             ex.skipped[path] = exc.code
             continue
-        pairs = {(ln["session_id"], ln["message_index"]) for ln in doc["lines"]
-                 if ln.get("commit") in own and ln.get("session_id") and isinstance(ln.get("message_index"), int)}
+        pairs = {(sid, mi) for ln in doc["lines"]
+                 if ln.get("commit") in own and (sid := ln["session_id"]) and isinstance(mi := ln["message_index"], int)}
         models = store.stats.models(pairs) if pairs else {}
         convs, counts = conversations(doc, own, models)
         if convs:
@@ -257,7 +256,7 @@ def _now() -> str:
 
 
 def export(store: Store, cwd: str, *, commit: str | None = None, rev_range: str | None = None,
-           upkeep: Callable[[str, int], object] | None = None, cache: bool = True) -> list[Exported]:
+           cache: bool = True) -> list[Exported]:
     """Agent Trace records of ``commit``, of the commits of ``rev_range``, or of HEAD, in the
     repository around ``cwd``, oldest first."""
     from hansard.errors import NotARepository
@@ -268,4 +267,4 @@ def export(store: Store, cwd: str, *, commit: str | None = None, rev_range: str 
         raise NotARepository(f"{cwd} is not inside a git repository")
     top = found[0]
     now = _now()
-    return [export_commit(store, top, sha, upkeep=upkeep, now=now, cache=cache) for sha in commits(top, commit, rev_range)]
+    return [export_commit(store, top, sha, now=now, cache=cache) for sha in commits(top, commit, rev_range)]

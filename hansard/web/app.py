@@ -13,7 +13,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Awaitable, Callable
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 from starlette.applications import Starlette
@@ -24,6 +24,9 @@ from starlette.routing import Route
 from hansard.errors import HansardError, InvalidArgument, NotFound, ScopeNotGranted
 from hansard.web import core, pages
 from hansard.web.html import Links
+
+if TYPE_CHECKING:
+    from hansard.app.house import Request as Asked
 
 STATIC = {"ui.css": "text/css; charset=utf-8", "ui.js": "text/javascript; charset=utf-8"}
 HEADERS = {
@@ -86,12 +89,13 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
     """The application serving the repository at ``top`` (a real path) to holders of ``token``
     at 127.0.0.1:``port``."""
     links = Links(token)
+    served = core.application()
 
-    def answer(fn: Callable[[Request, Any], Any]) -> Callable[[Request], Response]:
+    def answer(fn: Callable[[Request, Asked], Any]) -> Callable[[Request], Response]:
         def endpoint(request: Request) -> Response:
-            store = core.open_store()
+            rq = served.request()
             try:
-                out = fn(request, store)
+                out = fn(request, rq)
             except Exception as exc:  # noqa: BLE001 - every failure is a page saying what it was
                 from hansard.store.errors import typed
 
@@ -105,7 +109,7 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
                     else 400
                 return HTMLResponse(str(pages.error_page(links, status, err.code, err.message)), status_code=status)
             finally:
-                store.close()
+                rq.close()
             return out if isinstance(out, Response) else HTMLResponse(str(out))
         return endpoint
 
@@ -121,62 +125,62 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
             raise InvalidArgument(f"{name} is out of range", argument=name)
         return n
 
-    def repository(request: Request, store: Any) -> Any:
-        core.sync(store)
-        return pages.repository(links, top, core.recent_sessions(store, top), core.session_count(store, top))
+    def repository(request: Request, rq: Asked) -> Any:
+        rq.sync()
+        return pages.repository(links, top, core.recent_sessions(rq.store, top), core.session_count(rq.store, top))
 
-    def folder(request: Request, store: Any) -> Any:
+    def folder(request: Request, rq: Asked) -> Any:
         return pages.folder_page(links, top, core.check_folder(top, request.path_params["path"]))
 
-    def stats(request: Request, store: Any) -> Any:
+    def stats(request: Request, rq: Asked) -> Any:
         # its own request: a large repository's first count answers every file (later ones
         # reuse each unchanged file's), and the page must not wait for it
         path = request.query_params.get("path") or None
         if path is not None:
             core.check_folder(top, path)  # a path out of the repository is refused, not counted
         try:
-            return pages.stats(links, top, core.stats(store, top, path), None)
+            return pages.stats(links, top, core.stats(rq, top, path), None)
         except HansardError as exc:
             return pages.stats(links, top, None, exc.message)
 
-    def file(request: Request, store: Any) -> Any:
+    def file(request: Request, rq: Asked) -> Any:
         from hansard.web.highlight import lines_html
 
         rel = core.check_rel(top, request.path_params["path"])
-        ans = core.file_answer(store, top, rel)
+        ans = core.file_answer(rq, top, rel)
         line = _int(request, "line")
         side = None
         if line is not None:
-            side = pages.conversation(links, ans["path"], core.line_view(store, top, ans, line))
+            side = pages.conversation(links, ans["path"], core.line_view(rq, top, ans, line))
         code = lines_html(ans["path"], [ln["content"] for ln in ans["lines"]])
         return pages.file_page(links, top, ans, code, line, side)
 
-    def conversation(request: Request, store: Any) -> Any:
+    def conversation(request: Request, rq: Asked) -> Any:
         rel = core.check_rel(top, request.query_params.get("path") or "")
         line = _int(request, "line")
         if line is None:
             raise InvalidArgument("line is required", argument="line")
-        ans = core.file_answer(store, top, rel)
-        return pages.conversation(links, ans["path"], core.line_view(store, top, ans, line))
+        ans = core.file_answer(rq, top, rel)
+        return pages.conversation(links, ans["path"], core.line_view(rq, top, ans, line))
 
-    def session(request: Request, store: Any) -> Any:
+    def session(request: Request, rq: Asked) -> Any:
         sid = request.path_params["sid"]
         if len(sid) > 200:
             raise InvalidArgument("session ids are at most 200 characters", argument="session")
         around = _int(request, "around")
         cursor = request.query_params.get("next") or None
-        data = core.transcript_page(store, top, sid, around=around, cursor=cursor, offset=_int(request, "offset"))
+        data = core.transcript_page(rq, top, sid, around=around, cursor=cursor, offset=_int(request, "offset"))
         full = data["session"]["session_id"]
-        commits = core.session_commits(store, top, full)
-        return pages.session_page(links, top, data, commits, bool(core.session_files(store, full)), around)
+        commits = core.session_commits(rq.store, top, full)
+        return pages.session_page(links, top, data, commits, bool(core.session_files(rq.store, full)), around)
 
-    def alive(request: Request, store: Any) -> Any:
+    def alive(request: Request, rq: Asked) -> Any:
         # the scope check (and a teammate's session) as for the transcript
-        full = core.transcript_page(store, top, request.path_params["sid"], limit=1)["session"]["session_id"]
-        files = core.session_files(store, full)
-        return pages.alive(links, core.alive_lines(store, top, full, files), len(files))
+        full = core.transcript_page(rq, top, request.path_params["sid"], limit=1)["session"]["session_id"]
+        files = core.session_files(rq.store, full)
+        return pages.alive(links, core.alive_lines(rq, top, full, files), len(files))
 
-    def search(request: Request, store: Any) -> Any:
+    def search(request: Request, rq: Asked) -> Any:
         q = request.query_params.get("q") or ""
         f = {k: request.query_params.get(k) or "" for k in (*core.SEARCH_FILTERS, "mode", "web_chats")}
         if len(q) > 10_000 or any(len(v) > 4096 for v in f.values()):
@@ -184,7 +188,7 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
         out, error = None, None
         if q.strip() or any(f.get(k) for k in core.SEARCH_FILTERS):
             try:
-                out = core.search(store, top, q, f.get("mode") or "keyword", f, bool(f.get("web_chats")))
+                out = core.search(rq.store, top, q, f.get("mode") or "keyword", f, bool(f.get("web_chats")))
             except (InvalidArgument, ScopeNotGranted) as exc:
                 error = exc.message
         return pages.search_page(links, top, q, f, out, error)

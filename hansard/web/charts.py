@@ -7,6 +7,7 @@ classes, and every name (a folder, a month) is escaped.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from hansard.web.html import Markup, join
@@ -26,7 +27,7 @@ def legend(names: list[tuple[str, str]]) -> Markup:
         Markup('<li><span class="sw k-{}"></span>{}</li>').format(cls, label) for cls, label in names))
 
 
-def months(stats: dict[str, Any]) -> Markup:
+def months(stats: Mapping[str, Any]) -> Markup:
     """Lines alive at the revision by the month of their commit: agents, people, unknown, with
     the agents' share above each bar."""
     rows = list((stats.get("months") or {}).items())[-24:]
@@ -65,7 +66,7 @@ def months(stats: dict[str, Any]) -> Markup:
     return svg + legend([("agent", "agents"), ("human", "people"), ("unknown", "unknown")])
 
 
-def folders(stats: dict[str, Any]) -> Markup:
+def folders(stats: Mapping[str, Any]) -> Markup:
     """The folders of the path counted (the repository's top-level ones by default; and the
     files directly in it, as one row) by kind, agents' share as text."""
     rows: list[tuple[str, dict[str, int]]] = []
@@ -112,7 +113,7 @@ def folders(stats: dict[str, Any]) -> Markup:
     return svg + legend([(k, KIND_LABEL[k]) for k in KIND_ORDER])
 
 
-def kinds_bar(stats: dict[str, Any]) -> Markup:
+def kinds_bar(stats: Mapping[str, Any]) -> Markup:
     """One bar: the repository's lines by kind, each segment labelled in the legend with its count."""
     k = stats.get("kinds") or {}
     total = sum(k.values())

@@ -46,16 +46,14 @@ def start_url(top: str, port: int, token: str, target: str | None) -> str:
     else:
         from hansard.errors import HansardError
 
-        store = core.open_store()
-        try:
-            path = core.default_target(store, top) or ""
-            if path:
-                ans = core.file_answer(store, top, path)
-                line = next((ln["line"] for ln in ans["lines"] if ln["kind"] == "agent"), None)
-        except HansardError:
-            path = ""  # the file cannot be answered now: the repository page instead
-        finally:
-            store.close()
+        with core.application().request() as rq:
+            try:
+                path = core.default_target(rq.store, top) or ""
+                if path:
+                    ans = core.file_answer(rq, top, path)
+                    line = next((ln["line"] for ln in ans["lines"] if ln["kind"] == "agent"), None)
+            except HansardError:
+                path = ""  # the file cannot be answered now: the repository page instead
     if not path:
         return base + links.url("/")
     return base + links.file(path, line)

@@ -10,7 +10,8 @@ session"); web chats are left out of lists and search unless asked for; and ever
 redacted text the store keeps (file lines and commit summaries are redacted here, as `why` does).
 
 Every function is synchronous and may block (git, SQLite): the server runs them on its
-worker threads, each with a store of its own.
+worker threads, each in a request of its own (``hansard.app.house``: its store, its quick index
+run once, the team attached).
 """
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ from hansard.errors import InvalidArgument, NotFound, ScopeNotGranted
 from hansard.mcp import scope
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from hansard.answers.results import RepoStats, SearchResults, SessionCommit, Transcript, WhyAnswer
+    from hansard.app.house import Hansard, Request
     from hansard.store.interfaces import Store
 
 # Messages on one page of a transcript: a 50 MB session is read a page at a time.
@@ -34,31 +39,13 @@ WINDOW = 7
 WHAT = "hansard ui"
 
 
-def open_store() -> Any:
-    """A store to read from (a read-only disk too); one per request."""
-    from hansard.store import open_for_reading
+def application() -> Hansard:
+    """The page's application: a request brings the store up to date with the agents' homes
+    first (so a reload shows sessions written since the server started) and reads teammates'
+    sessions of the repository when a team is set up."""
+    from hansard.app.house import Hansard
 
-    return open_for_reading()
-
-
-def sync(store: Store) -> bool:
-    """The CLI's cheap incremental index (a stat walk of the agent homes; an index run only when
-    a transcript changed, skipped while another runs or on a read-only store), so a reload shows
-    sessions written since the server started."""
-    from hansard.ingest.quickcheck import quick_sync
-
-    return quick_sync(store)
-
-
-def _team(store: Store) -> Store:
-    """The store with the team's sessions of this repository beside it when a team is set up."""
-    from hansard.team import wrap
-
-    return wrap(store)
-
-
-def _close_team(store: Any) -> None:
-    getattr(store, "close_team", lambda: None)()
+    return Hansard()
 
 
 def repo_top(path: str) -> str:
@@ -111,24 +98,15 @@ def session_in_scope(store: Store, top: str, session_id: str) -> None:
 # -- files --------------------------------------------------------------------------------------
 
 
-def file_answer(store: Store, top: str, rel: str, *, synced: bool = False) -> dict[str, Any]:
+def file_answer(rq: Request, top: str, rel: str) -> WhyAnswer:
     """The `why` answer for every line of ``rel`` (the JSON contract), with no session of
-    another repository named. Cached by the why-result cache like the editor's answers.
-    ``synced``: the caller ran ``sync`` for this request already (no second walk of the homes)."""
+    another repository named. Cached by the why-result cache like the editor's answers."""
     from hansard.answers.code_history import unnamed_elsewhere
-    from hansard.answers.why import explain
-    from hansard.link.commit_facts import upkeep
 
-    team = _team(store)
-    try:
-        ans = explain(team, rel, cwd=top, sync=None if synced else lambda: sync(store),
-                      upkeep=upkeep(store))
-        return unnamed_elsewhere(team, ans, top)
-    finally:
-        _close_team(team)
+    return unnamed_elsewhere(rq.reads(), rq.why_answer(rel, cwd=top), top)
 
 
-def line_view(store: Store, top: str, ans: dict[str, Any], line: int) -> dict[str, Any]:
+def line_view(rq: Request, top: str, ans: Mapping[str, Any], line: int) -> dict[str, Any]:
     """What the page shows beside a line: its answer, the request that asked for its edit (with
     the person's last turn after it, and the session's first request where it has no title), the
     messages around the one whose tool call wrote it (with that call's diff), and its commit."""
@@ -152,7 +130,7 @@ def line_view(store: Store, top: str, ans: dict[str, Any], line: int) -> dict[st
         out["prompt"], out["then"], out["first"] = asked.request, asked.then, asked.first
     mi = ln.get("message_index")
     try:
-        page = transcript_page(store, top, sid, around=mi, limit=WINDOW)
+        page = transcript_page(rq, top, sid, around=mi, limit=WINDOW)
     except (NotFound, ScopeNotGranted):
         return out  # a teammate's session not copied here: the answer alone
     out["messages"] = page["messages"]
@@ -166,8 +144,8 @@ def line_view(store: Store, top: str, ans: dict[str, Any], line: int) -> dict[st
 # -- sessions -----------------------------------------------------------------------------------
 
 
-def transcript_page(store: Store, top: str, session_id: str, *, around: int | None = None, cursor: str | None = None,
-                    limit: int = PAGE_MESSAGES, offset: int | None = None) -> dict[str, Any]:
+def transcript_page(rq: Request, top: str, session_id: str, *, around: int | None = None, cursor: str | None = None,
+                    limit: int = PAGE_MESSAGES, offset: int | None = None) -> Transcript:
     """One page of a session of the served repository (`hansard show` with its diffs and test
     runs), a teammate's when it is not a local one. With ``offset``, message ``around`` alone,
     from that character (the rest of a message a page cut)."""
@@ -175,19 +153,13 @@ def transcript_page(store: Store, top: str, session_id: str, *, around: int | No
         around, limit = around or 0, 1
     from hansard.answers.transcript import get_past_session
 
-    team = store
-    if not store.sessions.repo_path_of(session_id)[0]:
-        team = _team(store)
-    try:
-        session_in_scope(team, top, session_id)
-        return get_past_session(team, session_id, around=around, next=cursor, limit=limit, max_chars=PAGE_CHARS,
-                                max_message_chars=MESSAGE_CHARS, content_offset=offset, details=True)
-    finally:
-        if team is not store:
-            _close_team(team)
+    store = rq.store if rq.store.sessions.repo_path_of(session_id)[0] else rq.reads()
+    session_in_scope(store, top, session_id)
+    return get_past_session(store, session_id, around=around, next=cursor, limit=limit, max_chars=PAGE_CHARS,
+                            max_message_chars=MESSAGE_CHARS, content_offset=offset, details=True)
 
 
-def session_commits(store: Store, top: str, session_id: str) -> list[dict[str, Any]]:
+def session_commits(store: Store, top: str, session_id: str) -> list[SessionCommit]:
     """The commits a session's work landed in (work_context's evidence; its answer is served
     redacted, git's commit summaries too)."""
     from hansard.answers.work_context import work_context
@@ -197,16 +169,15 @@ def session_commits(store: Store, top: str, session_id: str) -> list[dict[str, A
     return list(out.get("commits") or [])
 
 
-def alive_lines(store: Store, top: str, session_id: str, files: list[str], limit: int = 20) -> list[dict[str, Any]]:
+def alive_lines(rq: Request, top: str, session_id: str, files: list[str], limit: int = 20) -> list[dict[str, Any]]:
     """For each file the session edited (the first ``limit``): how many of its lines at HEAD
     `why` gives to this session, and the first of them; a file gone since is said so."""
     from hansard.errors import HansardError
 
     out: list[dict[str, Any]] = []
-    sync(store)  # once for the request, not once a file
     for rel in files[:limit]:
         try:
-            ans = file_answer(store, top, check_rel(top, rel), synced=True)
+            ans = file_answer(rq, top, check_rel(top, rel))
         except HansardError:
             out.append({"path": rel, "alive": 0, "first": None, "gone": True})
             continue
@@ -264,7 +235,7 @@ def default_target(store: Store, top: str) -> str | None:
 SEARCH_FILTERS = ("provider", "since", "until", "roles", "tool", "command", "file", "commit")
 
 
-def search(store: Store, top: str, query: str, mode: str, filters: dict[str, str], web_chats: bool) -> dict[str, Any]:
+def search(store: Store, top: str, query: str, mode: str, filters: dict[str, str], web_chats: bool) -> SearchResults:
     """search_past_sessions held to the served repository; a file or commit filter must be of it."""
     from hansard.answers.search.sessions import search_past_sessions
 
@@ -282,24 +253,21 @@ def search(store: Store, top: str, query: str, mode: str, filters: dict[str, str
     return out
 
 
-def stats(store: Store, top: str, path: str | None = None) -> dict[str, Any]:
+def stats(rq: Request, top: str, path: str | None = None) -> RepoStats:
     """repo_stats of the served repository, or of one folder of it (``path``), by agent and
     session, its tree one level down (the page's folders and files, each opening its own page),
     the 200 largest files listed (``files_shown`` says of how many); sessions of other
     repositories folded into one unnamed row."""
     from hansard.answers.stats import repo_stats
-    from hansard.link.commit_facts import upkeep
 
     rel = check_folder(top, path) if path else None
-    team = _team(store)
-    try:
-        out = repo_stats(team, [rel] if rel else None, by=("agent", "session"), cwd=top, max_files=200,
-                         upkeep=upkeep(store), depth=1)
-        if (out.get("by") or {}).get("session"):
-            out["by"]["session"] = scope.unname_sessions(top, out["by"]["session"], team.sessions.repo_path_of)
-        return out
-    finally:
-        _close_team(team)
+    store = rq.reads()
+    rq.fresh(top)
+    out = repo_stats(store, [rel] if rel else None, by=("agent", "session"), cwd=top, max_files=200,
+                     cache=rq.app.cache, depth=1)
+    if (out.get("by") or {}).get("session"):
+        out["by"]["session"] = scope.unname_sessions(top, out["by"]["session"], store.sessions.repo_path_of)
+    return out
 
 
 def check_folder(top: str, rel: str) -> str:

@@ -8,6 +8,7 @@ transcript page (``core.PAGE_MESSAGES`` messages), so a 50 MB session paints as 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hansard.render import provenance, teammate
@@ -70,7 +71,7 @@ def _crumbs(links: Links, top: str, rel: str) -> Markup:
     return Markup('<h1 class="crumbs">{}</h1>').format(join(steps, " / "))
 
 
-def stats(links: Links, top: str, stats: dict[str, Any] | None, error: str | None) -> Markup:
+def stats(links: Links, top: str, stats: Mapping[str, Any] | None, error: str | None) -> Markup:
     """The stats of the repository, or of one folder of it, as a fragment: totals, charts,
     funnel, its folders and files (each a link down), by agent, the largest files."""
     if stats is None:
@@ -94,7 +95,7 @@ def stats(links: Links, top: str, stats: dict[str, Any] | None, error: str | Non
     return join(parts)
 
 
-def _entries(links: Links, stats: dict[str, Any]) -> Markup:
+def _entries(links: Links, stats: Mapping[str, Any]) -> Markup:
     """The folders and files directly in the path counted, folders first: a folder opens its own
     page, a file its code with the marks."""
     trees = stats.get("tree") or []
@@ -111,12 +112,12 @@ def _entries(links: Links, stats: dict[str, Any]) -> Markup:
                   ).format(body)
 
 
-def _share(row: dict[str, Any]) -> str:
+def _share(row: Mapping[str, Any]) -> str:
     lines = row.get("lines", 0)
     return f"{100.0 * (row.get('agent', 0) + row.get('agent_modified', 0)) / lines:.0f}%" if lines else "–"
 
 
-def _by_agent(stats: dict[str, Any]) -> Markup:
+def _by_agent(stats: Mapping[str, Any]) -> Markup:
     rows = (stats.get("by") or {}).get("agent") or {}
     if not rows:
         return Markup("")
@@ -128,7 +129,7 @@ def _by_agent(stats: dict[str, Any]) -> Markup:
                   ).format(body)
 
 
-def _files(links: Links, stats: dict[str, Any]) -> Markup:
+def _files(links: Links, stats: Mapping[str, Any]) -> Markup:
     """The files with the most agent lines first; the others (by path) folded below them."""
     ranked = sorted(stats["files"].items(), key=lambda x: (-(x[1].get("agent", 0) + x[1].get("agent_modified", 0)),
                                                            x[0]))
@@ -162,7 +163,7 @@ def session_table(links: Links, rows: list[dict[str, Any]]) -> Markup:
 # -- file ----------------------------------------------------------------------------------------
 
 
-def file_page(links: Links, top: str, ans: dict[str, Any], code: list[Markup], selected: int | None,
+def file_page(links: Links, top: str, ans: Mapping[str, Any], code: list[Markup], selected: int | None,
               side: Markup | None) -> Markup:
     """The code with its gutter; ``side`` (the conversation of line ``selected``) beside it."""
     from hansard.lsp.marks import blocks
@@ -209,7 +210,7 @@ def file_page(links: Links, top: str, ans: dict[str, Any], code: list[Markup], s
     return page(links, rel, body, repo=top, body_class="filepage")
 
 
-def _gutter_label(ln: dict[str, Any]) -> str:
+def _gutter_label(ln: Mapping[str, Any]) -> str:
     if ln["kind"] == "unknown":
         return "? unknown"
     if ln["kind"] == "pasted" and not ln.get("session_id"):
@@ -219,7 +220,7 @@ def _gutter_label(ln: dict[str, Any]) -> str:
     return f"{provider_name(ln.get('provider'))} {ln['session_id'][:8]}"
 
 
-def _gutter_tag(ln: dict[str, Any], team: bool) -> Markup:
+def _gutter_tag(ln: Mapping[str, Any], team: bool) -> Markup:
     tags = []
     if ln["kind"] == "agent_modified":
         tags.append("modified")
@@ -232,7 +233,7 @@ def _gutter_tag(ln: dict[str, Any], team: bool) -> Markup:
     return join(Markup('<span class="tag">{}</span>').format(t) for t in tags)
 
 
-def conversation(links: Links, rel: str, view: dict[str, Any]) -> Markup:
+def conversation(links: Links, rel: str, view: Mapping[str, Any]) -> Markup:
     """Beside the code: who wrote line N, the prompt, the edit's diff, the commit, the messages."""
     ln = view["line"]
     kind = ln["kind"]
@@ -297,7 +298,7 @@ def _edits(edits: list[dict[str, Any]], rel: str | None = None) -> Markup:
     return join(out)
 
 
-def message(links: Links, m: dict[str, Any], current: int | None = None, compact: bool = False,
+def message(links: Links, m: Mapping[str, Any], current: int | None = None, compact: bool = False,
             sid: str | None = None) -> Markup:
     idx = m["message_index"]
     label = m["role"] if m["kind"] == "text" else f"{m['role']}/{m['kind']}"
@@ -334,7 +335,7 @@ def message(links: Links, m: dict[str, Any], current: int | None = None, compact
 # -- session -------------------------------------------------------------------------------------
 
 
-def session_page(links: Links, top: str, data: dict[str, Any], commits: list[dict[str, Any]],
+def session_page(links: Links, top: str, data: Mapping[str, Any], commits: Sequence[Mapping[str, Any]],
                  edited: bool, around: int | None) -> Markup:
     s = data["session"]
     sid = s["session_id"]
@@ -382,7 +383,7 @@ def alive(links: Links, rows: list[dict[str, Any]], edited: int | None = None) -
     return Markup('<ul class="files">{}</ul>{}').format(join(items), more)
 
 
-def _pager(links: Links, sid: str, data: dict[str, Any], msgs: list[dict[str, Any]]) -> Markup:
+def _pager(links: Links, sid: str, data: Mapping[str, Any], msgs: list[dict[str, Any]]) -> Markup:
     parts = []
     if msgs and msgs[0]["message_index"] > 0:
         parts.append(Markup('<a href="{}">⇤ first</a>').format(links.session(sid)))
@@ -414,7 +415,7 @@ def search_form(links: Links, f: dict[str, str], query: str) -> Markup:
                   'include web chats</label></details></form>').format(links.token, query, opts, fields, web)
 
 
-def search_page(links: Links, top: str, query: str, f: dict[str, str], out: dict[str, Any] | None,
+def search_page(links: Links, top: str, query: str, f: dict[str, str], out: Mapping[str, Any] | None,
                 error: str | None) -> Markup:
     parts = [Markup("<h1>Search</h1>"), search_form(links, f, query)]
     if error:

@@ -5,7 +5,8 @@ after a broken transfer" does not land near "upload retry". A sentence encoder t
 paraphrase pairs does, but it is about a hundred times slower per text, too slow for every
 passage of every message. So it embeds only each session's intent texts (the person's
 requests, compaction summaries, the session's last answer, the messages of its ``git commit``
-calls: a handful per session, see ``INTENT`` in the SQLite search facet, and :func:`intent_text`),
+calls: a handful per session, see ``INTENT`` in the SQLite search facet, and
+``hansard.ingest.embed.intent_text``, which `hansard embed` embeds),
 and a query is scored against them per session: a session's intent similarity is that of its
 best intent text. A query is encoded without the words that only make it a question
 (:func:`topic`: "did we fix the", "which"): they say nothing about the session sought.
@@ -24,8 +25,6 @@ can stand in (tests use a tiny concept embedder).
 from __future__ import annotations
 
 import os
-import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -48,9 +47,6 @@ INTENT_TEXTS = 2
 # Words that open a question about past work and say nothing of its subject.
 ASKING = frozenset("did do does we you i ive weve fix fixed the a an what which how why when was were is are have has "
                    "ever already about any our".split())
-_COMMIT_MESSAGE = re.compile(r"""(?:^|\s)(?:-[a-zA-Z]*m|--message)(?:\s+|=)"""
-                             r"""(?:"\$\(cat <<-?'?(\w+)'?\n(.*?)\n\s*\1|'([^']*)'|"((?:[^"\\]|\\.)*)")""", re.S)
-_TRAILER = re.compile(r"^\s*(?:[\w-]+-by:|.*generated with)", re.I)
 
 
 class MiniLMEncoder:
@@ -135,18 +131,6 @@ class MiniLMEncoder:
         return out
 
 
-def intent_text(text: str) -> str:
-    """What an intent text says: the message of a ``git commit`` call (every ``-m``, a heredoc
-    included), any other text as it is."""
-    if "git commit" not in text:
-        return text
-    found = ["".join(x for x in m.group(2, 3, 4) if x) for m in _COMMIT_MESSAGE.finditer(text)]
-    # trailers (Co-Authored-By: ...) name people and tools, not the work
-    lines = [ln for f in found for ln in f.strip().splitlines() if not _TRAILER.match(ln)]
-    msg = "\n".join(lines).strip()
-    return msg or text
-
-
 def topic(query: str) -> str:
     """The query less the leading words that only make it a question ("did we fix the upload
     retry" -> "upload retry"); at least two words are kept."""
@@ -191,45 +175,6 @@ def load_intent_encoder() -> tuple[Any, str | None]:
         why = f"no sentence encoder is installed; {install_hint()}"
     _ENCODER["e"], _ENCODER["why"] = e, why
     return e, why
-
-
-# -- building ---------------------------------------------------------------------------
-
-
-def build_intent_vectors(index: Any, encoder: Any, *, batch: int = 256, max_seconds: float | None = None,
-                         progress: Any = None) -> dict[str, int]:
-    """Embed the intent texts above the encoder's mark, batch by batch; safe to stop anywhere."""
-    import numpy as np
-
-    from hansard.answers.search.meaning import text_hash
-    from hansard.store.types import INTENT_CHARS, intent_key
-    from hansard.timebounds import utc_stamp
-
-    t0 = time.monotonic()
-    counts = {"texts": 0, "embedded": 0}
-    while True:
-        rows = index.intent_to_embed(encoder.id, INTENT_CHARS, batch)
-        if not rows:
-            index.skip_vectors_to(intent_key(encoder.id), utc_stamp())
-            break
-        texts = [intent_text(text) for _, _, text in rows]
-        hashes = [text_hash(text) for text in texts]
-        uniq = list(dict.fromkeys(hashes))
-        have = index.known_texts(encoder.id, uniq)
-        todo = [h for h in uniq if h not in have]
-        text_of = dict(zip(hashes, texts, strict=True))
-        vecs = encoder.embed([text_of[h] for h in todo]) if todo else np.zeros((0, encoder.dim), np.float32)
-        index.add_intent_vectors(encoder.id,
-                                 [(h, np.asarray(v, np.float16).tobytes()) for h, v in zip(todo, vecs, strict=True)],
-                                 [(mid, sid, h) for (mid, sid, _), h in zip(rows, hashes, strict=True)], rows[-1][0],
-                                 utc_stamp())
-        counts["texts"] += len(rows)
-        counts["embedded"] += len(todo)
-        if progress:
-            progress(counts)
-        if max_seconds is not None and time.monotonic() - t0 > max_seconds:
-            break
-    return counts
 
 
 # -- searching --------------------------------------------------------------------------

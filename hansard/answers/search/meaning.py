@@ -20,38 +20,32 @@ hashing embedder).
 
 Vectors: one per distinct passage text (``vectors``, keyed by model and a hash of the text);
 ``passage_vectors`` maps each message's passages ([start, end) characters) to texts. A message
-is cut into passages of about ``PASSAGE_CHARS`` at paragraph, line or sentence ends
-(:func:`passages`), at most ``MAX_PASSAGES`` of them: a static embedding averages its tokens,
-so one vector for a long message blurs its topics together; a hit's ``similarity`` is that of
-its best passage. Only conversation is embedded: the person's requests, the agent's answers
-and reasoning, compaction summaries; tool output is left to keyword search. ``build_vectors``
-works through new messages in small batches, each its own short transaction, so readers and
-the indexer never wait long; the adapters (CLI, MCP server) start it in a detached ``hansard
-embed`` process (hansard/jobs.py) through the ``start_build`` argument a search passes on here:
-a search never starts a process itself. A search never waits for it: with no vectors yet it falls back to keyword search and
-says so in ``mode_notice``. Searches map the
-vectors from a copy beside the store (:mod:`vector_cache`), which the builder writes after each
-run (else the first search that finds it missing or stale), so a new process does not read them
-all from SQLite.
+is cut into passages (``hansard.ingest.embed.passages``): a static embedding averages its
+tokens, so one vector for a long message blurs its topics together; a hit's ``similarity`` is
+that of its best passage. Only conversation is embedded: the person's requests, the agent's
+answers and reasoning, compaction summaries; tool output is left to keyword search. The vectors
+are written by `hansard embed` (``hansard.ingest.embed``), which the application starts detached
+when a search finds them missing or behind, through the ``start_build`` argument a search passes
+on here: a search never starts a process itself, and never waits for it: with no vectors yet it
+falls back to keyword search and says so in ``mode_notice``. Searches map the vectors from a
+copy beside the store (``hansard.ingest.vector_cache``), which the builder writes after each run
+(and the request that asked, when it caches, if a search finds it missing or stale: see
+``hansard.store.kept``), so a new process does not read them all from SQLite.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from hansard import config
 from hansard.errors import ModelFileMismatch
+from hansard.ingest.embed import MAX_EMBED_CHARS, Embedder
 
-MAX_EMBED_CHARS = 2000  # longest text one vector stands for
-PASSAGE_CHARS = 600
-MAX_PASSAGES = 12       # per message: the first 7,200 characters or so of a long answer
-BATCH = 256
 # Above BITS_ABOVE passages a search does not read every vector. It first ranks every passage
 # by its sign bits (32 bytes for 256 dimensions, against 1,024 for a float32 row) by how much
 # of the query's weight falls on the dimensions whose sign disagrees, the query's magnitudes
@@ -76,13 +70,6 @@ def install_hint() -> str:
     from hansard.install import hint
 
     return hint("semantic")
-
-
-class Embedder(Protocol):
-    id: str
-    dim: int
-
-    def embed(self, texts: list[str]) -> Any: ...
 
 
 # A model file that fails its hash check (the typed error; the old name stays for callers).
@@ -190,111 +177,6 @@ def load_embedder() -> tuple[Embedder | None, str | None]:
     return e, why
 
 
-def text_hash(text: str) -> bytes:
-    return hashlib.blake2b(text[:MAX_EMBED_CHARS].encode("utf-8", "surrogatepass"), digest_size=16).digest()
-
-
-_BREAKS = ("\n\n", "\n", ". ", "? ", "! ", "; ", ", ", " ")
-
-
-def passages(text: str, size: int = PASSAGE_CHARS, most: int = MAX_PASSAGES) -> list[tuple[int, int]]:
-    """[start, end) spans that cover ``text`` (up to ``most`` of them), each at most ``size``
-    characters, cut at the strongest break (paragraph, line, sentence, clause, word) in the
-    second half of the span; blank spans are skipped."""
-    out: list[tuple[int, int]] = []
-    i, n = 0, len(text)
-    while i < n and len(out) < most:
-        end = min(n, i + size)
-        if end < n:
-            for b in _BREAKS:
-                j = text.rfind(b, i + size // 2, end)
-                if j >= 0:
-                    end = j + len(b)
-                    break
-        if text[i:end].strip():
-            out.append((i, end))
-        i = end
-    return out
-
-
-# -- building ---------------------------------------------------------------------------
-
-
-def pending(index: Any, model: str) -> tuple[int, int]:
-    """(messages embedded, messages eligible) -- cheap upper-bound estimate by id."""
-    done, eligible = index.vector_pending(model)
-    return done, eligible
-
-
-def build_vectors(index: Any, embedder: Embedder, *, batch: int = BATCH, max_seconds: float | None = None,
-                  progress: Any = None) -> dict[str, int]:
-    """Embed eligible messages above the model's high-water mark, batch by batch. Safe to
-    stop at any point; the next call goes on from there. ``index`` is a store's search facet."""
-    import numpy as np
-
-    from hansard.timebounds import utc_stamp
-
-    model = embedder.id
-    t0 = time.monotonic()
-    counts = {"messages": 0, "passages": 0, "embedded": 0, "reused": 0}
-    while True:
-        rows = index.to_embed(model, PASSAGE_CHARS * MAX_PASSAGES, batch)
-        if not rows:
-            index.skip_vectors_to(model, utc_stamp())
-            break
-        spans = [(mid, a, b, text[a:b]) for mid, text in rows for a, b in passages(text)]
-        hashes = [text_hash(t) for *_, t in spans]
-        uniq = list(dict.fromkeys(hashes))
-        have = index.known_texts(model, uniq)
-        todo = [h for h in uniq if h not in have]
-        text_of = {h: sp[3] for h, sp in zip(hashes, spans, strict=True)}
-        vecs = embedder.embed([text_of[h] for h in todo]) if todo else np.zeros((0, embedder.dim), np.float32)
-        index.add_vectors(model, [(h, np.asarray(v, np.float16).tobytes()) for h, v in zip(todo, vecs, strict=True)],
-                          [(sp[0], sp[1], sp[2], h) for sp, h in zip(spans, hashes, strict=True)], rows[-1][0], _written_at())
-        counts["messages"] += len(rows)
-        counts["passages"] += len(spans)
-        counts["embedded"] += len(todo)
-        counts["reused"] += len(spans) - len(todo)
-        if progress:
-            progress(counts)
-        if max_seconds is not None and time.monotonic() - t0 > max_seconds:
-            break
-    # The copy searches map (vector_cache): written here, in the background, so that the next
-    # search's process does not read every vector from SQLite.
-    from hansard.answers.search import vector_cache
-
-    try:
-        vector_cache.refresh(index, model)
-    except OSError:
-        pass  # a read-only home: searches read SQLite
-    return counts
-
-
-def _written_at() -> str:
-    """When a batch of vectors is written, to the microsecond: ``vector_stamp`` compares it, and
-    a message edited and embedded again within the second the copy of the vectors was written
-    (vector_cache) must not leave the stamp as it was (it did with whole seconds)."""
-    import datetime as dt
-
-    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def take_embed_lock() -> int | None:
-    """The builder's lock (``embed.lock`` in the hansard home), taken without waiting: its
-    descriptor (closing it releases the lock), or None when another builder holds it."""
-    import fcntl
-
-    home = config.hansard_home()
-    home.mkdir(parents=True, exist_ok=True)
-    fd = os.open(home / "embed.lock", os.O_CREAT | os.O_RDWR, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None
-    return fd
-
-
 # -- searching --------------------------------------------------------------------------
 
 
@@ -314,7 +196,8 @@ class VectorIndex:
     """All of a model's passage vectors as one float32 matrix, cached per process and reloaded
     only when the builder wrote new ones; above BITS_ABOVE passages also each passage's sign
     bits, 64 dimensions to a word, word-major. The arrays are mapped from the copy beside the
-    store (:mod:`vector_cache`) when it can be read or written, else read from SQLite. Float32,
+    store (``hansard.ingest.vector_cache``) when it is current (or the request that asked
+    writes it: ``hansard.store.kept.vector_copy``), else read from SQLite. Float32,
     not the float16 the store keeps: numpy converts float16 one element at a time (6-10 ns each
     here), which made rescoring 4,000 rows cost 10 ms; converting once at load costs that per
     row once."""
@@ -335,13 +218,16 @@ class VectorIndex:
         if len(ids) <= BITS_ABOVE:
             self.bits = None
         else:
+            from hansard.ingest.vector_cache import sign_bits
+
             self.bits = bits if bits is not None else sign_bits(self.mat)
 
     @classmethod
     def get(cls, index: Any, model: str) -> VectorIndex:
         import numpy as np
 
-        from hansard.answers.search import vector_cache
+        from hansard.ingest import vector_cache
+        from hansard.store import kept
 
         path, *stamp = index.vector_stamp(model)
         key = (path, model)
@@ -349,7 +235,7 @@ class VectorIndex:
         if hit and hit[0] == stamp:
             return hit[1]
         cls._cache.pop(key, None)  # free the old matrices before the new ones are read
-        mapped = vector_cache.open_or_build(index, model)
+        mapped = vector_cache.open_current(index, model) or kept.vector_copy(index, model)
         if mapped is not None:
             vi = cls(mapped.ids, mapped.starts, mapped.ends, mapped.mat, bits=mapped.bits, messages=mapped.messages)
             stamp = list(mapped.stamp)  # what it was built at, which may be newer than the stamp above
@@ -390,18 +276,6 @@ def _dot(mat: Any, qv: Any) -> Any:
     import numpy as np
 
     return np.einsum("ij,j->i", mat, qv)
-
-
-def sign_bits(mat: Any) -> Any:
-    """(words, rows) uint64: bit i of a row is set where dimension i is positive; the last
-    word is padded with zero bits, which never disagree."""
-    import numpy as np
-
-    packed = np.packbits(mat > 0, axis=1)
-    pad = -packed.shape[1] % 8
-    if pad:
-        packed = np.pad(packed, ((0, 0), (0, pad)))
-    return np.ascontiguousarray(packed.view(np.uint64).T)
 
 
 def disagreement(bits: Any, qv: Any) -> Any:
@@ -472,7 +346,7 @@ def meaning_candidates(index: Any, query: str, f: Any, k: int, embedder: Embedde
     embedder when ``embedder`` is None), sessions by intent, combined per session
     (:func:`combine`). ``hits`` are ranked by that score; ``similarity`` keeps the cosine of
     the passage each hit names. When vectors are missing or behind, ``start_build`` (the
-    adapter's, hansard/jobs.py) is asked to start the builder: whether it did is its answer."""
+    adapter's, hansard/app/jobs.py) is asked to start the builder: whether it did is its answer."""
     if embedder is None:
         embedder, why = load_embedder()
         if embedder is None:

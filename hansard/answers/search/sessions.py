@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import orjson
 
@@ -51,6 +51,8 @@ from hansard.store.types import Candidate, SearchFilters
 from hansard.timebounds import local_time, since_text, until_text
 
 if TYPE_CHECKING:
+    from hansard.answers.results import SearchResults
+    from hansard.ingest.embed import Embedder
     from hansard.store.interfaces import Store
     from hansard.store.types import Query
 
@@ -82,12 +84,12 @@ def search_past_sessions(
     limit: int | None = None,
     *,
     exclude_session_id: str | None = None,
-    embedder: Any = None,
-    intent_encoder: Any = None,
+    embedder: Embedder | None = None,
+    intent_encoder: Embedder | None = None,
     start_build: Callable[[], bool] | None = None,
-) -> dict[str, Any]:
+) -> SearchResults:
     """``start_build`` starts the meaning-search vector builder when a meaning search finds the
-    vectors missing or behind (the adapters pass hansard/jobs.py's; without it, none is started
+    vectors missing or behind (the adapters pass hansard/app/jobs.py's; without it, none is started
     and the notice says to run `hansard embed`)."""
     mode = (mode or "keyword").lower()
     if mode not in MODES:
@@ -182,7 +184,7 @@ def search_past_sessions(
         out["ignored_words"] = q.dropped
     if notice:
         out["notice"] = "; ".join(notice)
-    return cap_answer(out, MAX_ANSWER_CHARS)
+    return cast("SearchResults", cap_answer(out, MAX_ANSWER_CHARS))
 
 
 def cap_answer(out: dict[str, Any], max_chars: int) -> dict[str, Any]:

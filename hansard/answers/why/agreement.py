@@ -10,7 +10,8 @@ ask the whole file (with the buffer's bytes, or as it is), so these ways are the
 
 Always true of a report: every difference names the way, the question asked, the line and both
 answers; ``asked`` counts the questions of each way and ``lines`` the line answers compared.
-Reading only: nothing is written but the why-result cache (for the cached ways).
+Reading only: the caller's request keeps each answer in the why-result cache (``keep``), which
+the cached ways then ask.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Mapping
 
     from hansard.store.interfaces import Store
 
@@ -51,27 +52,29 @@ class Report:
 
 def check_file(store: Store, top: str, rel: str, lines: Iterable[int], ranges: Iterable[tuple[int, int]] = (),
                symbols: Iterable[str] = (), *, rev: str | None = None,
-               upkeep: Callable[[str, int], object] | None = None) -> Report:
+               keep: Callable[[], object] | None = None) -> Report:
     """Ask ``rel`` (a path in the work tree at ``top``) every way, and report each line answer
     that is not the whole file's: ``lines`` alone and through `log FILE:N`, ``ranges`` (first,
     last), the file through `log FILE` and each of ``symbols`` through `log FILE --symbol`.
     With ``rev``, the file at that revision, asked the ways `why --rev` is (`log` and an
-    editor's buffer ask the working tree). ``upkeep``: the caller's commit-facts upkeep, as
-    `why` gets it."""
+    editor's buffer ask the working tree). ``keep``: the caller's request keeping what a
+    question worked out, after each (``hansard.app.house.Request.keep``), as `why` is kept."""
     from hansard import safeopen
     from hansard.answers.why import explain
 
     report = Report(rel)
-    whole = explain(store, rel, rev=rev, cwd=top, cache=False, upkeep=upkeep)
+    whole = explain(store, rel, rev=rev, cwd=top, cache=False)
     report.count("file", len(whole["lines"]))
-    ref = {ln["line"]: ln for ln in whole["lines"]}
+    ref: dict[int, Mapping[str, Any]] = {ln["line"]: ln for ln in whole["lines"]}
     lines = sorted(set(lines))
 
     def compare(way: str, spec: str, **kw: Any) -> None:
-        ans = explain(store, spec, rev=rev, cwd=top, upkeep=upkeep, **kw)
+        ans = explain(store, spec, rev=rev, cwd=top, **kw)
+        if keep is not None:
+            keep()
         report.count(way, len(ans["lines"]))
         for ln in ans["lines"]:
-            if ln != ref.get(ln["line"]):
+            if dict(ln) != ref.get(ln["line"]):
                 report.differ(way, spec, ln["line"], ref.get(ln["line"]), ln)
 
     if rev is None:
@@ -94,7 +97,7 @@ def check_file(store: Store, top: str, rel: str, lines: Iterable[int], ranges: I
     return report
 
 
-def _log_line(store: Store, top: str, rel: str, n: int, ref: dict[int, dict[str, Any]], report: Report) -> None:
+def _log_line(store: Store, top: str, rel: str, n: int, ref: dict[int, Mapping[str, Any]], report: Report) -> None:
     """`log FILE:N`: its entry says what `why` says of line N."""
     from hansard.answers.code_history import code_history
 
@@ -107,7 +110,7 @@ def _log_line(store: Store, top: str, rel: str, n: int, ref: dict[int, dict[str,
         report.differ("log FILE:N", spec, n, [want], got)
 
 
-def _log_counts(store: Store, top: str, rel: str, symbol: str | None, ref: dict[int, dict[str, Any]],
+def _log_counts(store: Store, top: str, rel: str, symbol: str | None, ref: dict[int, Mapping[str, Any]],
                 report: Report) -> None:
     """`log FILE` (`--symbol S`): a session entry for every session the file's (the symbol's)
     lines name, counting exactly those lines."""
@@ -133,5 +136,5 @@ def _log_counts(store: Store, top: str, rel: str, symbol: str | None, ref: dict[
         report.differ("log FILE" if symbol is None else "log --symbol", asked, None, want, got)
 
 
-def _no_tree(result: dict[str, Any]) -> str:
+def _no_tree(result: Mapping[str, object]) -> str:
     return ""

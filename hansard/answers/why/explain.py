@@ -1,5 +1,5 @@
 """`why` as a question and its answer: the target read, git blame run beside what the answer
-needs of the store, the engine's answer, pasted lines marked, the cache asked and filled.
+needs of the store, the engine's answer, pasted lines marked, the cache asked.
 
 Always true: a line's answer is a function of its file's evidence, never of the question. Every
 question about a file (a line, a range, the whole file) is answered from the one whole-file
@@ -8,14 +8,16 @@ answer of that file at that revision and those bytes, then sliced: one blame of 
 lines. A line asked after its file, or a file after one of its lines, is served from the same
 cached whole-file answer.
 
-Nothing here writes but the why-result cache (through its facet); the caller's ``sync`` and
-``upkeep`` keep the store current.
+Nothing here writes: a fresh answer is offered to the request that asked it, which keeps it in
+the why-result cache when it caches (``hansard.store.kept``); the application brings the store
+up to date (the quick index, the repository registered, its commit facts kept) before it asks
+(``hansard.app.house.Request.why``).
 """
 
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from hansard.answers.why.cache import _cached, _with_contents, _without_contents
 from hansard.answers.why.contract import redact_contents, render_contract, slice_contract, to_json
@@ -27,58 +29,62 @@ from hansard.answers.why.target import (
     file_text,
     parse_target,
     resolve_target,
-    run_blame,
+    start_blame,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any
 
+    from hansard.answers.results import WhyAnswer
     from hansard.answers.why.target import Target
     from hansard.store.interfaces import Store
 
 
 def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes | None = None,
-            cwd: str | None = None, cache: bool = True, sync: Callable[[], bool] | None = None,
-            upkeep: Callable[[str, int], object] | None = None) -> dict[str, Any]:
+            cwd: str | None = None, cache: bool = True) -> WhyAnswer:
     """The `why` answer for ``PATH[:LINE[-END]]`` as the README's `hansard why --json` contract.
-    A line or a range is cut from the whole file's answer. With ``cache``, the file's answer
-    already given for the same revision, bytes and store generation is served from the store's
-    why-result cache (see ``_cached``), whichever of its lines were asked then. ``sync``, the
-    caller's incremental index (True when it found something to read), runs while git blames;
-    so does ``upkeep(top, repo_id)``, the caller's refresh of the repository's kept commit
-    facts (``hansard.link.commit_facts.refresh``): without it, facts not kept are worked out
-    for this answer alone."""
-    doc, raw = _explain(store, spec, rev, contents, cwd, cache, sync, upkeep)
+    A line or a range is cut from the whole file's answer. With ``cache`` (the application's
+    choice), the file's answer already given for the same revision, bytes and store generation
+    is served from the store's why-result cache (see ``_cached``), whichever of its lines were
+    asked then, and a fresh one is offered to the request to keep. Commit facts the store does
+    not keep yet are worked out for this answer alone."""
+    doc, raw = _explain(store, spec, rev, contents, cwd, cache)
     if doc is None:
         import json
 
         doc = json.loads(raw)  # type: ignore[arg-type]
-    return doc
+    return cast("WhyAnswer", doc)
 
 
 def explain_json(store: Store, spec: str, *, rev: str | None = None, contents: bytes | None = None,
-                 cwd: str | None = None, cache: bool = True, sync: Callable[[], bool] | None = None,
-                 upkeep: Callable[[str, int], object] | None = None) -> bytes:
+                 cwd: str | None = None, cache: bool = True) -> bytes:
     """``explain``'s answer as the JSON document `hansard why --json` prints (UTF-8, compact,
     no final newline): from the cache as stored, without decoding it."""
-    doc, raw = _explain(store, spec, rev, contents, cwd, cache, sync, upkeep)
+    doc, raw = _explain(store, spec, rev, contents, cwd, cache)
     return raw if raw is not None else to_json(doc)  # type: ignore[arg-type]
 
 
+def cached_json(store: Store, spec: str, *, rev: str | None = None, contents: bytes | None = None,
+                cwd: str | None = None) -> bytes | None:
+    """The document the why-result cache holds for this question (as ``explain_json`` gives it),
+    or None when it holds none: what the application serves before anything else is done."""
+    doc, raw = _explain(store, spec, rev, contents, cwd, True, only_cached=True)
+    return raw if raw is not None else to_json(doc) if doc is not None else None
+
+
 def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, cwd: str | None, cache: bool,
-             sync: Callable[[], bool] | None = None, upkeep: Callable[[str, int], object] | None = None
-             ) -> tuple[dict[str, Any] | None, bytes | None]:
+             only_cached: bool = False) -> tuple[dict[str, Any] | None, bytes | None]:
     """(answer, its JSON document): a cached answer as its document alone, a fresh one as the
-    answer, with its document when it was cached. A line or a range is the whole file's answer
-    sliced (``slice_contract``), never a document of its own."""
+    answer, with its document when it can be cached; ``only_cached``: (None, None) rather than
+    a fresh answer. A line or a range is the whole file's answer sliced (``slice_contract``),
+    never a document of its own."""
     path, start, end = parse_target(spec)
     t = resolve_target(path, start, end, cwd=cwd, check_exists=contents is None and rev is None)
     data = file_text(t, rev, contents)
     check_git_side_files(t.top)
     check_range(t, data)
-    doc, raw = _whole(store, t._replace(start=None, end=None), rev, contents, data, cache, sync, upkeep)
-    if t.start is None:
+    doc, raw = _whole(store, t._replace(start=None, end=None), rev, contents, data, cache, only_cached)
+    if t.start is None or (doc is None and raw is None):
         return doc, raw
     if doc is None:
         import json
@@ -88,15 +94,12 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
 
 
 def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, data: bytes, cache: bool,
-           sync: Callable[[], bool] | None = None, upkeep: Callable[[str, int], object] | None = None
-           ) -> tuple[dict[str, Any] | None, bytes | None]:
-    """The whole file's answer, as ``_explain`` gives it. ``sync`` runs before anything read
-    from the store is used: after a cache hit (served only if it found nothing new), or while
-    git blames (blame reads git, never the store)."""
-    from hansard.link.repos import repo_for
+           only_cached: bool = False) -> tuple[dict[str, Any] | None, bytes | None]:
+    """The whole file's answer, as ``_explain`` gives it."""
+    from hansard.link.repos import known_repo
 
     n = check_range(t, data)
-    repo_id = repo_for(store, t.main_top)
+    repo_id = known_repo(store, t.main_top)
     # An index elsewhere may still be adding what this file's answer needs (its first run, an
     # edit of it not linked yet, or this repository, which it could not register meanwhile):
     # the answer says so and is never cached.
@@ -106,21 +109,14 @@ def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, dat
     building = still_building()
     cached = _cached(store, t, rev, contents, data, repo_id) if cache and not building else None
     if cached is not None and cached[2] is not None:
-        if sync is None or not sync():
-            return None, _with_contents(cached[2], data)
-        return _whole(store, t, rev, contents, data, cache, upkeep=upkeep)  # something new was read: look again
-    blamed = _in_thread(run_blame, t, rev, contents)
+        return None, _with_contents(cached[2], data)
+    if only_cached:
+        return None, None
+    blamed = start_blame(t, rev, contents)  # in its own process, beside what follows
     from hansard.answers.restored import FileHistory
 
     history = FileHistory(store, t.top, t.rel, rev)
-    history.prefetch()  # the file's `git log` runs beside blame (and beside the sync and upkeep below)
-    if sync is not None and sync():
-        # New sessions were read while git blamed: the store's generation (the cache key) and
-        # what is still being indexed are read again.
-        building = still_building()
-        cached = _cached(store, t, rev, contents, data, repo_id) if cache and not building else None
-    if upkeep is not None and repo_id >= 0 and not building:
-        upkeep(t.top, repo_id)
+    history.prefetch()  # the file's `git log` runs beside blame
     # While git blames (the other core): what the answer needs of the lines' own text and of
     # the file's history. Attributor checks that blame gave these very lines.
     failed = None
@@ -132,7 +128,7 @@ def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, dat
         _ahead_of_blame(texts, likeness=bool(pre.edits))
     except Exception as exc:  # noqa: BLE001 - blame's own error, if any, is the one to report
         failed = exc
-    bl = blamed()
+    bl = blamed.result()
     if failed is not None:
         raise failed
     answers = Attributor(store, t, repo_id, bl, rev, history, pre).answer()
@@ -165,7 +161,9 @@ def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, dat
     if cached is None:
         return ans, None
     if stored is not None:
-        cached[0].put(cached[1], cached[3], stored)
+        from hansard.store import kept
+
+        kept.offer_answer(cached[1], cached[3], stored)
     return ans, to_json(ans)
 
 
@@ -180,30 +178,3 @@ def _ahead_of_blame(texts: list[str], *, likeness: bool) -> None:
     redact_lines(texts)
     if likeness:
         import rapidfuzz.process  # noqa: F401 - (imported, so its first use on the answer's path is free)
-
-
-def _in_thread(fn: Any, *args: Any) -> Any:
-    """Start ``fn(*args)`` in a thread (in this context: an MCP call's git deadline reaches it);
-    the function returned waits for it and gives its result or raises its error."""
-    import contextvars
-    import threading
-
-    box: dict[str, Any] = {}
-    ctx = contextvars.copy_context()
-
-    def run() -> None:
-        try:
-            box["out"] = ctx.run(fn, *args)
-        except BaseException as exc:  # noqa: BLE001 - raised again in the caller's thread
-            box["err"] = exc
-
-    th = threading.Thread(target=run, daemon=True)
-    th.start()
-
-    def result() -> Any:
-        th.join()
-        if "err" in box:
-            raise box["err"]
-        return box["out"]
-
-    return result

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections import namedtuple
+from typing import TYPE_CHECKING
 
 from hansard.errors import (
     BadLineRange,
@@ -19,7 +20,10 @@ from hansard.errors import (
     UnknownRevision,
 )
 from hansard.git import identity
-from hansard.git.blame import Blame, blame
+from hansard.git.blame import Blame
+
+if TYPE_CHECKING:
+    from hansard.git.run import Pending
 
 # top: working tree top level; main_top: its main repository (differs for a worktree).
 Target = namedtuple("Target", "top main_top rel start end")
@@ -120,13 +124,34 @@ def check_git_side_files(top: str) -> None:
 
 
 def run_blame(t: Target, rev: str | None, contents: bytes | None) -> Blame:
-    try:
-        return blame(t.top, t.rel, rev=rev, start=t.start, end=t.end, contents=contents)
-    except GitError as exc:
-        msg = exc.message
-        if "no such path" in msg or "no such ref" in msg and rev is None:
-            raise NotTracked(f"{t.rel} is not tracked by git; commit it first (or pass --contents)") from exc
-        raise
+    return start_blame(t, rev, contents).result()
+
+
+class Blaming:
+    """Blame of a target started (``start_blame``), its answer when asked for."""
+
+    __slots__ = ("pending", "rel", "rev")
+
+    def __init__(self, pending: Pending, rel: str, rev: str | None) -> None:
+        self.pending, self.rel, self.rev = pending, rel, rev
+
+    def result(self) -> Blame:
+        from hansard.git.blame import parse_porcelain
+
+        try:
+            return parse_porcelain(self.pending.result())
+        except GitError as exc:
+            msg = exc.message
+            if "no such path" in msg or "no such ref" in msg and self.rev is None:
+                raise NotTracked(f"{self.rel} is not tracked by git; commit it first (or pass --contents)") from exc
+            raise
+
+
+def start_blame(t: Target, rev: str | None, contents: bytes | None) -> Blaming:
+    """Blame of ``t`` started now, in its own process, beside what the caller does next."""
+    from hansard.git.blame import start_blame as start
+
+    return Blaming(start(t.top, t.rel, rev=rev, start=t.start, end=t.end, contents=contents), t.rel, rev)
 
 
 def _file_lines(data: bytes) -> list[str]:

@@ -15,7 +15,7 @@ def start_embed() -> bool:
     (HANSARD_NO_BACKGROUND=1). Returns whether a process was started."""
     if os.environ.get("HANSARD_NO_BACKGROUND"):
         return False
-    from hansard.answers.search.meaning import take_embed_lock
+    from hansard.ingest.embed import take_embed_lock
 
     fd = take_embed_lock()
     if fd is None:

@@ -3,14 +3,15 @@
 Loading every vector from SQLite (the join of ``passage_vectors`` and ``vectors``, float16 to
 float32, the sign bits) costs seconds at a few hundred thousand passages, and every new process
 (each CLI search, each MCP server) paid it on its first meaning search. The copy is derived and
-disposable: delete it and the next search or ``hansard embed`` writes it again.
+disposable: delete it and the next ``hansard embed`` (or a caching request's search, through
+``hansard.store.kept.vector_copy``) writes it again.
 
 Always true:
 
 - It lives in ``<store folder>/vectors/<model>/``, owner-only (folder 0700, files 0600).
   ``meta.json`` names the store, the model, the ``vector_stamp`` it was read at, its row and
   message counts, and the four files of one build: ``mat-<build>.npy`` float32 (rows, dim),
-  ``bits-<build>.npy`` uint64 (words, rows) sign bits (:func:`meaning.sign_bits`),
+  ``bits-<build>.npy`` uint64 (words, rows) sign bits (:func:`sign_bits`),
   ``rows-<build>.npy`` int64 (3, rows) message id, start, end, and ``hashes-<build>.npy`` uint8
   (rows, 16) the passages' text hashes. Rows are in the store's order (message id, start). A
   row whose text has no vector under the model has message id -1 and a zero vector: no message
@@ -20,8 +21,8 @@ Always true:
   old files keeps them (an unlinked file lives while it is mapped). Writers take ``lock``.
 - A build is used only when its meta names this store, model and the store's current stamp,
   and every file's .npy header has the dtype and shape meta gives it (a truncated file fails
-  to map). Anything else is rewritten; where the folder cannot be written (a read-only home),
-  :func:`open_or_build` answers None and the caller reads SQLite as before.
+  to map). Anything else is rewritten by ``refresh``; :func:`open_current` never writes, and
+  answers None for a copy that is not current.
 - A rewrite trusts no arithmetic on stamps. A stamp cannot tell appended passages from a
   message edited and embedded again (the builder's mark steps back and returns) or from a
   reindex (message ids start over), and its time has one-second steps. So a rewrite reads the
@@ -83,23 +84,28 @@ def folder(store: str, model: str) -> Path | None:
     return Path(store).parent / "vectors" / re.sub(r"[^A-Za-z0-9._@-]", "_", model)
 
 
-def open_or_build(index: Any, model: str) -> Cached | None:
-    """The copy of ``model``'s vectors at the store's current stamp: mapped when one is on disk,
-    otherwise written first (under the lock; a writer that got there first is waited for).
-    None when it is turned off or cannot be written."""
+def open_current(index: Any, model: str) -> Cached | None:
+    """The copy of ``model``'s vectors at the store's current stamp, mapped when one is on disk;
+    None when there is none (or it is turned off). Writes nothing."""
     if not enabled():
         return None
     store, *stamp = index.vector_stamp(model)
     where = folder(store, model)
     if where is None or not stamp[1]:
         return None  # in memory, or nothing embedded yet
-    got = load(where, store, model, tuple(stamp))
-    if got is not None:
-        return got
-    try:
-        return refresh(index, model)
-    except Exception:  # noqa: BLE001 - a read-only or full disk, or a fault here: the caller reads SQLite
-        return None
+    return load(where, store, model, tuple(stamp))
+
+
+def sign_bits(mat: Any) -> Any:
+    """(words, rows) uint64: bit i of a row is set where dimension i is positive; the last
+    word is padded with zero bits, which never disagree."""
+    import numpy as np
+
+    packed = np.packbits(mat > 0, axis=1)
+    pad = -packed.shape[1] % 8
+    if pad:
+        packed = np.pad(packed, ((0, 0), (0, pad)))
+    return np.ascontiguousarray(packed.view(np.uint64).T)
 
 
 def load(where: Path, store: str, model: str, stamp: tuple[Any, ...] | None) -> Cached | None:
@@ -186,8 +192,6 @@ def _write(index: Any, model: str, where: Path, old: Cached | None) -> dict[str,
         arr = {name: _create(where, name, build, dtype, shape, tmp) for name, dtype, shape in (
             ("mat", np.float32, (n, dim)), ("bits", np.uint64, (words, n)), ("rows", np.int64, (3, n)),
             ("hashes", np.uint8, (n, HASH_BYTES)))}
-        from hansard.answers.search.meaning import sign_bits
-
         messages, last, at = 0, None, 0
         for ids, starts, ends, mat, hashes in blocks:
             e = at + len(ids)
