@@ -41,6 +41,7 @@ class Bases:
         self.moved = moved or {}  # commit -> paths it deleted whose edits' text it may have moved here
         self._deleted: dict[tuple[str, str], frozenset[int]] = {}  # (commit, deleted path) -> its lines at the parent
         self._versions: dict[tuple[str, str], list[int]] = {}  # (commit, path) -> its lines there, in order
+        self._wanted_versions: set[tuple[str, str]] = set()  # versions the next read also fetches
         self._removed: dict[int, set[int]] = {}  # edit -> the non-trivial lines it removed
         self._added: dict[int, set[int]] = {}  # edit -> the non-trivial lines it added
         self._parents: dict[str, frozenset[int]] = {}  # commit -> the lines of the file at its parent
@@ -105,44 +106,53 @@ class Bases:
         it, or git has not the version); what is compared with them is never trivial."""
         got = self._parents.get(sha)
         if got is None:
-            from hansard.git.history import batch_objects
-
-            todo = (self._wanted | {sha}) - set(self._parents)
-            self._wanted.clear()
-            revs = {c: f"{p[0]}:{p[1]}" for c in todo if (p := self._previous(c)) is not None}
-            blobs = {rev: body for rev, _, kind, body in batch_objects(self.top, list(set(revs.values())))
-                     if kind == b"blob"}
-            known = self._hashes
-            for c in todo:
-                body = blobs.get(revs.get(c, ""))
-                hashes: set[int] = set()
-                # (successive versions share most lines: each text is hashed once)
-                for x in set(body.decode("utf-8", "surrogateescape").split("\n")) if body is not None else ():
-                    h = known.get(x)
-                    if h is None:
-                        h = known[x] = textnorm.line_hash(x)
-                    hashes.add(h)
-                self._parents[c] = frozenset(hashes)
+            self._fetch(parent=sha)
             got = self._parents[sha]
         return got
+
+    def want_versions(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Read these (commit, path) versions with the first one asked for."""
+        self._wanted_versions.update(x for x in pairs if x not in self._versions)
 
     def at_commit(self, sha: str, path: str) -> list[int]:
         """The lines of ``path`` in commit ``sha``'s own version, in order (a line's
         ``orig_line`` indexes them), by normal-form hash; empty when git has not that version."""
         got = self._versions.get((sha, path))
         if got is None:
-            from hansard.git.history import batch_objects
-
-            body = next((b for _, _, kind, b in batch_objects(self.top, [f"{sha}:{path}"]) if kind == b"blob"), None)
-            known = self._hashes
-            got = []
-            for x in body.decode("utf-8", "surrogateescape").split("\n") if body is not None else ():
-                h = known.get(x)
-                if h is None:
-                    h = known[x] = textnorm.line_hash(x)
-                got.append(h)
-            self._versions[(sha, path)] = got
+            self._fetch(version=(sha, path))
+            got = self._versions[(sha, path)]
         return got
+
+    def _fetch(self, parent: str | None = None, version: tuple[str, str] | None = None) -> None:
+        """Every parent and version wanted so far, and the one asked for, in one `git cat-file
+        --batch`."""
+        from hansard.git.history import batch_objects
+
+        parents = (self._wanted | ({parent} if parent else set())) - set(self._parents)
+        versions = (self._wanted_versions | ({version} if version else set())) - set(self._versions)
+        self._wanted.clear()
+        self._wanted_versions.clear()
+        revs = {c: f"{prev[0]}:{prev[1]}" for c in parents if (prev := self._previous(c)) is not None}
+        wanted = list(dict.fromkeys([*revs.values(), *(f"{c}:{path}" for c, path in sorted(versions))]))
+        blobs = {rev: body for rev, _, kind, body in batch_objects(self.top, wanted) if kind == b"blob"}
+        for c in parents:
+            # (successive versions share most lines: each text is hashed once)
+            self._parents[c] = frozenset(self._hashed(blobs.get(revs.get(c, ""))))
+        for c, path in versions:
+            self._versions[(c, path)] = self._hashed(blobs.get(f"{c}:{path}"))
+
+    def _hashed(self, body: bytes | None) -> list[int]:
+        """The normal-form hash of each line of a blob, in order (each text hashed once)."""
+        if body is None:
+            return []
+        known = self._hashes
+        out: list[int] = []
+        for x in body.decode("utf-8", "surrogateescape").split("\n"):
+            h = known.get(x)
+            if h is None:
+                h = known[x] = textnorm.line_hash(x)
+            out.append(h)
+        return out
 
     def deleted_at_parent(self, sha: str, path: str) -> frozenset[int]:
         """The lines of ``path``, which commit ``sha`` deleted, at the commit's first parent."""

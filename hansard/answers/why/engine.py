@@ -342,6 +342,9 @@ class Attributor(Unmatched):
         weighed = {i: self.loose(i) for i, b in enumerate(self.lines) if not self.trivial[i] and b.sha != ZERO}
         self.bases.prefetch(e.edit_id for es in weighed.values() for e in es)
         self.bases.want(self.lines[i].sha for i, es in weighed.items() if es and self._checks_parent(i, es))
+        # the commits' own versions a common line's block may be judged in (``_in_block``)
+        self.bases.want_versions((self.lines[i].sha, self.lines[i].orig_path) for i, es in weighed.items()
+                                 if es and self._common(i))
         # the file versions that may show an edit's line removed, read in one git process
         self.history.prefetch_removals(list({(self.hashes[i], e.ts, b.sha) for i, b in enumerate(self.lines)
                                              if not self.trivial[i] and b.sha != ZERO for e in self.loose(i)}))
