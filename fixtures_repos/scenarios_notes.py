@@ -469,3 +469,32 @@ def notes_edit_of_a_file_new_in_its_commit(b: Build) -> Scenario:
         person's; lines 2-4 are t1's (they used to be unknown, other_branch: t1's replaced
         lines are not in c1's parent, which has no report.py at all).
     ''')
+
+
+@scenario
+def notes_old_edit_of_a_file_new_in_its_commit(b: Build) -> Scenario:
+    """As above, but another commit lands between the session's edit and the commit that
+    creates the file: the edit was made on a tree older than the commit's parent, whose
+    history has no version of the file to check its base against. It is not evidence."""
+    r = b.init()
+    r.write("README.md", "# reports\n")
+    b.commit(r, "Initial commit")
+    r.write("report.py", REPORT_PY)
+    cc = b.claude(r.path)
+    cc.prompt("Print the rows as an aligned table")
+    cc.edit(r.path / "report.py", "    for row in rows:\n        print(row)\n",
+                 "    width = max((len(str(row[0])) for row in rows), default=0)\n"
+                 "    for name, value in rows:\n        print(f\"{name:<{width}}  {value}\")\n")
+    b.later(3600)
+    r.write("README.md", "# reports\n\nPrints tables.\n")
+    r.add("README.md")
+    b.commit(r, "README", all=False)
+    c2 = b.commit(r, "Reports")
+    return b.scenario(r, {
+        "report.py": b.expect(r, "report.py", b.human(c2), b.unknown(c2, 3)),
+    }, notes='''
+        t1 replaced lines of report.py, a file no commit had; then "README" was committed, and
+        only after it "Reports", which created report.py. t1's base cannot be checked and t1
+        is older than the commit's parent: lines 2-4 are unknown (other_branch, t1's session
+        in alternatives), not t1's.
+    ''')

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hansard import textnorm
+from hansard.timebounds import CLOCK_SLACK_S
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
@@ -42,6 +43,7 @@ class Bases:
         self._deleted: dict[tuple[str, str], frozenset[int]] = {}  # (commit, deleted path) -> its lines at the parent
         self._versions: dict[tuple[str, str], list[int]] = {}  # (commit, path) -> its lines there, in order
         self._wanted_versions: set[tuple[str, str]] = set()  # versions the next read also fetches
+        self._parent_times: dict[str, int | None] = {}  # commit -> its first parent's committer time
         self._removed: dict[int, set[int]] = {}  # edit -> the non-trivial lines it removed
         self._added: dict[int, set[int]] = {}  # edit -> the non-trivial lines it added
         self._parents: dict[str, frozenset[int]] = {}  # commit -> the lines of the file at its parent
@@ -59,8 +61,12 @@ class Bases:
             base = self.deleted_at_parent(sha, e.rel_path)
         elif self._previous(sha) is None:
             # The commit created the file: its history has no version an edit's base could
-            # contradict (the file the edit changed was new in the working tree).
-            return True
+            # contradict (the file the edit changed was new in the working tree), if the edit
+            # was made on the tree the commit grew from: after its parent was committed.
+            parent_time = self._parent_time(sha)
+            if parent_time is None or e.ts >= parent_time - CLOCK_SLACK_S:
+                return True
+            base = frozenset()  # older than the parent: only the session's own earlier edits hold its base
         else:
             base = self.parent(sha)
         if removed <= base:
@@ -164,6 +170,15 @@ class Bases:
             text = body.decode("utf-8", "surrogateescape") if body is not None else ""
             got = self._deleted[(sha, path)] = frozenset(textnorm.line_hash(x) for x in set(text.split("\n")))
         return got
+
+    def _parent_time(self, sha: str) -> int | None:
+        """The committer time of commit ``sha``'s first parent (None: a root commit)."""
+        if sha not in self._parent_times:
+            from hansard.git.history import read_commits
+
+            got = read_commits(self.top, [f"{sha}^"]).get(f"{sha}^")
+            self._parent_times[sha] = got.committer_time if got is not None else None
+        return self._parent_times[sha]
 
     def _previous(self, sha: str) -> tuple[str, str] | None:
         c = self.bl.commits.get(sha)

@@ -343,8 +343,9 @@ class Attributor(Unmatched):
         self.bases.prefetch(e.edit_id for es in weighed.values() for e in es)
         self.bases.want(self.lines[i].sha for i, es in weighed.items() if es and self._checks_parent(i, es))
         # the commits' own versions a common line's block may be judged in (``_in_block``)
-        self.bases.want_versions((self.lines[i].sha, self.lines[i].orig_path) for i, es in weighed.items()
-                                 if es and self._common(i))
+        common = [i for i, es in weighed.items() if es and self._common(i)]
+        self.bases.want_versions((self.lines[i].sha, self.lines[i].orig_path) for i in common)
+        self.bases.want(self.lines[i].sha for i in common)
         # the file versions that may show an edit's line removed, read in one git process
         self.history.prefetch_removals(list({(self.hashes[i], e.ts, b.sha) for i, b in enumerate(self.lines)
                                              if not self.trivial[i] and b.sha != ZERO for e in self.loose(i)}))
@@ -484,7 +485,8 @@ class Attributor(Unmatched):
         """e's session could have written another non-trivial line within ``WINDOW`` lines of
         line i, or every line e wrote is there (a small edit of common lines), or, in the
         line's commit's own version of the file (later commits may have rewritten the lines
-        around it since), e itself added a non-trivial line within ``WINDOW`` lines of it."""
+        around it since), e itself added a non-trivial line within ``WINDOW`` lines of it that
+        the commit's parent did not have."""
         near = range(max(0, i - WINDOW), min(len(self.lines), i + WINDOW + 1))
         for j in near:
             if j != i and not self.trivial[j] and any(x.session_id == e.session_id
@@ -500,7 +502,9 @@ class Attributor(Unmatched):
         k = b.orig_line - 1
         if not (0 <= k < len(then)) or then[k] != self.hashes[i]:
             return False  # not the version blame read: no block to judge by
-        return any(then[x] in wrote and then[x] != self.hashes[i]
+        # a neighbour is evidence when e added it and it is new there (its parent lacks it)
+        before = self.bases.parent(b.sha)
+        return any(then[x] in wrote and then[x] != self.hashes[i] and then[x] not in before
                    for x in range(max(0, k - WINDOW), min(len(then), k + WINDOW + 1)) if x != k)
 
     def _moved_block(self, i: int, e: EditRef, quals: dict[int, list[EditRef]]) -> bool:
