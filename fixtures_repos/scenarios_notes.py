@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 
-from fixtures_repos.gitrepo import COLLEAGUE
+from fixtures_repos.gitrepo import COLLEAGUE, GitRepo
 from fixtures_repos.scenarios import Build, Scenario, scenario, src
 from fixtures_repos.scenarios_more import cursor
 from fixtures_repos.scenarios_precision import go
@@ -447,11 +447,9 @@ REPORT_PY = src('''
 ''')
 
 
-@scenario
-def notes_edit_of_a_file_new_in_its_commit(b: Build) -> Scenario:
-    """A person starts a new file and, before it is ever committed, a session rewrites its
-    loop. The edit's base is in no commit (the file is new in the working tree), which is no
-    evidence of another branch: the commit that creates the file holds the session's lines."""
+def _report_edited(b: Build) -> tuple[GitRepo, str]:
+    """A repository whose report.py a person has started but not committed, and a session's edit
+    of its loop (the tool call)."""
     r = b.init()
     r.write("README.md", "# reports\n")
     b.commit(r, "Initial commit")
@@ -461,6 +459,15 @@ def notes_edit_of_a_file_new_in_its_commit(b: Build) -> Scenario:
     t1 = cc.edit(r.path / "report.py", "    for row in rows:\n        print(row)\n",
                  "    width = max((len(str(row[0])) for row in rows), default=0)\n"
                  "    for name, value in rows:\n        print(f\"{name:<{width}}  {value}\")\n")
+    return r, t1
+
+
+@scenario
+def notes_edit_of_a_file_new_in_its_commit(b: Build) -> Scenario:
+    """A person starts a new file and, before it is ever committed, a session rewrites its
+    loop. The edit's base is in no commit (the file is new in the working tree), which is no
+    evidence of another branch: the commit that creates the file holds the session's lines."""
+    r, t1 = _report_edited(b)
     c1 = b.commit(r, "Reports")
     return b.scenario(r, {
         "report.py": b.expect(r, "report.py", b.human(c1), b.agent(t1, c1, 3)),
@@ -476,15 +483,7 @@ def notes_old_edit_of_a_file_new_in_its_commit(b: Build) -> Scenario:
     """As above, but another commit lands between the session's edit and the commit that
     creates the file: the edit was made on a tree older than the commit's parent, whose
     history has no version of the file to check its base against. It is not evidence."""
-    r = b.init()
-    r.write("README.md", "# reports\n")
-    b.commit(r, "Initial commit")
-    r.write("report.py", REPORT_PY)
-    cc = b.claude(r.path)
-    cc.prompt("Print the rows as an aligned table")
-    cc.edit(r.path / "report.py", "    for row in rows:\n        print(row)\n",
-                 "    width = max((len(str(row[0])) for row in rows), default=0)\n"
-                 "    for name, value in rows:\n        print(f\"{name:<{width}}  {value}\")\n")
+    r, _t1 = _report_edited(b)
     b.later(3600)
     r.write("README.md", "# reports\n\nPrints tables.\n")
     r.add("README.md")
