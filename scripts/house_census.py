@@ -27,7 +27,8 @@ GROUPS = {
     "adapters": ["cli.py", "mcp", "lsp", "web"],
     "app": ["app"],
     "store contract": ["store/interfaces.py", "store/absent.py", "store/types.py", "store/__init__.py"],
-    "team code": ["team", "store/postgres", "store/sqlite/team_copy.py", "store/sqlite/team_export.py"],
+    "team code": ["team", "store/postgres", "store/sqlite/team_copy.py", "store/sqlite/team_export.py",
+                  "store/sqlite/team.py"],
     "answers": ["answers", "trace"],
 }
 # Calls that make up a request's life outside an application layer.

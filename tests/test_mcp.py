@@ -49,7 +49,7 @@ def stdio(world: dict, *args: str, env: dict[str, str] | None = None) -> Client:
     return Client(params, mode="legacy")
 
 
-def data(result) -> dict:  # noqa: ANN001
+def data(result) -> dict:
     assert result.structured_content is not None, result
     return result.structured_content
 

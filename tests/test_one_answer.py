@@ -118,7 +118,7 @@ def _alone_and_whole(moved, monkeypatch: pytest.MonkeyPatch, n: int) -> tuple[di
 
 def test_a_line_the_commit_moved_out_of_a_deleted_file_is_the_sessions_edit(moved, monkeypatch: pytest.MonkeyPatch
                                                                            ) -> None:
-    """Issue 32's line: ``type CleanupType string`` (cleanup.go:18 at that commit). The session's edit wrote it
+    """``type CleanupType string`` (cleanup.go:18 at that commit): the session's edit wrote it
     into strategy/clean.go; the commit that deleted clean.go (git pairs it with no new path)
     created cleanup.go with it, inside a block of that edit's lines. The answer names the
     session and the path the edit wrote, alone and in the whole file, and the text says so."""

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hansard import textnorm
-from hansard.timebounds import CLOCK_SLACK_S
+from hansard.text import textnorm
+from hansard.values.timebounds import CLOCK_SLACK_S
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
