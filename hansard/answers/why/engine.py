@@ -373,6 +373,8 @@ class Attributor(Unmatched):
         for i in g:
             if quals[i] and not self.trivial[i] and self._common(i):
                 held = [e for e in quals[i] if self._in_block(i, e, weighed)]
+                if not held:  # no block holds it now: its commit's own version may show one
+                    held = [e for e in quals[i] if self._in_block_then(i, e)]
                 if not held:
                     self._lone_common[i] = sorted({e.session_id for e in quals[i]})
                 quals[i] = held
@@ -483,20 +485,22 @@ class Attributor(Unmatched):
 
     def _in_block(self, i: int, e: EditRef, quals: dict[int, list[EditRef]]) -> bool:
         """e's session could have written another non-trivial line within ``WINDOW`` lines of
-        line i, or every line e wrote is there (a small edit of common lines), or, in the
-        line's commit's own version of the file (later commits may have rewritten the lines
-        around it since), e itself added a non-trivial line within ``WINDOW`` lines of it that
-        the commit's parent did not have."""
+        line i, or every line e wrote is there (a small edit of common lines)."""
         near = range(max(0, i - WINDOW), min(len(self.lines), i + WINDOW + 1))
         for j in near:
             if j != i and not self.trivial[j] and any(x.session_id == e.session_id
                                                       for x in (quals[j] if j in quals else self.qualifying(j))):
                 return True
         wrote = self.bases.added(e.edit_id)
+        return bool(wrote) and wrote <= {self.hashes[j] for j in near}
+
+    def _in_block_then(self, i: int, e: EditRef) -> bool:
+        """In line i's commit's own version of the file (later commits may have rewritten the
+        lines around it since), e added another non-trivial line within ``WINDOW`` lines of it
+        that the commit's parent did not have."""
+        wrote = self.bases.added(e.edit_id)
         if not wrote:
             return False
-        if wrote <= {self.hashes[j] for j in near}:
-            return True
         b = self.lines[i]
         then = self.bases.at_commit(b.sha, b.orig_path)
         k = b.orig_line - 1
