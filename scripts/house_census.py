@@ -214,6 +214,10 @@ def main() -> None:
     if a.where:
         for (x, y), why in {**al, **eng}.items():
             print(f"  {x} -> {y}: {why[:90]}")
+    root = sorted(p.name for p in PKG.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+    print(f"modules at the package's root (not in a room): {len(root)}")
+    if a.where:
+        print("  " + " ".join(root))
 
 
 if __name__ == "__main__":
