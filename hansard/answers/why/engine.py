@@ -38,7 +38,9 @@ from hansard.git.blame import ZERO, Blame, BlameLine
 from hansard.text import textnorm
 
 # Bump when a rule changes what an answer says: cached answers of other versions are not served.
-RULES_VERSION = 4  # 2: no_sessions; 3: a line's own paths, bases, readded, changed_later, common_line, unreadable_edit; 4: moved
+# 2: no_sessions; 3: a line's own paths, bases, readded, changed_later, common_line, unreadable_edit;
+# 4: moved files, a common line's block in its commit, new files' bases
+RULES_VERSION = 4
 
 
 class Prepared:
