@@ -57,7 +57,7 @@ import time
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any, cast
 
-from hansard.errors import HansardError, InvalidArgument, NotARepository, PathOutsideRepository, UnknownRevision
+from hansard.errors import InvalidArgument, NotARepository, PathOutsideRepository, UnknownRevision
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -179,7 +179,7 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
     ``max_files`` keeps the ``files`` rows of the largest files only (``files_shown`` then says
     how many of how many): every other count still covers them all. ``depth`` bounds the
     ``tree`` to that many levels below each path (default: all)."""
-    from hansard.answers.why import explain
+    from hansard.answers.why import many
     from hansard.git.history import ancestry, read_commits, tree_files
     from hansard.git.objects import CatFile
     from hansard.link.repos import known_repo
@@ -218,13 +218,9 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
     hits = indexing = answered = 0
     errors: dict[str, str] = {}
     cat = None
-    if progress is not None:
-        progress.start(sum(max(f[2], 0) for f in files), len(files))
+    todo: list[tuple[str, str, int]] = []  # (path, blob, size) to answer
     try:
         for mode, blob, size, rel in files:
-            if progress is not None:
-                progress.file(rel)
-                progress.advance(max(size, 0))
             if mode == "160000":
                 skipped[rel] = "submodule"
                 continue
@@ -255,24 +251,32 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
                 skipped[rel] = "binary"
                 fresh.append((keys[rel], rel, blob, b'{"binary":true}'))
                 continue
+            todo.append((rel, blob, size))
+    finally:
+        if cat is not None:
+            cat.close()
+    if progress is not None:
+        progress.start(sum(max(size, 0) for _rel, _blob, size in todo), len(todo))
+    try:
+        # not through the why-result cache: a whole repository's answers would push out the
+        # ones an editor asks for again (it keeps 200); the summaries are kept instead
+        results = many.answers(store, top, [(sha, rel) for rel, _blob, _size in todo], _summary)
+        for (rel, blob, size), got in zip(todo, results, strict=True):
             answered += 1
-            try:
-                # not through the why-result cache: a whole repository's answers would push out
-                # the ones an editor asks for again (it keeps 200); the summaries are kept instead
-                doc = explain(store, rel, rev=sha, cwd=top, cache=False)
-            except HansardError as exc:
+            if progress is not None:
+                progress.file(rel)
+                progress.advance(max(size, 0))
+            if isinstance(got, many.Failed):
                 skipped[rel] = "error"
-                errors[rel] = exc.code
+                errors[rel] = got.code
                 continue
-            summary = summarise(store, doc)
+            summary, still_indexing = got
             summaries[rel] = summary
-            if doc.get("indexing"):
+            if still_indexing:
                 indexing += 1  # an index run is still building: never remembered
             else:
                 fresh.append((keys[rel], rel, blob, json.dumps(summary, separators=(",", ":")).encode()))
     finally:
-        if cat is not None:
-            cat.close()
         if progress is not None:
             progress.done()
     if stats is not None and generation is not None:
@@ -323,6 +327,11 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
 
         result["notice"] = no_sessions(store)
     return cast("RepoStats", result)
+
+
+def _summary(store: Store, doc: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
+    """A file's summary, and whether its answer was given while an index run was building."""
+    return summarise(store, doc), bool(doc.get("indexing"))
 
 
 def tree(folders: dict[str, dict[str, int]], files: dict[str, dict[str, int]], root: str,
