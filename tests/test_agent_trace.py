@@ -94,6 +94,28 @@ def test_a_range_and_out_folder(repo: GitRepo, tmp_path: Path) -> None:
     assert rc != 0 and json.loads(out2)["error"]["code"] == "unknown_revision"
 
 
+def test_a_range_answered_by_worker_processes_is_the_range_answered_here(repo: GitRepo,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """On more than one CPU a range's files are answered by forked workers: the records are
+    those of its files answered one at a time in this process."""
+    from datetime import timedelta
+
+    from hansard.answers.why import many
+
+    for i in range(3):
+        for name in ("a", "b"):
+            repo.write(f"pkg/{name}.py", "".join(f"value_{name}_{k} = {k * (i + 1)}\n" for k in range(5 + i)))
+        repo.commit(f"pkg: values, round {i}", T0 + timedelta(hours=1 + i))
+    forked: list[int] = []
+    monkeypatch.setattr(many, "jobs_for", lambda store, n: forked.append(n) or 2)
+    parallel = _export("HEAD~4..HEAD")
+    monkeypatch.setattr(many, "jobs_for", lambda store, n: 0)
+    serial = _export("HEAD~4..HEAD")
+    assert forked == [7] and len(parallel) == 4  # retry.py, then pkg/a.py and pkg/b.py thrice
+    assert [{k: v for k, v in r.items() if k != "timestamp"} for r in parallel] == \
+        [{k: v for k, v in r.items() if k != "timestamp"} for r in serial]
+
+
 def test_a_merge_exports_what_it_changed_against_its_first_parent(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """A merge's own lines are none (git blames them to the branch's commits): its record holds

@@ -96,6 +96,11 @@ def _one(store: Store, top: str, rev: str, path: str, then: Then, cache: bool) -
     return then(store, dict(doc))
 
 
+def document(store: Store, doc: dict[str, Any]) -> dict[str, Any]:
+    """The answer itself (a ``then`` for a caller that reads it whole)."""
+    return doc
+
+
 # -- in a worker ---------------------------------------------------------------------------------
 
 _WORKER: dict[str, Any] = {}
