@@ -144,6 +144,23 @@ def test_files_answered_by_worker_processes_count_and_keep_what_one_process_does
     assert parallel_rows == kept_rows() and parallel_rows[0] and parallel_rows[1]
 
 
+def test_files_at_head_read_the_kept_commit_facts(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stats asks each file at HEAD's commit id: the ties of its commits are the repository's
+    kept facts, as for `why` without a revision, not joined again from every shell call per
+    file."""
+    from hansard.facts import commit_ties
+
+    first = asked(cwd=str(demo))
+
+    def joined_again(*a: Any, **kw: Any) -> Any:
+        raise AssertionError("the ties were joined again for a file at HEAD")
+
+    monkeypatch.setattr(commit_ties, "prints_of", joined_again)
+    again = asked(cwd=str(demo), cache=False)
+    assert {k: v for k, v in again.items() if k not in ("seconds", "cache")} == \
+        {k: v for k, v in first.items() if k not in ("seconds", "cache")}
+
+
 @pytest.mark.parametrize("name", ["agents_claude_and_codex_same_file", "human_modifies_line", "webchat_pasted",
                                   "precision_restored_line", "rename_mv_then_edit"])
 def test_scenarios_add_up_and_match_why(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

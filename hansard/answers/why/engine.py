@@ -119,7 +119,7 @@ class Attributor(Unmatched):
         self._shell: float | None | bool = False  # False: not looked up yet
         self._has_edits: bool | None = None
         self._hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]] = {}
-        self.cs = CommitSessions(store, t.top, repo_id, bl, at_head=rev is None)
+        self.cs = CommitSessions(store, t.top, repo_id, bl, at_head=rev is None or _is_head(t.top, rev))
         from hansard.answers.why.bases import Bases
 
         self.bases = Bases(store, t.top, bl)
@@ -524,3 +524,12 @@ class Attributor(Unmatched):
             provider=e.provider, message_index=e.message_index, tool_call_id=e.call_id, rule=rule, confidence=conf,
             similarity=similarity, later_sessions=later, edit_id=e.edit_id, tool=e.tool,
         )
+
+
+def _is_head(top: str, rev: str) -> bool:
+    """``rev`` is HEAD's own commit id (as `stats` asks): blame's commits are then HEAD's
+    history, and the repository's kept commit facts answer for them as for a question
+    without a revision."""
+    from hansard.git.refs import head_commit
+
+    return len(rev) == 40 and rev == head_commit(top)
