@@ -87,6 +87,7 @@ def test_a_range_and_out_folder(repo: GitRepo, tmp_path: Path) -> None:
     assert rc == 0, err
     assert (out / f"{repo.head()}.json").is_file() and len(list(out.iterdir())) == 1
     assert "ai 1, human 1" in text and "wrote" in text
+    assert err.startswith("trace export: 1 commits in ")  # stderr is no terminal: one line at the end
     [root] = _export("--commit", "HEAD~1")  # the root commit: all its lines are a person's
     assert problems(root) == [] and {c["contributor"]["type"] for c in root["files"][0]["conversations"]} == {"human"}
     assert git_dir_files(repo.path / ".git") == before

@@ -33,6 +33,7 @@ from hansard.errors import HansardError
 
 if TYPE_CHECKING:
 
+    from hansard.ingest.pipeline import Progress
     from hansard.store.interfaces import Store
 
 MAX_COMMITS = 1000  # commits in one export
@@ -274,9 +275,10 @@ def _now() -> str:
 
 
 def export(store: Store, cwd: str, *, commit: str | None = None, rev_range: str | None = None,
-           cache: bool = True) -> list[Exported]:
+           cache: bool = True, progress: Progress | None = None) -> list[Exported]:
     """Agent Trace records of ``commit``, of the commits of ``rev_range``, or of HEAD, in the
-    repository around ``cwd``, oldest first."""
+    repository around ``cwd``, oldest first. ``progress`` is told each file as it is answered
+    (a count of files, hansard.ingest.pipeline.Progress)."""
     from hansard.errors import NotARepository
     from hansard.git.identity import find_toplevel
 
@@ -288,6 +290,21 @@ def export(store: Store, cwd: str, *, commit: str | None = None, rev_range: str 
     from hansard.answers.why import many
 
     plans = [plan(top, sha) for sha in commits(top, commit, rev_range)]
+    pairs = [(p.sha, path) for p in plans for path in p.paths]
     # every file of every commit asked at once: a range's answers are worked out side by side
-    answered = many.answers(store, top, [(p.sha, path) for p in plans for path in p.paths], many.document, cache=cache)
-    return [export_commit(store, top, p.sha, now=now, cache=cache, planned=p, answered=answered) for p in plans]
+    answered = many.answers(store, top, pairs, many.document, cache=cache)
+    if progress is not None:
+        progress.start(len(pairs), len(pairs))
+        answered = _told(answered, pairs, progress)
+    try:
+        return [export_commit(store, top, p.sha, now=now, cache=cache, planned=p, answered=answered) for p in plans]
+    finally:
+        if progress is not None:
+            progress.done()
+
+
+def _told(answered: Iterator[Any], pairs: list[tuple[str, str]], progress: Progress) -> Iterator[Any]:
+    for (sha, path), doc in zip(pairs, answered, strict=False):
+        progress.file(f"{sha[:10]} {path}")
+        progress.advance(1)
+        yield doc
