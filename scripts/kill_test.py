@@ -341,6 +341,7 @@ class Result:
     diff: dict[str, tuple[int, int, int]] = field(default_factory=dict)
     equal: bool = False
     sessions: int = 0
+    copies: int = 0  # copies of the samples released, the extra ones for kills still owed included
     distinct_ok: bool = False
     per_copy: dict[str, int] = field(default_factory=dict)
     totals: dict[str, int] = field(default_factory=dict)
@@ -467,9 +468,9 @@ def run(kills: int = 50, copies: int = 12, seed: int = 0, work: Path | None = No
     res.diff = compare(a, b)
     res.equal = all(x == 0 and y == 0 for _n, x, y in res.diff.values())
     res.totals = counts(store_path(fresh_home))
-    n_copies = extra_copy
+    res.copies = extra_copy
     res.sessions = res.totals["sessions"]
-    res.distinct_ok = all(res.totals[t] == n_copies * res.per_copy[t]
+    res.distinct_ok = all(res.totals[t] == res.copies * res.per_copy[t]
                           for t in ("sessions", "messages", "tool_calls", "edits", "raw_records"))
     res.seconds = time.perf_counter() - t_start
     return res
@@ -484,7 +485,8 @@ def report(res: Result, copies: int, log=print) -> None:
     for p in res.problems[:20]:
         log(f"    {p}")
     t = res.totals
-    log(f"  corpus: {res.sessions} sessions, {t.get('messages', 0):,} messages, {t.get('tool_calls', 0):,} tool calls, "
+    log(f"  corpus: {res.copies} copies, {res.sessions} sessions, {t.get('messages', 0):,} messages, "
+        f"{t.get('tool_calls', 0):,} tool calls, "
         f"{t.get('edits', 0):,} edits, {t.get('raw_records', 0):,} archived records; one copy: "
         + ", ".join(f"{k} {v}" for k, v in res.per_copy.items())
         + (" — every copy distinct" if res.distinct_ok else " — COPIES COLLIDED (counts are not a multiple)"))

@@ -147,18 +147,33 @@ class WordsEmbedder:
         return out / n
 
 
+def _git_shim(bindir: Path, before: str) -> Path:
+    """``bindir`` (made) holding a `git` that runs the shell lines ``before`` ($@ is its
+    arguments) and then the real git."""
+    real = shutil.which("git")
+    assert real
+    bindir.mkdir()
+    shim = bindir / "git"
+    shim.write_text(f'#!/bin/sh\n{before}exec "{real}" "$@"\n')
+    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
+    return bindir
+
+
 def logging_git(tmp: Path) -> tuple[Path, Path]:
     """A folder holding a `git` that appends its arguments (one call a line) to the returned log
     and runs the real git: put the folder first on PATH to see every git a command starts."""
-    real = shutil.which("git")
-    assert real
-    bindir = tmp / "bin"
-    bindir.mkdir()
     log = tmp / "git-calls.log"
-    shim = bindir / "git"
-    shim.write_text(f'#!/bin/sh\necho "$*" >> "{log}"\nexec "{real}" "$@"\n')
-    shim.chmod(shim.stat().st_mode | stat.S_IXUSR)
-    return bindir, log
+    return _git_shim(tmp / "bin", f'echo "$*" >> "{log}"\n'), log
+
+
+def git_failing_once(tmp: Path, subcommand: str) -> Path:
+    """A folder holding a `git` whose first call of ``subcommand`` fails as git does (a message
+    on stderr, exit 128) and whose every other call runs the real git: put the folder first on
+    PATH to make one git call fail, as a git killed or out of resources would."""
+    done = tmp / "failing-git.done"
+    return _git_shim(tmp / "failing-git", f'if [ ! -e "{done}" ]; then\n  for a in "$@"; do\n'
+                     f'    if [ "$a" = "{subcommand}" ]; then : > "{done}"; echo "fatal: failed" >&2; exit 128; fi\n'
+                     '  done\nfi\n')
 
 
 def git_subcommand(line: str) -> str:

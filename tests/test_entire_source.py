@@ -237,13 +237,7 @@ def test_a_real_entire_session_answers_why(tmp_path: Path, monkeypatch: pytest.M
     tests/entire_samples/PROVENANCE.md), recorded in a worktree this machine lacks: the
     session is read once from both copies, and the file it wrote is its own, found from the
     session's own records: no path map is made."""
-    from fixtures_repos.entire import write_checkpoint_folder
-
-    repo, write = real_write_repo(tmp_path, SAMPLES / "9fe3cfdef74d" / "0" / "full.jsonl", "docs/geese.md",
-                                  "docs: geese\n\nEntire-Checkpoint: 9fe3cfdef74d\n", datetime(2026, 2, 6, 6, 0, 0),
-                                  datetime(2026, 2, 6, 6, 50, 0))
-    for k, cid in enumerate(("9fe3cfdef74d", "9b3838281539")):
-        write_checkpoint_folder(repo, cid, SAMPLES / cid, datetime(2026, 2, 6, 6, 50 + k, 0))
+    repo, write = _real_session_repo(tmp_path)
     before = git_dir_files(repo.path / ".git")
     assert run_cli("index", str(repo.path))[0] == 0
     doc = _why(repo, "docs/geese.md", monkeypatch)
@@ -258,6 +252,39 @@ def test_a_real_entire_session_answers_why(tmp_path: Path, monkeypatch: pytest.M
     assert _ties() == {(repo.head(), sid)}
     assert db.execute("SELECT old_prefix FROM path_maps").fetchall() == []
     assert git_dir_files(repo.path / ".git") == before
+
+
+def _real_session_repo(tmp_path: Path) -> tuple[GitRepo, dict]:
+    """The repository of the real session's file, its commit and both checkpoints that kept
+    the session; and the session's Write call."""
+    from fixtures_repos.entire import write_checkpoint_folder
+
+    repo, write = real_write_repo(tmp_path, SAMPLES / "9fe3cfdef74d" / "0" / "full.jsonl", "docs/geese.md",
+                                  "docs: geese\n\nEntire-Checkpoint: 9fe3cfdef74d\n", datetime(2026, 2, 6, 6, 0, 0),
+                                  datetime(2026, 2, 6, 6, 50, 0))
+    for k, cid in enumerate(("9fe3cfdef74d", "9b3838281539")):
+        write_checkpoint_folder(repo, cid, SAMPLES / cid, datetime(2026, 2, 6, 6, 50 + k, 0))
+    return repo, write
+
+
+def test_a_git_that_fails_once_reading_the_repository_leaves_nothing_wrong(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """One failed git call while `hansard index REPO` reads the repository's identity (a git
+    killed, out of memory or processes) is the index's error, and the next index answers as
+    if it never happened: the repository is never kept as one with no commit, so the sessions
+    its checkpoints carry are never linked to nothing for good."""
+    from tests.helpers import git_failing_once
+
+    repo, write = _real_session_repo(tmp_path)
+    monkeypatch.setenv("PATH", f"{git_failing_once(tmp_path, 'rev-list')}{os.pathsep}{os.environ['PATH']}")
+    rc, out, err = run_cli("index", str(repo.path))
+    assert rc != 0 and "git" in err, (rc, out, err)
+    assert run_cli("index", str(repo.path))[0] == 0
+    doc = _why(repo, "docs/geese.md", monkeypatch)
+    assert {(ln["kind"], ln["session_id"], ln["tool_call_id"]) for ln in doc["lines"] if ln["content"].strip()} == \
+        {("agent", carried(repo, REAL_SID), carried(repo, write["id"]))}
+    assert _store().execute("SELECT root_commit FROM repos").fetchall() == \
+        [(repo.git("rev-list", "--max-parents=0", "HEAD").strip(),)]
 
 
 def test_checkpoint_refs_are_found_loose_packed_and_remote(tmp_path: Path) -> None:

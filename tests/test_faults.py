@@ -97,3 +97,35 @@ def test_doctor_rebuilds_a_damaged_store(samples: Path, tmp_path: Path) -> None:
     assert code == 0, out
     assert dump(connect()) == before
     assert list(store.parent.glob("hansard.db.damaged-*"))
+
+
+def test_a_git_that_fails_once_while_linking_leaves_the_session_for_the_next_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session in a repository hansard does not know yet, linked while one git call fails:
+    the run counts it (git_unreadable) and leaves it unlinked; the next run links it to the
+    repository kept with its root commit, never to one kept as having no commit."""
+    from datetime import datetime
+
+    from fixtures_repos.gitrepo import GitRepo
+    from fixtures_repos.writers import ClaudeWriter
+    from tests.helpers import git_failing_once
+
+    repo = GitRepo.init(tmp_path / "app")
+    repo.write("a.py", "x = 1\n")
+    repo.commit("start", datetime(2026, 3, 1, 9, 0))
+    w = ClaudeWriter(Path(os.environ["CLAUDE_CONFIG_DIR"]), repo.path, "5b0d6c1e-2f3a-4b4c-8d5e-6f7a8b9c0d1e",
+                     datetime(2026, 3, 1, 9, 5))
+    w.prompt("add y")
+    w.edit(repo.path / "a.py", "x = 1\n", "x = 1\ny = compute_the_value(x)\n")
+    repo.commit("y", datetime(2026, 3, 1, 9, 10))
+    monkeypatch.chdir(tmp_path)  # a bare index, run outside any repository
+    monkeypatch.setenv("PATH", f"{git_failing_once(tmp_path, 'rev-list')}{os.pathsep}{os.environ['PATH']}")
+    db = connect()
+    assert index(db).skipped == {"git_unreadable": 2}  # the session and its edit
+    assert [tuple(r) for r in db.execute("SELECT repo_id, resolved FROM sessions")] == [(None, 0)]
+    assert db.execute("SELECT COUNT(*) FROM repos").fetchone()[0] == 0
+    index(db)
+    root = repo.git("rev-list", "--max-parents=0", "HEAD").strip()
+    assert [tuple(r) for r in db.execute("SELECT root_commit, path FROM repos")] == [(root, str(repo.path))]
+    assert [tuple(r) for r in db.execute("SELECT s.repo_id IS NOT NULL, e.rel_path FROM sessions s"
+                                         " JOIN edits e ON e.session_id=s.id")] == [(1, "a.py")]

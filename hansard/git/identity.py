@@ -59,11 +59,17 @@ def _main_of_worktree(top: str, dotgit: str) -> str:
 
 
 def identify(top: str) -> RepoIdentity:
+    """What identifies the repository at ``top``. Raises GitError when git fails to list the
+    root commits of a HEAD that names a commit: a repository kept as one with no commit would
+    stay so, and the sessions it carries would be linked to nothing for good."""
+    from hansard.git.refs import head_commit
     from hansard.git.run import git_text  # subprocess: not on the path of a cached `why`
 
     try:
         roots = git_text(["rev-list", "--max-parents=0", "HEAD"], top, check=True).split()
     except GitError:
+        if head_commit(top) is not None:
+            raise
         roots = []  # an empty repository has no commits yet
     try:
         remote = git_text(["config", "--get", "remote.origin.url"], top, check=True).strip() or None

@@ -5,6 +5,7 @@ to repositories (hansard.link), refresh the memory-file mirror, record the run.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,10 +33,13 @@ def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = Tru
             # them from the archive once, so that no command serves what they hold.
             reindex(store)
         listed = list(paths) if paths else None
-        _register_work_trees(store, listed)
+        unregistered = _register_work_trees(store, listed)
         summary = Scanner(store, progress).scan(listed)
+        if unregistered:
+            summary.skip("git_unreadable", unregistered)
         with archive.transaction():
-            _link(store)
+            for reason, n in _link(store).items():
+                summary.skip(reason, n)
             if summary.changed or not archive.has_runs():
                 archive.record_run({
                     "started_at": started, "finished_at": utc_stamp(), "files": summary.files, "records": summary.records,
@@ -48,13 +52,17 @@ def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = Tru
         return summary
 
 
-def _register_work_trees(store: Store, paths: list[Path] | None) -> None:
+def _register_work_trees(store: Store, paths: list[Path] | None) -> int:
     """The repositories this run reads whether or not a session names them yet: each work tree
     given to `hansard index`, or, without paths, the one the command runs in, when it carries
     sessions of its own (checkpoint refs, history files). Their refs and files are then read like
-    those of every known repository, and what they carry belongs to them."""
+    those of every known repository, and what they carry belongs to them. A work tree given
+    whose repository git cannot identify now stops the run with git's error (what it carries
+    would be read for a repository not kept); the one the command runs in is then left for the
+    next run (unregistered, its refs are not read). Returns how many were left so."""
     import os
 
+    from hansard.errors import GitError
     from hansard.git.identity import find_toplevel
     from hansard.ingest.git_sources import carries_sessions, work_tree_tops
     from hansard.link.repos import register_repo
@@ -67,10 +75,17 @@ def _register_work_trees(store: Store, paths: list[Path] | None) -> None:
         except OSError:
             here = None
         tops = [here[0]] if here else []
+    left = 0
     for top in tops:
         found = find_toplevel(top)
         if found is not None and carries_sessions(top):
-            register_repo(store, found[1])
+            try:
+                register_repo(store, found[1])
+            except GitError:
+                if paths:
+                    raise
+                left += 1
+    return left
 
 
 def rebuild(store: Store, progress: Progress | None = None) -> ScanSummary:
@@ -84,12 +99,15 @@ def rebuild(store: Store, progress: Progress | None = None) -> ScanSummary:
         return summary
 
 
-def _link(store: Store) -> None:
+def _link(store: Store) -> Counter[str]:
+    """Link what is unresolved; what was left for the next run, by reason."""
     from hansard.link.commit_facts import refresh_all
     from hansard.link.repos import resolve_pending
 
-    resolve_pending(store)
+    skipped: Counter[str] = Counter()
+    resolve_pending(store, skipped)
     refresh_all(store, store.repos.with_sessions())
+    return skipped
 
 
 def _refresh_memories(store: Store) -> None:

@@ -7,7 +7,8 @@ main repository). This machine's sessions: paths are first rewritten by ``hansar
 prefixes (written in any machine's form, hansard.foreignpaths), so sessions recorded at an old
 path or copied from another machine still land in the right repository. Sessions a repository
 carries belong to it alone and are placed per session (hansard.link.carried). Rows are marked
-``resolved`` once looked at; a new path map marks them for another look.
+``resolved`` once looked at (but for those in a repository git could not identify then, looked
+at again by the next pass); a new path map marks them for another look.
 
 SQL goes through the store's ``repos`` facet and git through ``hansard.git``; this module
 only decides.
@@ -19,10 +20,12 @@ import os
 from typing import TYPE_CHECKING
 
 from hansard import foreignpaths
-from hansard.errors import StoreBusy, StoreReadOnly
+from hansard.errors import GitError, StoreBusy, StoreReadOnly
 from hansard.git import identity
 
 if TYPE_CHECKING:
+    from collections import Counter
+
     from hansard.store.interfaces import Store
 
 
@@ -39,6 +42,7 @@ class Resolver:
         self.maps = sorted(((f, new) for f, new in maps if f is not None), key=lambda m: -len(m[0].parts))
         self._tops: dict[str, tuple[str, str] | None] = {}
         self._repo_ids: dict[str, int] = {}
+        self._unreadable: dict[str, GitError] = {}  # main top -> git's failure to identify it, this pass
         self.created = False  # a repository was registered: unresolved sessions deserve another look
 
     def local_path(self, path: str, cwd: str | None = None) -> str | None:
@@ -65,12 +69,18 @@ class Resolver:
 
     def repo_id(self, main_top: str) -> int:
         """The repository row for a main working tree, matched by identity before path;
-        registered when new."""
+        registered when new. Raises GitError when git cannot identify a new one."""
         if main_top in self._repo_ids:
             return self._repo_ids[main_top]
+        if main_top in self._unreadable:
+            raise self._unreadable[main_top]
         rid = self.repos.id_by_path(main_top)
         if rid is None:
-            ident = identity.identify(main_top)
+            try:
+                ident = identity.identify(main_top)
+            except GitError as exc:
+                self._unreadable[main_top] = exc
+                raise
             if ident.root_commit:
                 rid = self.repos.id_by_identity(ident.root_commit, ident.remote)
             if rid is None:
@@ -137,9 +147,11 @@ def known_repo(store: Store, main_top: str) -> int:
     return -1 if rid is None else rid
 
 
-def resolve_pending(store: Store) -> int:
+def resolve_pending(store: Store, skipped: Counter[str] | None = None) -> int:
     """Link unresolved sessions and edits to repositories. Returns the edits linked. A session
-    a repository carries belongs to that repository alone (hansard.link.carried)."""
+    a repository carries belongs to that repository alone (hansard.link.carried). A session or
+    edit in a repository git cannot identify now stays unresolved, for the next pass: linked to
+    no repository, it would stay so; ``skipped["git_unreadable"]`` counts them, when given."""
     from hansard.link.carried import Carried, is_carried
 
     repos = store.repos
@@ -152,7 +164,11 @@ def resolve_pending(store: Store) -> int:
             rid = carried_repo[row["id"]] = carried.repo_of(row["origin"], row["origin_repo"])
             repos.link_session(row["id"], rid)
         else:
-            repos.link_session(row["id"], r.repo_of_dir(row["cwd"]))
+            try:
+                repos.link_session(row["id"], r.repo_of_dir(row["cwd"]))
+            except GitError:
+                if skipped is not None:
+                    skipped["git_unreadable"] += 1
     linked = 0
     for row in repos.unresolved_edits():
         if is_carried(row):
@@ -164,7 +180,12 @@ def resolve_pending(store: Store) -> int:
             repos.link_edit(row["id"], rid, rel)
             linked += rel is not None
             continue
-        hit = r.locate(row["path"], row["cwd"])
+        try:
+            hit = r.locate(row["path"], row["cwd"])
+        except GitError:
+            if skipped is not None:
+                skipped["git_unreadable"] += 1
+            continue
         repos.link_edit(row["id"], hit[0] if hit else None, hit[1] if hit else None)
         linked += hit is not None
     from hansard.link.own_commits import date_by_own_commits
