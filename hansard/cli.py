@@ -365,6 +365,7 @@ def cmd_log(a: argparse.Namespace) -> int:
 
 def cmd_stats(a: argparse.Namespace) -> int:
     from hansard.answers.stats import repo_stats
+    from hansard.app import workers
     from hansard.ingest.scanner import stderr_progress
 
     by = tuple(a.by or ("agent", "dir"))
@@ -372,7 +373,7 @@ def cmd_stats(a: argparse.Namespace) -> int:
         rq.fresh(os.getcwd())
         result = repo_stats(rq.reads(), a.paths, rev=a.rev, since=a.since, until=a.until, by=by,
                             cache=rq.app.cache, progress=None if a.json else stderr_progress(),
-                            depth=a.depth)
+                            depth=a.depth, ask=workers.answers)
     if a.json:
         _print_json(result)
     else:
@@ -537,6 +538,7 @@ def cmd_trace(a: argparse.Namespace) -> int:
     import json
     import time
 
+    from hansard.app import workers
     from hansard.ingest.progress import terminal_progress
     from hansard.trace.export import export
 
@@ -546,7 +548,7 @@ def cmd_trace(a: argparse.Namespace) -> int:
     with _request(a) as rq:
         rq.fresh(os.getcwd())
         done = export(rq.reads(), os.getcwd(), commit=a.commit, rev_range=a.rev_range, cache=rq.app.cache,
-                      progress=terminal_progress(unit="files"))
+                      progress=terminal_progress(unit="files"), ask=workers.answers)
     written: dict[str, str] = {}
     if a.out:
         from hansard.privfile import write_file

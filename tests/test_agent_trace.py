@@ -101,16 +101,16 @@ def test_a_range_answered_by_worker_processes_is_the_range_answered_here(repo: G
     those of its files answered one at a time in this process."""
     from datetime import timedelta
 
-    from hansard.answers.why import many
+    from hansard.app import workers
 
     for i in range(3):
         for name in ("a", "b"):
             repo.write(f"pkg/{name}.py", "".join(f"value_{name}_{k} = {k * (i + 1)}\n" for k in range(5 + i)))
         repo.commit(f"pkg: values, round {i}", T0 + timedelta(hours=1 + i))
     forked: list[int] = []
-    monkeypatch.setattr(many, "jobs_for", lambda store, n: forked.append(n) or 2)
+    monkeypatch.setattr(workers, "jobs_for", lambda store, n: forked.append(n) or 2)
     parallel = _export("HEAD~4..HEAD")
-    monkeypatch.setattr(many, "jobs_for", lambda store, n: 0)
+    monkeypatch.setattr(workers, "jobs_for", lambda store, n: 0)
     serial = _export("HEAD~4..HEAD")
     assert forked == [7] and len(parallel) == 4  # retry.py, then pkg/a.py and pkg/b.py thrice
     assert [{k: v for k, v in r.items() if k != "timestamp"} for r in parallel] == \

@@ -118,7 +118,7 @@ def test_files_answered_by_worker_processes_count_and_keep_what_one_process_does
     import shutil
 
     from hansard import config
-    from hansard.answers.why import many
+    from hansard.app import workers
 
     store_dir = Path(config.store_path_str()).parent
     shutil.copytree(store_dir, tmp_path / "serial")
@@ -132,14 +132,14 @@ def test_files_answered_by_worker_processes_count_and_keep_what_one_process_does
             s.close()
 
     forked = []
-    real_jobs = many.jobs_for
-    monkeypatch.setattr(many, "jobs_for", lambda store, n: forked.append(real_jobs(store, n)) or max(2, forked[-1]))
-    parallel = asked(cwd=str(demo), by=("agent", "session", "dir"))
+    real_jobs = workers.jobs_for
+    monkeypatch.setattr(workers, "jobs_for", lambda store, n: forked.append(real_jobs(store, n)) or max(2, forked[-1]))
+    parallel = asked(cwd=str(demo), by=("agent", "session", "dir"), ask=workers.answers)
     parallel_rows = kept_rows()
     assert forked and parallel["cache"]["answered"] >= 2
-    monkeypatch.setattr(many, "jobs_for", lambda store, n: 0)
+    monkeypatch.setattr(workers, "jobs_for", lambda store, n: 0)
     monkeypatch.setenv("HANSARD_HOME", str(tmp_path / "serial"))
-    serial = asked(cwd=str(demo), by=("agent", "session", "dir"))
+    serial = asked(cwd=str(demo), by=("agent", "session", "dir"), ask=workers.answers)
     assert {k: v for k, v in parallel.items() if k != "seconds"} == {k: v for k, v in serial.items() if k != "seconds"}
     assert parallel_rows == kept_rows() and parallel_rows[0] and parallel_rows[1]
 

@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
     from hansard.answers.results import RepoStats
+    from hansard.answers.why.many import Ask
     from hansard.ingest.pipeline import Progress
     from hansard.store.interfaces import Store
 
@@ -170,7 +171,8 @@ def _is_binary(cat: Any, blob: str) -> bool:
 def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | None = None,
                since: str | None = None, until: str | None = None, by: Iterable[str] = ("agent",),
                cwd: str | None = None, cache: bool = True,
-               progress: Progress | None = None, max_files: int | None = None, depth: int | None = None) -> RepoStats:
+               progress: Progress | None = None, max_files: int | None = None, depth: int | None = None,
+               ask: Ask | None = None) -> RepoStats:
     """The stats of the repository holding ``cwd`` at ``rev`` (default HEAD), of its files under
     ``paths`` (default all), as described in this module's docstring. ``by`` names the
     breakdowns to include (agent, model, session, member, dir, month). ``cache``: read the
@@ -178,7 +180,8 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
     line (``hansard.ingest.pipeline.Progress``), fed the files' sizes as they are answered.
     ``max_files`` keeps the ``files`` rows of the largest files only (``files_shown`` then says
     how many of how many): every other count still covers them all. ``depth`` bounds the
-    ``tree`` to that many levels below each path (default: all)."""
+    ``tree`` to that many levels below each path (default: all). ``ask``: how the files' answers
+    are asked (the application's workers; default one at a time, ``many.one_by_one``)."""
     from hansard.answers.why import many
     from hansard.git.history import ancestry, read_commits, tree_files
     from hansard.git.objects import CatFile
@@ -260,7 +263,7 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
     try:
         # not through the why-result cache: a whole repository's answers would push out the
         # ones an editor asks for again (it keeps 200); the summaries are kept instead
-        results = many.answers(store, top, [(sha, rel) for rel, _blob, _size in todo], _summary)
+        results = (ask or many.one_by_one)(store, top, [(sha, rel) for rel, _blob, _size in todo], _summary, False)
         for (rel, blob, size), got in zip(todo, results, strict=True):
             answered += 1
             if progress is not None:

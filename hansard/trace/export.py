@@ -33,6 +33,7 @@ from hansard.errors import HansardError
 
 if TYPE_CHECKING:
 
+    from hansard.answers.why.many import Ask
     from hansard.ingest.pipeline import Progress
     from hansard.store.interfaces import Store
 
@@ -204,7 +205,7 @@ def export_commit(store: Store, top: str, sha: str, *, now: str | None = None, c
     if len(ps) > 1:
         ex.merged = len(own) - 1
     if answered is None:
-        answered = many.answers(store, top, [(sha, path) for path in paths], many.document, cache=cache)
+        answered = many.one_by_one(store, top, [(sha, path) for path in paths], many.document, cache)
     for path in paths:
         doc = next(answered)
         if isinstance(doc, many.Failed):  # a binary file, one git cannot blame: no answer, said why
@@ -275,10 +276,11 @@ def _now() -> str:
 
 
 def export(store: Store, cwd: str, *, commit: str | None = None, rev_range: str | None = None,
-           cache: bool = True, progress: Progress | None = None) -> list[Exported]:
+           cache: bool = True, progress: Progress | None = None, ask: Ask | None = None) -> list[Exported]:
     """Agent Trace records of ``commit``, of the commits of ``rev_range``, or of HEAD, in the
     repository around ``cwd``, oldest first. ``progress`` is told each file as it is answered
-    (a count of files, hansard.ingest.pipeline.Progress)."""
+    (a count of files, hansard.ingest.pipeline.Progress); ``ask``: how the files' answers are
+    asked (the application's workers; default one at a time)."""
     from hansard.errors import NotARepository
     from hansard.git.identity import find_toplevel
 
@@ -292,7 +294,7 @@ def export(store: Store, cwd: str, *, commit: str | None = None, rev_range: str 
     plans = [plan(top, sha) for sha in commits(top, commit, rev_range)]
     pairs = [(p.sha, path) for p in plans for path in p.paths]
     # every file of every commit asked at once: a range's answers are worked out side by side
-    answered = many.answers(store, top, pairs, many.document, cache=cache)
+    answered = (ask or many.one_by_one)(store, top, pairs, many.document, cache)
     if progress is not None:
         progress.start(len(pairs), len(pairs))
         answered = _told(answered, pairs, progress)
