@@ -1,12 +1,12 @@
 """The story behind `hansard demo`, and the generator of its shipped data.
 
-``hansard/demo_data/`` holds what the writers produce from ``STORY``: ``story.json`` (each
+``hansard/demo/data/`` holds what the writers produce from ``STORY``: ``story.json`` (each
 commit's message, author, date and changed files; where each transcript goes; what to ask)
 and the transcripts, with the repository's path written as ``@REPO@``. `hansard demo` copies
 them into a temporary folder and builds the git repository; it needs nothing from here.
 Regenerate after changing the story or the writers (a test checks they agree):
 
-    python -m fixtures_repos.demo hansard/demo_data
+    python -m fixtures_repos.demo hansard/demo/data
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ ASK = ["app/retry.py:10", "app/retry.py"]
 
 
 def generate() -> dict[str, str]:
-    """Every file of ``demo_data`` by its relative name, as text."""
+    """Every file of ``hansard/demo/data`` by its relative name, as text."""
     saved = dict(os.environ)
     try:
         with tempfile.TemporaryDirectory(prefix="hansard-demo-data-") as tmp:
@@ -100,4 +100,4 @@ def write(folder: Path) -> None:
 
 
 if __name__ == "__main__":
-    write(Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "hansard" / "demo_data"))
+    write(Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[1] / "hansard" / "demo" / "data"))

@@ -1818,8 +1818,8 @@ def gemini_relative_path(b: Build) -> Scenario:
 
 
 # The newer agents' scenarios and the pasted web-chat block register themselves in SCENARIOS.
-import fixtures_repos.scenarios_more  # noqa: E402,F401
-import fixtures_repos.scenarios_notes  # noqa: E402,F401
+import fixtures_repos.scenarios_more  # noqa: E402
+import fixtures_repos.scenarios_notes  # noqa: E402
 import fixtures_repos.scenarios_precision  # noqa: E402,F401
 
 __all__ = ["SCENARIOS", "Expect", "Scenario"]

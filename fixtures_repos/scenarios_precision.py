@@ -1,4 +1,4 @@
-"""Attribution scenarios for the precision classes of busy repositories (issue 14), registered
+"""Attribution scenarios for the precision classes of busy repositories, registered
 in ``SCENARIOS`` beside the others and written the same way (real repositories, transcripts
 in each agent's real format, exact expectations for every line).
 

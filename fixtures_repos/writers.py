@@ -873,15 +873,15 @@ class PatchOp:
     move_to: str | None = None
 
 
-def Add(path: Path | str, content: str) -> PatchOp:  # noqa: N802 - reads like the patch grammar
+def Add(path: Path | str, content: str) -> PatchOp:  # reads like the patch grammar
     return PatchOp("add", str(path), content=content)
 
 
-def Update(path: Path | str, *replacements: tuple[str, str], move_to: Path | str | None = None) -> PatchOp:  # noqa: N802
+def Update(path: Path | str, *replacements: tuple[str, str], move_to: Path | str | None = None) -> PatchOp:
     return PatchOp("update", str(path), replacements=tuple(replacements), move_to=str(move_to) if move_to else None)
 
 
-def Delete(path: Path | str) -> PatchOp:  # noqa: N802
+def Delete(path: Path | str) -> PatchOp:
     return PatchOp("delete", str(path))
 
 
@@ -1368,7 +1368,7 @@ class Transcript:
         return self._rec("assistant", {"role": "assistant", "model": "claude-test", "type": "message",
                                        "content": [{"type": "text", "text": text}]}, **kw)
 
-    def tool(self, name: str, input: dict[str, Any], output: str, call_id: str | None = None,  # noqa: A002
+    def tool(self, name: str, input: dict[str, Any], output: str, call_id: str | None = None,
              result: Any = None) -> str:
         """A tool call and its result; ``result`` is the ``toolUseResult`` (default: a shell's)."""
         cid = call_id or "toolu_" + uuid.uuid5(uuid.NAMESPACE_URL, f"{self.session_id}/c{len(self.lines)}").hex[:20]
@@ -1824,7 +1824,7 @@ class _Out:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.fh = open(path, "wb", buffering=1 << 20)  # noqa: SIM115
+        self.fh = open(path, "wb", buffering=1 << 20)
         self.size = 0
         self.lines = 0
         self.max_line = 0

@@ -1,8 +1,8 @@
 """The command line: parse arguments, call one core function, render its result. Nothing else.
 
 argparse, not typer: editors shell out to ``hansard why`` once per file, and typer's import
-alone costs ~280 ms here against ~35 ms for argparse. Every heavy module
-is imported inside the command that needs it.
+alone costs several times argparse's. Every heavy module is imported inside the command that
+needs it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 from hansard import __version__
 from hansard.errors import HansardError, InvalidArgument
-from hansard.terminal import json_bytes, json_text, say
+from hansard.text.terminal import json_bytes, json_text, say
 
 if TYPE_CHECKING:
     from hansard.app.house import Request
@@ -34,8 +34,8 @@ def _request(a: argparse.Namespace, *, write: bool = False) -> Request:
 
 
 def _print_json(obj: Any) -> None:
-    # stdlib json, not orjson: orjson's import pulls in dataclasses and uuid (~18 ms), and
-    # this runs on every editor call of `hansard why`.
+    # stdlib json, not orjson: orjson's import pulls in dataclasses and uuid, and this runs on
+    # every editor call of `hansard why`.
     import json
 
     sys.stdout.write(json_text(json.dumps(obj, indent=2, ensure_ascii=False, default=str)))
@@ -97,7 +97,7 @@ def cmd_reindex(a: argparse.Namespace) -> int:
 def cmd_sessions(a: argparse.Namespace) -> int:
     from hansard.answers.search.filters import resolve_repo
     from hansard.render import answers as render
-    from hansard.timebounds import since_text
+    from hansard.values.timebounds import since_text
 
     if a.repo:
         _inside_git(a.repo)
@@ -108,21 +108,19 @@ def cmd_sessions(a: argparse.Namespace) -> int:
     # one with --provider.
     hidden = agents.unsearched_names()
     hide = () if a.include_web_chats or agents.resolve(a.provider) in hidden else hidden
+    from hansard.answers import teammates
+
     with _request(a) as rq:
         store = rq.store
+        if a.include_team_sessions or a.team:
+            rq.team()
+        with_team, notice = teammates.wanted(store, a.include_team_sessions, a.team)
         repo_ids = resolve_repo(store, a.repo)
         rows = store.sessions.list(repo_ids=repo_ids, provider=a.provider, since=since, limit=a.limit,
-                                   exclude_providers=hide)
+                                   exclude_providers=hide, include_team=with_team)
         total = len(rows) if len(rows) < a.limit else \
-            store.sessions.list_count(repo_ids=repo_ids, provider=a.provider, since=since, exclude_providers=hide)
-        notice = None
-        if a.include_team_sessions or a.team:
-            from hansard.team.search import team_sessions
-
-            theirs, notice, their_total = team_sessions(rq.reads(), team=a.team, repo=a.repo, since=since,
-                                                        limit=a.limit)
-            rows = sorted(rows + theirs, key=lambda r: r["last_at"] or "", reverse=True)[:a.limit]
-            total += their_total
+            store.sessions.list_count(repo_ids=repo_ids, provider=a.provider, since=since, exclude_providers=hide,
+                                      include_team=with_team)
     if a.json:
         _print_json({"sessions": rows, "total": total, **({"notice": notice} if notice else {})})
     else:
@@ -168,10 +166,9 @@ def cmd_show(a: argparse.Namespace) -> int:
         try:
             data = get_past_session(store, **kw, details=True)
         except NotFound:
-            # Not a session of this machine: a teammate's, when a team is configured (only then is
-            # the server asked).
-            store = rq.reads()
-            if not rq.team_attached:
+            # Not a session this store holds: a teammate's, pulled just now when the team's rows
+            # were stale (only then is the server asked).
+            if not rq.team():
                 raise
             data = get_past_session(store, **kw, details=True)
         if every:
@@ -216,7 +213,9 @@ def cmd_history(a: argparse.Namespace) -> int:
     del kw["exclude_session"], kw["include_current"]
     with _request(a) as rq:
         rq.sync()
-        data = search_past_sessions(rq.reads() if a.include_team_sessions or a.team else rq.store, **kw,
+        if a.include_team_sessions or a.team:
+            rq.team()
+        data = search_past_sessions(rq.store, **kw,
                                     exclude_session_id=_caller_session(a), start_build=lambda: rq.app.later("embed"))
     if a.json:
         _print_json(data)
@@ -234,9 +233,9 @@ def cmd_memory(a: argparse.Namespace) -> int:
 
     with _request(a, write=a.memory_cmd != "show") as rq:
         if a.memory_cmd == "show":
-            # a teammate's project memory (hansard team)
-            data = memories.get_memory(rq.reads() if a.memory_id.startswith("team-") else rq.store, a.memory_id,
-                                       line=a.line, offset=a.offset)
+            if a.memory_id.startswith("team-"):  # a teammate's project memory (hansard team)
+                rq.team()
+            data = memories.get_memory(rq.store, a.memory_id, line=a.line, offset=a.offset)
             if a.json:
                 _print_json(data)
             else:
@@ -246,11 +245,12 @@ def cmd_memory(a: argparse.Namespace) -> int:
         if a.memory_cmd == "scan":
             say(f"{memories.memory_count(rq.store)} memory files indexed")
             return 0
-        store, notice = rq.with_team_memories(include=a.include_team_sessions, team=a.team)
-        hits = memories.search_memories(store, " ".join(a.query), repo=a.repo, provider=a.provider, source=a.source,
-                                        full=a.json)
-    if notice:
-        hits["notice"] = notice
+        if a.include_team_sessions or a.team:
+            rq.team()
+        hits = memories.search_memories(rq.store, " ".join(a.query), repo=a.repo, provider=a.provider,
+                                        source=a.source, full=a.json, include_team_sessions=a.include_team_sessions,
+                                        team=a.team)
+    notice = hits.get("notice")
     if a.json:
         _print_json(hits)
     else:
@@ -290,8 +290,8 @@ def cmd_config(a: argparse.Namespace) -> int:
 
 def _read_contents(path: str) -> bytes:
     """``why --contents FILE``: a regular file's bytes (a FIFO would block, a folder has none)."""
-    from hansard import safeopen
     from hansard.errors import NotAFile
+    from hansard.files import safeopen
 
     try:
         return safeopen.read_bytes(path, follow=True)  # without blocking, then fstat: no swap
@@ -351,7 +351,7 @@ def cmd_log(a: argparse.Namespace) -> int:
 
     with _request(a) as rq:
         rq.fresh(a.repo or os.getcwd())
-        result = code_history(rq.reads(), **_arguments("log", a), render=lambda r: code_history_tree(r, notice=False))
+        result = code_history(rq.store, **_arguments("log", a), render=lambda r: code_history_tree(r, notice=False))
     if a.json:
         _print_json(result)
     else:
@@ -371,7 +371,7 @@ def cmd_stats(a: argparse.Namespace) -> int:
     by = tuple(a.by or ("agent", "dir"))
     with _request(a) as rq:
         rq.fresh(os.getcwd())
-        result = repo_stats(rq.reads(), a.paths, rev=a.rev, since=a.since, until=a.until, by=by,
+        result = repo_stats(rq.store, a.paths, rev=a.rev, since=a.since, until=a.until, by=by,
                             cache=rq.app.cache, progress=None if a.json else stderr_progress(),
                             depth=a.depth, ask=workers.answers)
     if a.json:
@@ -405,7 +405,7 @@ def cmd_context(a: argparse.Namespace) -> int:
 
     with _request(a) as rq:
         rq.fresh(a.repo or os.getcwd())
-        result = work_context(rq.reads(), **_arguments("context", a), render=work_context_tree)
+        result = work_context(rq.store, **_arguments("context", a), render=work_context_tree)
     if a.json:
         _print_json(result)
     else:
@@ -547,11 +547,11 @@ def cmd_trace(a: argparse.Namespace) -> int:
     t0 = time.monotonic()
     with _request(a) as rq:
         rq.fresh(os.getcwd())
-        done = export(rq.reads(), os.getcwd(), commit=a.commit, rev_range=a.rev_range, cache=rq.app.cache,
+        done = export(rq.store, os.getcwd(), commit=a.commit, rev_range=a.rev_range, cache=rq.app.cache,
                       progress=terminal_progress(unit="files"), ask=workers.answers)
     written: dict[str, str] = {}
     if a.out:
-        from hansard.privfile import write_file
+        from hansard.files.privfile import write_file
 
         os.makedirs(a.out, exist_ok=True)
         for ex in done:
@@ -605,8 +605,8 @@ def cmd_lsp(a: argparse.Namespace) -> int:
 
 
 class _Formatter(argparse.HelpFormatter):
-    """argparse's formatter, given a width so that it does not import shutil (~15 ms) just to
-    ask for the terminal size on every run."""
+    """argparse's formatter, given a width so that it does not import shutil just to ask for
+    the terminal size on every run."""
 
     def __init__(self, prog: str) -> None:
         try:

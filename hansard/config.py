@@ -40,9 +40,3 @@ def store_path() -> Path:
     return hansard_home() / STORE_NAME
 
 
-def default_source_dirs() -> list[str]:
-    """The folders a bare ``hansard index`` scans: every agent's transcript folders, each
-    honouring the agent's environment variable (hansard.agents)."""
-    from hansard import agents
-
-    return agents.transcript_dirs()

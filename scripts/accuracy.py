@@ -31,8 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fixtures_repos.check import Counts, answer, compare, scenario_env, score, table  # noqa: E402
-from fixtures_repos.scenarios import SCENARIOS  # noqa: E402
+from fixtures_repos.check import Counts, answer, compare, scenario_env, score, table
+from fixtures_repos.scenarios import SCENARIOS
 
 
 def pct(num: int, den: int) -> str:

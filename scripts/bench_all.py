@@ -76,7 +76,7 @@ def machine() -> dict[str, str]:
         load = "?"
     try:
         from hansard import __version__ as hv
-    except Exception:  # noqa: BLE001
+    except Exception:
         hv = "?"
     sha = _cmd("git", "rev-parse", "--short", "HEAD")
     dirty = " (with uncommitted changes)" if _cmd("git", "status", "--porcelain", "--untracked-files=no") else ""
@@ -123,7 +123,7 @@ def run_module(name: str, quick: bool, timeout: float) -> list[dict[str, Any]]:
             return run_printed(name, quick, timeout)
         try:
             mod = load(name)
-        except BaseException as exc:  # noqa: BLE001 - an import error is a row, not a crash
+        except BaseException as exc:  # an import error is a row, not a crash
             if isinstance(exc, KeyboardInterrupt):
                 raise
             return [error_row(name, f"import failed: {type(exc).__name__}: {exc}")]
@@ -133,7 +133,7 @@ def run_module(name: str, quick: bool, timeout: float) -> list[dict[str, Any]]:
         try:
             with contextlib.redirect_stdout(sys.stderr):
                 rows = fn(quick)
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:
             if isinstance(exc, KeyboardInterrupt):
                 raise
             log(traceback.format_exc())
@@ -226,7 +226,7 @@ def normalise(name: str, r: dict[str, Any]) -> dict[str, Any]:
         verdict = "PASS" if ok is True else "MISS" if ok is False else "info"
         return {"benchmark": name, "target": target, "measured": measured, "baseline": baseline, "ratio": ratio_s,
                 "verdict": verdict, "detail": r.get("detail", "")}
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         return error_row(name, f"unreadable row {str(r)[:100]}: {exc}")
 
 

@@ -1,4 +1,4 @@
-"""Benchmark the per-repository commit facts (hansard.link.commit_facts): their one-time cost,
+"""Benchmark the per-repository commit facts (hansard.link.commits.kept): their one-time cost,
 and the first `why` in a repository whose facts are not kept yet, beside `git log` of the same
 history and `git blame` of the same file, in the same run.
 
@@ -17,7 +17,7 @@ Per corpus, after one index (which keeps the facts and fills the commit-diff cac
   * first `why FILE --json --no-cache --no-sync` after the facts were forgotten, then the same
     again, against `git blame -w -M -C` of the file.
 
-Target (issue 23): the first why in a repository of 5,000 commits and 300 sessions whose facts
+Target: the first why in a repository of 5,000 commits and 300 sessions whose facts
 are not computed yet <= 5 s. Printed, never asserted; never run in CI.
 """
 
@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 FIRST_WHY_S = 5.0
 
 
-def timed(fn) -> float:  # noqa: ANN001 - any callable
+def timed(fn) -> float:  # any callable
     t = time.perf_counter()
     fn()
     return time.perf_counter() - t
@@ -85,10 +85,10 @@ def measure(label: str, repo: Path, env: dict[str, str], rel: str, index_args: l
     repo_id = in_store(env, repo, "from hansard.link.repos import repo_for\nprint(repo_for(s, top))")
     ties, with_diffs = [], []
     for _ in range(5):
-        ties.append(float(in_store(env, repo, f"from hansard.link.commit_facts import refresh\n"
+        ties.append(float(in_store(env, repo, f"from hansard.link.commits.kept import refresh\n"
                                               f"s.commit_facts.forget()\nprint(refresh(s, top, {repo_id})['seconds'])")))
     for _ in range(2):
-        with_diffs.append(float(in_store(env, repo, f"import time\nfrom hansard.link.commit_facts import refresh\n"
+        with_diffs.append(float(in_store(env, repo, f"import time\nfrom hansard.link.commits.kept import refresh\n"
                                                     f"s.commit_facts.forget()\nt = time.perf_counter()\n"
                                                     f"refresh(s, top, {repo_id}, diffs=True)\n"
                                                     f"print(time.perf_counter() - t)")))
@@ -103,7 +103,7 @@ def measure(label: str, repo: Path, env: dict[str, str], rel: str, index_args: l
         seconds.append(timed(lambda: subprocess.run(why, cwd=repo, env=env, check=True, capture_output=True)))
         blames.append(timed(lambda: subprocess.run(["git", "blame", "-w", "-M", "-C", "--porcelain", rel], cwd=repo,
                                                    check=True, capture_output=True)))
-    in_store(env, repo, f"from hansard.link.commit_facts import refresh\nrefresh(s, top, {repo_id}, diffs=True)")
+    in_store(env, repo, f"from hansard.link.commits.kept import refresh\nrefresh(s, top, {repo_id}, diffs=True)")
     out = {"corpus": label, "commits": commits, "file": rel, "ties_s": statistics.median(ties),
            "with_diffs_s": statistics.median(with_diffs), "git_log_s": log, "first_why_s": statistics.median(firsts),
            "why_s": statistics.median(seconds), "blame_s": statistics.median(blames)}

@@ -121,7 +121,7 @@ SOURCE = "git-ai-project/git-ai"
 NOTES = "refs/notes/ai"
 PATH_KEYS = ("file_path", "target_file", "notebook_path")
 MAX_LINES = 5000
-SLACK_S = 120  # hansard's own clock slack (hansard.timebounds.CLOCK_SLACK_S)
+SLACK_S = 120  # hansard's own clock slack (hansard.values.timebounds.CLOCK_SLACK_S)
 CLASSES = ("note_after_commit", "note_contradicted", "shared_calls", "agent_modified", "context", "other_file",
            "outside_ancestry", "not_in_parent", "no_note_session", "single_line_written", "other")
 
@@ -152,7 +152,7 @@ def read_notes(snap: Path) -> dict[str, bytes]:
 
 def split_note(data: bytes) -> tuple[Any, dict]:
     """(hansard's parse of the attestation, the metadata object)."""
-    from hansard.agents.git_ai.notes import parse_note
+    from hansard.recorders.git_ai.notes import parse_note
 
     note = parse_note(data)
     text = data.decode("utf-8", "replace")
@@ -507,7 +507,7 @@ def answer_all(repo: Path, env: dict[str, str], files: list[str], jobs: int) -> 
 
 class Grader:
     def __init__(self, corpus: Path) -> None:
-        from hansard import textnorm
+        from hansard.text import textnorm
 
         self.norm = textnorm
         self.repo = corpus / "repo"

@@ -11,7 +11,7 @@ so machine noise hits both sides equally:
         * code_history warm in-process (second and later calls in one process)
         * `hansard log app/service.py --json --no-sync` as a process
       both against `git log --follow -- app/service.py` (the commits alone, no sessions).
-      Target (issue 4): <= 300 ms warm.
+      Target: <= 300 ms warm.
   (b) `--symbol merge_batches` in `src/engine.py` across a 5,000-commit repository. The file
       changes in about half the commits; the function is edited in ~500 of them, moves within
       the file (functions inserted and deleted above it, and the function itself relocated),
@@ -20,7 +20,7 @@ so machine noise hits both sides equally:
         * the same in-process (second and later calls)
         * the first call on a fresh store (cold caches), measured once
       against `git log -L :merge_batches:src/engine.py` (.gitattributes sets diff=python).
-      Target (issue 4): <= 2 s; the ratio to git log -L is printed.
+      Target: <= 2 s; the ratio to git log -L is printed.
 
 Prints medians, ratios and PASS/MISS; `run(quick)` returns the rows for bench_all.py.
 --profile prints a cProfile of one warm call of each. Never run in CI.
@@ -45,8 +45,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # The transcripts and the repository are written by fixtures_repos' writers.
-from fixtures_repos.fastimport import FastImport  # noqa: E402
-from fixtures_repos.writers import SeededClaudeTranscript  # noqa: E402
+from fixtures_repos.fastimport import FastImport
+from fixtures_repos.writers import SeededClaudeTranscript
 
 T0 = 1_780_000_000  # 2026-05-28, fixed so the corpus is the same every run
 GEN_VERSION = 2
@@ -340,7 +340,7 @@ class InProcess:
 
     def __call__(self, path: str, symbol: str | None = None, budget: int = 4000) -> tuple[float, dict[str, Any]]:
         t = time.perf_counter()
-        out = self.fn(self.rq.reads(), path, symbol=symbol, cwd=self.repo, token_budget=budget, render=self.render)
+        out = self.fn(self.rq.store, path, symbol=symbol, cwd=self.repo, token_budget=budget, render=self.render)
         self.rq.keep()
         return time.perf_counter() - t, out
 

@@ -54,7 +54,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 # The corpus generator lives with the other transcript writers.
-from fixtures_repos.writers import GEN_VERSION, MB, claude_append_record, code_text, generate_corpus  # noqa: E402
+from fixtures_repos.writers import GEN_VERSION, MB, claude_append_record, code_text, generate_corpus
 
 MIB = 1 << 20
 
@@ -213,7 +213,7 @@ def _child(mode: str, spec: dict[str, Any]) -> dict[str, Any]:
         return out
 
     if mode == "append":
-        from hansard.ingest.run import index as _index  # noqa: F811
+        from hansard.ingest.run import index as _index
 
         small, big = spec["small"], spec["big"]
         t = time.perf_counter()

@@ -10,7 +10,7 @@ landed in ten of them, indexes it, starts `python -m hansard lsp` over stdio and
 - `git blame -w -M -C --porcelain` of each file (what `why` runs), as the baseline;
 - the server's resident memory after opening all N files.
 
-Targets (issue 13): warm hover <= 20 ms; first answer <= 1.2 x blame + 30 ms; memory after
+Targets: warm hover <= 20 ms; first answer <= 1.2 x blame + 30 ms; memory after
 100 files <= 300 MB. Printed, never asserted.
 
 ``--corpus real:NAME`` measures the same over a real corpus (``scripts/real_corpus.py``: a
@@ -236,7 +236,7 @@ def rows_real(r: dict[str, object]) -> list[dict[str, object]]:
          "pass": None}]
     if len(firsts) > 1:
         first, b = med(firsts[1:]), med(blames[1:])
-        # Issue 23's target for real files: 1.2x (blame + 30 ms); issue 13's synthetic one is 1.2x blame + 30 ms.
+        # The target for real files: 1.2x (blame + 30 ms); the synthetic one is 1.2x blame + 30 ms.
         out.append({"target": f"first hover after opening a file ({len(firsts) - 1} more files) <= 1.2x (git blame"
                               " -w -M -C --porcelain + 30 ms), median", "measured_ms": first, "baseline_ms": b,
                     "ratio": first / (1.2 * (b + 30)), "pass": first <= 1.2 * (b + 30)})

@@ -3,7 +3,7 @@
 1. Start-up: the time from spawning the process to the answer of the first `tools/list`
    (initialize handshake included), for `python -m hansard mcp serve`, against a bare
    `MCPServer` hello-world with one trivial tool started the same way (same interpreter, env
-   and cwd, `mode="legacy"` client), alternating the two. Target (issue 6): <= 1.2x.
+   and cwd, `mode="legacy"` client), alternating the two. Target: <= 1.2x.
 2. Warm call latency per tool: one server session against a store built from the demo story
    (hansard.demo.Story) plus the shared samples, a warm-up call per tool, then N calls each;
    the median beside the same core function called directly in this process (interleaved),
@@ -281,7 +281,7 @@ def run(quick: bool = False, directory: str | None = None, rounds: int | None = 
     root = Path(directory or tempfile.mkdtemp(prefix="hansard-bench-mcp-"))
     root.mkdir(parents=True, exist_ok=True)
     saved_env = dict(os.environ)
-    errlog = open(root / "servers.stderr.log", "w")  # noqa: SIM115 - the servers' stderr, kept out of the report
+    errlog = open(root / "servers.stderr.log", "w")  # the servers' stderr, kept out of the report
     try:
         t = time.perf_counter()
         world = build_world(root)

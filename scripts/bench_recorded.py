@@ -9,7 +9,7 @@ turn, every fifth commit a person's co-author only) and one qwen-code note per c
 alternation, ``--runs`` times each:
 
   * the link step's one `git log` of the whole history, without the trailer placeholder (the
-    format before issue 24) and with it (``hansard.git.history.commit_log``, parsed);
+    format before the recorders were read) and with it (``hansard.git.history.commit_log``, parsed);
   * `git blame -w -M -C --porcelain FILE` (the blame `why` runs);
   * `hansard why FILE --json --no-cache` with the notes, and with ``refs/notes/ai-attribution``
     moved away (what reading the notes adds; the trailers come from the file's own log).
@@ -32,7 +32,7 @@ from pathlib import Path
 # history, with trailers in its messages and qwen-code notes instead of git-ai ones.
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_git_ai import _env, build_notes_repo, setup, time_blame_and_why, timed  # noqa: E402
+from bench_git_ai import _env, build_notes_repo, setup, time_blame_and_why, timed
 
 TRAILERS = ["Co-Authored-By: Claude Opus 4.8 <noreply@anthropic.com>\nClaude-Session: https://claude.ai/code/session_01{:022d}",
             "Co-authored-by: Cursor Agent <cursoragent@cursor.com>",

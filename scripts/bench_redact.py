@@ -56,10 +56,10 @@ def derived_calls(dirs: list[Path]) -> list[tuple[str, Any]]:
     """(kind, value) for every redaction call the writer would make: kind is text, value or
     lines (edit hunks)."""
     from hansard import agents as registry
-    from hansard.diffs import hunks_to_json
     from hansard.ingest import reader
     from hansard.ingest.quickcheck import candidate_files
-    from hansard.models import EditItem, LeafTitle, MessageItem, SessionInfo, StepsItem, ToolCallItem, ToolResultItem
+    from hansard.text.diffs import hunks_to_json
+    from hansard.values.models import EditItem, LeafTitle, MessageItem, SessionInfo, StepsItem, ToolCallItem, ToolResultItem
 
     calls: list[tuple[str, Any]] = []
     for path in sorted(set(candidate_files([str(d) for d in dirs]))):

@@ -1,4 +1,4 @@
-"""Benchmark `hansard stats` (issue 25): the first run on a repository with many commits and
+"""Benchmark `hansard stats`: the first run on a repository with many commits and
 sessions, and the incremental run after one new commit (the median of ``--rounds`` such
 commits), beside a baseline measured in the same run: `git blame -w -M -C --porcelain` (the
 blame `why` runs) of every file, and of the one file the new commit changed.
@@ -7,7 +7,7 @@ The corpus is bench_why's ``gots`` one (``build_gots``: Go/TypeScript files full
 lines, Claude Code sessions whose Edit calls wrote most of them), built with git fast-import:
 1,500 commits and 100 sessions by default (built in well under 2 minutes), ``--commits 5000
 --sessions 300`` for the issue's size. Each run is a `hansard stats --json` process, as a
-person runs it (with its quick index first). Target (issue 25): the incremental run <= 2 s.
+person runs it (with its quick index first). Target: the incremental run <= 2 s.
 Prints the timings and PASS/MISS. Never run in CI.
 """
 

@@ -1,4 +1,4 @@
-"""Bench `hansard ui`'s two big pages against a baseline run side by side (issue 25: a 5,000-line
+"""Bench `hansard ui`'s two big pages against a baseline run side by side (a 5,000-line
 file and a 50 MB session page to first paint in <= 1 s).
 
 Builds, in a temporary folder (every agent home and the store inside it), a repository with a
@@ -144,7 +144,7 @@ def main() -> None:
                 from tests.webdriver import Browser
 
                 b = Browser()
-            except BaseException as exc:  # noqa: BLE001 - pytest.skip when chromium is missing
+            except BaseException as exc:  # pytest.skip when chromium is missing
                 print(f"(no browser: {exc})")
                 b = None
             if b is not None:

@@ -32,7 +32,7 @@ Then, per file, in alternation so machine noise hits both equally:
   * whole file:  `hansard why FILE --json --no-cache`    vs  `git blame -w -M -C --porcelain FILE`
   * re-opened:   `hansard why FILE --json` a second time (the why-result cache)
 
-Targets (issue 14): whole file, median over the files, <= 1.5x (blame + 60 ms); one line <=
+Targets: whole file, median over the files, <= 1.5x (blame + 60 ms); one line <=
 1.3x blame -L + 60 ms; re-opened <= 80 ms. Bytecode is written (as an installed hansard has
 it), whatever PYTHONDONTWRITEBYTECODE says. Prints medians, ratios and PASS/MISS. Never run
 in CI.
@@ -410,7 +410,7 @@ def run(quick: bool = False, directory: str | None = None, rounds: int = 15, see
 def _rows(per_file: list[dict]) -> list[dict]:
     med = statistics.median
     whole_ratio = med(m["whole"] / (m["whole_git"] + 60) for m in per_file)
-    one_ratio = med(m["one"] / (m["one_git"] + 60) for m in per_file)  # issue 23: 1.3x (blame -L + 60 ms)
+    one_ratio = med(m["one"] / (m["one_git"] + 60) for m in per_file)  # the target: 1.3x (blame -L + 60 ms)
     again = med(m["again"] for m in per_file)
     return [
         {"target": "why whole file <= 1.5x (git blame -w -M -C + 60 ms), median over files",

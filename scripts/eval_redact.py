@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Recall and false positives of secret redaction (hansard/ingest/redact.py), issue 28 item 3.
+"""Recall and false positives of secret redaction (hansard/ingest/redact.py).
 
 The corpus is generated from a seed, so every run is the same:
   - true secrets: SHAPES below, the ways keys and passwords are really pasted (provider tokens in
@@ -36,7 +36,7 @@ import sys
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from re import _constants as C  # noqa: N812 - sre_constants, deprecated as a module name in 3.11
+from re import _constants as C  # sre_constants, deprecated as a module name in 3.11
 from re import _parser as sre_parse
 from typing import Any
 from urllib.parse import quote

@@ -383,7 +383,7 @@ def main() -> None:
         t = time.perf_counter()
         try:
             emb, enc = load(name)
-        except Exception as exc:  # noqa: BLE001 - a missing candidate is reported, not fatal
+        except Exception as exc:  # a missing candidate is reported, not fatal
             print(f"\n{name}: not available ({exc})")
             continue
         load_s = time.perf_counter() - t

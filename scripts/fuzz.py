@@ -185,7 +185,7 @@ def child(job_path: Path) -> int:
             o = case.run()
         except fz.Violation as v:
             tally.fail(case.target, v.kind, v.detail, spec, case.describe, case.blob, out_dir)
-        except Exception as exc:  # noqa: BLE001 - a bug of the harness itself: still reported
+        except Exception as exc:  # a bug of the harness itself: still reported
             import traceback
 
             tally.fail(case.target, f"harness {type(exc).__name__}: {exc}"[:200], traceback.format_exc()[-2000:],

@@ -27,7 +27,8 @@ GROUPS = {
     "adapters": ["cli.py", "mcp", "lsp", "web"],
     "app": ["app"],
     "store contract": ["store/interfaces.py", "store/absent.py", "store/types.py", "store/__init__.py"],
-    "team code": ["team", "store/postgres", "store/sqlite/team_copy.py", "store/sqlite/team_export.py"],
+    "team code": ["team", "store/postgres", "store/sqlite/team_copy.py", "store/sqlite/team_export.py",
+                  "store/sqlite/team.py"],
     "answers": ["answers", "trace"],
 }
 # Calls that make up a request's life outside an application layer.
@@ -213,6 +214,10 @@ def main() -> None:
     if a.where:
         for (x, y), why in {**al, **eng}.items():
             print(f"  {x} -> {y}: {why[:90]}")
+    root = sorted(p.name for p in PKG.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+    print(f"modules at the package's root (not in a room): {len(root)}")
+    if a.where:
+        print("  " + " ".join(root))
 
 
 if __name__ == "__main__":

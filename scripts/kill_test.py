@@ -130,7 +130,7 @@ class Remapper:
         return old + b"-k" + str(k).encode()
 
     def remap(self, data: bytes, k: int) -> bytes:
-        new = lambda m: self.new_id(m.group(0), k)  # noqa: E731
+        new = lambda m: self.new_id(m.group(0), k)
         if self.rx is not None:
             data = self.rx.sub(new, data)
         data = _UUID.sub(new, data)

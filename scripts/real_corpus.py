@@ -406,7 +406,7 @@ def recorded_roots(edit_paths: collections.Counter, cwds: set[str], history: set
     (in any case, for a Windows path), so a scratch folder of the same file names (Claude Code's
     ``/private/tmp/claude-501/.../scratchpad``) is not taken for a checkout. Nested roots are
     all kept: ``hansard config map`` applies the longest prefix first."""
-    from hansard import foreignpaths
+    from hansard.files import foreignpaths
 
     roots: set[str] = set()
     for p in edit_paths:

@@ -1,4 +1,4 @@
-"""Driving a provider's parser over records, shared by the tests of the agents added in issue 11."""
+"""Driving a provider's parser over records, shared by the tests of the agents read beside Claude Code, Codex and Gemini."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from hansard.ingest.reader import iter_jsonl
-from hansard.models import EditItem, RawRecord, Skip
+from hansard.values.models import EditItem, RawRecord, Skip
 
 AGENT_SAMPLES = Path(__file__).resolve().parent / "agent_samples"
 

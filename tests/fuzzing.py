@@ -3,7 +3,7 @@ long run): real sample records, the mutations applied to them, and the invariant
 
 Targets
   * each provider parser (``PARSER_TARGETS``: claude_code, codex, gemini JSONL, gemini legacy
-    JSON, and the agents of issue 11: cursor transcripts and state.vscdb rows, aider, copilot,
+    JSON, and the other agents: cursor transcripts and state.vscdb rows, aider, copilot,
     opencode folder and SQLite rows, chatgpt and claude_web exports), fed one record at a
     time through ``new_parser(path, state).feed(RawRecord(...))`` then ``finish()``, the way
     the scanner does it (state saved as JSON between chunks);
@@ -48,7 +48,9 @@ from hansard import agents as registry
 from hansard.agents.base import glued_records
 from hansard.agents.edits import PatchError, apply_to_text, extract_patch, parse_patch, scan_headers, unwrap_patch
 from hansard.ingest import reader, redact
-from hansard.models import (
+from hansard.store.sqlite.migrations import MIGRATIONS
+from hansard.store.sqlite.writer import Writer
+from hansard.values.models import (
     EditItem,
     LeafTitle,
     MessageItem,
@@ -60,15 +62,13 @@ from hansard.models import (
     ToolCallItem,
     ToolResultItem,
 )
-from hansard.store.sqlite.migrations import MIGRATIONS
-from hansard.store.sqlite.writer import Writer
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = Path(os.environ.get("HANSARD_SAMPLES", REPO_ROOT.parent / "shared" / "samples"))
 
 ITEM_TYPES = (SessionInfo, MessageItem, ToolCallItem, ToolResultItem, EditItem, StepsItem, LeafTitle, Rewind, Skip)
 PARSER_TARGETS = ("claude_code", "codex", "gemini", "gemini:json",
-                  # the agents of issue 11: line records, and records read from containers
+                  # the other agents: line records, and records read from containers
                   "cursor", "cursor:sqlite", "aider", "copilot", "opencode:dir", "opencode:sqlite",
                   "chatgpt:export", "claude_web:export")
 AGENT_SAMPLES = REPO_ROOT / "tests" / "agent_samples"  # written samples of formats with no real one
@@ -806,7 +806,7 @@ def check_items(out: Any, rec: RawRecord | None, what: str, outcome: Outcome, te
 def save_state(provider: Any, path: str, parser: Any) -> dict[str, Any]:
     try:
         st = parser.state()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise _raised("state()", exc) from None
     if not isinstance(st, dict):
         raise Violation("state() is not a dict", type(st).__name__)
@@ -817,7 +817,7 @@ def save_state(provider: Any, path: str, parser: Any) -> dict[str, Any]:
     loaded = orjson.loads(blob)
     try:
         provider.new_parser(path, loaded)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise _raised("new_parser(saved state)", exc) from None
     return loaded
 
@@ -837,19 +837,19 @@ def feed_stream(target: str, path: str, datas: list[bytes], *, state: dict[str, 
         for cut in cuts:
             try:
                 parser = provider.new_parser(path, state)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 raise _raised("new_parser", exc) from None
             while i < cut:
                 rec = RawRecord(path, offset, datas[i])
                 try:
                     out = parser.feed(rec)
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     raise _raised("feed", exc) from None
                 check_items(out, rec, "feed", outcome, target in TEXT_RECORDS)
                 if writer is not None:
                     try:
                         writer.apply(out, rec.offset)
-                    except Exception as exc:  # noqa: BLE001
+                    except Exception as exc:
                         raise _raised("Writer.apply", exc) from None
                 if check_every_state:
                     save_state(provider, path, parser)
@@ -858,13 +858,13 @@ def feed_stream(target: str, path: str, datas: list[bytes], *, state: dict[str, 
                 i += 1
             try:
                 out = parser.finish()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 raise _raised("finish", exc) from None
             check_items(out, None, "finish", outcome)
             if writer is not None:
                 try:
                     writer.apply(out, offset)
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     raise _raised("Writer.apply", exc) from None
             state = save_state(provider, path, parser)
     finally:
@@ -1022,14 +1022,14 @@ def check_patch(text: str, original: str | None = None) -> Outcome:
     except PatchError:
         outcome.skips["patch_error"] += 1
         ops = None
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise _raised("parse_patch", exc) from None
     for fn, arg in ((scan_headers, text), (unwrap_patch, text), (extract_patch, text),
                     (extract_patch, ["bash", "-lc", text]), (extract_patch, ["apply_patch", text]),
                     (extract_patch, ["apply_patch", text, 1]), (extract_patch, [None, text])):
         try:
             fn(arg)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise _raised(fn.__name__, exc) from None
     if ops is None:
         return outcome
@@ -1044,7 +1044,7 @@ def check_patch(text: str, original: str | None = None) -> Outcome:
             apply_to_text(base, op)
         except PatchError:
             pass
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise _raised("apply_to_text", exc) from None
     return outcome
 
@@ -1107,7 +1107,7 @@ def check_query(raw: Any, probe: FtsProbe, isolate_risky: bool = True) -> Outcom
     outcome = Outcome(records=1)
     try:
         q = parse(raw)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise _raised("query.parse", exc) from None
     try:
         exprs = [fts_all(q), fts_any(q), fts_exclude(q), *(group_expr(q, i) for i in range(len(q.groups)))]
@@ -1116,7 +1116,7 @@ def check_query(raw: Any, probe: FtsProbe, isolate_risky: bool = True) -> Outcom
         q.identifiers()
         for t in q.terms():
             t.occurs_in("some text")
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise _raised("Query methods", exc) from None
     for e in exprs:
         if e is None:
@@ -1223,7 +1223,7 @@ def scan_case(corpus: Corpus, seed: int, workdir: Path, big_line: int = 0) -> Ca
             for step in range(3):
                 try:
                     s = index(db, [tree])
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:
                     raise _raised(f"index (scan {step + 1}; files {made})", exc) from None
                 summaries.append(s)
                 files = [p for p in tree.rglob("*") if p.is_file()]
@@ -1254,7 +1254,7 @@ def scan_case(corpus: Corpus, seed: int, workdir: Path, big_line: int = 0) -> Ca
                 raise Violation("integrity_check", ok)
             try:
                 rebuild(db)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 raise _raised(f"rebuild (files {made})", exc) from None
         finally:
             db.close()

@@ -121,7 +121,7 @@ def cluster() -> Iterator[Cluster]:
         fh.write("postgres-pw\n")
     if owner:
         shutil.chown(pwfile, owner)
-    run = lambda cmd: subprocess.run(c._as_owner(cmd), capture_output=True, text=True, check=True, timeout=120)  # noqa: E731
+    run = lambda cmd: subprocess.run(c._as_owner(cmd), capture_output=True, text=True, check=True, timeout=120)
     try:
         run([os.path.join(bindir, "initdb"), "-D", os.path.join(folder, "data"), "-U", "postgres", "--pwfile", pwfile,
              "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync"])

@@ -7,7 +7,7 @@ import shutil
 from agent_helpers import AGENT_SAMPLES, edits, parse_lines, skips
 
 from hansard.agents.aider import history as aider
-from hansard.models import MessageItem, SessionInfo, ToolResultItem
+from hansard.values.models import MessageItem, SessionInfo, ToolResultItem
 
 SAMPLE = AGENT_SAMPLES / "aider.chat.history.md"
 

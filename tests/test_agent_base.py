@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 
 from hansard.agents.base import glued_records
-from hansard.models import RawRecord
+from hansard.values.models import RawRecord
 
 
 def test_glued_objects_keep_their_byte_offsets() -> None:

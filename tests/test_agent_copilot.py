@@ -5,7 +5,7 @@ from __future__ import annotations
 from agent_helpers import AGENT_SAMPLES, edits, kinds, parse_lines, skips
 
 from hansard.agents.copilot import events as copilot
-from hansard.models import SessionInfo, ToolResultItem
+from hansard.values.models import SessionInfo, ToolResultItem
 
 SAMPLE = AGENT_SAMPLES / "copilot_events.jsonl"
 
@@ -52,7 +52,7 @@ def test_state_stays_json_when_arguments_nest_too_deep():
     out of the state (the state must always be JSON); the call's edit becomes a skip."""
     import orjson
 
-    from hansard.models import RawRecord
+    from hansard.values.models import RawRecord
 
     deep: object = "x"
     for _ in range(300):

@@ -9,7 +9,7 @@ import orjson
 from agent_helpers import AGENT_SAMPLES, edits, kinds, parse_lines, parse_records, skips
 
 from hansard.agents.cursor import transcripts as cursor
-from hansard.models import MessageItem, SessionInfo, ToolResultItem
+from hansard.values.models import MessageItem, SessionInfo, ToolResultItem
 
 TRANSCRIPT = AGENT_SAMPLES / "cursor_transcript.jsonl"
 

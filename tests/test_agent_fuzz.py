@@ -1,4 +1,4 @@
-"""Fuzzing the parsers of the agents added in issue 11: mutated records never raise, every
+"""Fuzzing the parsers of the other agents (Cursor, Aider, Copilot, ...): mutated records never raise, every
 result is an item, and every state is JSON that a new parser resumes from.
 
 ``HANSARD_AGENT_FUZZ=100000 pytest tests/test_agent_fuzz.py`` runs the long campaign."""
@@ -21,7 +21,7 @@ from hansard.agents.cursor import transcripts as cursor
 from hansard.agents.opencode import storage as opencode
 from hansard.agents.webchat import exports as webchat
 from hansard.ingest.reader import iter_jsonl
-from hansard.models import (
+from hansard.values.models import (
     EditItem,
     LeafTitle,
     MessageItem,

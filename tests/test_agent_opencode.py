@@ -11,7 +11,7 @@ from pathlib import Path
 from agent_helpers import AGENT_SAMPLES, edits, parse_records, skips
 
 from hansard.agents.opencode import storage as opencode
-from hansard.models import MessageItem, SessionInfo, ToolCallItem, ToolResultItem
+from hansard.values.models import MessageItem, SessionInfo, ToolCallItem, ToolResultItem
 
 STORAGE = AGENT_SAMPLES / "opencode_storage"
 SID = "ses_3a1b2c3d4e5fAbCdEfGhIjKlMn"
@@ -130,7 +130,7 @@ def _export() -> dict:
 
 
 def test_an_export_reads_as_the_stores_do(tmp_path):
-    from hansard.models import RawRecord
+    from hansard.values.models import RawRecord
 
     f = tmp_path / "full.jsonl"  # Entire keeps an OpenCode session's export under this name
     f.write_text(json.dumps(_export(), indent=2))

@@ -1,4 +1,4 @@
-"""Agent Trace (issue 24, item 5): `hansard trace export` writes records valid against the
+"""Agent Trace: `hansard trace export` writes records valid against the
 specification's own JSON schema, and `hansard trace import` reads them (and other tools') back as
 recorded evidence, so an exported record round-trips into `why`'s ``recorded``; a planted record
 that contradicts hansard shows ``disagrees_with``; bad records are counted skips, oversized input

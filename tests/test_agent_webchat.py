@@ -7,7 +7,7 @@ import zipfile
 from agent_helpers import AGENT_SAMPLES, parse_records
 
 from hansard.agents.webchat import exports as webchat
-from hansard.models import EditItem, MessageItem, SessionInfo
+from hansard.values.models import EditItem, MessageItem, SessionInfo
 
 CHATGPT = AGENT_SAMPLES / "chatgpt_conversations.json"
 CLAUDE = AGENT_SAMPLES / "claude_web_conversations.json"

@@ -14,7 +14,7 @@ import pytest
 from fixtures_repos.check import answer, compare, env_for, table
 from fixtures_repos.scenarios import Build
 from hansard import agents
-from hansard.models import RawRecord, ToolCallItem
+from hansard.values.models import RawRecord, ToolCallItem
 
 CODEX_SHELL_NAMES = ("shell", "shell_command", "exec_command", "local_shell", "container.exec", "unified_exec")
 
@@ -95,9 +95,6 @@ def test_homes_follow_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
                                         f"{tmp_path}/cu/projects", f"{tmp_path}/cuu/globalStorage",
                                         f"{tmp_path}/oc/opencode.db", f"{tmp_path}/oc/storage",
                                         f"{tmp_path}/a/.aider.chat.history.md", f"{tmp_path}/gh/session-state"]
-    from hansard import config
-
-    assert config.default_source_dirs() == agents.transcript_dirs()
 
 
 def test_reading_records_imports_no_parser() -> None:
@@ -105,12 +102,12 @@ def test_reading_records_imports_no_parser() -> None:
     code = ("import sys, hansard.agents as a, hansard.facts.shell\n"
             "a.tools('shell'); a.display_name('codex'); a.memory_files(); a.transcript_dirs()\n"
             "print(sorted(m for m in sys.modules if m.endswith(('transcript', 'rollout', 'chats'))"
-            " or m in ('orjson', 'hansard.models', 'dataclasses')))")
+            " or m in ('orjson', 'hansard.values.models', 'dataclasses')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
 
 
-def _codex_call(tool: str, cx, cmd: str, run=None) -> str:  # noqa: ANN001
+def _codex_call(tool: str, cx, cmd: str, run=None) -> str:
     if tool == "local_shell":
         return cx.local_shell(["bash", "-lc", cmd], run=run)
     return cx.exec(cmd, run=run, tool=tool)

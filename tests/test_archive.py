@@ -320,7 +320,7 @@ def test_progress_by_bytes_on_a_terminal_only(samples: Path, tmp_path: Path) -> 
         return out.decode(errors="replace")
 
     shown = run(tty=True)
-    # sizes in a unit that suits them (issue 27: not "0.0 of 0.0 MB" for a small store): these samples are kB
+    # sizes in a unit that suits them (not "0.0 of 0.0 MB" for a small store): these samples are kB
     assert re.search(r"\d of [\d.,]+ [kMG]?B \(", shown) and "B/s" in shown and " left " in shown and "\r" in shown, shown
     assert str(tmp_path / "t") in shown or "…" in shown  # the file being read
     assert run(tty=False) == ""

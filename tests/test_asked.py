@@ -1,4 +1,4 @@
-"""What was asked for an edit (issue 32, item 6): the request that carried the intent, not the
+"""What was asked for an edit: the request that carried the intent, not the
 "yes" or the menu choice that let the agent go ahead; the last turn beside it when it is another
 message; the session's first request or title when nothing before the edit asked anything. The
 JSON keeps each one's message index; `why`, the hover and the code lens show the request."""

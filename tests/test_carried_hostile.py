@@ -1,4 +1,4 @@
-"""What a cloned repository carries is untrusted (issue 33): a hostile clone's checkpoint refs and
+"""What a cloned repository carries is untrusted: a hostile clone's checkpoint refs and
 SpecStory files can lie about working folders, session ids and sizes. Each case here is one a
 probe found: a removed worktree's folder taken over through a global path map, a local session
 extended by a checkpoint claiming its id, a SpecStory history retitling another repository's,
@@ -105,7 +105,7 @@ def test_a_checkpoint_claiming_a_local_sessions_id_is_kept_apart(tmp_path: Path)
 def w_messages(w: ClaudeWriter) -> int:
     """Messages of the writer's transcript as `show` counts them."""
     from hansard.agents.claude_code.transcript import PROVIDER
-    from hansard.models import MessageItem, RawRecord
+    from hansard.values.models import MessageItem, RawRecord
 
     p = PROVIDER.new_parser(str(w.path))
     n = 0

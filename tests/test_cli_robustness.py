@@ -1,4 +1,4 @@
-"""The CLI under hostile arguments (issue 17, item 7): every one is a typed error with its
+"""The CLI under hostile arguments: every one is a typed error with its
 exit code, never a traceback or a hang. Real FIFOs and symlinks, real processes."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def test_why_past_the_end_of_a_committed_symlink(world: dict[str, Any], tmp_path
     assert r.returncode == 0, r
 
 
-# Every command, as a person would first type it (issue 27, item 2). `demo` is left out: it
+# Every command, as a person would first type it. `demo` is left out: it
 # points every location into its own folder, whatever HANSARD_HOME says.
 EVERY_COMMAND = [
     ("index",), ("reindex",), ("status",), ("sessions",), ("import", "export.zip"), ("show", "aaaaaaaa"),
@@ -152,7 +152,7 @@ def test_an_unexpected_error_is_one_line_and_a_log_file(world: dict[str, Any], m
 def test_error_names_say_what_is_wrong(world: dict[str, Any]) -> None:
     """A target whose part after the colon is not a line is malformed (not a missing file), a
     --rev that names no commit is an unknown revision (not an untracked file), and `log` of a
-    path that never existed fails (issue 27, item 8)."""
+    path that never existed fails."""
     a = world["a"]
     r = hansard(a, "why", "app.py:abc")
     assert r.returncode == 24 and "[malformed_target]" in r.stderr and "'abc' is not a line" in r.stderr, r
@@ -187,7 +187,7 @@ def test_log_of_a_line_says_who_wrote_it(world: dict[str, Any]) -> None:
 def test_mcp_refuses_what_it_cannot_answer(world: dict[str, Any]) -> None:
     """code_history of a file that never existed is not_found (not an empty history), and a
     capture with no calling session is refused with how to bind one, not stored under an
-    "unbound" pseudo-session (issue 27, item 7)."""
+    "unbound" pseudo-session."""
     from tests.hostile import RawClient, tool_error
 
     with RawClient(world["a"], world["env"]) as cl:

@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from hansard.agents.codex.code_mode import one_patch, tool_calls
-from hansard.models import EditItem, MessageItem, Skip, ToolCallItem
+from hansard.values.models import EditItem, MessageItem, Skip, ToolCallItem
 from tests.test_ingest_codex import PATCH, ev, fcall, feed_all, fout, meta, of, ri, turn
 
 PATCH_B = "*** Begin Patch\n*** Add File: docs/b.md\n+hello\n*** End Patch\n"

@@ -22,7 +22,7 @@ from typing import Any
 import orjson
 
 from hansard.agents.codex.rollout import PROVIDER
-from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip
+from hansard.values.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip
 
 PARENT = "019e0000-0000-7000-8000-00000000000a"
 CHILD = "019e0000-0000-7000-8000-00000000000b"

@@ -1,12 +1,12 @@
-"""The tie rules of hansard.facts.commit_ties as a pure join of prints and commits, and the
+"""The tie rules of hansard.link.commits.ties as a pure join of prints and commits, and the
 link step's use of them (a fixup of a commit whose summary held a secret)."""
 
 from __future__ import annotations
 
 import json
 
-from hansard.facts.commit_ties import CommitRow, History, Print, has_fixups, prints_of, ties
-from hansard.link.commit_facts import _history
+from hansard.link.commits.kept import _history
+from hansard.link.commits.ties import CommitRow, History, Print, has_fixups, prints_of, ties
 
 KEY = "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc"
 

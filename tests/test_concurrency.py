@@ -187,7 +187,7 @@ class Poller(threading.Thread):
             alive_before = self.indexer.poll() is None
             try:
                 value = self.probe()
-            except BaseException as exc:  # noqa: BLE001 - reported by the test
+            except BaseException as exc:  # reported by the test
                 self.errors.append(exc)
                 return
             self.seen.append((value, alive_before, self.indexer.poll() is None))
@@ -387,7 +387,7 @@ def test_connections_opening_a_new_store_at_once_never_see_database_is_locked(tm
         barrier.wait()
         try:
             connect(path).close()
-        except Exception as exc:  # noqa: BLE001 - the test reports whatever went wrong
+        except Exception as exc:  # the test reports whatever went wrong
             failures.append(repr(exc))
 
     for i in range(60):

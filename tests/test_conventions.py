@@ -1,4 +1,4 @@
-"""What people expect of a command-line tool (issue 27, item 9): `-V`, shell completion
+"""What people expect of a command-line tool: `-V`, shell completion
 generated from the argparse tree, and a licence file that says what pyproject says."""
 
 from __future__ import annotations

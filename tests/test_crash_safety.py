@@ -58,7 +58,7 @@ def test_runs_that_finish_before_their_kill_bring_a_copy_more(samples: Path, tmp
     _check(kt, res, 1, lines)
 
 
-def _check(kt, res, kills: int, lines: list[str]) -> None:  # noqa: ANN001 - the script's module and Result
+def _check(kt, res, kills: int, lines: list[str]) -> None:  # kt, res: the script's module and Result
     kt.report(res, res.copies, log=lines.append)
     text = "\n".join(lines)
     assert res.kills >= kills, text

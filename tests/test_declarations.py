@@ -84,8 +84,6 @@ def _answers() -> dict[str, Any]:
 # Parameters the request uses before its answer runs, with why.
 BEFORE_THE_ANSWER = {
     ("repo_stats", "repo"): "the repository a call may read is the scope's to check; the answer runs in it (cwd)",
-    ("search_memories", "include_team_sessions"): "the application attaches teammates' memories to the store",
-    ("search_memories", "team"): "as include_team_sessions",
 }
 
 

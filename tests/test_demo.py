@@ -1,4 +1,4 @@
-"""`hansard demo [DIR]` (issue 27, item 3): it builds into a named folder and keeps it, and every
+"""`hansard demo [DIR]`: it builds into a named folder and keeps it, and every
 next step it prints runs as printed, with its expected output, inside the demo's own store: the
 person's own agent homes and store (here: decoys in the environment) are never read."""
 

@@ -1,7 +1,7 @@
-"""Entire checkpoints as a session source (issue 24): a repository whose only sessions are on
+"""Entire checkpoints as a session source: a repository whose only sessions are on
 its checkpoint refs answers `why` with those sessions and their tool calls, in both layouts,
 without writing to the repository; sessions kept in several checkpoints are merged; reading is
-incremental. What the repository carries is keyed apart (issue 33): its sessions' ids are
+incremental. What the repository carries is keyed apart: its sessions' ids are
 ``<id>@<root commit[:12]>`` and say where they were read; a session this machine also has in an
 agent home stays this machine's, and answers name it."""
 

@@ -1,4 +1,4 @@
-"""The recipes in examples/ (issue 27, item 9) run as written: every `hansard` command of their
+"""The recipes in examples/ run as written: every `hansard` command of their
 shell blocks, on the demo, through the alias their README sets up. A block whose first line is
 `# needs: ...` (a PostgreSQL server, Claude Code's CLI, the semantic extra) is shown, not run."""
 

@@ -1,4 +1,4 @@
-"""A first day with hansard, as a new user had it (issue 38): the text output reads right and the
+"""A first day with hansard, as a new user had it: the text output reads right and the
 notices go where they belong: titles on one line, subagents without a transcript named as such,
 counts that are totals ("showing N of M"), `status` saying what `index` said it skipped, and
 every notice on standard error in text mode and in the JSON with --json (never in the output a

@@ -1,4 +1,4 @@
-"""`hansard why` while an index run is still building the store (issue 17, item 8): the answer
+"""`hansard why` while an index run is still building the store: the answer
 says so (`indexing: true` in JSON, a warning line in text) instead of reading as complete,
 and says nothing once the run has finished. Real processes and a real indexer lock."""
 

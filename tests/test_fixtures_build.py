@@ -69,9 +69,9 @@ def test_all_scenarios_build_quickly(tmp_path: Path) -> None:
 
 
 def test_shipped_demo_data_is_what_the_writer_generates() -> None:
-    """hansard/demo_data is checked in so that the wheel needs no fixtures; regenerate it with
-    `python -m fixtures_repos.demo hansard/demo_data` when the story or the writers change."""
-    shipped = Path(__file__).resolve().parents[1] / "hansard" / "demo_data"
+    """hansard/demo/data is checked in so that the wheel needs no fixtures; regenerate it with
+    `python -m fixtures_repos.demo hansard/demo/data` when the story or the writers change."""
+    shipped = Path(__file__).resolve().parents[1] / "hansard" / "demo" / "data"
     on_disk = {p.relative_to(shipped).as_posix(): p.read_text() for p in sorted(shipped.rglob("*")) if p.is_file()}
     assert on_disk == demo.generate()
 

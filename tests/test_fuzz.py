@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hansard.ingest.run import index, rebuild
-from hansard.models import RawRecord, Skip
 from hansard.store.sqlite.db import connect
+from hansard.values.models import RawRecord, Skip
 from tests import fuzzing as fz
 
 pytestmark = pytest.mark.slow

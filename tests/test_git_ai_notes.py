@@ -1,6 +1,6 @@
 """git-ai authorship notes (refs/notes/ai, Git AI Standard authorship/3.0.0) are recorded
 evidence in `why`: shown beside hansard's own answer, a disagreement said and the confidence
-lowered, never picked in silence (issue 24)."""
+lowered, never picked in silence."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from fixtures_repos.gitrepo import GitRepo
-from hansard.agents.git_ai.notes import parse_note
+from hansard.recorders.git_ai.notes import parse_note
 from tests.helpers import AGENT_LINE, HUMAN_LINE, git_dir_files, retry_repo, run_cli, why_lines
 
 T0 = datetime(2026, 11, 10, 9, 0, 0)

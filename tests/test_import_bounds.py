@@ -1,4 +1,4 @@
-"""`hansard import` within bounds (issue 28, item 5a): a web-chat export streams in one
+"""`hansard import` within bounds: a web-chat export streams in one
 conversation at a time, and its size, one conversation's size, its depth and its count of
 messages each stop the import with a typed error (exit code 23) before it takes the memory of
 the machine. A zip bomb and a deep export are built in the test; the bounds are lowered so the

@@ -1,15 +1,17 @@
-"""Imports follow the stages (issue 26): a module may import its own stage folder and the stages
+"""Imports follow the stages: a module may import its own stage folder and the stages
 before it, never one after it. Every import counts, a function's lazy import and a type-only
 one (under TYPE_CHECKING) alike: both tie the module to the later stage.
 
 The order, from shared/DESIGN.md's data flow (agent homes -> archive -> parse -> link -> answer
 -> render) and from what each folder is for:
 
-- foundation: value types, settings and file access every stage shares (models, errors, config,
-  safeopen, ...);
+- foundation: value types, settings and file access every stage shares (values, errors, config,
+  files, text, ...);
 - git: the only code that runs git (over foundation alone): an agent's sessions may be kept in
   git (Entire's checkpoint refs), so even a reader may use it;
 - agents: one parser per agent, records in, items out, nothing stored;
+- recorders: what tools other than agents record in git about commits (notes, Agent Trace), read
+  beside the agents;
 - store: the only code that speaks SQL; ingest, link and the answers all go through it;
 - facts: what transcripts say beyond edits (pure);
 - ingest: scan -> archive -> parse -> redact -> write;
@@ -34,10 +36,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 ORDER: list[tuple[str, set[str]]] = [
-    ("foundation", {"hansard", "models", "errors", "diffs", "textnorm", "timebounds", "privfile", "zstdlib", "config",
-                    "safeopen", "crash", "install", "terminal", "foreignpaths"}),
+    ("foundation", {"hansard", "values", "errors", "text", "files", "config", "crash", "install"}),
     ("git", {"git"}),
     ("agents", {"agents"}),
+    ("recorders", {"recorders"}),
     ("store", {"store"}),
     ("facts", {"facts"}),
     ("ingest", {"ingest"}),
@@ -53,15 +55,7 @@ RANK = {name: i for i, (_, names) in enumerate(ORDER) for name in names}
 
 # (importing module, imported module) -> why the import runs against the flow.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("hansard.agents.cursor.transcripts", "hansard.store.foreign"):
-        "Cursor's state.vscdb is a SQLite file, and only hansard/store speaks SQL: store.foreign reads other"
-        " programs' databases read-only and never touches hansard's own store",
-    ("hansard.agents.opencode.storage", "hansard.store.foreign"):
-        "opencode.db is a SQLite file: as for Cursor, the SQL stays in hansard/store (store.foreign)",
-    ("hansard.config", "hansard.agents"):
-        "default_source_dirs: the folders a bare `hansard index` scans are the agents' homes, which only the"
-        " agent registry knows; a lazy import in that one function",
-    ("hansard.ingest.run", "hansard.link.commit_facts"):
+    ("hansard.ingest.run", "hansard.link.commits.kept"):
         "an index run links what it wrote (the one pipeline ends with the link step); until an adapter"
         " runs the pipeline's steps in order, ingest.run calls link",
     ("hansard.ingest.run", "hansard.link.repos"):
@@ -165,12 +159,9 @@ ENGINE_ALLOWED: dict[tuple[str, str], str] = {
         "`hansard doctor` checks the SQLite file itself (integrity, WAL, permissions): an engine's own tool",
     ("hansard.ingest.run", "hansard.store.sqlite.doctor"):
         "`hansard doctor --rebuild` salvages a damaged SQLite file's archive before reindexing it",
-    ("hansard.team", "hansard.store.postgres.store"): "the team store is opened here (issue 26, item 1)",
-    ("hansard.team", "hansard.store.sqlite.team_copy"): "the local copy of team sessions (item 1)",
-    ("hansard.team", "hansard.store.postgres.queries"):
-        "TeamQueries: the offline copy's SQLite file opened as a team Store (the server's own facets, over its SQL)",
-    ("hansard.team.commands", "hansard.store.postgres.store"): "a push hashes sessions as the server does (item 1)",
-    ("hansard.team.commands", "hansard.store.sqlite.team_copy"): "a pull writes the local copy (item 1)",
+    ("hansard.team", "hansard.store.postgres.store"):
+        "the team server is opened here: the exchange a push writes and a pull reads, not a store questions read",
+    ("hansard.team.commands", "hansard.store.postgres.store"): "a push hashes sessions as the server does",
 }
 
 

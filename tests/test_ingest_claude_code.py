@@ -12,7 +12,7 @@ import orjson
 import pytest
 
 from hansard.agents.claude_code.transcript import PROVIDER
-from hansard.models import (
+from hansard.values.models import (
     EditItem,
     LeafTitle,
     MessageItem,

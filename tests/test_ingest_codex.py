@@ -11,7 +11,7 @@ import pytest
 
 from hansard.agents.codex.rollout import PROVIDER
 from hansard.ingest.reader import iter_jsonl
-from hansard.models import (
+from hansard.values.models import (
     EditItem,
     Item,
     MessageItem,

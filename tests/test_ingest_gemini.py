@@ -18,7 +18,7 @@ import pytest
 from hansard.agents.gemini import chats as gemini
 from hansard.agents.gemini.chats import PROVIDER, PROVIDER_JSON
 from hansard.ingest.reader import iter_jsonl, read_whole
-from hansard.models import (
+from hansard.values.models import (
     EditItem,
     MessageItem,
     RawRecord,

@@ -1,6 +1,6 @@
-"""The notice for a missing extra names a command that works for how hansard was installed
-(issue 27, item 4): hansard is not on PyPI, so `pip install 'hansard[semantic]'` fails for
-anyone who installed from a clone."""
+"""The notice for a missing extra names a command that works for how hansard was installed:
+hansard is not on PyPI, so `pip install 'hansard[semantic]'` fails for anyone who installed
+from a clone."""
 
 from __future__ import annotations
 

@@ -110,7 +110,7 @@ def test_the_encoders_forward_pass_uses_each_layers_own_weights() -> None:
     mask = np.ones((2, t), np.float32)
     mask[1, 5:] = 0  # the second text is shorter: padding masked
 
-    def norm(x, g, b):  # noqa: ANN001, ANN202
+    def norm(x, g, b):
         x = x - x.mean(-1, keepdims=True)
         return x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-12) * g + b
 
@@ -122,7 +122,7 @@ def test_the_encoders_forward_pass_uses_each_layers_own_weights() -> None:
         for i in range(6):
             layer = {k[len(f"encoder.layer.{i}."):]: v for k, v in w.items() if k.startswith(f"encoder.layer.{i}.")}
 
-            def lin(h, name, layer=layer):  # noqa: ANN001, ANN202
+            def lin(h, name, layer=layer):
                 return h @ layer[name + ".weight"] + layer[name + ".bias"]
 
             heads = []

@@ -55,7 +55,7 @@ def build_demo(root: Path) -> Any:
     else:
         from importlib import resources
 
-        story = json.loads(resources.files("hansard").joinpath("demo_data/story.json").read_text())
+        story = json.loads(resources.files("hansard.demo").joinpath("data/story.json").read_text())
         s = demo_mod.Story(root)
         s.run(story["steps"])
     assert (s.repo / "app" / "retry.py").is_file()

@@ -1,4 +1,4 @@
-"""`hansard lsp` against hostile transcripts and a hostile client (issue 28, items 1, 5 and 6):
+"""`hansard lsp` against hostile transcripts and a hostile client:
 a session id never names a file outside the conversations folder, a FIFO in a repository never
 blocks the server, a buffer past the bound gets a notice instead of an analysis, and params of
 the wrong type get a JSON-RPC error without a traceback. Real processes over stdio, real FIFOs."""

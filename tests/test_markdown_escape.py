@@ -1,4 +1,4 @@
-"""Nothing from a transcript becomes markup or a link (issue 28, item 1): hansard.render.markdown
+"""Nothing from a transcript becomes markup or a link: hansard.render.markdown
 against an injection corpus, and the LSP hover built from an answer whose every string is hostile.
 Where node and the VS Code extension's markdown-it are installed (CI), the escaped text is also
 rendered by a real CommonMark renderer, with HTML and linkify on, and must come out as text."""

@@ -49,7 +49,7 @@ def stdio(world: dict, *args: str, env: dict[str, str] | None = None) -> Client:
     return Client(params, mode="legacy")
 
 
-def data(result) -> dict:  # noqa: ANN001
+def data(result) -> dict:
     assert result.structured_content is not None, result
     return result.structured_content
 
@@ -151,8 +151,10 @@ async def test_timeout_stops_the_call(world: dict, monkeypatch: pytest.MonkeyPat
         r = await c.call_tool("work_context", {"session_id": "019dbcc1"})
         assert r.is_error and data(r)["error"] == {
             "code": "tool_timeout", "message": data(r)["error"]["message"], "retryable": False}
-        # The server is still healthy afterwards.
-        assert not (await c.call_tool("code_history", {"path": "app/retry.py"})).is_error
+        # The server is still healthy afterwards: its store answers the next call. The call is a
+        # plain read of one message, so the one-second deadline holds on a loaded machine too.
+        r = await c.call_tool("get_past_session", {"session_id": "019dbcc1", "limit": 1})
+        assert not r.is_error and r.structured_content["messages"]
 
 
 @pytest.mark.slow

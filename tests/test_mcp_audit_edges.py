@@ -1,4 +1,4 @@
-"""The MCP audit log at its edges (issue 28, Low): a call whose client left before it was
+"""The MCP audit log at its edges: a call whose client left before it was
 answered is not recorded `answered`, and a `tools/call` of a real tool that the protocol layer
 refuses still writes its row."""
 

@@ -1,4 +1,4 @@
-"""`hansard mcp serve` under hostile but realistic input (issue 17, items 2 and 6): invalid
+"""`hansard mcp serve` under hostile but realistic input: invalid
 JSON and UTF-8, lone surrogates, wrong types, unknown tools, huge integers and strings; every
 one gets a typed answer and the server keeps serving; it exits when its client goes away."""
 

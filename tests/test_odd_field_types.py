@@ -13,7 +13,7 @@ import orjson
 from hansard import agents
 from hansard.agents.base import as_text
 from hansard.agents.codex.rollout import PROVIDER as CODEX
-from hansard.models import MessageItem, RawRecord, Skip
+from hansard.values.models import MessageItem, RawRecord, Skip
 
 
 def _feed(provider, path: str, lines: list[bytes]) -> list:
@@ -62,7 +62,7 @@ def test_output_nested_deeper_than_json_writes_still_gives_text() -> None:
 
 def test_gemini_tool_call_with_an_object_for_its_status_keeps_its_record(samples: Path) -> None:
     from hansard.agents.gemini.chats import PROVIDER as GEMINI
-    from hansard.models import ToolCallItem
+    from hansard.values.models import ToolCallItem
 
     lines = (samples / "gemini-cli/gitai_gemini-session-simple.jsonl").read_bytes().splitlines()
     odd = next(i for i, line in enumerate(lines) if b'"toolCalls"' in line)

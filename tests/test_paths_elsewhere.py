@@ -1,4 +1,4 @@
-"""Sessions recorded on other machines answer `why` on Linux (issue 33): for every agent reader,
+"""Sessions recorded on other machines answer `why` on Linux: for every agent reader,
 a session recorded on Windows and one recorded in WSL, written by the fixtures' own writers and
 turned into that machine's paths (fixtures_repos.machines). Two ways in: a repository's
 checkpoint branch (Entire keeps Claude Code, Codex and Gemini sessions; placed per session, no

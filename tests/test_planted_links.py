@@ -1,5 +1,5 @@
 """Files hansard writes into a folder it does not own never go through a link planted there
-(hansard.privfile): the demo's folder, an agent's config folder (`mcp install --write`), and
+(hansard.files.privfile): the demo's folder, an agent's config folder (`mcp install --write`), and
 `trace export --out DIR` (tests/test_agent_trace.py). A link at the file's name is replaced by
 the file; the link's target is left as it was."""
 
@@ -10,7 +10,7 @@ import os
 import re
 from pathlib import Path
 
-from hansard import privfile
+from hansard.files import privfile
 
 KEEP = "the victim's own content\n"
 
@@ -40,7 +40,7 @@ def test_write_private_is_owner_only(tmp_path: Path) -> None:
 def test_the_demo_never_writes_through_a_planted_link(tmp_path: Path) -> None:
     from hansard.demo import build
 
-    story = json.loads((Path(__file__).resolve().parents[1] / "hansard" / "demo_data" / "story.json").read_text())
+    story = json.loads((Path(__file__).resolve().parents[1] / "hansard" / "demo" / "data" / "story.json").read_text())
     root = tmp_path / "demo"
     # Every file the demo writes outside git: plant a link at each transcript's name.
     from hansard import agents

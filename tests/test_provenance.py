@@ -1,4 +1,4 @@
-"""Every session an answer names says where it was read (issue 33): this machine's agent home, or
+"""Every session an answer names says where it was read: this machine's agent home, or
 the repository's checkpoint refs (which ref, which repository, the id it claims). `why --json`
 carries it for every session, the text says it, the hover and the web page say it, `sessions`
 marks it, and `stats --by source` counts lines by it."""

@@ -60,7 +60,7 @@ def test_a_missing_newest_copy_falls_back_to_the_older_and_says_so():
 
 
 def test_gemini_documents_keep_the_one_with_most_messages():
-    doc = lambda n: json.dumps({"sessionId": "g", "projectHash": "h", "messages": [{"id": i} for i in range(n)]},  # noqa: E731
+    doc = lambda n: json.dumps({"sessionId": "g", "projectHash": "h", "messages": [{"id": i} for i in range(n)]},
                                indent=2).encode()
     data, info = rc.assemble(copies(["a"], ["b"], ["c"]), FakeBlobs({"a": doc(2), "b": doc(5), "c": doc(4)}))
     assert data == doc(5) and info["agent"] == "gemini"

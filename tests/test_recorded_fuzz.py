@@ -1,4 +1,4 @@
-"""Fuzzing the readers of issue 24's other sources as the transcript parsers are fuzzed: agent
+"""Fuzzing the readers of the other sources (recorders, Entire's checkpoints) as the transcript parsers are fuzzed: agent
 commit trailers (read by git's own parser), qwen-code's ``refs/notes/ai-attribution`` notes
 and SpecStory histories, mangled every way (odd keys and values, folded and CRLF lines,
 unicode, huge values, JSON of any type, notes on trees and blobs, histories cut anywhere), in a
@@ -22,9 +22,9 @@ from fuzzing import ALL_OPS, MutationContext, mutate
 
 from fixtures_repos.fastimport import FastImport
 from fixtures_repos.gitrepo import GitRepo, git_env
-from hansard.agents.qwen_code.notes import parse_note
 from hansard.agents.specstory.history import parse as parse_history
 from hansard.agents.trailers.coauthors import agent_of, parse
+from hansard.recorders.qwen_code.notes import parse_note
 from tests.helpers import git_dir_files, run_cli
 
 N = int(os.environ.get("HANSARD_RECORDED_FUZZ", "300"))

@@ -1,7 +1,7 @@
 """Commit trailers that name an agent (``Claude-Session:``, ``Co-authored-by:``) and qwen-code's
 ``refs/notes/ai-attribution`` notes are recorded evidence in `why`, beside hansard's own: a
 trailer speaks of a commit (never makes a line an agent's, never invents a session), a qwen
-note of a file's share in a commit (issue 24, item 3). Reading them never writes to the
+note of a file's share in a commit. Reading them never writes to the
 repository."""
 
 from __future__ import annotations
@@ -164,7 +164,7 @@ def test_a_qwen_note_that_is_certain_about_the_file_can_disagree(tmp_path: Path,
 
 
 def test_parse_qwen_note_takes_what_it_can() -> None:
-    from hansard.agents.qwen_code.notes import parse_note
+    from hansard.recorders.qwen_code.notes import parse_note
 
     n = parse_note(b'{"version":1,"generator":"Qwen-Coder","files":{"a.ts":{"aiChars":3,"humanChars":1},'
                    b'"b.ts":{"aiChars":"3"},"c\\\\d.ts":{"aiChars":0,"humanChars":0},"e":[]}}')
@@ -176,9 +176,9 @@ def test_parse_qwen_note_takes_what_it_can() -> None:
 
 
 def test_recorders_are_registered_and_read_by_their_readers() -> None:
-    from hansard import agents
+    from hansard.recorders import recorders
 
-    recs = agents.recorders()
+    recs = recorders()
     assert [r.name for r in recs] == ["git-ai", "qwen-code", "trailer", "agent-trace"]
     for r in recs:
         mod, _, attr = (r.reader or "").partition(":")

@@ -1,4 +1,4 @@
-"""Secret redaction (issue 7, item 5): hansard/ingest/redact.py and every surface that shows text.
+"""Secret redaction: hansard/ingest/redact.py and every surface that shows text.
 
 Unit tests per rule (true positives in each provider's real key format, false positives that
 must stay), then a planted-secret corpus: Claude Code and Codex transcripts whose prompts,
@@ -165,7 +165,7 @@ TRUE_POSITIVES: list[tuple[str, str, str]] = [
     ("gcp_service_account_key", SA_JSON.replace("\\n", "\n"), S["sa_key_line"]),
 ]
 
-# Issue 17, item 3: shapes a hostile probe found unredacted. Drawn from their own generator so
+# Shapes a hostile probe found unredacted. Drawn from their own generator so
 # that the keys above stay the same draws.
 _RNG17 = random.Random(17)
 _AWS17 = "AKIA" + "".join(_RNG17.choice(string.ascii_uppercase + string.digits) for _ in range(16))
@@ -188,7 +188,7 @@ TRUE_POSITIVES += [
     ("command_password", f"cli deploy --token {_PW17}x9 --region eu", _PW17),
 ]
 
-# Issue 28, item 3: what people really paste. Drawn from their own generator, after the above.
+# What people really paste. Drawn from their own generator, after the above.
 _RNG28 = random.Random(28)
 
 
@@ -613,8 +613,8 @@ def test_planted_secrets_stay_in_the_archive_and_show_raw(planted: dict[str, Any
 def test_edit_attribution_uses_the_original_lines(planted: dict[str, Any]) -> None:
     """edit_lines hashes come from the unredacted lines: the committed line that holds a key
     is still attributed to the session that wrote it."""
-    from hansard import textnorm
     from hansard.config import store_path_str
+    from hansard.text import textnorm
 
     db = sqlite3.connect(store_path_str())
     line = f'GCP_API_KEY = "{S["gcp_api_key"]}"'
@@ -695,8 +695,8 @@ def test_store_indexed_before_redaction_is_rebuilt(tmp_path: Path) -> None:
 
 def test_unchanged_lines_only() -> None:
     """The writer skips scanning an edit's new text only when every line of it is known clean."""
-    from hansard.diffs import Hunk
     from hansard.ingest.redact import unchanged_lines_only
+    from hansard.text.diffs import Hunk
 
     before = "a = 1\nb = 2\n"
     added = (Hunk(2, 1, 2, 2, ("-b = 2", "+b = 3", "+c = 4")),)
@@ -728,7 +728,7 @@ def test_memory_files_are_redacted(tmp_path, monkeypatch) -> None:
 
 
 def test_commit_diffs_hold_no_secret(tmp_path: Path) -> None:
-    """Issue 17, item 3: a secret committed in a file is not copied into the commit-diff cache
+    """A secret committed in a file is not copied into the commit-diff cache
     by `why` or `log` (git gives that diff again); diffs without one are still cached."""
     from tests.hostile import git
 
@@ -780,11 +780,11 @@ def _plain(v: str | bytes) -> bytes:
 
     try:
         return unpack_record(v)
-    except Exception:  # noqa: BLE001 - neither: the bytes as stored
+    except Exception:  # neither: the bytes as stored
         return v
 
 
-# -- issue 28, item 3: gitleaks' rules as data, and the measured corpus -----------------------------
+# -- gitleaks' rules as data, and the measured corpus ------------------------------------------
 
 
 def test_gitleaks_regexes_are_translated_for_python() -> None:
@@ -906,7 +906,7 @@ def test_keys_found_in_decoded_or_joined_text_keep_the_rest() -> None:
     assert out == "kind: Secret\ndata:\n  creds: [REDACTED:base64_secret]\n  name: YWRtaW4=\n"
 
 
-# -- issue 28, item 5: git's strings and the working tree's lines, served -----------------------------
+# -- git's strings and the working tree's lines, served ------------------------------------------
 
 
 @pytest.fixture
@@ -990,9 +990,9 @@ def test_why_json_redacts_git_strings(git_secrets: dict[str, Any]) -> None:
 
 def test_reindex_applies_the_rules_of_today_to_a_store_indexed_with_older_ones(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Issue 28, item 3: `hansard reindex` re-redacts an existing store. Derived rows are
+    """`hansard reindex` re-redacts an existing store. Derived rows are
     rebuilt from the raw archive, which keeps every record verbatim, through today's redactor:
-    a HuggingFace token that the rules of before issue 28 let through is withheld after it."""
+    a HuggingFace token that older rules let through is withheld after it."""
     from hansard.ingest.run import index
     from hansard.store.sqlite.db import connect
 

@@ -1,4 +1,4 @@
-"""Small things a new user tripped over (issue 27, item 7), each with its fix: `context` in
+"""Small things a new user tripped over, each with its fix: `context` in
 words rather than codes, `audit` that says when it has nothing, a progress line in units that
 fit, and stdio servers that say what they are when started by hand in a terminal."""
 

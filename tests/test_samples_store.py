@@ -55,7 +55,7 @@ SKIPS = {"aider/simple-calculator.aider.chat.history.md": {"edit_without_blocks"
 
 
 def counts(db) -> tuple[int, int, int, int]:
-    one = lambda sql: db.execute(sql).fetchone()[0]  # noqa: E731
+    one = lambda sql: db.execute(sql).fetchone()[0]
     return (one("SELECT COUNT(*) FROM sessions"), one("SELECT COUNT(*) FROM messages"),
             one("SELECT COUNT(*) FROM edits WHERE status='applied'"),
             one("SELECT COUNT(*) FROM edits WHERE status IN ('failed','rejected')"))

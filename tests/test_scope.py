@@ -1,7 +1,7 @@
-"""`hansard mcp serve --scope repo` leaks nothing of another repository (issue 17, items 1,
-4 and 5): paths resolve to their real location first (absolute, `..`, symlinked folders),
-file: and commit: filters of another repository are refused, memory files never follow a
-symlink out of their folder, and memories are scoped by their own repository."""
+"""`hansard mcp serve --scope repo` leaks nothing of another repository: paths resolve to
+their real location first (absolute, `..`, symlinked folders), file: and commit: filters of
+another repository are refused, memory files never follow a symlink out of their folder, and
+memories are scoped by their own repository."""
 
 from __future__ import annotations
 

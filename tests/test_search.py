@@ -400,7 +400,7 @@ def test_meaning_and_hybrid_with_an_embedder(db) -> None:
 def test_the_adapter_starts_the_vector_builder_not_the_search(db) -> None:
     """A meaning search that finds no vectors asks the ``start_build`` its adapter passed (the
     CLI and the MCP server pass hansard/app/jobs.py's detached `hansard embed`); a search called
-    without one starts nothing and says how to build them (issue 26, item 3)."""
+    without one starts nothing and says how to build them."""
     pytest.importorskip("numpy")
     started: list[bool] = []
 
@@ -634,7 +634,7 @@ def new_york():
 
 
 def test_history_and_log_until_a_date_bound_the_same_instant(tmp_path: Path, new_york: None) -> None:
-    """Issue 10 regression: `hansard history --until D` and `hansard log --until D` end at the
+    """A regression: `hansard history --until D` and `hansard log --until D` end at the
     same instant, the end of day D on the local clock. `log` used to end D at midnight UTC, so
     a session at 23:30 in New York (04:30 UTC on D+1) was missing from it alone."""
     import os

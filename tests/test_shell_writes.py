@@ -1,5 +1,5 @@
-"""The shell calls that could write a file, kept per repository by the link step (issue 23:
-facts computed once, never per call): `why` asks the kept ones which name its file, and gets the
+"""The shell calls that could write a file, kept per repository by the link step (facts
+computed once, never per call): `why` asks the kept ones which name its file, and gets the
 same answer as reading every shell call, before and after new sessions arrive; a kept set that
 stands for other shell calls than the repository's now is never read."""
 

@@ -1,4 +1,4 @@
-"""`hansard show` shows what a message changed (issue 27, item 5): an Edit, MultiEdit, Write or
+"""`hansard show` shows what a message changed: an Edit, MultiEdit, Write or
 apply_patch call prints its unified diff (coloured only on a terminal), a test command its
 pass/fail summary; `--json` keeps the structured fields (hunks, counts) and no diff text."""
 

@@ -1,6 +1,6 @@
 """Reading what other tools keep in git (git-ai's and qwen-code's notes, agent trailers,
 SpecStory histories; Entire's checkpoints have their own test) never writes to the repository
-or its refs and never fetches (issue 24, item 6): `hansard index` (bare and given the work
+or its refs and never fetches: `hansard index` (bare and given the work
 tree), `why` and `sessions` run through a `git` on PATH that logs every call, and the
 repository's refs, object count and every file under .git (bytes and mtime) are the same
 before and after."""

@@ -1,6 +1,6 @@
 """SpecStory histories committed under ``.specstory/history/`` are sessions of provider
 ``specstory``: read from the repositories hansard knows, their tool-use blocks parsed, kept out
-of session lists and search unless asked for, and never evidence of an edit (issue 24, item 4)."""
+of session lists and search unless asked for, and never evidence of an edit."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 
 from fixtures_repos.gitrepo import GitRepo
 from hansard.agents.specstory.history import PROVIDER, parse
-from hansard.models import EditItem, MessageItem, RawRecord, SessionInfo, Skip, ToolCallItem, ToolResultItem
+from hansard.values.models import EditItem, MessageItem, RawRecord, SessionInfo, Skip, ToolCallItem, ToolResultItem
 from tests.helpers import run_cli
 
 SAMPLES = Path(__file__).parent / "specstory_samples"
@@ -152,7 +152,7 @@ def test_fuzz_specstory_parser() -> None:
         p = PROVIDER.new_parser("/repo/.specstory/history/f.md")
         try:
             items = p.feed(RawRecord("/repo/.specstory/history/f.md", 0, bytes(data))) + p.finish()
-        except Exception as exc:  # noqa: BLE001 - counted, reported below
+        except Exception as exc:  # counted, reported below
             failures.append((n, repr(exc)))
             continue
         if any(isinstance(i, Skip) and i.reason == "parser_error" for i in items):

@@ -1,4 +1,4 @@
-"""`hansard stats` and the MCP `repo_stats` tool (issue 25, part 1), on real repositories built
+"""`hansard stats` and the MCP `repo_stats` tool, on real repositories built
 with real transcripts (the demo, and fixtures_repos' scenarios): the counts add up exactly to
 the files' lines and agree with `why --json` line for line; a new commit costs only the files it
 changed (read from the store's stats cache); and the MCP tool over a real stdio client,
@@ -48,7 +48,7 @@ def asked(**kw: Any) -> Any:
 
     with Hansard(sync=False).request() as rq:
         rq.fresh(kw.get("cwd"))
-        return repo_stats(rq.reads(), **kw)
+        return repo_stats(rq.store, **kw)
 
 
 @pytest.fixture
@@ -62,7 +62,7 @@ def demo(tmp_path: Path) -> Path:
     return s.repo
 
 
-def check_against_why(store, repo: Path, result: dict) -> None:  # noqa: ANN001
+def check_against_why(store, repo: Path, result: dict) -> None:
     """Every file's counts are its why answer's kinds, and add up to its lines."""
     sha = result["rev"]
     tracked = [p for p in git(repo, "ls-tree", "-r", "--name-only", sha).splitlines()]

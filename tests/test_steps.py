@@ -6,7 +6,7 @@ import json
 import sqlite3
 
 from hansard.facts.steps import Step, by_state, classify_steps
-from hansard.models import StepsItem
+from hansard.values.models import StepsItem
 
 
 def snap(call: str, ts: str, *steps: dict) -> StepsItem:

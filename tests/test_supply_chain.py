@@ -1,4 +1,4 @@
-"""Supply chain (issue 28, item 7): every package CI installs is pinned by hash, the semantic
+"""Supply chain: every package CI installs is pinned by hash, the semantic
 extra names only attributable packages, and every file of the sentence encoder that hansard
 loads, ``tokenizer.json`` as well as the weights, is checked against its pinned sha256 before
 anything is loaded (a changed file is a typed error, and the encoder is not loaded)."""

@@ -1,9 +1,9 @@
-"""Team sessions on a real PostgreSQL (issue 12): two members, two HANSARD_HOMEs, two clones
-of one repository. A line member A's session wrote is explained to member B with A's session;
-search shows team sessions only with the team flags; push is idempotent and refuses
-repositories not opted in; nothing unredacted reaches the server (its tables are read
-directly); a server that is down fails push/pull with a retryable error and `why` answers from
-the offline copy.
+"""Team sessions on a real PostgreSQL: two members, two HANSARD_HOMEs, two clones
+of one repository. A line member A's session wrote is explained to member B with A's session,
+pulled into B's store; search shows team sessions only with the team flags; push is idempotent,
+refuses repositories not opted in and never sends pulled rows; nothing unredacted reaches the
+server (its tables are read directly); a server that is down fails push/pull with a retryable
+error and `why` answers from the last pull.
 
 Needs PostgreSQL's server binaries (Debian's ``postgresql``) and psycopg: without them the
 tests skip, unless ``CI`` is set (``.ci/run`` installs both), when they fail.
@@ -90,6 +90,7 @@ def team(pg: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
     pg.psql("DROP SCHEMA public CASCADE; CREATE SCHEMA public AUTHORIZATION hansard")
     monkeypatch.setenv("PGCONNECT_TIMEOUT", "5")
+    monkeypatch.setenv("HANSARD_TEAM_FRESH", "0")  # every question pulls first: a push is read at once
     dsn = _owner_adds(tmp_path, monkeypatch, pg, "alice@example.com", "bob@example.com")
     alice = Member(tmp_path / "alice", "Alice", "alice@example.com")
     bob = Member(tmp_path / "bob", "Bob", "bob@example.com")
@@ -256,6 +257,47 @@ def test_a_teammate_is_named_by_the_email_the_owner_registered(team) -> None:
         assert "alice@example.com (Bob Example)'s" in text and "Bob Example's" not in text, (args, text)
 
 
+SID_A2 = "7c1e9a40-1b2c-4d3e-8f40-5a6b7c8d9e02"
+
+
+def test_a_pull_brings_what_changed_within_its_period_and_a_push_never_sends_it_back(team) -> None:
+    """Bob's first question pulls Alice's session into his store; his push sends nothing of it.
+    Within HANSARD_TEAM_FRESH a question asks the server nothing: Alice's next session reaches
+    Bob at `team pull` (or when the period is over), and that pull fetches it alone."""
+    from fixtures_repos.writers import ClaudeWriter
+
+    app = _as_bob(team)
+    mp, pg = team["mp"], team["pg"]
+    mp.setenv("HANSARD_TEAM_FRESH", "3600")
+    assert cli_json("why", f"app.py:{_line_of(app, 'kept = [i * (1 - rate)')}", "--no-sync")["lines"][0][
+        "session_id"] == SID_A
+    assert cli_json("team", "push", "--dry-run")["sessions"] == []
+    assert cli_json("team", "push")["pushed"] == 0
+    assert pg.psql("SELECT COUNT(*) FROM sessions").strip() == "1"
+    assert cli_json("team", "pull")["counts"]["sessions"] == 0  # nothing new: only the digests were asked for
+    # Alice's next session.
+    team["alice"].enter(mp)
+    mp.delenv("PGPASSFILE", raising=False)
+    mp.chdir(team["repo_a"])
+    w = ClaudeWriter(team["alice"].root / ".claude", team["repo_a"], SID_A2, datetime(2026, 11, 20, 11, 0, tzinfo=UTC))
+    w.prompt("add a tax helper")
+    text = (team["repo_a"] / "app.py").read_text()
+    w.edit(team["repo_a"] / "app.py", text, text + "\n\ndef with_tax(amount, tax_rate):\n    return amount * (1 + tax_rate)\n")
+    _git(team["repo_a"], "commit", "-q", "-am", "tax")
+    assert run_cli("index")[0] == 0
+    assert cli_json("team", "push")["pushed"] == 1
+    team["bob"].enter(mp)
+    mp.setenv("PGPASSFILE", str(team["bob"].root / ".pgpass"))
+    mp.chdir(team["repo_b"])
+    _git(team["repo_b"], "pull", "-q", "--ff-only")
+    n = _line_of(app, "return amount * (1 + tax_rate)")
+    assert cli_json("why", f"app.py:{n}", "--no-sync")["lines"][0].get("session_id") is None  # not pulled yet
+    pulled = cli_json("team", "pull")
+    assert pulled["counts"]["sessions"] == 1 and pulled["held"]["sessions"] == 2
+    ans = cli_json("why", f"app.py:{n}", "--no-sync")
+    assert ans["lines"][0]["session_id"] == SID_A2 and ans["sessions"][SID_A2]["member"] == "alice@example.com"
+
+
 def test_alice_sees_her_own_session_once(team) -> None:
     cli_json("team", "push")
     n = _line_of(team["repo_a"] / "app.py", "kept = [i * (1 - rate)")
@@ -295,8 +337,8 @@ def test_search_shows_team_sessions_only_with_the_flags(team) -> None:
 
 
 def _local_state(home: Path) -> tuple:
-    """This member's store, team config and offline copy, as they stand (what a team failure
-    must leave untouched)."""
+    """This member's store (the team's rows it pulled with it) and team config, as they stand
+    (what a failed push or pull must leave untouched)."""
     import sqlite3
 
     from tests.helpers import dump
@@ -304,15 +346,15 @@ def _local_state(home: Path) -> tuple:
     db = sqlite3.connect(home / "hansard.db")
     db.row_factory = sqlite3.Row
     try:
-        return dump(db), (home / "team/config.json").read_bytes(), (home / "team/offline.db").read_bytes()
+        return dump(db), (home / "team/config.json").read_bytes()
     finally:
         db.close()
 
 
-def test_server_down_push_fails_retryably_and_why_uses_the_offline_copy(team) -> None:
+def test_server_down_push_fails_retryably_and_why_answers_from_the_last_pull(team) -> None:
     app = _as_bob(team)
     pulled = cli_json("team", "pull")
-    assert pulled["counts"]["sessions"] == 1
+    assert pulled["counts"]["sessions"] == 1 and pulled["held"]["sessions"] == 1
     assert run_cli("index")[0] == 0
     home = team["bob"].root / "hansard"
 
@@ -331,9 +373,65 @@ def test_server_down_push_fails_retryably_and_why_uses_the_offline_copy(team) ->
         assert ans["lines"][0]["session_id"] == SID_A
         assert ans["sessions"][SID_A]["member"] == "alice@example.com"
         status = cli_json("team", "status")
-        assert status["server"]["reachable"] is False and status["offline_copy"]["sessions"] == 1
+        assert status["server"]["reachable"] is False and status["pulled"]["sessions"] == 1
+        assert "cannot be reached" in status["pulled"]["error"]  # the question's pull tried, and says so
     finally:
         pg.start()
+
+
+def _read_only_home(home: Path, where: Path) -> bool:
+    """A copy of a member's hansard home (the store, checkpointed, and the team config) that
+    cannot be written: by its modes, or, for root (whom modes do not stop), on a tmpfs mounted
+    read-only. False when neither can be made here."""
+    import shutil
+    import sqlite3
+
+    db = sqlite3.connect(home / "hansard.db")
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    where.mkdir()
+    if os.geteuid() == 0 and subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(where)],
+                                            capture_output=True).returncode:
+        return False
+    shutil.copy(home / "hansard.db", where / "hansard.db")
+    shutil.copytree(home / "team", where / "team")
+    if os.geteuid() == 0:
+        subprocess.run(["mount", "-o", "remount,ro", str(where)], check=True)
+    else:
+        for p in (where / "hansard.db", *(where / "team").iterdir()):
+            p.chmod(0o400)
+        (where / "team").chmod(0o500)
+        where.chmod(0o500)
+    return True
+
+
+def test_a_read_only_store_answers_a_teammate_s_lines_as_a_writable_one(team, tmp_path: Path) -> None:
+    """A pull writes, so the application skips it for a store that cannot be written, and does
+    not ask the server: the questions answer from the rows the store holds, as the writable
+    store answers them."""
+    app = _as_bob(team)
+    assert cli_json("team", "pull")["counts"]["sessions"] == 1
+    n = _line_of(app, "kept = [i * (1 - rate)")
+    asked = [("why", "app.py", "--no-sync", "--no-cache"), ("log", "app.py", "--no-sync"),
+             ("sessions", "--include-team-sessions"),
+             ("history", "zebra", "--include-team-sessions", "--no-sync"), ("show", SID_A)]
+    writable = [cli_json(*a) for a in asked]
+    assert writable[0]["lines"][n - 1]["session_id"] == SID_A
+    ro = tmp_path / "ro"
+    if not _read_only_home(team["bob"].root / "hansard", ro):
+        pytest.skip("cannot mount a read-only tmpfs here")
+    team["pg"].stop()  # and the server is not asked
+    try:
+        team["mp"].setenv("HANSARD_HOME", str(ro))
+        team["mp"].setenv("HANSARD_TEAM_TIMEOUT", "1")
+        assert [cli_json(*a) for a in asked] == writable
+    finally:
+        team["pg"].start()
+        if os.geteuid() == 0:
+            subprocess.run(["umount", "-l", str(ro)], capture_output=True)
+        else:
+            for p in (ro, ro / "team"):
+                p.chmod(0o700)
 
 
 def test_a_server_migrated_by_a_newer_hansard_is_refused(team) -> None:
@@ -341,6 +439,18 @@ def test_a_server_migrated_by_a_newer_hansard_is_refused(team) -> None:
     rc, out, _ = run_cli("team", "push", "--json")
     assert rc == 15 and json.loads(out)["error"]["code"] == "store_too_new"
     assert team["pg"].psql("SELECT COUNT(*) FROM sessions").strip() == "0"
+
+
+def test_a_question_answers_from_the_last_pull_when_the_server_refuses_it(team) -> None:
+    """A server migrated by a newer hansard refuses a pull: `why` still answers, from the rows
+    pulled before, and `team status` says why the last attempt failed."""
+    app = _as_bob(team)
+    n = _line_of(app, "kept = [i * (1 - rate)")
+    assert cli_json("why", f"app.py:{n}", "--no-sync")["sessions"][SID_A]["member"] == "alice@example.com"
+    team["pg"].psql("INSERT INTO hansard_migrations(name) VALUES ('t999_from_the_future')")
+    ans = cli_json("why", f"app.py:{n}", "--no-sync")
+    assert ans["lines"][0]["session_id"] == SID_A and ans["sessions"][SID_A]["member"] == "alice@example.com"
+    assert "newer hansard" in cli_json("team", "status")["pulled"]["error"]
 
 
 def test_without_a_team_why_never_imports_psycopg(tmp_path: Path) -> None:
@@ -428,7 +538,7 @@ def test_scope_repo_holds_team_sessions_in_every_mcp_tool(team) -> None:
                                    env=dict(os.environ), cwd=str(team["repo_b"]))
 
     async def drive() -> str:
-        def data(r):  # noqa: ANN001, ANN202
+        def data(r):
             assert r.structured_content is not None, r
             return r.structured_content
 
@@ -504,8 +614,8 @@ def test_project_memories_are_shared_redacted_and_searchable_with_the_flags(team
     assert "quokka rule" in shown["content"] and SECRET not in shown["content"] and "[REDACTED:" in shown["content"]
     wrong = cli_json("memory", "search", "quokka", "--team", "another")
     assert wrong["results"] == [] and "no team named" in wrong["notice"]
-    # The offline copy carries them too.
-    assert cli_json("team", "pull")["counts"]["memories"] == 1
+    # Pulled into Bob's store with the sessions.
+    assert cli_json("team", "pull")["held"]["memories"] == 1
 
 
 def test_team_meaning_search_uses_the_pushed_passage_vectors(team) -> None:
@@ -525,7 +635,7 @@ def test_team_meaning_search_uses_the_pushed_passage_vectors(team) -> None:
     assert not [h for h in cli_json("history", query, "--mode", "meaning", "--no-sync")["results"] if h.get("member")]
 
 
-def test_team_search_falls_back_to_the_offline_copy(team) -> None:
+def test_team_search_answers_from_the_last_pull_when_the_server_is_down(team) -> None:
     _as_bob(team)
     cli_json("team", "pull")
     pg = team["pg"]
@@ -534,7 +644,8 @@ def test_team_search_falls_back_to_the_offline_copy(team) -> None:
         team["mp"].setenv("HANSARD_TEAM_TIMEOUT", "1")
         d = cli_json("history", "zebra", "--include-team-sessions", "--no-sync")
         assert [h["session_id"] for h in d["results"]] == [SID_A] and d["results"][0]["member"] == "alice@example.com"
-        assert any("offline copy" in n for n in ([d["notice"]] if isinstance(d.get("notice"), str) else d.get("notice") or []))
+        assert d["results"][0]["team"] == "core"
+        assert "team sessions as pulled at" in d["notice"] and "did not answer" in d["notice"]
         assert cli_json("history", "zebra", "--no-sync")["results"] == []
     finally:
         pg.start()
@@ -543,7 +654,7 @@ def test_team_search_falls_back_to_the_offline_copy(team) -> None:
 def test_a_hung_server_fails_push_and_pull_retryably_and_local_commands_do_not_wait(team) -> None:
     """A server that accepts connections and never answers (SIGSTOP): push and pull give up
     after the team timeout with a retryable error and change nothing locally; commands that
-    do not read the team never touch it; why answers from the offline copy."""
+    do not read the team never touch it; why answers from the last pull."""
     import time
 
     app = _as_bob(team)
@@ -575,7 +686,7 @@ def test_a_hung_server_fails_push_and_pull_retryably_and_local_commands_do_not_w
         assert cli_json("sessions") == local
         assert cli_json("history", "zebra", "--no-sync")["results"] == []
         assert time.monotonic() - t0 < 10  # neither waited for the team timeout
-        # A copy pulled within HANSARD_TEAM_FRESH seconds answers without asking the server at all.
+        # Rows pulled (or last tried) within HANSARD_TEAM_FRESH seconds answer without asking the server at all.
         team["mp"].setenv("HANSARD_TEAM_FRESH", "3600")
         t0 = time.monotonic()
         ans = cli_json("why", f"app.py:{n}", "--no-sync")

@@ -1,4 +1,4 @@
-"""Members of a team are PostgreSQL roles and the server keeps them apart (issue 28), on a real
+"""Members of a team are PostgreSQL roles and the server keeps them apart, on a real
 PostgreSQL: the owner makes team ``core`` with Alice and Bob, and team ``other`` with Carol.
 With her own credentials Alice cannot forge a row as Bob, change or delete his rows, or push
 as him by copying his email and machine id into her config; Carol reads none of core's rows.
@@ -89,7 +89,7 @@ def _bob_rows(pg: Cluster) -> str:
 
 
 def _ids(pg: Cluster) -> dict[str, str]:
-    one = lambda sql: pg.psql(sql).strip()  # noqa: E731
+    one = lambda sql: pg.psql(sql).strip()
     return {"member": one("SELECT id FROM members WHERE member_role='core_bob'"),
             "repo": one("SELECT id FROM repos WHERE member_role='core_bob'"),
             "session": one("SELECT id FROM sessions WHERE member_role='core_bob'"),
@@ -240,69 +240,69 @@ def test_carol_of_another_team_reads_nothing_of_core(teams) -> None:
     assert rc == 2 and json.loads(out)["error"]["code"] == "invalid_argument"
 
 
-def _index_scans(pg: Cluster, *names: str) -> list[int]:
-    return [int(pg.psql(f"SELECT idx_scan FROM pg_stat_user_indexes WHERE indexrelname='{n}'")) for n in names]
-
-
-def test_search_runs_through_its_indexes_and_the_search_functions_keep_teams_apart(teams) -> None:
-    """Team search and why's look into teammates' shell commands run their text match in the
-    owner's functions (t006), where the GIN indexes serve it under row-level security (with
-    sequential scans off, the member's own statement could use neither). Through them, and
-    called outright, Carol of another team finds nothing of core's, even given core's root
-    commit and repository row; a role of no team may not call them."""
-    from hansard.answers.search.query import parse
+def test_a_pull_brings_what_the_role_may_read_and_carol_pulls_nothing(teams, tmp_path: Path) -> None:
+    """A pull reads through the member's role: Alice, of Bob's team, pulls his session, its
+    message, tool call, edit, line hashes and passage vector into her store; Carol of another
+    team, with the same repository opted in, pulls no row of any table, even asking for Bob's
+    session by its row id (which she cannot see, but could guess)."""
+    from hansard.store.sqlite.store import SqliteStore
+    from hansard.team.pull import pull
 
     pg, root = teams["pg"], teams["root"]
-    bob = _server(teams["dsn"]["bob@example.com"], "bob@example.com")
-    try:
-        _push_session(bob, "bob@example.com", root, "b0b0b0b0-2222-4222-8333-444455556666", "quagga",
-                      command='{"command": "pytest tests/test_quagga_app.py"}')
-    finally:
-        bob.close()
-    bob_repo = int(pg.psql("SELECT id FROM repos WHERE member_role='core_bob'"))
-    # Enough other messages and calls of his that a planner free to use the text indexes takes them.
-    pg.psql("INSERT INTO tool_calls(member_role, session_row, call_id, name, input) SELECT 'core_bob', MIN(s.id),"
-            " 'f' || g, 'Bash', 'pytest tests/test_other_' || g || '.py' FROM sessions s, generate_series(1, 20000) g"
-            " GROUP BY g; INSERT INTO messages(member_role, session_row, message_index, role, kind, text)"
-            " SELECT 'core_bob', MIN(s.id), 100 + g, 'user', 'text', 'filler words ' || g"
-            " FROM sessions s, generate_series(1, 20000) g GROUP BY g; ANALYZE")
-    # (ILIKE's messages_trgm is the planner's choice: at this size it prefers another index.)
-    indexes = ("messages_tsv", "tool_calls_input_trgm")
-    before = _index_scans(pg, *indexes)
-    found: dict[str, tuple[list[str], list[str]]] = {}
+    bob_row = int(pg.psql("SELECT id FROM sessions WHERE member_role='core_bob'"))
+    clone = tmp_path / "clone"
+    _git(tmp_path, "clone", "-q", str(tmp_path / "origin"), str(clone))
+    held: dict[str, dict[str, int]] = {}
     for who in ("alice", "carol"):
         s = _server(teams["dsn"][f"{who}@example.com"], f"{who}@example.com")
         try:
-            s.run("SET enable_seqscan = off")
-            hits = s.search.keyword_messages(parse("quagga"), [root], None, None, 10)
-            hits += s.search.keyword_messages(parse("test_quagga"), [root], None, None, 10)  # an identifier: ILIKE
-            calls = s.evidence.repo_shell_calls(bob_repo, ["Bash"], "test_quagga_app.py")
-            found[who] = ([h["text"] for h in hits], [c[2] or "" for c in calls])
-            s.definer = False  # a server older than t006: one statement each, the same answers
-            assert [h["text"] for h in s.search.keyword_messages(parse("quagga"), [root], None, None, 10)
-                    + s.search.keyword_messages(parse("test_quagga"), [root], None, None, 10)] == found[who][0]
-            assert [c[2] or "" for c in s.evidence.repo_shell_calls(bob_repo, ["Bash"], "test_quagga_app.py")
-                    ] == found[who][1]
-            s.definer = True
+            asked = s.uploads.export([root], [bob_row])
+            assert (asked["sessions"] != []) is (who == "alice"), asked
+            if who == "carol":
+                assert all(rows == [] for rows in asked.values()), asked
+                assert s.uploads.digests([root]) == [] and s.uploads.memories([root]) == []
+        finally:
+            s.close()
+        store = SqliteStore.open(tmp_path / f"{who}.db")
+        try:
+            cfg = {"name": "core" if who == "alice" else "other", "url": teams["dsn"][f"{who}@example.com"],
+                   "member": {"email": f"{who}@example.com", "machine": f"m-{who}@example.com"},
+                   "repos": [{"root_commit": root, "path": str(clone), "name": "shop"}]}
+            pull(store, cfg)
+            held[who] = {t: store.db.execute(f"SELECT COUNT(*) FROM {t} WHERE {col} < 0").fetchone()[0]
+                         for t, col in (("sessions", "id"), ("messages", "id"), ("tool_calls", "id"), ("edits", "id"),
+                                        ("edit_lines", "edit_id"), ("passage_vectors", "message_id"),
+                                        ("memories", "id"))}
+        finally:
+            store.close()
+    assert held["alice"] == {"sessions": 1, "messages": 1, "tool_calls": 1, "edits": 1, "edit_lines": 1,
+                             "passage_vectors": 1, "memories": 0}
+    assert held["carol"] == dict.fromkeys(held["carol"], 0)
+
+
+def test_the_search_functions_keep_teams_apart_when_called_outright(teams) -> None:
+    """The owner's search functions (t006) stay on the server, callable by members: called
+    outright, Carol of another team finds nothing of core's, even given core's root commit and
+    repository row; a role of no team may not call them."""
+    pg, root = teams["pg"], teams["root"]
+    bob_repo = int(pg.psql("SELECT id FROM repos WHERE member_role='core_bob'"))
+    for who in ("alice", "carol"):
+        s = _server(teams["dsn"][f"{who}@example.com"], f"{who}@example.com")
+        try:
             outright = [
-                s.run("SELECT * FROM hansard_messages_matching('quagga', %s, '', '', NULL, NULL, 100)", [[root]]),
-                s.run("SELECT * FROM hansard_messages_containing('%%quagga%%', NULL, %s, '', '', NULL, NULL, 100)",
+                s.run("SELECT * FROM hansard_messages_matching('zebra', %s, '', '', NULL, NULL, 100)", [[root]]),
+                s.run("SELECT * FROM hansard_messages_containing('%%zebra%%', NULL, %s, '', '', NULL, NULL, 100)",
                       [[root]]),
                 s.run("SELECT * FROM hansard_tool_calls_containing('%%', ARRAY['Bash'], %s, '', '')", [bob_repo])]
             assert [len(r) > 0 for r in outright] == [who == "alice"] * 3, (who, outright)
-            s.run("SELECT pg_stat_force_next_flush()")
         finally:
             s.close()
-    assert found["alice"] == (["the quagga change"] * 2, ['{"command": "pytest tests/test_quagga_app.py"}'])
-    assert found["carol"] == ([], [])
-    after = _index_scans(pg, *indexes)
-    assert all(b < a for b, a in zip(before, after, strict=True)), (before, after)
     # A login role of no team.
     pg.psql("DROP ROLE IF EXISTS stranger; CREATE ROLE stranger LOGIN PASSWORD 'stranger-pw';"
             " GRANT USAGE ON SCHEMA public TO stranger")
     stranger = _server(f"postgresql://stranger:stranger-pw@127.0.0.1:{pg.port}/{pg.database}", "s@example.com")
     try:
-        for sql in ("SELECT * FROM hansard_messages_matching('quagga', ARRAY['x'], '', '', NULL, NULL, 100)",
+        for sql in ("SELECT * FROM hansard_messages_matching('zebra', ARRAY['x'], '', '', NULL, NULL, 100)",
                     "SELECT * FROM hansard_tool_calls_containing('%%', ARRAY['Bash'], 1, '', '')"):
             assert "permission denied" in _refused(stranger, sql)
     finally:

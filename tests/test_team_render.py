@@ -1,6 +1,6 @@
 """A teammate's session says whose it is in the text of `hansard log` and `hansard context`
-too, as in `why` ("written by alice@example.com (alice)'s Claude Code session …"; issue 12,
-item 3); the JSON already carries `member` and `member_name`. Local sessions read as before.
+too, as in `why` ("written by alice@example.com (alice)'s Claude Code session …"); the
+JSON already carries `member` and `member_name`. Local sessions read as before.
 A teammate is named by the email the owner registered for their role; the name they give
 themselves only follows in brackets."""
 

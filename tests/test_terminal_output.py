@@ -1,5 +1,5 @@
 """Control characters that git, a transcript or a file carries never reach a terminal as they
-are: every text output shows them as escapes (hansard.terminal), colour or not; JSON keeps the
+are: every text output shows them as escapes (hansard.text.terminal), colour or not; JSON keeps the
 exact text, escaped by its encoder. A commit `x \\e]0;PWNED\\a\\e[2J` once retitled and cleared
 the terminal of whoever ran `hansard why` on its lines."""
 
@@ -15,7 +15,7 @@ import pytest
 
 from fixtures_repos.gitrepo import GitRepo
 from fixtures_repos.writers import ClaudeWriter
-from hansard.terminal import json_bytes, json_text, paint, painted_lines, visible
+from hansard.text.terminal import json_bytes, json_text, paint, painted_lines, visible
 from tests.helpers import run_cli
 
 SID = "6a2b9c1d-0e3f-4a5b-8c7d-9e0f1a2b3c4d"

@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 
 from hansard.ingest import redact
-from hansard.models import MessageItem, Rewind, ToolCallItem, ToolResultItem
 from hansard.store import as_store
 from hansard.store.sqlite.db import connect
+from hansard.values.models import MessageItem, Rewind, ToolCallItem, ToolResultItem
 from tests.helpers import dump
 
 OUT = "collected 3 items\n\ntests/test_retry.py ...  [100%]\n3 passed in 0.02s"

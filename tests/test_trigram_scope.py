@@ -6,9 +6,9 @@ use the condition it was filled by: a 'delete' of a row FTS5 never had would dam
 from __future__ import annotations
 
 from hansard.ingest import redact
-from hansard.models import MessageItem, Rewind
 from hansard.store import as_store
 from hansard.store.sqlite.db import connect
+from hansard.values.models import MessageItem, Rewind
 
 WORD = "frobnicate_widget_reset"
 

@@ -1,4 +1,4 @@
-"""`hansard ui` in a real browser (issue 25, item 3): headless Chromium, driven over WebDriver by
+"""`hansard ui` in a real browser: headless Chromium, driven over WebDriver by
 Debian's chromedriver (tests/webdriver.py), against the server over the demo store
 (tests/ui_server.py). Skipped when chromium or chromedriver is missing; under CI=1 that fails.
 

@@ -1,4 +1,4 @@
-"""`hansard ui` over real HTTP (issue 25, item 2): the server started as a user starts it, over a
+"""`hansard ui` over real HTTP: the server started as a user starts it, over a
 real repository and store (tests/ui_server.py), asked with urllib.
 
 What must hold: no token, a wrong one, another Host or Origin, and any method but GET/HEAD are

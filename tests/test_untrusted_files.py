@@ -1,4 +1,4 @@
-"""Files someone else may have put in an agent's home or a repository (issue 28, item 5): a FIFO
+"""Files someone else may have put in an agent's home or a repository: a FIFO
 never hangs `hansard index` or `hansard memory search`, a transcript is read only inside the
 agent homes or the paths the user named, and a memory file is opened under its own folder's
 descriptor, inside its own agent's home, with no check-then-open race. Real FIFOs and symlinks;

@@ -1,4 +1,4 @@
-"""The shortcuts a whole-file `why` takes (issue 14's speed) give the answers the slow paths
+"""The shortcuts a whole-file `why` takes give the answers the slow paths
 give: candidate edits loaded whole only for the file's own paths, and the restored check
 asking each file version only about the lines in question."""
 
@@ -25,9 +25,9 @@ def built(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 def test_each_line_alone_is_answered_as_in_the_whole_file(name, tmp_path, monkeypatch):
     # one line: the restored check reads the versions it needs; whole file: one replay,
     # each version asked only about the lines in question
-    from hansard import textnorm
     from hansard.answers.why import explain
     from hansard.store import open_store
+    from hansard.text import textnorm
 
     scn, answers = built(name, tmp_path, monkeypatch)
     store = open_store()
@@ -43,10 +43,10 @@ def test_each_line_alone_is_answered_as_in_the_whole_file(name, tmp_path, monkey
 
 
 def test_other_paths_edits_are_read_for_where_and_when_only(tmp_path, monkeypatch):
-    from hansard import textnorm
     from hansard.answers import evidence
     from hansard.link.repos import repo_for
     from hansard.store import open_store
+    from hansard.text import textnorm
 
     scn, _ = built("precision_modified_other_session", tmp_path, monkeypatch)  # two Go files
     store = open_store()

@@ -1,4 +1,4 @@
-"""Fail closed on an empty store (issue 27): with no archived session for the asked file's
+"""Fail closed on an empty store: with no archived session for the asked file's
 repository, no line is called a person's. The answer says where hansard looked."""
 
 from __future__ import annotations

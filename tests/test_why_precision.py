@@ -1,4 +1,4 @@
-"""The precision rules of `why` on busy repositories (issue 14): the fields the scenarios'
+"""The precision rules of `why` on busy repositories: the fields the scenarios'
 exact expectations do not cover (rule, restored commits, alternatives), and the commit-level
 pass on its own."""
 

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from hansard.agents.base import Provider
-    from hansard.agents.record import Agent, GitSource, MemoryFile, Recorder
+    from hansard.agents.record import Agent, GitSource, MemoryFile
 
 # Order matters only when two readers could both claim a file.
 AGENTS = (
@@ -38,10 +38,6 @@ AGENTS = (
 # Tools that keep sessions in git, read from the refs of every repository hansard knows; each
 # exports ``SOURCE`` (a hansard.agents.record.GitSource). Their sessions are parsed by the agents' readers.
 GIT_SOURCES = ("hansard.agents.entire",)
-# Tools that record in git who wrote a commit or its lines (notes refs, commit trailers); each
-# exports ``RECORDER`` (a hansard.agents.record.Recorder). What they record is shown beside
-# `why`'s answers (hansard.answers.why.recorded), never decides one.
-RECORDERS = ("hansard.agents.git_ai", "hansard.agents.qwen_code", "hansard.agents.trailers", "hansard.agents.agent_trace")
 # Readers of records no agent wrote to disk: deliveries captured by capture_subagent_messages.
 OTHER_READERS = ("hansard.agents.capture:PROVIDER",)
 TOOL_ROLES = ("shell", "shell_output", "edit", "read", "search", "web", "task", "plan")
@@ -56,11 +52,6 @@ def agents() -> tuple[Agent, ...]:
 @cache
 def git_sources() -> tuple[GitSource, ...]:
     return tuple(importlib.import_module(mod).SOURCE for mod in GIT_SOURCES)
-
-
-@cache
-def recorders() -> tuple[Recorder, ...]:
-    return tuple(importlib.import_module(mod).RECORDER for mod in RECORDERS)
 
 
 def by_name(name: str | None) -> Agent | None:
@@ -165,7 +156,7 @@ def reader(name: str, whole_file: bool | None = None) -> Provider | None:
 
 def sniff(path: Path, head: bytes | None = None) -> Provider | None:
     if head is None:
-        from hansard import safeopen
+        from hansard.files import safeopen
 
         with safeopen.open_file(path, follow=True) as fh:
             head = fh.read(HEAD_BYTES)
@@ -173,7 +164,7 @@ def sniff(path: Path, head: bytes | None = None) -> Provider | None:
         try:
             if p.sniff(path, head):
                 return p
-        except Exception:  # noqa: BLE001 - a sniffer bug must not stop the scan
+        except Exception:  # a sniffer bug must not stop the scan
             continue
     return None
 

@@ -2,7 +2,7 @@
 
 A provider is one module that knows one agent's on-disk format. It answers two questions:
 ``sniff`` (is this file mine? decided from content, never from the file name) and
-``new_parser`` (a stateful parser that turns raw records into items, see hansard.models).
+``new_parser`` (a stateful parser that turns raw records into items, see hansard.values.models).
 
 A parser must never raise on input: every record it cannot use becomes a ``Skip`` with a
 reason. Its ``state()`` is small and JSON-serialisable, so the scanner can stop after any
@@ -22,7 +22,7 @@ import orjson
 
 from hansard.agents.edits import diff_texts, hunks_from_structured_patch, lines_of, parse_unified_diff  # noqa: F401 - shared by parsers
 from hansard.agents.record import Agent, McpConfig, MemoryFile  # noqa: F401 - the record every agent exports
-from hansard.models import Item, RawRecord, Skip
+from hansard.values.models import Item, RawRecord, Skip
 
 
 class Parser(Protocol):
@@ -139,7 +139,7 @@ def guarded(feed: Callable[[RawRecord], list[Item]], record: RawRecord) -> list[
     a parser bug costs one record, never the file (``Parser.feed`` never raises)."""
     try:
         return feed(record)
-    except Exception as exc:  # noqa: BLE001 - a parser never raises on input
+    except Exception as exc:  # a parser never raises on input
         return [Skip("parser_error", record.offset, repr(exc)[:200])]
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hansard.agents.base import load_json
-from hansard.models import Item, MessageItem, RawRecord, Role, SessionInfo, Skip
+from hansard.values.models import Item, MessageItem, RawRecord, Role, SessionInfo, Skip
 
 SCHEME = "capture://"
 ROLES: dict[str, Role] = {"assignment": "user", "follow_up": "user", "result": "assistant"}

@@ -4,7 +4,7 @@ a transcript kept of it. Every function here is pure and never raises on odd inp
 
 * whole-file texts, before and after (``diff_texts``: zero-context hunks, post-edit numbers);
 * Claude Code's jsdiff ``structuredPatch`` (``hunks_from_structured_patch``);
-* unified diffs (``parse_unified_diff``, shared with git in hansard.diffs);
+* unified diffs (``parse_unified_diff``, shared with git in hansard.text.diffs);
 * Codex's ``apply_patch`` format (FORMATS.md §2.8), parsed and re-applied, below.
 
 apply_patch grammar (codex-rs/apply-patch, Lark grammar in core)::
@@ -39,7 +39,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from hansard.diffs import Hunk, parse_unified_diff  # noqa: F401 - unified diffs are one of the shapes read here
+from hansard.text.diffs import Hunk, parse_unified_diff  # noqa: F401 - unified diffs are one of the shapes read here
 
 BEGIN_PATCH = "*** Begin Patch"
 END_PATCH = "*** End Patch"

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from hansard.agents.base import Parser, Provider
-    from hansard.models import Item, RawRecord
+    from hansard.values.models import Item, RawRecord
 
 LOCAL = "local"
 REPOSITORY = "repository"

@@ -16,7 +16,6 @@ import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, cast
 
-from hansard import safeopen, textnorm
 from hansard.agents.origin import source_of
 from hansard.answers import evidence
 from hansard.answers.budget import Render, fit_budget
@@ -24,9 +23,11 @@ from hansard.answers.evidence import similarity
 from hansard.answers.session_facts import live_sessions, session_tests
 from hansard.answers.why import explain, parse_target, resolve_target
 from hansard.errors import NotFound, UntilNotAllowed
+from hansard.files import safeopen
 from hansard.git.run import git_text
 from hansard.link.landing import FileCommit, commit_diff, edit_hashes, edit_landed_in, file_commits
 from hansard.link.repos import known_repo
+from hansard.text import textnorm
 
 if TYPE_CHECKING:
     from hansard.answers.results import CodeHistory, WhyAnswer
@@ -39,8 +40,8 @@ OTHER_REPOSITORY = "another repository's session"
 
 
 def parse_until(until: str | None) -> float | None:
-    """The last instant ``until`` includes (see :mod:`hansard.timebounds`)."""
-    from hansard.timebounds import until_epoch
+    """The last instant ``until`` includes (see :mod:`hansard.values.timebounds`)."""
+    from hansard.values.timebounds import until_epoch
 
     return until_epoch(until, "until")
 
@@ -263,7 +264,7 @@ def _session_entries(store: Store, edits: list[dict[str, Any]], commits: list[Fi
                 "last_at": e["last_at"], "parent_session_id": e["parent_session_id"],
                 "live": e["session_id"] in live, "edits": [], "commits": [], "undoes": [], "srow": e["srow"],
             }
-            if "member" in e:  # a teammate's session (hansard.team)
+            if e["member"]:  # a teammate's session (hansard.team)
                 s["member"], s["member_name"] = e["member"], e["member_name"]
             s["source"] = source_of(e)
         shas = edit_landed_in(e["ts"], e["added"], e["removed"], commits)
@@ -527,7 +528,7 @@ def imported_by(store: Store, top: str, rel: str) -> list[dict[str, Any]]:
 
 
 def served(result: Mapping[str, Any]) -> dict[str, Any]:
-    """The answer as served: every string through the redactor (issue 28, item 5). Transcript
+    """The answer as served: every string through the redactor. Transcript
     text is redacted when indexed; what git and the working tree give (commit summaries and
     authors, a line's text) is not, until here."""
     from hansard.ingest.redact import redact_value

@@ -11,9 +11,9 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from hansard import textnorm
-from hansard.textnorm import split_lines
-from hansard.timebounds import CLOCK_SLACK_S, parse_ts
+from hansard.text import textnorm
+from hansard.text.textnorm import split_lines
+from hansard.values.timebounds import CLOCK_SLACK_S, parse_ts
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
@@ -23,8 +23,8 @@ __all__ = ["CLOCK_SLACK_S", "EditRef", "load_candidates", "parse_ts", "similar_t
 
 class EditRef:
     """One applied edit seen as evidence. ``added`` maps a line's normal-form hash to the
-    exact hashes of the lines this edit added with that form. (A plain class: dataclasses
-    cost ~10 ms of import on the `why` path.)"""
+    exact hashes of the lines this edit added with that form. (A plain class: the dataclasses
+    module is a heavy import on the `why` path, docs/performance.md.)"""
 
     __slots__ = ("edit_id", "session_id", "provider", "call_id", "message_index", "rel_path", "ts", "timestamp",
                  "user_modified", "tool", "added", "trivial", "claimed_call")
@@ -174,11 +174,8 @@ def _kept_shell_writes(store: Store, repo_id: int, basename: str) -> list[tuple[
     """The kept writing calls naming ``basename``, or None when none are kept or they stand for
     other shell calls than the repository's now."""
     from hansard.facts.shell import SHELL_TOOLS
-    from hansard.store.absent import keeps
 
     facts = store.commit_facts
-    if not keeps(facts):
-        return None
     state = facts.shell_write_state(repo_id)
     if state is None:
         return None

@@ -45,9 +45,12 @@ def memory_count(store: Store) -> int:
 
 
 def search_memories(store: Store, query: str | None, repo: str | None = None, provider: str | None = None,
-                    source: str | None = None, *, limit: int = 10, full: bool = False) -> MemoryHits:
+                    source: str | None = None, *, limit: int = 10, full: bool = False,
+                    include_team_sessions: bool = False, team: str | None = None) -> MemoryHits:
     """Memories whose current text matches ``query``. With ``repo``, that project's guidance
-    ranks together with global and unkeyed memories (other projects' are left out).
+    ranks together with global and unkeyed memories (other projects' are left out). With
+    ``include_team_sessions`` or ``team`` (as for sessions: hansard.answers.teammates),
+    teammates' project memories too, each with ``member`` and ``member_name``.
     ``provider``: an agent's name or alias (hansard.agents). ``source``: an agent or a memory
     kind (its record's ``MemoryFile.kind``) or a kind's alias.
 
@@ -56,6 +59,9 @@ def search_memories(store: Store, query: str | None, repo: str | None = None, pr
     around the line that matches the most query words, and an ``excerpt`` of them. Empty fields
     are omitted; ``full`` (``hansard memory search --json``) keeps every field of the record,
     empty ones as null."""
+    from hansard.answers import teammates
+
+    with_team, notice = teammates.wanted(store, include_team_sessions, team)
     q = parse(query)
     project = None
     if repo:
@@ -65,7 +71,7 @@ def search_memories(store: Store, query: str | None, repo: str | None = None, pr
         tops = find_toplevel(os.path.join(p, ".")) if os.path.exists(p) else None
         project = (resolve_repo(store, repo) or [], tops[1] if tops else None)
     sources = [name for v in (provider, source) if v and (name := agents.resolve(KIND_ALIASES.get(v.lower(), v.lower())))]
-    rows = store.memories.current(q, project=project, sources=sources)
+    rows = store.memories.current(q, project=project, sources=sources, include_team=with_team)
     words = q.highlight_words()
     groups = [[w.casefold() for t in g for w in ([t.text] if t.identifier else t.words)] for g in q.groups]
     results = []
@@ -89,7 +95,10 @@ def search_memories(store: Store, query: str | None, repo: str | None = None, pr
     results.sort(key=lambda d: (-d["score"], d["path"]))
     total = len(results)
     results = results[:limit]
-    return cast("MemoryHits", {"query": query or "", "results": results, "total": total, "returned": len(results)})
+    out = cast("MemoryHits", {"query": query or "", "results": results, "total": total, "returned": len(results)})
+    if notice:
+        out["notice"] = notice
+    return out
 
 
 MAX_HIT_LINES = 8

@@ -15,9 +15,9 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import TYPE_CHECKING
 
-from hansard import textnorm
 from hansard.answers.evidence import CLOCK_SLACK_S
 from hansard.errors import GitError
+from hansard.text import textnorm
 
 if TYPE_CHECKING:
     from typing import Any

@@ -1,4 +1,4 @@
-"""`hansard stats` (issue 25): how much of a repository agents wrote, counted from the same
+"""`hansard stats`: how much of a repository agents wrote, counted from the same
 attribution engine as `why`: every tracked file at the revision is answered by
 ``hansard.answers.why.explain`` and its lines are counted by kind. There is no second
 heuristic; a line counted ``agent`` here is a line `hansard why --json` calls ``agent``.
@@ -87,9 +87,10 @@ def run_context(store: Store, top: str, main_top: str) -> str:
     """What every file's summary of one run depends on beside its path and blob: hansard's
     version and rules (why's and this module's), the store's schema, the repository, and the
     files git blame reads beside history (``.git-blame-ignore-revs``, ``.mailmap``)."""
-    from hansard import __version__, safeopen
+    from hansard import __version__
     from hansard.answers.why.cache import CACHE_FORMAT
     from hansard.answers.why.engine import RULES_VERSION as WHY_RULES
+    from hansard.files import safeopen
 
     h = hashlib.sha256(repr((RULES_VERSION, WHY_RULES, CACHE_FORMAT, __version__, store.why_cache.schema(), top,
                              main_top)).encode("utf-8", "surrogateescape"))
@@ -122,9 +123,8 @@ def summarise(store: Store, doc: Mapping[str, Any]) -> dict[str, Any]:
         kind = (s.get("source") or {}).get("kind")
         if kind:
             sessions[sid]["source"] = kind
-    stats = getattr(store, "stats", None)
     pairs = [(sid, idx) for (_k, sid, idx, _c) in rows if sid and idx is not None]
-    models = stats.models(pairs) if stats is not None and pairs else {}
+    models = store.stats.models(pairs) if pairs else {}
     out = {
         "lines": len(doc["lines"]),
         "rows": [[k, sid, idx, c, n] for (k, sid, idx, c), n in sorted(rows.items(), key=str)],
@@ -187,7 +187,7 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
     from hansard.git.objects import CatFile
     from hansard.link.repos import known_repo
     from hansard.store import kept
-    from hansard.timebounds import parse_ts, since_text, until_text
+    from hansard.values.timebounds import parse_ts, since_text, until_text
 
     by = tuple(dict.fromkeys(by))
     bad = [b for b in by if b not in BY]
@@ -206,9 +206,7 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
     files = tree_files(top, sha, rels)
     if rels and not files:
         raise InvalidArgument(f"nothing tracked under {', '.join(rels)} at {sha[:12]}")
-    # A store wrapped with a team's evidence keeps no summary (the team's rows change without
-    # the local generation), as for the why-result cache.
-    stats = store.stats if cache and hasattr(type(store), "stats") else None
+    stats = store.stats if cache else None
     generation = store.why_cache.generation() if stats is not None else None
     context = run_context(store, top, main_top) if generation is not None else ""
     keys = {rel: cache_key(context, rel, blob) for _m, blob, _s, rel in files}

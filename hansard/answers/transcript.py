@@ -32,7 +32,7 @@ from hansard.agents.origin import source_of
 from hansard.answers.search import text as textmod
 from hansard.answers.search.filters import clamp, parse_roles
 from hansard.errors import InvalidCursor
-from hansard.timebounds import local_time
+from hansard.values.timebounds import local_time
 
 if TYPE_CHECKING:
     from hansard.answers.results import Transcript
@@ -69,7 +69,7 @@ def get_past_session(
     around: int | None = None,
     roles: str | Sequence[str] | None = None,
     limit: int | None = None,
-    next: str | None = None,  # noqa: A002 - contract name
+    next: str | None = None,  # contract name
     group_revisions: bool = False,
     max_message_chars: int | None = None,
     content_offset: int | None = None,
@@ -200,7 +200,7 @@ def _message(m: Any, text: str) -> dict[str, Any]:
         d["model"] = m["model"]
     if m["cwd"]:
         d["cwd"] = m["cwd"]
-    d["source"] = {"path": m["source_path"], "offset": m["offset"]} if m["source_id"] is not None else None
+    d["source"] = {"path": m["source_path"], "offset": m["offset"]} if m["source_path"] is not None else None
     d["_source_id"] = m["source_id"]
     d["_generation"] = m["generation"]
     return d
@@ -212,7 +212,7 @@ def _session_info(q: Any, s: Any) -> dict[str, Any]:
     info["started_at_local"] = local_time(s["started_at"])
     info["repo"] = q.repo_path(s["repo_id"])
     info["extra"] = orjson.loads(s["extra"]) if s["extra"] else {}
-    if "member" in s.keys():  # a teammate's session
+    if s["member"]:  # a teammate's session
         info["member"], info["member_name"] = s["member"], s["member_name"]
     info["source"] = source_of(s)  # where it was read: this machine, a repository, a teammate
     subagents = q.subagents(s["session_id"])
@@ -249,17 +249,16 @@ def _attach_calls(q: Any, sid: int, msgs: list[dict[str, Any]]) -> None:
 
 def _attach_details(q: Any, sid: int, msgs: list[dict[str, Any]]) -> None:
     """What each tool call changed (its edits' hunks) and, for a test command, its run's
-    summary. A store without the query (a teammate's) leaves the calls as they are."""
+    summary."""
     calls = [c for d in msgs for c in d.get("tool_calls", [])]
-    query = getattr(q, "call_details", None)
-    if not calls or query is None:
+    if not calls:
         return
     import json
 
     from hansard.facts.shell import shell_command
     from hansard.facts.test_outcomes import parse_run
 
-    found = query(sid, [c["call_id"] for c in calls])
+    found = q.call_details(sid, [c["call_id"] for c in calls])
     for c in calls:
         got = found.get(c["call_id"])
         if not got:
@@ -303,7 +302,7 @@ def _attach_lines(q: Any, msgs: list[dict[str, Any]]) -> None:
     """1-based line of each record in its archived file: records before it, plus one."""
     by_src: dict[tuple[int, int], list[dict[str, Any]]] = {}
     for d in msgs:
-        if d["_source_id"] is not None:
+        if d["source"] is not None:
             by_src.setdefault((d["_source_id"], d["_generation"]), []).append(d)
     for (src, gen), ds in by_src.items():
         ds.sort(key=lambda d: d["source"]["offset"])

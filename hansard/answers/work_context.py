@@ -101,7 +101,7 @@ def _conv(row: Row, relation: str, evidence: str) -> dict[str, Any]:
             "title": row["title"] or (row["first_prompt"] or "")[:100] or None, "started_at": row["started_at"],
             "last_at": row["last_at"], "message_count": row["message_count"], "row": row["id"],
             "source": source_of(row),
-            **({"member": row["member"], "member_name": row["member_name"]} if "member" in row.keys() else {})}
+            **({"member": row["member"], "member_name": row["member_name"]} if row["member"] else {})}
 
 
 def _conversations(store: Store, s: Row, history: RepoHistory | None, bound: float | None,

@@ -4,13 +4,15 @@ web page) shares about a request's life, so that none of them repeats it.
 ``Hansard`` is one per process (the CLI) or per server; ``Hansard.request()`` is one request's
 life: its own store connection, opened as the request needs it (writable, or readable on a
 read-only disk too); the quick index, run once per request at most; a repository's registration
-and its commit-facts upkeep; the team attached when one is configured, and let go of when the
-request ends; what its answers worked out that the store's caches can keep; and the store closed.
+and its commit-facts upkeep; the team's rows pulled into the store when a team is configured
+and they are stale; what its answers worked out that the store's caches can keep; and the store
+closed.
 
 Always true: caching is decided here and nowhere else (``Request.caching``): off when the store
-cannot be written or the person asked for a fresh answer. Answers only read; whatever is written
-for a request (the index, registration, commit facts, cached answers, summaries and diffs) is
-written by a ``Request`` method. Background work (the meaning-search vector builder, the MCP
+cannot be written or the person asked for a fresh answer; so is a pull of the team's rows
+(``Request.team``), skipped for a store that cannot be written. Answers only read; whatever is
+written for a request (the index, registration, commit facts, the team's rows, cached answers,
+summaries and diffs) is written by a ``Request`` method. Background work (the meaning-search vector builder, the MCP
 server's index) is started by ``Hansard.later`` alone, at most one of each and none with
 ``HANSARD_NO_BACKGROUND``.
 """
@@ -105,13 +107,14 @@ class Hansard:
 
 
 class Request:
-    """One request: its store (``store``), what answers read (``reads()``), its freshness
-    (``sync``, ``upkeep``) and whether what its answers work out is kept (``caching``). From its
-    start to its ``close`` it listens for what its answers offer to keep (``hansard.store.kept``:
-    commit diffs, symbols, answers, summaries), and at its close keeps it when it caches. Made
-    and closed on one thread (an answer's own threads share its context)."""
+    """One request: its store (``store``, which every answer reads), its freshness (``sync``,
+    ``upkeep``, and ``team``: the team's rows pulled) and whether what its answers work out is
+    kept (``caching``). From its start to its ``close`` it listens for what its answers offer to
+    keep (``hansard.store.kept``: commit diffs, symbols, answers, summaries), and at its close
+    keeps it when it caches. Made and closed on one thread (an answer's own threads share its
+    context)."""
 
-    __slots__ = ("app", "store", "_synced", "_reads", "_kept", "_listening")
+    __slots__ = ("app", "store", "_synced", "_team", "_kept", "_listening")
 
     def __init__(self, app: Hansard, store: Store) -> None:
         from hansard.store import kept
@@ -119,7 +122,7 @@ class Request:
         self.app = app
         self.store = store
         self._synced: bool | None = None
-        self._reads: Store | None = None
+        self._team: bool | None = None
         self._kept, self._listening = kept.listen()
         if self.caching:
             self._kept.write_vectors = self._write_vectors
@@ -159,14 +162,17 @@ class Request:
 
         return quick_sync(self.store)
 
-    def fresh(self, where: str | None = None) -> bool:
-        """Bring the store up to date for a question: the quick index (once, when the app syncs)
-        and, for a question about the repository holding ``where`` (a path inside it), that
-        repository registered (its waiting sessions linked) and its commit facts kept current.
-        True when the quick index found something new."""
+    def fresh(self, where: str | None = None, *, team: bool = True) -> bool:
+        """Bring the store up to date for a question: the quick index (once, when the app syncs);
+        for a question about the repository holding ``where`` (a path inside it), that
+        repository registered (its waiting sessions linked) and its commit facts kept current;
+        and, for a question that reads teammates' rows (``team``), those pulled when stale. True
+        when the quick index found something new."""
         new = self.sync()
         if where is not None:
             self.repository(where)
+        if team:
+            self.team()
         return new
 
     def repository(self, where: str) -> int:
@@ -187,7 +193,7 @@ class Request:
     def upkeep(self, top: str, repo_id: int) -> object:
         """Keep the repository's commit facts current with its HEAD (waiting only a moment for
         a busy store; a read-only one keeps nothing and the answer works them out itself)."""
-        from hansard.link.commit_facts import UPKEEP_WAIT_MS, refresh
+        from hansard.link.commits.kept import UPKEEP_WAIT_MS, refresh
 
         return refresh(self.store, top, repo_id, wait_ms=UPKEEP_WAIT_MS)
 
@@ -196,17 +202,20 @@ class Request:
     def ask(self, cmd: Command, /, **params: object) -> object:
         """The answer a command declares (``Command.answer``) to ``params``: the store brought up
         to date first when the command offers it (its ``sync`` option: the quick index, and the
-        repository of its ``where`` parameter registered and its facts kept), then the answer
-        asked of what it reads (the team's sessions beside this machine's, unless it is
-        ``local``). What it works out is kept when the request ends (``keep``)."""
+        repository of its ``where`` parameter registered and its facts kept) and, unless it is
+        ``local``, the team's rows pulled when stale; then the answer asked of the store. What
+        it works out is kept when the request ends (``keep``)."""
         from hansard.app.declare import resolve
 
         if cmd.answer is None:
             raise ValueError(f"{cmd.name} declares no answer")
         if "sync" in cmd.options:
             where = params.get(cmd.where) if cmd.where is not None else None
-            self.fresh(where if isinstance(where, str) and where else os.getcwd() if cmd.where else None)
-        answer: object = resolve(cmd.answer)(self.store if cmd.local else self.reads(), **params)
+            self.fresh(where if isinstance(where, str) and where else os.getcwd() if cmd.where else None,
+                       team=not cmd.local)
+        elif not cmd.local:
+            self.team()
+        answer: object = resolve(cmd.answer)(self.store, **params)
         return answer
 
     # -- why ---------------------------------------------------------------------------------
@@ -222,7 +231,7 @@ class Request:
         doc = self._cached_why(spec, rev, contents, cwd)
         if doc is not None:
             return doc
-        return why.explain_json(self.reads(), spec, rev=rev, contents=contents, cwd=cwd, cache=self.app.cache)
+        return why.explain_json(self.store, spec, rev=rev, contents=contents, cwd=cwd, cache=self.app.cache)
 
     def why_answer(self, spec: str, *, rev: str | None = None, contents: bytes | None = None,
                    cwd: str | None = None) -> WhyAnswer:
@@ -235,7 +244,7 @@ class Request:
         if doc is not None:
             cached: WhyAnswer = json.loads(doc)
             return cached
-        return why.explain(self.reads(), spec, rev=rev, contents=contents, cwd=cwd, cache=self.app.cache)
+        return why.explain(self.store, spec, rev=rev, contents=contents, cwd=cwd, cache=self.app.cache)
 
     def _cached_why(self, spec: str, rev: str | None, contents: bytes | None, cwd: str | None) -> bytes | None:
         """The cached document after the quick index, or None, the repository then registered
@@ -243,46 +252,36 @@ class Request:
         from hansard.answers import why
 
         self.sync()
+        self.team()
         if self.app.cache:
-            doc = why.cached_json(self.reads(), spec, rev=rev, contents=contents, cwd=cwd)
+            doc = why.cached_json(self.store, spec, rev=rev, contents=contents, cwd=cwd)
             if doc is not None:
                 return doc
         path = why.parse_target(spec)[0]
         self.repository(os.path.dirname(os.path.abspath(os.path.join(cwd or os.getcwd(), path))))
         return None
 
-    # -- what answers read ---------------------------------------------------------------------
+    # -- the team's rows -----------------------------------------------------------------------
 
-    def reads(self) -> Store:
-        """The store answers read: with the team's sessions beside it when a team is configured
-        and the app reads them (one stat when none is), attached once per request."""
-        if self._reads is None:
-            if self.app.team:
-                from hansard.team import wrap
+    def team(self) -> bool:
+        """The team's rows in the store brought up to date (``hansard.team.refresh``: a pull
+        when they are stale; one stat and a read when no team is configured), once per request
+        and only when the app reads the team. A pull writes, so a read-only store is not pulled
+        into: it answers from the rows it holds, as a writable one does when the server does not
+        answer. Whether the rows changed."""
+        if self._team is not None or not self.app.team:
+            return False
+        if self.store.readonly:
+            self._team = False
+            return False
+        from hansard.team import refresh
 
-                self._reads = wrap(self.store)
-            else:
-                self._reads = self.store
-        return self._reads
-
-    def with_team_memories(self, *, include: bool, team: str | None) -> tuple[Store, str | None]:
-        """The store whose memories also hold teammates' project memories when the team flags
-        ask for them, with the notice when they cannot be read."""
-        from hansard.team.search import attached, team_memories
-
-        wanted, notice = team_memories(include=include, team=team)
-        if not wanted:
-            return self.store, notice
-        store = self.reads()
-        return store, attached(store)
-
-    @property
-    def team_attached(self) -> bool:
-        return self._reads is not None and self._reads is not self.store
+        self._team = refresh(self.store)
+        return self._team
 
     def interrupt(self) -> None:
         """Stop what the request is running on another thread (a call past its deadline)."""
-        (self._reads or self.store).interrupt()
+        self.store.interrupt()
 
     def embed(self, *, max_seconds: float | None = None) -> dict[str, int] | None:
         """Embed what is new for meaning search (`hansard embed`, which ``Hansard.later``
@@ -346,5 +345,4 @@ class Request:
             if self._listening is not None:
                 listening, self._listening = self._listening, None
                 kept.stop(listening)
-            reads, self._reads = self._reads, None
-            (reads or self.store).close()  # a team view lets go of its team and the local store
+            self.store.close()

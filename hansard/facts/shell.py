@@ -63,7 +63,7 @@ def writing_command(raw_input: str | None) -> tuple[str, bool] | None:
 def writing_call(ts: str | None, raw_input: str | None) -> tuple[float, str, bool] | None:
     """(time, command, parsed) of a timed shell call that could have written some file
     (``writing_command``); None for an untimed call or one that writes nothing."""
-    from hansard.timebounds import parse_ts
+    from hansard.values.timebounds import parse_ts
 
     t = parse_ts(ts)
     w = writing_command(raw_input) if t is not None else None

@@ -1,6 +1,6 @@
 """``git blame --porcelain`` through the CLI, parsed.
 
-The CLI, not libgit2: it is 6-10x faster here, it can blame an unsaved
+The CLI, not libgit2: it is faster here, it can blame an unsaved
 buffer with ``--contents -``, and it honours ``.git-blame-ignore-revs``. ``-w -M -C`` make a
 line keep its origin through re-indentation, moves within a file and copies from other files
 of the same commit. Uncommitted lines come back with the all-zero commit id.

@@ -7,9 +7,9 @@ import re
 from collections import namedtuple
 from functools import lru_cache
 
-from hansard.diffs import parse_unified_diff
 from hansard.errors import GitError
 from hansard.git.run import Pending, git, git_text
+from hansard.text.diffs import parse_unified_diff
 
 
 def path_names(top: str, path: str, rev: str = "HEAD", *, copies: bool = True) -> set[str]:

@@ -183,7 +183,7 @@ def parse_tree(data: bytes) -> list[tuple[str, str, str]]:
     return out
 
 
-def _read_exact(stream, size: int) -> bytes:  # noqa: ANN001 - a binary pipe
+def _read_exact(stream, size: int) -> bytes:  # a binary pipe
     chunks = []
     left = size
     while left > 0:
@@ -195,7 +195,7 @@ def _read_exact(stream, size: int) -> bytes:  # noqa: ANN001 - a binary pipe
     return b"".join(chunks)
 
 
-def _skip_exact(stream, size: int) -> None:  # noqa: ANN001 - a binary pipe
+def _skip_exact(stream, size: int) -> None:  # a binary pipe
     left = size
     while left > 0:
         chunk = stream.read(min(left, SKIP_BLOCK))

@@ -16,7 +16,7 @@ def _is_id(text: str) -> bool:
 def _read(path: str) -> str | None:
     """A small file of git's, read without blocking (the language server asks on its message
     loop: a FIFO at .git/HEAD must not stall it)."""
-    from hansard import safeopen
+    from hansard.files import safeopen
 
     try:
         return safeopen.read_bytes(path, 1 << 20, follow=True).decode("utf-8").strip()

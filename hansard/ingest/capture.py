@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 from hansard.agents.capture import PROVIDER, ROLES, SCHEME, companion_id
 from hansard.errors import InvalidArgument, SessionNotBound
 from hansard.ingest.pipeline import ingest
-from hansard.models import RawRecord
 from hansard.store import as_store
-from hansard.timebounds import utc_stamp
+from hansard.values.models import RawRecord
+from hansard.values.timebounds import utc_stamp
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store

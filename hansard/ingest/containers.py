@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
 
 from hansard import agents as registry
-from hansard import safeopen
 from hansard.agents.origin import parser_for
+from hansard.files import safeopen
+from hansard.files.zstdlib import MAGIC as ZSTD_MAGIC
 from hansard.ingest.pipeline import ingest
 from hansard.ingest.quickcheck import source_identity
-from hansard.zstdlib import MAGIC as ZSTD_MAGIC
 
 if TYPE_CHECKING:
     from hansard.agents.base import ContainerProvider, Provider
@@ -78,7 +78,7 @@ def sniff(path: Path) -> ContainerProvider | None:
                 try:
                     if p.sniff(path, b""):
                         return p
-                except Exception:  # noqa: BLE001 - a sniffer bug must not stop the scan
+                except Exception:  # a sniffer bug must not stop the scan
                     continue
         return None
     found = registry.sniff(path)

@@ -16,15 +16,14 @@ are safe to stop anywhere and the next run goes on from the mark; one builder ru
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import time
 from typing import Any, Protocol
 
 from hansard import config
+from hansard.store.types import text_hash
 
-MAX_EMBED_CHARS = 2000  # longest text one vector stands for
 PASSAGE_CHARS = 600
 MAX_PASSAGES = 12       # per message: the first 7,200 characters or so of a long answer
 BATCH = 256
@@ -43,10 +42,6 @@ class Embedder(Protocol):
     dim: int
 
     def embed(self, texts: list[str]) -> Any: ...
-
-
-def text_hash(text: str) -> bytes:
-    return hashlib.blake2b(text[:MAX_EMBED_CHARS].encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def passages(text: str, size: int = PASSAGE_CHARS, most: int = MAX_PASSAGES) -> list[tuple[int, int]]:
@@ -93,7 +88,7 @@ def build_vectors(index: Any, embedder: Embedder, *, batch: int = BATCH, max_sec
     stop at any point; the next call goes on from there. ``index`` is a store's search facet."""
     import numpy as np
 
-    from hansard.timebounds import utc_stamp
+    from hansard.values.timebounds import utc_stamp
 
     model = embedder.id
     t0 = time.monotonic()
@@ -137,7 +132,7 @@ def build_intent_vectors(index: Any, encoder: Embedder, *, batch: int = 256, max
     import numpy as np
 
     from hansard.store.types import INTENT_CHARS, intent_key
-    from hansard.timebounds import utc_stamp
+    from hansard.values.timebounds import utc_stamp
 
     t0 = time.monotonic()
     counts = {"texts": 0, "embedded": 0}

@@ -37,7 +37,7 @@ from hansard import agents as registry
 from hansard.agents.origin import keyed, of_source, parser_for
 from hansard.errors import GitError
 from hansard.ingest.pipeline import ingest
-from hansard.models import Item, MessageItem, RawRecord
+from hansard.values.models import Item, MessageItem, RawRecord
 
 if TYPE_CHECKING:
     from hansard.agents.base import Parser
@@ -57,8 +57,6 @@ def work_tree_tops(paths: Iterable[Path]) -> list[str]:
 
 def scan_repos(scanner: Scanner, tops: Iterable[str]) -> None:
     """Read every git source of each work tree; a repository git cannot read is passed over."""
-    if not hasattr(type(scanner.store), "git_sources"):
-        return
     for top in dict.fromkeys(tops):
         if not top or not os.path.isdir(top):
             continue
@@ -220,7 +218,7 @@ class _Repo:
         facet = self.store.git_sources
         before = facet.key(self.root)[0]
         facet.add_checkpoint_sessions(self.root, pairs)
-        if facet.key(self.root)[0] != before and hasattr(type(self.store), "commit_facts"):
+        if facet.key(self.root)[0] != before:
             repos = facet.repos_of(self.root)
             if repos:
                 self.store.commit_facts.forget(repos)

@@ -35,13 +35,13 @@ import re
 import warnings
 from typing import Any
 
-# (a str, not a pathlib.Path: pathlib costs ~3 ms of import on `why`'s path)
+# (a str, not a pathlib.Path: pathlib is an import `why`'s path does without)
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "secret_rules", "gitleaks.json")
 
 # Rules left out on purpose (reason shown by the update script), beside the ones that cannot be
 # translated or that gitleaks applies only to some file paths (a transcript's text has none).
 LEFT_OUT = {
-    "generic-api-key": "hansard's secret_assignment rule judges values given to secret-like names (issue 7)",
+    "generic-api-key": "hansard's secret_assignment rule judges values given to secret-like names",
 }
 
 # gitleaks rules for a provider hansard already names (detect-secrets' or its own rules): their
@@ -283,7 +283,7 @@ def _groups_all_repeated(py: str) -> bool:
     """Is every capturing group of the pattern repeated (``[a-z0-9]{8}-([a-z0-9]{4}-){3}``) or
     named (jwt-base64's ``(?P<alg>aGJHY2lPaU)``, which labels the token's kind)? Its first group
     is then a piece of the secret, not the secret: the whole match is taken."""
-    from re import _constants as C  # type: ignore[attr-defined]  # noqa: N812 - CPython's private modules, no stubs
+    from re import _constants as C  # type: ignore[attr-defined]  # CPython's private modules, no stubs
     from re import _parser as sre_parse  # type: ignore[attr-defined]
 
     with warnings.catch_warnings():
@@ -320,7 +320,7 @@ def literal_prefixes(py: str) -> tuple[str, ...] | None:
     The redactor looks for these instead of the rule's keywords: a keyword is a lower-cased
     literal of the match, often short and common in text (``ltai``, ``sc_``, ``ext_``) where the
     literal as written (``LTAI``) is rare."""
-    from re import _constants as C  # type: ignore[attr-defined]  # noqa: N812 - CPython's private modules, no stubs
+    from re import _constants as C  # type: ignore[attr-defined]  # CPython's private modules, no stubs
     from re import _parser as sre_parse  # type: ignore[attr-defined]
 
     with warnings.catch_warnings():

@@ -25,8 +25,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hansard import agents, safeopen
-from hansard.timebounds import utc_stamp
+from hansard import agents
+from hansard.files import safeopen
+from hansard.values.timebounds import utc_stamp
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import MemoryStore, RepoRegistry, Store
@@ -116,7 +117,7 @@ def _project_files(root: str) -> Iterator[str]:
         specs = [f":(glob)**/{n}" for n in PROJECT_NAMES] + [f":(glob)**/{g}" for g in PROJECT_GLOBS]
         out = git(["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", *specs], root, timeout=30.0)
         seen |= {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
-    except Exception:  # noqa: BLE001 - not a git checkout, or git missing: root files only
+    except Exception:  # not a git checkout, or git missing: root files only
         pass
     for rel in sorted(seen):
         if _kind_of(rel) and os.path.isfile(os.path.join(root, rel)):
@@ -211,7 +212,7 @@ def _open_memory(path: str, kind: str, root: str | None, rel: str | None) -> int
     """A descriptor of the memory file, opened relative to its folder's descriptor (openat)
     without blocking, and only when what was opened is a regular file whose real path, read
     from the open descriptor, lies inside that folder: a memory file may be a symlink, but not
-    one that leads out, and no check-then-open race is left (hansard.safeopen)."""
+    one that leads out, and no check-then-open race is left (hansard.files.safeopen)."""
     folder, below = _folder_of(path, kind, root, rel)
     dfd = safeopen.open_dir(folder, follow=True)
     try:
@@ -237,5 +238,5 @@ def refresh_memories(store: Store) -> None:
     folder's. Never fails an index run: a problem here is a stale mirror, not lost data."""
     try:
         scan_memories(store, cwd=os.getcwd())
-    except Exception:  # noqa: BLE001 - OSError or any store error: a stale mirror, never a failed index run
+    except Exception:  # OSError or any store error: a stale mirror, never a failed index run
         pass

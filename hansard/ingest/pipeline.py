@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from hansard.models import Item, RawRecord
+from hansard.values.models import Item, RawRecord
 
 if TYPE_CHECKING:
     from hansard.agents.base import Parser

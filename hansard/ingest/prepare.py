@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hansard.ingest import reader
-from hansard.models import RawRecord, Skip
+from hansard.values.models import RawRecord, Skip
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Redactor, Store
@@ -88,7 +88,7 @@ def run_job(job: Job, tools: Tools, records: Iterator[RawRecord] | None = None) 
         yield from _run(job, tools, records)
     except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
         yield ("error", type(exc).__name__, str(exc))
-    except Exception:  # noqa: BLE001 - the writer re-raises it, with this traceback
+    except Exception:  # the writer re-raises it, with this traceback
         yield ("error", "Exception", traceback.format_exc())
 
 

@@ -9,7 +9,7 @@ import sys
 import time
 from typing import TextIO
 
-from hansard.terminal import visible
+from hansard.text.terminal import visible
 
 MB = 1_000_000
 

@@ -108,10 +108,10 @@ def anything_changed(store: Store, roots: Iterable[str]) -> bool:
 def quick_sync(store: Store) -> bool:
     """The cheap incremental index before answering; skipped if another indexer runs or
     the store is read-only. True when it found something to read (whether or not it could)."""
-    from hansard.config import default_source_dirs
+    from hansard.agents import transcript_dirs
     from hansard.errors import StoreReadOnly
 
-    if not anything_changed(store, default_source_dirs()):
+    if not anything_changed(store, transcript_dirs()):
         return False
     from hansard.ingest.run import index  # the pipeline loads only when there is work
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import orjson
 
-from hansard import safeopen
-from hansard.models import RawRecord
+from hansard.files import safeopen
+from hansard.values.models import RawRecord
 
 BLOCK = 1 << 20
 
@@ -33,7 +33,7 @@ def iter_jsonl(path: str, start: int = 0, result: ReadResult | None = None, stop
                within: Iterable[str] | None = None) -> Iterator[RawRecord]:
     """Complete lines of ``path`` from byte ``start``. ``result.end`` is updated as lines are
     yielded, so a caller can persist the resume offset even if it stops early. The file is
-    opened without blocking, and must be a regular file inside ``within`` (hansard.safeopen)."""
+    opened without blocking, and must be a regular file inside ``within`` (hansard.files.safeopen)."""
     res = result if result is not None else ReadResult(start)
     res.end = start
     with safeopen.open_file(path, follow=True, within=within) as fh:

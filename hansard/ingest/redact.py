@@ -20,7 +20,7 @@ machinery (a plugin call per line, filters, verification) is far too slow for in
 Instead each text is encoded to UTF-8 once and lower-cased once (bytes: ASCII only, fast);
 one Aho-Corasick pass finds which rules' anchors (``aws``, ``ghp_``, ``eyj``, ``private
 key``...) occur at all, and only those rules run their own regex. What detect-secrets
-lacks and issue 7 requires is added below, each with where it comes from.
+lacks and hansard's redaction needs is added below, each with where it comes from.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ JWT_CHARS = TOKEN_CHARS + b".+/="
 
 
 class Rule(NamedTuple):
-    # (A NamedTuple, not a dataclass: the dataclasses module costs ~10 ms of import on `why`'s
+    # (A NamedTuple, not a dataclass: the dataclasses module is a heavy import on `why`'s
     # path, which redacts what it serves.)
     name: str
     pattern: str
@@ -159,7 +159,7 @@ OWN_RULES: tuple[Rule, ...] = (
          anchors=("AKIA", "ASIA", "ABIA", "ACCA")),
     Rule("aws_secret_key", _AWS_SECRET + r"[\s\S]{0,200}?(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}", where=GROUP,
          extend=None, anchors=("AKIA", "ASIA", "ABIA", "ACCA")),
-    # Issue 28, item 3: shapes a hostile probe found served. An AWS secret key said in prose
+    # Shapes a hostile probe found served. An AWS secret key said in prose
     # without its key id ("the AWS secret is wJalr..."): within a line, after "aws"/"amazon"
     # and then "secret" or "key", 40 characters of base64 with both cases and a digit.
     Rule("aws_secret_key",
@@ -325,7 +325,7 @@ PASS_RULES: tuple[Rule, ...] = (
 # - PrivateKeyDetector: header line only; the block rule above takes header and body;
 # - IPPublicDetector: an address is not a secret;
 # - IbmCloudIamDetector: its name prefix is optional, so it is "any key/pwd/pass/token given a
-#   44-character value", without an entropy check, and the slowest pattern of the set (2 MB/s);
+#   44-character value", without an entropy check, and the slowest pattern of the set;
 #   the assignment rule below covers those values;
 # - KeywordDetector and the high-entropy string plugins (not regex-based): replaced by the
 #   assignment rule, which judges only values given to secret-like names.
@@ -404,7 +404,7 @@ DS_GATES: dict[tuple[str, int], dict[str, Any]] = {
 }
 
 # -- high-entropy assignments -------------------------------------------------------------------
-# Issue 7: values given to names like *_SECRET, *_TOKEN, *_KEY, PASSWORD, in env dumps
+# Values given to names like *_SECRET, *_TOKEN, *_KEY, PASSWORD, in env dumps
 # (`X=...`), .env files, JSON (`"x_token": "..."`), YAML (`key: value`), headers and URLs
 # (`?access_token=...`). Each keyword found in the lower-cased text is followed by this tail
 # (rest of the name, closing quote, operator, value); the whole name around the keyword and
@@ -544,7 +544,7 @@ DS_DATA = "detect_secrets.json"
 def detect_secrets_patterns() -> dict[str, Any]:
     """The compiled ``denylist`` patterns of the reused detect-secrets plugins, read from the
     installed package: {"version": ..., "plugins": {module: [[pattern, flags], ...]}}. Importing
-    the plugins costs ~0.1 s (they import detect-secrets' scanning core), so the redactor reads
+    the plugins imports detect-secrets' scanning core, too heavy for a question, so the redactor reads
     them from hansard/ingest/secret_rules/detect_secrets.json, written from this by
     scripts/update_gitleaks_rules.py --detect-secrets; a test checks that the two agree."""
     import importlib
@@ -614,7 +614,7 @@ _GL_GATES: dict[str, dict[str, Any]] = {
 class _Compiled:
     """A rule ready to run on UTF-8 bytes: its regex and its gate. The regex and allowlist are
     compiled when the rule first runs: of some 300 rules, a process redacting a few commit
-    summaries (`why`) runs a handful, and compiling them all cost ~40 ms."""
+    summaries (`why`) runs a handful, and compiling them all would cost more than the rest."""
 
     __slots__ = ("rule", "_rx", "gate", "gate_on_text", "order", "_allow", "check")
 
@@ -670,10 +670,8 @@ class _Engine:
     secret keyword, overlapping ones too (an anchor looked for as written is looked for in
     lower case and then compared as written, at the same offsets: lower-casing bytes changes
     ASCII letters only). Each rule with a gate and no anchor has its gate searched for once.
-    It replaced 24 regex scans (one per first byte of the anchors): on the bench corpus's
-    81,000 redacted texts the results are the same, and redacting took 0.43 s instead of 1.0 s
-    for the texts under 2 KB and 1.6 s instead of 3.2 s for the 12,600 longer ones
-    (ahocorasick_rs: Rust's aho-corasick crate)."""
+    One pass finds what a regex scan per first byte of the anchors found, in less time
+    (docs/performance.md; ahocorasick_rs: Rust's aho-corasick crate)."""
 
     def __init__(self, rules: list[Rule]) -> None:
         import ahocorasick_rs
@@ -724,8 +722,8 @@ _STATE: dict[str, _Engine] = {}
 
 
 def _engine() -> _Engine:
-    """Built on first use (~30 ms: the two rule files read, the Aho-Corasick automaton built;
-    each regex is compiled when its rule first runs)."""
+    """Built on first use (the two rule files read, the Aho-Corasick automaton built; each
+    regex is compiled when its rule first runs)."""
     eng = _STATE.get("engine")
     if eng is None:
         eng = _STATE["engine"] = _Engine([*OWN_RULES, *detect_secrets_rules(), *gitleaks_rules(), *KEYWORD_RULES,

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from hansard.ingest.pipeline import Progress, ScanSummary, reindex
 from hansard.ingest.scanner import Scanner
 from hansard.store import as_store
-from hansard.timebounds import utc_stamp
+from hansard.values.timebounds import utc_stamp
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
@@ -101,7 +101,7 @@ def rebuild(store: Store, progress: Progress | None = None) -> ScanSummary:
 
 def _link(store: Store) -> Counter[str]:
     """Link what is unresolved; what was left for the next run, by reason."""
-    from hansard.link.commit_facts import refresh_all
+    from hansard.link.commits.kept import refresh_all
     from hansard.link.repos import resolve_pending
 
     skipped: Counter[str] = Counter()

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hansard import agents as registry
-from hansard import config, safeopen
 from hansard.agents.base import Provider
+from hansard.files import safeopen
 from hansard.ingest import containers, reader
 from hansard.ingest.pipeline import Ingested, Progress, ScanSummary, reading_tools, write_results
 from hansard.ingest.quickcheck import candidate_files, repo_transcripts
@@ -43,7 +43,7 @@ DEFER_INDEX_BYTES = 32 << 20
 
 def discover(paths: Iterable[Path] | None = None) -> Iterator[Path]:
     """Transcript candidates, sorted so that every scan (and reindex) sees the same order."""
-    roots = [str(p) for p in paths] if paths else config.default_source_dirs()
+    roots = [str(p) for p in paths] if paths else registry.transcript_dirs()
     yield from (Path(p) for p in sorted(set(candidate_files(roots, containers.whole_dirs(roots)))))
 
 
@@ -92,7 +92,7 @@ class Scanner:
     def scan(self, paths: Iterable[Path] | None = None) -> ScanSummary:
         files = list(discover(paths))
         self.within = safeopen.folders([os.fspath(p) for p in paths] if paths
-                                       else [*config.default_source_dirs(), *self.store.repos.paths()])
+                                       else [*registry.transcript_dirs(), *self.store.repos.paths()])
         if not paths:
             files += [Path(p) for p in repo_transcripts(self.store.repos.paths())]
         # Only what the stat comparison needs: parser states (which can be large) are read

@@ -3,7 +3,7 @@
 The redactor runs a rule only on a text holding one of the rule's literals (found with one
 Aho-Corasick pass over the lower-cased text) or, for a rule without literals, matching its
 gate; a text with none of them comes back unchanged. Building that engine (about 300 rules,
-two rule files) costs ~20 ms, a fifth of a one-line `hansard why`, which serves a few commit
+two rule files) costs a good part of a one-line `hansard why`, which serves a few commit
 summaries and lines that almost never hold a secret. This holds only the literals and gates,
 as data (secret_rules/screen.json, which scripts/update_gitleaks_rules.py writes from the
 engine itself and a test compares with it), so ``clean`` is True only when the redactor would

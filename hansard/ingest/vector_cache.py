@@ -26,17 +26,16 @@ Always true:
 - A rewrite trusts no arithmetic on stamps. A stamp cannot tell appended passages from a
   message edited and embedded again (the builder's mark steps back and returns) or from a
   reindex (message ids start over), and its time has one-second steps. So a rewrite reads the
-  store's passage list afresh (ids, spans, text hashes: no vectors, 0.5 s at 450k) and takes
+  store's passage list afresh (ids, spans, text hashes: no vectors) and takes
   each passage's vector from the old build by its text hash, reading from SQLite only the
   texts it lacks: a text hash names one text and a model id its weights, so its vector never
   changes. Without an old build, or when most texts are new, it reads the join in one pass.
 - Memory stays low: the files are mapped read-only, so their pages are the page cache's,
-  shared by every process and dropped under pressure (a search's own memory stays ~80 MB at
-  450k passages; the mapped pages it touched show in its RSS as RssFile), and a rewrite goes
-  through in blocks of ``CHUNK`` rows. The kernel's read-ahead is left on: told to expect
-  random reads, a search on a cold page cache read its 4,500 rows one page at a time, ~300 ms
-  on every search until the pages were in; with read-ahead the first pays ~0.4 s and the rest
-  ~20 ms.
+  shared by every process and dropped under pressure (the mapped pages a search touched show
+  in its RSS as RssFile, not as its own memory), and a rewrite goes through in blocks of
+  ``CHUNK`` rows. The kernel's read-ahead is left on: told to expect random reads, a search on
+  a cold page cache read its rows one page at a time, slowly on every search until the pages
+  were in; with read-ahead only the first search pays for reading them.
 
 ``HANSARD_VECTOR_CACHE=0`` turns it off (the benchmark's baseline).
 """
@@ -51,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hansard.privfile import write_private
+from hansard.files.privfile import write_private
 
 FORMAT = "hansard-vector-cache/1"
 CHUNK = 32768

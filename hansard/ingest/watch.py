@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hansard import config
+from hansard import agents
 from hansard.errors import StoreBusy
 from hansard.ingest.quickcheck import TRANSCRIPT_SUFFIXES
 
@@ -47,12 +47,10 @@ class Stopped(BaseException):
 
 
 def _roots(paths: list[Path] | None) -> list[str]:
-    return [os.path.abspath(p) for p in paths] if paths else [os.path.abspath(p) for p in config.default_source_dirs()]
+    return [os.path.abspath(p) for p in paths] if paths else [os.path.abspath(p) for p in agents.transcript_dirs()]
 
 
 def _whole_dirs() -> set[str]:
-    from hansard import agents
-
     return agents.whole_dirs()
 
 

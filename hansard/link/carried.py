@@ -3,7 +3,7 @@ a history file in its work tree): they belong to that repository alone, and wher
 worked out per session, from the session's own records.
 
 A carried session ran on another machine (Windows, WSL, macOS, a teammate's clone, a worktree
-since removed), so its paths are that machine's (hansard.foreignpaths). Its folders there are
+since removed), so its paths are that machine's (hansard.files.foreignpaths). Its folders there are
 found from its edits: a folder is one where an edit's path ends in a path the repository holds
 at HEAD (in any case, for a Windows path), kept when it is one of the session's working folders
 or holds one or lies inside one; with no such edit, its working folders themselves. An edit's
@@ -22,12 +22,12 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from hansard import foreignpaths
 from hansard.agents.origin import REPOSITORY, REPOSITORY_FILE
 from hansard.errors import GitError
+from hansard.files import foreignpaths
 
 if TYPE_CHECKING:
-    from hansard.foreignpaths import Foreign
+    from hansard.files.foreignpaths import Foreign
     from hansard.link.repos import Resolver
     from hansard.store.interfaces import Store
     from hansard.store.types import Row
@@ -112,7 +112,7 @@ def _absolute(path: str, cwd: str | None) -> Foreign | None:
 def _roots(paths: Iterable[Foreign], known: set[str], folded: dict[str, str], folders: list[Foreign]) -> list[Foreign]:
     """The folders that held the repository where the session ran (see the module docstring),
     deepest first."""
-    from hansard.foreignpaths import Foreign
+    from hansard.files.foreignpaths import Foreign
 
     found: Counter[tuple[str, tuple[str, ...]]] = Counter()
     forms: dict[tuple[str, tuple[str, ...]], Foreign] = {}

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hansard import textnorm
 from hansard.errors import GitError
 from hansard.store import kept
-from hansard.timebounds import CLOCK_SLACK_S
+from hansard.text import textnorm
+from hansard.values.timebounds import CLOCK_SLACK_S
 
 if TYPE_CHECKING:
     from typing import Any
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 class FileCommit:
     """One commit of a file's history, with what it changed in the file (filled as needed).
-    A plain class: the dataclasses module costs ~6 ms of import on `why`'s path."""
+    A plain class: the dataclasses module is a heavy import on `why`'s path."""
 
     __slots__ = ("sha", "path", "committer_time", "author", "summary", "parents", "blob", "old_path", "added",
                  "removed", "hunks")
@@ -73,8 +73,8 @@ def file_commits(store: Store, top: str, path: str, rev: str = "HEAD", until: fl
     One `git log` lists them (``log``: its output, when the caller already ran it); their
     diffs come from the cache, and the ones missing are filled by a single `git log -p` of the
     file, not one process per commit."""
-    from hansard.diffs import hunks_to_json, parse_unified_diff
     from hansard.git.history import file_log
+    from hansard.text.diffs import hunks_to_json, parse_unified_diff
 
     try:
         listed = [c for c, _ in _parse_log(log if log is not None else file_log(top, path, rev), path)]
@@ -192,8 +192,8 @@ def edit_hashes(store: Store, edit_id: int) -> tuple[set[int], set[int]]:
 def commit_diff(store: Store, top: str, sha: str, path: str) -> FileDiff | None:
     """What a commit changed in a file (named as in that commit), from the store's
     commit-diff cache or from git once (and then offered to the request to keep)."""
-    from hansard.diffs import hunks_from_json, hunks_to_json
     from hansard.git.history import FileDiff, commit_file_diff
+    from hansard.text.diffs import hunks_from_json, hunks_to_json
 
     hit = store.commit_diffs.get(sha, path) or kept.diff(sha, path)
     if hit is not None and hit[1] is not None:
@@ -218,8 +218,8 @@ def fill_commit_diffs(store: Store, top: str, revs: list[str]) -> int:
     """Every change the commits of ``revs`` (a `git log` range) made to any file, into the
     store's commit-diff cache from one `git log -p`, so that questions about the repository's
     files find their history's diffs there. Returns the rows kept."""
-    from hansard.diffs import hunks_to_json, parse_unified_diff
     from hansard.git.history import repo_diffs
+    from hansard.text.diffs import hunks_to_json, parse_unified_diff
 
     rows = []
     for sha, path, old, patch in repo_diffs(top, revs):

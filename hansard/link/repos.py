@@ -4,7 +4,7 @@ which repository-relative path each edit touched.
 Always true afterwards: an edit with ``repo_id`` set has a ``rel_path`` relative to the top
 of the working tree it was made in (a worktree path maps to the same relative path in its
 main repository). This machine's sessions: paths are first rewritten by ``hansard config map``
-prefixes (written in any machine's form, hansard.foreignpaths), so sessions recorded at an old
+prefixes (written in any machine's form, hansard.files.foreignpaths), so sessions recorded at an old
 path or copied from another machine still land in the right repository. Sessions a repository
 carries belong to it alone and are placed per session (hansard.link.carried). Rows are marked
 ``resolved`` once looked at (but for those in a repository git could not identify then, looked
@@ -19,8 +19,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from hansard import foreignpaths
 from hansard.errors import GitError, StoreBusy, StoreReadOnly
+from hansard.files import foreignpaths
 from hansard.git import identity
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ class Resolver:
         # is quick while an index run holds the store (see ``repo_for``).
         self.answering = answering
         # `hansard config map OLD NEW`, longest OLD first; OLD in any machine's form
-        # (hansard.foreignpaths: a Windows prefix matches in either slash and any case).
+        # (hansard.files.foreignpaths: a Windows prefix matches in either slash and any case).
         maps = [(foreignpaths.parse(old), new.rstrip("/") or "/") for old, new in self.repos.path_maps()]
         self.maps = sorted(((f, new) for f, new in maps if f is not None), key=lambda m: -len(m[0].parts))
         self._tops: dict[str, tuple[str, str] | None] = {}
@@ -188,7 +188,7 @@ def resolve_pending(store: Store, skipped: Counter[str] | None = None) -> int:
             continue
         repos.link_edit(row["id"], hit[0] if hit else None, hit[1] if hit else None)
         linked += hit is not None
-    from hansard.link.own_commits import date_by_own_commits
+    from hansard.link.commits.own import date_by_own_commits
 
     date_by_own_commits(store)  # edits of agents that commit them, dated by those commits
     return linked

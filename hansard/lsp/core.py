@@ -5,9 +5,9 @@ and the evidence sentence. Nothing else in ``hansard.lsp`` imports hansard's cor
 
 Always true: every function here is synchronous and may block (git, SQLite); the server calls
 them off its message loop. A question is one request of the application (its own store
-connection, the team attached when one is configured, closed when it is answered); the quick
-index runs on the server's poller, never inside a question. Errors are
-``hansard.errors.HansardError`` subclasses.
+connection, the team's rows pulled when a team is configured and they are stale, closed when
+it is answered); the quick index runs on the server's poller, never inside a question. Errors
+are ``hansard.errors.HansardError`` subclasses.
 """
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 
 def application() -> Hansard:
     """The server's application: questions do not run the quick index (the poller does, on a
-    request of its own, ``sync``), and read teammates' sessions when a team is configured."""
+    request of its own, ``sync``), and pull teammates' sessions when a team is configured and
+    they are stale."""
     from hansard.app.house import Hansard
 
     return Hansard(sync=False)
@@ -57,8 +58,9 @@ def conversation(app: Hansard, session_id: str, around: int | None, limit: int =
     from hansard.render.recall import transcript
 
     with app.request() as rq:
-        store = rq.store if rq.store.sessions.repo_path_of(session_id)[0] else rq.reads()
-        return transcript(get_past_session(store, session_id, around=around, limit=limit))
+        if not rq.store.sessions.repo_path_of(session_id)[0]:
+            rq.team()  # a teammate's session, pulled when the team's rows are stale
+        return transcript(get_past_session(rq.store, session_id, around=around, limit=limit))
 
 
 def _render():

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-from hansard import safeopen
+from hansard.files import safeopen
 from hansard.git.refs import git_dirs
 
 _tops: dict[str, str | None] = {}

@@ -27,7 +27,7 @@ client to re-request hints and lenses after a change); ``maxBufferBytes`` (defau
 larger buffer is not analysed, its hover says so).
 
 Untrusted input: a file the editor has not opened is read from disk without blocking and
-only when it is a regular file (hansard.safeopen: a FIFO in a repository never stalls the
+only when it is a regular file (hansard.files.safeopen: a FIFO in a repository never stalls the
 server); a request whose params do not fit its method gets a JSON-RPC error (-32602), and no
 error reply carries a Python traceback.
 """
@@ -58,7 +58,7 @@ from hansard.lsp.repostate import head_token, repo_top
 log = logging.getLogger("hansard.lsp")
 
 SETTINGS = ("marks", "codeLens", "commandLinks", "pollSeconds", "sync", "refresh", "maxBufferBytes")
-# A buffer larger than this is not blamed (a 34 MB one took 3.6 GB and 110 s): its hover says so.
+# A buffer larger than this is not blamed (a very large one took gigabytes and minutes): its hover says so.
 MAX_BUFFER_BYTES = 8 << 20
 CACHE_ENTRIES = 64
 # An answer for a buffer version older than this many edits is not worth computing.
@@ -198,7 +198,7 @@ def _text_of(ls: LanguageServer, uri: str, doc: Any, limit: int) -> bytes:
     opened without blocking and only if it is a regular file (at most ``limit`` + 1 bytes)."""
     if uri in ls.workspace.text_documents:
         return doc.source.encode("utf-8", "surrogateescape")
-    from hansard import safeopen
+    from hansard.files import safeopen
 
     return safeopen.read_bytes(doc.path, limit + 1, follow=True)
 
@@ -480,7 +480,7 @@ def _write_conversation(sid: str, around: int | None, text: str) -> str:
     import secrets
     from pathlib import Path
 
-    from hansard import safeopen
+    from hansard.files import safeopen
 
     folder = core.private_folder("conversations")
     name = conversation_file_name(sid, around)

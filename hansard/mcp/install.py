@@ -19,7 +19,7 @@ from typing import Any
 from hansard import agents
 from hansard.agents.record import McpConfig
 from hansard.errors import InvalidArgument
-from hansard.privfile import write_file, write_private
+from hansard.files.privfile import write_file, write_private
 
 
 def server_command() -> tuple[str, list[str]]:
@@ -62,7 +62,7 @@ def install(agent: str, write: bool) -> dict[str, Any]:
     if new == old:
         return {"agent": agent, "config_file": str(path), "snippet": text, "written": False, "already_installed": True}
     # The agent's folder may hold names hansard did not put there: the backup and the new
-    # file are written fresh (hansard.privfile), never through a link; the backup owner-only,
+    # file are written fresh (hansard.files.privfile), never through a link; the backup owner-only,
     # the file with the mode it had.
     backup = None
     mode = 0o600

@@ -91,7 +91,7 @@ class _Call:
             if self.request is not None:
                 try:
                     self.request.interrupt()
-                except Exception:  # noqa: BLE001 - closed in the meantime: nothing left to stop
+                except Exception:  # closed in the meantime: nothing left to stop
                     pass
             if time.monotonic() > end:
                 import sys
@@ -167,7 +167,7 @@ class Runner:
         except HansardError as exc:
             outcome, code = "failed", exc.code
             return _error(exc.code, exc.message, exc.retryable)
-        except Exception as exc:  # noqa: BLE001 - every failure must reach the agent as an error object
+        except Exception as exc:  # every failure must reach the agent as an error object
             from hansard.store.errors import is_engine_error, typed
 
             outcome = "failed"
@@ -183,7 +183,7 @@ class Runner:
             self._audit(tool, outcome, code, (time.monotonic() - started) * 1000, count, query)
 
     def _audit(self, tool: str, outcome: str, code: str | None, ms: float, count: int | None, query: str | None) -> None:
-        from hansard.timebounds import utc_stamp
+        from hansard.values.timebounds import utc_stamp
 
         self.app.audit(dict(at=utc_stamp(), tool=tool, caller=self.opts.caller_session, outcome=outcome,
                             error_code=code, duration_ms=round(ms, 1), result_count=count,
@@ -276,9 +276,9 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
                 scope.check_path(kw["repo"], kw["file"], kw["repo"], "search_past_sessions file")
             if kw["commit"] and kw["commit"].strip():
                 scope.check_commit(kw["repo"], kw["commit"], "search_past_sessions commit")
-        # team sessions are narrowed to kw["repo"] like local sessions
-        store = rq.reads() if kw["include_team_sessions"] or (kw["team"] and kw["team"].strip()) else rq.store
-        out = core(store, **kw, exclude_session_id=opts.caller_session,
+        if kw["include_team_sessions"] or (kw["team"] and kw["team"].strip()):
+            rq.team()  # narrowed to kw["repo"] like local sessions
+        out = core(rq.store, **kw, exclude_session_id=opts.caller_session,
                    start_build=lambda: rq.app.later("embed"))  # the vector builder, if needed
         if opts.scope == "repo":
             out["scope"] = {"mode": "repo", "repo": opts.repo_root}
@@ -287,10 +287,10 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
     def get_past_session(rq: Request, **kw: Any) -> Mapping[str, Any]:
         from hansard.answers.transcript import get_past_session as core
 
-        # a teammate's session, when a team is configured
-        store = rq.store if rq.store.sessions.repo_path_of(kw["session_id"])[0] else rq.reads()
-        kw["session_id"] = _session_in_scope(store, opts, kw["session_id"])
-        return core(store, **kw)
+        if not rq.store.sessions.repo_path_of(kw["session_id"])[0]:
+            rq.team()  # a teammate's session, when a team is configured
+        kw["session_id"] = _session_in_scope(rq.store, opts, kw["session_id"])
+        return core(rq.store, **kw)
 
     def code_history(rq: Request, **kw: Any) -> Mapping[str, Any]:
         from hansard.answers.code_history import code_history as core
@@ -299,10 +299,10 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
         where = _in_scope_repo(opts, kw.pop("repo"), "code_history") or opts.cwd
         if opts.scope == "repo":  # `..`, absolute paths and symlinked folders resolve first
             scope.check_path(where, kw["path"], where, "code_history")
-        # teammates' edits of this repository only; under --scope repo, a session of another
+        # teammates' edits of this repository too; under --scope repo, a session of another
         # repository that wrote here goes unnamed
         rq.fresh(where)
-        return core(rq.reads(), **kw, repo=where, repo_only=where if opts.scope == "repo" else None,
+        return core(rq.store, **kw, repo=where, repo_only=where if opts.scope == "repo" else None,
                     render=code_history_tree)
 
     def repo_stats(rq: Request, **kw: Any) -> Mapping[str, Any]:
@@ -312,8 +312,8 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
         if opts.scope == "repo":  # `..`, absolute paths and symlinked folders resolve first
             for p in kw["paths"] or []:
                 scope.check_path(where, p, where, "repo_stats")
-        store = rq.reads()  # teammates' sessions of this repository only
-        rq.fresh(where)
+        rq.fresh(where)  # with teammates' sessions of this repository
+        store = rq.store
         out = core(store, **{**kw, "by": tuple(kw["by"] or ("agent",))}, cwd=where, max_files=200, cache=rq.app.cache)
         if opts.scope == "repo" and (out.get("by") or {}).get("session"):
             # a session of another repository that wrote lines here goes unnamed
@@ -329,8 +329,8 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
         where = _in_scope_repo(opts, kw.pop("repo"), "work_context") or opts.cwd
         named = kw["session_id"] is not None
         sid = kw.pop("session_id") or opts.caller_session
-        rq.fresh(where)
-        store = rq.reads()  # teammates' sessions, held to the same scope
+        rq.fresh(where)  # with teammates' sessions, held to the same scope
+        store = rq.store
         if sid:
             sid = _session_in_scope(store, opts, sid, named=named)
         out = core(store, sid, **kw, repo=where, repo_only=where if opts.scope == "repo" else None,
@@ -343,10 +343,10 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
         from hansard.answers.memories import search_memories as core
 
         where = _in_scope_repo(opts, kw["repo"], "search_memories")
-        store, notice = rq.with_team_memories(include=kw["include_team_sessions"], team=kw["team"])
-        out = core(store, kw["query"], repo=where, provider=kw["provider"], source=kw["source"])
-        if notice:
-            out["notice"] = notice
+        if kw["include_team_sessions"] or (kw["team"] and kw["team"].strip()):
+            rq.team()
+        out = core(rq.store, kw["query"], repo=where, provider=kw["provider"], source=kw["source"],
+                   include_team_sessions=kw["include_team_sessions"], team=kw["team"])
         return scope.filter_memories(opts.repo_root or "/nonexistent", out) if opts.scope == "repo" else out
 
     def get_memory(rq: Request, **kw: Any) -> Mapping[str, Any]:
@@ -357,7 +357,9 @@ def build_server(opts: ServeOptions | None = None, app: Hansard | None = None) -
         # same, word for word: the refusal tells nothing about which ids exist.
         hidden = ScopeNotGranted(f"no memory {memory_id!r} of {opts.repo_root}: this server may only read "
                                  "that repository's memories and global ones (--scope repo)")
-        store = rq.reads() if memory_id.startswith("team-") else rq.store  # a teammate's project memory
+        if memory_id.startswith("team-"):  # a teammate's project memory
+            rq.team()
+        store = rq.store
         try:
             out = core(store, **kw)
         except NotFound:
@@ -432,7 +434,9 @@ def _asked(cmd: Any, opts: ServeOptions) -> Callable[..., Mapping[str, Any]]:
             if p.kind == "path" and isinstance(value, str) and value and opts.scope == "repo":
                 scope.check_path(where, value, where, cmd.tool)
             elif p.kind == "session" and isinstance(value, str) and value:
-                kw[p.name] = _session_in_scope(rq.reads(), opts, value)
+                if not cmd.local:
+                    rq.team()
+                kw[p.name] = _session_in_scope(rq.store, opts, value)
         if opts.scope == "repo":
             kw["repo_only"] = where
         out = rq.ask(cmd, **kw)

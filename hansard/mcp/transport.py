@@ -249,7 +249,7 @@ async def serve(server: Any, *, audit: Callable[[str, str, str | None, float], N
                 if forward is not None:
                     try:
                         message = types.jsonrpc_message_adapter.validate_python(forward, by_name=False)
-                    except Exception:  # noqa: BLE001 - pydantic's ValidationError and kin: the message is malformed
+                    except Exception:  # pydantic's ValidationError and kin: the message is malformed
                         screen.refused_message(forward)
                         rid = forward.get("id")
                         if "method" in forward and rid is not None:
@@ -262,7 +262,7 @@ async def serve(server: Any, *, audit: Callable[[str, str, str | None, float], N
             async for session_message in write_recv:
                 await write(session_message.message.model_dump_json(by_alias=True, exclude_unset=True).encode())
 
-    lowlevel = server._lowlevel_server  # noqa: SLF001 - the SDK's documented run() takes these streams
+    lowlevel = server._lowlevel_server  # the SDK's documented run() takes these streams
     async with anyio.create_task_group() as tg:
         async def run_server() -> None:
             await lowlevel.run(read_recv, write_send, lowlevel.create_initialization_options())
@@ -292,7 +292,7 @@ def run(server: Any, *, audit: Callable[[str, str, str | None, float], None] | N
         anyio.run(lambda: serve(server, audit=audit, on_close=on_close))
     except KeyboardInterrupt:
         code = 130
-    except BaseException as exc:  # noqa: BLE001 - report, then exit all the same
+    except BaseException as exc:  # report, then exit all the same
         print(f"hansard mcp serve: {type(exc).__name__}: {exc}", file=sys.stderr)
         code = 1
     sys.stderr.flush()

@@ -98,8 +98,8 @@ def _when(ts: int, tz: str) -> str:
 
 
 def _redacted(text: str) -> str:
-    """Git's text that the `why` answer serves as git gives it (a commit's author), redacted
-    (issue 28, item 5). The file's lines and the commit summaries come redacted in the answer
+    """Git's text that the `why` answer serves as git gives it (a commit's author), redacted.
+    The file's lines and the commit summaries come redacted in the answer
     (hansard.answers.why.contract), cached ones too: they are not redacted again here."""
     from hansard.ingest.secret_screen import redact
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from hansard.render import whose
 from hansard.render.answers import short as _short
-from hansard.terminal import Painted, paint, painted_lines
+from hansard.text.terminal import Painted, paint, painted_lines
 
 
 def freshness(d: Mapping[str, Any]) -> str:

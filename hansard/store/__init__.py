@@ -35,7 +35,7 @@ def open_for_reading(path: str | os.PathLike[str] | None = None) -> Store:
 
 def as_store(store_or_db: Store | sqlite3.Connection) -> Store:
     """A Store as it is, or a bare SQLite connection wrapped in one. Only tests still hand a
-    connection to ``ingest.run.index`` and the answers (issue 26: a shim to remove with them)."""
+    connection to ``ingest.run.index`` and the answers (a shim to remove with them)."""
     if not isinstance(store_or_db, sqlite3.Connection):
         return store_or_db
     from hansard.store.sqlite.store import SqliteStore

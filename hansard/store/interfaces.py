@@ -1,12 +1,14 @@
 """The store's protocols: what ingest, link and the answers may ask of a store.
 
-A ``Store`` is a bundle of facets. Each facet is one concern with its own small protocol, so
-that a second engine (PostgreSQL for a team) can implement exactly the facets it shares, and
+A ``Store`` is a bundle of facets. Each facet is one concern with its own small protocol, and
 answer code depends on behaviour, never on a connection or on SQL. Every method returns plain
 Python values (dicts, tuples, lists, or mapping rows indexable by column name); no cursor or
 connection ever leaves the store.
 
-Facet owners extend their protocol here as they move SQL out of the modules above.
+There is one implementation of each question: a teammate's sessions are rows of the same
+tables (pulled from the team store, ids below zero: :class:`TeamRows`), so every question
+answers them as it answers this machine's. A question that should not see them (a listing,
+a search, what this machine indexed) says so in its own terms (``include_team``).
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
     from contextlib import AbstractContextManager
 
-    from hansard.models import Item, RawRecord
-    from hansard.store.types import Row
+    from hansard.store.types import Row, TeamPull
+    from hansard.values.models import Item, RawRecord
 
 
 # --- archive: raw records, lossless, keyed by (source, generation, byte offset) ---
@@ -230,7 +232,7 @@ class RepoStats(Protocol):
         """(session id, message index) -> the model its message names."""
 
 
-# --- commit facts: which sessions made which commit, kept per repository (hansard.link.commit_facts) ---
+# --- commit facts: which sessions made which commit, kept per repository (hansard.link.commits.kept) ---
 class CommitFacts(Protocol):
     """Prints read from shell calls, their ties to HEAD's history, patch-ids, and the state
     (HEAD, shell calls read) they stand for. Only the link step writes."""
@@ -240,9 +242,10 @@ class CommitFacts(Protocol):
         nothing kept."""
     def shell_key(self, repo_id: int, tools: Collection[str]) -> tuple[int, int]:
         """(highest row id, count) of the repository's shell calls that mention git."""
-    def shell_calls(self, repo_id: int, tools: Collection[str], after: int = 0
+    def shell_calls(self, repo_id: int, tools: Collection[str], after: int | None = None
                     ) -> list[tuple[int, str, str | None, str | None, str | None]]:
-        """(row id, session id, timestamp, input JSON, output) of those calls past ``after``."""
+        """(row id, session id, timestamp, input JSON, output) of those calls past ``after`` (all
+        when None)."""
     def prints(self, repo_id: int) -> list[tuple[str, float | None, str, str, str]]:
         """(session id, ts, kind, short, summary) of the kept prints."""
     def ties(self, repo_id: int, shas: Collection[str]) -> dict[str, set[str]]:
@@ -261,9 +264,9 @@ class CommitFacts(Protocol):
         """calls_upto, calls, generation of the kept writing shell calls; None: none kept."""
     def all_shell_key(self, repo_id: int, tools: Collection[str]) -> tuple[int, int]:
         """(highest row id, count) of every shell call in the repository's sessions."""
-    def all_shell_calls(self, repo_id: int, tools: Collection[str], after: int = 0
+    def all_shell_calls(self, repo_id: int, tools: Collection[str], after: int | None = None
                         ) -> list[tuple[int, str | None, str | None]]:
-        """(row id, timestamp, input JSON) of every shell call past ``after``."""
+        """(row id, timestamp, input JSON) of every shell call past ``after`` (all when None)."""
     def shell_writes(self, repo_id: int, name: str) -> list[tuple[float, str, bool]]:
         """(ts, command, parsed) of the kept writing calls whose command mentions ``name``."""
     def save_shell_writes(self, repo_id: int, upto: int, count: int, rows: Iterable[tuple[int, float, str, bool]], *,
@@ -324,9 +327,12 @@ class SessionQueries(Protocol):
     def provider_counts(self) -> dict[str, dict[str, int]]:
         """Per provider: sessions, messages, applied edits."""
     def list(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
-             since: str | None = None, limit: int = 20, exclude_providers: Sequence[str] = ()) -> list[dict[str, Any]]: ...
+             since: str | None = None, limit: int = 20, exclude_providers: Sequence[str] = (),
+             include_team: bool = False) -> list[dict[str, Any]]:
+        """Sessions newest first, this machine's (and with ``include_team`` teammates', each with
+        ``member`` and ``member_name``)."""
     def list_count(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
-                   since: str | None = None, exclude_providers: Sequence[str] = ()) -> int:
+                   since: str | None = None, exclude_providers: Sequence[str] = (), include_team: bool = False) -> int:
         """How many sessions ``list`` with the same filters would give without its limit."""
     def find(self, ref: str) -> Any: ...
     def repo_path_of(self, ref: str) -> tuple[bool, str | None]: ...
@@ -383,13 +389,6 @@ class SearchIndex(Protocol):
     def intent_vectors(self, model: str) -> tuple[list[tuple[int, int, int]], list[bytes]]:
         """Every intent text as (message id, session, embedded length) and its float16 vector."""
     def message_sessions(self, ids: Sequence[int]) -> dict[int, int]: ...
-    def shared_hits(self, q: Any, *, team: str | None, repo: str | None, since: str | None, until: str | None,
-                    limit: int, mode: str, query: str) -> tuple[list[dict[str, Any]], str | None]:
-        """Hits from the sessions a team shares beside this store's own (one per session, best
-        first, with ``member`` and ``team``) and a notice of what was left out, for the parsed
-        query ``q`` (and its text ``query``, for ``mode`` meaning or hybrid) in the team named
-        ``team`` (None: this member's), narrowed to ``repo``. A store with no team beside it
-        finds none, and says so."""
 
 
 # --- audit log: one row per MCP call ---
@@ -423,12 +422,13 @@ class MemoryStore(Protocol):
     def count(self) -> int:
         """Memory files present on disk at the last scan."""
     def current(self, q: Any, *, project: tuple[Sequence[int], str | None] | None = None,
-                sources: Sequence[str] = ()) -> list[dict[str, Any]]:
+                sources: Sequence[str] = (), include_team: bool = False) -> list[dict[str, Any]]:
         """Present memories (row + ``text``, ``repo_path``, ``relevance``: 1.0 = the best
         full-text match among all memory texts, 0.0 without terms) whose current text matches
         any term group of the parsed query ``q`` (all when it is empty); ``project`` =
         (repository rows, checkout root) keeps global, unkeyed and that project's memories;
-        each of ``sources`` must be the provider or kind."""
+        each of ``sources`` must be the provider or kind; ``include_team``: teammates' project
+        memories too (``member``, ``member_name``; ids ``team-<n>``)."""
     def get(self, memory_id: str) -> dict[str, Any] | None: ...
     def versions(self, row_id: int) -> list[dict[str, Any]]:
         """id, sha256, seen_at, text, oldest first."""
@@ -484,40 +484,44 @@ class GitSources(Protocol):
     def root_of(self, repo_id: int) -> str | None: ...
 
 
-# --- a team's store: the extra reads the team view batches with (hansard.team.view) ---
-class TeamEvidenceIndex(EvidenceIndex, Protocol):
-    """A team store's evidence, with the batches that keep a question to few round trips."""
+# --- the team: what this store shares with it (a push) and holds from it (a pull) ---
+class TeamRows(Protocol):
+    """This machine's rows as a push reads them (ids above zero only), and the team's as a pull
+    keeps them: rows of id below zero in the store's own tables, read by every other facet."""
 
-    def edit_lines_with_sessions(self, repo_id: int, hashes: Iterable[int], side: str = "+"
-                                 ) -> tuple[Sequence[Row], Sequence[Row], Sequence[Row]]:
-        """``edit_lines``, the sessions rows of those edits (with ``root_commit``) and their
-        typed prompts (session_id, message_index, text)."""
-    def sessions_named(self, session_ids: Collection[str]) -> Sequence[Row]:
-        """The sessions rows (with ``root_commit``) of these session ids."""
-    def prompts(self, session_ids: Collection[str]) -> Sequence[Row]:
-        """session_id, message_index, text of every typed user prompt of these sessions."""
+    def repo_ids_with_root(self, root_commit: str) -> builtins.list[int]: ...
+    def sessions_in(self, repo_ids: Sequence[int]) -> builtins.list[dict[str, Any]]:
+        """This machine's sessions that ran in, or edited files of, these repositories."""
+    def session_rows(self, session_row: int, repo_ids: Sequence[int]) -> dict[str, builtins.list[dict[str, Any]]]:
+        """messages, tool_calls and edits (with their ``lines``) of one session of this machine's."""
+    def memories_in(self, repo_ids: Sequence[int]) -> builtins.list[dict[str, Any]]:
+        """This machine's present project memories of these repositories, with their text."""
+    def state(self) -> dict[str, Any] | None:
+        """team, url, member, machine, pulled_at, tried_at, error, and how many sessions and
+        memories are held; None when nothing was ever pulled."""
+    def wanted(self, seen: Mapping[int, tuple[str, str, str, str | None]]) -> builtins.list[int]:
+        """Of the sessions the team shares now (team row -> session id, digest, member, member
+        name), those a pull must fetch."""
+    def apply(self, pull: TeamPull) -> dict[str, int]:
+        """One pull kept, in one transaction; what was written and dropped."""
+    def tried(self, *, team: str | None, url: str, member: str, machine: str, roots: Sequence[str], at: str,
+              error: str) -> None:
+        """A pull that failed: when and why (best effort)."""
+    def forget(self) -> int:
+        """Every row held from the team dropped; how many sessions went."""
 
 
-class TeamSessionQueries(SessionQueries, Protocol):
-    def matches(self, ref: str) -> Sequence[Row]:
-        """Sessions (with ``root_commit``) with this id, else whose id starts with ``ref``: at
-        most two, so that the caller tells a unique prefix from an ambiguous one."""
-
-
-class TeamMessageSearch(SearchIndex, Protocol):
-    def messages_containing(self, groups: Sequence[Sequence[str]], excluded: Sequence[Sequence[str]],
-                            roots: Collection[str], since: str | None, until: str | None,
-                            limit: int) -> builtins.list[dict[str, Any]]:
-        """Keyword search of team hits where no full-text index exists (the offline copy)."""
-    def keyword_messages(self, q: Any, roots: Collection[str], since: str | None, until: str | None,
-                         limit: int) -> builtins.list[dict[str, Any]]:
-        """Messages matching the parsed query ``q`` in the repositories of these root commits,
-        best first, with their session and member: the keyword half of team hits."""
-    def nearest(self, model: str, qv: Any, roots: Collection[str], k: int) -> builtins.list[tuple[int, float, int, int]]:
-        """(message id, similarity, passage start, end) of the ``k`` messages whose pushed
-        passage vectors of ``model`` are nearest the query vector ``qv``, best first."""
-    def vector_messages(self, ids: Sequence[int]) -> builtins.list[dict[str, Any]]:
-        """The messages of ``nearest``'s ids, with their session and member."""
+# --- agent traces: Agent Trace records other tools wrote (hansard.trace.read) ---
+class AgentTraces(Protocol):
+    def put_many(self, items: Iterable[tuple[dict[str, Any], Sequence[tuple[Any, ...]], bytes, str | None]]
+                 ) -> builtins.dict[str, int]:
+        """Keep records (record, its ranges, its JSON, its file) in one transaction: how many
+        were "added", "unchanged" and "replaced"."""
+    def any(self) -> bool: ...
+    def ranges_at(self, revisions: Collection[str]) -> list[dict[str, Any]]:
+        """The ranges of records about ``revisions`` (newest record first)."""
+    def record(self, record_id: str) -> bytes | None: ...
+    def counts(self) -> tuple[int, int]: ...
 
 
 class Store(Protocol):
@@ -557,38 +561,12 @@ class Store(Protocol):
     @property
     def git_sources(self) -> GitSources: ...
     @property
+    def agent_traces(self) -> AgentTraces: ...
+    @property
+    def team(self) -> TeamRows: ...
+    @property
     def readonly(self) -> bool: ...
 
     def interrupt(self) -> None:
         """Stop the statement running on another thread (a call past its deadline)."""
     def close(self) -> None: ...
-
-
-# --- agent traces: Agent Trace records other tools wrote (hansard.trace.read); SQLite only, so a
-# caller asks for the facet with getattr(store, "agent_traces", None) ---
-class AgentTraces(Protocol):
-    def put_many(self, items: Iterable[tuple[dict[str, Any], Sequence[tuple[Any, ...]], bytes, str | None]]
-                 ) -> builtins.dict[str, int]:
-        """Keep records (record, its ranges, its JSON, its file) in one transaction: how many
-        were "added", "unchanged" and "replaced"."""
-    def any(self) -> bool: ...
-    def ranges_at(self, revisions: Collection[str]) -> list[dict[str, Any]]:
-        """The ranges of records about ``revisions`` (newest record first)."""
-    def record(self, record_id: str) -> bytes | None: ...
-    def counts(self) -> tuple[int, int]: ...
-
-
-class TeamStore(Store, Protocol):
-    """A store shared by a team (PostgreSQL, or its offline copy): every facet of a Store, and
-    the team's batches. ``me`` (email, machine) is the member-machine its answers leave out."""
-
-    @property
-    def evidence(self) -> TeamEvidenceIndex: ...
-    @property
-    def sessions(self) -> TeamSessionQueries: ...
-    @property
-    def search(self) -> TeamMessageSearch: ...
-    @property
-    def me(self) -> tuple[str, str]: ...
-    def run(self, sql: str, params: Sequence[Any] = ()) -> builtins.list[dict[str, Any]]:
-        """The engine's own statements, for its team searches (``hansard.store.postgres.store``)."""

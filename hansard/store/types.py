@@ -1,8 +1,7 @@
-"""Value types that cross the store boundary, the same for every engine: what a search is
-narrowed to (:class:`SearchFilters`), a parsed query (:class:`Query`, :class:`Term`), what a
-row promises (:class:`Row`) and what a keyword look-up returns (:class:`Candidate`); and
-``split_at``, the rule by which the team store and the team view split edit lines by path for
-``EvidenceIndex.edit_lines_at``.
+"""Value types that cross the store boundary: what a search is narrowed to
+(:class:`SearchFilters`), a parsed query (:class:`Query`, :class:`Term`), what a row promises
+(:class:`Row`), what a keyword look-up returns (:class:`Candidate`), what a pull from the team
+brings (:class:`TeamPull`), and ``text_hash``, the key a text's vector is kept under.
 
 They hold store terms (repository rows, session rows, stored-time text), never SQL; each
 engine turns a ``SearchFilters`` into its own conditions.
@@ -10,14 +9,22 @@ engine turns a ``SearchFilters`` into its own conditions.
 
 from __future__ import annotations
 
+import hashlib
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)  # what unicode61 keeps as a token (roughly)
 
 INTENT_CHARS = 1000  # of an intent text, embedded (the encoder reads 128 tokens at most)
+MAX_EMBED_CHARS = 2000  # longest text one vector stands for
+
+
+def text_hash(text: str) -> bytes:
+    """The key a text's vector is kept under (``vectors.text_hash``): the same text embedded by
+    the same model is embedded once, on this machine or a teammate's."""
+    return hashlib.blake2b(text[:MAX_EMBED_CHARS].encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def intent_key(model: str) -> str:
@@ -42,8 +49,8 @@ class SearchFilters:
 
     repo_ids: list[int] | None = None
     provider: str | None = None
-    since: str | None = None                  # stored >= since (hansard.timebounds.since_text)
-    until: str | None = None                  # stored < until (hansard.timebounds.until_text)
+    since: str | None = None                  # stored >= since (hansard.values.timebounds.since_text)
+    until: str | None = None                  # stored < until (hansard.values.timebounds.until_text)
     roles: tuple[str, ...] | None = None
     tool_names: list[str] | None = None       # resolved `tool` filter (any of these names)
     shell_tools: list[str] = field(default_factory=list)  # the names of shell tools, for `command`
@@ -52,6 +59,7 @@ class SearchFilters:
     commit_sessions: set[int] | None = None   # resolved `commit` filter
     include_subagents: bool = False
     include_web_chats: bool = False
+    include_team: bool = False                # teammates' sessions too (hansard team), else this machine's alone
     web_providers: list[str] = field(default_factory=list)  # left out unless include_web_chats
     exclude_session_ids: list[str] = field(default_factory=list)
 
@@ -122,20 +130,21 @@ class Query:
         return sorted(set(out), key=len, reverse=True)
 
 
-def split_at(lines: Iterable[dict[str, Any]], paths: Collection[str], *, others: bool = True
-             ) -> tuple[list[dict[str, Any]], list[tuple[int, str | None, str | None]]]:
-    """``edit_lines`` rows split as ``EvidenceIndex.edit_lines_at`` answers: the rows of the
-    edits of ``paths``, and (hash, rel_path, timestamp) of the other edits' non-trivial lines,
-    once per edit and hash (a trivial line is evidence only within its own file); without
-    ``others``, none of the latter."""
-    wanted = set(paths)
-    rows: list[dict[str, Any]] = []
-    elsewhere: list[tuple[int, str | None, str | None]] = []
-    placed: set[tuple[int, int]] = set()
-    for d in lines:
-        if d["rel_path"] in wanted:
-            rows.append(d)
-        elif others and not d["trivial"] and (d["hash"], d["id"]) not in placed:
-            placed.add((d["hash"], d["id"]))
-            elsewhere.append((d["hash"], d["rel_path"], d["timestamp"]))
-    return rows, elsewhere
+@dataclass
+class TeamPull:
+    """What one pull from the team store brings, in the team store's terms (its row ids, which
+    the store negates; its repositories by root commit), for ``TeamRows.apply``."""
+
+    team: str | None                          # the team's name
+    url: str                                  # the server (no password), member and machine the rows come from
+    member: str
+    machine: str
+    at: str                                   # when (UTC)
+    # Every session the team shares now: team row -> (session id, digest, member, member name).
+    seen: dict[int, tuple[str, str, str, str | None]]
+    # The sessions fetched (those ``TeamRows.wanted`` named) and their rows: sessions (with
+    # root_commit, member, member_name), messages, tool_calls, edits, edit_lines, passages, repos.
+    rows: dict[str, list[dict[str, Any]]]
+    memories: list[dict[str, Any]]            # every project memory the team shares now (with root_commit, member)
+    repos: dict[str, int]                     # root commit -> this store's repository row
+    paths: dict[str, str]                     # root commit -> this member's checkout of it

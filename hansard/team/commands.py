@@ -1,5 +1,5 @@
 """`hansard team init | add-member | join | add-repo | push | pull | status`: who may write
-what, what leaves this machine and when.
+what, what leaves this machine and when, and what comes to it.
 
 The database owner runs ``init`` (schema, the team's group role) and ``add-member`` (a login
 role per member, its password printed once); a member runs ``join`` with those credentials.
@@ -12,8 +12,11 @@ even if it edited an opted-in repository's files), each session's derived rows a
 store holds them (redacted at ingest), and the current text of their project memory files,
 passed through the redactor once more on the way out; never the raw archive, never a global
 memory. It is incremental and idempotent: a session whose content digest the
-server already has for this member-machine is not sent again (a memory: its text's digest). A server that is down or slow
-fails the command with ``TeamUnreachable`` (retryable) and nothing changes locally.
+server already has for this member-machine is not sent again (a memory: its text's digest).
+Rows pulled from the team (hansard.team.pull) are never sent: a push reads this machine's own.
+A pull brings the team's sessions of the opted-in repositories into the local store now,
+whatever ``HANSARD_TEAM_FRESH`` says. A server that is down or slow fails push and pull with
+``TeamUnreachable`` (retryable) and nothing changes locally.
 """
 
 from __future__ import annotations
@@ -24,12 +27,6 @@ from typing import Any
 
 from hansard.errors import InvalidArgument, NotARepository, RepoNotOptedIn, TeamForbidden
 from hansard.team import config as tconfig
-
-
-def _now() -> str:
-    from datetime import UTC, datetime
-
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 def _identity(cwd: str) -> tuple[str, str | None]:
@@ -257,7 +254,7 @@ def collect(local: Any, cfg: dict[str, Any], repo: str | None = None, model: str
     from hansard.store.postgres.store import content_hash
 
     out = []
-    exp = local.team_export
+    exp = local.team
     # The local repository rows of every opted-in repository: a session is sent only when it
     # ran in one of them. One that ran elsewhere (another repository, or none) and edited an
     # opted-in repository's files stays here: its transcript is that other place's.
@@ -291,7 +288,7 @@ def collect_memories(local: Any, cfg: dict[str, Any], repo: str | None = None) -
 
     from hansard.ingest import redact
 
-    exp = local.team_export
+    exp = local.team
     out = []
     for r in _selected(cfg, repo):
         for m in exp.memories_in(exp.repo_ids_with_root(r["root_commit"])):
@@ -382,29 +379,21 @@ def _push(local: Any, cfg: dict[str, Any], repo: str | None, server: Any) -> dic
 # -- pull / status ----------------------------------------------------------------------------------
 
 
-def pull(repo: str | None = None) -> dict[str, Any]:
-    """Replace the offline copy with the server's sessions of the opted-in repositories."""
-    from hansard.store.sqlite.team_copy import SqliteTeamCopy
-    from hansard.team import open_server
+def pull(local: Any) -> dict[str, Any]:
+    """The team's sessions of every opted-in repository, pulled into the local store now."""
+    from hansard.team.pull import pull as pull_now
 
     cfg = tconfig.load()
-    roots = [r["root_commit"] for r in _selected(cfg, repo)]
-    server = open_server(cfg)
-    try:
-        tables = server.uploads.export(roots)
-    finally:
-        server.close()
-    copy = SqliteTeamCopy(tconfig.offline_path())
-    try:
-        counts = copy.replace(tables, _now())
-    finally:
-        copy.close()
-    return {"team": cfg["name"], "offline_copy": tconfig.offline_path(), "repos": len(roots), "counts": counts}
+    counts = pull_now(local, cfg)
+    state = local.team.state() or {}
+    return {"team": cfg["name"], "repos": len(cfg.get("repos", [])), "counts": counts,
+            "held": {"sessions": state.get("sessions", 0), "memories": state.get("memories", 0)},
+            "pulled_at": state.get("pulled_at")}
 
 
-def status() -> dict[str, Any]:
-    from hansard.errors import TeamUnreachable
-    from hansard.team import open_offline, open_server
+def status(local: Any) -> dict[str, Any]:
+    from hansard.errors import HansardError, TeamUnreachable
+    from hansard.team import open_server
 
     cfg = tconfig.load()
     out: dict[str, Any] = {"team": cfg["name"], "url": tconfig.shown(cfg["url"]), "member": cfg["member"],
@@ -413,17 +402,17 @@ def status() -> dict[str, Any]:
         server = open_server(cfg)
     except TeamUnreachable as exc:
         out["server"] = {"reachable": False, "error": exc.message}
+    except HansardError as exc:  # it answered, and refused (a newer schema, this role)
+        out["server"] = {"reachable": True, "error": exc.message}
     else:
         try:
             out["server"] = {"reachable": True, **server.uploads.counts()}
         finally:
             server.close()
-    copy = open_offline(cfg)
-    if copy is not None:
-        try:
-            out["offline_copy"] = {"path": copy.path, "pulled_at": copy.pulled_at(), "sessions": copy.sessions_count()}
-        finally:
-            copy.close()
+    state = local.team.state()
+    if state is not None:
+        out["pulled"] = {"at": state["pulled_at"], "sessions": state["sessions"], "memories": state["memories"],
+                         "tried_at": state["tried_at"], "error": state["error"]}
     return out
 
 
@@ -453,10 +442,9 @@ def add_arguments(sp: Any) -> None:
     m.add_argument("--repo", help="only this opted-in repository (a path inside it)")
     m.add_argument("--dry-run", action="store_true", help="list what would leave this machine, send nothing")
     m.add_argument("--json", action="store_true")
-    m = sub.add_parser("pull", help="keep an offline copy of the team's sessions of the opted-in repositories")
-    m.add_argument("--repo", help="only this opted-in repository (a path inside it)")
+    m = sub.add_parser("pull", help="bring the team's sessions of the opted-in repositories into the local store now")
     m.add_argument("--json", action="store_true")
-    m = sub.add_parser("status", help="the team, this member, the server's counts, the offline copy")
+    m = sub.add_parser("status", help="the team, this member, the server's counts, the last pull")
     m.add_argument("--json", action="store_true")
 
 
@@ -493,16 +481,22 @@ def run(a: Any, local_store: Any) -> tuple[dict[str, Any], str]:
             head += f"; {d['unchanged']} unchanged"
         return d, "\n".join([head, *lines])
     if cmd == "pull":
-        d = pull(a.repo)
-        return d, f"offline copy: {d['counts']['sessions']} team session(s) in {d['repos']} repositories"
-    d = status()
+        d = pull(local_store())
+        c = d["counts"]
+        return d, (f"pulled {c['sessions']} new or changed team session(s), dropped {c['dropped']};"
+                   f" {d['held']['sessions']} held from {d['repos']} repositories")
+    d = status(local_store())
     srv = d["server"]
     text = [f"team {d['team']} at {tconfig.shown(d['url'])}; member {d['member']['email']} ({d['member']['machine'][:8]})",
             "repos: " + (", ".join(r["name"] for r in d["repos"]) or "none (hansard team add-repo .)")]
-    if srv and srv.get("reachable"):
+    if srv and srv.get("reachable") and "error" not in srv:
         text.append(f"server: {srv['members']} member-machines, {srv['sessions']} sessions, {srv['messages']} messages")
+    elif srv and srv.get("reachable"):
+        text.append(f"server: {srv['error']}")
     else:
         text.append(f"server: unreachable ({srv['error'] if srv else '?'})")
-    if d.get("offline_copy"):
-        text.append(f"offline copy: {d['offline_copy']['sessions']} sessions, pulled {d['offline_copy']['pulled_at']}")
+    if d.get("pulled"):
+        p = d["pulled"]
+        text.append(f"pulled: {p['sessions']} sessions, {p['memories']} memories, at {p['at']}"
+                    + (f" (the last attempt, {p['tried_at']}, failed: {p['error']})" if p["error"] else ""))
     return d, "\n".join(text)

@@ -58,7 +58,7 @@ def save(cfg: dict[str, Any]) -> None:
 
 
 def _write_private(path: str, text: str) -> None:
-    from hansard.privfile import write_private
+    from hansard.files.privfile import write_private
 
     write_private(path, text.encode("utf-8"))
 
@@ -195,6 +195,3 @@ def connect_kwargs(cfg: dict[str, Any]) -> dict[str, Any]:
     return {"conninfo": cfg["url"], "passfile": pf if use_pf else None,
             "timeout": float(os.environ.get("HANSARD_TEAM_TIMEOUT") or cfg.get("timeout") or TIMEOUT)}
 
-
-def offline_path() -> str:
-    return os.path.join(team_dir(), "offline.db")

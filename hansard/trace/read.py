@@ -261,7 +261,7 @@ def parse_record(obj: Any, where: str, summary: Summary) -> Parsed | None:
 def read_paths(paths: list[str], summary: Summary) -> list[Parsed]:
     """Every record of ``paths`` that can be kept, all read within the bounds first (see the
     module docstring); a later record with the id of an earlier one replaces it."""
-    from hansard import safeopen
+    from hansard.files import safeopen
 
     named = [os.path.abspath(os.path.expanduser(p)) for p in paths]
     files = [f for p in named for f in _files(p)]
@@ -301,11 +301,7 @@ def import_traces(store: Store, paths: list[str]) -> Summary:
 
     summary = Summary()
     parsed = read_paths(paths, summary)
-    traces = getattr(as_store(store), "agent_traces", None)
-    if traces is None:
-        from hansard.errors import InvalidArgument
-
-        raise InvalidArgument("this store cannot keep Agent Trace records")
+    traces = as_store(store).agent_traces
     for outcome, n in traces.put_many([(p.rec, p.ranges, p.document, p.source) for p in parsed]).items():
         setattr(summary, outcome, getattr(summary, outcome) + n)
     return summary

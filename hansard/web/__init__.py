@@ -1,4 +1,4 @@
-"""`hansard ui`: a local, read-only web page over one repository (issue 25, item 2): the
+"""`hansard ui`: a local, read-only web page over one repository: the
 repository's stats as charts, a file with its lines' sessions in a gutter and the conversation
 that wrote a line beside it, a session's transcript, and search.
 

@@ -96,7 +96,7 @@ def build_app(top: str, token: str, port: int) -> ASGIApp:
             rq = served.request()
             try:
                 out = fn(request, rq)
-            except Exception as exc:  # noqa: BLE001 - every failure is a page saying what it was
+            except Exception as exc:  # every failure is a page saying what it was
                 from hansard.store.errors import typed
 
                 err = exc if isinstance(exc, HansardError) else typed(exc)

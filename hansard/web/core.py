@@ -11,7 +11,7 @@ redacted text the store keeps (file lines and commit summaries are redacted here
 
 Every function is synchronous and may block (git, SQLite): the server runs them on its
 worker threads, each in a request of its own (``hansard.app.house``: its store, its quick index
-run once, the team attached).
+run once, the team's rows pulled when stale).
 """
 
 from __future__ import annotations
@@ -103,7 +103,8 @@ def file_answer(rq: Request, top: str, rel: str) -> WhyAnswer:
     another repository named. Cached by the why-result cache like the editor's answers."""
     from hansard.answers.code_history import unnamed_elsewhere
 
-    return unnamed_elsewhere(rq.reads(), rq.why_answer(rel, cwd=top), top)
+    ans = rq.why_answer(rel, cwd=top)  # with teammates' sessions (why pulls them when stale)
+    return unnamed_elsewhere(rq.store, ans, top)
 
 
 def line_view(rq: Request, top: str, ans: Mapping[str, Any], line: int) -> dict[str, Any]:
@@ -132,7 +133,7 @@ def line_view(rq: Request, top: str, ans: Mapping[str, Any], line: int) -> dict[
     try:
         page = transcript_page(rq, top, sid, around=mi, limit=WINDOW)
     except (NotFound, ScopeNotGranted):
-        return out  # a teammate's session not copied here: the answer alone
+        return out  # a teammate's session not pulled here: the answer alone
     out["messages"] = page["messages"]
     for m in page["messages"]:
         for c in m.get("tool_calls") or ():
@@ -153,7 +154,9 @@ def transcript_page(rq: Request, top: str, session_id: str, *, around: int | Non
         around, limit = around or 0, 1
     from hansard.answers.transcript import get_past_session
 
-    store = rq.store if rq.store.sessions.repo_path_of(session_id)[0] else rq.reads()
+    if not rq.store.sessions.repo_path_of(session_id)[0]:
+        rq.team()  # a teammate's session, when a team is configured
+    store = rq.store
     session_in_scope(store, top, session_id)
     return get_past_session(store, session_id, around=around, next=cursor, limit=limit, max_chars=PAGE_CHARS,
                             max_message_chars=MESSAGE_CHARS, content_offset=offset, details=True)
@@ -261,8 +264,8 @@ def stats(rq: Request, top: str, path: str | None = None) -> RepoStats:
     from hansard.answers.stats import repo_stats
 
     rel = check_folder(top, path) if path else None
-    store = rq.reads()
-    rq.fresh(top)
+    rq.fresh(top)  # with teammates' sessions of this repository
+    store = rq.store
     out = repo_stats(store, [rel] if rel else None, by=("agent", "session"), cwd=top, max_files=200,
                      cache=rq.app.cache, depth=1)
     if (out.get("by") or {}).get("session"):

@@ -13,8 +13,8 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-# Beyond these the page is painted plain: Pygments' lexers take ~0.1 s per 1,000 lines of
-# Python here, and a 5,000-line file must paint within a second (issue 25).
+# Beyond these the page is painted plain: Pygments' lexing grows with the file, and a long
+# file must still paint within a second.
 MAX_LINES = 2_000
 MAX_CHARS = 200_000
 

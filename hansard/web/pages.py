@@ -179,8 +179,8 @@ def file_page(links: Links, top: str, ans: Mapping[str, Any], code: list[Markup]
             colour.setdefault(b.session_id, len(colour) % COLOURS)
             s = (ans.get("sessions") or {}).get(b.session_id) or {}
             member[b.first] = bool(s.get("member"))
-    # One f-string per row, each dynamic part through esc: Markup.format per row cost ~0.15 s
-    # on a 5,000-line file. The line number is text: the script opens a line on click.
+    # One f-string per row, each dynamic part through esc: Markup.format per row is slow on a
+    # long file. The line number is text: the script opens a line on click.
     rows: list[str] = []
     for i, ln in enumerate(ans["lines"]):
         kind = ln["kind"]

@@ -25,7 +25,7 @@ time, and paths are relative to the repository holding the log (``cwd``). A mess
 ``<session id>:o<byte offset>`` (unique across logs). Each applied file of a reply is one synthetic
 tool call ``<reply key>:<path>``, named ``aider_edit``; the
 ``Commit <sha>`` lines become a ``commit`` tool call whose input names the commit: the link step
-(hansard/link/own_commits.py) dates each edit by the first such commit after it in its session.
+(hansard/link/commits/own.py) dates each edit by the first such commit after it in its session.
 
 Records are the scanner's lines; blank lines are not records, so the parser restores them from
 the gaps between record offsets (one blank line per missing byte: exact for empty lines).
@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from hansard.agents.base import diff_texts, guarded
-from hansard.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip, ToolCallItem, ToolResultItem
+from hansard.values.models import EditItem, Item, MessageItem, RawRecord, SessionInfo, Skip, ToolCallItem, ToolResultItem
 
 NAME = "aider"
 HISTORY_FILE = ".aider.chat.history.md"

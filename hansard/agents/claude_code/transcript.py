@@ -44,13 +44,13 @@ from typing import Any
 
 import orjson
 
-from hansard import safeopen
 from hansard.agents.base import as_text as _as_text_base
 from hansard.agents.base import dict_of, first_json_lines, glued_records, list_of, load_json, record_key
 from hansard.agents.base import nonempty_str as _s
 from hansard.agents.claude_code import AGENT
 from hansard.agents.edits import diff_replacements, diff_texts, hunks_from_structured_patch, lines_of
-from hansard.models import (
+from hansard.files import safeopen
+from hansard.values.models import (
     EditItem,
     EditStatus,
     Item,
@@ -122,7 +122,7 @@ def _as_text(v: Any) -> str:
     """as_text that never raises (a pathological value becomes empty text)."""
     try:
         return _as_text_base(v)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return ""
 
 
@@ -415,7 +415,7 @@ class ClaudeCodeParser:
     def finish(self) -> list[Item]:
         try:
             return self._meta_items()
-        except Exception:  # noqa: BLE001
+        except Exception:
             return []
 
     def feed(self, record: RawRecord) -> list[Item]:
@@ -424,7 +424,7 @@ class ClaudeCodeParser:
             if self.meta is not None and not self.meta_done:
                 items.extend(self._meta_items())
             return items
-        except Exception as exc:  # noqa: BLE001 - a parser bug must cost one record, not the file
+        except Exception as exc:  # a parser bug must cost one record, not the file
             return [Skip("parser_error", record.offset, repr(exc)[:300])]
 
     # -- sidecar --
@@ -955,7 +955,7 @@ class ClaudeCodeProvider:
             if b'"parentUuid"' in frag and b'"isSidechain"' in frag and b'"payload"' not in frag[:2048]:
                 return True
             return b'"type":"summary"' in frag[:4096] and b'"leafUuid"' in frag[:4096]
-        except Exception:  # noqa: BLE001
+        except Exception:
             return False
 
     def new_parser(self, path: str, state: dict[str, Any] | None = None) -> ClaudeCodeParser:

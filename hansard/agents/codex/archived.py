@@ -22,11 +22,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hansard import safeopen
 from hansard.agents.codex.rollout import PROVIDER as ROLLOUT
 from hansard.agents.codex.rollout import CodexParser
-from hansard.models import RawRecord
-from hansard.zstdlib import MAGIC, zstd
+from hansard.files import safeopen
+from hansard.files.zstdlib import MAGIC, zstd
+from hansard.values.models import RawRecord
 
 NAME = ROLLOUT.name
 SUFFIX = ".jsonl.zst"

@@ -107,8 +107,8 @@ from hansard.agents.base import as_text, dict_of, first_json_lines, list_of, loa
 from hansard.agents.base import nonempty_str as _str
 from hansard.agents.codex import AGENT, code_mode
 from hansard.agents.edits import FileOp, PatchError, extract_patch, lines_of, parse_patch, parse_unified_diff, scan_headers
-from hansard.diffs import Hunk
-from hansard.models import (
+from hansard.text.diffs import Hunk
+from hansard.values.models import (
     EditItem,
     EditKind,
     EditStatus,
@@ -214,7 +214,7 @@ class CodexParser:
             if self.sid is None and any(not isinstance(i, Skip) for i in items):
                 return [Skip("no_session_id", record.offset)]
             return items
-        except Exception as exc:  # noqa: BLE001 - a parser must never raise on input
+        except Exception as exc:  # a parser must never raise on input
             self.__init__(self.path, saved)  # type: ignore[misc]
             return [Skip("parser_error", record.offset, repr(exc)[:300])]
 

@@ -39,7 +39,17 @@ import orjson
 from hansard.agents.base import JsonParser, dict_of, diff_texts, first_json_lines, lines_of, parse_unified_diff, str_of
 from hansard.agents.base import nonempty_str as _str
 from hansard.agents.edits import PatchError, parse_patch
-from hansard.models import EditItem, EditKind, Item, MessageItem, RawRecord, SessionInfo, Skip, ToolCallItem, ToolResultItem
+from hansard.values.models import (
+    EditItem,
+    EditKind,
+    Item,
+    MessageItem,
+    RawRecord,
+    SessionInfo,
+    Skip,
+    ToolCallItem,
+    ToolResultItem,
+)
 
 NAME = "copilot"
 EDIT_TOOLS = frozenset({"edit", "create", "apply_patch", "str_replace_editor", "write"})

@@ -38,7 +38,7 @@ edit call that names its file and nothing it wrote (git-ai keeps Cursor's calls 
 with ``file_path`` alone, no result) is an edit of kind ``unreadable`` and a skip
 ``unreadable_edit``: the lines its session could have written are ``unknown``, never ``human``.
 
-``state.vscdb`` is read with ``hansard.store.foreign`` (read-only, never locked) through
+``state.vscdb`` is read with ``hansard.agents.foreign`` (read-only, never locked) through
 ``vscdb_records``: each changed row becomes one archived record ``{"k": key, "v": value}``. A
 replaced key gets a larger rowid, so "rowid above the last one read" is exactly what changed.
 """
@@ -54,8 +54,8 @@ import orjson
 from hansard.agents.base import JsonParser, dict_of, diff_texts, first_json_lines, iso_from_epoch_ms, lines_of, str_of
 from hansard.agents.base import nonempty_str as _str
 from hansard.agents.edits import PatchError, parse_patch
-from hansard.diffs import Hunk
-from hansard.models import (
+from hansard.text.diffs import Hunk
+from hansard.values.models import (
     EditItem,
     EditKind,
     Item,
@@ -258,7 +258,7 @@ def vscdb_records(path: str, cursor: dict[str, Any] | None) -> tuple[list[RawRec
     """The rows of ``state.vscdb`` that changed since ``cursor`` as archive records, and the new
     cursor. Conversations come before their messages, messages in conversation order. None when
     the database cannot be read now (locked, mid-write): try again at the next scan."""
-    from hansard.store import foreign
+    from hansard.agents import foreign
 
     cur = dict(cursor or {})
     rows = foreign.kv_rows_since(path, KV_TABLE, int(cur.get("rowid") or 0), KV_PREFIXES)

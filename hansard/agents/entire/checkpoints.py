@@ -221,7 +221,7 @@ def by_session(copies: Iterable[Copy]) -> dict[str, list[Copy]]:
 
 def _when(s: str) -> str:
     """A sortable form of Entire's created_at (Go: up to 9 fractional digits, any offset)."""
-    from hansard.timebounds import parse_ts
+    from hansard.values.timebounds import parse_ts
 
     t = parse_ts(s) if s else None
     return f"{t:020.6f}" if t is not None else ""

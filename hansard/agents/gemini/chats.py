@@ -31,8 +31,8 @@ import orjson
 from hansard.agents.base import as_text, dict_of, first_json_lines, load_json, snapshot_steps, str_of
 from hansard.agents.edits import diff_replacements, lines_of, parse_unified_diff
 from hansard.agents.gemini import AGENT
-from hansard.diffs import Hunk
-from hansard.models import (
+from hansard.text.diffs import Hunk
+from hansard.values.models import (
     EditItem,
     Item,
     MessageItem,
@@ -360,7 +360,7 @@ def _safely(dec: _Decoder, record: RawRecord, work: Any) -> list[Item]:
     saved = dec.begin()
     try:
         return work()
-    except Exception as exc:  # noqa: BLE001 - a parser must never raise on input
+    except Exception as exc:  # a parser must never raise on input
         dec.rollback(saved)
         return [Skip("parser_error", record.offset, repr(exc)[:300])]
 

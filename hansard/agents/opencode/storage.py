@@ -44,12 +44,12 @@ from typing import Any
 
 import orjson
 
-from hansard import safeopen
 from hansard.agents.base import JsonParser, as_text, dict_of, diff_texts, lines_of, parse_unified_diff, str_of
 from hansard.agents.base import iso_from_epoch_ms as _iso
 from hansard.agents.base import nonempty_str as _str
 from hansard.agents.edits import PatchError, parse_patch
-from hansard.models import (
+from hansard.files import safeopen
+from hansard.values.models import (
     EditItem,
     EditKind,
     Item,
@@ -125,7 +125,7 @@ def storage_records(root: str, cursor: dict[str, Any] | None) -> tuple[list[RawR
 
 def db_records(path: str, cursor: dict[str, Any] | None) -> tuple[list[RawRecord], dict[str, Any]] | None:
     """Rows of ``opencode.db`` updated since ``cursor``, sessions first, then messages, then parts."""
-    from hansard.store import foreign
+    from hansard.agents import foreign
 
     cur = dict(cursor or {})
     seq = int(cur.get("seq") or 0)

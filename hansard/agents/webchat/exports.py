@@ -38,11 +38,11 @@ from typing import IO, Any
 
 import orjson
 
-from hansard import safeopen
 from hansard.agents.base import JsonParser, dict_of, str_of
 from hansard.agents.base import nonempty_str as _str
 from hansard.errors import ExportEntryTooLarge, ExportTooDeep, ExportTooLarge, ExportTooManyMessages
-from hansard.models import Item, MessageItem, RawRecord, Role, SessionInfo, Skip
+from hansard.files import safeopen
+from hansard.values.models import Item, MessageItem, RawRecord, Role, SessionInfo, Skip
 
 CHATGPT = "chatgpt"
 CLAUDE_WEB = "claude_web"

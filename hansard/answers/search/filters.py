@@ -1,6 +1,6 @@
 """Filter arguments shared by search and transcript reads: roles, limits, repositories, tools.
 
-Time bounds are read by :mod:`hansard.timebounds` (one meaning of since/until everywhere).
+Time bounds are read by :mod:`hansard.values.timebounds` (one meaning of since/until everywhere).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def resolve_repo(store: Store, repo: str | None) -> list[int] | None:
                     from hansard.git.identity import identify
 
                     ident = identify(tops[1])
-                except Exception:  # noqa: BLE001 - git missing or broken: match by name below
+                except Exception:  # git missing or broken: match by name below
                     ident = None
                 if ident is not None and ident.root_commit:
                     ids = store.sessions.repo_ids_with_root(ident.root_commit)

@@ -167,7 +167,7 @@ def load_intent_encoder() -> tuple[Any, str | None]:
             from hansard.answers.search.meaning import install_hint
 
             why = f"the sentence encoder's files failed their hash check ({exc}); {install_hint()}"
-        except Exception as exc:  # noqa: BLE001 - a broken optional model must never break search
+        except Exception as exc:  # a broken optional model must never break search
             why = f"the sentence encoder could not be loaded ({type(exc).__name__}: {exc})"
     if e is None and why is None:
         from hansard.answers.search.meaning import install_hint

@@ -5,9 +5,9 @@ downloaded at run time: the embedder is WordLlama's ``l2_supercat`` 256-d static
 ``wordllama`` wheel and are checked against a pinned sha256 before use (see
 ``WORDLLAMA_FILES``). Why this one: ``scripts/eval_search.py`` compares it with the other
 embedders whose weights ship in a package (README, Performance): tokenlearn's 64-d static model
-found less on every kind of query, and all-MiniLM-L6-v2 either brings torch (1.5 GB) or, run in
-numpy, embeds about 60 times slower. WordLlama is 19 MB with numpy + tokenizers, embeds
-about a thousand passages a second on a loaded core, and starts in well under a second. Its
+found less on every kind of query, and all-MiniLM-L6-v2 either brings torch or, run in numpy,
+embeds far slower. WordLlama is small, needs only numpy and tokenizers, and embeds and starts
+fast enough for a background builder (docs/performance.md, Semantic search). Its
 weakness is paraphrase: it averages words, so a query that shares no word with a conversation
 rarely finds it first. For that, a sentence encoder (all-MiniLM-L6-v2, :mod:`intent`) embeds
 each session's intent texts, and :func:`combine` mixes its per-session similarity into the
@@ -44,16 +44,16 @@ from typing import Any
 
 from hansard import config
 from hansard.errors import ModelFileMismatch
-from hansard.ingest.embed import MAX_EMBED_CHARS, Embedder
+from hansard.ingest.embed import Embedder
+from hansard.store.types import MAX_EMBED_CHARS
 
 # Above BITS_ABOVE passages a search does not read every vector. It first ranks every passage
 # by its sign bits (32 bytes for 256 dimensions, against 1,024 for a float32 row) by how much
 # of the query's weight falls on the dimensions whose sign disagrees, the query's magnitudes
 # rounded to two bits (:func:`disagreement`), then rescores the best RESCORE_SHARE of them (at
-# least RESCORE_KEEP) exactly, so their order and similarity are those of a full search.
-# On WordLlama vectors (the evaluation queries among 459k passages) 4,000 rescored keep 99.7%
-# of the exact top 10; plain Hamming distance kept 98.5% with 8,000. Below BITS_ABOVE the
-# product over every row is already fast.
+# least RESCORE_KEEP) exactly, so their order and similarity are those of a full search. The
+# weighting keeps more of the exact top 10 than plain Hamming distance with half the rows
+# rescored (docs/performance.md). Below BITS_ABOVE the product over every row is already fast.
 BITS_ABOVE = 20_000
 RESCORE_SHARE = 0.01
 RESCORE_KEEP = 4000
@@ -123,8 +123,8 @@ def verify_model_files(root: Path, pinned: dict[str, str]) -> None:
 
 def file_sha256(path: Path) -> str:
     """The file's sha256, remembered per version of the file (``file-hashes.json`` in the hansard
-    home, owner-only): hashing the two models' weights (19 + 91 MB) cost ~0.3 s in every new
-    process. A version is its inode, size, modification and change times; the kernel sets the
+    home, owner-only): hashing the two models' weights in every new process would cost more
+    than a search. A version is its inode, size, modification and change times; the kernel sets the
     change time on every write, and no call sets it back."""
     import json
 
@@ -147,7 +147,7 @@ def file_sha256(path: Path) -> str:
                 if k.split("|")[0] != key.split("|")[0]}
         keep[key] = got
         record.parent.mkdir(parents=True, exist_ok=True)
-        from hansard.privfile import write_private
+        from hansard.files.privfile import write_private
 
         write_private(record, json.dumps(keep).encode())
     except OSError:
@@ -171,7 +171,7 @@ def load_embedder() -> tuple[Embedder | None, str | None]:
         e, why = None, f"no embedding model is installed; {install_hint()}"
     except WeightsMismatch as exc:
         e, why = None, f"the embedding weights failed their hash check ({exc}); reinstall wordllama"
-    except Exception as exc:  # noqa: BLE001 - a broken optional model must never break keyword search
+    except Exception as exc:  # a broken optional model must never break keyword search
         e, why = None, f"the embedding model could not be loaded ({type(exc).__name__}: {exc})"
     _EMBEDDER["e"], _EMBEDDER["why"] = e, why
     return e, why
@@ -198,9 +198,8 @@ class VectorIndex:
     bits, 64 dimensions to a word, word-major. The arrays are mapped from the copy beside the
     store (``hansard.ingest.vector_cache``) when it is current (or the request that asked
     writes it: ``hansard.store.kept.vector_copy``), else read from SQLite. Float32,
-    not the float16 the store keeps: numpy converts float16 one element at a time (6-10 ns each
-    here), which made rescoring 4,000 rows cost 10 ms; converting once at load costs that per
-    row once."""
+    not the float16 the store keeps: numpy converts float16 one element at a time, at every
+    rescoring; converting once at load pays that once per row."""
 
     _cache: dict[tuple[str, str], tuple[Any, VectorIndex]] = {}
 
@@ -271,8 +270,7 @@ class VectorIndex:
 
 def _dot(mat: Any, qv: Any) -> Any:
     # einsum, not BLAS: OpenBLAS splits a matrix-vector product over both cores, and on a busy
-    # 2-core machine its threads wait on each other (10,000 x 256 rows: 12 ms on two threads,
-    # 0.1-2 ms on one, 0.4 ms by einsum, which runs on the calling thread).
+    # 2-core machine its threads wait on each other; einsum runs on the calling thread.
     import numpy as np
 
     return np.einsum("ij,j->i", mat, qv)

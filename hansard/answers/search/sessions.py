@@ -28,7 +28,9 @@ With ``group_revisions``, near-identical copies of one message fold into one hit
 is true when anything was left out or the total is not exact.
 
 The calling conversation is left out when its id is known (``exclude_session_id``), with
-its subagents, so an agent does not find itself.
+its subagents, so an agent does not find itself. Teammates' sessions (hansard team) are
+searched only with ``include_team_sessions`` or ``team`` (hansard.answers.teammates), ranked
+with this machine's; their hits carry ``member``, ``member_name`` and ``team``.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ from hansard.answers.search.query import parse
 from hansard.errors import InvalidArgument
 from hansard.ingest.redact import withheld_note
 from hansard.store.types import Candidate, SearchFilters
-from hansard.timebounds import local_time, since_text, until_text
+from hansard.values.timebounds import local_time, since_text, until_text
 
 if TYPE_CHECKING:
     from hansard.answers.results import SearchResults
@@ -91,11 +93,14 @@ def search_past_sessions(
     """``start_build`` starts the meaning-search vector builder when a meaning search finds the
     vectors missing or behind (the adapters pass hansard/app/jobs.py's; without it, none is started
     and the notice says to run `hansard embed`)."""
+    from hansard.answers import teammates
+
     mode = (mode or "keyword").lower()
     if mode not in MODES:
         raise InvalidArgument(f"mode must be one of {', '.join(MODES)}, not {mode!r}", argument="mode")
     limit = clamp(limit, 5, 1, 20, "limit")
     per = clamp(hits_per_session, 1, 1, MAX_HITS_PER_SESSION, "hits_per_session")
+    with_team, team_notice = teammates.wanted(store, include_team_sessions, team)
     index = store.search
     f = SearchFilters(
         repo_ids=resolve_repo(store, repo),
@@ -110,12 +115,13 @@ def search_past_sessions(
         commit_sessions=commit_sessions(store, commit) if commit and commit.strip() else None,
         include_subagents=bool(include_subagents),
         include_web_chats=bool(include_web_chats),
+        include_team=with_team,
         web_providers=list(agents.unsearched_names()),
         exclude_session_ids=[exclude_session_id] if exclude_session_id else [],
     )
     q = parse(query)
     k = max(100, limit * per * 10)
-    notice: list[str] = []
+    notice: list[str] = [team_notice] if team_notice else []
     mode_notice = None
     ran = mode
 
@@ -157,15 +163,13 @@ def search_past_sessions(
             passages = res.passages
     if f.repo_ids == []:
         notice.append(f"no indexed session ran in a repository matching {repo!r}")
-    team_hits: list[dict[str, Any]] = []
-    if include_team_sessions or (team and team.strip()):
-        team_hits, team_notice = store.search.shared_hits(q, team=team, repo=repo, since=f.since, until=f.until,
-                                                          limit=limit, mode=mode, query=query or "")
-        if team_notice:
-            notice.append(team_notice)
 
     hits, matched = build_hits(index, ranked, q, limit, per, group_revisions, passages)
-    hits += team_hits[:max(0, limit - len(hits))]
+    if with_team:
+        name = teammates.team_name(store)
+        for h in hits:
+            if h.get("member"):
+                h["team"] = name
     out: dict[str, Any] = {"query": query or "", "mode": ran}
     if mode_notice:
         out["mode_notice"] = mode_notice
@@ -258,7 +262,8 @@ def build_hits(index: Any, ranked: list[tuple[Candidate, str, float | None]], q:
     return hits, len(sessions)
 
 
-SESSION_FIELDS = ("session_id", "title", "provider", "repo", "cwd", "started_at_local", "source")
+SESSION_FIELDS = ("session_id", "title", "provider", "repo", "cwd", "started_at_local", "source", "member",
+                  "member_name")
 
 
 def _hit(r: Any, cand: Candidate, matched_by: str, sim: float | None, words: list[str],
@@ -290,7 +295,9 @@ def _hit(r: Any, cand: Candidate, matched_by: str, sim: float | None, words: lis
         del h["repo"]
     if r["cwd"] is None:
         del h["cwd"]
-    if "origin" in r.keys() and r["origin"]:  # not this machine's record: where it was read
+    if r["member"]:  # a teammate's session (hansard team)
+        h["member"], h["member_name"] = r["member"], r["member_name"]
+    if r["origin"] or r["member"]:  # not this machine's record: where it was read
         h["source"] = source_of(r)
     if not session_fields:
         for k in SESSION_FIELDS:

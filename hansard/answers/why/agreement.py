@@ -59,8 +59,8 @@ def check_file(store: Store, top: str, rel: str, lines: Iterable[int], ranges: I
     With ``rev``, the file at that revision, asked the ways `why --rev` is (`log` and an
     editor's buffer ask the working tree). ``keep``: the caller's request keeping what a
     question worked out, after each (``hansard.app.house.Request.keep``), as `why` is kept."""
-    from hansard import safeopen
     from hansard.answers.why import explain
+    from hansard.files import safeopen
 
     report = Report(rel)
     whole = explain(store, rel, rev=rev, cwd=top, cache=False)
@@ -118,7 +118,7 @@ def _log_counts(store: Store, top: str, rel: str, symbol: str | None, ref: dict[
 
     span = None
     if symbol is not None:
-        from hansard import safeopen
+        from hansard.files import safeopen
 
         data = safeopen.read_bytes(os.path.join(top, rel), follow=True)
         span = SymbolSpans(store, top, symbol, rel).span_in(data, rel, symbol)

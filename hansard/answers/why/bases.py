@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hansard import textnorm
+from hansard.text import textnorm
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable

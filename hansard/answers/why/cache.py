@@ -63,19 +63,16 @@ CACHE_FORMAT = 6  # 2: lines stored without their text; 3: commit summaries reda
 
 def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, data: bytes, repo_id: int
             ) -> tuple[Any, str, bytes | None, int] | None:
-    """(cache, key, the cached JSON document or None, generation) when the store keeps answers; None
-    when it does not (a store wrapped with a team's evidence: the team's rows change without
-    the local generation) or the revision names no commit.
+    """(cache, key, the cached JSON document or None, generation); None when the store keeps no
+    generation (a store from before the cache) or the revision names no commit.
 
     The key is a hash of all a file's answer depends on: the commit of HEAD (or ``rev``), the
     file's bytes (the working tree's, or ``contents``), its path, the files git blame reads
     beside history (``.git-blame-ignore-revs``, ``.mailmap``), the tip
     of git-ai's notes (``refs/notes/ai``), the repository, hansard's version, the store's
     schema, the engine's rules version and the store generation (a newly indexed transcript,
-    a linked repository or a re-dated edit changes it)."""
-    cache = store.why_cache if hasattr(type(store), "why_cache") else None
-    if cache is None:
-        return None
+    a linked repository, a re-dated edit or a pull of the team's rows changes it)."""
+    cache = store.why_cache
     generation = cache.generation()
     if generation is None:
         return None
@@ -89,7 +86,8 @@ def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, da
     except ImportError:  # pragma: no cover - not CPython
         from hashlib import blake2b
 
-    from hansard import __version__, safeopen
+    from hansard import __version__
+    from hansard.files import safeopen
 
     h = blake2b(digest_size=20)
     from hansard.answers.why.engine import RULES_VERSION

@@ -18,11 +18,10 @@ if TYPE_CHECKING:
     from hansard.store.interfaces import Store
 
 
-# From this many lines, orjson's encoder saves more than its import costs (~9 ms, with
-# dataclasses and uuid, which nothing else on `why`'s path imports): on entireio/cli's answers,
-# json 1.7 ms and orjson 9.2 ms (import included) at 388 lines, 13.7 and 11.1 ms at 1,586,
-# 22.0 and 10.3 ms at 2,973. Both write the same bytes: compact, no indentation (a machine
-# reads it; indenting cost more than all the rest of the encoding).
+# From this many lines, orjson's encoder saves more than its import costs (it brings
+# dataclasses and uuid, which nothing else on `why`'s path imports; the crossing is measured on
+# entireio/cli's answers in docs/performance.md). Both write the same bytes: compact, no
+# indentation (a machine reads it; indenting cost more than all the rest of the encoding).
 ORJSON_LINES = 1500
 
 
@@ -108,7 +107,7 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
                 "prompt": None,
                 "prompts": {},
             }
-            if row is not None and "member" in row.keys():  # a teammate's session (hansard.team)
+            if row is not None and row["member"]:  # a teammate's session (hansard.team)
                 s["member"], s["member_name"] = row["member"], row["member_name"]
             if row is not None:  # where it was read: this machine, a repository's refs or files, a teammate
                 s["source"] = source_of(row)

@@ -30,12 +30,12 @@ if TYPE_CHECKING:
     from hansard.answers.why.target import Target
     from hansard.store.interfaces import Store
 
-from hansard import textnorm
 from hansard.answers import evidence
 from hansard.answers.evidence import CLOCK_SLACK_S, EditRef
 from hansard.answers.why.line import LineAnswer
 from hansard.answers.why.unmatched import WINDOW, Unmatched
 from hansard.git.blame import ZERO, Blame, BlameLine
+from hansard.text import textnorm
 
 # Bump when a rule changes what an answer says: cached answers of other versions are not served.
 RULES_VERSION = 3  # 2: no_sessions; 3: a line's own paths, bases, readded, changed_later, common_line, unreadable_edit
@@ -93,8 +93,8 @@ class Attributor(Unmatched):
         self.hashes, self.exacts, self.trivial = pre.hashes, pre.exacts, pre.trivial
         self.untimed = pre.untimed
         self.edits, self.by_hash = pre.edits, pre.by_hash
-        from hansard.answers.commit_sessions import CommitSessions
         from hansard.answers.restored import FileHistory
+        from hansard.answers.why.commits import CommitSessions
 
         self.history = history or FileHistory(store, t.top, t.rel, rev)
         self.placed = pre.placed

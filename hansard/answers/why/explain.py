@@ -126,7 +126,7 @@ def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, dat
         pre = Prepared(store, repo_id, texts, os.path.basename(t.rel), paths=history.names())
         history.prepare()
         _ahead_of_blame(texts, likeness=bool(pre.edits))
-    except Exception as exc:  # noqa: BLE001 - blame's own error, if any, is the one to report
+    except Exception as exc:  # blame's own error, if any, is the one to report
         failed = exc
     bl = blamed.result()
     if failed is not None:
@@ -169,7 +169,7 @@ def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, dat
 
 def _ahead_of_blame(texts: list[str], *, likeness: bool) -> None:
     """Work the answer does anyway, done while git blames (this thread would
-    only wait; blame takes 100 ms and more on a file of a thousand lines): the file's lines are
+    only wait, and blame is the longest step of a large file's answer): the file's lines are
     redacted (the redactor keeps the result by text, so the contract's redaction of the same
     lines finds it), and, with ``likeness`` (some edit added one of its lines: the rules will
     compare lines), the likeness module is imported."""

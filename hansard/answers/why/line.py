@@ -14,7 +14,7 @@ _NO_TUPLE: tuple[str, ...] = ()
 
 class LineAnswer:
     """Immutable; every field a keyword. A plain slotted class rather than a dataclass: the
-    dataclasses module (with inspect) costs ~10 ms of import, a tenth of a one-line `why`."""
+    dataclasses module (with inspect) is a heavy import for a one-line `why`."""
 
     __slots__ = ("line", "content", "kind", "commit", "session_id", "provider", "message_index", "tool_call_id",
                  "rule", "confidence", "similarity", "later_sessions", "edit_id", "tool", "block", "alternatives",

@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from hansard.agents.git_ai import RECORDER
+from hansard.recorders.git_ai import RECORDER
 
 if TYPE_CHECKING:
     from hansard.answers.restored import FileHistory
@@ -74,7 +74,7 @@ def read_notes(top: str, tip: str, shas: list[str], parse: Callable[[bytes], Any
     from hansard.git.objects import CatFile
 
     if parse is None:
-        from hansard.agents.git_ai.notes import parse_note
+        from hansard.recorders.git_ai.notes import parse_note
 
         parse = parse_note
     out: dict[str, Any] = {}
@@ -168,8 +168,8 @@ def annotate_agent_trace(store: Any, bl: Blame, answers: list[LineAnswer]) -> li
     from hansard.trace import BY as TRACE
     from hansard.trace import KIND_OF_TYPE
 
-    traces = getattr(store, "agent_traces", None)
-    if traces is None or not answers or not traces.any():
+    traces = store.agent_traces
+    if not answers or not traces.any():
         return answers
     by_line, shas = _blamed(bl)
     at: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -195,8 +195,8 @@ def annotate_agent_trace(store: Any, bl: Blame, answers: list[LineAnswer]) -> li
 # --- qwen-code's attribution notes (refs/notes/ai-attribution) --------------------------------
 
 def attribution_tip(top: str) -> str | None:
-    from hansard.agents.qwen_code import RECORDER as QWEN
     from hansard.git.refs import ref_from_files
+    from hansard.recorders.qwen_code import RECORDER as QWEN
 
     return ref_from_files(top, QWEN.notes_ref or "")
 
@@ -214,8 +214,8 @@ def annotate_attribution(top: str, bl: Blame, answers: list[LineAnswer], unread:
     tip = attribution_tip(top)
     if tip is None or not answers:
         return answers
-    from hansard.agents.qwen_code import RECORDER as QWEN
-    from hansard.agents.qwen_code.notes import parse_note
+    from hansard.recorders.qwen_code import RECORDER as QWEN
+    from hansard.recorders.qwen_code.notes import parse_note
 
     by_line, shas = _blamed(bl)
     notes = read_notes(top, tip, sorted(shas), parse_note, unread=unread)
@@ -277,7 +277,7 @@ def annotate_all(store: Any, top: str, history: FileHistory, bl: Blame, answers:
     (each later one only where no earlier one describes the line): git-ai's notes, imported
     Agent Trace records, qwen-code's notes, agents' commit trailers. ``unread`` receives, per
     recorder, how many commits' notes were over the budget and left unread (none: no entry)."""
-    from hansard.agents.qwen_code import RECORDER as QWEN
+    from hansard.recorders.qwen_code import RECORDER as QWEN
 
     left = [0]
     answers = annotate(top, bl, answers, left)

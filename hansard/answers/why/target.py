@@ -87,7 +87,7 @@ def file_text(t: Target, rev: str | None, contents: bytes | None) -> bytes:
     if os.path.islink(full):
         # git tracks a symlink as the text of its target, and blames that one line.
         return os.fsencode(os.readlink(full))
-    from hansard import safeopen
+    from hansard.files import safeopen
 
     try:  # opened without blocking, then checked: a FIFO or a device would block or never end
         return safeopen.read_bytes(full, follow=True)

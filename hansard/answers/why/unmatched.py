@@ -12,17 +12,17 @@ import re
 from bisect import bisect_left
 from typing import TYPE_CHECKING
 
-from hansard import textnorm
 from hansard.answers import evidence
 from hansard.answers.evidence import CLOCK_SLACK_S, EditRef, parse_ts, similar_texts
 from hansard.answers.why.line import LineAnswer
 from hansard.git.blame import ZERO
+from hansard.text import textnorm
 
 if TYPE_CHECKING:
     from typing import Any
 
-    from hansard.answers.commit_sessions import CommitSessions
     from hansard.answers.restored import FileHistory
+    from hansard.answers.why.commits import CommitSessions
     from hansard.answers.why.target import Target
 
 WINDOW = 3  # lines either side that count as the same block

@@ -253,8 +253,8 @@ SEARCH_FUNCTIONS = ("hansard_messages_matching(text, text[], text, text, text, t
 def t006_search_definer() -> str:
     # Under a policy PostgreSQL evaluates no leaky qual before the policy's, and neither `@@` on
     # a tsvector nor LIKE/ILIKE is leakproof: as a member, team search and why's look into
-    # teammates' shell commands read every row of the table and never their GIN index (5.7x
-    # at 300,000 messages). Whatever the policy's shape, only a qual the planner folds to
+    # teammates' shell commands read every row of the table and never their GIN index.
+    # Whatever the policy's shape, only a qual the planner folds to
     # true leaves the text match free to be an index condition. So the owner (whom FORCE
     # holds) reads every row by a policy of its own, and these functions, owned by it, run
     # the match with its rights and keep the rows the *caller* reads (``session_user``: its

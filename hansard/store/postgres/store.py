@@ -1,5 +1,7 @@
 """``PostgresTeamStore``: the team's shared store on a PostgreSQL server, through psycopg 3 (one
-connection, or a psycopg_pool pool for a long-lived process).
+connection, or a psycopg_pool pool for a long-lived process). It is the exchange, not a store
+questions read: a push writes a member's sessions, a pull reads the team's (what the member's
+role may read, row-level security deciding) into each member's local store.
 
 Every failure to reach the server, or a statement past its deadline, is raised as
 ``TeamUnreachable`` (retryable); a server migrated by a newer hansard is refused with
@@ -12,13 +14,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from functools import cached_property
 from typing import Any
 
 from hansard.errors import StoreTooNew, TeamForbidden, TeamUnreachable
 from hansard.store.postgres.migrations import MIGRATIONS
-from hansard.store.postgres.queries import TeamEvidence, TeamSearchIndex, TeamTables, contains, time_bounds
 
 # Any key works as long as every hansard uses the same one: migrations run one at a time.
 _MIGRATE_LOCK = 0x68616E73
@@ -80,12 +81,11 @@ def _watchdog(conn: Any, seconds: float) -> Iterator[_Watchdog]:
         dog.cancel()
 
 
-class PostgresTeamStore(TeamTables):
-    """A :class:`~hansard.store.interfaces.Store` (its read facets from :class:`TeamTables`)
-    over one connection (a CLI command: one question or one push), or, with ``pooled``, a
-    psycopg_pool pool (a long-lived process answering many). Connections are in autocommit: a
-    reader's query is one round trip (no BEGIN, no ROLLBACK on return to the pool); writers
-    open their transactions explicitly."""
+class PostgresTeamStore:
+    """The team server over one connection (a command: one push or one pull), or, with
+    ``pooled``, a psycopg_pool pool. Connections are in autocommit: a reader's query is one
+    round trip (no BEGIN, no ROLLBACK on return to the pool); writers open their transactions
+    explicitly. ``me`` (email, machine) is the member-machine whose own rows a pull leaves out."""
 
     def __init__(self, conninfo: str, *, me: tuple[str, str], timeout: float = 5.0, statement_timeout_ms: int = 30000,
                  passfile: str | None = None, max_size: int = 4, pooled: bool = False) -> None:
@@ -125,10 +125,6 @@ class PostgresTeamStore(TeamTables):
         # timeout for the answer to travel (the documented "about 33 s" at the defaults).
         self.deadline = statement_timeout_ms / 1000 + timeout
         self.dog: _Watchdog | None = None
-
-    combined = True  # a file's edit lines come with their sessions and prompts in one round trip
-    # The server has the owner's search functions (t006); a reader's check_schema finds out.
-    definer = True
 
     def interrupt(self) -> None:
         """Cancel the statement running on the single connection (a pool's are left to their
@@ -203,27 +199,22 @@ class PostgresTeamStore(TeamTables):
                 applied.append(m.__name__)
         return applied
 
-    def check_schema(self, roots: Collection[str] = (), *, current: bool = False) -> None:
+    def check_schema(self, *, current: bool = False) -> None:
         """Readers: the server's schema is one this hansard knows (else ``StoreTooNew``), and
-        exists. One round trip: it runs on every question that reads the team, so it also
-        brings the repository rows of ``roots`` (the opted-in root commits) to ``repos``.
-        ``current`` (writers, who are members and cannot migrate): it also has every migration
-        of this hansard."""
+        exists (one round trip). ``current`` (writers, who are members and cannot migrate): it
+        also has every migration of this hansard."""
         from hansard.errors import TeamNotConfigured
 
         try:
-            rows = self.run("SELECT name, NULL AS root, NULL::integer AS id FROM hansard_migrations UNION ALL"
-                            " SELECT NULL, root_commit, id FROM repos WHERE root_commit = ANY(%s)", (list(roots),))
+            rows = self.run("SELECT name FROM hansard_migrations")
         except self._psycopg.errors.UndefinedTable:
             raise TeamNotConfigured("the team server has no hansard tables yet: the database owner runs"
                                     " `hansard team init URL --name NAME` first") from None
-        names = {r["name"] for r in rows if r["name"] is not None}
+        names = {r["name"] for r in rows}
         self._refuse_newer(names)
-        self.definer = "t006_search_definer" in names
         if current and {m.__name__ for m in MIGRATIONS} - names:
             raise TeamNotConfigured("the team server's tables are older than this hansard: the database owner runs"
                                     " `hansard team init` again to upgrade them")
-        self.repos.know({r["root"]: int(r["id"]) for r in rows if r["name"] is None})
 
     @staticmethod
     def _refuse_newer(done: set[str]) -> None:
@@ -237,15 +228,6 @@ class PostgresTeamStore(TeamTables):
     @cached_property
     def uploads(self) -> TeamUploads:
         return TeamUploads(self)
-
-    @cached_property
-    def search(self) -> PostgresSearchIndex:
-        return PostgresSearchIndex(self)
-
-    @cached_property
-    def evidence(self) -> PostgresEvidence:
-        return PostgresEvidence(self)
-
 
     @cached_property
     def roles(self) -> Any:
@@ -279,7 +261,8 @@ _VECTOR_COLS = (("message_id", "bigint"), ("model", "text"), ("start", "int"), (
 
 
 class TeamUploads:
-    """The push side: members, repositories and whole sessions."""
+    """Both sides of the exchange: a push's members, repositories and whole sessions; a pull's
+    digests and rows, of other members only (never ``me``'s), as the role's policy lets it read."""
 
     def __init__(self, store: PostgresTeamStore) -> None:
         self.store = store
@@ -398,37 +381,63 @@ class TeamUploads:
         return {**one, "members_detail": [{**r, "last_push": r["last_push"].isoformat() if r["last_push"] else None}
                                           for r in per]}
 
-    def export(self, roots: Sequence[str]) -> dict[str, list[dict[str, Any]]]:
-        """Every other member's rows in these repositories, table by table (for an offline copy)."""
-        me = self.store.me
+    def _shared(self, roots: Sequence[str]) -> tuple[str, tuple[Any, ...]]:
+        """The sessions a pull reads: other members' (not this member-machine's own), in
+        repositories of these root commits."""
+        return ("SELECT s.id FROM sessions s JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
+                " WHERE r.root_commit = ANY(%s) AND NOT (mb.email=%s AND mb.machine=%s)", (list(roots), *self.store.me))
+
+    def digests(self, roots: Sequence[str]) -> list[dict[str, Any]]:
+        """Every shared session of these repositories: id, session_id, content_hash, member (the
+        email the owner registered for its role) and member_name (one round trip)."""
         if not roots:
-            return {k: [] for k in ("members", "repos", "sessions", "messages", "tool_calls", "edits", "edit_lines",
-                                    "memories")}
-        marks = ",".join(["%s"] * len(roots))
-        sel = (f"SELECT s.id FROM sessions s JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
-               f" WHERE r.root_commit IN ({marks}) AND NOT (mb.email=%s AND mb.machine=%s)")
-        args = (*roots, *me)
+            return []
+        sel, args = self._shared(roots)
+        return self.store.run(
+            "SELECT s.id, s.session_id, s.content_hash, mb.email AS member, mb.name AS member_name FROM sessions s"
+            f" JOIN members mb ON mb.id=s.member_id WHERE s.id IN ({sel})", args)
+
+    def export(self, roots: Sequence[str], session_rows: Sequence[int]) -> dict[str, list[dict[str, Any]]]:
+        """The rows of these shared sessions, table by table: sessions (with root_commit, member
+        and member_name), messages, tool_calls, edits, edit_lines, the passage vectors pushed
+        with them, and the repositories' rows."""
+        if not roots or not session_rows:
+            return {k: [] for k in ("sessions", "messages", "tool_calls", "edits", "edit_lines", "passages", "repos")}
+        sel, args = self._shared(roots)
+        sel = f"SELECT x.id FROM ({sel}) x WHERE x.id = ANY(%s)"
+        args = (*args, list(session_rows))
         run = self.store.run
         return {
-            "members": run("SELECT id, email, machine, name FROM members"),
-            "repos": run(f"SELECT id, root_commit, remote, name FROM repos WHERE root_commit IN ({marks})", roots),
-            "sessions": run("SELECT id, member_id, repo_id, session_id, provider, cwd, started_at, last_at, title,"
-                            " first_prompt, parent_session_id, resumed_from, git_branch, version, message_count,"
-                            " content_hash, redactions, origin, origin_ref, claimed_id"
-                            f" FROM sessions WHERE id IN ({sel})", args),
+            "repos": run("SELECT id, root_commit FROM repos WHERE root_commit = ANY(%s)", (list(roots),)),
+            "sessions": run("SELECT s.id, s.session_id, s.provider, s.cwd, s.started_at, s.last_at, s.title,"
+                            " s.first_prompt, s.parent_session_id, s.resumed_from, s.git_branch, s.version,"
+                            " s.message_count, s.content_hash, s.origin, s.origin_ref, s.claimed_id, r.root_commit,"
+                            " mb.email AS member, mb.name AS member_name FROM sessions s"
+                            " JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
+                            f" WHERE s.id IN ({sel})", args),
             "messages": run("SELECT id, session_row, message_index, role, kind, text, timestamp FROM messages"
                             f" WHERE session_row IN ({sel})", args),
             "tool_calls": run("SELECT id, session_row, message_index, call_id, name, input, output, exit_code, status,"
-                              f" timestamp, cwd FROM tool_calls WHERE session_row IN ({sel})", args),
+                              f" timestamp, cwd FROM tool_calls WHERE session_row IN ({sel}) ORDER BY id", args),
             "edits": run("SELECT id, session_row, repo_id, message_index, call_id, seq, tool, kind, rel_path, timestamp,"
-                         f" user_modified, hunks, after_text FROM edits WHERE session_row IN ({sel})", args),
+                         f" user_modified, hunks, after_text FROM edits WHERE session_row IN ({sel}) ORDER BY id", args),
             "edit_lines": run("SELECT edit_id, side, ordinal, hash, exact, trivial FROM edit_lines WHERE edit_id IN"
                               f" (SELECT id FROM edits WHERE session_row IN ({sel}))", args),
-            "memories": run("SELECT m.id, m.member_id, m.repo_id, m.memory_id, m.kind, m.source, m.rel_path, m.title,"
-                            " m.text, m.sha256, m.seen_at FROM memories m JOIN members mb ON mb.id=m.member_id"
-                            f" JOIN repos r ON r.id=m.repo_id WHERE r.root_commit IN ({marks})"
-                            " AND NOT (mb.email=%s AND mb.machine=%s)", args),
+            "passages": run('SELECT p.message_id, p.model, p.start, p."end", p.vector FROM passage_vectors p'
+                            f" JOIN messages m ON m.id=p.message_id WHERE m.session_row IN ({sel})", args),
         }
+
+    def memories(self, roots: Sequence[str]) -> list[dict[str, Any]]:
+        """Every other member's project memory of these repositories, with its text (a handful
+        of files per repository and member)."""
+        if not roots:
+            return []
+        return self.store.run(
+            "SELECT m.id, m.memory_id, m.kind, m.source, m.rel_path, m.title, m.text, m.sha256, m.seen_at,"
+            " r.root_commit, mb.email AS member, mb.name AS member_name FROM memories m"
+            " JOIN members mb ON mb.id=m.member_id JOIN repos r ON r.id=m.repo_id"
+            " WHERE r.root_commit = ANY(%s) AND NOT (mb.email=%s AND mb.machine=%s) ORDER BY m.id",
+            (list(roots), *self.store.me))
 
 
 def content_hash(session: dict[str, Any], rows: dict[str, list[dict[str, Any]]]) -> str:
@@ -438,190 +447,3 @@ def content_hash(session: dict[str, Any], rows: dict[str, list[dict[str, Any]]])
     h = hashlib.sha256()
     h.update(json.dumps([session, rows], sort_keys=True, default=str).encode("utf-8", "surrogatepass"))
     return h.hexdigest()
-
-
-# Matching messages ranked per query, at most.
-CANDIDATES = 2000
-
-
-class TeamSearch:
-    """Keyword search in PostgreSQL over other members' sessions in given repositories: words
-    through ``tsvector`` (GIN), identifiers (``snake_case``, ``a.b.c``) also through
-    ``pg_trgm`` (GIN) so a piece of a name finds it."""
-
-    def __init__(self, store: PostgresTeamStore) -> None:
-        self.store = store
-
-    def messages(self, q: Any, roots: Sequence[str], since: str | None, until: str | None,
-                 limit: int) -> list[dict[str, Any]]:
-        if not roots:
-            return []
-        tsq = tsquery(q)
-        subs = [t.substring() for t in q.terms() if t.identifier and t.substring()]
-        if tsq is None and not subs:
-            return []
-        if not self.store.definer:
-            return self._messages_directly(q, tsq, subs, roots, since, until, limit)
-        # The candidates come from the owner's search functions (t006), where the GIN indexes
-        # serve the match under row-level security, ranked there (a bounded set: a word on half
-        # of a million messages must not mean ranking half a million rows, as the local search
-        # does); the best are read here under the member's own policy, which checks each again.
-        me = list(self.store.me)
-        found: list[str] = []
-        args: list[Any] = []
-        if tsq is not None:
-            found.append("SELECT * FROM hansard_messages_matching(%s, %s::text[], %s, %s, %s, %s, %s::integer)")
-            args += [tsq, list(roots), *me, since, until, CANDIDATES]
-        for sub in subs:  # backslash is PostgreSQL's default LIKE escape
-            found.append("SELECT * FROM hansard_messages_containing(%s, %s, %s::text[], %s, %s, %s, %s, %s::integer)")
-            args += [contains(sub), tsq, list(roots), *me, since, until, CANDIDATES]
-        sql = (
-            "SELECT m.message_index, m.role, m.kind, left(m.text, 4000) AS text, m.timestamp, c.score,"
-            " s.session_id, s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.cwd, r.name AS repo,"
-            f" mb.email AS member, mb.name AS member_name FROM (SELECT * FROM ({' UNION '.join(found)}) f"
-            " ORDER BY score DESC, at DESC LIMIT %s) c JOIN messages m ON m.id=c.id"
-            " JOIN sessions s ON s.id=m.session_row JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
-            " ORDER BY c.score DESC, m.timestamp DESC LIMIT %s"
-        )
-        return self.store.run(sql, [*args, limit, limit])
-
-    def _messages_directly(self, q: Any, tsq: str | None, subs: list[str], roots: Sequence[str],
-                           since: str | None, until: str | None, limit: int) -> list[dict[str, Any]]:
-        """The search as one statement over the tables, for a server without the search
-        functions (older than t006): right, but under row-level security no index serves it."""
-        where = ["NOT (mb.email=%s AND mb.machine=%s)", f"r.root_commit IN ({','.join(['%s'] * len(roots))})"]
-        args: list[Any] = [*self.store.me, *roots]
-        match = []
-        if tsq is not None:
-            match.append("m.tsv @@ to_tsquery('simple', %s)")
-            args.append(tsq)
-        for sub in subs:
-            match.append("m.text ILIKE %s")  # backslash is PostgreSQL's default LIKE escape
-            args.append(contains(sub))
-        where.append("(" + " OR ".join(match) + ")")
-        time_bounds(where, args, since, until)
-        rank = "ts_rank(c.tsv, to_tsquery('simple', %s))" if tsq is not None else "0.0"
-        sql = (
-            f"SELECT c.message_index, c.role, c.kind, left(c.text, 4000) AS text, c.timestamp, {rank} AS score,"
-            " c.session_id, c.provider, c.title, c.first_prompt, c.started_at, c.last_at, c.cwd, c.repo,"
-            " c.member, c.member_name FROM ("
-            " SELECT m.message_index, m.role, m.kind, m.text, m.timestamp, m.tsv, s.session_id, s.provider, s.title,"
-            " s.first_prompt, s.started_at, s.last_at, s.cwd, r.name AS repo, mb.email AS member, mb.name AS member_name"
-            " FROM messages m JOIN sessions s ON s.id=m.session_row JOIN members mb ON mb.id=s.member_id"
-            f" JOIN repos r ON r.id=s.repo_id WHERE {' AND '.join(where)} LIMIT %s) c"
-            " ORDER BY score DESC, c.timestamp DESC LIMIT %s"
-        )
-        return self.store.run(sql, ([tsq] if tsq is not None else []) + args + [CANDIDATES, limit])
-
-
-class TeamVectors:
-    """Meaning search over other members' sessions in given repositories: every passage vector
-    of the embedder's model scored against the query vector on this machine (brute force, as
-    the local search does)."""
-
-    def __init__(self, store: PostgresTeamStore) -> None:
-        self.store = store
-
-    def nearest(self, model: str, qv: Any, roots: Sequence[str], k: int) -> list[tuple[int, float, int, int]]:
-        """(message id, similarity, passage start, end) of the ``k`` best messages, best first."""
-        import numpy as np
-
-        if not roots:
-            return []
-        rows = self.store.run(
-            'SELECT p.message_id, p.start, p."end", p.vector FROM passage_vectors p JOIN messages m ON m.id=p.message_id'
-            " JOIN sessions s ON s.id=m.session_row JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
-            f" WHERE p.model=%s AND r.root_commit IN ({','.join(['%s'] * len(roots))})"
-            " AND NOT (mb.email=%s AND mb.machine=%s)",
-            (model, *roots, *self.store.me),
-        )
-        if not rows:
-            return []
-        mat = np.frombuffer(b"".join(bytes(r["vector"]) for r in rows), dtype=np.float16).reshape(len(rows), -1)
-        sims = mat.astype(np.float32) @ np.asarray(qv, dtype=np.float32)
-        best: dict[int, tuple[float, int, int]] = {}
-        for i in np.argsort(-sims).tolist():
-            mid = rows[i]["message_id"]
-            if mid not in best:
-                best[mid] = (float(sims[i]), rows[i]["start"], rows[i]["end"])
-                if len(best) >= k:
-                    break
-        return [(mid, sim, a, b) for mid, (sim, a, b) in best.items()]
-
-    def messages(self, ids: Sequence[int]) -> list[dict[str, Any]]:
-        if not ids:
-            return []
-        return self.store.run(
-            "SELECT m.id, m.message_index, m.role, m.kind, left(m.text, 4000) AS text, m.timestamp, s.session_id,"
-            " s.provider, s.title, s.first_prompt, s.started_at, r.name AS repo, mb.email AS member,"
-            " mb.name AS member_name FROM messages m JOIN sessions s ON s.id=m.session_row"
-            " JOIN members mb ON mb.id=s.member_id JOIN repos r ON r.id=s.repo_id"
-            f" WHERE m.id IN ({','.join(['%s'] * len(ids))})",
-            list(ids),
-        )
-
-
-def tsquery(q: Any) -> str | None:
-    """The parsed query (AND of ORs, phrases, prefixes, exclusions) as a tsquery text, every
-    word quoted so that no character of it is an operator; None when it has no word."""
-
-    def term(t: Any) -> str | None:
-        ws = [w.lower() for w in t.words]
-        if not ws:
-            return None
-        ops = ["'" + w.replace("'", "''").replace("\\", "\\\\") + "'" for w in ws]
-        if t.prefix:
-            ops[-1] += ":*"
-        return "(" + " <-> ".join(ops) + ")"
-
-    groups = []
-    for g in q.groups:
-        alts = [x for x in (term(t) for t in g) if x]
-        if alts:
-            groups.append("(" + " | ".join(alts) + ")")
-    if not groups:
-        return None
-    groups += ["!" + x for x in (term(t) for t in q.exclude) if x]
-    return " & ".join(groups)
-
-
-class PostgresSearchIndex(TeamSearchIndex):
-    """The team store's search facet on the server: team hits by ``tsvector`` and ``pg_trgm``
-    (:class:`TeamSearch`), and by the passage vectors pushed with the sessions
-    (:class:`TeamVectors`)."""
-
-    def __init__(self, store: PostgresTeamStore) -> None:
-        super().__init__(store.run, store.me)
-        self._store = store
-
-    def keyword_messages(self, q: Any, roots: Collection[str], since: str | None, until: str | None,
-                         limit: int) -> list[dict[str, Any]]:
-        return TeamSearch(self._store).messages(q, sorted(roots), since, until, limit)
-
-    def nearest(self, model: str, qv: Any, roots: Collection[str], k: int) -> list[tuple[int, float, int, int]]:
-        return TeamVectors(self._store).nearest(model, qv, sorted(roots), k)
-
-    def vector_messages(self, ids: Sequence[int]) -> list[dict[str, Any]]:
-        return TeamVectors(self._store).messages(ids)
-
-
-class PostgresEvidence(TeamEvidence):
-    """The evidence facet on the server: a path in teammates' shell commands is looked up
-    through the owner's function (t006), where the trigram index on ``tool_calls.input``
-    serves the LIKE under row-level security; the calls are then read under the member's own
-    policy."""
-
-    def __init__(self, store: PostgresTeamStore) -> None:
-        super().__init__(store.run, store.me, combined=store.combined)
-        self._store = store
-
-    def repo_shell_calls(self, repo_id: int, tools: Collection[str], needle: str
-                         ) -> list[tuple[str, str | None, str | None, str | None]]:
-        if not tools or not self._store.definer:
-            return super().repo_shell_calls(repo_id, tools, needle)
-        rows = self.run(
-            "SELECT s.session_id, t.timestamp, t.input, t.output FROM tool_calls t JOIN sessions s ON s.id=t.session_row"
-            " WHERE t.id IN (SELECT hansard_tool_calls_containing(%s, %s::text[], %s::integer, %s, %s))",
-            (contains(needle), list(tools), repo_id, *self.me),
-        )
-        return [(r["session_id"], r["timestamp"], r["input"], r["output"]) for r in rows]

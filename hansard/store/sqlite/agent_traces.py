@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from hansard.store.sqlite.db import marks, transaction
-from hansard.timebounds import utc_stamp
+from hansard.values.timebounds import utc_stamp
 
 RANGE_COLS = "path, start_line, end_line, type, model, url, session_id"
 

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 from hansard.errors import StoreBusy
 from hansard.store.sqlite.codec import pack_record, unpack_record
 from hansard.store.sqlite.db import like_escape, marks, transaction
-from hansard.timebounds import utc_stamp
+from hansard.values.timebounds import utc_stamp
 
-if TYPE_CHECKING:  # hansard.models costs ~25 ms of import (dataclasses), and `why` opens the archive
-    from hansard.models import RawRecord
+if TYPE_CHECKING:  # hansard.values.models imports dataclasses, a heavy import, and `why` opens the archive
+    from hansard.values.models import RawRecord
 
 _STAT_COLS = "id, path, provider, inode, size, mtime_ns, \"offset\", generation, head_hash, missing"
 # A long write run's page cache (KiB), and how much WAL between checkpoints (set in pages of
@@ -207,7 +207,7 @@ class SqliteArchive:
             "SELECT \"offset\", data FROM raw_records WHERE source_id=? AND generation=? ORDER BY \"offset\"",
             (source_id, generation),
         ):
-            from hansard.models import RawRecord
+            from hansard.values.models import RawRecord
 
             yield RawRecord(path, r[0], unpack_record(r[1]))
 

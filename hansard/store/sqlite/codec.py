@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import zlib
 
-from hansard.zstdlib import MAGIC, zstd
+from hansard.files.zstdlib import MAGIC, zstd
 
 RECORD_LEVEL = 3
 

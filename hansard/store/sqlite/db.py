@@ -195,6 +195,14 @@ def marks(n: int) -> str:
     return ",".join("?" * n)
 
 
+def first_id(db: sqlite3.Connection, table: str) -> int | None:
+    """The id a new row of ``table`` must be given: 1 when every row the table holds has an id
+    below one (the team's, hansard.store.sqlite.team), since SQLite would give it the largest
+    plus one; else None, SQLite's own choice."""
+    (top,) = db.execute(f"SELECT MAX(id) FROM {table}").fetchone()
+    return 1 if top is not None and top < 1 else None
+
+
 def like_escape(text: str) -> str:
     """``text`` matched literally by ``LIKE ? ESCAPE '\\'``: its backslashes, ``%`` and ``_`` escaped."""
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")

@@ -114,17 +114,28 @@ SOURCE_COLS = ("id, path, provider, inode, size, mtime_ns, \"offset\", generatio
 # What the archive cannot give back, copied as it is: the path maps a person set (`config map`) and
 # the Agent Trace records a person imported (`trace import`, from files that may be gone).
 KEPT_TABLES = ("path_maps", "agent_trace_records", "agent_trace_ranges")
+# The rows pulled from the team (hansard.store.sqlite.team: ids below zero), with what says which
+# and the repository rows they are linked to (a checkout registered again keeps its row). Rows
+# damage made unreadable are not lost: the next pull brings them again.
+TEAM_ROWS: tuple[tuple[str, str], ...] = (
+    ("team_state", ""), ("team_sessions", ""),
+    ("repos", "id IN (SELECT repo_id FROM sessions WHERE id < 0 UNION SELECT repo_id FROM memories WHERE id < 0)"),
+    ("sessions", "id < 0"), ("messages", "id < 0"),
+    ("tool_calls", "id < 0"), ("edits", "id < 0"), ("edit_lines", "edit_id < 0"), ("memories", "id < 0"),
+    ("memory_versions", "id < 0"), ("passage_vectors", "message_id < 0"),
+    ("vectors", "text_hash IN (SELECT text_hash FROM passage_vectors WHERE message_id < 0)"),
+)
 
 
-def _copy_table(old: sqlite3.Connection, fresh: sqlite3.Connection, table: str) -> int:
-    """Copy ``table``'s rows, by the columns both stores have; none from a store too old to have
-    it. Returns the rows copied."""
+def _copy_table(old: sqlite3.Connection, fresh: sqlite3.Connection, table: str, where: str = "") -> int:
+    """Copy ``table``'s rows (those ``where`` holds), by the columns both stores have; none from a
+    store too old to have it. Returns the rows copied."""
     if old.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (table,)).fetchone() is None:
         return 0
     have = {r[1] for r in old.execute(f'PRAGMA table_info("{table}")')}
     cols = [r[1] for r in fresh.execute(f'PRAGMA table_info("{table}")') if r[1] in have]
     names = ", ".join(f'"{c}"' for c in cols)
-    rows = old.execute(f'SELECT {names} FROM "{table}"').fetchall()
+    rows = old.execute(f'SELECT {names} FROM "{table}"' + (f" WHERE {where}" if where else "")).fetchall()
     fresh.executemany(f'INSERT OR IGNORE INTO "{table}" ({names}) VALUES ({", ".join("?" * len(cols))})', rows)
     return len(rows)
 
@@ -161,6 +172,7 @@ def _salvage(path: str, fresh: sqlite3.Connection) -> tuple[int, int]:
                 lost += 1
             else:
                 copied += n
+        copied += _salvage_team_rows(old, fresh)
         fresh.execute("COMMIT")
     except BaseException:
         fresh.execute("ROLLBACK")
@@ -168,3 +180,22 @@ def _salvage(path: str, fresh: sqlite3.Connection) -> tuple[int, int]:
     finally:
         old.close()
     return copied, lost
+
+
+def _salvage_team_rows(old: sqlite3.Connection, fresh: sqlite3.Connection) -> int:
+    """Inside the rebuild's transaction: the team's rows copied, or, when damage made any of
+    them unreadable, none (the next pull fetches them all). How many rows were copied."""
+    from hansard.store.sqlite.team import index_text
+
+    fresh.execute("SAVEPOINT team_rows")
+    try:
+        n = sum(_copy_table(old, fresh, table, where) for table, where in TEAM_ROWS)
+    except sqlite3.DatabaseError:
+        fresh.execute("ROLLBACK TO team_rows")
+        fresh.execute("RELEASE team_rows")
+        return 0
+    # A team session whose rows did not come is pulled again at the next pull.
+    fresh.execute("DELETE FROM team_sessions WHERE kept=1 AND -team_row NOT IN (SELECT id FROM sessions)")
+    index_text(fresh)
+    fresh.execute("RELEASE team_rows")
+    return n

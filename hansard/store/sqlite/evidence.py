@@ -188,11 +188,11 @@ class SqliteEvidence:
         """Applied edits in ``repo_id`` to any of ``paths``, with their session: rows (id,
         call_id, tool, kind, rel_path, timestamp, hunks, status, session_id, provider, title,
         first_prompt, started_at, last_at, parent_session_id, srow, message_index, and the session's
-        origin, origin_repo, origin_ref, claimed_id)."""
+        origin, origin_repo, origin_ref, claimed_id, member, member_name)."""
         return self.db.execute(
             "SELECT e.id, e.call_id, e.tool, e.kind, e.rel_path, e.timestamp, e.hunks, e.status, s.session_id,"
             " s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.parent_session_id, s.id AS srow,"
-            " m.message_index, s.origin, s.origin_repo, s.origin_ref, s.claimed_id"
+            " m.message_index, s.origin, s.origin_repo, s.origin_ref, s.claimed_id, s.member, s.member_name"
             " FROM edits e JOIN sessions s ON s.id=e.session_id LEFT JOIN messages m ON m.id=e.message_id"
             f" WHERE e.repo_id=? AND e.rel_path IN ({marks(len(paths))}) AND e.status='applied'",
             (repo_id, *paths),

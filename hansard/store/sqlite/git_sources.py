@@ -9,7 +9,7 @@ import sqlite3
 from collections.abc import Collection, Iterable
 
 from hansard.store.sqlite.db import marks
-from hansard.timebounds import utc_stamp
+from hansard.values.timebounds import utc_stamp
 
 
 class SqliteGitSources:

@@ -1,8 +1,10 @@
 """The item sink facet on SQLite: parsed items into the derived tables, and their removal.
 
-Always true: every derived row names the source it was read from, so one source's rows can
-be removed and read again without touching another's; ``index_text`` brings the full-text
-indexes level with the rows, and writers call it before their transaction commits.
+Always true: every derived row of this machine's names the source it was read from, so one
+source's rows can be removed and read again without touching another's; ``index_text`` brings
+the full-text indexes level with the rows, and writers call it before their transaction
+commits. The team's rows (ids below zero, hansard.store.sqlite.team) name no source and are in
+no archive: emptying the derived tables keeps them.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from hansard.store.sqlite.db import marks
 from hansard.store.sqlite.writer import Writer, prepare
 
 if TYPE_CHECKING:
-    from hansard.models import Item
     from hansard.store.interfaces import Redactor
+    from hansard.values.models import Item
 
 
 class SqliteItems:
@@ -52,8 +54,10 @@ class SqliteItems:
                 db.execute("UPDATE sessions SET message_count=? WHERE id=?", (left + 1, sid))
 
     def clear_all(self) -> None:
+        from hansard.store.sqlite import team
         from hansard.store.sqlite.migrations import DERIVED_TABLES
 
+        kept = team.set_aside(self.db)
         # The full-text indexes emptied at once: with the watermark at 0 the delete triggers
         # leave them alone rather than remove every row's terms one by one.
         self.db.execute("UPDATE fts_watermark SET last_id=0")
@@ -64,6 +68,8 @@ class SqliteItems:
         # Message ids start again from 1: every vector builder walks them again from the start
         # (each text's vector is kept in `vectors`, so nothing is embedded twice).
         self.db.execute("UPDATE vector_progress SET through_id=0")
+        if kept:
+            team.put_back(self.db)
 
     def _truncate(self, table: str) -> None:
         """Every row of ``table`` deleted, inside the caller's transaction. SQLite empties a
@@ -95,8 +101,8 @@ class SqliteItems:
         self.restore_indexes()  # not on an error: the rollback takes the drop back
 
     def empty(self) -> bool:
-        """Whether no derived row has been written (a store before its first index)."""
-        return all(self.db.execute(f"SELECT 1 FROM {t} LIMIT 1").fetchone() is None
+        """Whether no derived row of this machine's has been written (a store before its first index)."""
+        return all(self.db.execute(f"SELECT 1 FROM {t} WHERE id > 0 LIMIT 1").fetchone() is None
                    for t in ("messages", "tool_calls", "edits", "sessions"))
 
     def drop_indexes(self) -> None:

@@ -2,8 +2,11 @@
 ever had (``memory_versions``, full-text indexed by ``memory_fts``), and when each project
 folder was last walked (``memory_roots``).
 
-Only the ingest side (:mod:`hansard.ingest.memory_files`) writes; answers read. A file's
-current text is the version its row points at; earlier versions are never deleted.
+Only the ingest side (:mod:`hansard.ingest.memory_files`) writes this machine's rows; answers
+read. A file's current text is the version its row points at; earlier versions are never
+deleted. A row of id below zero is a teammate's project memory, pulled from the team store
+(:mod:`hansard.store.sqlite.team`, which alone writes those): it is never a file of this
+machine's, and a search finds it only when asked for teammates' memories.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from hansard.store.sqlite.db import _typed, like_escape, marks, transaction
+from hansard.store.sqlite.db import _typed, first_id, like_escape, marks, transaction
 
 if TYPE_CHECKING:
     from hansard.store.types import Query
@@ -61,7 +64,7 @@ class SqliteMemories:
     def known(self) -> dict[str, dict[str, Any]]:
         """Every memory row by path: id, memory_id, kind, scope, repo_id, root, rel_path,
         version_id, mtime_ns, size, missing, ..."""
-        return {r["path"]: dict(r) for r in self.db.execute("SELECT * FROM memories")}
+        return {r["path"]: dict(r) for r in self.db.execute("SELECT * FROM memories WHERE id > 0")}
 
     def mark_missing(self, row_id: int) -> None:
         self.db.execute("UPDATE memories SET missing=1 WHERE id=?", (row_id,))
@@ -78,15 +81,15 @@ class SqliteMemories:
         prev = None
         if row_id is None:
             cur = db.execute(
-                "INSERT INTO memories (memory_id, path, kind, source, scope, repo_id, root, rel_path, title, first_seen)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?)",
-                (memory_id, path, kind, source, scope, repo_id, root, rel_path, title, at),
+                "INSERT INTO memories (id, memory_id, path, kind, source, scope, repo_id, root, rel_path, title,"
+                " first_seen) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (first_id(db, "memories"), memory_id, path, kind, source, scope, repo_id, root, rel_path, title, at),
             )
             row_id = int(cur.lastrowid or 0)
         else:
             prev = db.execute("SELECT version_id FROM memories WHERE id=?", (row_id,)).fetchone()[0]
-        db.execute("INSERT OR IGNORE INTO memory_versions (memory, sha256, text, seen_at) VALUES (?,?,?,?)",
-                   (row_id, sha256, text, at))
+        db.execute("INSERT OR IGNORE INTO memory_versions (id, memory, sha256, text, seen_at) VALUES (?,?,?,?,?)",
+                   (first_id(db, "memory_versions"), row_id, sha256, text, at))
         vid = db.execute("SELECT id FROM memory_versions WHERE memory=? AND sha256=?", (row_id, sha256)).fetchone()[0]
         db.execute(
             "UPDATE memories SET version_id=?, mtime_ns=?, size=?, missing=0, last_seen=?, title=?, scope=?, repo_id=?"
@@ -99,20 +102,20 @@ class SqliteMemories:
 
     def count(self) -> int:
         """Memory files present on disk at the last scan."""
-        return int(self.db.execute("SELECT COUNT(*) FROM memories WHERE missing=0").fetchone()[0])
+        return int(self.db.execute("SELECT COUNT(*) FROM memories WHERE missing=0 AND id > 0").fetchone()[0])
 
     def current(self, q: Query, *, project: tuple[Sequence[int], str | None] | None = None,
-                sources: Sequence[str] = ()) -> list[dict[str, Any]]:
+                sources: Sequence[str] = (), include_team: bool = False) -> list[dict[str, Any]]:
         """Present memories with their current text (``text``) and repository path
         (``repo_path``), whose text matches any term group of ``q`` (all of them when ``q`` is
         empty, ordered by scope and path). ``relevance`` is the text's full-text score
         relative to the best match among all memory texts (1.0 = the best; 0.0 without
         terms). ``project`` = (repository rows, checkout root):
         only global and unkeyed memories and that project's. Each of ``sources`` must be the
-        memory's provider or kind."""
+        memory's provider or kind. ``include_team``: teammates' project memories too."""
         from hansard.store.sqlite.search import fts_any
 
-        where: list[str] = ["m.missing=0"]
+        where: list[str] = ["m.missing=0"] if include_team else ["m.missing=0", "m.id > 0"]
         args: list[Any] = []
         if project is not None:
             repo_ids, root = project

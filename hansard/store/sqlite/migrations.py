@@ -703,9 +703,9 @@ def m029_trigram_without_system_instructions() -> str:
 @migration
 def m030_commit_facts() -> str:
     return """
-        -- Which sessions made which commit (hansard.facts.commit_ties), kept per repository so
+        -- Which sessions made which commit (hansard.link.commits.ties), kept per repository so
         -- that `why` reads them instead of working them out from every shell call and git on
-        -- each question. Written only by the link step (hansard.link.commit_facts).
+        -- each question. Written only by the link step (hansard.link.commits.kept).
         CREATE TABLE commit_prints (
             repo_id    INTEGER NOT NULL,
             call_row   INTEGER NOT NULL,   -- tool_calls.id of the shell call it was read from
@@ -761,7 +761,7 @@ def m031_git_sources() -> str:
             PRIMARY KEY (repo_root, store)
         ) WITHOUT ROWID;
         -- Which sessions a checkpoint kept: what an `Entire-Checkpoint:` trailer ties its commit
-        -- to (hansard.link.commit_facts). Read from git, not from the archive, so a reindex
+        -- to (hansard.link.commits.kept). Read from git, not from the archive, so a reindex
         -- leaves it alone.
         CREATE TABLE checkpoint_sessions (
             repo_root  TEXT NOT NULL,
@@ -847,7 +847,7 @@ def m035_shell_writes() -> str:
     return """
         -- The shell calls of a repository's sessions that could have written a file (a segment
         -- redirects, tees, or runs a program that is not plainly a read: hansard.facts.shell),
-        -- kept by the link step (hansard.link.commit_facts) so that `why` asks which of them name
+        -- kept by the link step (hansard.link.commits.kept) so that `why` asks which of them name
         -- a file without reading every shell call's input on each question. What they stand for
         -- is in shell_write_state: the repository's shell calls read (highest id, count).
         CREATE TABLE shell_writes (
@@ -901,4 +901,42 @@ def m037_origins() -> str:
         DELETE FROM commit_ties;
         DELETE FROM commit_prints;
         DELETE FROM commit_facts;
+    """
+
+
+@migration
+def m038_team_rows() -> str:
+    return """
+        -- Teammates' sessions and project memories, pulled from the team store through this
+        -- member's role (hansard.team.pull) into these same tables, so that every question reads
+        -- them as it reads this machine's. A row of id below zero in sessions, messages,
+        -- tool_calls, edits (and the edit_lines of such an edit), memories and memory_versions is
+        -- the team's: its id there, negated. The archive holds none of them (a teammate's
+        -- transcripts stay on their machine): a reindex keeps them as they are, a push never
+        -- sends them.
+        ALTER TABLE sessions ADD COLUMN member TEXT;       -- a teammate's: the email the owner registered for them
+        ALTER TABLE sessions ADD COLUMN member_name TEXT;  -- the name they give themselves
+        ALTER TABLE memories ADD COLUMN member TEXT;
+        ALTER TABLE memories ADD COLUMN member_name TEXT;
+        -- Every session of the team's that the last pull saw, kept or not.
+        CREATE TABLE team_sessions (
+            team_row     INTEGER PRIMARY KEY,  -- the team store's sessions.id (this store's row: -team_row)
+            session_id   TEXT NOT NULL,
+            content_hash TEXT NOT NULL,        -- the pushed digest: an unchanged session is not pulled again
+            member       TEXT NOT NULL,
+            member_name  TEXT,
+            kept         INTEGER NOT NULL      -- 0: left out, this store has a session of that id
+        );
+        -- Which team the rows are from and when they were pulled (one row at most).
+        CREATE TABLE team_state (
+            one       INTEGER PRIMARY KEY CHECK (one = 1),
+            team      TEXT,                    -- the team's name
+            url       TEXT NOT NULL,           -- the server (no password), with member and machine: rows of
+            member    TEXT NOT NULL,           -- another team or member are dropped, not mixed
+            machine   TEXT NOT NULL,
+            roots     TEXT NOT NULL,           -- the opted-in repositories pulled (root commits, sorted, comma-joined)
+            pulled_at TEXT,                    -- the last pull that finished (UTC)
+            tried_at  TEXT NOT NULL,           -- the last attempt, finished or not
+            error     TEXT                     -- why the last attempt failed (NULL: it did not)
+        );
     """

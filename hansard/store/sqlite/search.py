@@ -12,6 +12,10 @@ Ranking, in order:
 Candidates come from three cheap queries, each with the filters applied in SQL and a LIMIT:
 all terms (AND), any term (OR, only when there are several groups), and a trigram substring
 look-up per identifier term. Coverage is then checked per group on that small candidate set.
+
+Teammates' sessions (rows of id below zero, hansard.store.sqlite.team) are searched only when
+the filters ask for them (``include_team``); their messages are then looked up in their own
+range of ids, so that a window over this machine's newest rows never leaves them out.
 """
 
 from __future__ import annotations
@@ -96,8 +100,8 @@ def fts_exclude(q: Query) -> str | None:
 
 
 def _session_sql(f: SearchFilters) -> tuple[list[str], list[Any]]:
-    """The conditions on ``s`` (sessions) alone: repository and provider."""
-    where: list[str] = []
+    """The conditions on ``s`` (sessions) alone: whose, repository and provider."""
+    where: list[str] = [] if f.include_team else ["s.id > 0"]
     args: list[Any] = []
     if f.repo_ids is not None:
         where.append(f"s.repo_id IN ({marks(len(f.repo_ids))})")
@@ -188,12 +192,13 @@ def keyword_candidates(db: sqlite3.Connection, q: Query, f: SearchFilters, k: in
 
     msg_sql = (
         "SELECT f.rowid, bm25(messages_fts) AS b FROM messages_fts f JOIN messages m ON m.id=f.rowid"
-        f" JOIN sessions s ON s.id=m.session_id WHERE messages_fts MATCH ? AND f.rowid >= ? AND {where} ORDER BY b LIMIT ?"
+        f" JOIN sessions s ON s.id=m.session_id WHERE messages_fts MATCH ? AND f.rowid BETWEEN ? AND ? AND {where}"
+        " ORDER BY b LIMIT ?"
     )
     tool_sql = (
         "SELECT t.message_id, bm25(tool_calls_fts) AS b FROM tool_calls_fts tf JOIN tool_calls t ON t.id=tf.rowid"
         " JOIN messages m ON m.id=t.message_id JOIN sessions s ON s.id=m.session_id"
-        f" WHERE tool_calls_fts MATCH ? AND tf.rowid >= ? AND {where} ORDER BY b LIMIT ?"
+        f" WHERE tool_calls_fts MATCH ? AND tf.rowid BETWEEN ? AND ? AND {where} ORDER BY b LIMIT ?"
     )
     all_expr, any_expr = fts_all(q), fts_any(q)
     max_msg = db.execute("SELECT MAX(id) FROM messages").fetchone()[0] or 0
@@ -203,9 +208,15 @@ def keyword_candidates(db: sqlite3.Connection, q: Query, f: SearchFilters, k: in
     def ranked(sql: str, table: str, expr: str, top: int, max_id: int) -> list[sqlite3.Row]:
         nonlocal estimate
         lo, est = _window(db, table, expr, max_id)
-        if est is not None and table == "messages_fts":
-            estimate = max(estimate or 0, est)
-        return _fetch(db, sql, (expr, lo, *wargs, top))
+        rows = _fetch(db, sql, (expr, max(lo, 1), max(max_id, 1), *wargs, top))
+        team_est = None
+        if f.include_team:
+            hi, team_est = _team_window(db, table, expr)
+            if hi is not None:
+                rows += _fetch(db, sql, (expr, TEAM_LOW, hi, *wargs, top))
+        if (est is not None or team_est is not None) and table == "messages_fts":
+            estimate = max(estimate or 0, (est or 0) + (team_est or 0))
+        return rows
 
     if all_expr:
         add(ranked(msg_sql, "messages_fts", all_expr, k, max_msg), "text", True)
@@ -217,17 +228,18 @@ def keyword_candidates(db: sqlite3.Connection, q: Query, f: SearchFilters, k: in
         like = term_like(term)
         if like is None:
             continue
-        rows = _fetch(
-            db,
-            # The trigram look-up runs first, on its own (a join lets the planner scan
-            # messages and LIKE every row); the filters then apply to its newest matches.
-            "SELECT m.id FROM messages m JOIN sessions s ON s.id=m.session_id WHERE m.id IN"
-            " (SELECT rowid FROM messages_tri WHERE text LIKE ? AND instr(lower(text), ?) > 0"
-            " ORDER BY rowid DESC LIMIT ?)"
-            f" AND {where} ORDER BY m.id DESC LIMIT ?",
-            (like, term.text.lower(), k * 10, *wargs, k),
-        )
-        add(rows, "trigram", False)
+        for below_zero in (False, True) if f.include_team else (False,):
+            rows = _fetch(
+                db,
+                # The trigram look-up runs first, on its own (a join lets the planner scan
+                # messages and LIKE every row); the filters then apply to its newest matches.
+                "SELECT m.id FROM messages m JOIN sessions s ON s.id=m.session_id WHERE m.id IN"
+                " (SELECT rowid FROM messages_tri WHERE text LIKE ? AND instr(lower(text), ?) > 0"
+                f" AND rowid {'<' if below_zero else '>'} 0 ORDER BY rowid DESC LIMIT ?)"
+                f" AND {where} ORDER BY m.id DESC LIMIT ?",
+                (like, term.text.lower(), k * 10, *wargs, k),
+            )
+            add(rows, "trigram", False)
     if not cands:
         return [], 0, True
     partial = [c.id for c in cands.values() if c.coverage < G]
@@ -340,6 +352,7 @@ COUNT_CAP = 1000
 # estimate. The density comes from counting matches among the newest PROBE_ROWS rows.
 RANK_CAP = 1500
 PROBE_ROWS = 10000
+TEAM_LOW = -(2 ** 63)  # the lowest row id: a teammate's rows are those below zero
 
 
 def _window(db: sqlite3.Connection, table: str, expr: str, max_id: int) -> tuple[int, int | None]:
@@ -356,6 +369,28 @@ def _window(db: sqlite3.Connection, table: str, expr: str, max_id: int) -> tuple
         return 0, None
     span = int(RANK_CAP / max(density, 1e-9))
     return max(0, max_id - span), est
+
+
+def _team_window(db: sqlite3.Connection, table: str, expr: str) -> tuple[int | None, int | None]:
+    """The team's rows as ``_window`` ranks this machine's: (the highest row id to rank, from the
+    lowest, or None when the team has none; estimated total matches or None when every one is
+    ranked). A team row's id is its id in the team store negated, so the newest are the lowest."""
+    base = table.removesuffix("_fts")
+    (n_team,) = db.execute(f"SELECT COUNT(*) FROM {base} WHERE id < 0").fetchone()
+    if not n_team:
+        return None, None
+    if n_team <= PROBE_ROWS:
+        return -1, None
+    edge = db.execute(f"SELECT id FROM {base} WHERE id < 0 ORDER BY id LIMIT 1 OFFSET ?", (PROBE_ROWS,)).fetchone()[0]
+    rows = _fetch(db, f"SELECT COUNT(*) FROM (SELECT 1 FROM {table} WHERE {table} MATCH ? AND rowid < ? LIMIT ?)",
+                  (expr, edge, RANK_CAP + 1))
+    density = (rows[0][0] if rows else 0) / PROBE_ROWS
+    est = int(density * n_team)
+    if est <= 2 * RANK_CAP:
+        return -1, None
+    span = min(n_team - 1, int(RANK_CAP / max(density, 1e-9)))
+    hi = db.execute(f"SELECT id FROM {base} WHERE id < 0 ORDER BY id LIMIT 1 OFFSET ?", (span,)).fetchone()[0]
+    return int(hi), est
 
 
 def _count(db: sqlite3.Connection, q: Query, where: str, wargs: list[Any], seen: int) -> tuple[int, bool]:
@@ -406,14 +441,6 @@ class SqliteSearchIndex:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
 
-    def shared_hits(self, q: Query, *, team: str | None, repo: str | None, since: str | None, until: str | None,
-                    limit: int, mode: str, query: str) -> tuple[list[dict[str, Any]], str | None]:
-        """None: this machine's store holds its own sessions only (a team's come through the
-        team view, hansard.team.view)."""
-        from hansard.store.absent import no_shared_hits
-
-        return no_shared_hits()
-
     # -- keyword -----------------------------------------------------------------------
 
     def keyword_candidates(self, q: Query, f: SearchFilters, k: int) -> tuple[list[Candidate], int, bool]:
@@ -458,7 +485,7 @@ class SqliteSearchIndex:
             for r in self.db.execute(
                 "SELECT m.id, m.message_index, m.role, m.kind, m.timestamp, substr(m.text, 1, 20000) AS text,"
                 " length(m.text) AS n, s.id AS sid, s.session_id, s.title, s.first_prompt, s.provider, s.started_at,"
-                " s.cwd, r.path AS repo, s.origin, s.origin_repo, s.origin_ref, s.claimed_id"
+                " s.cwd, r.path AS repo, s.origin, s.origin_repo, s.origin_ref, s.claimed_id, s.member, s.member_name"
                 " FROM messages m JOIN sessions s ON s.id=m.session_id"
                 f" LEFT JOIN repos r ON r.id=s.repo_id WHERE m.id IN ({_in(chunk)})"
             ):
@@ -531,8 +558,8 @@ class SqliteSearchIndex:
         message id, the builder's mark if below that): changes whenever a batch of vectors is
         written or a message's text changes under its vectors (the update trigger steps the mark
         back). A mark moved past messages with nothing to embed leaves it alone. Index look-ups
-        only: counting the passages would read the whole table (30-40 ms at 450k) on every
-        search. A deleted message's passages need no reload: they no longer pass ``passing``."""
+        only: counting the passages would read the whole table on every search. A deleted
+        message's passages need no reload: they no longer pass ``passing``."""
         row = self.db.execute("SELECT updated_at, through_id FROM vector_progress WHERE model=?", (model,)).fetchone()
         top = self.db.execute("SELECT MAX(message_id) FROM passage_vectors").fetchone()[0] or 0
         path = self.db.execute("PRAGMA database_list").fetchone()[2]
@@ -573,8 +600,7 @@ class SqliteSearchIndex:
 
     def passage_keys(self) -> list[tuple[int, int, int, bytes]]:
         """Every embedded passage as (message id, start, end, text hash), by message id and
-        start: the primary key's order, no vector read (0.5 s at 450k passages, against 3.6 s
-        for :meth:`vectors`)."""
+        start: the primary key's order, no vector read (a fraction of :meth:`vectors`'s time)."""
         cur = self.db.cursor()
         cur.row_factory = None  # plain tuples: a sqlite3.Row per passage costs more than the read
         return cur.execute(

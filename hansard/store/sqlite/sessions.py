@@ -1,8 +1,10 @@
 """Session queries: session lists, one session's messages and tool calls, what is indexed.
 
 Message numbering is always ``message_index``. Time bounds arrive as stored-time text
-(:mod:`hansard.timebounds` makes them). Rows are ``sqlite3.Row`` (indexable by column
-name) or plain dicts ready for JSON.
+(:mod:`hansard.values.timebounds` makes them). Rows are ``sqlite3.Row`` (indexable by column
+name) or plain dicts ready for JSON. A teammate's session (id below zero, ``member`` set:
+hansard.store.sqlite.team) is found by its id like any other, listed only when asked for, and
+counted in none of what this machine indexed (``status``, ``index_state``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ def roles_sql(roles: Iterable[str] | None, alias: str = "m") -> tuple[str, list[
 
 
 _ORIGIN = ("origin", "origin_repo", "origin_ref", "claimed_id")
+_MEMBER = ("member", "member_name")
 
 
 class SqliteSessionQueries:
@@ -59,24 +62,25 @@ class SqliteSessionQueries:
                 " GROUP BY provider ORDER BY provider"
             )
         ]
+        # This machine's rows: ids above zero (the team's, pulled, are below).
         last = db.execute("SELECT * FROM runs ORDER BY id DESC LIMIT 1").fetchone()
         skips = {r[0]: r[1] for r in db.execute("SELECT reason, COUNT(*) FROM skips GROUP BY reason ORDER BY 2 DESC")}
         return {
             "sources": sources,
             "counts": {
-                "sessions": one("SELECT COUNT(*) FROM sessions"),
-                "messages": one("SELECT COUNT(*) FROM messages"),
-                "tool_calls": one("SELECT COUNT(*) FROM tool_calls"),
-                "edits": one("SELECT COUNT(*) FROM edits"),
-                "applied_edits": one("SELECT COUNT(*) FROM edits WHERE status='applied'"),
+                "sessions": one("SELECT COUNT(*) FROM sessions WHERE id > 0"),
+                "messages": one("SELECT COUNT(*) FROM messages WHERE id > 0"),
+                "tool_calls": one("SELECT COUNT(*) FROM tool_calls WHERE id > 0"),
+                "edits": one("SELECT COUNT(*) FROM edits WHERE id > 0"),
+                "applied_edits": one("SELECT COUNT(*) FROM edits WHERE id > 0 AND status='applied'"),
                 "raw_records": one("SELECT COUNT(*) FROM raw_records"),
                 # Secrets withheld from everything above (the archive keeps them): hansard/ingest/redact.py
                 "redactions": one("SELECT COALESCE(SUM(MAX(redactions, 0)), 0) FROM sources"),
                 "repos": one("SELECT COUNT(*) FROM repos"),
             },
             "skipped": skips,
-            "indexed_from": one("SELECT MIN(timestamp) FROM messages"),
-            "indexed_through": one("SELECT MAX(timestamp) FROM messages"),
+            "indexed_from": one("SELECT MIN(timestamp) FROM messages WHERE id > 0"),
+            "indexed_through": one("SELECT MAX(timestamp) FROM messages WHERE id > 0"),
             "last_run": _run(last),
         }
 
@@ -86,8 +90,8 @@ class SqliteSessionQueries:
         - ``backfill_complete``: an index run has finished and no known transcript has unread bytes;
         - ``index_built_at``: when the last index run finished."""
         db = self.db
-        through = db.execute("SELECT MAX(last_at) FROM sessions").fetchone()[0]
-        since = db.execute("SELECT MIN(started_at) FROM sessions").fetchone()[0]
+        through = db.execute("SELECT MAX(last_at) FROM sessions WHERE id > 0").fetchone()[0]
+        since = db.execute("SELECT MIN(started_at) FROM sessions WHERE id > 0").fetchone()[0]
         last = db.execute("SELECT finished_at FROM runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1").fetchone()
         pending = db.execute(
             "SELECT COUNT(*) FROM sources WHERE provider IS NOT NULL AND missing=0 AND size > \"offset\""
@@ -102,38 +106,42 @@ class SqliteSessionQueries:
     # -- sessions ----------------------------------------------------------------------
 
     def provider_counts(self) -> dict[str, dict[str, int]]:
-        """Per provider: sessions, messages and applied edits held."""
+        """Per provider: this machine's sessions, messages and applied edits held."""
         out: dict[str, dict[str, int]] = {}
         for r in self.db.execute("SELECT provider, COUNT(*), COALESCE(SUM(message_count), 0) FROM sessions"
-                                 " GROUP BY provider"):
+                                 " WHERE id > 0 GROUP BY provider"):
             out[r[0]] = {"sessions": r[1], "messages": r[2], "edits": 0}
-        for r in self.db.execute("SELECT provider, COUNT(*) FROM edits WHERE status='applied' GROUP BY provider"):
+        for r in self.db.execute("SELECT provider, COUNT(*) FROM edits WHERE id > 0 AND status='applied'"
+                                 " GROUP BY provider"):
             out.setdefault(r[0], {"sessions": 0, "messages": 0, "edits": 0})["edits"] = r[1]
         return out
 
     def list(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
-             since: str | None = None, limit: int = 20, exclude_providers: Sequence[str] = ()) -> list[dict[str, Any]]:
+             since: str | None = None, limit: int = 20, exclude_providers: Sequence[str] = (),
+             include_team: bool = False) -> list[dict[str, Any]]:
         """Sessions newest first; ``since`` (stored-time text) bounds their last message;
-        sessions of ``exclude_providers`` are left out."""
-        where, args = _listed(repo_ids, provider, since, exclude_providers)
+        sessions of ``exclude_providers`` are left out, and teammates' unless ``include_team``
+        (theirs carry ``member`` and ``member_name``)."""
+        where, args = _listed(repo_ids, provider, since, exclude_providers, include_team)
         rows = self.db.execute(
             "SELECT s.session_id, s.provider, s.title, s.first_prompt, s.started_at, s.last_at, s.cwd,"
-            " s.message_count, s.parent_session_id, r.path AS repo, s.origin, s.origin_repo, s.origin_ref, s.claimed_id"
+            " s.message_count, s.parent_session_id, r.path AS repo, s.member, s.member_name,"
+            " s.origin, s.origin_repo, s.origin_ref, s.claimed_id"
             f" FROM sessions s LEFT JOIN repos r ON r.id=s.repo_id WHERE {where}"
             " ORDER BY s.last_at DESC LIMIT ?",
             (*args, limit),
         ).fetchall()
         out = []
         for r in rows:
-            d = {k: r[k] for k in r.keys() if k not in _ORIGIN}
+            d = {k: r[k] for k in r.keys() if k not in _ORIGIN and not (k in _MEMBER and r["member"] is None)}
             d["source"] = source_of(r)  # where it was read (hansard.agents.origin)
             out.append(d)
         return out
 
     def list_count(self, *, repo_ids: Sequence[int] | None = None, provider: str | None = None,
-                   since: str | None = None, exclude_providers: Sequence[str] = ()) -> int:
+                   since: str | None = None, exclude_providers: Sequence[str] = (), include_team: bool = False) -> int:
         """How many sessions ``list`` with the same filters would give without its limit."""
-        where, args = _listed(repo_ids, provider, since, exclude_providers)
+        where, args = _listed(repo_ids, provider, since, exclude_providers, include_team)
         return int(self.db.execute(f"SELECT COUNT(*) FROM sessions s WHERE {where}", args).fetchone()[0])
 
     def find(self, ref: str) -> sqlite3.Row:
@@ -205,12 +213,12 @@ class SqliteSessionQueries:
 
     def messages_from(self, sid: int, first: int, roles: Iterable[str] | None, limit: int) -> builtins.list[sqlite3.Row]:
         """Messages from ``message_index`` ``first`` on, in order, with their archived file
-        (``source_path``) and its ``generation``."""
+        (``source_path``) and its ``generation`` (None for a teammate's: no file here)."""
         rwhere, rargs = roles_sql(roles)
         rfilter = f" AND {rwhere}" if rwhere else ""
         return self.db.execute(
             "SELECT m.*, src.path AS source_path, src.generation AS generation FROM messages m"
-            f" JOIN sources src ON src.id=m.source_id WHERE m.session_id=? AND m.message_index>=?{rfilter}"
+            f" LEFT JOIN sources src ON src.id=m.source_id WHERE m.session_id=? AND m.message_index>=?{rfilter}"
             " ORDER BY m.message_index LIMIT ?",
             (sid, first, *rargs, limit),
         ).fetchall()
@@ -276,9 +284,9 @@ class SqliteSessionQueries:
 
 
 def _listed(repo_ids: Sequence[int] | None, provider: str | None, since: str | None,
-            exclude_providers: Sequence[str]) -> tuple[str, list[Any]]:
+            exclude_providers: Sequence[str], include_team: bool) -> tuple[str, list[Any]]:
     """The WHERE clause (over ``sessions s``) and its arguments of a sessions listing."""
-    where: list[str] = ["1=1"]
+    where: list[str] = ["1=1" if include_team else "s.id > 0"]
     args: list[Any] = []
     if repo_ids is not None:
         where.append(f"s.repo_id IN ({marks(len(repo_ids))})")

@@ -18,18 +18,17 @@ if TYPE_CHECKING:
     from hansard.store.sqlite.archive import SqliteArchive
     from hansard.store.sqlite.audit import SqliteAuditLog
     from hansard.store.sqlite.commit_diffs import SqliteCommitDiffs
-    from hansard.store.sqlite.commit_facts import SqliteCommitFacts
+    from hansard.store.sqlite.commits import SqliteCommitFacts, SqliteOwnCommits
     from hansard.store.sqlite.evidence import SqliteEvidence
     from hansard.store.sqlite.git_sources import SqliteGitSources
     from hansard.store.sqlite.items import SqliteItems
     from hansard.store.sqlite.memories import SqliteMemories
-    from hansard.store.sqlite.own_commits import SqliteOwnCommits
     from hansard.store.sqlite.repos import SqliteRepos
     from hansard.store.sqlite.search import SqliteSearchIndex
     from hansard.store.sqlite.sessions import SqliteSessionQueries
     from hansard.store.sqlite.stats import SqliteStats
     from hansard.store.sqlite.symbols import SqliteSymbolCache
-    from hansard.store.sqlite.team_export import SqliteTeamExport
+    from hansard.store.sqlite.team import SqliteTeam
     from hansard.store.sqlite.web_chats import SqliteWebChats
     from hansard.store.sqlite.why_cache import SqliteWhyCache
 
@@ -129,7 +128,7 @@ class SqliteStore:
 
     @cached_property
     def own_commits(self) -> SqliteOwnCommits:
-        from hansard.store.sqlite.own_commits import SqliteOwnCommits
+        from hansard.store.sqlite.commits import SqliteOwnCommits
 
         return SqliteOwnCommits(self.db)
 
@@ -140,14 +139,14 @@ class SqliteStore:
         return SqliteWebChats(self.db)
 
     @cached_property
-    def team_export(self) -> SqliteTeamExport:
-        from hansard.store.sqlite.team_export import SqliteTeamExport
+    def team(self) -> SqliteTeam:
+        from hansard.store.sqlite.team import SqliteTeam
 
-        return SqliteTeamExport(self.db)
+        return SqliteTeam(self.db)
 
     @cached_property
     def commit_facts(self) -> SqliteCommitFacts:
-        from hansard.store.sqlite.commit_facts import SqliteCommitFacts
+        from hansard.store.sqlite.commits import SqliteCommitFacts
 
         return SqliteCommitFacts(self.db)
 

@@ -25,10 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from hansard import textnorm
 from hansard.agents import origin
-from hansard.diffs import hunks_to_json
-from hansard.models import (
+from hansard.store.sqlite.codec import pack
+from hansard.store.sqlite.db import first_id
+from hansard.text import textnorm
+from hansard.text.diffs import hunks_to_json
+from hansard.values.models import (
     EditItem,
     Item,
     LeafTitle,
@@ -40,7 +42,6 @@ from hansard.models import (
     ToolCallItem,
     ToolResultItem,
 )
-from hansard.store.sqlite.codec import pack
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Redactor
@@ -183,6 +184,9 @@ class Writer:
         # Whether any summary record has titled a leaf yet: until one has, a new message has
         # no title to look up (most stores hold none, and the look-up ran once a message).
         self._leaf_titles = db.execute("SELECT 1 FROM leaf_titles LIMIT 1").fetchone() is not None
+        # A table holding only the team's rows (ids below zero) gives this machine's first row an
+        # id of its own: SQLite would give it the largest plus one, a team row's.
+        self._first_ids = {t: first_id(db, t) for t in ("sessions", "messages", "tool_calls", "edits")}
 
     def apply(self, items: list[Item], offset: int) -> None:
         self.write(prepare(items, self.redactor), offset)
@@ -193,6 +197,13 @@ class Writer:
         self._flush_calls()
         self._flush()
 
+    def _first_id(self, table: str, inserted: int | None) -> int | None:
+        """Before an insert into ``table`` (``inserted`` None): the id to give the row, or None
+        for SQLite's choice. After it (``inserted``, the rows it wrote): an id given is used."""
+        if inserted:
+            self._first_ids[table] = None
+        return self._first_ids[table]
+
     # -- sessions -------------------------------------------------------------------
 
     def _session_row(self, session_id: str) -> int:
@@ -200,15 +211,23 @@ class Writer:
         if sid is not None:
             return sid
         row = self.db.execute("SELECT id FROM sessions WHERE session_id=?", (session_id,)).fetchone()
+        if row is not None and row[0] < 0:
+            # The team's copy of a session this machine records: this machine's stands alone.
+            from hansard.store.sqlite.team import drop_session_rows
+
+            drop_session_rows(self.db, row[0])
+            row = None
         if row is None:
             o = self.origin
             cur = self.db.execute(
-                "INSERT INTO sessions (session_id, provider, source_id, origin, origin_repo, origin_ref, claimed_id)"
-                " VALUES (?,?,?,?,?,?,?)",
-                (session_id, self.provider, self.source_id, o.kind if o.kind != origin.LOCAL else None, o.repo, o.ref,
+                "INSERT INTO sessions (id, session_id, provider, source_id, origin, origin_repo, origin_ref, claimed_id)"
+                " VALUES (?,?,?,?,?,?,?,?)",
+                (self._first_id("sessions", None), session_id, self.provider, self.source_id,
+                 o.kind if o.kind != origin.LOCAL else None, o.repo, o.ref,
                  origin.claimed(session_id, o.ns) if o.carried else None),
             )
             sid = int(cur.lastrowid or 0)
+            self._first_id("sessions", cur.rowcount)
         else:
             sid = row[0]
         self._sessions[session_id] = sid
@@ -275,10 +294,12 @@ class Writer:
         # Only a new key inserts; the conflict target is the key alone, so any other broken
         # constraint still fails loudly.
         cur = self.db.execute(
-            "INSERT INTO messages (session_id, message_index, provider, key, role, kind, text, timestamp, cwd, model,"
-            " source_id, \"offset\") VALUES (?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (provider, key) DO NOTHING",
-            (sid, pending[0], self.provider, key, role, kind, text, timestamp, cwd, model, self.source_id, offset),
+            "INSERT INTO messages (id, session_id, message_index, provider, key, role, kind, text, timestamp, cwd,"
+            " model, source_id, \"offset\") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT (provider, key) DO NOTHING",
+            (self._first_id("messages", None), sid, pending[0], self.provider, key, role, kind, text, timestamp, cwd,
+             model, self.source_id, offset),
         )
+        self._first_id("messages", cur.rowcount)
         if cur.rowcount == 0:
             self._known_message(sid, key, role, kind, text, red, timestamp, model, replace)
             return
@@ -385,16 +406,17 @@ class Writer:
 
     def _flush_calls(self) -> None:
         """The calls held back written, each with the result that came after it, if any: one
-        INSERT where a call and its result used to cost an INSERT and an UPDATE. A call whose
-        row was already there (another source's, or an earlier read's) gets its result the old
-        way."""
+        INSERT for a call and its result, not an INSERT and an UPDATE. A call whose row was
+        already there (another source's, or an earlier read's) gets its result by an UPDATE."""
         for call_id, (row, red, result, result_red) in self._calls.items():
             status, output, exit_code, result_at, shared_id = result or _NO_RESULT
             cur = self.db.execute(
-                "INSERT OR IGNORE INTO tool_calls (session_id, message_id, provider, call_id, name, input, timestamp,"
-                " cwd, source_id, status, output, output_message_id, exit_code, result_timestamp)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (*row, status, output if shared_id is None else None, shared_id, exit_code, result_at))
+                "INSERT OR IGNORE INTO tool_calls (id, session_id, message_id, provider, call_id, name, input,"
+                " timestamp, cwd, source_id, status, output, output_message_id, exit_code, result_timestamp)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (self._first_id("tool_calls", None), *row, status, output if shared_id is None else None, shared_id,
+                 exit_code, result_at))
+            self._first_id("tool_calls", cur.rowcount)
             self.counts["tool_calls"] += cur.rowcount
             self.counts["redactions"] += red * cur.rowcount
             if result is not None:
@@ -409,12 +431,13 @@ class Writer:
          hunks, after, red, lines) = op
         sid = self._session_row(session_id)
         cur = self.db.execute(
-            "INSERT OR IGNORE INTO edits (session_id, message_id, provider, call_id, seq, tool, kind, status, path, cwd,"
-            " move_to, timestamp, user_modified, hunks, before_text, after_text, source_id)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (sid, self._message_id(message_key), self.provider, call_id, seq, tool, kind, status, path, cwd, move_to,
-             timestamp, user_modified, hunks, None, after, self.source_id),
+            "INSERT OR IGNORE INTO edits (id, session_id, message_id, provider, call_id, seq, tool, kind, status, path,"
+            " cwd, move_to, timestamp, user_modified, hunks, before_text, after_text, source_id)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (self._first_id("edits", None), sid, self._message_id(message_key), self.provider, call_id, seq, tool,
+             kind, status, path, cwd, move_to, timestamp, user_modified, hunks, None, after, self.source_id),
         )
+        self._first_id("edits", cur.rowcount)
         if cur.rowcount == 0:
             # The call is another session's already: this one holds a copy of that conversation
             # (resumed or forked; the copy keeps the calls' ids), as a replayed message says.

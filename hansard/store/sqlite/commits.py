@@ -1,10 +1,14 @@
-"""Per-repository commit facts (tables ``commit_prints``, ``commit_ties``, ``commit_facts``,
-``patch_ids``; migration m030; and the shell calls that could write a file, ``shell_writes``,
-m035): which sessions made which commit, kept so that `why` reads them.
+"""Commits and the sessions that made them, in SQL. ``SqliteCommitFacts``: per-repository
+commit facts (tables ``commit_prints``, ``commit_ties``, ``commit_facts``, ``patch_ids``;
+migration m030; and the shell calls that could write a file, ``shell_writes``, m035): which
+sessions made which commit, kept so that `why` reads them. ``SqliteOwnCommits``: the edits of
+agents that commit each change themselves (Aider) still dated by their session's start, the
+commits their sessions named, and the new date of an edit.
 
-The prints of a repository are those of its sessions' shell calls up to ``calls_upto``; its ties
+The prints of a repository are those of its sessions' shell calls (teammates' too, pulled from
+the team: hansard.store.sqlite.team) up to ``calls_upto``; its ties
 join them to the commits of the history of ``head``. Only the link step writes
-(``hansard.link.commit_facts``); a reader that finds the state behind HEAD or the shell calls
+(``hansard.link.commits``); a reader that finds the state behind HEAD or the shell calls
 works the missing ties out itself and leaves the tables alone.
 """
 
@@ -17,6 +21,11 @@ from typing import Any
 
 from hansard.errors import StoreBusy, StoreReadOnly
 from hansard.store.sqlite.db import OUTPUT_SQL, impatient, marks, transaction
+
+
+def _below(after: int | None) -> int:
+    """The id a read of calls "past ``after``" starts above; every id when None."""
+    return -(2 ** 63) if after is None else after
 
 
 class SqliteCommitFacts:
@@ -35,14 +44,15 @@ class SqliteCommitFacts:
             (repo_id, *tools)).fetchone()
         return int(row[0]), int(row[1])
 
-    def shell_calls(self, repo_id: int, tools: Collection[str], after: int = 0
+    def shell_calls(self, repo_id: int, tools: Collection[str], after: int | None = None
                     ) -> list[tuple[int, str, str | None, str | None, str | None]]:
-        """(row id, session id, timestamp, input JSON, output) of those calls past ``after``."""
+        """(row id, session id, timestamp, input JSON, output) of those calls past ``after`` (all
+        of them when None: teammates' too, whose ids are below zero)."""
         return [(r[0], r[1], r[2], r[3], r[4]) for r in self.db.execute(
             f"SELECT t.id, s.session_id, t.timestamp, t.input, {OUTPUT_SQL} FROM tool_calls t"
             " JOIN sessions s ON s.id=t.session_id"
             f" WHERE s.repo_id=? AND t.id > ? AND t.name IN ({marks(len(tools))}) AND instr(t.input, 'git') > 0"
-            " ORDER BY t.id", (repo_id, after, *tools))]
+            " ORDER BY t.id", (repo_id, _below(after), *tools))]
 
     def prints(self, repo_id: int) -> list[tuple[str, float | None, str, str, str]]:
         """(session id, ts, kind, short, summary) of the kept prints."""
@@ -156,13 +166,13 @@ class SqliteCommitFacts:
             f" WHERE s.repo_id=? AND t.name IN ({marks(len(tools))})", (repo_id, *tools)).fetchone()
         return int(row[0]), int(row[1])
 
-    def all_shell_calls(self, repo_id: int, tools: Collection[str], after: int = 0
+    def all_shell_calls(self, repo_id: int, tools: Collection[str], after: int | None = None
                         ) -> list[tuple[int, str | None, str | None]]:
-        """(row id, timestamp, input JSON) of every shell call past ``after``."""
+        """(row id, timestamp, input JSON) of every shell call past ``after`` (all when None)."""
         return [(r[0], r[1], r[2]) for r in self.db.execute(
             "SELECT t.id, t.timestamp, t.input FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
             f" WHERE s.repo_id=? AND t.id > ? AND t.name IN ({marks(len(tools))}) ORDER BY t.id",
-            (repo_id, after, *tools))]
+            (repo_id, _below(after), *tools))]
 
     def shell_writes(self, repo_id: int, name: str) -> list[tuple[float, str, bool]]:
         """(ts, command, parsed) of the kept writing calls whose command mentions ``name``."""
@@ -192,3 +202,32 @@ class SqliteCommitFacts:
                     self.db.execute(f"DELETE FROM {table}")
                 else:
                     self.db.execute(f"DELETE FROM {table} WHERE repo_id IN ({marks(len(repo_ids))})", tuple(repo_ids))
+
+
+class SqliteOwnCommits:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def undated_edits(self, providers: Sequence[str]) -> list[dict[str, Any]]:
+        """Applied edits of ``providers`` linked to a repository whose time is still their
+        session's start: id, repo_id, session_row, message_index, in session order."""
+        if not providers:
+            return []
+        return [dict(r) for r in self.db.execute(
+            "SELECT e.id, e.repo_id, e.session_id AS session_row, m.message_index FROM edits e"
+            " JOIN sessions s ON s.id=e.session_id LEFT JOIN messages m ON m.id=e.message_id"
+            f" WHERE e.provider IN ({marks(len(providers))}) AND e.status='applied'"
+            " AND e.repo_id IS NOT NULL AND e.timestamp IS s.started_at"
+            " ORDER BY e.session_id, m.message_index, e.id", tuple(providers))]
+
+    def named_commits(self, session_row: int) -> list[tuple[int, str]]:
+        """(message_index, commit id as the agent printed it) of a session's calls whose input
+        names a ``commit``, in order."""
+        return [(r[0], r[1]) for r in self.db.execute(
+            "SELECT m.message_index, json_extract(t.input, '$.commit') FROM tool_calls t"
+            " JOIN messages m ON m.id=t.message_id WHERE t.session_id=?"
+            " AND json_valid(t.input) AND json_type(t.input, '$.commit')='text' ORDER BY m.message_index",
+            (session_row,))]
+
+    def set_edit_time(self, edit_id: int, timestamp: str) -> None:
+        self.db.execute("UPDATE edits SET timestamp=? WHERE id=?", (timestamp, edit_id))

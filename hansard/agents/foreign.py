@@ -1,4 +1,5 @@
-"""Reading another program's SQLite file (Cursor's ``state.vscdb``, OpenCode's ``opencode.db``).
+"""Reading another program's SQLite file (Cursor's ``state.vscdb``, OpenCode's ``opencode.db``):
+those agents' parsers read their records here. hansard's own store is never opened here.
 
 Always true: the file is opened with ``mode=ro`` and ``query_only``, so nothing is ever written
 to it. A database in WAL mode is read in place (a WAL reader never blocks the writer). Any

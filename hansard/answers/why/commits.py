@@ -8,8 +8,8 @@ Two kinds of evidence, strongest first:
   --amend``, ``git rebase``, ``git cherry-pick`` within moments of the commit's committer time;
   a printed commit that a rebase rewrote is followed by its patch-id; or an
   ``Entire-Checkpoint:`` line of its message names a checkpoint that kept the session. The rules
-  are ``hansard.facts.commit_ties``; the ties of HEAD's history are kept per repository
-  (``hansard.link.commit_facts``) and read here, or joined for blame's commits alone when they are
+  are ``hansard.link.commits.ties``; the ties of HEAD's history are kept per repository
+  (``hansard.link.commits.kept``) and read here, or joined for blame's commits alone when they are
   not current.
 * **weights**: the sessions whose edits account for the commit's distinctive lines in this
   file (lines only one session wrote; when a commit has none, lines at most a few sessions
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from hansard.timebounds import CLOCK_SLACK_S
+from hansard.values.timebounds import CLOCK_SLACK_S
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -55,7 +55,7 @@ class CommitSessions:
 
     def tied(self, sha: str) -> set[str]:
         if self._ties is None:
-            from hansard.link.commit_facts import ties_for
+            from hansard.link.commits.kept import ties_for
 
             self._ties = ties_for(self.store, self.top, self.repo_id, self.bl.commits, at_head=self.at_head)
         return self._ties.get(sha, set())

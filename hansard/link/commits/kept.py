@@ -22,8 +22,8 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from hansard.facts import commit_ties
-from hansard.timebounds import utc_stamp
+from hansard.link.commits import ties
+from hansard.values.timebounds import utc_stamp
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
@@ -37,29 +37,20 @@ def _tools() -> frozenset[str]:
     return frozenset(SHELL_TOOLS)
 
 
-def _facts(store: Store) -> Any:
-    """The store's commit-facts facet, or None when it keeps none (a team view's: the kept ties
-    know this machine's sessions alone)."""
-    from hansard.store.absent import keeps
-
-    facts = getattr(store, "commit_facts", None) if hasattr(type(store), "commit_facts") else None
-    return facts if facts is not None and keeps(facts) else None
-
-
 def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None, diffs: bool = False
             ) -> dict[str, Any] | None:
     """Bring the repository's kept facts up to date with HEAD and its sessions' shell calls.
     Returns the state now kept (with ``refreshed`` saying whether anything was computed, and
-    ``kept`` whether the store took it), or None when there is nothing to keep (no HEAD, or a
-    store without the facet). ``wait_ms``: as for a question's upkeep (see the facet's save).
+    ``kept`` whether the store took it), or None when there is nothing to keep (no HEAD, no
+    repository). ``wait_ms``: as for a question's upkeep (see the facet's save).
     With ``diffs`` (the index), the diffs of the commits new since the last such refresh go into
     the commit-diff cache too: one `git log -p`, seconds on a history of thousands of commits,
     so a question never waits for it (its files' diffs are read as it needs them)."""
     from hansard.git.refs import head_commit
 
-    facts = _facts(store)
+    facts = store.commit_facts
     head = head_commit(top)
-    if facts is None or head is None or repo_id is None or repo_id < 0:
+    if head is None or repo_id is None or repo_id < 0:
         return None
     _refresh_shell_writes(facts, repo_id, wait_ms)
     state = facts.state(repo_id)
@@ -77,11 +68,11 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None,
         return {**state, "refreshed": False}
     started = time.perf_counter()
     incremental = state is not None and state["calls_upto"] <= upto
-    new_calls = facts.shell_calls(repo_id, tools, state["calls_upto"] if incremental else 0)
-    if incremental and state["calls"] + len(new_calls) != count:
-        incremental, new_calls = False, facts.shell_calls(repo_id, tools, 0)
-    new_prints = [(row, p) for row, *call in new_calls for p in commit_ties.prints_of([tuple(call)])]
-    prints = [commit_ties.Print(*p) for p in facts.prints(repo_id)] if incremental else []
+    new_calls = facts.shell_calls(repo_id, tools, state["calls_upto"] if state is not None and incremental else None)
+    if state is not None and incremental and state["calls"] + len(new_calls) != count:
+        incremental, new_calls = False, facts.shell_calls(repo_id, tools)
+    new_prints = [(row, p) for row, sid, ts, inp, out in new_calls for p in ties.prints_of([(sid, ts, inp, out)])]
+    prints = [ties.Print(*p) for p in facts.prints(repo_id)] if incremental else []
     prints += [p for _, p in new_prints]
     from hansard.git.history import commit_log
 
@@ -122,9 +113,9 @@ def _refresh_shell_writes(facts: Any, repo_id: int, wait_ms: int | None) -> None
     if state is not None and (state["calls_upto"], state["calls"]) == (upto, count):
         facts.save_shell_writes(repo_id, upto, count, [], replace=False, wait_ms=wait_ms)  # (counted at this generation)
         return
-    calls = facts.all_shell_calls(repo_id, tools, state["calls_upto"] if incremental else 0)
+    calls = facts.all_shell_calls(repo_id, tools, state["calls_upto"] if incremental else None)
     if incremental and state["calls"] + len(calls) != count:
-        incremental, calls = False, facts.all_shell_calls(repo_id, tools, 0)
+        incremental, calls = False, facts.all_shell_calls(repo_id, tools)
     rows = [(row, *w) for row, ts, raw in calls if (w := writing_call(ts, raw)) is not None]
     facts.save_shell_writes(repo_id, upto, count, rows, replace=not incremental, wait_ms=wait_ms)
 
@@ -140,32 +131,32 @@ def _fill_diffs(store: Store, top: str, head: str, old_head: str | None) -> None
         fill_commit_diffs(store, top, [head])
 
 
-def _history(prints: list[commit_ties.Print], commits: list[Any]) -> commit_ties.History:
+def _history(prints: list[ties.Print], commits: list[Any]) -> ties.History:
     """The commits the prints are joined to. A printed summary was redacted when its session
     was stored, so where a ``fixup!`` must find its commit by summary, git's summaries are
     redacted the same way first."""
-    if commit_ties.has_fixups(prints):
+    if ties.has_fixups(prints):
         from hansard.ingest.redact import redact
 
         commits = [c._replace(summary=redact(c.summary)[0]) for c in commits]
-    return commit_ties.History(commits)
+    return ties.History(commits)
 
 
-def _join(store: Store, top: str, prints: list[commit_ties.Print], history: commit_ties.History
+def _join(store: Store, top: str, prints: list[ties.Print], history: ties.History
           ) -> tuple[dict[str, set[tuple[str, str]]], dict[str, str | None]]:
     """(ties, patch-ids newly computed) of ``prints`` to ``history``'s commits."""
     from hansard.git.history import patch_ids, read_commits
 
-    shorts = commit_ties.unknown_shorts(prints, history)
+    shorts = ties.unknown_shorts(prints, history)
     elsewhere = read_commits(top, shorts) if shorts else {}
-    need = commit_ties.patch_id_candidates(elsewhere, history)
-    facts = _facts(store)
-    known: dict[str, str | None] = facts.patch_ids(need) if facts is not None and need else {}
+    need = ties.patch_id_candidates(elsewhere, history)
+    facts = store.commit_facts
+    known: dict[str, str | None] = facts.patch_ids(need) if need else {}
     todo = sorted(need - set(known))
     computed = patch_ids(top, todo) if todo else {}
     fresh: dict[str, str | None] = {sha: computed.get(sha) for sha in todo}
     pids = {sha: pid for sha, pid in {**known, **fresh}.items() if pid is not None}
-    return commit_ties.ties(prints, history, elsewhere, pids), fresh
+    return ties.ties(prints, history, elsewhere, pids), fresh
 
 
 def ties_for(store: Store, top: str, repo_id: int, commits: Mapping[str, Any], *, at_head: bool
@@ -177,15 +168,15 @@ def ties_for(store: Store, top: str, repo_id: int, commits: Mapping[str, Any], *
     shas = [sha for sha in commits if sha != ZERO_SHA]
     if not shas:
         return {}
-    facts = _facts(store)
-    if facts is not None and at_head and _current(store, facts, top, repo_id):
+    facts = store.commit_facts
+    if at_head and _current(store, facts, top, repo_id):
         return facts.ties(repo_id, shas)
     from hansard.facts.shell import SHELL_TOOLS
 
-    prints = commit_ties.prints_of(store.evidence.repo_shell_calls(repo_id, SHELL_TOOLS, "git"))
+    prints = ties.prints_of(store.evidence.repo_shell_calls(repo_id, SHELL_TOOLS, "git"))
     out: dict[str, set[str]] = {}
     if prints:
-        history = _history(prints, [commit_ties.CommitRow(sha, c.author_time, c.committer_time, c.summary)
+        history = _history(prints, [ties.CommitRow(sha, c.author_time, c.committer_time, c.summary)
                                     for sha, c in commits.items() if sha != ZERO_SHA])
         tied, _ = _join(store, top, prints, history)
         out = {sha: {s for s, _ in pairs} for sha, pairs in tied.items()}
@@ -197,13 +188,9 @@ def ties_for(store: Store, top: str, repo_id: int, commits: Mapping[str, Any], *
     return out
 
 
-def _checkpoints_facet(store: Store) -> Any:
-    return getattr(store, "git_sources", None) if hasattr(type(store), "git_sources") else None
-
-
 def _has_checkpoints(store: Store, repo_id: int) -> bool:
-    facet = _checkpoints_facet(store)
-    root = facet.root_of(repo_id) if facet is not None else None
+    facet = store.git_sources
+    root = facet.root_of(repo_id)
     return root is not None and facet.key(root)[0] > 0
 
 
@@ -212,8 +199,8 @@ def _trailer_ties(store: Store, repo_id: int, named: Mapping[str, list[str]]) ->
     checkpoint kept that session (hansard.ingest.git_sources): the rule ``trailer``, as strong
     as a session's own print of the commit. A squash merge's body naming several checkpoints
     ties the merge to all their sessions."""
-    facet = _checkpoints_facet(store)
-    if facet is None or not named:
+    facet = store.git_sources
+    if not named:
         return []
     root = facet.root_of(repo_id)
     if root is None:

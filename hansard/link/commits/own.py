@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def date_by_own_commits(store: Store) -> int:
     """Date the undated edits of every agent that commits its own edits. Returns how many."""
     from hansard import agents
-    from hansard.timebounds import utc_stamp
+    from hansard.values.timebounds import utc_stamp
 
     names = [a.name for a in agents.agents() if a.commits_own_edits]
     rows = store.own_commits.undated_edits(names) if names else []

@@ -29,7 +29,7 @@ from collections import namedtuple
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from hansard.timebounds import CLOCK_SLACK_S, parse_ts
+from hansard.values.timebounds import CLOCK_SLACK_S, parse_ts
 
 # A rebase, an amend or a cherry-pick gives the commits it writes a committer time within
 # this many seconds of the shell call that ran it.

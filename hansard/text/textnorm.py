@@ -8,7 +8,7 @@ text to be evidence on its own (``}``, ``return None``, blank lines).
 
 from __future__ import annotations
 
-try:  # the C module directly: importing hashlib loads OpenSSL too (~4 ms on `why`'s path)
+try:  # the C module directly: importing hashlib loads OpenSSL too, on `why`'s path
     from _blake2 import blake2b
 except ImportError:  # pragma: no cover - non-CPython
     from hashlib import blake2b

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from hansard.diffs import Hunk
+from hansard.text.diffs import Hunk
 
 Role = Literal["user", "assistant", "tool", "system"]
 # unreadable: the call changed the file (it was applied), but what it wrote was not recorded
