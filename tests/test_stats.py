@@ -148,7 +148,7 @@ def test_files_at_head_read_the_kept_commit_facts(demo: Path, monkeypatch: pytes
     """Stats asks each file at HEAD's commit id: the ties of its commits are the repository's
     kept facts, as for `why` without a revision, not joined again from every shell call per
     file."""
-    from hansard.facts import commit_ties
+    from hansard.link.commits import ties as commit_ties
 
     first = asked(cwd=str(demo))
 

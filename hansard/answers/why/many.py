@@ -13,7 +13,7 @@ pair whose answer is a ``HansardError`` (a binary file, one git cannot blame) gi
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hansard.errors import HansardError
 
@@ -21,8 +21,13 @@ if TYPE_CHECKING:
     from hansard.store.interfaces import Store
 
 Then = Callable[["Store", dict[str, Any]], Any]
-# (store, work tree, (revision, path) pairs, then, cache) -> each pair's result, in order
-Ask = Callable[["Store", str, list[tuple[str, str]], Then, bool], Iterator[Any]]
+
+
+class Ask(Protocol):
+    """How the answers of many files are asked: each pair's ``then`` result, in order."""
+
+    def __call__(self, store: Store, top: str, pairs: list[tuple[str, str]], then: Then, cache: bool, /
+                 ) -> Iterator[Any]: ...
 
 
 class Failed:
