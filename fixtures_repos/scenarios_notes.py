@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import json
 
-from fixtures_repos.gitrepo import COLLEAGUE
+from fixtures_repos.gitrepo import COLLEAGUE, GitRepo
 from fixtures_repos.scenarios import Build, Scenario, scenario, src
 from fixtures_repos.scenarios_more import cursor
+from fixtures_repos.scenarios_precision import go
 from fixtures_repos.writers import Add, ClaudeWriter, Update, det_uuid4, encode_cwd
 
 LEDGER_PY = src('''
@@ -309,4 +310,190 @@ def notes_forked_conversation(b: Build) -> Scenario:
         session as an alternative. Both transcripts start at the same instant: the copy read
         first (the original's file sorts first) stands for the call. Lines 1-2 (the person's
         import and a blank line) are short lines in a run of agent lines: unknown.
+    ''')
+
+
+CLEAN_GO = go('''
+    package strategy
+
+    import (
+        "fmt"
+        "regexp"
+    )
+
+    var shadowBranchPattern = regexp.MustCompile(`^entire/[0-9a-fA-F]{7,}$`)
+
+    func IsShadowBranch(name string) bool {
+        return shadowBranchPattern.MatchString(name)
+    }
+''')
+
+CLEANUP_TYPES_GO = go('''
+    // CleanupType says what kind of leftover an item is.
+    type CleanupType string
+
+    const (
+        CleanupShadowBranch CleanupType = "shadow-branch"
+        CleanupSessionState CleanupType = "session-state"
+    )
+
+    // CleanupItem is one leftover that `entire clean` can remove.
+    type CleanupItem struct {
+        Type   CleanupType
+        ID     string
+        Reason string
+    }
+''')
+
+LIST_ALL_GO = go('''
+    // ListAll returns every leftover found in the repository.
+    func ListAll(branches []string) ([]CleanupItem, error) {
+        if len(branches) == 0 {
+            return nil, nil
+        }
+        var errNoRepo = fmt.Errorf("not a git repository")
+        return nil, errNoRepo
+    }
+''')
+
+
+@scenario
+def moved_into_a_new_file(b: Build) -> Scenario:
+    """A session adds a block of types to strategy/clean.go; before committing, a person deletes
+    clean.go and writes strategy/cleanup.go, which holds the session's block and new code of
+    their own (too little of clean.go for git to call it a rename). The block is the session's
+    edit, moved by the commit into the file it created; a line the person wrote that the
+    session also wrote into clean.go, far from its block, stays an honest unknown."""
+    r = b.init()
+    r.write("strategy/clean.go", CLEAN_GO)
+    b.commit(r, "Shadow branch pattern")
+    cc = b.claude(r.path)
+    cc.prompt("Add the cleanup item types for `entire clean` to strategy/clean.go")
+    t1 = cc.edit(r.path / "strategy/clean.go", '\t"regexp"\n)\n',
+                 '\t"regexp"\n)\n\n' + CLEANUP_TYPES_GO + '\nvar errNoRepo = fmt.Errorf("not a git repository")\n')
+    cc.say("Added CleanupType and CleanupItem.")
+    r.remove("strategy/clean.go")
+    r.write("strategy/cleanup.go", 'package strategy\n\nimport "fmt"\n\n' + CLEANUP_TYPES_GO + "\n" + LIST_ALL_GO)
+    c1 = b.commit(r, "cleanup more, make it owned by strategy")
+    return b.scenario(r, {
+        "strategy/cleanup.go": b.expect(r, "strategy/cleanup.go", b.human(c1), b.unknown(c1), b.human(c1),
+                                        b.agent(t1, c1, 16), b.human(c1, 4), b.unknown(c1, 2), b.human(c1),
+                                        b.unknown(c1)),
+    }, notes='''
+        c1 deletes strategy/clean.go and adds strategy/cleanup.go; git pairs them as no rename.
+        Lines 4-19 (the types, and the blank lines t1 wrote around them) are t1's, written into
+        clean.go: the commit that deleted the path t1 edited moved them here, as a block. Line
+        25 is text t1 also wrote into clean.go, but alone among the person's lines: unknown
+        (other_path), not t1's. Lines 2, 24 and 27 are short lines of a commit an agent wrote
+        lines of (unknown, trivial).
+    ''')
+
+
+CLI_PY = src('''
+    import sys
+
+
+    def main(argv):
+        if not argv:
+            print("usage: tool FILE")
+            sys.exit(2)
+        run(check(argv[0]))
+''')
+
+CHECK_PY = src('''
+    def check(path):
+        if not path.endswith(".toml"):
+            print("not a TOML file: " + path)
+            sys.exit(2)
+        return path
+''')
+
+
+@scenario
+def notes_common_line_in_its_commits_block(b: Build) -> Scenario:
+    """A session adds a function whose ``sys.exit(2)`` the file already has; a person later
+    rewrites every other line of that function. At HEAD the common line sits among the
+    person's lines, but in its own commit it was inside the session's block: it is the
+    session's, not an honest unknown."""
+    r = b.init()
+    r.write("tool.py", CLI_PY)
+    c0 = b.commit(r, "Command line")
+    cc = b.claude(r.path)
+    cc.prompt("Refuse files that are not TOML")
+    t1 = cc.edit(r.path / "tool.py", "import sys\n\n\n", "import sys\n\n\n" + CHECK_PY + "\n\n")
+    c1 = b.commit(r, "Only TOML files")
+    r.replace("tool.py", "def check(path):\n", "def check(path: str) -> str:\n")
+    r.replace("tool.py", '    if not path.endswith(".toml"):\n', '    if not path.lower().endswith((".toml", ".tml")):\n')
+    r.replace("tool.py", '        print("not a TOML file: " + path)\n',
+              '        print(f"not a TOML file: {path}", file=sys.stderr)\n')
+    r.replace("tool.py", "    return path\n", "    return path.strip()\n")
+    c2 = b.commit(r, "Typed check, errors to stderr", author=COLLEAGUE)
+    return b.scenario(r, {
+        "tool.py": b.expect(r, "tool.py", b.human(c0, 3), b.unknown(c2, 2), b.human(c2), b.agent(t1, c1), b.unknown(c2),
+                            b.human(c1, 2), b.human(c0, 5)),
+    }, notes='''
+        Line 7, ``sys.exit(2)``, is c1's; the file has it twice, and every non-trivial line within
+        three of it is c2's now. In c1's own version of the file the lines around it are t1's:
+        it is t1's (it used to be unknown, common_line). Lines 4, 5 and 8 are t1's lines c2
+        changed (unknown, changed_later); line 6, changed past likeness, is the person's, and
+        so are the blank lines after the function, cut off from t1's block.
+    ''')
+
+
+REPORT_PY = src('''
+    def report(rows):
+        for row in rows:
+            print(row)
+''')
+
+
+def _report_edited(b: Build) -> tuple[GitRepo, str]:
+    """A repository whose report.py a person has started but not committed, and a session's edit
+    of its loop (the tool call)."""
+    r = b.init()
+    r.write("README.md", "# reports\n")
+    b.commit(r, "Initial commit")
+    r.write("report.py", REPORT_PY)
+    cc = b.claude(r.path)
+    cc.prompt("Print the rows as an aligned table")
+    t1 = cc.edit(r.path / "report.py", "    for row in rows:\n        print(row)\n",
+                 "    width = max((len(str(row[0])) for row in rows), default=0)\n"
+                 "    for name, value in rows:\n        print(f\"{name:<{width}}  {value}\")\n")
+    return r, t1
+
+
+@scenario
+def notes_edit_of_a_file_new_in_its_commit(b: Build) -> Scenario:
+    """A person starts a new file and, before it is ever committed, a session rewrites its
+    loop. The edit's base is in no commit (the file is new in the working tree), which is no
+    evidence of another branch: the commit that creates the file holds the session's lines."""
+    r, t1 = _report_edited(b)
+    c1 = b.commit(r, "Reports")
+    return b.scenario(r, {
+        "report.py": b.expect(r, "report.py", b.human(c1), b.agent(t1, c1, 3)),
+    }, notes='''
+        t1 replaced lines 2-3 of a file no commit had yet; c1 created the file. Line 1 is the
+        person's; lines 2-4 are t1's (they used to be unknown, other_branch: t1's replaced
+        lines are not in c1's parent, which has no report.py at all).
+    ''')
+
+
+@scenario
+def notes_old_edit_of_a_file_new_in_its_commit(b: Build) -> Scenario:
+    """As above, but another commit lands between the session's edit and the commit that
+    creates the file: the edit was made on a tree older than the commit's parent, whose
+    history has no version of the file to check its base against. It is not evidence."""
+    r, _t1 = _report_edited(b)
+    b.later(3600)
+    r.write("README.md", "# reports\n\nPrints tables.\n")
+    r.add("README.md")
+    b.commit(r, "README", all=False)
+    c2 = b.commit(r, "Reports")
+    return b.scenario(r, {
+        "report.py": b.expect(r, "report.py", b.human(c2), b.unknown(c2, 3)),
+    }, notes='''
+        t1 replaced lines of report.py, a file no commit had; then "README" was committed, and
+        only after it "Reports", which created report.py. t1's base cannot be checked and t1
+        is older than the commit's parent: lines 2-4 are unknown (other_branch, t1's session
+        in alternatives), not t1's.
     ''')

@@ -98,16 +98,37 @@ def test_a_moved_line_asked_alone_is_its_files_answer_and_never_a_persons(moved,
     added it, and the commit that created cleanup.go moved it there. Alone it was ``unknown:
     other_path`` where the whole file named the session; now it is the file's answer, and an
     agent wrote that text: never a person's."""
+    line, whole = _alone_and_whole(moved, monkeypatch, 142)
+    assert line["content"] == "// This is strategy-agnostic as session states are shared by all strategies."
+    assert line == whole and line["kind"] != "human"
+
+
+def _alone_and_whole(moved, monkeypatch: pytest.MonkeyPatch, n: int) -> tuple[dict, dict]:
+    """cleanup.go's line n asked alone through the CLI, and as the whole file's answer gives it."""
     cleanup, _help, store = moved
     from hansard.answers.why import explain
 
     whole = {ln["line"]: ln for ln in explain(store, CLEANUP, cwd=str(cleanup.path), cache=False)["lines"]}
     monkeypatch.chdir(cleanup.path)
-    rc, out, err = run_cli("why", f"{CLEANUP}:142", "--json", "--no-sync", "--no-cache")
+    rc, out, err = run_cli("why", f"{CLEANUP}:{n}", "--json", "--no-sync", "--no-cache")
     assert rc == 0, err
     (line,) = json.loads(out)["lines"]
-    assert line["content"] == "// This is strategy-agnostic as session states are shared by all strategies."
-    assert line == whole[142] and line["kind"] != "human"
+    return line, whole[n]
+
+
+def test_a_line_the_commit_moved_out_of_a_deleted_file_is_the_sessions_edit(moved, monkeypatch: pytest.MonkeyPatch
+                                                                           ) -> None:
+    """``type CleanupType string`` (cleanup.go:18 at that commit): the session's edit wrote it
+    into strategy/clean.go; the commit that deleted clean.go (git pairs it with no new path)
+    created cleanup.go with it, inside a block of that edit's lines. The answer names the
+    session and the path the edit wrote, alone and in the whole file, and the text says so."""
+    line, whole = _alone_and_whole(moved, monkeypatch, 18)
+    assert line["content"] == "type CleanupType string"
+    assert (line["kind"], line["rule"], line["session_id"]) == ("agent", "wrote", CLEANUP_SID)
+    assert line["edit_path"] == STRATEGY + "clean.go" and line == whole
+    rc, out, err = run_cli("why", f"{CLEANUP}:18", "--no-sync", "--no-cache")
+    assert rc == 0, err
+    assert f"Edit {STRATEGY}clean.go (tool call {line['tool_call_id']})" in out
 
 
 def test_log_lists_the_session_whose_lines_blame_gives_with_their_count(moved) -> None:

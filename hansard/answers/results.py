@@ -190,6 +190,7 @@ class WhyLine(TypedDict):
     restoring_commit: NotRequired[str | None]
     recorded: NotRequired[Recorded | FileShare | CommitTrailers | TraceRange]
     disagrees_with: NotRequired[list[str]]
+    edit_path: NotRequired[str]
     session: NotRequired[str]
 
 

@@ -320,6 +320,28 @@ def tree_files(top: str, rev: str, paths: list[str] | None = None) -> list[tuple
     return files
 
 
+def deleted_files(top: str, shas: list[str]) -> dict[str, set[str]]:
+    """The paths each commit deleted against its first parent that git's rename detection
+    pairs with no new path, from one `git diff-tree --stdin` (a root commit or a merge lists
+    none; a name git had to quote is left out)."""
+    if not shas:
+        return {}
+    try:
+        out = git_text(["diff-tree", "--stdin", "-r", "-M", "--name-status", "--diff-filter=D"], top,
+                       input="\n".join(shas).encode() + b"\n")
+    except GitError:
+        return {}
+    found: dict[str, set[str]] = {x: set() for x in shas}
+    current: set[str] | None = None
+    for line in out.splitlines():
+        status, tab, path = line.partition("\t")
+        if not tab:
+            current = found.get(line.strip())
+        elif current is not None and status == "D" and not path.startswith('"'):
+            current.add(path)
+    return found
+
+
 def ancestry(top: str, rev: str) -> set[str]:
     """Every commit id in ``rev``'s history, from one `git rev-list`."""
     return set(git_text(["rev-list", rev, "--"], top).split())

@@ -131,8 +131,8 @@ def why_line(ans: Mapping[str, Any], ln: Mapping[str, Any]) -> str:
         if ln["kind"] == "pasted":
             out.append(f"  {'message ' + str(ln['message_index']):12} code block {ln.get('block', 0)} of the reply")
         else:
-            tool = ln.get("tool") or "edit"
-            out.append(f"  {'message ' + str(ln['message_index']):12} {tool} {ans['path']} (tool call {ln['tool_call_id']})")
+            tool, edited = ln.get("tool") or "edit", ln.get("edit_path") or ans["path"]
+            out.append(f"  {'message ' + str(ln['message_index']):12} {tool} {edited} (tool call {ln['tool_call_id']})")
         out += asked_lines(s, ln["message_index"])
     if committed:
         out.append(f"  {'committed':12} {committed}")
@@ -192,6 +192,8 @@ def why_evidence(ln: Mapping[str, Any]) -> str:
     rule, kind = ln.get("rule"), ln["kind"]
     landed = f"; it landed in {ln['commit'][:7]}" if ln.get("commit") else ""
     if kind in ("agent", "uncommitted") and ln.get("session_id"):
+        if ln.get("edit_path"):  # written under another name: the file's before a rename, or one its commit moved
+            landed = f" (to {ln['edit_path']})" + landed
         return {
             "wrote": "wrote: the session's edit added this exact line",
             "formatted": "formatted: the session's edit added this line; whitespace changed since (a formatter?)",

@@ -5,13 +5,15 @@ session's earlier edits (several edits before one commit).
 An edit on another version of the file (another branch or worktree, whose lines the commit's
 history never had) wrote its text for another commit: it is not evidence for this one, however
 exactly its lines match. An edit that removed nothing (a new file, lines inserted) has no base
-to check, and always fits.
+to check, and always fits; nor has an edit of a file its line's commit created (the history
+has no earlier version of it to contradict the edit).
 
 The parent's version is the one blame names (``previous``: the parent commit and the file's
 path there; none when the commit created the file), read for every blamed commit whose lines
 some edit added in one ``git cat-file --batch`` the first time a question needs one (it also
-tells a line the parent already had). Only non-trivial lines count, by their normal-form
-hashes.
+tells a line the parent already had). An edit of a path the commit deleted, whose text the
+commit may have moved into this file, is checked against that path at the parent. Only
+non-trivial lines count, by their normal-form hashes.
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hansard.text import textnorm
+from hansard.values.timebounds import CLOCK_SLACK_S
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Mapping
+    from collections.abc import Set as AbstractSet
 
     from hansard.answers.evidence import EditRef
     from hansard.git.blame import Blame
@@ -31,10 +35,15 @@ if TYPE_CHECKING:
 class Bases:
     """The bases of the edits one question weighs, and the parent versions of its commits."""
 
-    def __init__(self, store: Store, top: str, bl: Blame) -> None:
+    def __init__(self, store: Store, top: str, bl: Blame, moved: Mapping[str, AbstractSet[str]] | None = None) -> None:
         self.store = store
         self.top = top
         self.bl = bl
+        self.moved = moved or {}  # commit -> paths it deleted whose edits' text it may have moved here
+        self._deleted: dict[tuple[str, str], frozenset[int]] = {}  # (commit, deleted path) -> its lines at the parent
+        self._versions: dict[tuple[str, str], list[int]] = {}  # (commit, path) -> its lines there, in order
+        self._wanted_versions: set[tuple[str, str]] = set()  # versions the next read also fetches
+        self._parent_times: dict[str, int | None] = {}  # commit -> its first parent's committer time
         self._removed: dict[int, set[int]] = {}  # edit -> the non-trivial lines it removed
         self._added: dict[int, set[int]] = {}  # edit -> the non-trivial lines it added
         self._parents: dict[str, frozenset[int]] = {}  # commit -> the lines of the file at its parent
@@ -48,7 +57,18 @@ class Bases:
         removed = self._removed_by(e.edit_id)
         if not removed:
             return True
-        base = self.parent(sha)
+        if e.rel_path in self.moved.get(sha, ()):
+            base = self.deleted_at_parent(sha, e.rel_path)
+        elif self._previous(sha) is None:
+            # The commit created the file: its history has no version an edit's base could
+            # contradict (the file the edit changed was new in the working tree), if the edit
+            # was made on the tree the commit grew from: after its parent was committed.
+            parent_time = self._parent_time(sha)
+            if parent_time is None or e.ts >= parent_time - CLOCK_SLACK_S:
+                return True
+            base = frozenset()  # older than the parent: only the session's own earlier edits hold its base
+        else:
+            base = self.parent(sha)
         if removed <= base:
             return True
         missing = removed - base
@@ -92,26 +112,73 @@ class Bases:
         it, or git has not the version); what is compared with them is never trivial."""
         got = self._parents.get(sha)
         if got is None:
-            from hansard.git.history import batch_objects
-
-            todo = (self._wanted | {sha}) - set(self._parents)
-            self._wanted.clear()
-            revs = {c: f"{p[0]}:{p[1]}" for c in todo if (p := self._previous(c)) is not None}
-            blobs = {rev: body for rev, _, kind, body in batch_objects(self.top, list(set(revs.values())))
-                     if kind == b"blob"}
-            known = self._hashes
-            for c in todo:
-                body = blobs.get(revs.get(c, ""))
-                hashes: set[int] = set()
-                # (successive versions share most lines: each text is hashed once)
-                for x in set(body.decode("utf-8", "surrogateescape").split("\n")) if body is not None else ():
-                    h = known.get(x)
-                    if h is None:
-                        h = known[x] = textnorm.line_hash(x)
-                    hashes.add(h)
-                self._parents[c] = frozenset(hashes)
+            self._fetch(parent=sha)
             got = self._parents[sha]
         return got
+
+    def want_versions(self, pairs: Iterable[tuple[str, str]]) -> None:
+        """Read these (commit, path) versions with the first one asked for."""
+        self._wanted_versions.update(x for x in pairs if x not in self._versions)
+
+    def at_commit(self, sha: str, path: str) -> list[int]:
+        """The lines of ``path`` in commit ``sha``'s own version, in order (a line's
+        ``orig_line`` indexes them), by normal-form hash; empty when git has not that version."""
+        got = self._versions.get((sha, path))
+        if got is None:
+            self._fetch(version=(sha, path))
+            got = self._versions[(sha, path)]
+        return got
+
+    def _fetch(self, parent: str | None = None, version: tuple[str, str] | None = None) -> None:
+        """Every parent and version wanted so far, and the one asked for, in one `git cat-file
+        --batch`."""
+        from hansard.git.history import batch_objects
+
+        parents = (self._wanted | ({parent} if parent else set())) - set(self._parents)
+        versions = (self._wanted_versions | ({version} if version else set())) - set(self._versions)
+        self._wanted.clear()
+        self._wanted_versions.clear()
+        revs = {c: f"{prev[0]}:{prev[1]}" for c in parents if (prev := self._previous(c)) is not None}
+        wanted = list(dict.fromkeys([*revs.values(), *(f"{c}:{path}" for c, path in sorted(versions))]))
+        blobs = {rev: body for rev, _, kind, body in batch_objects(self.top, wanted) if kind == b"blob"}
+        for c in parents:
+            # (successive versions share most lines: each text is hashed once)
+            self._parents[c] = frozenset(self._hashed(blobs.get(revs.get(c, ""))))
+        for c, path in versions:
+            self._versions[(c, path)] = self._hashed(blobs.get(f"{c}:{path}"))
+
+    def _hashed(self, body: bytes | None) -> list[int]:
+        """The normal-form hash of each line of a blob, in order (each text hashed once)."""
+        if body is None:
+            return []
+        known = self._hashes
+        out: list[int] = []
+        for x in body.decode("utf-8", "surrogateescape").split("\n"):
+            h = known.get(x)
+            if h is None:
+                h = known[x] = textnorm.line_hash(x)
+            out.append(h)
+        return out
+
+    def deleted_at_parent(self, sha: str, path: str) -> frozenset[int]:
+        """The lines of ``path``, which commit ``sha`` deleted, at the commit's first parent."""
+        got = self._deleted.get((sha, path))
+        if got is None:
+            from hansard.git.history import batch_objects
+
+            body = next((b for _, _, kind, b in batch_objects(self.top, [f"{sha}^:{path}"]) if kind == b"blob"), None)
+            text = body.decode("utf-8", "surrogateescape") if body is not None else ""
+            got = self._deleted[(sha, path)] = frozenset(textnorm.line_hash(x) for x in set(text.split("\n")))
+        return got
+
+    def _parent_time(self, sha: str) -> int | None:
+        """The committer time of commit ``sha``'s first parent (None: a root commit)."""
+        if sha not in self._parent_times:
+            from hansard.git.history import read_commits
+
+            got = read_commits(self.top, [f"{sha}^"]).get(f"{sha}^")
+            self._parent_times[sha] = got.committer_time if got is not None else None
+        return self._parent_times[sha]
 
     def _previous(self, sha: str) -> tuple[str, str] | None:
         c = self.bl.commits.get(sha)

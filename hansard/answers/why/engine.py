@@ -38,7 +38,9 @@ from hansard.git.blame import ZERO, Blame, BlameLine
 from hansard.text import textnorm
 
 # Bump when a rule changes what an answer says: cached answers of other versions are not served.
-RULES_VERSION = 3  # 2: no_sessions; 3: a line's own paths, bases, readded, changed_later, common_line, unreadable_edit
+# 2: no_sessions; 3: a line's own paths, bases, readded, changed_later, common_line, unreadable_edit;
+# 4: moved files, a common line's block in its commit, new files' bases
+RULES_VERSION = 4
 
 
 class Prepared:
@@ -110,8 +112,9 @@ class Attributor(Unmatched):
 
                 own |= path_names(t.top, t.rel, rev, copies=False)
         self.own_names = frozenset(own)
-        self.names = own | {b.orig_path for b in self.lines}
-        self._paths_of: dict[str, frozenset[str]] = {}  # a line's blamed path -> the paths its writer edited
+        self._paths_of: dict[tuple[str, str], frozenset[str]] = {}  # (blamed path, commit) -> the paths its writer edited
+        self.moved = self._moved_sources()
+        self.names = own | {b.orig_path for b in self.lines} | {p for ps in self.moved.values() for p in ps}
         if pre.paths is not None and not self.names <= pre.paths:
             pre.add_paths(store, repo_id, self.names - pre.paths)
         self.unlinked = pre.unlinked
@@ -122,7 +125,7 @@ class Attributor(Unmatched):
         self.cs = CommitSessions(store, t.top, repo_id, bl, at_head=rev is None or _is_head(t.top, rev))
         from hansard.answers.why.bases import Bases
 
-        self.bases = Bases(store, t.top, bl)
+        self.bases = Bases(store, t.top, bl, self.moved)
         self._off_base: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it on another version
         self._lone_common: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it, but no block around it
         self._copied: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it for an earlier commit
@@ -160,16 +163,44 @@ class Attributor(Unmatched):
         c = self.bl.commits.get(sha)
         return float(c.committer_time) if c else None
 
-    def paths_of(self, i: int) -> frozenset[str]:
-        """The paths an edit must have written to be line i's: the file's own names when blame
-        found the line in one of them, else the file blame found it in (a copy's source) alone.
-        A line is never evidence of an edit into another file because other lines of this one
-        came from there."""
+    def own_paths(self, i: int) -> frozenset[str]:
+        """The file's own names when blame found line i in one of them, else the file blame
+        found it in (a copy's source) alone. A line is never evidence of an edit into another
+        file because other lines of this one came from there."""
         p = self.lines[i].orig_path
-        out = self._paths_of.get(p)
+        return self.own_names if p in self.own_names else frozenset((p,))
+
+    def paths_of(self, i: int) -> frozenset[str]:
+        """The paths an edit must have written to be line i's: its own paths (``own_paths``),
+        and the paths its commit deleted whose edits' text it may have moved here
+        (``_moved_sources``; such an edit counts only inside a block, ``_moved_block``)."""
+        b = self.lines[i]
+        key = (b.orig_path, b.sha)
+        out = self._paths_of.get(key)
         if out is None:
-            out = self._paths_of[p] = self.own_names if p in self.own_names else frozenset((p,))
+            out = self._paths_of[key] = self.own_paths(i) | self.moved.get(b.sha, frozenset())
         return out
+
+    def _moved_sources(self) -> dict[str, frozenset[str]]:
+        """commit -> the paths it deleted (no rename git found pairs them with a new one) into
+        which an edit wrote a line that the commit added to this file: the commit may have moved
+        the edit's text here. Asked of git only for commits with such a line."""
+        asked: dict[str, set[str]] = {}
+        for i, b in enumerate(self.lines):
+            if b.sha == ZERO or self.trivial[i]:
+                continue
+            placed = self.placed.get(self.hashes[i])
+            if placed:
+                own = self.own_paths(i)
+                others = {p for p in placed if p is not None and p not in own}
+                if others:
+                    asked.setdefault(b.sha, set()).update(others)
+        if not asked:
+            return {}
+        from hansard.git.history import deleted_files
+
+        deleted = deleted_files(self.t.top, sorted(asked))
+        return {sha: frozenset(ps & deleted.get(sha, set())) for sha, ps in asked.items() if ps & deleted.get(sha, set())}
 
     def loose(self, i: int) -> list[EditRef]:
         """Edits that added line i's text to its file (``paths_of``) before its commit's
@@ -313,6 +344,10 @@ class Attributor(Unmatched):
         weighed = {i: self.loose(i) for i, b in enumerate(self.lines) if not self.trivial[i] and b.sha != ZERO}
         self.bases.prefetch(e.edit_id for es in weighed.values() for e in es)
         self.bases.want(self.lines[i].sha for i, es in weighed.items() if es and self._checks_parent(i, es))
+        # the commits' own versions a common line's block may be judged in (``_in_block``)
+        common = [i for i, es in weighed.items() if es and self._common(i)]
+        self.bases.want_versions((self.lines[i].sha, self.lines[i].orig_path) for i in common)
+        self.bases.want(self.lines[i].sha for i in common)
         # the file versions that may show an edit's line removed, read in one git process
         self.history.prefetch_removals(list({(self.hashes[i], e.ts, b.sha) for i, b in enumerate(self.lines)
                                              if not self.trivial[i] and b.sha != ZERO for e in self.loose(i)}))
@@ -330,9 +365,18 @@ class Attributor(Unmatched):
         # 0. a line the file has more than once is evidence only inside a block its session
         #    wrote: another line of that session's around it (in this commit or not).
         weighed = dict(quals)
+        if sha in self.moved:
+            # 0a. an edit of a path the commit deleted is evidence only inside a block of that
+            #     path's text moved here (a line of its own among others' is not).
+            for i in g:
+                own = self.own_paths(i)
+                if any(e.rel_path not in own for e in quals[i]):
+                    quals[i] = [e for e in quals[i] if e.rel_path in own or self._moved_block(i, e, weighed)]
         for i in g:
             if quals[i] and not self.trivial[i] and self._common(i):
                 held = [e for e in quals[i] if self._in_block(i, e, weighed)]
+                if not held:  # no block holds it now: its commit's own version may show one
+                    held = [e for e in quals[i] if self._in_block_then(i, e)]
                 if not held:
                     self._lone_common[i] = sorted({e.session_id for e in quals[i]})
                 quals[i] = held
@@ -384,6 +428,10 @@ class Attributor(Unmatched):
         readded = {i for pos, i in enumerate(g) if i in chosen
                    and (r := self._restored_from(g, pos, chosen[i])) is not None and not r[2]}
         modified = self._modified_block(g, {i: e for i, e in chosen.items() if i not in readded})
+        if sha in self.moved:
+            # a line the deleted file already had at the parent moved here as it was: not changed
+            modified = {i: m for i, m in modified.items()
+                        if not any(self.hashes[i] in self.bases.deleted_at_parent(sha, p) for p in self.moved[sha])}
         group_has_agent = bool(chosen)
         for pos, i in enumerate(g):
             b = self.lines[i]
@@ -447,6 +495,35 @@ class Attributor(Unmatched):
                 return True
         wrote = self.bases.added(e.edit_id)
         return bool(wrote) and wrote <= {self.hashes[j] for j in near}
+
+    def _in_block_then(self, i: int, e: EditRef) -> bool:
+        """In line i's commit's own version of the file (later commits may have rewritten the
+        lines around it since), e added another non-trivial line within ``WINDOW`` lines of it
+        that the commit's parent did not have."""
+        wrote = self.bases.added(e.edit_id)
+        if not wrote:
+            return False
+        b = self.lines[i]
+        then = self.bases.at_commit(b.sha, b.orig_path)
+        k = b.orig_line - 1
+        if not (0 <= k < len(then)) or then[k] != self.hashes[i]:
+            return False  # not the version blame read: no block to judge by
+        # a neighbour is evidence when e added it and it is new there (its parent lacks it)
+        before = self.bases.parent(b.sha)
+        return any(then[x] in wrote and then[x] != self.hashes[i] and then[x] not in before
+                   for x in range(max(0, k - WINDOW), min(len(then), k + WINDOW + 1)) if x != k)
+
+    def _moved_block(self, i: int, e: EditRef, quals: dict[int, list[EditRef]]) -> bool:
+        """Another non-trivial line within ``WINDOW`` lines of line i, of the same commit, could
+        have been written by an edit of e's session into e's path (a path line i's commit
+        deleted): the two lines moved here together."""
+        sha = self.lines[i].sha
+        for j in range(max(0, i - WINDOW), min(len(self.lines), i + WINDOW + 1)):
+            if j != i and not self.trivial[j] and self.lines[j].sha == sha and any(
+                    x.session_id == e.session_id and x.rel_path == e.rel_path
+                    for x in (quals[j] if j in quals else self.qualifying(j))):
+                return True
+        return False
 
     def _common(self, i: int) -> bool:
         """Line i's text is in the file more than once (``if err != nil {``)."""
@@ -523,6 +600,7 @@ class Attributor(Unmatched):
             line=b.final_line, content=b.content, kind=kind, commit=commit, session_id=e.session_id,
             provider=e.provider, message_index=e.message_index, tool_call_id=e.call_id, rule=rule, confidence=conf,
             similarity=similarity, later_sessions=later, edit_id=e.edit_id, tool=e.tool,
+            edit_path=e.rel_path if e.rel_path != self.t.rel else None,
         )
 
 

@@ -18,7 +18,7 @@ class LineAnswer:
 
     __slots__ = ("line", "content", "kind", "commit", "session_id", "provider", "message_index", "tool_call_id",
                  "rule", "confidence", "similarity", "later_sessions", "edit_id", "tool", "block", "alternatives",
-                 "original_commit", "restoring_commit", "recorded", "disagrees_with")
+                 "original_commit", "restoring_commit", "recorded", "disagrees_with", "edit_path")
 
     line: int
     content: str
@@ -42,6 +42,9 @@ class LineAnswer:
     # whose record disagrees with this answer.
     recorded: dict[str, Any] | None
     disagrees_with: tuple[str, ...]
+    # The path the edit wrote, when it is not the asked file's (its name before a rename, or a
+    # file the line's commit deleted and moved the text from).
+    edit_path: str | None
 
     def __init__(self, *, line: int, content: str, kind: str, commit: str | None = None, session_id: str | None = None,
                  provider: str | None = None, message_index: int | None = None, tool_call_id: str | None = None,
@@ -49,7 +52,8 @@ class LineAnswer:
                  later_sessions: tuple[str, ...] | list[str] = _NO_TUPLE, edit_id: int | None = None,
                  tool: str | None = None, block: int | None = None, alternatives: tuple[str, ...] = _NO_TUPLE,
                  original_commit: str | None = None, restoring_commit: str | None = None,
-                 recorded: dict[str, Any] | None = None, disagrees_with: tuple[str, ...] = _NO_TUPLE) -> None:
+                 recorded: dict[str, Any] | None = None, disagrees_with: tuple[str, ...] = _NO_TUPLE,
+                 edit_path: str | None = None) -> None:
         put = object.__setattr__
         put(self, "line", line)
         put(self, "content", content)
@@ -71,6 +75,7 @@ class LineAnswer:
         put(self, "restoring_commit", restoring_commit)
         put(self, "recorded", recorded)
         put(self, "disagrees_with", disagrees_with)
+        put(self, "edit_path", edit_path)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"LineAnswer is immutable: use .replace({name}=...)")
@@ -113,4 +118,6 @@ class LineAnswer:
             d["recorded"] = self.recorded
         if self.disagrees_with:
             d["disagrees_with"] = list(self.disagrees_with)
+        if self.edit_path:
+            d["edit_path"] = self.edit_path
         return d
