@@ -365,6 +365,7 @@ def cmd_log(a: argparse.Namespace) -> int:
 
 def cmd_stats(a: argparse.Namespace) -> int:
     from hansard.answers.stats import repo_stats
+    from hansard.app import workers
     from hansard.ingest.scanner import stderr_progress
 
     by = tuple(a.by or ("agent", "dir"))
@@ -372,7 +373,7 @@ def cmd_stats(a: argparse.Namespace) -> int:
         rq.fresh(os.getcwd())
         result = repo_stats(rq.store, a.paths, rev=a.rev, since=a.since, until=a.until, by=by,
                             cache=rq.app.cache, progress=None if a.json else stderr_progress(),
-                            depth=a.depth)
+                            depth=a.depth, ask=workers.answers)
     if a.json:
         _print_json(result)
     else:
@@ -384,7 +385,18 @@ def cmd_stats(a: argparse.Namespace) -> int:
             say(no_sessions_text(result["notice"]), file=sys.stderr)
 
         say(stats_text(result, by, a.depth))
+        _final_line(f"stats: {result['cache']['answered']} files answered, {result['cache']['remembered']} remembered, "
+                    f"in {result['seconds']:.1f} s")
     return 0
+
+
+def _final_line(text: str) -> None:
+    """What a long command did, said once at its end on a stderr that is not a terminal (a
+    terminal had the progress line)."""
+    from hansard.ingest.progress import is_terminal
+
+    if not is_terminal():
+        say(text, file=sys.stderr)
 
 
 def cmd_context(a: argparse.Namespace) -> int:
@@ -524,14 +536,19 @@ def cmd_trace(a: argparse.Namespace) -> int:
             say(render.imported(summary))
         return 0
     import json
+    import time
 
+    from hansard.app import workers
+    from hansard.ingest.progress import terminal_progress
     from hansard.trace.export import export
 
     if a.commit and a.rev_range:
         raise InvalidArgument("give --commit C or a REV_RANGE, not both")
+    t0 = time.monotonic()
     with _request(a) as rq:
         rq.fresh(os.getcwd())
-        done = export(rq.store, os.getcwd(), commit=a.commit, rev_range=a.rev_range, cache=rq.app.cache)
+        done = export(rq.store, os.getcwd(), commit=a.commit, rev_range=a.rev_range, cache=rq.app.cache,
+                      progress=terminal_progress(unit="files"), ask=workers.answers)
     written: dict[str, str] = {}
     if a.out:
         from hansard.files.privfile import write_file
@@ -552,6 +569,7 @@ def cmd_trace(a: argparse.Namespace) -> int:
         for ex in done:
             say(render.exported(ex.commit, len(ex.record["files"]), ex.lines, ex.skipped, written.get(ex.commit),
                                   ex.merged, ex.note))
+        _final_line(f"trace export: {len(done)} commits in {time.monotonic() - t0:.1f} s")
     return 0
 
 

@@ -87,11 +87,34 @@ def test_a_range_and_out_folder(repo: GitRepo, tmp_path: Path) -> None:
     assert rc == 0, err
     assert (out / f"{repo.head()}.json").is_file() and len(list(out.iterdir())) == 1
     assert "ai 1, human 1" in text and "wrote" in text
+    assert err.startswith("trace export: 1 commits in ")  # stderr is no terminal: one line at the end
     [root] = _export("--commit", "HEAD~1")  # the root commit: all its lines are a person's
     assert problems(root) == [] and {c["contributor"]["type"] for c in root["files"][0]["conversations"]} == {"human"}
     assert git_dir_files(repo.path / ".git") == before
     rc, out2, err = run_cli("trace", "export", "--commit", "nope", "--json")
     assert rc != 0 and json.loads(out2)["error"]["code"] == "unknown_revision"
+
+
+def test_a_range_answered_by_worker_processes_is_the_range_answered_here(repo: GitRepo,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """On more than one CPU a range's files are answered by forked workers: the records are
+    those of its files answered one at a time in this process."""
+    from datetime import timedelta
+
+    from hansard.app import workers
+
+    for i in range(3):
+        for name in ("a", "b"):
+            repo.write(f"pkg/{name}.py", "".join(f"value_{name}_{k} = {k * (i + 1)}\n" for k in range(5 + i)))
+        repo.commit(f"pkg: values, round {i}", T0 + timedelta(hours=1 + i))
+    forked: list[int] = []
+    monkeypatch.setattr(workers, "jobs_for", lambda store, n: forked.append(n) or 2)
+    parallel = _export("HEAD~4..HEAD")
+    monkeypatch.setattr(workers, "jobs_for", lambda store, n: 0)
+    serial = _export("HEAD~4..HEAD")
+    assert forked == [7] and len(parallel) == 4  # retry.py, then pkg/a.py and pkg/b.py thrice
+    assert [{k: v for k, v in r.items() if k != "timestamp"} for r in parallel] == \
+        [{k: v for k, v in r.items() if k != "timestamp"} for r in serial]
 
 
 def test_a_merge_exports_what_it_changed_against_its_first_parent(tmp_path: Path,

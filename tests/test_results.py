@@ -31,12 +31,13 @@ def _namespace() -> dict[str, Any]:
     """What the answers' annotations name under TYPE_CHECKING."""
     from hansard.answers import results
     from hansard.answers.budget import Render
+    from hansard.answers.why.many import Ask
     from hansard.ingest.embed import Embedder
     from hansard.ingest.pipeline import Progress
     from hansard.store.interfaces import Store
 
     return {**vars(typing), **vars(collections.abc), **vars(results), "Store": Store, "Render": Render,
-            "Embedder": Embedder, "Progress": Progress}
+            "Embedder": Embedder, "Progress": Progress, "Ask": Ask}
 
 
 def _holds_any(tp: Any, seen: set[int]) -> list[str]:

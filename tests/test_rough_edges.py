@@ -69,6 +69,10 @@ def test_progress_line_uses_a_unit_that_fits() -> None:
     assert line(500, 300).startswith("300 of 500 B ( 60%)")
     assert line(530_000_000, 100_000_000).startswith("100.0 of 530.0 MB ( 19%)")
     assert "0.0 of 0.0" not in line(7000, 4000)
+    files = Bytes(io.StringIO(), "files")  # trace export counts the files it answered
+    files.start(20, 20)
+    files.done_bytes, files.t0 = 5, time.monotonic() - 2
+    assert files.line().startswith("5 of 20 files ( 25%)  2.5/s")
 
 
 @pytest.mark.parametrize("args,says", [(("mcp", "serve"), "hansard mcp serve: the MCP server"),

@@ -110,6 +110,57 @@ def test_demo_adds_up_and_matches_why_json_line_for_line(demo: Path) -> None:
     assert "agents wrote 55.6%" in text and "tests/" in text and "funnel" in text
 
 
+def test_files_answered_by_worker_processes_count_and_keep_what_one_process_does(
+        demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On more than one CPU the files are answered by forked workers, each reading the store
+    itself: the counts, and the summaries and commit diffs the request keeps, are those of the
+    files answered one at a time here."""
+    import shutil
+
+    from hansard import config
+    from hansard.app import workers
+
+    store_dir = Path(config.store_path_str()).parent
+    shutil.copytree(store_dir, tmp_path / "serial")
+
+    def kept_rows() -> tuple[list, list]:
+        s = open_store()
+        try:
+            return (sorted(tuple(r) for r in s.db.execute("SELECT key, path FROM stats_cache")),
+                    sorted(tuple(r) for r in s.db.execute("SELECT sha, path FROM commit_diffs")))
+        finally:
+            s.close()
+
+    forked = []
+    real_jobs = workers.jobs_for
+    monkeypatch.setattr(workers, "jobs_for", lambda store, n: forked.append(real_jobs(store, n)) or max(2, forked[-1]))
+    parallel = asked(cwd=str(demo), by=("agent", "session", "dir"), ask=workers.answers)
+    parallel_rows = kept_rows()
+    assert forked and parallel["cache"]["answered"] >= 2
+    monkeypatch.setattr(workers, "jobs_for", lambda store, n: 0)
+    monkeypatch.setenv("HANSARD_HOME", str(tmp_path / "serial"))
+    serial = asked(cwd=str(demo), by=("agent", "session", "dir"), ask=workers.answers)
+    assert {k: v for k, v in parallel.items() if k != "seconds"} == {k: v for k, v in serial.items() if k != "seconds"}
+    assert parallel_rows == kept_rows() and parallel_rows[0] and parallel_rows[1]
+
+
+def test_files_at_head_read_the_kept_commit_facts(demo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stats asks each file at HEAD's commit id: the ties of its commits are the repository's
+    kept facts, as for `why` without a revision, not joined again from every shell call per
+    file."""
+    from hansard.link.commits import ties as commit_ties
+
+    first = asked(cwd=str(demo))
+
+    def joined_again(*a: Any, **kw: Any) -> Any:
+        raise AssertionError("the ties were joined again for a file at HEAD")
+
+    monkeypatch.setattr(commit_ties, "prints_of", joined_again)
+    again = asked(cwd=str(demo), cache=False)
+    assert {k: v for k, v in again.items() if k not in ("seconds", "cache")} == \
+        {k: v for k, v in first.items() if k not in ("seconds", "cache")}
+
+
 @pytest.mark.parametrize("name", ["agents_claude_and_codex_same_file", "human_modifies_line", "webchat_pasted",
                                   "precision_restored_line", "rename_mv_then_edit"])
 def test_scenarios_add_up_and_match_why(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

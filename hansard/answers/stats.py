@@ -57,12 +57,13 @@ import time
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any, cast
 
-from hansard.errors import HansardError, InvalidArgument, NotARepository, PathOutsideRepository, UnknownRevision
+from hansard.errors import InvalidArgument, NotARepository, PathOutsideRepository, UnknownRevision
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
     from hansard.answers.results import RepoStats
+    from hansard.answers.why.many import Ask
     from hansard.ingest.pipeline import Progress
     from hansard.store.interfaces import Store
 
@@ -170,7 +171,8 @@ def _is_binary(cat: Any, blob: str) -> bool:
 def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | None = None,
                since: str | None = None, until: str | None = None, by: Iterable[str] = ("agent",),
                cwd: str | None = None, cache: bool = True,
-               progress: Progress | None = None, max_files: int | None = None, depth: int | None = None) -> RepoStats:
+               progress: Progress | None = None, max_files: int | None = None, depth: int | None = None,
+               ask: Ask | None = None) -> RepoStats:
     """The stats of the repository holding ``cwd`` at ``rev`` (default HEAD), of its files under
     ``paths`` (default all), as described in this module's docstring. ``by`` names the
     breakdowns to include (agent, model, session, member, dir, month). ``cache``: read the
@@ -178,8 +180,9 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
     line (``hansard.ingest.pipeline.Progress``), fed the files' sizes as they are answered.
     ``max_files`` keeps the ``files`` rows of the largest files only (``files_shown`` then says
     how many of how many): every other count still covers them all. ``depth`` bounds the
-    ``tree`` to that many levels below each path (default: all)."""
-    from hansard.answers.why import explain
+    ``tree`` to that many levels below each path (default: all). ``ask``: how the files' answers
+    are asked (the application's workers; default one at a time, ``many.one_by_one``)."""
+    from hansard.answers.why import many
     from hansard.git.history import ancestry, read_commits, tree_files
     from hansard.git.objects import CatFile
     from hansard.link.repos import known_repo
@@ -216,13 +219,9 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
     hits = indexing = answered = 0
     errors: dict[str, str] = {}
     cat = None
-    if progress is not None:
-        progress.start(sum(max(f[2], 0) for f in files), len(files))
+    todo: list[tuple[str, str, int]] = []  # (path, blob, size) to answer
     try:
         for mode, blob, size, rel in files:
-            if progress is not None:
-                progress.file(rel)
-                progress.advance(max(size, 0))
             if mode == "160000":
                 skipped[rel] = "submodule"
                 continue
@@ -253,24 +252,32 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
                 skipped[rel] = "binary"
                 fresh.append((keys[rel], rel, blob, b'{"binary":true}'))
                 continue
+            todo.append((rel, blob, size))
+    finally:
+        if cat is not None:
+            cat.close()
+    if progress is not None:
+        progress.start(sum(max(size, 0) for _rel, _blob, size in todo), len(todo))
+    try:
+        # not through the why-result cache: a whole repository's answers would push out the
+        # ones an editor asks for again (it keeps 200); the summaries are kept instead
+        results = (ask or many.one_by_one)(store, top, [(sha, rel) for rel, _blob, _size in todo], _summary, False)
+        for (rel, blob, size), got in zip(todo, results, strict=True):
             answered += 1
-            try:
-                # not through the why-result cache: a whole repository's answers would push out
-                # the ones an editor asks for again (it keeps 200); the summaries are kept instead
-                doc = explain(store, rel, rev=sha, cwd=top, cache=False)
-            except HansardError as exc:
+            if progress is not None:
+                progress.file(rel)
+                progress.advance(max(size, 0))
+            if isinstance(got, many.Failed):
                 skipped[rel] = "error"
-                errors[rel] = exc.code
+                errors[rel] = got.code
                 continue
-            summary = summarise(store, doc)
+            summary, still_indexing = got
             summaries[rel] = summary
-            if doc.get("indexing"):
+            if still_indexing:
                 indexing += 1  # an index run is still building: never remembered
             else:
                 fresh.append((keys[rel], rel, blob, json.dumps(summary, separators=(",", ":")).encode()))
     finally:
-        if cat is not None:
-            cat.close()
         if progress is not None:
             progress.done()
     if stats is not None and generation is not None:
@@ -321,6 +328,11 @@ def repo_stats(store: Store, paths: Sequence[str] | None = None, *, rev: str | N
 
         result["notice"] = no_sessions(store)
     return cast("RepoStats", result)
+
+
+def _summary(store: Store, doc: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
+    """A file's summary, and whether its answer was given while an index run was building."""
+    return summarise(store, doc), bool(doc.get("indexing"))
 
 
 def tree(folders: dict[str, dict[str, int]], files: dict[str, dict[str, int]], root: str,

@@ -14,13 +14,19 @@ from hansard.text.terminal import visible
 MB = 1_000_000
 
 
-def terminal_progress(stream: TextIO | None = None) -> Bytes | None:
+def terminal_progress(stream: TextIO | None = None, unit: str | None = None) -> Bytes | None:
+    """The progress line on ``stream`` (stderr) when it is a terminal, else None. ``unit``:
+    count things of that name (files) rather than bytes."""
+    stream = stream or sys.stderr
+    return Bytes(stream, unit) if is_terminal(stream) else None
+
+
+def is_terminal(stream: TextIO | None = None) -> bool:
     stream = stream or sys.stderr
     try:
-        tty = stream.isatty()
+        return stream.isatty()
     except (AttributeError, ValueError):
-        tty = False
-    return Bytes(stream) if tty else None
+        return False
 
 
 def _unit(n: float) -> tuple[float, str]:
@@ -46,8 +52,9 @@ class Bytes:
 
     INTERVAL = 0.1
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, unit: str | None = None) -> None:
         self.stream = stream
+        self.unit = unit
         self.total = 0
         self.done_bytes = 0
         self.path = ""
@@ -80,11 +87,14 @@ class Bytes:
         rate = done / elapsed
         pct = 100.0 * done / self.total if self.total else 100.0
         left = _clock((self.total - done) / rate) if rate > 0 and self.total > done else "0:00"
-        size, name = _unit(self.total or done)
-        rsize, rname = _unit(rate)
-        amount = _amount(done, size, name).rsplit(" ", 1)[0]
-        head = (f"{amount} of {_amount(self.total, size, name)} ({pct:3.0f}%)  {_amount(rate, rsize, rname)}/s  "
-                f"{left} left  ")
+        if self.unit:
+            head = f"{done:,} of {self.total:,} {self.unit} ({pct:3.0f}%)  {rate:.1f}/s  {left} left  "
+        else:
+            size, name = _unit(self.total or done)
+            rsize, rname = _unit(rate)
+            amount = _amount(done, size, name).rsplit(" ", 1)[0]
+            head = (f"{amount} of {_amount(self.total, size, name)} ({pct:3.0f}%)  {_amount(rate, rsize, rname)}/s  "
+                    f"{left} left  ")
         room = max(width - len(head), 10)
         path = visible(self.path)  # a file's name can hold control characters
         name = path if len(path) <= room else "…" + path[-(room - 1):]

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +33,8 @@ from hansard.errors import HansardError
 
 if TYPE_CHECKING:
 
+    from hansard.answers.why.many import Ask
+    from hansard.ingest.pipeline import Progress
     from hansard.store.interfaces import Store
 
 MAX_COMMITS = 1000  # commits in one export
@@ -170,26 +172,44 @@ def conversations(doc: Mapping[str, Any], own: set[str], models: dict[tuple[str,
     return out, counts
 
 
-def export_commit(store: Store, top: str, sha: str, *, now: str | None = None, cache: bool = True) -> Exported:
-    """The Agent Trace record of one commit (see the module docstring)."""
+@dataclass
+class Plan:
+    """What one commit's record is made of: its parents, the commits whose lines are its own,
+    and the files it added or changed against its first parent."""
+
+    sha: str
+    parents: list[str]
+    own: set[str]
+    paths: list[str]
+
+
+def plan(top: str, sha: str) -> Plan:
+    ps = parents(top, sha)
+    own = brought_in(top, sha, ps[0]) if len(ps) > 1 else {sha}
+    return Plan(sha, ps, own, touched(top, sha, ps[0] if ps else None))
+
+
+def export_commit(store: Store, top: str, sha: str, *, now: str | None = None, cache: bool = True,
+                  planned: Plan | None = None, answered: Iterator[Any] | None = None) -> Exported:
+    """The Agent Trace record of one commit (see the module docstring). ``answered``: the
+    whole-file answers of its paths at it, in order, already asked (``hansard.answers.why.many``)."""
     from hansard import __version__
-    from hansard.answers.why import explain
+    from hansard.answers.why import many
     from hansard.answers.why.engine import RULES_VERSION
     from hansard.ingest.redact import redact_value
 
     ex = Exported(commit=sha, record={})
     files = []
-    ps = parents(top, sha)
-    own = {sha}
+    p = planned or plan(top, sha)
+    ps, own, paths = p.parents, p.own, p.paths
     if len(ps) > 1:
-        own = brought_in(top, sha, ps[0])
         ex.merged = len(own) - 1
-    paths = touched(top, sha, ps[0] if ps else None)
+    if answered is None:
+        answered = many.one_by_one(store, top, [(sha, path) for path in paths], many.document, cache)
     for path in paths:
-        try:
-            doc = explain(store, path, rev=sha, cwd=top, cache=cache)
-        except HansardError as exc:  # a binary file, one git cannot blame: no answer, said why
-            ex.skipped[path] = exc.code
+        doc = next(answered)
+        if isinstance(doc, many.Failed):  # a binary file, one git cannot blame: no answer, said why
+            ex.skipped[path] = doc.code
             continue
         pairs = {(sid, mi) for ln in doc["lines"]
                  if ln.get("commit") in own and (sid := ln["session_id"]) and isinstance(mi := ln["message_index"], int)}
@@ -256,9 +276,11 @@ def _now() -> str:
 
 
 def export(store: Store, cwd: str, *, commit: str | None = None, rev_range: str | None = None,
-           cache: bool = True) -> list[Exported]:
+           cache: bool = True, progress: Progress | None = None, ask: Ask | None = None) -> list[Exported]:
     """Agent Trace records of ``commit``, of the commits of ``rev_range``, or of HEAD, in the
-    repository around ``cwd``, oldest first."""
+    repository around ``cwd``, oldest first. ``progress`` is told each file as it is answered
+    (a count of files, hansard.ingest.pipeline.Progress); ``ask``: how the files' answers are
+    asked (the application's workers; default one at a time)."""
     from hansard.errors import NotARepository
     from hansard.git.identity import find_toplevel
 
@@ -267,4 +289,24 @@ def export(store: Store, cwd: str, *, commit: str | None = None, rev_range: str 
         raise NotARepository(f"{cwd} is not inside a git repository")
     top = found[0]
     now = _now()
-    return [export_commit(store, top, sha, now=now, cache=cache) for sha in commits(top, commit, rev_range)]
+    from hansard.answers.why import many
+
+    plans = [plan(top, sha) for sha in commits(top, commit, rev_range)]
+    pairs = [(p.sha, path) for p in plans for path in p.paths]
+    # every file of every commit asked at once: a range's answers are worked out side by side
+    answered = (ask or many.one_by_one)(store, top, pairs, many.document, cache)
+    if progress is not None:
+        progress.start(len(pairs), len(pairs))
+        answered = _told(answered, pairs, progress)
+    try:
+        return [export_commit(store, top, p.sha, now=now, cache=cache, planned=p, answered=answered) for p in plans]
+    finally:
+        if progress is not None:
+            progress.done()
+
+
+def _told(answered: Iterator[Any], pairs: list[tuple[str, str]], progress: Progress) -> Iterator[Any]:
+    for (sha, path), doc in zip(pairs, answered, strict=False):
+        progress.file(f"{sha[:10]} {path}")
+        progress.advance(1)
+        yield doc

@@ -117,8 +117,7 @@ class Attributor(Unmatched):
         self._shell: float | None | bool = False  # False: not looked up yet
         self._has_edits: bool | None = None
         self._hunks: dict[tuple[str, str], list[tuple[int, int, list[str], str | None]]] = {}
-        # HEAD named by its id (a review of a range ending at HEAD) reads the same kept facts as HEAD
-        self.cs = CommitSessions(store, t.top, repo_id, bl, at_head=rev is None or rev == _head(t.top))
+        self.cs = CommitSessions(store, t.top, repo_id, bl, at_head=rev is None or _is_head(t.top, rev))
         from hansard.answers.why.bases import Bases
 
         self.bases = Bases(store, t.top, bl, self.moved)
@@ -600,7 +599,10 @@ class Attributor(Unmatched):
         )
 
 
-def _head(top: str) -> str | None:
+def _is_head(top: str, rev: str) -> bool:
+    """``rev`` is HEAD's own commit id (as `stats` asks): blame's commits are then HEAD's
+    history, and the repository's kept commit facts answer for them as for a question
+    without a revision."""
     from hansard.git.refs import head_commit
 
-    return head_commit(top)
+    return len(rev) == 40 and rev == head_commit(top)
