@@ -54,7 +54,9 @@ def test_runs_that_finish_before_their_kill_bring_a_copy_more(samples: Path, tmp
     monkeypatch.setattr(kt, "start_and_kill", slow_kill)
     lines: list[str] = []
     res = kt.run(kills=1, copies=1, seed=7, work=tmp_path, chain=0.0, log=lines.append, max_file_bytes=300_000)
-    assert res.finished_first >= 1 and res.copies == 2, "\n".join(lines)
+    # The later runs' delays are measured ones: on a loaded machine one of them can finish
+    # first too and bring a third copy, so the count is at least two, each copy whole (_check).
+    assert res.finished_first >= 1 and res.copies >= 2, "\n".join(lines)
     _check(kt, res, 1, lines)
 
 
