@@ -136,6 +136,7 @@ class Attributor(Unmatched):
         self._file_edits: list[tuple[float | None, Any]] | None = None
         self._commit_times: list[int] | None = None  # committer times of the file's commits, ascending
         self._unreadable: list[tuple[float | None, Any]] | None = None  # the file's unreadable edits
+        self._newest_first: list[tuple[float | None, Any]] | None = None  # the file's edits, newest first
         self._added_hunks: dict[tuple[str, str, int], bool] = {}  # (commit, path, hunk start) -> an edit added a removed line
         self._first_edit_ts: float | None = None  # the earliest applied edit of this file (inf: none)
         self._removed_writers: dict[int, list[EditRef]] = {}  # removed line hash -> edits that added it
@@ -320,7 +321,9 @@ class Attributor(Unmatched):
     def _earlier_edits(self, i: int, e: EditRef) -> list[int]:
         """Ids of the edits of e's session into line i's file made before e, newest first."""
         paths = self.paths_of(i)
-        return [r["id"] for ts, r in sorted(self._edits_of_file(), key=lambda x: -(x[0] or 0.0))
+        if self._newest_first is None:  # sorted once per file: asked for each edit off its parent's base
+            self._newest_first = sorted(self._edits_of_file(), key=lambda x: -(x[0] or 0.0))
+        return [r["id"] for ts, r in self._newest_first
                 if r["session_id"] == e.session_id and r["rel_path"] in paths and ts is not None and ts < e.ts]
 
     def groups(self) -> list[list[int]]:
