@@ -65,6 +65,9 @@ def _parse_log(out: str, path: str) -> list[tuple[FileCommit, str]]:
 # Up to this many withheld diffs of a file are read from git one commit each; more, and the
 # file's whole `git log -p` is one process for all.
 FEW_WITHHELD = 3
+# The same for diffs not cached at all (the commits made since the index filled the cache): a
+# commit's own diff costs one short git process, the file's `git log -p` reads its whole history.
+FEW_MISSING = 3
 
 
 def file_commits(store: Store, top: str, path: str, rev: str = "HEAD", until: float | None = None,
@@ -72,7 +75,8 @@ def file_commits(store: Store, top: str, path: str, rev: str = "HEAD", until: fl
     """Commits that touched ``path`` in the history of ``rev``, newest first, renames followed.
     One `git log` lists them (``log``: its output, when the caller already ran it); their
     diffs come from the cache, and the ones missing are filled by a single `git log -p` of the
-    file, not one process per commit."""
+    file, not one process per commit (but for a few commits new since the cache was filled,
+    ``_few_missing``)."""
     from hansard.git.history import file_log
     from hansard.text.diffs import hunks_to_json, parse_unified_diff
 
@@ -89,6 +93,10 @@ def file_commits(store: Store, top: str, path: str, rev: str = "HEAD", until: fl
         for sha, p in withheld:  # a diff with a secret in it: git says it again
             diff = commit_file_diff(top, sha, p)
             cached[(sha, p)] = hunks_to_json(diff.hunks) if diff is not None else []
+    elif not withheld and (few := _few_missing(top, [c for c in listed if (c.sha, c.path) not in cached])):
+        for c, rows in few:
+            cached[(c.sha, c.path)] = rows
+        kept.offer_diffs(_withheld([(c.sha, c.path, c.old_path, rows) for c, rows in few]))
     elif len(cached) < len(keys) or withheld:
         # One `git log -p` of the file for the diffs not cached and the withheld ones; only
         # the ones not cached are redacted and kept.
@@ -158,6 +166,26 @@ class RepoHistory:
             fc.hunks = cached[(fc.sha, fc.path)] or []
             _hash_lines(fc)
         return listed
+
+
+def _few_missing(top: str, missing: list[FileCommit]) -> list[tuple[FileCommit, list[Any]]] | None:
+    """(commit, its hunks) of each of ``missing``, read from git one commit each, when they are
+    few and each is an ordinary commit of the file under the same name (one parent, no rename
+    or copy): its diff against its parent is then what the file's `git log --follow -p` gives
+    for it. None otherwise, or when git cannot say (the whole log is read instead)."""
+    if not 0 < len(missing) <= FEW_MISSING or any(len(c.parents) != 1 or c.old_path not in (None, c.path)
+                                                  for c in missing):
+        return None
+    from hansard.git.history import commit_file_diff
+    from hansard.text.diffs import hunks_to_json
+
+    out = []
+    for c in missing:
+        diff = commit_file_diff(top, c.sha, c.path)
+        if diff is None:
+            return None
+        out.append((c, hunks_to_json(diff.hunks)))
+    return out
 
 
 def _hash_lines(c: FileCommit) -> None:
