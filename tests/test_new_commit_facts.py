@@ -54,13 +54,15 @@ def _spy_git(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     import hansard.git.history as history
 
     calls: list[list[str]] = []
-    real = history.git_text
 
-    def recorded(args, cwd, **kw):
-        calls.append(list(args))
-        return real(args, cwd, **kw)
+    def spy(real):
+        def recorded(args, cwd, **kw):
+            calls.append(list(args))
+            return real(args, cwd, **kw)
+        return recorded
 
-    monkeypatch.setattr(history, "git_text", recorded)
+    for name in ("git", "git_text"):
+        monkeypatch.setattr(history, name, spy(getattr(history, name)))
     return calls
 
 
@@ -88,3 +90,61 @@ def test_a_new_commit_has_its_own_diff_read_not_the_files_whole_log(tmp_path, mo
     _forget("commit_diffs", "why_cache")
     assert _why("shop.py", "--no-cache") == after
     assert [ln["kind"] for ln in after["lines"]][:2] == ["agent", "agent"]
+
+
+def _ties() -> set[tuple[str, str, str]]:
+    from hansard.store import open_store
+
+    store = open_store()
+    try:
+        return {tuple(r) for r in store.db.execute("SELECT sha, session_id, rule FROM commit_ties")}
+    finally:
+        store.close()
+
+
+def test_commits_made_on_top_of_the_kept_head_add_their_own_ties(tmp_path, monkeypatch):
+    """The session printed its commit and, before the index, a ``fixup!`` of a summary no
+    commit had yet; a person then commits that summary: the upkeep joins the new commit alone
+    and keeps what a join of the whole history keeps."""
+    b = Build("ties_onto", tmp_path / "build")
+    r = b.init()
+    r.write("README.md", "# shop\n")
+    b.commit(r, "Initial commit")
+    cc = b.claude(r.path)
+    cc.prompt("Add a total helper and commit it")
+    cc.write(r.path / "shop.py", FIRST)
+    sha = b.commit(r, "Add total")
+    cc.bash("git commit -am 'Add total'", stdout=f"[main {sha[:7]}] Add total\n 1 file changed")
+    fixing = b.clock.now().replace(microsecond=0)  # the fixup is printed within the second
+    cc.bash("git commit --fixup :/version", stdout="[main 9999999] fixup! Add a version\n 1 file changed")
+    for var, value in env_for(b.scenario(r, {}), tmp_path / "store").items():
+        monkeypatch.setenv(var, value)
+    monkeypatch.chdir(r.path)
+    assert run_cli("index")[0] == 0
+    r.write("shop.py", FIRST + "\n\nVERSION = '1.0'\n")
+    new = r.commit("Add a version", fixing)  # dated while the fixup was printed
+    calls = _spy_git(monkeypatch)
+    _why("shop.py", "--no-cache")
+    assert any(a[0] == "log" and f"^{sha}" in a for a in calls), calls  # the new commit's log alone
+    onto = _ties()
+    assert {(c, rule) for c, _, rule in onto} >= {(sha, "printed"), (new, "fixup")}, onto
+    _forget("commit_facts", "commit_ties")
+    _why("shop.py", "--no-cache")
+    assert _ties() == onto
+
+
+def test_a_head_amended_since_the_kept_facts_has_every_tie_joined_again(tmp_path, monkeypatch):
+    """An amend replaces the kept HEAD: the new commit is not on top of it, and the session's
+    printed commit is no longer in the history; all is joined again, as from no kept facts."""
+    b, r = _setup(tmp_path, monkeypatch)
+    old = r.git("rev-parse", "HEAD").strip()
+    r.write("shop.py", (r.path / "shop.py").read_text() + "RATE = 0.2  # the rate\n")
+    r.git("commit", "-q", "-a", "--amend", "--no-edit")
+    head = r.git("rev-parse", "HEAD").strip()
+    calls = _spy_git(monkeypatch)
+    _why("shop.py", "--no-cache")
+    assert [a[-2:] for a in calls if a[0] == "log" and "--follow" not in a] == [[f"^{old}", "--"], [head, "--"]]
+    amended = _ties()
+    _forget("commit_facts", "commit_ties")
+    _why("shop.py", "--no-cache")
+    assert _ties() == amended

@@ -171,25 +171,59 @@ def checkpoint_ids(message: bytes) -> list[str]:
     return list(dict.fromkeys(m.decode() for m in CHECKPOINT_LINE.findall(message)))
 
 
+# `commit_log`'s records: NUL, then the id, parents, author and committer times, agent trailers,
+# summary and whole message, separated by US.
+_COMMIT_FORMAT = f"--format=%x00%H%x1f%P%x1f%at%x1f%ct%x1f{AGENT_TRAILERS}%x1f%s%x1f%B"
+
+
 def commit_log(top: str, rev: str = "HEAD", trailers: dict[str, str] | None = None
                ) -> tuple[list[CommitMeta], dict[str, list[str]]]:
     """Every commit in the history of ``rev``, newest first, and, from the same `git log`,
     commit -> the Entire checkpoint ids its message names (``checkpoint_ids``). Given
     ``trailers``, it is filled with commit -> its agent trailers (``AGENT_TRAILERS``, read by git's own
     parser) for the commits that have some."""
-    out = git(["log", f"--format=%x00%H%x1f%at%x1f%ct%x1f{AGENT_TRAILERS}%x1f%s%x1f%B", rev, "--"], top)
+    out = git(["log", _COMMIT_FORMAT, rev, "--"], top)
+    commits, checkpoints, _ = _parse_commit_log(out, trailers)
+    return commits, checkpoints
+
+
+def commits_onto(top: str, old: str, new: str, trailers: dict[str, str] | None = None
+                 ) -> tuple[list[CommitMeta], dict[str, list[str]]] | None:
+    """``commit_log`` of the commits ``new``'s history has and ``old``'s lacks, when they are a
+    line of one-parent commits made on top of ``old`` (commits added to a branch): then
+    ``new``'s history is ``old``'s and these. None when they are not (a merge, a history
+    rewritten or left), or git cannot say."""
+    try:
+        out = git(["log", _COMMIT_FORMAT, new, f"^{old}", "--"], top)
+    except GitError:
+        return None
+    found: dict[str, str] = {}
+    commits, checkpoints, parents = _parse_commit_log(out, found)
+    expected = [c.sha for c in commits[1:]] + [old]  # newest first: each one's parent is the next
+    if not commits or commits[0].sha != new or parents != [[p] for p in expected]:
+        return None
+    if trailers is not None:
+        trailers.update(found)
+    return commits, checkpoints
+
+
+def _parse_commit_log(out: bytes, trailers: dict[str, str] | None
+                      ) -> tuple[list[CommitMeta], dict[str, list[str]], list[list[str]]]:
+    """(commits, checkpoints, each commit's parents) of a `git log` in ``commit_log``'s format."""
     commits = []
+    parents = []
     checkpoints: dict[str, list[str]] = {}
     for rec in out.split(b"\0")[1:]:
-        sha, at, ct, tr, summary, body = (rec.split(b"\x1f", 5) + [b""] * 6)[:6]
+        sha, ps, at, ct, tr, summary, body = (rec.split(b"\x1f", 6) + [b""] * 7)[:7]
         s = sha.decode()
         if tr and trailers is not None:
             trailers[s] = tr.decode("utf-8", "replace")
         commits.append(CommitMeta(s, int(at or 0), int(ct or 0), summary.decode("utf-8", "replace")))
+        parents.append(ps.decode().split())
         ids = checkpoint_ids(body)
         if ids:
             checkpoints[s] = ids
-    return commits, checkpoints
+    return commits, checkpoints, parents
 
 
 def commit_checkpoints(top: str, shas: list[str]) -> dict[str, list[str]]:
