@@ -125,7 +125,7 @@ def test_commits_made_on_top_of_the_kept_head_add_their_own_ties(tmp_path, monke
     new = r.commit("Add a version", fixing)  # dated while the fixup was printed
     calls = _spy_git(monkeypatch)
     _why("shop.py", "--no-cache")
-    assert any(a[0] == "log" and f"^{sha}" in a for a in calls), calls  # the new commit's log alone
+    assert any(a[0] == "log" and f"{sha}...{new}" in a for a in calls), calls  # the new commit's log alone
     onto = _ties()
     assert {(c, rule) for c, _, rule in onto} >= {(sha, "printed"), (new, "fixup")}, onto
     _forget("commit_facts", "commit_ties")
@@ -133,18 +133,58 @@ def test_commits_made_on_top_of_the_kept_head_add_their_own_ties(tmp_path, monke
     assert _ties() == onto
 
 
-def test_a_head_amended_since_the_kept_facts_has_every_tie_joined_again(tmp_path, monkeypatch):
-    """An amend replaces the kept HEAD: the new commit is not on top of it, and the session's
-    printed commit is no longer in the history; all is joined again, as from no kept facts."""
-    b, r = _setup(tmp_path, monkeypatch)
-    old = r.git("rev-parse", "HEAD").strip()
-    r.write("shop.py", (r.path / "shop.py").read_text() + "RATE = 0.2  # the rate\n")
-    r.git("commit", "-q", "-a", "--amend", "--no-edit")
-    head = r.git("rev-parse", "HEAD").strip()
+def _printed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str):
+    """shop.py, which a Claude Code session wrote and committed (its output printed the commit),
+    indexed: (build, repository, the commit)."""
+    b = Build(name, tmp_path / "build")
+    r = b.init()
+    r.write("README.md", "# shop\n")
+    b.commit(r, "Initial commit")
+    cc = b.claude(r.path)
+    cc.prompt("Add a total helper and commit it")
+    cc.write(r.path / "shop.py", FIRST)
+    sha = b.commit(r, "Add total")
+    cc.bash("git commit -am 'Add total'", stdout=f"[main {sha[:7]}] Add total\n 1 file changed")
+    for var, value in env_for(b.scenario(r, {}), tmp_path / "store").items():
+        monkeypatch.setenv(var, value)
+    monkeypatch.chdir(r.path)
+    assert run_cli("index")[0] == 0
+    return b, r, sha
+
+
+def _as_joined_afresh(monkeypatch: pytest.MonkeyPatch) -> tuple[list[list[str]], set[tuple[str, str, str]]]:
+    """(the `git log`s of commits the upkeep of a `why` ran, the ties it kept), checked to be
+    the ties a join of the whole history keeps."""
     calls = _spy_git(monkeypatch)
     _why("shop.py", "--no-cache")
-    assert [a[-2:] for a in calls if a[0] == "log" and "--follow" not in a] == [[f"^{old}", "--"], [head, "--"]]
-    amended = _ties()
+    kept = _ties()
     _forget("commit_facts", "commit_ties")
     _why("shop.py", "--no-cache")
-    assert _ties() == amended
+    assert _ties() == kept
+    return [a[-2:] for a in calls if a[0] == "log" and "--follow" not in a], kept
+
+
+def test_a_commit_made_after_going_back_drops_the_ties_of_the_commit_left(tmp_path, monkeypatch):
+    """HEAD reset to the commit before and another one made there (a bench's one-line commit
+    undone, then the next): the ties of the commit left go, the new commit's come."""
+    b, r, sha = _printed(tmp_path, monkeypatch, "ties_moved")
+    r.write("shop.py", FIRST + "\n\nVERSION = '1.0'\n")
+    left = b.commit(r, "Add a version")
+    _why("shop.py", "--no-cache")  # kept at the commit on top
+    r.git("reset", "-q", "--hard", sha)
+    r.write("shop.py", FIRST + "\n\nRATE = 0.2\n")
+    new = b.commit(r, "Add a rate")
+    logs, kept = _as_joined_afresh(monkeypatch)
+    assert logs[0] == [f"{left}...{new}", "--"], logs  # the commits either side lacks, not the history
+    assert (sha, "printed") in {(c, rule) for c, _, rule in kept}
+
+
+def test_an_amend_of_a_printed_commit_has_every_tie_joined_again(tmp_path, monkeypatch):
+    """The session printed the commit an amend then replaced (a later committer time, the same
+    change): the printed id now names no commit of the history, and its ``patch_id`` tie to the
+    amended commit is found by joining all again."""
+    b, r, sha = _printed(tmp_path, monkeypatch, "ties_amended")
+    new = r.amend(b.when(), message="Add a total helper")
+    logs, kept = _as_joined_afresh(monkeypatch)
+    assert logs[:2] == [[f"{sha}...{new}", "--"], [new, "--"]], logs  # the whole history after
+    assert (new, "patch_id") in {(c, rule) for c, _, rule in kept}, kept

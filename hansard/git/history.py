@@ -171,9 +171,9 @@ def checkpoint_ids(message: bytes) -> list[str]:
     return list(dict.fromkeys(m.decode() for m in CHECKPOINT_LINE.findall(message)))
 
 
-# `commit_log`'s records: NUL, then the id, parents, author and committer times, agent trailers,
+# `commit_log`'s records, each after a NUL: the id, author and committer times, agent trailers,
 # summary and whole message, separated by US.
-_COMMIT_FORMAT = f"--format=%x00%H%x1f%P%x1f%at%x1f%ct%x1f{AGENT_TRAILERS}%x1f%s%x1f%B"
+_COMMIT_FIELDS = f"%H%x1f%at%x1f%ct%x1f{AGENT_TRAILERS}%x1f%s%x1f%B"
 
 
 def commit_log(top: str, rev: str = "HEAD", trailers: dict[str, str] | None = None
@@ -182,48 +182,46 @@ def commit_log(top: str, rev: str = "HEAD", trailers: dict[str, str] | None = No
     commit -> the Entire checkpoint ids its message names (``checkpoint_ids``). Given
     ``trailers``, it is filled with commit -> its agent trailers (``AGENT_TRAILERS``, read by git's own
     parser) for the commits that have some."""
-    out = git(["log", _COMMIT_FORMAT, rev, "--"], top)
-    commits, checkpoints, _ = _parse_commit_log(out, trailers)
-    return commits, checkpoints
+    out = git(["log", f"--format=%x00{_COMMIT_FIELDS}", rev, "--"], top)
+    return _parse_commit_log(out, trailers)
 
 
-def commits_onto(top: str, old: str, new: str, trailers: dict[str, str] | None = None
-                 ) -> tuple[list[CommitMeta], dict[str, list[str]]] | None:
-    """``commit_log`` of the commits ``new``'s history has and ``old``'s lacks, when they are a
-    line of one-parent commits made on top of ``old`` (commits added to a branch): then
-    ``new``'s history is ``old``'s and these. None when they are not (a merge, a history
-    rewritten or left), or git cannot say."""
+def commits_between(top: str, old: str, new: str, trailers: dict[str, str] | None = None
+                    ) -> tuple[set[str], list[CommitMeta], dict[str, list[str]]] | None:
+    """From ``old``'s history to ``new``'s: (the commits ``old``'s has and ``new``'s lacks,
+    ``commit_log`` of those ``new``'s has and ``old``'s lacks), from one `git log` of the
+    commits either lacks (``old...new``): ``new``'s history is ``old``'s without the first and
+    with the second. None when git cannot say (``old`` is gone)."""
     try:
-        out = git(["log", _COMMIT_FORMAT, new, f"^{old}", "--"], top)
+        out = git(["log", "--left-right", f"--format=%x00%m{_COMMIT_FIELDS}", f"{old}...{new}", "--"], top)
     except GitError:
         return None
-    found: dict[str, str] = {}
-    commits, checkpoints, parents = _parse_commit_log(out, found)
-    expected = [c.sha for c in commits[1:]] + [old]  # newest first: each one's parent is the next
-    if not commits or commits[0].sha != new or parents != [[p] for p in expected]:
-        return None
-    if trailers is not None:
-        trailers.update(found)
-    return commits, checkpoints
+    left: set[str] = set()
+    right = []
+    for rec in out.split(b"\0")[1:]:
+        if rec[:1] == b"<":
+            left.add(rec[1:].split(b"\x1f", 1)[0].decode())
+        else:
+            right.append(b"\0" + rec[1:])
+    commits, checkpoints = _parse_commit_log(b"".join(right), trailers)
+    return left, commits, checkpoints
 
 
 def _parse_commit_log(out: bytes, trailers: dict[str, str] | None
-                      ) -> tuple[list[CommitMeta], dict[str, list[str]], list[list[str]]]:
-    """(commits, checkpoints, each commit's parents) of a `git log` in ``commit_log``'s format."""
+                      ) -> tuple[list[CommitMeta], dict[str, list[str]]]:
+    """(commits, checkpoints) of a `git log` in ``commit_log``'s format."""
     commits = []
-    parents = []
     checkpoints: dict[str, list[str]] = {}
     for rec in out.split(b"\0")[1:]:
-        sha, ps, at, ct, tr, summary, body = (rec.split(b"\x1f", 6) + [b""] * 7)[:7]
+        sha, at, ct, tr, summary, body = (rec.split(b"\x1f", 5) + [b""] * 6)[:6]
         s = sha.decode()
         if tr and trailers is not None:
             trailers[s] = tr.decode("utf-8", "replace")
         commits.append(CommitMeta(s, int(at or 0), int(ct or 0), summary.decode("utf-8", "replace")))
-        parents.append(ps.decode().split())
         ids = checkpoint_ids(body)
         if ids:
             checkpoints[s] = ids
-    return commits, checkpoints, parents
+    return commits, checkpoints
 
 
 def commit_checkpoints(top: str, shas: list[str]) -> dict[str, list[str]]:

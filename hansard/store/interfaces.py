@@ -253,9 +253,10 @@ class CommitFacts(Protocol):
     def patch_ids(self, shas: Collection[str]) -> dict[str, str | None]: ...
     def save(self, repo_id: int, state: dict[str, Any], prints: Iterable[tuple[int, str, float | None, str, str, str]],
              ties: Iterable[tuple[str, str, str]], patch_ids: Iterable[tuple[str, str | None]], *,
-             keep_prints: bool, keep_ties: bool = False, wait_ms: int | None = None) -> bool:
+             keep_prints: bool, dropped: Collection[str] | None = None, wait_ms: int | None = None) -> bool:
         """Keep a refresh in one transaction (False: a busy or read-only store kept nothing);
-        ``keep_ties``: the ties given are added to the kept ones, not put in their place."""
+        with ``dropped``, the ties given are added to the kept ones, those of the commits it
+        names taken out, rather than put in the place of all."""
     def generation(self) -> int | None:
         """The store generation; while it stands, the shell calls need not be counted again."""
     def set_generation(self, repo_id: int, wait_ms: int | None = None) -> None: ...

@@ -8,12 +8,12 @@ repository drops its state (hansard.ingest.git_sources), so its trailers are joi
 the ties are joined anew from all prints and HEAD's history, in one `git log`, one `git
 cat-file --batch` for printed ids that are no longer in the history and, for those git still
 has, one `git diff-tree --stdin` and one `git patch-id` (patch-ids are kept, so a commit's is
-computed once). Commits made on top of the kept HEAD, with the same shell calls, that no rule
-can join otherwise than alone, have their own ties added to the kept ones instead
-(``_ties_onto``: a `git log` of those commits alone). When the index links the repository, the
-commits new since its last refresh also have their diffs put in the commit-diff cache (one
-`git log -p`), so that a question about any file finds its history's diffs there. Nothing
-here runs per commit or per print.
+computed once). When HEAD moved and the shell calls did not, and no rule can join the commits
+it left or reached otherwise than alone, the ties of the commits it left are dropped and those
+of the commits it reached added instead (``_ties_moved``: one `git log` of those). When the
+index links the repository, the commits new since its last refresh also have their diffs put
+in the commit-diff cache (one `git log -p`), so that a question about any file finds its
+history's diffs there. Nothing here runs per commit or per print.
 
 ``ties_for`` is the reader: the kept ties when they are current, else the same join worked out
 for the commits asked about, without writing.
@@ -71,14 +71,15 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None,
         return {**state, "refreshed": False}
     started = time.perf_counter()
     if state is not None and state["head"] != head and (state["calls_upto"], state["calls"]) == (upto, count):
-        onto = _ties_onto(store, top, repo_id, state["head"], head)
-        if onto is not None:  # commits made on top of the kept ones: theirs alone are joined
-            n, added = onto
-            new_state = {"head": head, "calls_upto": upto, "calls": count, "commits": state["commits"] + n,
+        moved = _ties_moved(store, top, repo_id, state["head"], head)
+        if moved is not None:  # HEAD moved, the shell calls did not: only the commits it left or reached
+            dropped, n, added = moved
+            new_state = {"head": head, "calls_upto": upto, "calls": count,
+                         "commits": state["commits"] - len(dropped) + n,
                          "seconds": round(time.perf_counter() - started, 4), "computed_at": utc_stamp(),
                          "diffs_head": head if diffs else state["diffs_head"]}
             kept = facts.save(repo_id, new_state, prints=[], ties=added, patch_ids=[], keep_prints=True,
-                              keep_ties=True, wait_ms=wait_ms)
+                              dropped=dropped, wait_ms=wait_ms)
             return {**new_state, "refreshed": True, "kept": kept}
     incremental = state is not None and state["calls_upto"] <= upto
     new_calls = facts.shell_calls(repo_id, tools, state["calls_upto"] if state is not None and incremental else None)
@@ -105,32 +106,34 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None,
     return {**new_state, "refreshed": True, "kept": kept}
 
 
-def _ties_onto(store: Store, top: str, repo_id: int, old: str, head: str
-               ) -> tuple[int, list[tuple[str, str, str]]] | None:
-    """(how many, their ties) of the commits made on top of ``old`` up to ``head``, when the
-    kept ties of ``old``'s history stand as they are beside them: the commits are a line of
-    one-parent commits on top of ``old`` (``commits_onto``), none of them rewritten (author
-    and committer times equal: no ``rewrite`` or ``patch_id`` tie can name them) and no print
-    names one (a printed id named no commit before: its ``patch_id`` ties would go). Then the
-    rules join each print to each commit alone (``hansard.link.commits.ties``), so the ties of
-    the whole history are the kept ones and these. None otherwise: everything is joined again."""
-    from hansard.git.history import commits_onto
+def _ties_moved(store: Store, top: str, repo_id: int, old: str, head: str
+                ) -> tuple[set[str], int, list[tuple[str, str, str]]] | None:
+    """(the commits of ``old``'s history that ``head``'s lacks, how many ``head``'s has that
+    ``old``'s lacks, the ties of those) when the kept ties of ``old``'s history stand for the
+    commits both share: no print names a commit of either kind (a printed id naming no commit
+    of the history has ``patch_id`` ties; one that names a commit has none) and none of the new
+    commits is rewritten (author and committer times differ: ``rewrite`` and ``patch_id`` ties
+    name such commits). The rules then join each print to each commit alone
+    (``hansard.link.commits.ties``): ``head``'s ties are the kept ones but the first kind's, and
+    the new commits'. None otherwise: everything is joined again."""
+    from hansard.git.history import commits_between
 
     trailers: dict[str, str] = {}
-    got = commits_onto(top, old, head, trailers)
+    got = commits_between(top, old, head, trailers)
     if got is None:
         return None
-    commits, named = got
+    dropped, commits, named = got
     if any(c.author_time != c.committer_time for c in commits):
         return None
     prints = [ties.Print(*p) for p in store.commit_facts.prints(repo_id)]
     history = _history(prints, commits)
-    if any(p.kind == "printed" and history.named(p.short) for p in prints):
+    gone = ties.History(ties.CommitRow(sha, 0, 0, "") for sha in dropped)
+    if any(p.kind == "printed" and (history.named(p.short) or gone.named(p.short)) for p in prints):
         return None
     tied = ties.ties(prints, history)
     for sha, session_id in _trailer_ties(store, repo_id, named) + _session_trailer_ties(store, trailers):
         tied.setdefault(sha, set()).add((session_id, "trailer"))
-    return len(commits), [(sha, s, rule) for sha, pairs in tied.items() for s, rule in pairs]
+    return dropped, len(commits), [(sha, s, rule) for sha, pairs in tied.items() for s, rule in pairs]
 
 
 # How long a question's upkeep waits for another writer before it keeps nothing (the answer

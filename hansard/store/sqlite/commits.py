@@ -87,10 +87,10 @@ class SqliteCommitFacts:
 
     def save(self, repo_id: int, state: dict[str, Any], prints: Iterable[tuple[int, str, float | None, str, str, str]],
              ties: Iterable[tuple[str, str, str]], patch_ids: Iterable[tuple[str, str | None]], *,
-             keep_prints: bool, keep_ties: bool = False, wait_ms: int | None = None) -> bool:
+             keep_prints: bool, dropped: Collection[str] | None = None, wait_ms: int | None = None) -> bool:
         """Keep a refresh, in one transaction: its new prints (call row, session, ts, kind,
         short, summary), the repository's ties (sha, session, rule) in place of the old (with
-        ``keep_ties``, beside them: the ties of commits new on top of the kept ones), new
+        ``dropped``, beside them, but for the ties of the commits ``dropped`` names), new
         patch-ids, and the state they now stand for. Without ``keep_prints`` the repository's
         old prints are dropped first (its shell calls were rewritten and read again). With
         ``wait_ms`` (a question's upkeep, not the index), another writer is waited for at most
@@ -98,8 +98,14 @@ class SqliteCommitFacts:
         def write() -> None:
             if not keep_prints:
                 self.db.execute("DELETE FROM commit_prints WHERE repo_id=?", (repo_id,))
-            if not keep_ties:
+            if dropped is None:
                 self.db.execute("DELETE FROM commit_ties WHERE repo_id=?", (repo_id,))
+            else:
+                gone = list(dropped)
+                for i in range(0, len(gone), 500):
+                    part = gone[i:i + 500]
+                    self.db.execute(f"DELETE FROM commit_ties WHERE repo_id=? AND sha IN ({marks(len(part))})",
+                                    (repo_id, *part))
             self.db.executemany("INSERT INTO commit_prints (repo_id, call_row, session_id, ts, kind, short, summary)"
                                 " VALUES (?, ?, ?, ?, ?, ?, ?)", ((repo_id, *p) for p in prints))
             self.db.executemany("INSERT OR IGNORE INTO commit_ties (repo_id, sha, session_id, rule) VALUES (?, ?, ?, ?)",
