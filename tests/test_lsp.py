@@ -441,3 +441,24 @@ async def test_why_and_conversation_commands_take_a_line(demo: Any) -> None:
         outside = await client.workspace_execute_command_async(T.ExecuteCommandParams(
             command="hansard.why", arguments=[{"uri": uri, "line": 10_000}]))
         assert outside is None
+
+
+def test_a_files_answer_is_handed_on_before_it_is_kept(demo: Any) -> None:
+    """The server's question gives the answer and its request's close: what the answer worked
+    out (its why-result document) is kept by the close, which the server runs after the hover
+    has the answer, not before."""
+    from hansard.lsp import core
+    from hansard.store import open_store
+
+    def cached() -> int:
+        store = open_store()
+        try:
+            return store.db.execute("SELECT COUNT(*) FROM why_cache").fetchone()[0]
+        finally:
+            store.close()
+
+    path = demo.repo / "app" / "retry.py"
+    ans, close = core.why_file(core.application(), str(path), path.read_bytes())
+    assert ans["lines"] and cached() == 0
+    close()
+    assert cached() == 1

@@ -109,10 +109,10 @@ class Hansard:
 class Request:
     """One request: its store (``store``, which every answer reads), its freshness (``sync``,
     ``upkeep``, and ``team``: the team's rows pulled) and whether what its answers work out is
-    kept (``caching``). From its start to its ``close`` it listens for what its answers offer to
-    keep (``hansard.store.kept``: commit diffs, symbols, answers, summaries), and at its close
-    keeps it when it caches. Made and closed on one thread (an answer's own threads share its
-    context)."""
+    kept (``caching``). From its start to its ``close`` (or ``answered``) it listens for what its
+    answers offer to keep (``hansard.store.kept``: commit diffs, symbols, answers, summaries),
+    and at its close keeps it when it caches. Made and closed on one thread (an answer's own
+    threads share its context)."""
 
     __slots__ = ("app", "store", "_synced", "_team", "_kept", "_listening")
 
@@ -339,13 +339,18 @@ class Request:
             store.stats.put_many(rows, generation)
         box.clear()  # kept; the request listens on (a server's request may be asked again)
 
-    def close(self) -> None:
+    def answered(self) -> None:
+        """Its answers are done: it listens no more, and what they offered waits in the request
+        to be kept at ``close`` (a server hands an answer on first, then closes the request)."""
         from hansard.store import kept
 
+        if self._listening is not None:
+            listening, self._listening = self._listening, None
+            kept.stop(listening)
+
+    def close(self) -> None:
         try:
             self.keep()
         finally:
-            if self._listening is not None:
-                listening, self._listening = self._listening, None
-                kept.stop(listening)
+            self.answered()
             self.store.close()

@@ -5,9 +5,10 @@ and the evidence sentence. Nothing else in ``hansard.lsp`` imports hansard's cor
 
 Always true: every function here is synchronous and may block (git, SQLite); the server calls
 them off its message loop. A question is one request of the application (its own store
-connection, the team's rows pulled when a team is configured and they are stale, closed when
-it is answered); the quick index runs on the server's poller, never inside a question. Errors
-are ``hansard.errors.HansardError`` subclasses.
+connection, the team's rows pulled when a team is configured and they are stale, closed once
+its answer is handed on, when what it worked out is kept); the quick index runs on the
+server's poller, never inside a question. Errors are ``hansard.errors.HansardError``
+subclasses.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from hansard.app.house import Hansard, Request
 
@@ -42,14 +43,21 @@ def store_version(rq: Request) -> int:
     return rq.store.sessions.data_version()
 
 
-def why_file(app: Hansard, path: str, contents: bytes | None) -> dict[str, Any]:
+def why_file(app: Hansard, path: str, contents: bytes | None) -> tuple[dict[str, Any], Callable[[], None]]:
     """The `why` JSON contract for every line of ``path`` (absolute), blamed from
-    ``contents`` when given (an unsaved buffer: `hansard why --contents`)."""
+    ``contents`` when given (an unsaved buffer: `hansard why --contents`), and the close of its
+    request, which keeps what the answer worked out: the caller runs it, on this thread, once
+    the answer is handed on."""
     import os
 
-    with app.request() as rq:
+    rq = app.request()
+    try:
         ans = rq.why_answer(os.path.basename(path), contents=contents, cwd=os.path.dirname(path))
-    return dict(ans)  # the server's own copy: it drops the lines' text
+    except BaseException:
+        rq.close()
+        raise
+    rq.answered()
+    return dict(ans), rq.close  # the server's own copy: it drops the lines' text
 
 
 def conversation(app: Hansard, session_id: str, around: int | None, limit: int = 11) -> str:

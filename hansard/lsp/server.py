@@ -122,9 +122,12 @@ class Answers:
         if version is not None and self.versions.get(uri, version) != version:
             raise Superseded(uri)
         try:
-            return Entry(core.why_file(self.app, path, data))
+            ans, close = core.why_file(self.app, path, data)
         except HansardError as exc:
             return Entry(None, exc)
+        # What the answer worked out is kept after the hover has it (next on this thread).
+        self.worker.submit(close)
+        return Entry(ans)
 
     def store_version(self) -> int:
         if self._reader is None:
