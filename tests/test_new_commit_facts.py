@@ -188,3 +188,48 @@ def test_an_amend_of_a_printed_commit_has_every_tie_joined_again(tmp_path, monke
     logs, kept = _as_joined_afresh(monkeypatch)
     assert logs[:2] == [[f"{sha}...{new}", "--"], [new, "--"]], logs  # the whole history after
     assert (new, "patch_id") in {(c, rule) for c, _, rule in kept}, kept
+
+
+def test_the_quick_index_keeps_the_facts_of_the_repositories_it_read_sessions_of(tmp_path, monkeypatch):
+    """A session of one repository grows: the quick index before a question keeps that
+    repository's commit facts current, and leaves another repository's to its next question."""
+    from hansard.ingest.quickcheck import quick_sync
+    from hansard.store import open_store
+
+    b = Build("relink", tmp_path / "build")
+    writers = {}
+    for name in ("shop", "blog"):
+        r = b.init(name)
+        r.write("README.md", f"# {name}\n")
+        b.commit(r, "Initial commit")
+        cc = writers[name] = b.claude(r.path)
+        cc.prompt(f"Add a total helper to {name}")
+        cc.write(r.path / "shop.py", FIRST)
+        b.commit(r, "Add total")
+    for var, value in env_for(b.scenario(r, {}), tmp_path / "store").items():
+        monkeypatch.setenv(var, value)
+    monkeypatch.chdir(tmp_path)
+    assert run_cli("index")[0] == 0
+    writers["shop"].prompt("Now count the items too")
+
+    def stamps() -> dict[str, int]:
+        """repository folder -> the store generation its kept facts were last brought up to"""
+        store = open_store()
+        try:
+            return {path.rsplit("/", 1)[-1]: gen for path, gen in store.db.execute(
+                "SELECT r.path, f.generation FROM commit_facts f JOIN repos r ON r.id=f.repo_id")}
+        finally:
+            store.close()
+
+    before = stamps()
+    assert set(before) == {"shop", "blog"}
+    store = open_store()
+    try:
+        assert quick_sync(store)
+    finally:
+        store.close()
+    after = stamps()
+    assert after["shop"] > before["shop"] and after["blog"] == before["blog"], (before, after)
+    monkeypatch.chdir(tmp_path / "build" / "blog")
+    _why("shop.py")  # its question's upkeep
+    assert stamps()["blog"] > before["blog"]

@@ -38,12 +38,14 @@ class ScanSummary:
     tool_calls: int = 0
     redactions: int = 0  # secrets withheld from the derived tables (hansard/ingest/redact.py)
     skipped: dict[str, int] = field(default_factory=dict)
+    # the row ids of the sessions written (not part of the summary shown)
+    session_rows: set[int] = field(default_factory=set, repr=False, compare=False)
 
     def skip(self, reason: str, n: int = 1) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + n
 
     def as_dict(self) -> dict[str, object]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "session_rows"}
 
     def add(self, done: Ingested) -> None:
         w = done.writer
@@ -54,6 +56,7 @@ class ScanSummary:
         self.edits += w.counts["edits"]
         self.tool_calls += w.counts["tool_calls"]
         self.sessions += len(w.touched_sessions)
+        self.session_rows.update(w.touched_sessions)
         for reason, n in w.skip_reasons.items():
             self.skip(reason, n)
 

@@ -116,7 +116,7 @@ def quick_sync(store: Store) -> bool:
     from hansard.ingest.run import index  # the pipeline loads only when there is work
 
     try:
-        index(store, wait=False)
+        index(store, wait=False, relink_all=False)
     except StoreReadOnly:
         pass  # answer from what is indexed
     except OSError as exc:

@@ -20,8 +20,11 @@ if TYPE_CHECKING:
 
 
 def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = True,
-          progress: Progress | None = None) -> ScanSummary | None:
-    """Scan and link. Returns None when ``wait`` is off and another indexer is running."""
+          progress: Progress | None = None, relink_all: bool = True) -> ScanSummary | None:
+    """Scan and link. Returns None when ``wait`` is off and another indexer is running.
+    Without ``relink_all`` (the quick index before a question), the commit facts kept are
+    brought up to date only for the repositories of the sessions this run wrote: the others'
+    are each brought up to date by the next question about them (``hansard.app``'s upkeep)."""
     store = as_store(store)
     archive = store.archive
     with archive.index_lock(wait=wait) as got, archive.bulk():
@@ -38,7 +41,7 @@ def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = Tru
         if unregistered:
             summary.skip("git_unreadable", unregistered)
         with archive.transaction():
-            for reason, n in _link(store).items():
+            for reason, n in _link(store, None if relink_all else summary.session_rows).items():
                 summary.skip(reason, n)
             if summary.changed or not archive.has_runs():
                 archive.record_run({
@@ -99,14 +102,16 @@ def rebuild(store: Store, progress: Progress | None = None) -> ScanSummary:
         return summary
 
 
-def _link(store: Store) -> Counter[str]:
-    """Link what is unresolved; what was left for the next run, by reason."""
+def _link(store: Store, session_rows: set[int] | None = None) -> Counter[str]:
+    """Link what is unresolved, and keep the commit facts of every repository with sessions
+    (with ``session_rows``: of those these sessions ran in); what was left for the next run,
+    by reason."""
     from hansard.link.commits.kept import refresh_all
     from hansard.link.repos import resolve_pending
 
     skipped: Counter[str] = Counter()
     resolve_pending(store, skipped)
-    refresh_all(store, store.repos.with_sessions())
+    refresh_all(store, store.repos.with_sessions(session_rows))
     return skipped
 
 

@@ -299,8 +299,9 @@ class RepoRegistry(Protocol):
     def paths(self) -> list[str]: ...
     def has_sessions(self, repo_id: int) -> bool:
         """Some archived session ran in this repository or edited a file of it."""
-    def with_sessions(self) -> list[tuple[int, str]]:
-        """(id, checkout path) of the repositories that some session ran in."""
+    def with_sessions(self, session_rows: Collection[int] | None = None) -> list[tuple[int, str]]:
+        """(id, checkout path) of the repositories that some session ran in (with
+        ``session_rows``: one of those sessions)."""
     def path_maps(self) -> list[tuple[str, str]]: ...
     def add_path_map(self, old: str, new: str) -> None: ...
     def unresolved_sessions(self) -> Sequence[Row]:

@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Collection
 from contextlib import nullcontext
 
-from hansard.store.sqlite.db import impatient, transaction
+from hansard.store.sqlite.db import impatient, marks, transaction
 
 
 class SqliteRepos:
@@ -94,10 +94,20 @@ class SqliteRepos:
         return bool(self.db.execute("SELECT EXISTS (SELECT 1 FROM sessions WHERE repo_id=?)"
                                     " OR EXISTS (SELECT 1 FROM edits WHERE repo_id=?)", (repo_id, repo_id)).fetchone()[0] == 1)
 
-    def with_sessions(self) -> list[tuple[int, str]]:
-        """(id, checkout path) of the repositories that some session ran in."""
-        return [(r[0], r[1]) for r in self.db.execute(
-            "SELECT r.id, r.path FROM repos r WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.repo_id=r.id) ORDER BY r.id")]
+    def with_sessions(self, session_rows: Collection[int] | None = None) -> list[tuple[int, str]]:
+        """(id, checkout path) of the repositories that some session ran in (with
+        ``session_rows``: one of those sessions)."""
+        if session_rows is None:
+            return [(r[0], r[1]) for r in self.db.execute(
+                "SELECT r.id, r.path FROM repos r WHERE EXISTS (SELECT 1 FROM sessions s WHERE s.repo_id=r.id)"
+                " ORDER BY r.id")]
+        rows = sorted(set(session_rows))
+        ids: set[int] = set()
+        for i in range(0, len(rows), 500):
+            part = rows[i:i + 500]
+            ids.update(r[0] for r in self.db.execute(
+                f"SELECT DISTINCT repo_id FROM sessions WHERE repo_id IS NOT NULL AND id IN ({marks(len(part))})", part))
+        return [(rid, top) for rid, top in self.with_sessions() if rid in ids]
 
     # -- path maps -----------------------------------------------------------------------
 
