@@ -233,3 +233,18 @@ def test_the_quick_index_keeps_the_facts_of_the_repositories_it_read_sessions_of
     monkeypatch.chdir(tmp_path / "build" / "blog")
     _why("shop.py")  # its question's upkeep
     assert stamps()["blog"] > before["blog"]
+
+
+def test_after_an_index_the_kept_facts_stand_at_the_stores_generation(tmp_path, monkeypatch):
+    """The index records its run after linking (a new store generation): the commit facts and
+    writing calls it kept stand at that generation, so the first question counts nothing again."""
+    _setup(tmp_path, monkeypatch)
+    from hansard.store import open_store
+
+    store = open_store()
+    try:
+        n = store.db.execute("SELECT n FROM store_generation").fetchone()[0]
+        assert [g for (g,) in store.db.execute("SELECT generation FROM commit_facts")] == [n]
+        assert [g for (g,) in store.db.execute("SELECT generation FROM shell_write_state")] == [n]
+    finally:
+        store.close()

@@ -43,6 +43,7 @@ def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = Tru
         with archive.transaction():
             for reason, n in _link(store, None if relink_all else summary.session_rows).items():
                 summary.skip(reason, n)
+            linked = store.commit_facts.generation()
             if summary.changed or not archive.has_runs():
                 archive.record_run({
                     "started_at": started, "finished_at": utc_stamp(), "files": summary.files, "records": summary.records,
@@ -51,6 +52,8 @@ def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = Tru
                     "redactions": summary.redactions,
                     "skip_reasons": json.dumps(dict(sorted(summary.skipped.items()))) if summary.skipped else None,
                 })
+                if linked is not None:  # the run's record changes none of the facts kept just now
+                    store.commit_facts.restamp(linked)
         _refresh_memories(store)
         return summary
 

@@ -260,6 +260,9 @@ class CommitFacts(Protocol):
     def generation(self) -> int | None:
         """The store generation; while it stands, the shell calls need not be counted again."""
     def set_generation(self, repo_id: int, wait_ms: int | None = None) -> None: ...
+    def restamp(self, generation: int) -> None:
+        """The facts counted at ``generation`` stand at the store's generation now (a write
+        since changed no shell call and no repository)."""
     def set_diffs_head(self, repo_id: int, head: str) -> None:
         """The index put the diffs of ``head``'s history in the commit-diff cache."""
     def shell_write_state(self, repo_id: int) -> dict[str, Any] | None:

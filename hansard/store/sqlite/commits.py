@@ -152,6 +152,15 @@ class SqliteCommitFacts:
         except (sqlite3.OperationalError, StoreBusy, StoreReadOnly):
             pass  # counted again next time
 
+    def restamp(self, generation: int) -> None:
+        """The store generation moved on from ``generation`` by a write that changes no shell
+        call and no repository (the index's record of its run): the commit facts and writing
+        calls counted at ``generation`` stand at the new one too."""
+        with self._writing():
+            for table in ("commit_facts", "shell_write_state"):
+                self.db.execute(f"UPDATE {table} SET generation=(SELECT n FROM store_generation) WHERE generation=?",
+                                (generation,))
+
     def set_diffs_head(self, repo_id: int, head: str) -> None:
         """The index put the diffs of ``head``'s history in the commit-diff cache."""
         with self._writing():
