@@ -448,17 +448,10 @@ def test_a_files_answer_is_handed_on_before_it_is_kept(demo: Any) -> None:
     out (its why-result document) is kept by the close, which the server runs after the hover
     has the answer, not before."""
     from hansard.lsp import core
-    from hansard.store import open_store
-
-    def cached() -> int:
-        store = open_store()
-        try:
-            return store.db.execute("SELECT COUNT(*) FROM why_cache").fetchone()[0]
-        finally:
-            store.close()
+    from tests.test_why_cache import _cached_rows
 
     path = demo.repo / "app" / "retry.py"
     ans, close = core.why_file(core.application(), str(path), path.read_bytes())
-    assert ans["lines"] and cached() == 0
+    assert ans["lines"] and _cached_rows() == 0
     close()
-    assert cached() == 1
+    assert _cached_rows() == 1

@@ -1,52 +1,33 @@
-"""A commit made since the index: the first `why` after it reads that commit's facts alone (its
-diff of the file, the ties of the commits new since the kept ones), and answers as it would
-from facts worked out afresh."""
+"""What changed since the facts were kept is all that is read again: after a commit, the first
+`why` reads that commit's diff of the file and the ties of the commits HEAD left or reached
+(and answers as from facts worked out afresh); the quick index keeps the facts of the
+repositories it read sessions of; an index's facts stand at the generation its run makes."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from fixtures_repos.check import env_for
 from fixtures_repos.scenarios import Build, src
 from tests.helpers import run_cli
+from tests.test_why_cache import _enter, _shop, _why
 
 FIRST = src('''
     def total(items):
         return sum(item.price * item.quantity for item in items)
-
-
-    def count(items):
-        return sum(item.quantity for item in items)
 ''')
 
 
 def _setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """A repository whose shop.py a Claude Code session wrote and a person changed twice,
+    """A repository whose shop.py a Claude Code session wrote and a person then changed,
     indexed (its commits' diffs kept)."""
-    b = Build("new_commit", tmp_path / "build")
-    r = b.init()
-    r.write("README.md", "# shop\n")
-    b.commit(r, "Initial commit")
-    cc = b.claude(r.path)
-    cc.prompt("Add a total helper")
-    cc.write(r.path / "shop.py", FIRST)
-    b.commit(r, "Add total")
-    r.write("shop.py", FIRST + "\n\nVERSION = '1.0'\n")
+    b, r, _ = _shop(tmp_path, "new_commit")
+    r.write("shop.py", (r.path / "shop.py").read_text() + "\n\nVERSION = '1.0'\n")
     b.commit(r, "Add a version")
-    for var, value in env_for(b.scenario(r, {}), tmp_path / "store").items():
-        monkeypatch.setenv(var, value)
-    monkeypatch.chdir(r.path)
+    _enter(b, r, tmp_path, monkeypatch)
     assert run_cli("index")[0] == 0
     return b, r
-
-
-def _why(*args: str) -> dict:
-    code, out, err = run_cli("why", *args, "--json")
-    assert code == 0, (code, out, err)
-    return json.loads(out)
 
 
 def _spy_git(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
@@ -102,54 +83,30 @@ def _ties() -> set[tuple[str, str, str]]:
         store.close()
 
 
+def _printed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, *, fixup: bool = False):
+    """shop.py, which a Claude Code session wrote and committed (its output printed the commit)
+    and, with ``fixup``, then printed a ``fixup!`` of a summary no commit has yet; indexed:
+    (build, repository, the commit, when the fixup was printed)."""
+    b, r, cc = _shop(tmp_path, name)
+    sha = r.head()
+    cc.bash("git commit -am 'Add total'", stdout=f"[main {sha[:7]}] Add total\n 1 file changed")
+    fixing = b.clock.now().replace(microsecond=0)  # a fixup printed now is printed within this second
+    if fixup:
+        cc.bash("git commit --fixup :/version", stdout="[main 9999999] fixup! Add a version\n 1 file changed")
+    _enter(b, r, tmp_path, monkeypatch)
+    assert run_cli("index")[0] == 0
+    return b, r, sha, fixing
+
+
 def test_commits_made_on_top_of_the_kept_head_add_their_own_ties(tmp_path, monkeypatch):
-    """The session printed its commit and, before the index, a ``fixup!`` of a summary no
-    commit had yet; a person then commits that summary: the upkeep joins the new commit alone
-    and keeps what a join of the whole history keeps."""
-    b = Build("ties_onto", tmp_path / "build")
-    r = b.init()
-    r.write("README.md", "# shop\n")
-    b.commit(r, "Initial commit")
-    cc = b.claude(r.path)
-    cc.prompt("Add a total helper and commit it")
-    cc.write(r.path / "shop.py", FIRST)
-    sha = b.commit(r, "Add total")
-    cc.bash("git commit -am 'Add total'", stdout=f"[main {sha[:7]}] Add total\n 1 file changed")
-    fixing = b.clock.now().replace(microsecond=0)  # the fixup is printed within the second
-    cc.bash("git commit --fixup :/version", stdout="[main 9999999] fixup! Add a version\n 1 file changed")
-    for var, value in env_for(b.scenario(r, {}), tmp_path / "store").items():
-        monkeypatch.setenv(var, value)
-    monkeypatch.chdir(r.path)
-    assert run_cli("index")[0] == 0
-    r.write("shop.py", FIRST + "\n\nVERSION = '1.0'\n")
+    """A person commits the summary the session's ``fixup!`` named: the upkeep joins the new
+    commit alone and keeps what a join of the whole history keeps."""
+    b, r, sha, fixing = _printed(tmp_path, monkeypatch, "ties_onto", fixup=True)
+    r.write("shop.py", (r.path / "shop.py").read_text() + "\n\nVERSION = '1.0'\n")
     new = r.commit("Add a version", fixing)  # dated while the fixup was printed
-    calls = _spy_git(monkeypatch)
-    _why("shop.py", "--no-cache")
-    assert any(a[0] == "log" and f"{sha}...{new}" in a for a in calls), calls  # the new commit's log alone
-    onto = _ties()
-    assert {(c, rule) for c, _, rule in onto} >= {(sha, "printed"), (new, "fixup")}, onto
-    _forget("commit_facts", "commit_ties")
-    _why("shop.py", "--no-cache")
-    assert _ties() == onto
-
-
-def _printed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str):
-    """shop.py, which a Claude Code session wrote and committed (its output printed the commit),
-    indexed: (build, repository, the commit)."""
-    b = Build(name, tmp_path / "build")
-    r = b.init()
-    r.write("README.md", "# shop\n")
-    b.commit(r, "Initial commit")
-    cc = b.claude(r.path)
-    cc.prompt("Add a total helper and commit it")
-    cc.write(r.path / "shop.py", FIRST)
-    sha = b.commit(r, "Add total")
-    cc.bash("git commit -am 'Add total'", stdout=f"[main {sha[:7]}] Add total\n 1 file changed")
-    for var, value in env_for(b.scenario(r, {}), tmp_path / "store").items():
-        monkeypatch.setenv(var, value)
-    monkeypatch.chdir(r.path)
-    assert run_cli("index")[0] == 0
-    return b, r, sha
+    logs, kept = _as_joined_afresh(monkeypatch)
+    assert logs[0] == [f"{sha}...{new}", "--"], logs  # the new commit's log alone
+    assert {(c, rule) for c, _, rule in kept} >= {(sha, "printed"), (new, "fixup")}, kept
 
 
 def _as_joined_afresh(monkeypatch: pytest.MonkeyPatch) -> tuple[list[list[str]], set[tuple[str, str, str]]]:
@@ -167,7 +124,7 @@ def _as_joined_afresh(monkeypatch: pytest.MonkeyPatch) -> tuple[list[list[str]],
 def test_a_commit_made_after_going_back_drops_the_ties_of_the_commit_left(tmp_path, monkeypatch):
     """HEAD reset to the commit before and another one made there (a bench's one-line commit
     undone, then the next): the ties of the commit left go, the new commit's come."""
-    b, r, sha = _printed(tmp_path, monkeypatch, "ties_moved")
+    b, r, sha, _ = _printed(tmp_path, monkeypatch, "ties_moved")
     r.write("shop.py", FIRST + "\n\nVERSION = '1.0'\n")
     left = b.commit(r, "Add a version")
     _why("shop.py", "--no-cache")  # kept at the commit on top
@@ -183,7 +140,7 @@ def test_an_amend_of_a_printed_commit_has_every_tie_joined_again(tmp_path, monke
     """The session printed the commit an amend then replaced (a later committer time, the same
     change): the printed id now names no commit of the history, and its ``patch_id`` tie to the
     amended commit is found by joining all again."""
-    b, r, sha = _printed(tmp_path, monkeypatch, "ties_amended")
+    b, r, sha, _ = _printed(tmp_path, monkeypatch, "ties_amended")
     new = r.amend(b.when(), message="Add a total helper")
     logs, kept = _as_joined_afresh(monkeypatch)
     assert logs[:2] == [[f"{sha}...{new}", "--"], [new, "--"]], logs  # the whole history after
@@ -206,9 +163,7 @@ def test_the_quick_index_keeps_the_facts_of_the_repositories_it_read_sessions_of
         cc.prompt(f"Add a total helper to {name}")
         cc.write(r.path / "shop.py", FIRST)
         b.commit(r, "Add total")
-    for var, value in env_for(b.scenario(r, {}), tmp_path / "store").items():
-        monkeypatch.setenv(var, value)
-    monkeypatch.chdir(tmp_path)
+    _enter(b, r, tmp_path, monkeypatch)
     assert run_cli("index")[0] == 0
     writers["shop"].prompt("Now count the items too")
 
