@@ -54,6 +54,7 @@ COMMANDS_SHOWN = 10  # shell commands after a session's last edit, the newest
 # Under a call's deadline (the MCP server's), files are answered while this much of it is left:
 # the rest is for the sessions and the answer itself; a file left out says ``out_of_time``.
 RESERVE_S = 10.0
+AHEAD_FILES = 200  # files whose text at the head is read in one go
 # Where a session was read (its ``source`` kind), as the review says it.
 SOURCE_NAMES = {"local": "this machine's agent homes", "repository": "the repository's checkpoint refs",
                 "repository_file": "history files in the work tree", "import": "an imported export",
@@ -84,15 +85,22 @@ def review(store: Store, range: str | None = None, *, commit: str | None = None,
     docs: dict[str, WhyAnswer] = {}
     from hansard.git.run import DEADLINE
 
+    from hansard.git.history import read_ahead
+
     deadline = DEADLINE.get()
-    for f in files:
-        if deadline is not None and deadline - time.monotonic() < RESERVE_S:
-            out_files.append(_file(f, None, "out_of_time"))  # the rest of the call's time: the answer itself
-            continue
-        doc, skipped = _answer(store, top, f, change.head, cache, repo_only)
-        if doc is not None:
-            docs[f.path] = doc
-        out_files.append(_file(f, doc, skipped))
+    try:
+        for k, f in enumerate(files):
+            if k % AHEAD_FILES == 0:  # the next files' text at the head, in one git process
+                read_ahead(top, change.head, [g.path for g in files[k:k + AHEAD_FILES] if not g.binary])
+            if deadline is not None and deadline - time.monotonic() < RESERVE_S:
+                out_files.append(_file(f, None, "out_of_time"))  # the rest of the call's time: the answer itself
+                continue
+            doc, skipped = _answer(store, top, f, change.head, cache, repo_only)
+            if doc is not None:
+                docs[f.path] = doc
+            out_files.append(_file(f, doc, skipped))
+    finally:
+        read_ahead(top, change.head, [])
     sessions_seen: dict[str, Mapping[str, Any]] = {}
     for doc in docs.values():
         for sid, s in doc["sessions"].items():

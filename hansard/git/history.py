@@ -81,6 +81,31 @@ def batch_objects(top: str, revs: list[str]) -> list[tuple[str, str, bytes, byte
     return out
 
 
+# Files' bytes at a commit, read ahead by an answer about many of them (``read_ahead``): one
+# `git cat-file --batch` instead of a `git show` each. A file at a commit id never changes, so
+# each is served once (``file_at``) as `git show` gives it, then dropped.
+_AHEAD: dict[tuple[str, str, str], bytes] = {}
+AHEAD_BYTES = 64 << 20  # held at once; a file past it is read when asked, as if never read ahead
+
+
+def read_ahead(top: str, commit: str, paths: list[str]) -> None:
+    """Read ``paths`` at ``commit`` (a full commit id) now, for ``file_at``; what an earlier
+    call read and nobody asked for is dropped."""
+    _AHEAD.clear()
+    if not paths or not _FULL_ID.fullmatch(commit):
+        return
+    held = 0
+    for rev, _, kind, body in batch_objects(top, [f"{commit}:{p}" for p in paths]):
+        if kind == b"blob" and held + len(body) <= AHEAD_BYTES:
+            _AHEAD[(top, commit, rev[len(commit) + 1:])] = body
+            held += len(body)
+
+
+def file_at(top: str, commit: str, path: str) -> bytes | None:
+    """The bytes of ``path`` at ``commit`` when ``read_ahead`` read them (once), else None."""
+    return _AHEAD.pop((top, commit, path), None) if _AHEAD else None
+
+
 def read_blobs(top: str, blob_ids: list[str]) -> dict[str, bytes]:
     """Many blobs in one `git cat-file --batch` process instead of one `git show` each. A
     blob git does not have is left out."""
@@ -300,26 +325,42 @@ def tree_files(top: str, rev: str, paths: list[str] | None = None) -> list[tuple
     return files
 
 
+# A commit's deletions are a function of its id alone: kept per repository, so the answers of
+# many files whose lines share commits (a review, `stats`) ask git once per commit, not per file.
+_DELETED: dict[tuple[str, str], frozenset[str]] = {}
+_DELETED_KEPT = 8192
+_FULL_ID = re.compile(r"[0-9a-f]{40}")
+
+
 def deleted_files(top: str, shas: list[str]) -> dict[str, set[str]]:
     """The paths each commit deleted against its first parent that git's rename detection
-    pairs with no new path, from one `git diff-tree --stdin` (a root commit or a merge lists
-    none; a name git had to quote is left out)."""
+    pairs with no new path, from one `git diff-tree --stdin` of the commits not asked before (a
+    root commit or a merge lists none; a name git had to quote is left out)."""
     if not shas:
         return {}
+    found: dict[str, set[str]] = {x: set(_DELETED[(top, x)]) for x in shas if (top, x) in _DELETED}
+    todo = [x for x in dict.fromkeys(shas) if x not in found]
+    if not todo:
+        return found
     try:
         out = git_text(["diff-tree", "--stdin", "-r", "-M", "--name-status", "--diff-filter=D"], top,
-                       input="\n".join(shas).encode() + b"\n")
+                       input="\n".join(todo).encode() + b"\n")
     except GitError:
         return {}
-    found: dict[str, set[str]] = {x: set() for x in shas}
+    asked: dict[str, set[str]] = {x: set() for x in todo}
     current: set[str] | None = None
     for line in out.splitlines():
         status, tab, path = line.partition("\t")
         if not tab:
-            current = found.get(line.strip())
+            current = asked.get(line.strip())
         elif current is not None and status == "D" and not path.startswith('"'):
             current.add(path)
-    return found
+    if len(_DELETED) + len(asked) > _DELETED_KEPT:
+        _DELETED.clear()
+    for x, paths in asked.items():
+        if _FULL_ID.fullmatch(x):  # a short id may name another commit once the repository grows
+            _DELETED[(top, x)] = frozenset(paths)
+    return found | {x: set(paths) for x, paths in asked.items()}
 
 
 def ancestry(top: str, rev: str) -> set[str]:

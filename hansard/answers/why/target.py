@@ -73,8 +73,12 @@ def file_text(t: Target, rev: str | None, contents: bytes | None) -> bytes:
     if contents is not None:
         return contents
     if rev:
+        from hansard.git.history import file_at
         from hansard.git.run import git
 
+        ahead = file_at(t.top, rev, t.rel)  # a caller asking about many files read them at once
+        if ahead is not None:
+            return ahead
         try:
             return git(["show", f"{rev}:{t.rel}"], t.top)
         except GitError as exc:
