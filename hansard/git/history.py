@@ -81,17 +81,23 @@ def batch_objects(top: str, revs: list[str]) -> list[tuple[str, str, bytes, byte
     return out
 
 
-# Files' bytes at a commit, read ahead by an answer about many of them (``read_ahead``): one
-# `git cat-file --batch` instead of a `git show` each. A file at a commit id never changes, so
-# each is served once (``file_at``) as `git show` gives it, then dropped.
+# What the answers of many files at one commit ask git of each file, read ahead for them all at
+# once (``read_ahead``): the file's bytes (one `git cat-file --batch` instead of a `git show`
+# each) and, where one walk of the history gives exactly what the file's own `git log --follow`
+# would, its log (``_logs_ahead``). A commit's files and history never change, so each is served
+# once (``file_at``, ``log_at``) as git gives it alone, then dropped.
 _AHEAD: dict[tuple[str, str, str], bytes] = {}
+_LOGS: dict[tuple[str, str, str], str] = {}
 AHEAD_BYTES = 64 << 20  # held at once; a file past it is read when asked, as if never read ahead
+# A path that git's pathspec or its raw listing reads otherwise than as itself is left to its own log.
+_PLAIN_PATH = re.compile(r'[^*?\[\]\\"\t\n:!]+')
 
 
 def read_ahead(top: str, commit: str, paths: list[str]) -> None:
-    """Read ``paths`` at ``commit`` (a full commit id) now, for ``file_at``; what an earlier
-    call read and nobody asked for is dropped."""
+    """Read ``paths`` at ``commit`` (a full commit id) now, for ``file_at`` and ``log_at``; what
+    an earlier call read and nobody asked for is dropped."""
     _AHEAD.clear()
+    _LOGS.clear()
     if not paths or not _FULL_ID.fullmatch(commit):
         return
     held = 0
@@ -99,11 +105,53 @@ def read_ahead(top: str, commit: str, paths: list[str]) -> None:
         if kind == b"blob" and held + len(body) <= AHEAD_BYTES:
             _AHEAD[(top, commit, rev[len(commit) + 1:])] = body
             held += len(body)
+    try:
+        _LOGS.update(((top, commit, p), text) for p, text in _logs_ahead(top, commit, paths).items())
+    except GitError:
+        _LOGS.clear()  # each file asks for its own
 
 
 def file_at(top: str, commit: str, path: str) -> bytes | None:
     """The bytes of ``path`` at ``commit`` when ``read_ahead`` read them (once), else None."""
     return _AHEAD.pop((top, commit, path), None) if _AHEAD else None
+
+
+def log_at(top: str, commit: str, path: str) -> str | None:
+    """``file_log(top, path, commit)`` when ``read_ahead`` found it (once), else None."""
+    return _LOGS.pop((top, commit, path), None) if _LOGS else None
+
+
+def _logs_ahead(top: str, commit: str, paths: list[str]) -> dict[str, str]:
+    """path -> the text ``file_log`` gives for it at ``commit``, for the paths whose log one
+    path-limited walk of the history gives as it is: in a history with no merge (each file's
+    own walk would simplify merges its own way), a file whose every commit modified it, but the
+    root commit that added it (`--follow` looks for where a file added later came from, which a
+    walk of many paths does not). The other paths are left out: each asks git for its own."""
+    plain = sorted({p for p in paths if _PLAIN_PATH.fullmatch(p)})
+    if len(plain) < 2 or git_text(["rev-list", "--merges", "-n", "1", commit, "--"], top).strip():
+        return {}
+    args = _file_log_args("", commit, False)
+    args.remove("--follow")
+    out = git_text([*args[:-1], *plain], top, timeout=600)
+    records: dict[str, list[tuple[str, str, str]]] = {}  # path -> (header, raw line, its status), newest first
+    for block in out.split("\x00")[1:]:
+        head, _, raw = block.partition("\n\n")
+        root = head.split("\x1f", 2)[1] == ""
+        for line in raw.splitlines():
+            meta, tab, names = line.partition("\t")
+            if not line.startswith(":") or not tab:
+                continue
+            status = meta.split()[-1]
+            if status == "A" and root:
+                status = "root"
+            for name in names.split("\t"):  # both names of a rename: neither is plain
+                records.setdefault(name, []).append((head, line, status if "\t" not in names else "R"))
+    found = {}
+    for p in plain:
+        recs = records.get(p)
+        if recs and recs[-1][2] == "root" and all(st == "M" for _, _, st in recs[:-1]):
+            found[p] = "".join(f"\x00{head}\n\n{line}\n" for head, line, _ in recs)
+    return found
 
 
 def read_blobs(top: str, blob_ids: list[str]) -> dict[str, bytes]:
