@@ -83,24 +83,40 @@ def review(store: Store, range: str | None = None, *, commit: str | None = None,
     files = changes.changed_files(top, change)
     out_files: list[ReviewFile] = []
     docs: dict[str, WhyAnswer] = {}
+    from hansard.git.blame import blame_ahead, blames_started, drop_ahead, forget_ahead
+    from hansard.git.history import read_ahead
     from hansard.git.run import DEADLINE
 
-    from hansard.git.history import read_ahead
-
     deadline = DEADLINE.get()
+    ahead = not cache  # whether the next file's blame is started while this one is answered
+    ahead_of: str | None = None  # the file whose blame was started ahead
     try:
         for k, f in enumerate(files):
-            if k % AHEAD_FILES == 0:  # the next files' text at the head, in one git process
+            if k % AHEAD_FILES == 0:  # the next files' text and logs at the head, in a few git processes
                 read_ahead(top, change.head, [g.path for g in files[k:k + AHEAD_FILES] if not g.binary])
             if deadline is not None and deadline - time.monotonic() < RESERVE_S:
                 out_files.append(_file(f, None, "out_of_time"))  # the rest of the call's time: the answer itself
                 continue
+            if f.binary:
+                out_files.append(_file(f, None, "binary"))
+                continue
+            had = ahead_of == f.path
+            nxt = next((g for g in files[k + 1:] if not g.binary), None) if ahead else None
+            if nxt is not None:
+                blame_ahead(top, change.head, nxt.path)
+            ahead_of = nxt.path if nxt is not None else None
+            started = blames_started()
             doc, skipped = _answer(store, top, f, change.head, cache, repo_only)
+            # While files are answered afresh, each is blamed one ahead; a kept answer needs no
+            # blame, so after one the next file is blamed only when its answer asks.
+            untaken = drop_ahead(top, change.head, f.path)
+            ahead = not untaken and (had or blames_started() > started)
             if doc is not None:
                 docs[f.path] = doc
             out_files.append(_file(f, doc, skipped))
     finally:
         read_ahead(top, change.head, [])
+        forget_ahead()
     sessions_seen: dict[str, Mapping[str, Any]] = {}
     for doc in docs.values():
         for sid, s in doc["sessions"].items():
@@ -134,8 +150,6 @@ def review(store: Store, range: str | None = None, *, commit: str | None = None,
 def _answer(store: Store, top: str, f: Changed, head: str, cache: bool, repo_only: str | None
             ) -> tuple[WhyAnswer | None, str | None]:
     """The file's whole `why` answer at the head, or why it has none."""
-    if f.binary:
-        return None, "binary"
     from hansard.answers.why import explain
 
     try:

@@ -88,6 +88,7 @@ def batch_objects(top: str, revs: list[str]) -> list[tuple[str, str, bytes, byte
 # once (``file_at``, ``log_at``) as git gives it alone, then dropped.
 _AHEAD: dict[tuple[str, str, str], bytes] = {}
 _LOGS: dict[tuple[str, str, str], str] = {}
+_LOGS_TO_READ: dict[tuple[str, str], list[str]] = {}  # read when the first of them is asked (a kept answer asks none)
 AHEAD_BYTES = 64 << 20  # held at once; a file past it is read when asked, as if never read ahead
 # A path that git's pathspec or its raw listing reads otherwise than as itself is left to its own log.
 _PLAIN_PATH = re.compile(r'[^*?\[\]\\"\t\n:!]+')
@@ -98,6 +99,7 @@ def read_ahead(top: str, commit: str, paths: list[str]) -> None:
     an earlier call read and nobody asked for is dropped."""
     _AHEAD.clear()
     _LOGS.clear()
+    _LOGS_TO_READ.clear()
     if not paths or not _FULL_ID.fullmatch(commit):
         return
     held = 0
@@ -105,10 +107,7 @@ def read_ahead(top: str, commit: str, paths: list[str]) -> None:
         if kind == b"blob" and held + len(body) <= AHEAD_BYTES:
             _AHEAD[(top, commit, rev[len(commit) + 1:])] = body
             held += len(body)
-    try:
-        _LOGS.update(((top, commit, p), text) for p, text in _logs_ahead(top, commit, paths).items())
-    except GitError:
-        _LOGS.clear()  # each file asks for its own
+    _LOGS_TO_READ[(top, commit)] = paths
 
 
 def file_at(top: str, commit: str, path: str) -> bytes | None:
@@ -118,6 +117,13 @@ def file_at(top: str, commit: str, path: str) -> bytes | None:
 
 def log_at(top: str, commit: str, path: str) -> str | None:
     """``file_log(top, path, commit)`` when ``read_ahead`` found it (once), else None."""
+    paths = _LOGS_TO_READ.get((top, commit))
+    if paths is not None and path in paths:
+        _LOGS_TO_READ.clear()
+        try:
+            _LOGS.update(((top, commit, p), text) for p, text in _logs_ahead(top, commit, paths).items())
+        except GitError:
+            _LOGS.clear()  # each file asks for its own
     return _LOGS.pop((top, commit, path), None) if _LOGS else None
 
 
