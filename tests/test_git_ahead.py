@@ -52,7 +52,7 @@ def test_logs_read_ahead_are_each_files_own_log_or_nothing(tmp_path: Path) -> No
     repo = _repo(tmp_path)
     top, head = str(repo.path), repo.head()
     paths = _paths(repo, head)
-    history.read_ahead(top, head, paths)
+    history.read_ahead(top, [(head, p) for p in paths])
     got = {p: history.log_at(top, head, p) for p in paths}
     for p, text in got.items():
         assert text is None or text == history.file_log(top, p, head), p
@@ -71,7 +71,7 @@ def test_no_log_is_read_ahead_in_a_history_with_a_merge(tmp_path: Path) -> None:
     repo.git("checkout", "-q", "-")
     repo.git("merge", "-q", "--no-edit", "side", when=T0 + timedelta(hours=2))
     head = repo.head()
-    history.read_ahead(top, head, _paths(repo, head))
+    history.read_ahead(top, [(head, p) for p in _paths(repo, head)])
     assert all(history.log_at(top, head, p) is None for p in _paths(repo, head))
 
 
@@ -79,12 +79,12 @@ def test_files_read_ahead_are_what_git_show_gives_once(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     top, head = str(repo.path), repo.head()
     paths = _paths(repo, head)
-    history.read_ahead(top, head, [*paths, "no-such.py"])
+    history.read_ahead(top, [(head, p) for p in [*paths, "no-such.py"]])
     for p in paths:
         assert history.file_at(top, head, p) == git(["show", f"{head}:{p}"], top)
         assert history.file_at(top, head, p) is None  # served once
     assert history.file_at(top, head, "no-such.py") is None
-    history.read_ahead(top, "HEAD", paths)  # not a commit id: nothing is read ahead
+    history.read_ahead(top, [("HEAD", p) for p in paths])  # not a commit id: nothing is read ahead
     assert history.file_at(top, "HEAD", "a.py") is None
 
 

@@ -54,7 +54,6 @@ COMMANDS_SHOWN = 10  # shell commands after a session's last edit, the newest
 # Under a call's deadline (the MCP server's), files are answered while this much of it is left:
 # the rest is for the sessions and the answer itself; a file left out says ``out_of_time``.
 RESERVE_S = 10.0
-AHEAD_FILES = 200  # files whose text at the head is read in one go
 # Where a session was read (its ``source`` kind), as the review says it.
 SOURCE_NAMES = {"local": "this machine's agent homes", "repository": "the repository's checkpoint refs",
                 "repository_file": "history files in the work tree", "import": "an imported export",
@@ -83,40 +82,30 @@ def review(store: Store, range: str | None = None, *, commit: str | None = None,
     files = changes.changed_files(top, change)
     out_files: list[ReviewFile] = []
     docs: dict[str, WhyAnswer] = {}
-    from hansard.git.blame import blame_ahead, blames_started, drop_ahead, forget_ahead
-    from hansard.git.history import read_ahead
+    from hansard.answers.why.many import InTurn
     from hansard.git.run import DEADLINE
 
     deadline = DEADLINE.get()
-    ahead = not cache  # whether the next file's blame is started while this one is answered
-    ahead_of: str | None = None  # the file whose blame was started ahead
+    answered = [f for f in files if not f.binary]
+    turn = InTurn(top, [(change.head, f.path) for f in answered], not cache)
+    k = 0
     try:
-        for k, f in enumerate(files):
-            if k % AHEAD_FILES == 0:  # the next files' text and logs at the head, in a few git processes
-                read_ahead(top, change.head, [g.path for g in files[k:k + AHEAD_FILES] if not g.binary])
-            if deadline is not None and deadline - time.monotonic() < RESERVE_S:
-                out_files.append(_file(f, None, "out_of_time"))  # the rest of the call's time: the answer itself
-                continue
+        for f in files:
             if f.binary:
                 out_files.append(_file(f, None, "binary"))
                 continue
-            had = ahead_of == f.path
-            nxt = next((g for g in files[k + 1:] if not g.binary), None) if ahead else None
-            if nxt is not None:
-                blame_ahead(top, change.head, nxt.path)
-            ahead_of = nxt.path if nxt is not None else None
-            started = blames_started()
+            if deadline is not None and deadline - time.monotonic() < RESERVE_S:
+                out_files.append(_file(f, None, "out_of_time"))  # the rest of the call's time: the answer itself
+                continue
+            turn.before(k)
             doc, skipped = _answer(store, top, f, change.head, cache, repo_only)
-            # While files are answered afresh, each is blamed one ahead; a kept answer needs no
-            # blame, so after one the next file is blamed only when its answer asks.
-            untaken = drop_ahead(top, change.head, f.path)
-            ahead = not untaken and (had or blames_started() > started)
+            turn.after(k)
+            k += 1
             if doc is not None:
                 docs[f.path] = doc
             out_files.append(_file(f, doc, skipped))
     finally:
-        read_ahead(top, change.head, [])
-        forget_ahead()
+        turn.close()
     sessions_seen: dict[str, Mapping[str, Any]] = {}
     for doc in docs.values():
         for sid, s in doc["sessions"].items():

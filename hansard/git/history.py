@@ -94,20 +94,25 @@ AHEAD_BYTES = 64 << 20  # held at once; a file past it is read when asked, as if
 _PLAIN_PATH = re.compile(r'[^*?\[\]\\"\t\n:!]+')
 
 
-def read_ahead(top: str, commit: str, paths: list[str]) -> None:
-    """Read ``paths`` at ``commit`` (a full commit id) now, for ``file_at`` and ``log_at``; what
-    an earlier call read and nobody asked for is dropped."""
+def read_ahead(top: str, pairs: list[tuple[str, str]], *, logs_now: bool = False) -> None:
+    """Read each (commit, path) of ``pairs`` (a commit named by its full id) now, for ``file_at``
+    and ``log_at``: the files at once, each commit's logs when the first of its files asks for
+    its log (``logs_now``: now, for processes forked next); what an earlier call read and nobody
+    asked for is dropped."""
     _AHEAD.clear()
     _LOGS.clear()
     _LOGS_TO_READ.clear()
-    if not paths or not _FULL_ID.fullmatch(commit):
-        return
+    pairs = [(c, p) for c, p in pairs if _FULL_ID.fullmatch(c)]
     held = 0
-    for rev, _, kind, body in batch_objects(top, [f"{commit}:{p}" for p in paths]):
+    for rev, _, kind, body in batch_objects(top, [f"{c}:{p}" for c, p in pairs]):
         if kind == b"blob" and held + len(body) <= AHEAD_BYTES:
-            _AHEAD[(top, commit, rev[len(commit) + 1:])] = body
+            _AHEAD[(top, rev[:40], rev[41:])] = body
             held += len(body)
-    _LOGS_TO_READ[(top, commit)] = paths
+    for c, p in pairs:
+        _LOGS_TO_READ.setdefault((top, c), []).append(p)
+    if logs_now:
+        for c, paths in list(_LOGS_TO_READ.items()):
+            log_at(top, c[1], paths[0], keep=True)
 
 
 def file_at(top: str, commit: str, path: str) -> bytes | None:
@@ -115,15 +120,18 @@ def file_at(top: str, commit: str, path: str) -> bytes | None:
     return _AHEAD.pop((top, commit, path), None) if _AHEAD else None
 
 
-def log_at(top: str, commit: str, path: str) -> str | None:
-    """``file_log(top, path, commit)`` when ``read_ahead`` found it (once), else None."""
+def log_at(top: str, commit: str, path: str, *, keep: bool = False) -> str | None:
+    """``file_log(top, path, commit)`` when ``read_ahead`` found it (once; ``keep``: left for
+    its file to take), else None."""
     paths = _LOGS_TO_READ.get((top, commit))
     if paths is not None and path in paths:
-        _LOGS_TO_READ.clear()
+        del _LOGS_TO_READ[(top, commit)]
         try:
             _LOGS.update(((top, commit, p), text) for p, text in _logs_ahead(top, commit, paths).items())
         except GitError:
-            _LOGS.clear()  # each file asks for its own
+            pass  # each file asks for its own
+    if keep:
+        return _LOGS.get((top, commit, path))
     return _LOGS.pop((top, commit, path), None) if _LOGS else None
 
 
