@@ -111,8 +111,8 @@ def read_ahead(top: str, pairs: list[tuple[str, str]], *, logs_now: bool = False
     for c, p in pairs:
         _LOGS_TO_READ.setdefault((top, c), []).append(p)
     if logs_now:
-        for c, paths in list(_LOGS_TO_READ.items()):
-            log_at(top, c[1], paths[0], keep=True)
+        for (_, commit), paths in list(_LOGS_TO_READ.items()):
+            log_at(top, commit, paths[0], keep=True)
 
 
 def file_at(top: str, commit: str, path: str) -> bytes | None:
