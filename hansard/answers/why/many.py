@@ -1,8 +1,9 @@
-"""Whole-file `why` answers of many (revision, path) pairs, for the answers that count or export a
-repository's files (`stats`, `trace export`). Here they are asked one at a time; the
+"""Whole-file `why` answers of many (revision, path) pairs, for the answers that count, export or
+review a repository's files (`stats`, `trace export`, `review`). Here they are asked one at a
+time, with what git says of the files read ahead of their questions (``InTurn``); the
 application may hand those answers its own way of asking them side by side (``Ask``:
 ``hansard.app.workers`` answers them in worker processes), since an answer never starts a
-thread or a process.
+thread or a Python process.
 
 Always true, however they are asked: each pair's result is what ``explain`` followed by
 ``then`` gives for it asked alone, results come back in the order the pairs were given, and a
