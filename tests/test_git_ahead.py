@@ -109,3 +109,16 @@ def test_deleted_files_asked_again_come_from_what_was_asked(tmp_path: Path) -> N
     first = history.deleted_files(top, shas[:3])
     assert history.deleted_files(top, shas) == {**history.deleted_files(top, shas[3:]), **first}
     assert any(ps == {"d.py"} for ps in first.values())
+
+
+def test_the_first_deleted_files_question_asks_about_the_changes_commits_too(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    top = str(repo.path)
+    shas = repo.git("rev-list", "HEAD").split()
+    alone = history.deleted_files(top, shas)
+    history._DELETED.clear()
+    history.deleted_ahead(top, "HEAD~4..HEAD")
+    assert history.deleted_files(top, [shas[0]]) == {shas[0]: alone[shas[0]]}
+    assert {sha for (t, sha) in history._DELETED if t == top} == set(shas[:4])  # asked with the first
+    assert history.deleted_files(top, shas[:4]) == {x: alone[x] for x in shas[:4]}
+    history.deleted_ahead(top, None)

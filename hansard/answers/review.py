@@ -83,12 +83,15 @@ def review(store: Store, range: str | None = None, *, commit: str | None = None,
     out_files: list[ReviewFile] = []
     docs: dict[str, WhyAnswer] = {}
     from hansard.answers.why.many import InTurn
+    from hansard.git.history import deleted_ahead
     from hansard.git.run import DEADLINE
 
     deadline = DEADLINE.get()
     answered = [f for f in files if not f.binary]
     turn = InTurn(top, [(change.head, f.path) for f in answered], not cache)
     k = 0
+    # the change's own commits are most of its lines' commits: what each deleted is asked at once
+    deleted_ahead(top, f"{change.base}..{change.head}" if change.base else change.head)
     try:
         for f in files:
             if f.binary:
@@ -106,6 +109,7 @@ def review(store: Store, range: str | None = None, *, commit: str | None = None,
             out_files.append(_file(f, doc, skipped))
     finally:
         turn.close()
+        deleted_ahead(top, None)
     sessions_seen: dict[str, Mapping[str, Any]] = {}
     for doc in docs.values():
         for sid, s in doc["sessions"].items():

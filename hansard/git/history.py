@@ -392,6 +392,8 @@ def tree_files(top: str, rev: str, paths: list[str] | None = None) -> list[tuple
 _DELETED: dict[tuple[str, str], frozenset[str]] = {}
 _DELETED_KEPT = 8192
 _FULL_ID = re.compile(r"[0-9a-f]{40}")
+_DELETED_AHEAD: dict[str, str] = {}  # top -> the range whose commits the next question asks too
+DELETED_AHEAD_COMMITS = 500
 
 
 def deleted_files(top: str, shas: list[str]) -> dict[str, set[str]]:
@@ -404,6 +406,13 @@ def deleted_files(top: str, shas: list[str]) -> dict[str, set[str]]:
     todo = [x for x in dict.fromkeys(shas) if x not in found]
     if not todo:
         return found
+    also = _DELETED_AHEAD.pop(top, None)
+    if also is not None:  # the commits of a change many answers are about, asked with the first
+        try:
+            ids = git_text(["rev-list", f"--max-count={DELETED_AHEAD_COMMITS}", also], top).split()
+        except GitError:
+            ids = []
+        todo += [x for x in ids if (top, x) not in _DELETED and x not in todo]
     try:
         out = git_text(["diff-tree", "--stdin", "-r", "-M", "--name-status", "--diff-filter=D"], top,
                        input="\n".join(todo).encode() + b"\n")
@@ -422,7 +431,16 @@ def deleted_files(top: str, shas: list[str]) -> dict[str, set[str]]:
     for x, paths in asked.items():
         if _FULL_ID.fullmatch(x):  # a short id may name another commit once the repository grows
             _DELETED[(top, x)] = frozenset(paths)
-    return found | {x: set(paths) for x, paths in asked.items()}
+    return found | {x: set(asked[x]) for x in shas if x in asked}
+
+
+def deleted_ahead(top: str, revs: str | None) -> None:
+    """The first ``deleted_files`` question in ``top`` that git must answer also asks about
+    the commits of ``revs`` (``A..B``, at most ``DELETED_AHEAD_COMMITS`` of them): the commits
+    of a change whose files are answered next (None: no longer)."""
+    _DELETED_AHEAD.pop(top, None)
+    if revs is not None and not revs.startswith("-"):
+        _DELETED_AHEAD[top] = revs
 
 
 def ancestry(top: str, rev: str) -> set[str]:
