@@ -628,14 +628,17 @@ class Grader:
                               "rule": x.get("rule"), "says": x["session_id"][:8], "note": noted or "human", "class": cls,
                               "note_state": "empty" if not files else "names the file" if orig in files
                               else "names other files", "content": x["content"].strip()[:80],
-                              "call": x.get("tool_call_id"), "trivial": self.norm.is_trivial(x["content"])})
+                              "call": x.get("tool_call_id"), "trivial": self.norm.is_trivial(x["content"]),
+                              "sha": sha, "orig": orig, "x": x})
         for run in self._calls(wrong):
             # Lines one edit call of the session wrote verbatim into this file for this commit
-            # (three distinctive lines or more, every one of them passing the strict test), that
-            # the note calls a person's: the conversation contradicts the note for all the lines
-            # credited to that call there, its short lines included.
-            if sum(1 for w in run if w["class"] == "note_contradicted") >= 3 and all(
-                    w["class"] == "note_contradicted" or w["trivial"] for w in run):
+            # (three distinctive lines or more, every one of them passing the strict test; or
+            # fewer, when the commit made the call's whole change), that the note calls a
+            # person's: the conversation contradicts the note for all the lines credited to that
+            # call there, its short lines included.
+            strict = sum(1 for w in run if w["class"] == "note_contradicted")
+            if strict and all(w["class"] == "note_contradicted" or w["trivial"] for w in run) and (
+                    strict >= 3 or self.whole_change(run[0]["sha"], run[0]["orig"], run[0]["x"])):
                 for w in run:
                     w["class"] = "note_contradicted"
             else:
@@ -643,7 +646,7 @@ class Grader:
                     if w["class"] == "note_contradicted":
                         w["class"] = "single_line_written"
         for item in wrong:
-            for k in ("call", "trivial"):
+            for k in ("call", "trivial", "sha", "orig", "x"):
                 item.pop(k, None)
             res["by_class"][item["class"]] += 1
             res["wrong_claims"].append(item)
@@ -714,11 +717,32 @@ class Grader:
         if e["old"]:
             earlier = {y for t2, p2, a2, _, e2 in self.edits_of(x["session_id"]) if p2 == path and t2 < ts for y in a2}
             base = {self.norm.line_hash(y) for y in self.norm.split_lines(e["old"]) if not self.norm.is_trivial(y)}
-            if not base <= lines | earlier:
+            # A file the commit creates has no version at the parent: the edit was made on one
+            # the commit's own file descends from when that file holds the text it replaced.
+            held = lines if parent is not None else self._lines_at(sha, orig)
+            if not base <= held | earlier:
                 return False
         # A note naming another session is not contradicted: that session may have written the
         # same text (its conversation, as git-ai keeps it, may lack the calls that did).
         return noted_id is None
+
+    def _lines_at(self, rev: str, path: str) -> set[int]:
+        return {self.norm.line_hash(y) for y in self.norm.split_lines(self.text_at(rev, path) or "")}
+
+    def whole_change(self, sha: str, orig: str, x: dict) -> bool:
+        """The commit made the credited edit's whole change to the file: every distinctive line
+        the edit's own diff added is in the commit's version and not the parent's, and every one
+        it removed is in the parent's and not the commit's."""
+        edit = self._credited(x)
+        if edit is None or not edit[4]["old"]:
+            return False
+        from hansard.agents.edits import diff_texts
+
+        added, removed, _ = diff_texts(edit[4]["old"], edit[4]["new"])
+        plus = {self.norm.line_hash(y) for y in added if not self.norm.is_trivial(y)}
+        minus = {self.norm.line_hash(y) for y in removed if not self.norm.is_trivial(y)}
+        then, before = self._lines_at(sha, orig), self._lines_at(f"{sha}^", orig)
+        return bool(plus) and plus <= then - before and minus <= before - then
 
     def names(self, sha: str, path: str) -> set[str]:
         """The names ``path`` had up to commit ``sha`` (renames followed)."""
