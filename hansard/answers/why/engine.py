@@ -208,15 +208,18 @@ class Attributor(Unmatched):
         p = self.lines[i].orig_path
         if p == self.t.rel or p in self.own_names:
             return self.history
-        got = self._histories.get(p)
-        if got is None:
-            if p in self.history.names():
-                got = self.history
-            else:
-                from hansard.answers.restored import FileHistory
+        return self._histories.get(p) or self._history_at(p)
 
-                got = FileHistory(self.store, self.t.top, p, self.history.rev)
-            self._histories[p] = got
+    def _history_at(self, p: str) -> FileHistory:
+        """The history of path ``p``: the file's own when ``p`` is one of its names in it, else
+        that path's, at the same revision (made once)."""
+        if p in self.history.names():
+            got = self.history
+        else:
+            from hansard.answers.restored import FileHistory
+
+            got = FileHistory(self.store, self.t.top, p, self.history.rev)
+        self._histories[p] = got
         return got
 
     def loose(self, i: int) -> list[EditRef]:
@@ -363,6 +366,10 @@ class Attributor(Unmatched):
         answers: list[LineAnswer | None] = [None] * len(self.lines)
         # the edits' bases, and the parents of the commits whose lines edits may have written, read at once
         weighed = {i: self.loose(i) for i, b in enumerate(self.lines) if not self.trivial[i] and b.sha != ZERO}
+        # the `git log` of each copy's source these lines need, started side by side
+        for p in {self.lines[i].orig_path for i, es in weighed.items() if es} - {self.t.rel} - self.own_names:
+            if p not in self._histories and (got := self._history_at(p)) is not self.history:
+                got.prefetch()
         self.bases.prefetch(e.edit_id for es in weighed.values() for e in es)
         self.bases.want(self.lines[i].sha for i, es in weighed.items() if es and self._checks_parent(i, es))
         # the commits' own versions a common line's block may be judged in (``_in_block``)
