@@ -29,6 +29,7 @@ import math
 import re
 import threading
 from collections import Counter, OrderedDict
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 MARK = "[REDACTED:"
@@ -57,6 +58,10 @@ class Rule(NamedTuple):
     anchors: tuple[str, ...] = ()
     gate: str | None = None
     gate_on_text: bool = False  # the gate runs on the text as written, not lower-cased
+    # When every match starts at most this many bytes before the start of an anchor it holds
+    # (a keyword at the match's head), the regex is tried only at those places (_near), not
+    # scanned over the whole text; -1: not known, the whole text is scanned.
+    lead: int = -1
     # Keyword-anchored rules (a password after `-p`, `is`, `--password`) find a place where a
     # secret would be, not a secret's shape: JUDGED values must look made up (random_enough, as
     # a password), GIVEN values only must not be a reference to a variable or a placeholder.
@@ -140,23 +145,23 @@ OWN_RULES: tuple[Rule, ...] = (
     Rule("azure_key", r"SharedAccessKey=([A-Za-z0-9+/]{20,}={0,2})", where=GROUP, anchors=("SharedAccessKey=",)),
     # A password in a URL without a user name (redis://:secret@host); detect-secrets'
     # basic-auth rule needs a user before the colon.
-    Rule("url_password", r"://:([^\s:/?#\[\]@]+)@", where=GROUP, anchors=("://:",)),
+    Rule("url_password", r"://:([^\s:/?#\[\]@]+)@", where=GROUP, anchors=("://:",), lead=0),
     # ... and one holding a character a URL should have escaped (postgres://app:s3cr&t#1@db),
     # which detect-secrets' basic-auth pattern stops at.
     Rule("url_password", r"[a-z][a-z0-9+.-]{1,20}://[^\s:/?#@'\"]{0,100}:([^\s@/'\"]{1,200}?)@(?=[A-Za-z0-9.-]+(?:[:/?#\s'\"]|$))",
-         re.IGNORECASE, where=GROUP, extend=None, anchors=("://",), judge=GIVEN),
+         re.IGNORECASE, where=GROUP, extend=None, anchors=("://",), judge=GIVEN, lead=21),  # a scheme of 2 to 21
     # HTTP authorization headers (curl -H "Authorization: Bearer ..."), as gitleaks'
     # curl-auth-header rule; the scheme word stays, the credential goes.
     Rule("authorization_header",
          r"\b(?:authorization|bearer)\b[\"']?[ \t]*[:=]?[ \t]*[\"']?(?:bearer|basic|token|digest)?[ \t]+"
          r"(?=[A-Za-z._~+/-]*\d)([A-Za-z0-9._~+/-]{8,}=*)",
-         re.IGNORECASE, where=GROUP, anchors=("bearer", "zation")),
+         re.IGNORECASE, where=GROUP, anchors=("bearer", "zation"), lead=7),  # "authori" before "zation"
     # An AWS secret access key in prose near its key id ("the id is AKIA... and the secret is
     # ..."): detect-secrets' AWS rule needs an `aws..secret..=` assignment. 40 characters of
     # base64 with both cases (a git SHA is lower-case hex), within 200 characters of the id.
     Rule("aws_secret_key",
          r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}[\s\S]{0,200}?" + _AWS_SECRET, where=GROUP, extend=None,
-         anchors=("AKIA", "ASIA", "ABIA", "ACCA")),
+         anchors=("AKIA", "ASIA", "ABIA", "ACCA"), lead=0),
     Rule("aws_secret_key", _AWS_SECRET + r"[\s\S]{0,200}?(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}", where=GROUP,
          extend=None, anchors=("AKIA", "ASIA", "ABIA", "ACCA")),
     # Shapes a hostile probe found served. An AWS secret key said in prose
@@ -164,12 +169,12 @@ OWN_RULES: tuple[Rule, ...] = (
     # and then "secret" or "key", 40 characters of base64 with both cases and a digit.
     Rule("aws_secret_key",
          r"\b(?:aws|amazon)(?:\b|_)[^\n]{0,80}?(?:\b|_)(?:secret|key)\b[^\n]{0,40}?(?=[A-Za-z0-9/+]{0,39}\d)" + _AWS_SECRET,
-         re.IGNORECASE, where=GROUP, extend=None, anchors=("aws", "amazon")),
+         re.IGNORECASE, where=GROUP, extend=None, anchors=("aws", "amazon"), lead=0),
     # HuggingFace user and organisation tokens in any case mix (gitleaks' rule wants 34 letters).
     Rule("huggingface_access_token", r"(?<![A-Za-z0-9_])(?:hf|api_org)_(?=[A-Za-z0-9]{0,40}[A-Z])[A-Za-z0-9]{30,40}\b",
          anchors=("hf_", "api_org_")),
     # HashiCorp Vault tokens of any length (gitleaks' rule wants 90 to 120 characters after hvs.).
-    Rule("vault_token", r"(?<![A-Za-z0-9_.])hv[sbr]\.[A-Za-z0-9_-]{20,}", anchors=("hvs.", "hvb.", "hvr.")),
+    Rule("vault_token", r"(?<![A-Za-z0-9_.])hv[sbr]\.[A-Za-z0-9_-]{20,}", anchors=("hvs.", "hvb.", "hvr."), lead=0),
     # xAI (xai-...) and Groq (gsk_...) API keys, which gitleaks has no rule for.
     Rule("xai_api_key", r"(?<![A-Za-z0-9_-])xai-[A-Za-z0-9]{40,120}", anchors=("xai-",)),
     Rule("groq_api_key", r"(?<![A-Za-z0-9_-])gsk_[A-Za-z0-9]{40,60}", anchors=("gsk_",)),
@@ -256,12 +261,13 @@ KEYWORD_RULES: tuple[Rule, ...] = (
          r"(?:\b(?:is|was|are|to|be|as)\b|=|:)[ \t]*(?:\"([^\"\n]{4,100})\"|'([^'\n]{4,100})'|`([^`\n]{4,100})`"
          r"|\xe2\x80\x9c([^\n]{4,100}?)\xe2\x80\x9d|\xe2\x80\x98([^\n]{4,100}?)\xe2\x80\x99)",
          re.IGNORECASE, where=GROUP, extend=None, anchors=("wd", "word", "hrase", "passcode", "pin", "secret"),
-         judge="quoted"),
+         judge="quoted", lead=6),  # "pass phrase": its anchor "hrase" starts 6 bytes in
     # A password said in prose: "my password is S3cret!", "the db password was: x9!k...".
     Rule("prose_password",
          r"\b(?:password|passwd|passphrase|pwd)\b[^\n.;\[]{0,40}?(?:\b(?:is|was|are|to)\b|=|:)[ \t]*[\"'`]?"
          r"(?=[A-Za-z]*[^A-Za-z\s\"'`\[\].,;:!?()])(?>([^\s\"'`\[\]()]*[^\s\"'`.,;:!?()\[\]]))(?![(\w])",
-         re.IGNORECASE, where=GROUP, extend=None, anchors=("wd", "word", "hrase"), judge=JUDGED),
+         re.IGNORECASE, where=GROUP, extend=None, anchors=("wd", "word", "hrase"), judge=JUDGED,
+         lead=5),  # "passphrase": "hrase" starts 5 bytes in
 )
 
 # -- keys wrapped in base64, keys split across lines ---------------------------------------------
@@ -696,26 +702,36 @@ class _Engine:
         words = sorted(found)
         self.words = words
         self.ac = ahocorasick_rs.BytesAhoCorasick(words)
-        self.found = [(frozenset(found[w][0]), found[w][1], tuple(found[w][2])) for w in words]
+        near = {c.order for c in self.rules if c.rule.lead >= 0}
+        # (rules, keyword?, as written, the rules among them tried only near their anchors)
+        self.found = [(frozenset(found[w][0]), found[w][1], tuple(found[w][2]), tuple(found[w][0] & near))
+                      for w in words]
+        self.near = near
 
-    def plan(self, b: bytes, low: bytes) -> tuple[list[_Compiled], list[int]]:
-        """The rules the text needs, in priority order, and where secret keywords end in it."""
+    def plan(self, b: bytes, low: bytes) -> tuple[list[_Compiled], list[int], dict[int, list[int]]]:
+        """The rules the text needs, in priority order, where secret keywords end in it, and
+        where the anchors of each rule with a ``lead`` start."""
         want: set[int] = set()
         kw_ends: list[int] = []
-        found = self.found
+        starts: dict[int, list[int]] = {}
+        found, near = self.found, self.near
         for i, s, e in self.ac.find_matches_as_indexes(low, overlapping=True):
-            rules, keyword, as_written = found[i]
+            rules, keyword, as_written, leads = found[i]
             want |= rules
             if keyword:
                 kw_ends.append(e)
+            for order in leads:
+                starts.setdefault(order, []).append(s)
             for lit, order in as_written:
                 if b.startswith(lit, s):
                     want.add(order)
+                    if order in near:
+                        starts.setdefault(order, []).append(s)
         for gate, order, on_text in self.gates:
             if order not in want and gate.search(b if on_text else low) is not None:
                 want.add(order)
         kw_ends.sort()
-        return [self.rules[i] for i in sorted(want)], kw_ends
+        return [self.rules[i] for i in sorted(want)], kw_ends, starts
 
 
 _STATE: dict[str, _Engine] = {}
@@ -886,11 +902,30 @@ def _find(b: bytes, depth: int = 0) -> list[tuple[int, int, str]]:
     return [(s, e, name) for s, e, name in merged]
 
 
+def _near(rx: re.Pattern[bytes], b: bytes, anchors: list[int], lead: int) -> Iterator[re.Match[bytes]]:
+    """``rx.finditer(b)``'s matches for a rule every match of which starts at most ``lead``
+    bytes before the start of an anchor it holds: the regex is tried at those places only. As
+    finditer, each match is the leftmost one from where the last ended: every place a match
+    could start is tried, in order, and ``match`` at a place is what a search finds there (a
+    look-behind still sees the bytes before it)."""
+    pos = tried = 0
+    for a in sorted(anchors):
+        s = max(pos, tried, a - lead)
+        while s <= a:
+            m = rx.match(b, s)
+            if m is None:
+                s += 1
+                continue
+            yield m
+            pos = s = max(m.end(), s + 1)
+        tried = max(tried, s)
+
+
 def _finds(b: bytes, depth: int) -> list[tuple[int, int, int, str]]:
     """(start, rank, end, rule) of every find of every rule in ``b``, overlapping ones too."""
     low = b.lower()
     found: list[tuple[int, int, int, str]] = []
-    run, kw_ends = _engine().plan(b, low)
+    run, kw_ends, starts = _engine().plan(b, low)
     passes: list[tuple[_Compiled, list[tuple[int, int]]]] = []
     for c in run:
         if c.rule.anchors and c.gate is not None and c.gate.search(b if c.gate_on_text else low) is None:
@@ -899,7 +934,8 @@ def _finds(b: bytes, depth: int) -> list[tuple[int, int, int, str]]:
             if depth == 0:
                 passes.append((c, [m.span() for m in c.rx.finditer(b)]))
             continue
-        for m in c.rx.finditer(b):
+        lead = c.rule.lead
+        for m in (c.rx.finditer(b) if lead < 0 else _near(c.rx, b, starts[c.order], lead)):
             s, e = _span(m, c, b)
             if e > s and c.rule.judge and not _judged(b[s:e].decode("utf-8", "replace"), c.rule.judge):
                 continue
