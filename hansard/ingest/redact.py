@@ -462,14 +462,26 @@ def shannon_entropy(s: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
 
 
+# Names judged before: a tool input's keys (`command`, `file_path`) recur on every call.
+_NAMES: dict[str, bool] = {}
+_NAMES_MAX = 10_000
+
+
 def secret_name(name: str) -> bool:
     """Does ``name`` (a variable, key or header) name a secret?"""
-    low = name.lower().strip("\"'[]")
-    flat = re.sub(r"[_.\-]", "", low)
-    # `PASS` alone is a test runner's verdict (`--- PASS: TestX`), not a password.
-    if flat in _NOT_SECRET_NAMES or flat == "pass" or flat.endswith(("id", "ids", "path", "file", "name", "type")):
-        return False
-    return bool(_NAME_ENDS.search(low) or _NAME_HAS.search(low))
+    got = _NAMES.get(name)
+    if got is None:
+        low = name.lower().strip("\"'[]")
+        flat = re.sub(r"[_.\-]", "", low)
+        # `PASS` alone is a test runner's verdict (`--- PASS: TestX`), not a password.
+        if flat in _NOT_SECRET_NAMES or flat == "pass" or flat.endswith(("id", "ids", "path", "file", "name", "type")):
+            got = False
+        else:
+            got = bool(_NAME_ENDS.search(low) or _NAME_HAS.search(low))
+        if len(_NAMES) >= _NAMES_MAX:
+            _NAMES.clear()
+        _NAMES[name] = got
+    return got
 
 
 def random_enough(value: str, name: str) -> bool:
