@@ -712,6 +712,7 @@ class _Engine:
             if c.rule.gate and not c.rule.anchors:
                 self.gates.append((re.compile(c.rule.gate.encode()), c.order, c.rule.gate_on_text))
             assert c.rule.anchors or c.rule.gate, f"{c.rule.name} has no anchor: it would run on every text"
+            assert c.rule.anchors or c.rule.lead < 0, f"{c.rule.name} has a lead but no anchor to start from"
         words = sorted(found)
         self.words = words
         # A DFA: it takes a few milliseconds more to build than the default automaton, and
