@@ -39,8 +39,9 @@ from hansard.text import textnorm
 
 # Bump when a rule changes what an answer says: cached answers of other versions are not served.
 # 2: no_sessions; 3: a line's own paths, bases, readded, changed_later, common_line, unreadable_edit;
-# 4: moved files, a common line's block in its commit, new files' bases
-RULES_VERSION = 4
+# 4: moved files, a common line's block in its commit, new files' bases; 5: an edit's base written by
+# its conversation, its subagents or a subagent whose transcript is not held
+RULES_VERSION = 5
 
 
 class Prepared:
@@ -122,6 +123,9 @@ class Attributor(Unmatched):
 
         self.bases = Bases(store, t.top, bl, self.moved)
         self._off_base: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it on another version
+        self._works: dict[str, frozenset[str]] = {}  # session -> its piece of work (see _work)
+        self._file_delegations: list[tuple[float, str]] | None = None  # (start, session) of unread subagents told of the file
+        self._delegations: dict[frozenset[str], list[float]] = {}  # a piece of work -> its unread subagents' starts
         self._lone_common: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it, but no block around it
         self._copied: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it for an earlier commit
         self.by_commit: dict[str, list[int]] = {}
@@ -294,7 +298,8 @@ class Attributor(Unmatched):
                 self._copied[i] = sorted({e.session_id for e in copies})
                 return []
         if direct:
-            fit = [e for e in direct if self.bases.fits(e, sha, functools.partial(self._earlier_edits, i, e))]
+            fit = [e for e in direct if self.bases.fits(e, sha, functools.partial(self._earlier_edits, i, e))
+                   or self._delegated_before(e, sha)]
             if fit:
                 return fit
             self._off_base[i] = sorted({e.session_id for e in direct})
@@ -319,12 +324,44 @@ class Attributor(Unmatched):
                    for e in edits)
 
     def _earlier_edits(self, i: int, e: EditRef) -> list[int]:
-        """Ids of the edits of e's session into line i's file made before e, newest first."""
+        """Ids of the edits into line i's file made before e by e's piece of work (its session,
+        the sessions of its conversation and their subagents), newest first."""
         paths = self.paths_of(i)
         if self._newest_first is None:  # sorted once per file: asked for each edit off its parent's base
             self._newest_first = sorted(self._edits_of_file(), key=lambda x: -(x[0] or 0.0))
+        work = self._work(e.session_id)
         return [r["id"] for ts, r in self._newest_first
-                if r["session_id"] == e.session_id and r["rel_path"] in paths and ts is not None and ts < e.ts]
+                if r["session_id"] in work and r["rel_path"] in paths and ts is not None and ts < e.ts]
+
+    def _work(self, session_id: str) -> frozenset[str]:
+        """The session, the sessions of its conversation (the one it resumes, those resuming
+        it) and the subagents of each: one piece of work on one tree, whose earlier edits can
+        hold the lines an edit replaced."""
+        got = self._works.get(session_id)
+        if got is None:
+            ev = self.store.evidence
+            row = ev.session(session_id)
+            one = {session_id} | ({row["resumed_from"]} if row is not None and row["resumed_from"] else set())
+            one |= {r["session_id"] for r in ev.sessions_resuming(session_id)}
+            got = self._works[session_id] = frozenset(one | {r["session_id"] for s in one for r in ev.subagents(s)})
+        return got
+
+    def _delegated_before(self, e: EditRef, sha: str) -> bool:
+        """e's piece of work started a subagent whose own transcript is not held after the
+        commit's parent was written and before e: what it wrote on that tree (the lines e
+        replaced, which neither the parent nor a held edit has) is nowhere here."""
+        work = self._work(e.session_id)
+        starts = self._delegations.get(work)
+        if starts is None:
+            from hansard import agents
+
+            starts = self._delegations[work] = sorted(
+                t for _sid, raw in self.store.evidence.unread_delegations(sorted(work), agents.tools("task"))
+                if (t := evidence.parse_ts(raw)) is not None)
+        if not starts:
+            return False
+        lo = self.bases.parent_authored(sha)
+        return any((lo is None or t >= lo - CLOCK_SLACK_S) and t < e.ts for t in starts)
 
     def groups(self) -> list[list[int]]:
         """Runs of consecutive lines blamed to the same commit: what survives of one hunk."""
