@@ -282,7 +282,9 @@ class Attributor(Unmatched):
 
     def _unrestored(self, i: int, quals: list[EditRef]) -> list[EditRef]:
         """The edits whose line no commit removed between them and line i's commit, made on the
-        file the commit grew from (hansard.answers.why.bases); when there are none, the others,
+        file the commit grew from (hansard.answers.why.bases), or by a piece of work the commit's
+        own record names (its checkpoint, the session's shell output making it: a rebase or a
+        squash gave the commit another parent than the one the work saw); when there are none, the others,
         remembered as restored (first landed where, restored by whom). Edits of the first kind
         made on another version of the file are remembered too (``_off_base``)."""
         sha, h = self.lines[i].sha, self.hashes[i]
@@ -299,7 +301,7 @@ class Attributor(Unmatched):
                 return []
         if direct:
             fit = [e for e in direct if self.bases.fits(e, sha, functools.partial(self._earlier_edits, i, e))
-                   or self._delegated_before(e, sha)]
+                   or self._delegated_before(e, sha) or self._work(e.session_id) & self.cs.tied(sha)]
             if fit:
                 return fit
             self._off_base[i] = sorted({e.session_id for e in direct})
