@@ -45,6 +45,7 @@ import collections
 import json
 import os
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -428,7 +429,32 @@ def _rows(per_file: list[dict]) -> list[dict]:
 # -- real history (scripts/real_corpus.py) ------------------------------------------------------
 
 
-def precision(docs: dict[str, dict], truth: dict[str, dict], examples: int = 5) -> dict:
+FIXUP = re.compile(r"git\b[^\n]*\bcommit\b[^\n]*?(?:-m|--message)[ =]*\\?[\"']?(?:fixup|squash|amend)! ([^\"'\\\n]+)")
+
+
+def fixups(db_path: Path) -> dict[str, set[str]]:
+    """Session id (as checkpoints name it) -> the subjects of the commits its own shell calls
+    made ``fixup!``, ``squash!`` or ``amend!`` commits of (an autosquash puts that session's work
+    into the commit of that subject, after its checkpoint was written)."""
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    out: dict[str, set[str]] = {}
+    for key, claimed, raw in db.execute(
+            "SELECT s.session_id, s.claimed_id, t.input FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
+            " WHERE instr(t.input, 'fixup!') > 0 OR instr(t.input, 'squash!') > 0 OR instr(t.input, 'amend!') > 0"):
+        try:
+            cmd = json.loads(raw).get("command") or ""
+        except (ValueError, AttributeError):
+            continue
+        for m in FIXUP.finditer(str(cmd)):
+            out.setdefault(claimed or key, set()).add(m.group(1).strip())
+    db.close()
+    return out
+
+
+def precision(docs: dict[str, dict], truth: dict[str, dict], examples: int = 5,
+              squashed: dict[str, set[str]] | None = None) -> dict:
     """Agent lines (``agent``, ``agent_modified``) answered in commits with an
     ``Entire-Checkpoint`` trailer, against the sessions their checkpoints name: right when
     the line's session (or the session it is a subagent of) is one of them. Judged apart:
@@ -437,7 +463,8 @@ def precision(docs: dict[str, dict], truth: dict[str, dict], examples: int = 5) 
     snapshot lacks blobs over 4 MiB, so the edits that made the commit may be missing, and
     the line's true author with them). Lines of commits none of whose sessions are readable
     are not judged."""
-    out = {k: {"right": 0, "wrong": 0, "lines": 0, "resumed": 0, "examples": []} for k in ("full", "partial")}
+    out = {k: {"right": 0, "wrong": 0, "lines": 0, "resumed": 0, "squashed": 0, "examples": []}
+           for k in ("full", "partial")}
     unjudged = elsewhere = 0
     for rel, doc in sorted(docs.items()):
         sessions = doc.get("sessions") or {}
@@ -471,6 +498,12 @@ def precision(docs: dict[str, dict], truth: dict[str, dict], examples: int = 5) 
                 b["resumed"] += 1
                 continue
             b["wrong"] += 1
+            summary = ((doc.get("commits") or {}).get(x["commit"]) or {}).get("summary") or ""
+            if summary and any(summary.startswith(subject) for subject in (squashed or {}).get(sid or "", ())):
+                # the line's session made a fixup of this commit, squashed in after its
+                # checkpoint was written: the checkpoint cannot name it (set aside, not wrong)
+                b["squashed"] += 1
+                continue
             if len(b["examples"]) < examples:
                 named = ", ".join(s[:13] for s in t["sessions"][:3]) + (" …" if len(t["sessions"]) > 3 else "")
                 missing = len(t["unreadable_sessions"]) + len(t.get("incomplete_sessions", []))
@@ -480,6 +513,8 @@ def precision(docs: dict[str, dict], truth: dict[str, dict], examples: int = 5) 
     for b in out.values():
         judged = b["right"] + b["wrong"]
         b["precision"] = b["right"] / judged if judged else None
+        aside = judged - b["squashed"]
+        b["precision_aside"] = b["right"] / aside if aside else None
         b["coverage"] = b["right"] / b["lines"] if b["lines"] else None
     right = out["full"]["right"] + out["partial"]["right"]
     wrong = out["full"]["wrong"] + out["partial"]["wrong"]
@@ -646,7 +681,7 @@ def run_real(name: str, quick: bool = False, directory: str | None = None, round
                                                       env=env, check=True, capture_output=True).stdout)
         print(f"answered all {len(docs)} touched source files for the precision in {time.perf_counter() - t:.0f}s",
               file=sys.stderr)
-    p = precision(docs, truth)
+    p = precision(docs, truth, squashed=fixups(store / "hansard.db"))
     p["written"] = written_recall(docs, truth, store / "hansard.db")
     if not directory:
         shutil.rmtree(root, ignore_errors=True)
@@ -687,7 +722,10 @@ def print_rows(label: str, rows: list[dict], info: dict) -> None:
             cover = "n/a" if b["coverage"] is None else f"{100 * b['coverage']:.1f}%"
             print(f"  {what}: {b['right']}/{judged} = {share}; {b['wrong']} name a session outside them; coverage "
                   f"{b['right']}/{b['lines']} lines of those commits = {cover}"
-                  + (f"; {b['resumed']} right through a resumed copy the checkpoint names" if b["resumed"] else ""))
+                  + (f"; {b['resumed']} right through a resumed copy the checkpoint names" if b["resumed"] else "")
+                  + (f"; {b['squashed']} of the wrong ones are a session's fixup squashed into the commit after its "
+                     f"checkpoint (precision with them set aside {100 * b['precision_aside']:.1f}%)"
+                     if b["squashed"] else ""))
             for e in b["examples"]:
                 print(f"    outside: {e}")
         w = p.get("written") or {}
