@@ -33,13 +33,38 @@ def _request(a: argparse.Namespace, *, write: bool = False) -> Request:
     return Hansard(sync=not getattr(a, "no_sync", False), cache=not getattr(a, "no_cache", False)).request(write=write)
 
 
+# From this many bytes of compact JSON, orjson indents a document faster than its import costs
+# (stdlib json indents in Python, not in C).
+ORJSON_BYTES = 100_000
+
+
 def _print_json(obj: Any) -> None:
-    # stdlib json, not orjson: orjson's import pulls in dataclasses and uuid, and this runs on
-    # every editor call of `hansard why`.
+    # stdlib json for small documents: orjson's import pulls in dataclasses and uuid, and this
+    # runs on every editor call of `hansard why`.
     import json
 
-    sys.stdout.write(json_text(json.dumps(obj, indent=2, ensure_ascii=False, default=str)))
+    sys.stdout.write(json_text(_indented(obj) or json.dumps(obj, indent=2, ensure_ascii=False, default=str)))
     sys.stdout.write("\n")
+
+
+def _indented(obj: Any) -> str | None:
+    """``json.dumps(obj, indent=2, ensure_ascii=False, default=str)`` written by orjson, for a
+    large document whose compact forms the two libraries write alike (then the indented ones are
+    alike too: both put the same whitespace between the same tokens); None otherwise (a float
+    the two spell differently, NaN, a lone surrogate, a key that is not a string)."""
+    import json
+
+    compact = json.dumps(obj, ensure_ascii=False, separators=(",", ":"), default=str)
+    if len(compact) < ORJSON_BYTES:
+        return None
+    import orjson
+
+    try:
+        if orjson.dumps(obj, default=str) != compact.encode("utf-8"):
+            return None
+        return orjson.dumps(obj, option=orjson.OPT_INDENT_2, default=str).decode("utf-8")
+    except (TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError; encoding a lone surrogate, a ValueError
+        return None
 
 
 # -- commands -------------------------------------------------------------------------

@@ -16,7 +16,10 @@ Two corpora:
 Each review is a `hansard review RANGE --json` process, as a person runs it: ``first`` answers
 every file afresh (``--no-cache``), ``kept`` asks again with the why answers the first run
 kept. Runs alternate with the baseline (``--rounds`` each), and the medians are printed with
-their ratios. Never run in CI.
+their ratios. With ``--code LABEL=PYTHON`` (more than once), each build (an interpreter whose
+``hansard`` is that build) is measured in turn in every round, each with its own copy of the
+store, beside the same baseline runs. Review answers files one at a time, and so does the
+baseline. Never run in CI.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,41 +58,67 @@ def baseline(repo: Path, env: dict[str, str], base: str, head: str, files: list[
     return time.perf_counter() - t
 
 
-def measure(repo: Path, env: dict[str, str], spec: str, rounds: int) -> dict[str, object]:
-    hansard = [sys.executable, "-m", "hansard"]
-    first, kept, base_s = [], [], []
+def measure(repo: Path, env: dict[str, str], spec: str, rounds: int,
+            codes: dict[str, tuple[list[str], dict[str, str]]] | None = None) -> dict[str, object]:
+    """Medians of ``rounds`` rounds, each running every build's reviews (``codes``: label ->
+    (its `hansard` command, its environment); default: this checkout's) and the baseline once."""
+    codes = codes or {"this": ([sys.executable, "-m", "hansard"], env)}
+    first: dict[str, list[float]] = {k: [] for k in codes}
+    kept: dict[str, list[float]] = {k: [] for k in codes}
+    base_s = []
     out = b""
     for _ in range(rounds):
-        s, out = timed([*hansard, "review", spec, "--json", "--no-cache"], repo, env)
-        first.append(s)
-        s, _ = timed([*hansard, "review", spec, "--json"], repo, env)  # keeps what it answered
-        s, _ = timed([*hansard, "review", spec, "--json"], repo, env)
-        kept.append(s)
+        for label, (hansard, cenv) in codes.items():
+            s, out = timed([*hansard, "review", spec, "--json", "--no-cache"], repo, cenv)
+            first[label].append(s)
+            s, _ = timed([*hansard, "review", spec, "--json"], repo, cenv)  # keeps what it answered
+            s, _ = timed([*hansard, "review", spec, "--json"], repo, cenv)
+            kept[label].append(s)
         r = json.loads(out)
         files = [f["path"] for f in r["files"] if not f.get("skipped")]
         base_s.append(baseline(repo, env, r["range"]["base"], r["range"]["head"], files))
     r = json.loads(out)
     b = statistics.median(base_s)
-    return {"range": r["range"]["spec"], "commits": r["range"]["commits"], "files": r["totals"]["files"],
-            "lines": r["totals"]["lines"], "by_kind": {k: v for k, v in r["totals"]["by_kind"].items() if v},
-            "sessions": len(r["sessions"]), "baseline_s": round(b, 3),
-            "first_s": round(statistics.median(first), 3), "kept_s": round(statistics.median(kept), 3),
-            "first_ratio": round(statistics.median(first) / b, 2), "kept_ratio": round(statistics.median(kept) / b, 2),
-            "rounds": rounds}
+    res: dict[str, object] = {
+        "range": r["range"]["spec"], "commits": r["range"]["commits"], "files": r["totals"]["files"],
+        "lines": r["totals"]["lines"], "by_kind": {k: v for k, v in r["totals"]["by_kind"].items() if v},
+        "sessions": len(r["sessions"]), "baseline_s": round(b, 3), "rounds": rounds}
+    for label in codes:
+        tag = "" if len(codes) == 1 else f"{label}_"
+        f, k = statistics.median(first[label]), statistics.median(kept[label])
+        res.update({f"{tag}first_s": round(f, 3), f"{tag}kept_s": round(k, 3), f"{tag}first_ratio": round(f / b, 2),
+                    f"{tag}kept_ratio": round(k / b, 2)})
+    return res
 
 
-def real(repo: Path, store: Path, spec: str, rounds: int) -> dict[str, object]:
+def _codes(specs: list[str], make_env: Callable[[str], dict[str, str]]) -> dict[str, tuple[list[str], dict[str, str]]]:
+    """``LABEL=PYTHON`` -> (that build's `hansard` command, an environment from ``make_env(label)``
+    without this checkout on the path: the interpreter finds its own build)."""
+    out = {}
+    for spec in specs:
+        label, _, python = spec.partition("=")
+        env = make_env(label)
+        env.pop("PYTHONPATH", None)
+        out[label] = ([python, "-m", "hansard"], env)
+    return out
+
+
+def real(repo: Path, store: Path, spec: str, rounds: int, codes: list[str]) -> dict[str, object]:
     scratch = Path(tempfile.mkdtemp(prefix="hansard-bench-review-"))
     try:
-        shutil.copytree(store, scratch / "hansard", ignore=shutil.ignore_patterns("*.lock", "*-lock"))
-        env = _env(scratch / "hansard", scratch / "homes")
-        env["HANSARD_NO_BACKGROUND"] = "1"
-        return measure(repo, env, spec, rounds)
+        def copy(label: str) -> dict[str, str]:
+            shutil.copytree(store, scratch / label / "hansard", ignore=shutil.ignore_patterns("*.lock", "*-lock"))
+            env = _env(scratch / label / "hansard", scratch / "homes")
+            env["HANSARD_NO_BACKGROUND"] = "1"
+            return env
+
+        env = copy("this")
+        return measure(repo, env, spec, rounds, _codes(codes, copy) if codes else None)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-def synthetic(where: Path, rounds: int, history: int) -> dict[str, object]:
+def synthetic(where: Path, rounds: int, history: int, codes: list[str]) -> dict[str, object]:
     """50 files on main with ``history`` earlier commits of a person's among them (a file's
     blame reads its history); a branch of 10 commits, each by a Claude Code session's edits
     to 5 files (36 lines each) and a person's 4 lines after them: 2,000 lines added."""
@@ -122,7 +152,12 @@ def synthetic(where: Path, rounds: int, history: int) -> dict[str, object]:
         b.commit(r, f"Step {c} helpers")
     env = _env(where / "store", None, homes=b.homes)
     subprocess.run([sys.executable, "-m", "hansard", "index"], cwd=r.path, env=env, check=True, capture_output=True)
-    return measure(r.path, env, "main..feature", rounds)
+
+    def copy(label: str) -> dict[str, str]:
+        shutil.copytree(where / "store", where / f"store-{label}", ignore=shutil.ignore_patterns("*.lock", "*-lock"))
+        return _env(where / f"store-{label}", None, homes=b.homes)
+
+    return measure(r.path, env, "main..feature", rounds, _codes(codes, copy) if codes else None)
 
 
 def _env(home: Path, empty_homes: Path | None, homes: dict[str, Path] | None = None) -> dict[str, str]:
@@ -144,21 +179,26 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--dir", type=Path, help="build the synthetic corpus here (default: a scratch folder)")
     ap.add_argument("--history", type=int, default=0, help="a person's commits on main before the branch")
+    ap.add_argument("--code", action="append", default=[], metavar="LABEL=PYTHON",
+                    help="a build to measure (an interpreter whose hansard is that build); more than once to compare")
     a = ap.parse_args()
     results = []
     if a.real:
         if a.store is None:
             ap.error("--real needs --store")
-        results.append(("real", real(a.real.resolve(), a.store.resolve(), a.range, a.rounds)))
+        results.append(("real", real(a.real.resolve(), a.store.resolve(), a.range, a.rounds, a.code)))
     if a.synthetic:
         where = a.dir or Path(tempfile.mkdtemp(prefix="hansard-bench-review-syn-"))
-        results.append(("synthetic", synthetic(where, a.rounds, a.history)))
+        results.append(("synthetic", synthetic(where, a.rounds, a.history, a.code)))
+    labels = [c.partition("=")[0] for c in a.code] if len(a.code) > 1 else [""]
     for name, r in results:
-        verdict = "PASS" if float(r["first_ratio"]) <= TARGET else "MISS"  # type: ignore[arg-type]
         print(f"{name}: {r['range']}: {r['commits']} commits, {r['files']} files, {r['lines']} lines added, "
-              f"{r['sessions']} sessions; baseline (diff + blame of each file) {r['baseline_s']}s; review first "
-              f"{r['first_s']}s ({r['first_ratio']}x), kept {r['kept_s']}s ({r['kept_ratio']}x) "
-              f"[median of {r['rounds']}] {verdict}")
+              f"{r['sessions']} sessions; baseline (diff + blame of each file, one at a time) {r['baseline_s']}s")
+        for label in labels:
+            tag = f"{label}_" if label else ""
+            verdict = "PASS" if float(r[f"{tag}first_ratio"]) <= TARGET else "MISS"  # type: ignore[arg-type]
+            print(f"  {label or 'review'}: first {r[f'{tag}first_s']}s ({r[f'{tag}first_ratio']}x), kept "
+                  f"{r[f'{tag}kept_s']}s ({r[f'{tag}kept_ratio']}x) [median of {r['rounds']}] {verdict}")
         print(json.dumps({name: r}))
 
 

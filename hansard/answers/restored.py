@@ -59,8 +59,11 @@ class FileHistory:
 
     def prefetch(self) -> None:
         """Start the file's `git log` now, in its own process beside blame; ``commits`` reads it."""
-        from hansard.git.history import start_file_log
+        from hansard.git.history import log_at, start_file_log
 
+        self._log_out = log_at(self.top, self.rev, self.rel)  # read ahead with other files' logs
+        if self._log_out is not None:
+            return
         try:
             self._log = start_file_log(self.top, self.rel, self.rev)
         except GitError:
@@ -77,7 +80,7 @@ class FileHistory:
         if self._commits is None:
             from hansard.git.history import file_log, parse_file_log
 
-            out: str | None = None
+            out: str | None = self._log_out
             if self._log is not None:
                 pending, self._log = self._log, None
                 try:

@@ -82,17 +82,34 @@ def review(store: Store, range: str | None = None, *, commit: str | None = None,
     files = changes.changed_files(top, change)
     out_files: list[ReviewFile] = []
     docs: dict[str, WhyAnswer] = {}
+    from hansard.answers.why.many import InTurn
+    from hansard.git.history import deleted_ahead
     from hansard.git.run import DEADLINE
 
     deadline = DEADLINE.get()
-    for f in files:
-        if deadline is not None and deadline - time.monotonic() < RESERVE_S:
-            out_files.append(_file(f, None, "out_of_time"))  # the rest of the call's time: the answer itself
-            continue
-        doc, skipped = _answer(store, top, f, change.head, cache, repo_only)
-        if doc is not None:
-            docs[f.path] = doc
-        out_files.append(_file(f, doc, skipped))
+    answered = [f for f in files if not f.binary]
+    turn = InTurn(top, [(change.head, f.path) for f in answered], not cache)
+    k = 0
+    # the change's own commits are most of its lines' commits: what each deleted is asked at once
+    deleted_ahead(top, f"{change.base}..{change.head}" if change.base else change.head)
+    try:
+        for f in files:
+            if f.binary:
+                out_files.append(_file(f, None, "binary"))
+                continue
+            if deadline is not None and deadline - time.monotonic() < RESERVE_S:
+                out_files.append(_file(f, None, "out_of_time"))  # the rest of the call's time: the answer itself
+                continue
+            turn.before(k)
+            doc, skipped = _answer(store, top, f, change.head, cache, repo_only)
+            turn.after(k)
+            k += 1
+            if doc is not None:
+                docs[f.path] = doc
+            out_files.append(_file(f, doc, skipped))
+    finally:
+        turn.close()
+        deleted_ahead(top, None)
     sessions_seen: dict[str, Mapping[str, Any]] = {}
     for doc in docs.values():
         for sid, s in doc["sessions"].items():
@@ -126,8 +143,6 @@ def review(store: Store, range: str | None = None, *, commit: str | None = None,
 def _answer(store: Store, top: str, f: Changed, head: str, cache: bool, repo_only: str | None
             ) -> tuple[WhyAnswer | None, str | None]:
     """The file's whole `why` answer at the head, or why it has none."""
-    if f.binary:
-        return None, "binary"
     from hansard.answers.why import explain
 
     try:

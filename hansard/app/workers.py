@@ -55,18 +55,24 @@ def answers(store: Store, top: str, pairs: list[tuple[str, str]], then: many.The
         return
     import multiprocessing as mp
 
+    from hansard.git.history import read_ahead
     from hansard.store import kept
 
     ctx = mp.get_context("fork")
-    with ctx.Pool(jobs, initializer=_open, initargs=(_file_of(store), then, cache)) as pool:
-        for result, diffs, symbols, offered in pool.imap(_work, [(top, rev, path) for rev, path in pairs]):
-            if diffs:
-                kept.offer_diffs([(sha, p, old, hunks) for (sha, p), (old, hunks) in diffs])
-            for (blob, lang, version), (syms, imps, reason) in symbols:
-                kept.offer_symbols(blob, lang, version, syms, imps, reason)
-            for key, (generation, document) in offered:
-                kept.offer_answer(key, generation, document)
-            yield result
+    # the files' texts and logs read here, once, before the workers are forked: each has them
+    read_ahead(top, pairs[:many.AHEAD_FILES * jobs], logs_now=True)
+    try:
+        with ctx.Pool(jobs, initializer=_open, initargs=(_file_of(store), then, cache)) as pool:
+            for result, diffs, symbols, offered in pool.imap(_work, [(top, rev, path) for rev, path in pairs]):
+                if diffs:
+                    kept.offer_diffs([(sha, p, old, hunks) for (sha, p), (old, hunks) in diffs])
+                for (blob, lang, version), (syms, imps, reason) in symbols:
+                    kept.offer_symbols(blob, lang, version, syms, imps, reason)
+                for key, (generation, document) in offered:
+                    kept.offer_answer(key, generation, document)
+                yield result
+    finally:
+        read_ahead(top, [])
 
 
 # -- in a worker ---------------------------------------------------------------------------------

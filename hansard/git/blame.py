@@ -63,7 +63,46 @@ def start_blame(top: str, path: str, *, rev: str | None = None, start: int | Non
     """``blame`` started now: its porcelain is ``.result()`` (``parse_porcelain`` reads it)."""
     from hansard.git.run import start as start_git
 
+    global _STARTED
+    _STARTED += 1
     return start_git(_args(top, path, rev, start, end, contents), top, input=contents)
+
+
+# Blames started ahead of their question (``blame_ahead``) by an answer about many files, one
+# file ahead: git blames the next file while the answer works on this one. Each is served once
+# (``take_ahead``); one nobody took is stopped (``drop_ahead``, ``forget_ahead``).
+_AHEAD: dict[tuple[str, str, str], Pending] = {}
+_STARTED = 0  # blames started in this process
+
+
+def blames_started() -> int:
+    """How many blames this process has started: a caller tells whether an answer ran one."""
+    return _STARTED
+
+
+def blame_ahead(top: str, rev: str, path: str) -> None:
+    """Start the whole-file blame of ``path`` at ``rev`` now, for ``take_ahead``."""
+    if (top, rev, path) not in _AHEAD:
+        _AHEAD[(top, rev, path)] = start_blame(top, path, rev=rev)
+
+
+def take_ahead(top: str, rev: str | None, path: str) -> Pending | None:
+    """The blame ``blame_ahead`` started for this file at ``rev``, once; else None."""
+    return _AHEAD.pop((top, rev, path), None) if _AHEAD and rev else None
+
+
+def drop_ahead(top: str, rev: str, path: str) -> bool:
+    """Stop the blame started ahead for this file if nobody took it: True when there was one."""
+    pending = _AHEAD.pop((top, rev, path), None)
+    if pending is not None:
+        pending.stop()
+    return pending is not None
+
+
+def forget_ahead() -> None:
+    """Stop every blame started ahead that nobody took."""
+    while _AHEAD:
+        _AHEAD.popitem()[1].stop()
 
 
 def _args(top: str, path: str, rev: str | None, start: int | None, end: int | None, contents: bytes | None

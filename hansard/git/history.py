@@ -81,6 +81,93 @@ def batch_objects(top: str, revs: list[str]) -> list[tuple[str, str, bytes, byte
     return out
 
 
+# What the answers of many files at one commit ask git of each file, read ahead for them all at
+# once (``read_ahead``): the file's bytes (one `git cat-file --batch` instead of a `git show`
+# each) and, where one walk of the history gives exactly what the file's own `git log --follow`
+# would, its log (``_logs_ahead``). A commit's files and history never change, so each is served
+# once (``file_at``, ``log_at``) as git gives it alone, then dropped.
+_AHEAD: dict[tuple[str, str, str], bytes] = {}
+_LOGS: dict[tuple[str, str, str], str] = {}
+_LOGS_TO_READ: dict[tuple[str, str], list[str]] = {}  # read when the first of them is asked (a kept answer asks none)
+AHEAD_BYTES = 64 << 20  # held at once; a file past it is read when asked, as if never read ahead
+# A path that git's pathspec or its raw listing reads otherwise than as itself is left to its own log.
+_PLAIN_PATH = re.compile(r'[^*?\[\]\\"\t\n:!]+')
+
+
+def read_ahead(top: str, pairs: list[tuple[str, str]], *, logs_now: bool = False) -> None:
+    """Read each (commit, path) of ``pairs`` (a commit named by its full id) now, for ``file_at``
+    and ``log_at``: the files at once, each commit's logs when the first of its files asks for
+    its log (``logs_now``: now, for processes forked next); what an earlier call read and nobody
+    asked for is dropped."""
+    _AHEAD.clear()
+    _LOGS.clear()
+    _LOGS_TO_READ.clear()
+    pairs = [(c, p) for c, p in pairs if _FULL_ID.fullmatch(c)]
+    held = 0
+    for rev, _, kind, body in batch_objects(top, [f"{c}:{p}" for c, p in pairs]):
+        if kind == b"blob" and held + len(body) <= AHEAD_BYTES:
+            _AHEAD[(top, rev[:40], rev[41:])] = body
+            held += len(body)
+    for c, p in pairs:
+        _LOGS_TO_READ.setdefault((top, c), []).append(p)
+    if logs_now:
+        for (_, commit), paths in list(_LOGS_TO_READ.items()):
+            log_at(top, commit, paths[0], keep=True)
+
+
+def file_at(top: str, commit: str, path: str) -> bytes | None:
+    """The bytes of ``path`` at ``commit`` when ``read_ahead`` read them (once), else None."""
+    return _AHEAD.pop((top, commit, path), None) if _AHEAD else None
+
+
+def log_at(top: str, commit: str, path: str, *, keep: bool = False) -> str | None:
+    """``file_log(top, path, commit)`` when ``read_ahead`` found it (once; ``keep``: left for
+    its file to take), else None."""
+    paths = _LOGS_TO_READ.get((top, commit))
+    if paths is not None and path in paths:
+        del _LOGS_TO_READ[(top, commit)]
+        try:
+            _LOGS.update(((top, commit, p), text) for p, text in _logs_ahead(top, commit, paths).items())
+        except GitError:
+            pass  # each file asks for its own
+    if keep:
+        return _LOGS.get((top, commit, path))
+    return _LOGS.pop((top, commit, path), None) if _LOGS else None
+
+
+def _logs_ahead(top: str, commit: str, paths: list[str]) -> dict[str, str]:
+    """path -> the text ``file_log`` gives for it at ``commit``, for the paths whose log one
+    path-limited walk of the history gives as it is: in a history with no merge (each file's
+    own walk would simplify merges its own way), a file whose every commit modified it, but the
+    root commit that added it (`--follow` looks for where a file added later came from, which a
+    walk of many paths does not). The other paths are left out: each asks git for its own."""
+    plain = sorted({p for p in paths if _PLAIN_PATH.fullmatch(p)})
+    if len(plain) < 2 or git_text(["rev-list", "--merges", "-n", "1", commit, "--"], top).strip():
+        return {}
+    args = _file_log_args("", commit, False)
+    args.remove("--follow")
+    out = git_text([*args[:-1], *plain], top, timeout=600)
+    records: dict[str, list[tuple[str, str, str]]] = {}  # path -> (header, raw line, its status), newest first
+    for block in out.split("\x00")[1:]:
+        head, _, raw = block.partition("\n\n")
+        root = head.split("\x1f", 2)[1] == ""
+        for line in raw.splitlines():
+            meta, tab, names = line.partition("\t")
+            if not line.startswith(":") or not tab:
+                continue
+            status = meta.split()[-1]
+            if status == "A" and root:
+                status = "root"
+            for name in names.split("\t"):  # both names of a rename: neither is plain
+                records.setdefault(name, []).append((head, line, status if "\t" not in names else "R"))
+    found = {}
+    for p in plain:
+        recs = records.get(p)
+        if recs and recs[-1][2] == "root" and all(st == "M" for _, _, st in recs[:-1]):
+            found[p] = "".join(f"\x00{head}\n\n{line}\n" for head, line, _ in recs)
+    return found
+
+
 def read_blobs(top: str, blob_ids: list[str]) -> dict[str, bytes]:
     """Many blobs in one `git cat-file --batch` process instead of one `git show` each. A
     blob git does not have is left out."""
@@ -300,26 +387,60 @@ def tree_files(top: str, rev: str, paths: list[str] | None = None) -> list[tuple
     return files
 
 
+# A commit's deletions are a function of its id alone: kept per repository, so the answers of
+# many files whose lines share commits (a review, `stats`) ask git once per commit, not per file.
+_DELETED: dict[tuple[str, str], frozenset[str]] = {}
+_DELETED_KEPT = 8192
+_FULL_ID = re.compile(r"[0-9a-f]{40}")
+_DELETED_AHEAD: dict[str, str] = {}  # top -> the range whose commits the next question asks too
+DELETED_AHEAD_COMMITS = 500
+
+
 def deleted_files(top: str, shas: list[str]) -> dict[str, set[str]]:
     """The paths each commit deleted against its first parent that git's rename detection
-    pairs with no new path, from one `git diff-tree --stdin` (a root commit or a merge lists
-    none; a name git had to quote is left out)."""
+    pairs with no new path, from one `git diff-tree --stdin` of the commits not asked before (a
+    root commit or a merge lists none; a name git had to quote is left out)."""
     if not shas:
         return {}
+    found: dict[str, set[str]] = {x: set(_DELETED[(top, x)]) for x in shas if (top, x) in _DELETED}
+    todo = [x for x in dict.fromkeys(shas) if x not in found]
+    if not todo:
+        return found
+    also = _DELETED_AHEAD.pop(top, None)
+    if also is not None:  # the commits of a change many answers are about, asked with the first
+        try:
+            ids = git_text(["rev-list", f"--max-count={DELETED_AHEAD_COMMITS}", also], top).split()
+        except GitError:
+            ids = []
+        todo += [x for x in ids if (top, x) not in _DELETED and x not in todo]
     try:
         out = git_text(["diff-tree", "--stdin", "-r", "-M", "--name-status", "--diff-filter=D"], top,
-                       input="\n".join(shas).encode() + b"\n")
+                       input="\n".join(todo).encode() + b"\n")
     except GitError:
         return {}
-    found: dict[str, set[str]] = {x: set() for x in shas}
+    asked: dict[str, set[str]] = {x: set() for x in todo}
     current: set[str] | None = None
     for line in out.splitlines():
         status, tab, path = line.partition("\t")
         if not tab:
-            current = found.get(line.strip())
+            current = asked.get(line.strip())
         elif current is not None and status == "D" and not path.startswith('"'):
             current.add(path)
-    return found
+    if len(_DELETED) + len(asked) > _DELETED_KEPT:
+        _DELETED.clear()
+    for x, paths in asked.items():
+        if _FULL_ID.fullmatch(x):  # a short id may name another commit once the repository grows
+            _DELETED[(top, x)] = frozenset(paths)
+    return found | {x: set(asked[x]) for x in shas if x in asked}
+
+
+def deleted_ahead(top: str, revs: str | None) -> None:
+    """The first ``deleted_files`` question in ``top`` that git must answer also asks about
+    the commits of ``revs`` (``A..B``, at most ``DELETED_AHEAD_COMMITS`` of them): the commits
+    of a change whose files are answered next (None: no longer)."""
+    _DELETED_AHEAD.pop(top, None)
+    if revs is not None and not revs.startswith("-"):
+        _DELETED_AHEAD[top] = revs
 
 
 def ancestry(top: str, rev: str) -> set[str]:

@@ -121,6 +121,15 @@ class Pending:
         finally:
             self._close()
 
+    def stop(self) -> None:
+        """Stop it unread (its output is not wanted)."""
+        try:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+        finally:
+            self._close()
+
     @staticmethod
     def _read(fd: int) -> bytes:
         os.lseek(fd, 0, os.SEEK_SET)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from hansard.agents.origin import source_of
-from hansard.errors import GitError
 from hansard.git.blame import ZERO
 
 if TYPE_CHECKING:
@@ -81,14 +80,9 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
                     ) -> dict[str, Any]:
     """The whole file's document: every line's answer, the sessions they name (each with what was
     asked for each of its edits the lines name, ``_asked``) and every blamed commit."""
-    from hansard.git.run import git_text
+    from hansard.git.refs import resolve_commit
 
-    resolved = None
-    if rev:
-        try:
-            resolved = git_text(["rev-parse", "--verify", f"{rev}^{{commit}}"], t.top).strip()
-        except GitError:
-            resolved = rev
+    resolved = (resolve_commit(t.top, rev) or rev) if rev else None
     sessions: dict[str, dict[str, Any]] = {}
     edits: dict[str, set[int | None]] = {}  # the message indexes of each session's edits named
     first_edit: dict[str, int | None] = {}  # of its first line: the session's ``prompt``

@@ -1,8 +1,9 @@
-"""Whole-file `why` answers of many (revision, path) pairs, for the answers that count or export a
-repository's files (`stats`, `trace export`). Here they are asked one at a time; the
+"""Whole-file `why` answers of many (revision, path) pairs, for the answers that count, export or
+review a repository's files (`stats`, `trace export`, `review`). Here they are asked one at a
+time, with what git says of the files read ahead of their questions (``InTurn``); the
 application may hand those answers its own way of asking them side by side (``Ask``:
 ``hansard.app.workers`` answers them in worker processes), since an answer never starts a
-thread or a process.
+thread or a Python process.
 
 Always true, however they are asked: each pair's result is what ``explain`` followed by
 ``then`` gives for it asked alone, results come back in the order the pairs were given, and a
@@ -39,12 +40,63 @@ class Failed:
         self.code = code
 
 
+AHEAD_FILES = 200  # files whose text at their revision is read in one go
+
+
+class InTurn:
+    """What git says of many files, read ahead of their answers asked in turn (``pairs``: each
+    (revision, path), answered between ``before(k)`` and ``after(k)``): the files' text and logs
+    a batch at a time (``hansard.git.history.read_ahead``), and while files are answered afresh,
+    each one's blame started as the file before it is answered (``hansard.git.blame.blame_ahead``).
+    A kept answer needs no blame: after one, the next file is blamed only when its answer asks.
+    Nothing read ahead changes an answer: each file is served what its own question reads."""
+
+    def __init__(self, top: str, pairs: list[tuple[str, str]], fresh: bool) -> None:
+        self.top, self.pairs, self.on = top, pairs, fresh
+        self.ahead_of = -1  # the pair whose blame was started ahead
+        self.had = False
+        self.started = 0
+
+    def before(self, k: int) -> None:
+        from hansard.git.blame import blame_ahead, blames_started
+        from hansard.git.history import read_ahead
+
+        if k % AHEAD_FILES == 0:
+            read_ahead(self.top, self.pairs[k:k + AHEAD_FILES])
+        self.had = self.ahead_of == k
+        self.ahead_of = k + 1 if self.on and k + 1 < len(self.pairs) else -1
+        if self.ahead_of > 0:
+            blame_ahead(self.top, *self.pairs[k + 1])
+        self.started = blames_started()
+
+    def after(self, k: int) -> None:
+        from hansard.git.blame import blames_started, drop_ahead
+
+        untaken = drop_ahead(self.top, *self.pairs[k])
+        self.on = not untaken and (self.had or blames_started() > self.started)
+
+    def close(self) -> None:
+        """Drop what nobody asked for, and stop the blames nobody took."""
+        from hansard.git.blame import forget_ahead
+        from hansard.git.history import read_ahead
+
+        read_ahead(self.top, [])
+        forget_ahead()
+
+
 def one_by_one(store: Store, top: str, pairs: list[tuple[str, str]], then: Then, cache: bool = False
                ) -> Iterator[Any]:
     """``then(store, doc)`` of the whole-file answer of each (revision, path), in order;
     ``cache``: read and offer cached answers, as ``explain`` does."""
-    for rev, path in pairs:
-        yield one(store, top, rev, path, then, cache)
+    turn = InTurn(top, pairs, not cache)
+    try:
+        for k, (rev, path) in enumerate(pairs):
+            turn.before(k)
+            got = one(store, top, rev, path, then, cache)
+            turn.after(k)
+            yield got
+    finally:
+        turn.close()
 
 
 def one(store: Store, top: str, rev: str, path: str, then: Then, cache: bool) -> Any:

@@ -73,8 +73,12 @@ def file_text(t: Target, rev: str | None, contents: bytes | None) -> bytes:
     if contents is not None:
         return contents
     if rev:
+        from hansard.git.history import file_at
         from hansard.git.run import git
 
+        ahead = file_at(t.top, rev, t.rel)  # a caller asking about many files read them at once
+        if ahead is not None:
+            return ahead
         try:
             return git(["show", f"{rev}:{t.rel}"], t.top)
         except GitError as exc:
@@ -150,7 +154,12 @@ class Blaming:
 def start_blame(t: Target, rev: str | None, contents: bytes | None) -> Blaming:
     """Blame of ``t`` started now, in its own process, beside what the caller does next."""
     from hansard.git.blame import start_blame as start
+    from hansard.git.blame import take_ahead
 
+    if t.start is None and contents is None:  # a caller asking about many files may have started it
+        ahead = take_ahead(t.top, rev, t.rel)
+        if ahead is not None:
+            return Blaming(ahead, t.rel, rev)
     return Blaming(start(t.top, t.rel, rev=rev, start=t.start, end=t.end, contents=contents), t.rel, rev)
 
 

@@ -1,0 +1,124 @@
+"""What an answer about many files reads of git ahead of its questions (hansard.git.history's
+``read_ahead``, hansard.git.blame's ``blame_ahead``) is what each file's own question reads: the
+file's bytes as `git show` gives them, its log as its own `git log --follow` gives it (or nothing,
+when one walk cannot say it), and its blame. Real repositories: renames, a copy, a file deleted
+and added again, a file added after the root commit, a merge."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from fixtures_repos.gitrepo import GitRepo
+from hansard.git import blame, history
+from hansard.git.run import git
+
+T0 = datetime(2026, 11, 10, 9, 0, 0)
+
+
+def _repo(root: Path) -> GitRepo:
+    """Root commit: a.py, b.py, c.py, d.py, e.py; then edits, a rename (c -> c2), a copy of
+    a.py (a_copy.py), d.py deleted and added again, a file added later (late.py)."""
+    repo = GitRepo.init(root / "app")
+    for name in "abcde":
+        repo.write(f"{name}.py", "".join(f"def {name}_{k}(x):\n    return x + {k}\n\n\n" for k in range(12)))
+    repo.commit("Initial commit", T0)
+    t = T0
+    for step in range(3):
+        t += timedelta(minutes=5)
+        for name in "ab":
+            repo.replace(f"{name}.py", f"return x + {step}\n", f"return x + {step} + 1\n")
+        repo.commit(f"Step {step}", t)
+    repo.git("mv", "c.py", "c2.py")
+    repo.commit("Rename c", t + timedelta(minutes=1))
+    repo.write("a_copy.py", repo.read("a.py"))
+    repo.commit("Copy a", t + timedelta(minutes=2))
+    d = repo.read("d.py")
+    repo.remove("d.py")
+    repo.commit("Drop d", t + timedelta(minutes=3))
+    repo.write("d.py", d)
+    repo.write("late.py", "LATE = 1\n")
+    repo.commit("d again, and late", t + timedelta(minutes=4))
+    repo.replace("e.py", "return x + 5\n", "return x + 50\n")
+    repo.commit("e", t + timedelta(minutes=5))
+    return repo
+
+
+def _paths(repo: GitRepo, rev: str) -> list[str]:
+    return repo.git("ls-tree", "-r", "--name-only", rev).split()
+
+
+def test_logs_read_ahead_are_each_files_own_log_or_nothing(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    top, head = str(repo.path), repo.head()
+    paths = _paths(repo, head)
+    history.read_ahead(top, [(head, p) for p in paths])
+    got = {p: history.log_at(top, head, p) for p in paths}
+    for p, text in got.items():
+        assert text is None or text == history.file_log(top, p, head), p
+    # files the root commit added and later commits only modified come from the one walk ...
+    assert {p for p, text in got.items() if text is not None} == {"a.py", "b.py", "e.py"}
+    # ... each once; the others ask git for their own (a rename, a copy, a file added again or later)
+    assert all(history.log_at(top, head, p) is None for p in paths)
+
+
+def test_no_log_is_read_ahead_in_a_history_with_a_merge(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    top = str(repo.path)
+    repo.git("checkout", "-q", "-b", "side", "HEAD~2")
+    repo.replace("b.py", "return x + 7\n", "return x + 70\n")
+    repo.commit("side b", T0 + timedelta(hours=1))
+    repo.git("checkout", "-q", "-")
+    repo.git("merge", "-q", "--no-edit", "side", when=T0 + timedelta(hours=2))
+    head = repo.head()
+    history.read_ahead(top, [(head, p) for p in _paths(repo, head)])
+    assert all(history.log_at(top, head, p) is None for p in _paths(repo, head))
+
+
+def test_files_read_ahead_are_what_git_show_gives_once(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    top, head = str(repo.path), repo.head()
+    paths = _paths(repo, head)
+    history.read_ahead(top, [(head, p) for p in [*paths, "no-such.py"]])
+    for p in paths:
+        assert history.file_at(top, head, p) == git(["show", f"{head}:{p}"], top)
+        assert history.file_at(top, head, p) is None  # served once
+    assert history.file_at(top, head, "no-such.py") is None
+    history.read_ahead(top, [("HEAD", p) for p in paths])  # not a commit id: nothing is read ahead
+    assert history.file_at(top, "HEAD", "a.py") is None
+
+
+def test_a_blame_started_ahead_is_the_files_blame_and_one_not_taken_is_stopped(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    top, head = str(repo.path), repo.head()
+    blame.blame_ahead(top, head, "a.py")
+    blame.blame_ahead(top, head, "b.py")
+    pending = blame.take_ahead(top, head, "a.py")
+    assert pending is not None and blame.take_ahead(top, head, "a.py") is None
+    assert pending.result() == git(blame._args(top, "a.py", head, None, None, None), top)
+    assert blame.drop_ahead(top, head, "b.py") and not blame.drop_ahead(top, head, "b.py")
+    blame.blame_ahead(top, head, "e.py")
+    blame.forget_ahead()
+    assert blame.take_ahead(top, head, "e.py") is None
+
+
+def test_deleted_files_asked_again_come_from_what_was_asked(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    top = str(repo.path)
+    shas = repo.git("rev-list", "HEAD").split()
+    first = history.deleted_files(top, shas[:3])
+    assert history.deleted_files(top, shas) == {**history.deleted_files(top, shas[3:]), **first}
+    assert any(ps == {"d.py"} for ps in first.values())
+
+
+def test_the_first_deleted_files_question_asks_about_the_changes_commits_too(tmp_path: Path) -> None:
+    repo = _repo(tmp_path)
+    top = str(repo.path)
+    shas = repo.git("rev-list", "HEAD").split()
+    alone = history.deleted_files(top, shas)
+    history._DELETED.clear()
+    history.deleted_ahead(top, "HEAD~4..HEAD")
+    assert history.deleted_files(top, [shas[0]]) == {shas[0]: alone[shas[0]]}
+    assert {sha for (t, sha) in history._DELETED if t == top} == set(shas[:4])  # asked with the first
+    assert history.deleted_files(top, shas[:4]) == {x: alone[x] for x in shas[:4]}
+    history.deleted_ahead(top, None)
