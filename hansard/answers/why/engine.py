@@ -301,7 +301,7 @@ class Attributor(Unmatched):
                 return []
         if direct:
             fit = [e for e in direct if self.bases.fits(e, sha, functools.partial(self._earlier_edits, i, e))
-                   or self._delegated_before(e, sha) or self._work(e.session_id) & self.cs.tied(sha)]
+                   or self._its_own_work(i, e, sha)]
             if fit:
                 return fit
             self._off_base[i] = sorted({e.session_id for e in direct})
@@ -347,6 +347,17 @@ class Attributor(Unmatched):
             one |= {r["session_id"] for r in ev.sessions_resuming(session_id)}
             got = self._works[session_id] = frozenset(one | {r["session_id"] for s in one for r in ev.subagents(s)})
         return got
+
+    def _its_own_work(self, i: int, e: EditRef, sha: str) -> bool:
+        """Edit e replaced lines the commit's parent lacks, yet on the tree the commit grew
+        from: the commit's own record (its checkpoint, the session's `git commit` output) names
+        e's piece of work, which made the commit whatever parent a rebase or a squash gave it;
+        or that work started a subagent whose transcript is not held, which may have written
+        them. Only for a line the file has once: a line it has many times is no evidence of
+        which edit wrote it there."""
+        if self._common(i):
+            return False
+        return bool(self._work(e.session_id) & self.cs.tied(sha)) or self._delegated_before(e, sha)
 
     def _delegated_before(self, e: EditRef, sha: str) -> bool:
         """e's piece of work started a subagent whose own transcript is not held after the
