@@ -352,12 +352,12 @@ class Attributor(Unmatched):
         """Edit e replaced lines the commit's parent lacks, yet on the tree the commit grew
         from: the commit's own record (its checkpoint, the session's `git commit` output) names
         e's piece of work, which made the commit whatever parent a rebase or a squash gave it;
-        or that work started a subagent whose transcript is not held, which may have written
-        them. Only for a line the file has once: a line it has many times is no evidence of
-        which edit wrote it there."""
-        if self._common(i):
-            return False
-        return bool(self._work(e.session_id) & self.cs.tied(sha)) or self._delegated_before(e, sha)
+        or, for a line the file has once, that work started a subagent whose transcript is not
+        held, which may have written them (a line the file has many times is no evidence of
+        which edit wrote it there, and no record says the work made this commit)."""
+        if self._work(e.session_id) & self.cs.tied(sha):
+            return True
+        return not self._common(i) and self._delegated_before(e, sha)
 
     def _delegated_before(self, e: EditRef, sha: str) -> bool:
         """e's piece of work started a subagent whose own transcript is not held after the
