@@ -1072,3 +1072,34 @@ def test_screen_never_passes_a_text_the_redactor_changes() -> None:
     for text in plain:
         assert secret_screen.redact(text) == redact(text)
         assert secret_screen.redact_lines(text.split("\n")) == redact_lines(text.split("\n"))
+
+
+def test_rules_tried_near_their_anchors_find_what_a_scan_finds() -> None:
+    """A rule with a ``lead`` is tried only where its anchors start (redact._near): on every
+    true secret of the evaluation corpus, ordinary text, and texts packing many matches
+    together, each of its matches holds an anchor starting at most ``lead`` bytes in, and
+    it finds exactly what scanning the whole text finds."""
+    from scripts.eval_redact import ordinary, true_secrets
+
+    secrets = [text for _, text, _ in true_secrets(28, 2)] + [text for _, text, _ in TRUE_POSITIVES]
+    dense = [sep.join(secrets[i:i + 7]) for sep in ("", " ", "\n", "://") for i in range(0, len(secrets), 7)]
+    # each rule's longest head before its anchor: a 21-letter scheme, "pass phrase", "authorization"
+    secrets += ["db: abcdefghijklmnopqrstu://app:s3cr&t#1x@db.example.com/x and pg+psycopg://a:Zq9#kLm2@h/",
+                'my pass phrase is "correct horse battery" and my Passphrase: Xk9#mQ2$vL',
+                "curl -H 'Authorization: Basic dXNlcjpwYXNzd29yZA9' -H \"BEARER abc.def9ghijk\""]
+    texts = [t.encode("utf-8", "surrogatepass") for t in [*secrets, *dense, *ordinary(28, 300, None)]]
+    eng = R._engine()
+    near = [c for c in eng.rules if c.rule.lead >= 0]
+    assert {c.rule.name for c in near} >= {"prose_password", "url_password", "authorization_header"}
+    matched = 0
+    for b in texts:
+        low = b.lower()
+        _run, _kw, starts = eng.plan(b, low)
+        for c in near:
+            at = sorted(starts.get(c.order, []))
+            scanned = [m.span() for m in c.rx.finditer(b)]
+            for s, _e in scanned:
+                assert any(s <= a <= s + c.rule.lead for a in at), (c.rule.name, b[s:s + 80])
+            assert [m.span() for m in R._near(c.rx, b, at, c.rule.lead)] == scanned, c.rule.name
+            matched += len(scanned)
+    assert matched > 200

@@ -29,6 +29,7 @@ import math
 import re
 import threading
 from collections import Counter, OrderedDict
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 MARK = "[REDACTED:"
@@ -57,6 +58,10 @@ class Rule(NamedTuple):
     anchors: tuple[str, ...] = ()
     gate: str | None = None
     gate_on_text: bool = False  # the gate runs on the text as written, not lower-cased
+    # When every match starts at most this many bytes before the start of an anchor it holds
+    # (a keyword at the match's head), the regex is tried only at those places (_near), not
+    # scanned over the whole text; -1: not known, the whole text is scanned.
+    lead: int = -1
     # Keyword-anchored rules (a password after `-p`, `is`, `--password`) find a place where a
     # secret would be, not a secret's shape: JUDGED values must look made up (random_enough, as
     # a password), GIVEN values only must not be a reference to a variable or a placeholder.
@@ -140,23 +145,23 @@ OWN_RULES: tuple[Rule, ...] = (
     Rule("azure_key", r"SharedAccessKey=([A-Za-z0-9+/]{20,}={0,2})", where=GROUP, anchors=("SharedAccessKey=",)),
     # A password in a URL without a user name (redis://:secret@host); detect-secrets'
     # basic-auth rule needs a user before the colon.
-    Rule("url_password", r"://:([^\s:/?#\[\]@]+)@", where=GROUP, anchors=("://:",)),
+    Rule("url_password", r"://:([^\s:/?#\[\]@]+)@", where=GROUP, anchors=("://:",), lead=0),
     # ... and one holding a character a URL should have escaped (postgres://app:s3cr&t#1@db),
     # which detect-secrets' basic-auth pattern stops at.
     Rule("url_password", r"[a-z][a-z0-9+.-]{1,20}://[^\s:/?#@'\"]{0,100}:([^\s@/'\"]{1,200}?)@(?=[A-Za-z0-9.-]+(?:[:/?#\s'\"]|$))",
-         re.IGNORECASE, where=GROUP, extend=None, anchors=("://",), judge=GIVEN),
+         re.IGNORECASE, where=GROUP, extend=None, anchors=("://",), judge=GIVEN, lead=21),  # a scheme of 2 to 21
     # HTTP authorization headers (curl -H "Authorization: Bearer ..."), as gitleaks'
     # curl-auth-header rule; the scheme word stays, the credential goes.
     Rule("authorization_header",
          r"\b(?:authorization|bearer)\b[\"']?[ \t]*[:=]?[ \t]*[\"']?(?:bearer|basic|token|digest)?[ \t]+"
          r"(?=[A-Za-z._~+/-]*\d)([A-Za-z0-9._~+/-]{8,}=*)",
-         re.IGNORECASE, where=GROUP, anchors=("bearer", "zation")),
+         re.IGNORECASE, where=GROUP, anchors=("bearer", "zation"), lead=7),  # "authori" before "zation"
     # An AWS secret access key in prose near its key id ("the id is AKIA... and the secret is
     # ..."): detect-secrets' AWS rule needs an `aws..secret..=` assignment. 40 characters of
     # base64 with both cases (a git SHA is lower-case hex), within 200 characters of the id.
     Rule("aws_secret_key",
          r"(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}[\s\S]{0,200}?" + _AWS_SECRET, where=GROUP, extend=None,
-         anchors=("AKIA", "ASIA", "ABIA", "ACCA")),
+         anchors=("AKIA", "ASIA", "ABIA", "ACCA"), lead=0),
     Rule("aws_secret_key", _AWS_SECRET + r"[\s\S]{0,200}?(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}", where=GROUP,
          extend=None, anchors=("AKIA", "ASIA", "ABIA", "ACCA")),
     # Shapes a hostile probe found served. An AWS secret key said in prose
@@ -164,12 +169,12 @@ OWN_RULES: tuple[Rule, ...] = (
     # and then "secret" or "key", 40 characters of base64 with both cases and a digit.
     Rule("aws_secret_key",
          r"\b(?:aws|amazon)(?:\b|_)[^\n]{0,80}?(?:\b|_)(?:secret|key)\b[^\n]{0,40}?(?=[A-Za-z0-9/+]{0,39}\d)" + _AWS_SECRET,
-         re.IGNORECASE, where=GROUP, extend=None, anchors=("aws", "amazon")),
+         re.IGNORECASE, where=GROUP, extend=None, anchors=("aws", "amazon"), lead=0),
     # HuggingFace user and organisation tokens in any case mix (gitleaks' rule wants 34 letters).
     Rule("huggingface_access_token", r"(?<![A-Za-z0-9_])(?:hf|api_org)_(?=[A-Za-z0-9]{0,40}[A-Z])[A-Za-z0-9]{30,40}\b",
          anchors=("hf_", "api_org_")),
     # HashiCorp Vault tokens of any length (gitleaks' rule wants 90 to 120 characters after hvs.).
-    Rule("vault_token", r"(?<![A-Za-z0-9_.])hv[sbr]\.[A-Za-z0-9_-]{20,}", anchors=("hvs.", "hvb.", "hvr.")),
+    Rule("vault_token", r"(?<![A-Za-z0-9_.])hv[sbr]\.[A-Za-z0-9_-]{20,}", anchors=("hvs.", "hvb.", "hvr."), lead=0),
     # xAI (xai-...) and Groq (gsk_...) API keys, which gitleaks has no rule for.
     Rule("xai_api_key", r"(?<![A-Za-z0-9_-])xai-[A-Za-z0-9]{40,120}", anchors=("xai-",)),
     Rule("groq_api_key", r"(?<![A-Za-z0-9_-])gsk_[A-Za-z0-9]{40,60}", anchors=("gsk_",)),
@@ -247,8 +252,7 @@ KEYWORD_RULES: tuple[Rule, ...] = (
     # several.
     Rule("netrc_password",
          r"\b(?:machine[ \t]+[^\s]+|default)(?:\s+(?:login|account|port|protocol)[ \t]+[^\s]+)*\s+password[ \t]+([^\s]+)",
-         where=GROUP, extend=None, anchors=("machine", "default"), gate=r"(?:machine|default)\b[\s\S]{0,300}?\bpassword[ \t]",
-         judge=GIVEN),
+         where=GROUP, extend=None, anchors=("machine", "default"), judge=GIVEN, lead=0),
     # A quoted password or passphrase in prose: `my passphrase is "correct horse battery staple"`,
     # `set the wifi password to 'Blue-Lagoon'`, `the pin is “4417”`.
     Rule("prose_password",
@@ -256,12 +260,13 @@ KEYWORD_RULES: tuple[Rule, ...] = (
          r"(?:\b(?:is|was|are|to|be|as)\b|=|:)[ \t]*(?:\"([^\"\n]{4,100})\"|'([^'\n]{4,100})'|`([^`\n]{4,100})`"
          r"|\xe2\x80\x9c([^\n]{4,100}?)\xe2\x80\x9d|\xe2\x80\x98([^\n]{4,100}?)\xe2\x80\x99)",
          re.IGNORECASE, where=GROUP, extend=None, anchors=("wd", "word", "hrase", "passcode", "pin", "secret"),
-         judge="quoted"),
+         judge="quoted", lead=6),  # "pass phrase": its anchor "hrase" starts 6 bytes in
     # A password said in prose: "my password is S3cret!", "the db password was: x9!k...".
     Rule("prose_password",
          r"\b(?:password|passwd|passphrase|pwd)\b[^\n.;\[]{0,40}?(?:\b(?:is|was|are|to)\b|=|:)[ \t]*[\"'`]?"
          r"(?=[A-Za-z]*[^A-Za-z\s\"'`\[\].,;:!?()])(?>([^\s\"'`\[\]()]*[^\s\"'`.,;:!?()\[\]]))(?![(\w])",
-         re.IGNORECASE, where=GROUP, extend=None, anchors=("wd", "word", "hrase"), judge=JUDGED),
+         re.IGNORECASE, where=GROUP, extend=None, anchors=("wd", "word", "hrase"), judge=JUDGED,
+         lead=5),  # "passphrase": "hrase" starts 5 bytes in
 )
 
 # -- keys wrapped in base64, keys split across lines ---------------------------------------------
@@ -364,7 +369,7 @@ _KW = r"(?:key|pwd|pw|password|pass|token)"
 _KW_ANCHORS = ("key", "ken", "wd", "word", "_pass", "-pass")
 DS_GATES: dict[tuple[str, int], dict[str, Any]] = {
     ("aws", 0): {"anchors": ("AKIA", "ASIA", "ABIA", "ACCA", "A3T")},
-    ("aws", 1): {"anchors": ("ws",)},
+    ("aws", 1): {"anchors": ("ws",), "lead": 1},
     ("azure_storage_key", 0): {"anchors": ("AccountKey=",)},
     ("basic_auth", 0): {"anchors": ("://",)},
     ("github_token", 0): {"anchors": ("hp_", "ho_", "hu_", "hs_", "hr_")},
@@ -457,14 +462,26 @@ def shannon_entropy(s: str) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
 
 
+# Names judged before: a tool input's keys (`command`, `file_path`) recur on every call.
+_NAMES: dict[str, bool] = {}
+_NAMES_MAX = 10_000
+
+
 def secret_name(name: str) -> bool:
     """Does ``name`` (a variable, key or header) name a secret?"""
-    low = name.lower().strip("\"'[]")
-    flat = re.sub(r"[_.\-]", "", low)
-    # `PASS` alone is a test runner's verdict (`--- PASS: TestX`), not a password.
-    if flat in _NOT_SECRET_NAMES or flat == "pass" or flat.endswith(("id", "ids", "path", "file", "name", "type")):
-        return False
-    return bool(_NAME_ENDS.search(low) or _NAME_HAS.search(low))
+    got = _NAMES.get(name)
+    if got is None:
+        low = name.lower().strip("\"'[]")
+        flat = re.sub(r"[_.\-]", "", low)
+        # `PASS` alone is a test runner's verdict (`--- PASS: TestX`), not a password.
+        if flat in _NOT_SECRET_NAMES or flat == "pass" or flat.endswith(("id", "ids", "path", "file", "name", "type")):
+            got = False
+        else:
+            got = bool(_NAME_ENDS.search(low) or _NAME_HAS.search(low))
+        if len(_NAMES) >= _NAMES_MAX:
+            _NAMES.clear()
+        _NAMES[name] = got
+    return got
 
 
 def random_enough(value: str, name: str) -> bool:
@@ -596,7 +613,8 @@ def gitleaks_rules() -> list[Rule]:
         extra = _GL_GATES.get(r["id"], {})
         out.append(Rule(r["name"], r["search"], where=WHOLE if whole else FIRST, extend=TOKEN_CHARS if whole else None,
                         anchors=extra.get("anchors", anchors), gate=extra.get("gate"),
-                        gate_on_text=extra.get("gate_on_text", False), entropy=r["entropy"], allow=allow,
+                        gate_on_text=extra.get("gate_on_text", False), lead=extra.get("lead", -1),
+                        entropy=r["entropy"], allow=allow,
                         stopwords=stop, secret_group=r["secret_group"]))
     return out
 
@@ -606,7 +624,8 @@ def gitleaks_rules() -> list[Rule]:
 _GL_GATES: dict[str, dict[str, Any]] = {
     "jwt": {"anchors": (".ey",)},
     "twilio-api-key": {"anchors": (), "gate": r"SK[0-9a-fA-F]{32}", "gate_on_text": True},
-    "vault-service-token": {"gate": r"(?:hvs\.[\w-]{90}|s\.[a-z0-9]{24})"},
+    # (The gate's literal first: Python's re skips to a leading literal fast.)
+    "vault-service-token": {"gate": r"s\.(?:[a-z0-9]{24}|(?<=hvs\.)[\w-]{90})", "lead": 2},
     "authress-service-client-access-key": {"gate": r"\.acc[_-]", "gate_on_text": True},
 }
 
@@ -693,29 +712,42 @@ class _Engine:
             if c.rule.gate and not c.rule.anchors:
                 self.gates.append((re.compile(c.rule.gate.encode()), c.order, c.rule.gate_on_text))
             assert c.rule.anchors or c.rule.gate, f"{c.rule.name} has no anchor: it would run on every text"
+            assert c.rule.anchors or c.rule.lead < 0, f"{c.rule.name} has a lead but no anchor to start from"
         words = sorted(found)
         self.words = words
-        self.ac = ahocorasick_rs.BytesAhoCorasick(words)
-        self.found = [(frozenset(found[w][0]), found[w][1], tuple(found[w][2])) for w in words]
+        # A DFA: it takes a few milliseconds more to build than the default automaton, and
+        # scans faster, which an index run's many megabytes of text repay.
+        self.ac = ahocorasick_rs.BytesAhoCorasick(words, implementation=ahocorasick_rs.Implementation.DFA)
+        near = {c.order for c in self.rules if c.rule.lead >= 0}
+        # (rules, keyword?, as written, the rules among them tried only near their anchors)
+        self.found = [(frozenset(found[w][0]), found[w][1], tuple(found[w][2]), tuple(found[w][0] & near))
+                      for w in words]
+        self.near = near
 
-    def plan(self, b: bytes, low: bytes) -> tuple[list[_Compiled], list[int]]:
-        """The rules the text needs, in priority order, and where secret keywords end in it."""
+    def plan(self, b: bytes, low: bytes) -> tuple[list[_Compiled], list[int], dict[int, list[int]]]:
+        """The rules the text needs, in priority order, where secret keywords end in it, and
+        where the anchors of each rule with a ``lead`` start."""
         want: set[int] = set()
         kw_ends: list[int] = []
-        found = self.found
+        starts: dict[int, list[int]] = {}
+        found, near = self.found, self.near
         for i, s, e in self.ac.find_matches_as_indexes(low, overlapping=True):
-            rules, keyword, as_written = found[i]
+            rules, keyword, as_written, leads = found[i]
             want |= rules
             if keyword:
                 kw_ends.append(e)
+            for order in leads:
+                starts.setdefault(order, []).append(s)
             for lit, order in as_written:
                 if b.startswith(lit, s):
                     want.add(order)
+                    if order in near:
+                        starts.setdefault(order, []).append(s)
         for gate, order, on_text in self.gates:
             if order not in want and gate.search(b if on_text else low) is not None:
                 want.add(order)
         kw_ends.sort()
-        return [self.rules[i] for i in sorted(want)], kw_ends
+        return [self.rules[i] for i in sorted(want)], kw_ends, starts
 
 
 _STATE: dict[str, _Engine] = {}
@@ -886,11 +918,30 @@ def _find(b: bytes, depth: int = 0) -> list[tuple[int, int, str]]:
     return [(s, e, name) for s, e, name in merged]
 
 
+def _near(rx: re.Pattern[bytes], b: bytes, anchors: list[int], lead: int) -> Iterator[re.Match[bytes]]:
+    """``rx.finditer(b)``'s matches for a rule every match of which starts at most ``lead``
+    bytes before the start of an anchor it holds: the regex is tried at those places only. As
+    finditer, each match is the leftmost one from where the last ended: every place a match
+    could start is tried, in order, and ``match`` at a place is what a search finds there (a
+    look-behind still sees the bytes before it)."""
+    pos = tried = 0
+    for a in sorted(anchors):
+        s = max(pos, tried, a - lead)
+        while s <= a:
+            m = rx.match(b, s)
+            if m is None:
+                s += 1
+                continue
+            yield m
+            pos = s = max(m.end(), s + 1)
+        tried = max(tried, s)
+
+
 def _finds(b: bytes, depth: int) -> list[tuple[int, int, int, str]]:
     """(start, rank, end, rule) of every find of every rule in ``b``, overlapping ones too."""
     low = b.lower()
     found: list[tuple[int, int, int, str]] = []
-    run, kw_ends = _engine().plan(b, low)
+    run, kw_ends, starts = _engine().plan(b, low)
     passes: list[tuple[_Compiled, list[tuple[int, int]]]] = []
     for c in run:
         if c.rule.anchors and c.gate is not None and c.gate.search(b if c.gate_on_text else low) is None:
@@ -899,7 +950,8 @@ def _finds(b: bytes, depth: int) -> list[tuple[int, int, int, str]]:
             if depth == 0:
                 passes.append((c, [m.span() for m in c.rx.finditer(b)]))
             continue
-        for m in c.rx.finditer(b):
+        lead = c.rule.lead
+        for m in (c.rx.finditer(b) if lead < 0 else _near(c.rx, b, starts[c.order], lead)):
             s, e = _span(m, c, b)
             if e > s and c.rule.judge and not _judged(b[s:e].decode("utf-8", "replace"), c.rule.judge):
                 continue

@@ -1,9 +1,10 @@
 """How large text and raw records are stored.
 
-Text (an edit's whole file) is zlib at level 1. A raw record is a Zstandard frame at level 3:
-faster to write than zlib at level 1, and smaller. A record archived before (a zlib stream)
-stays readable: a blob is read by its first bytes, a Zstandard frame's magic number or a zlib
-header.
+Text (an edit's whole file) is zlib at level 1. A raw record is a Zstandard frame at level 1:
+faster to write than zlib at level 1, and smaller; a higher level makes a store only a little
+smaller for more CPU, which an index spends on every record it reads. A record archived before
+(a zlib stream) stays readable: a blob is read by its first bytes, a Zstandard frame's magic
+number or a zlib header.
 
 Frames are written by the standard library's Zstandard module (its backport before Python
 3.14), which measured faster for writing, and read back by python-zstandard's decompressor,
@@ -18,7 +19,7 @@ import zlib
 
 from hansard.files.zstdlib import MAGIC, zstd
 
-RECORD_LEVEL = 3
+RECORD_LEVEL = 1
 
 _local = threading.local()
 
