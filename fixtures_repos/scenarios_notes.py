@@ -499,6 +499,68 @@ def notes_old_edit_of_a_file_new_in_its_commit(b: Build) -> Scenario:
     ''')
 
 
+STATS_RS = src('''
+    pub fn added(lines: &[&str]) -> usize {
+        lines.len()
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn counts_the_added_lines() {
+            let stats = added(&["a", "b"]);
+            assert_eq!(stats, 2);
+        }
+    }
+''')
+
+
+@scenario
+def notes_readded_in_a_copys_source(b: Build) -> Scenario:
+    """A session writes two lines of a test in ``stats.rs``; one person's commit changes them,
+    a later one changes them back and writes a comment above them; then the tests move to a new
+    file. Blame follows the moved lines to ``stats.rs``, whose history, not the new file's, shows
+    the lines removed and brought back among new text: the session is not evidence of who wrote
+    them again."""
+    r = b.init()
+    r.write("src/stats.rs", STATS_RS)
+    c0 = b.commit(r, "Stats")
+    cc = b.claude(r.path, patches=False)
+    cc.prompt("Add a test for one line")
+    cc.edit(r.path / "src/stats.rs", "        assert_eq!(stats, 2);\n",
+            "        assert_eq!(stats, 2);\n        let filtered = added(&[\"a\"]);\n"
+            "        assert_eq!(filtered, 1);\n")
+    b.commit(r, "One line")
+    b.later(86400)
+    r.replace("src/stats.rs", "        let filtered = added(&[\"a\"]);\n        assert_eq!(filtered, 1);\n",
+              "        let filtered = added(&[]);\n        assert_eq!(filtered, 0);\n")
+    b.commit(r, "No lines", author=COLLEAGUE)
+    b.later(86400)
+    r.replace("src/stats.rs", "        let filtered = added(&[]);\n        assert_eq!(filtered, 0);\n",
+              "        // one line added, one counted again\n        let filtered = added(&[\"a\"]);\n"
+              "        assert_eq!(filtered, 1);\n")
+    c3 = b.commit(r, "One line again", author=COLLEAGUE)
+    b.later(86400)
+    text = r.read("src/stats.rs")
+    head, tests = text.split("\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n")
+    r.write("src/stats.rs", head)
+    body = "".join(x[4:] + "\n" if x.strip() else "\n" for x in tests.rstrip("\n").split("\n")[:-1])
+    r.write("tests/stats_unit.rs", "use stats::added;\n\n" + body)
+    c4 = b.commit(r, "Tests in their own file")
+    return b.scenario(r, {
+        "tests/stats_unit.rs": b.expect(r, "tests/stats_unit.rs", b.human(c4), b.human(c0, 5), b.human(c3),
+                                        b.unknown(c3, 2), b.human(c0)),
+    }, notes='''
+        t1 wrote `let filtered = added(&["a"]);` and `assert_eq!(filtered, 1);` into
+        src/stats.rs; "No lines" changed them; c3 brought them back under a new comment; c4 moved
+        the tests into tests/stats_unit.rs, unindented. Blame takes lines 3-10 from src/stats.rs.
+        Lines 8-9 are unknown (readded: c3 wrote new text with them), where they used to be
+        t1's: the new file's history has no commit that removed them.
+    ''')
+
+
 LEDGER_POST_CHECKED = ('    def post(self, debit, credit, amount):\n'
                        '        if amount <= 0:\n'
                        '            raise ValueError("amount must be positive")\n'

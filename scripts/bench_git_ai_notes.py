@@ -58,9 +58,12 @@ line (git-ai leaves them out of its ranges in some versions and not in others).
   * a wrong claim is put in the first class that fits: ``note_after_commit`` (the note's session
     started after the commit: the conversation contradicts the note), ``note_contradicted`` (the
     note calls the line a person's, and the claimed session's own conversation shows it wrote it:
-    one edit call of that session wrote, by its own diff, three distinctive lines or more of this
-    file and commit verbatim, each made before the commit, on the file the commit's parent has,
-    and absent from that parent; every line credited to that call there is set aside),
+    one edit call of that session wrote, by its own diff, distinctive lines of this file and
+    commit verbatim, each made before the commit, on the file the commit's parent has (for a file
+    the commit creates: on a version whose replaced text the commit's file holds), and absent
+    from that parent; three such lines or more, or fewer when the commit made the call's whole
+    change (every line its diff added is new in the commit, every one it removed is gone); every
+    line credited to that call there is set aside),
     ``shared_calls`` (the two sessions share an edit call to the millisecond), ``agent_modified``
     (the note names another session), ``not_in_parent`` (rule ``restored``: the history removed
     the edit's line and the commit brought it back), ``context`` (the credited edit's
@@ -628,22 +631,27 @@ class Grader:
                               "rule": x.get("rule"), "says": x["session_id"][:8], "note": noted or "human", "class": cls,
                               "note_state": "empty" if not files else "names the file" if orig in files
                               else "names other files", "content": x["content"].strip()[:80],
-                              "call": x.get("tool_call_id"), "trivial": self.norm.is_trivial(x["content"])})
+                              "call": x.get("tool_call_id"), "trivial": self.norm.is_trivial(x["content"]),
+                              "sha": sha, "orig": orig, "oline": oline, "x": x})
         for run in self._calls(wrong):
             # Lines one edit call of the session wrote verbatim into this file for this commit
-            # (three distinctive lines or more, every one of them passing the strict test), that
-            # the note calls a person's: the conversation contradicts the note for all the lines
-            # credited to that call there, its short lines included.
-            if sum(1 for w in run if w["class"] == "note_contradicted") >= 3 and all(
-                    w["class"] == "note_contradicted" or w["trivial"] for w in run):
+            # (three distinctive lines or more, every one of them passing the strict test; or
+            # fewer, when the commit made the call's whole change), that the note calls a
+            # person's: the conversation contradicts the note for all the lines credited to that
+            # call there, its short lines included.
+            strict = sum(1 for w in run if w["class"] == "note_contradicted")
+            if strict and all(w["class"] == "note_contradicted" or w["trivial"] for w in run) and (
+                    strict >= 3 or self.whole_change(run[0]["sha"], run[0]["orig"], run[0]["x"])):
                 for w in run:
                     w["class"] = "note_contradicted"
-            else:
-                for w in run:
-                    if w["class"] == "note_contradicted":
-                        w["class"] = "single_line_written"
+                continue
+            for w in run:
+                if w["class"] == "note_contradicted":
+                    # fewer lines: set aside only one the note cuts out of the call's block, whose
+                    # lines around it, above and below, it gives to the session
+                    w["class"] = "note_contradicted" if self.cut_out(w) else "single_line_written"
         for item in wrong:
-            for k in ("call", "trivial"):
+            for k in ("call", "trivial", "sha", "orig", "oline", "x"):
                 item.pop(k, None)
             res["by_class"][item["class"]] += 1
             res["wrong_claims"].append(item)
@@ -714,11 +722,53 @@ class Grader:
         if e["old"]:
             earlier = {y for t2, p2, a2, _, e2 in self.edits_of(x["session_id"]) if p2 == path and t2 < ts for y in a2}
             base = {self.norm.line_hash(y) for y in self.norm.split_lines(e["old"]) if not self.norm.is_trivial(y)}
-            if not base <= lines | earlier:
+            # A file the commit creates has no version at the parent: the edit was made on one
+            # the commit's own file descends from when that file holds the text it replaced.
+            held = lines if parent is not None else self._lines_at(sha, orig)
+            if not base <= held | earlier:
                 return False
         # A note naming another session is not contradicted: that session may have written the
         # same text (its conversation, as git-ai keeps it, may lack the calls that did).
         return noted_id is None
+
+    def _lines_at(self, rev: str, path: str) -> set[int]:
+        return {self.norm.line_hash(y) for y in self.norm.split_lines(self.text_at(rev, path) or "")}
+
+    def whole_change(self, sha: str, orig: str, x: dict) -> bool:
+        """The commit made the credited edit's whole change to the file: every distinctive line
+        the edit's own diff added is in the commit's version and not the parent's, and every one
+        it removed is in the parent's and not the commit's."""
+        edit = self._credited(x)
+        if edit is None or not edit[4]["old"]:
+            return False
+        from hansard.agents.edits import diff_texts
+
+        added, removed, _ = diff_texts(edit[4]["old"], edit[4]["new"])
+        plus = {self.norm.line_hash(y) for y in added if not self.norm.is_trivial(y)}
+        minus = {self.norm.line_hash(y) for y in removed if not self.norm.is_trivial(y)}
+        then, before = self._lines_at(sha, orig), self._lines_at(f"{sha}^", orig)
+        return bool(plus) and plus <= then - before and minus <= before - then
+
+    def cut_out(self, w: dict) -> bool:
+        """The note gives the claimed session a line the credited call's own diff added just
+        above the claimed line (within 3 lines of the commit's version) and one just below it."""
+        edit = self._credited(w["x"])
+        text = self.text_at(w["sha"], w["orig"])
+        if edit is None or text is None:
+            return False
+        lines = self.norm.split_lines(text)
+        sid = w["x"]["session_id"]
+
+        def side(step: int) -> bool:
+            for n in range(w["oline"] + step, w["oline"] + 4 * step, step):
+                if not 1 <= n <= len(lines) or self.norm.is_trivial(lines[n - 1]):
+                    continue
+                noted = self.who(w["sha"], w["orig"], n)
+                if self.norm.line_hash(lines[n - 1]) in edit[2] and noted and self.same(noted.split(":", 1)[1], sid):
+                    return True
+            return False
+
+        return side(-1) and side(1)
 
     def names(self, sha: str, path: str) -> set[str]:
         """The names ``path`` had up to commit ``sha`` (renames followed)."""

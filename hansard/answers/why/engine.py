@@ -39,9 +39,11 @@ from hansard.text import textnorm
 
 # Bump when a rule changes what an answer says: cached answers of other versions are not served.
 # 2: no_sessions; 3: a line's own paths, bases, readded, changed_later, common_line, unreadable_edit;
-# 4: moved files, a common line's block in its commit, new files' bases; 5: an edit's base written by
-# its conversation, its subagents or a subagent whose transcript is not held
-RULES_VERSION = 5
+# 4: moved files, a common line's block in its commit, new files' bases; 5: a line blame took from
+# another file is restored or not by that file's history; 6: an edit's base written by its
+# conversation, its subagents or a subagent whose transcript is not held, or by a piece of work
+# the commit's own record names
+RULES_VERSION = 6
 
 
 class Prepared:
@@ -100,6 +102,7 @@ class Attributor(Unmatched):
         from hansard.answers.why.commits import CommitSessions
 
         self.history = history or FileHistory(store, t.top, t.rel, rev)
+        self._histories: dict[str, FileHistory] = {}  # a copy's source -> its own history
         self.placed = pre.placed
         # The file's own names: its path, and, when an edit of another path added one of its
         # lines, its names before renames (which a line's blamed path may be), not the file it
@@ -202,6 +205,28 @@ class Attributor(Unmatched):
         deleted = deleted_files(self.t.top, sorted(asked))
         return {sha: frozenset(ps & deleted.get(sha, set())) for sha, ps in asked.items() if ps & deleted.get(sha, set())}
 
+    def history_of(self, i: int) -> FileHistory:
+        """The history that line i's commit changed it in: the file's own (renames followed),
+        or, for a line blame took from another file (a copy's or a move's source), that
+        file's, at the same revision. Whether an edit's line was removed and brought back is
+        a question about the file the line was in."""
+        p = self.lines[i].orig_path
+        if p == self.t.rel or p in self.own_names:
+            return self.history
+        return self._histories.get(p) or self._history_at(p)
+
+    def _history_at(self, p: str) -> FileHistory:
+        """The history of path ``p``: the file's own when ``p`` is one of its names in it, else
+        that path's, at the same revision (made once)."""
+        if p in self.history.names():
+            got = self.history
+        else:
+            from hansard.answers.restored import FileHistory
+
+            got = FileHistory(self.store, self.t.top, p, self.history.rev)
+        self._histories[p] = got
+        return got
+
     def loose(self, i: int) -> list[EditRef]:
         """Edits that added line i's text to its file (``paths_of``) before its commit's
         committer time."""
@@ -242,7 +267,8 @@ class Attributor(Unmatched):
     def _landing_here(self, i: int) -> list[EditRef]:
         """``loose(i)`` without the edits whose line was removed from the file since."""
         sha, h = self.lines[i].sha, self.hashes[i]
-        return [e for e in self.loose(i) if self.history.removed_since(h, e.ts, sha) is None]
+        history = self.history_of(i)
+        return [e for e in self.loose(i) if history.removed_since(h, e.ts, sha) is None]
 
     def commit_sessions(self, sha: str) -> frozenset[str]:
         """Sessions that made the commit: tied to it by their shell output, or accounting for its
@@ -288,9 +314,10 @@ class Attributor(Unmatched):
         remembered as restored (first landed where, restored by whom). Edits of the first kind
         made on another version of the file are remembered too (``_off_base``)."""
         sha, h = self.lines[i].sha, self.hashes[i]
-        removed = {e.edit_id: self.history.removed_since(h, e.ts, sha) for e in quals}
+        history = self.history_of(i)
+        removed = {e.edit_id: history.removed_since(h, e.ts, sha) for e in quals}
         direct = [e for e in quals if removed[e.edit_id] is None]
-        before = self.history.previous_time(sha) if direct else None
+        before = history.previous_time(sha) if direct else None
         copies = [e for e in direct if e.ts < before - CLOCK_SLACK_S] if before is not None else []
         if copies and h in self.bases.parent(sha):
             # The parent already has this text: an edit older than the parent landed its line
@@ -312,8 +339,8 @@ class Attributor(Unmatched):
         restored: dict[int, tuple[str, str, bool]] = {}
         for e in quals:
             gone = removed[e.edit_id]
-            restored[e.edit_id] = (self.history.first_landed(h, e.ts, sha) or gone or sha, sha,
-                                   gone is not None and self.history.brings_back(sha, line, gone))
+            restored[e.edit_id] = (history.first_landed(h, e.ts, sha) or gone or sha, sha,
+                                   gone is not None and history.brings_back(sha, line, gone))
         self._restored[i] = restored
         return quals
 
@@ -321,7 +348,7 @@ class Attributor(Unmatched):
         """Line i's answer may look at its commit's parent: one of these edits replaced lines
         (its base is checked there) or is older than the file's commit before (its line may be
         one the parent had)."""
-        before = self.history.previous_time(self.lines[i].sha)
+        before = self.history_of(i).previous_time(self.lines[i].sha)
         return any(self.bases.removes(e.edit_id) or (before is not None and e.ts < before - CLOCK_SLACK_S)
                    for e in edits)
 
@@ -390,6 +417,10 @@ class Attributor(Unmatched):
         answers: list[LineAnswer | None] = [None] * len(self.lines)
         # the edits' bases, and the parents of the commits whose lines edits may have written, read at once
         weighed = {i: self.loose(i) for i, b in enumerate(self.lines) if not self.trivial[i] and b.sha != ZERO}
+        # the `git log` of each copy's source these lines need, started side by side
+        for p in {self.lines[i].orig_path for i, es in weighed.items() if es} - {self.t.rel} - self.own_names:
+            if p not in self._histories and (got := self._history_at(p)) is not self.history:
+                got.prefetch()
         self.bases.prefetch(e.edit_id for es in weighed.values() for e in es)
         self.bases.want(self.lines[i].sha for i, es in weighed.items() if es and self._checks_parent(i, es))
         # the commits' own versions a common line's block may be judged in (``_in_block``)
@@ -397,8 +428,12 @@ class Attributor(Unmatched):
         self.bases.want_versions((self.lines[i].sha, self.lines[i].orig_path) for i in common)
         self.bases.want(self.lines[i].sha for i in common)
         # the file versions that may show an edit's line removed, read in one git process
-        self.history.prefetch_removals(list({(self.hashes[i], e.ts, b.sha) for i, b in enumerate(self.lines)
-                                             if not self.trivial[i] and b.sha != ZERO for e in self.loose(i)}))
+        asks: dict[FileHistory, set[tuple[int, float, str]]] = {}
+        for i, b in enumerate(self.lines):
+            if not self.trivial[i] and b.sha != ZERO and (es := self.loose(i)):
+                asks.setdefault(self.history_of(i), set()).update((self.hashes[i], e.ts, b.sha) for e in es)
+        for history, questions in asks.items():
+            history.prefetch_removals(list(questions))
         for g in self.groups():
             self._answer_group(g, answers)
         return [a for a in answers if a is not None]
