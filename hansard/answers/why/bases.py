@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hansard.git.blame import ZERO
 from hansard.text import textnorm
 from hansard.values.timebounds import CLOCK_SLACK_S
 
@@ -186,8 +187,13 @@ class Bases:
         if sha not in self._parent_times:
             from hansard.git.history import read_commits
 
-            got = read_commits(self.top, [f"{sha}^"]).get(f"{sha}^")
-            self._parent_times[sha] = (got.author_time, got.committer_time) if got is not None else None
+            # one `git cat-file` for the parents of every blamed commit not read yet: a file's
+            # lines ask for many of them, one at a time
+            todo = [sha] + [c for c in self.bl.commits if c not in self._parent_times and c != sha and c != ZERO]
+            got = read_commits(self.top, [f"{c}^" for c in todo])
+            for c in todo:
+                meta = got.get(f"{c}^")
+                self._parent_times[c] = (meta.author_time, meta.committer_time) if meta is not None else None
         return self._parent_times[sha]
 
     def _previous(self, sha: str) -> tuple[str, str] | None:

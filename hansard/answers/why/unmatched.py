@@ -218,11 +218,11 @@ class Unmatched:
         if not self._file_delegations or sha == ZERO:
             return []
         hi = self.commit_time(sha)
-        if hi is None:
+        before = [(t, sid) for t, sid in self._file_delegations if hi is not None and t <= hi + CLOCK_SLACK_S]
+        if not before:
             return []
         lo = self.bases.parent_authored(sha)
-        return sorted({sid for t, sid in self._file_delegations
-                       if t <= hi + CLOCK_SLACK_S and (lo is None or t >= lo - CLOCK_SLACK_S)})
+        return sorted({sid for t, sid in before if lo is None or t >= lo - CLOCK_SLACK_S})
 
     def _first_commit_after(self, t: float) -> float | None:
         """The committer time of the file's first commit at or after ``t`` (None: none yet)."""
