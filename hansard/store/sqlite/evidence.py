@@ -29,7 +29,8 @@ _FACTS = ("SELECT e.id, e.rel_path, e.timestamp, e.call_id, e.provider, e.user_m
 _STARTED = "(t.status IS NULL OR t.status NOT IN ('error', 'rejected'))"
 # ... whose subagent's transcript was not read: no session it spawned holds a message (a reader
 # may know the subagent from its parent's record alone).
-_UNREAD = "NOT EXISTS (SELECT 1 FROM sessions c WHERE c.spawn_call_id=t.call_id AND c.message_count > 0)"
+_UNREAD = ("t.call_id NOT IN (SELECT c.spawn_call_id FROM sessions c WHERE c.spawn_call_id IS NOT NULL"
+           " AND c.message_count > 0)")  # a list SQLite builds once per query
 
 class SqliteEvidence:
     def __init__(self, db: sqlite3.Connection) -> None:
