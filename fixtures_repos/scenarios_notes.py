@@ -559,3 +559,71 @@ def notes_readded_in_a_copys_source(b: Build) -> Scenario:
         Lines 8-9 are unknown (readded: c3 wrote new text with them), where they used to be
         t1's: the new file's history has no commit that removed them.
     ''')
+
+
+LEDGER_POST_CHECKED = ('    def post(self, debit, credit, amount):\n'
+                       '        if amount <= 0:\n'
+                       '            raise ValueError("amount must be positive")\n'
+                       '        if debit == credit:\n'
+                       '            raise ValueError("debit and credit must differ")\n'
+                       '        self.entries.append((debit, credit, amount))\n')
+
+
+def _subagent_then_its_session(b: Build, keep_subagent: bool) -> tuple[GitRepo, str, str, str, str]:
+    """c0 holds the ledger; a session's subagent (Task) adds two checks to ``post``, then the
+    session itself rewrites the subagent's second check. (repo, c0, c1, the subagent's edit, the
+    session's edit.) Without ``keep_subagent`` the subagent's transcript is gone, as Entire's
+    checkpoints keep none."""
+    r = b.init()
+    r.write("ledger.py", LEDGER_PY)
+    c0 = b.commit(r, "Ledger")
+    cc = b.claude(r.path)
+    cc.prompt("Validate what Ledger.post is given")
+    with cc.task("Add validation", "Make Ledger.post reject bad amounts and same-account posts",
+                 summary="ledger.py: Ledger.post now rejects non-positive amounts and same-account posts.") as sub:
+        t_sub = sub.edit(r.path / "ledger.py", "    def post(self, debit, credit, amount):\n",
+                         LEDGER_POST_CHECKED.rsplit("        self.entries", 1)[0])
+    if not keep_subagent:
+        import shutil
+
+        shutil.rmtree(cc.path.parent / cc.session_id)
+    cc.say("Same-account posts should be allowed for adjustments; only the amount check stays.")
+    t_own = cc.edit(r.path / "ledger.py",
+                    '        if debit == credit:\n            raise ValueError("debit and credit must differ")\n',
+                    '        if not isinstance(amount, int):\n            raise TypeError("amount must be whole cents")\n')
+    c1 = b.commit(r, "Validate ledger postings")
+    return r, c0, c1, t_sub, t_own
+
+
+@scenario
+def subagent_lines_then_its_session_edits_them(b: Build) -> Scenario:
+    """A session rewrites lines its own subagent wrote minutes before, on the tree the commit
+    grew from: the subagent's edit holds the lines the session's edit replaced, so the session's
+    new lines are its own, and the subagent's are the subagent's."""
+    r, c0, c1, t_sub, t_own = _subagent_then_its_session(b, keep_subagent=True)
+    return b.scenario(r, {
+        "ledger.py": b.expect(r, "ledger.py", b.human(c0, 8), b.agent(t_sub, c1, 2), b.agent(t_own, c1, 2),
+                              b.human(c0)),
+    }, notes='''
+        t_own's old_string is two lines the commit's parent lacks. They are not another branch's:
+        the session's subagent wrote them (t_sub), before t_own, in the same work.
+    ''')
+
+
+@scenario
+def unread_subagent_lines_then_its_session_edits_them(b: Build) -> Scenario:
+    """The same work, with the subagent's transcript gone (Entire keeps none): the lines the
+    session's edit replaced are in no transcript, but the session started a subagent after the
+    parent was committed and before its edit, and that subagent could have written them on the
+    same tree. The session's own lines are its own; the subagent's are no one's it can name."""
+    r, c0, c1, _t_sub, t_own = _subagent_then_its_session(b, keep_subagent=False)
+    return b.scenario(r, {
+        "ledger.py": b.expect(r, "ledger.py", b.human(c0, 8), b.unknown(c1, 2), b.agent(t_own, c1, 2),
+                              b.human(c0)),
+    }, notes='''
+        Without the subagent's own transcript, t_own's base is explained only by the subagent
+        its session started (the Task call, kept in the session's transcript) between c0 and
+        t_own: t_own fits. The subagent's two lines were not written by any edit held here,
+        but its report names ledger.py: unknown (unreadable_edit, the session in alternatives),
+        not a person's.
+    ''')

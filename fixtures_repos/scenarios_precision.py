@@ -459,3 +459,42 @@ def precision_common_line_outside_the_commits_sessions(b: Build) -> Scenario:
         one does not get the line: unknown, with the older session as the alternative. The
         newer session's lines are its own.
     ''')
+
+
+
+SETTINGS_PY = src('''
+    """Uploader settings."""
+
+    ROOT = "/var/lib/uploader"
+    WORKERS = 4
+    RETRIES = 3
+    TIMEOUT_S = 10
+''')
+
+
+@scenario
+def precision_session_edits_a_persons_uncommitted_line(b: Build) -> Scenario:
+    """A person changes a line and leaves it uncommitted; a session then rewrites that line and
+    commits the work, its `git commit` output naming the commit. The line the session replaced
+    is in no commit and no edit (the commit's parent has the line before the person's change),
+    yet the session made this very commit on this tree: its line is its own."""
+    r = b.init()
+    r.write("settings.py", SETTINGS_PY)
+    c0 = b.commit(r, "Settings")
+    b.later(600)
+    r.replace("settings.py", "TIMEOUT_S = 10\n", "TIMEOUT_S = 30\n")
+    cc = b.claude(r.path)
+    cc.prompt("Large uploads time out: make the timeout scale with the file size")
+    t1 = cc.edit(r.path / "settings.py", "TIMEOUT_S = 30\n",
+                 "TIMEOUT_S = 30\nTIMEOUT_S_PER_GB = 20\n")
+    t2 = cc.edit(r.path / "settings.py", "TIMEOUT_S = 30\n", "TIMEOUT_BASE_S = 30\n")
+    c1 = b.commit(r, "Timeouts scale with size")
+    cc.bash('git commit -am "Timeouts scale with size"', stdout=commit_output("main", c1, "Timeouts scale with size", 1, 2))
+    return b.scenario(r, {
+        "settings.py": b.expect(r, "settings.py", b.human(c0, 5), b.agent(t2, c1), b.agent(t1, c1)),
+    }, notes='''
+        t2 replaced `TIMEOUT_S = 30`, a line only the person's uncommitted change had; c1's parent
+        has `TIMEOUT_S = 10`. Without a record tying the work to c1 that would be an edit made
+        on another version of the file (other_branch); the session's own `git commit` output
+        names c1.
+    ''')

@@ -41,9 +41,11 @@ in CI.
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -427,7 +429,32 @@ def _rows(per_file: list[dict]) -> list[dict]:
 # -- real history (scripts/real_corpus.py) ------------------------------------------------------
 
 
-def precision(docs: dict[str, dict], truth: dict[str, dict], examples: int = 5) -> dict:
+FIXUP = re.compile(r"git\b[^\n]*\bcommit\b[^\n]*?(?:-m|--message)[ =]*\\?[\"']?(?:fixup|squash|amend)! ([^\"'\\\n]+)")
+
+
+def fixups(db_path: Path) -> dict[str, set[str]]:
+    """Session id (as checkpoints name it) -> the subjects of the commits its own shell calls
+    made ``fixup!``, ``squash!`` or ``amend!`` commits of (an autosquash puts that session's work
+    into the commit of that subject, after its checkpoint was written)."""
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    out: dict[str, set[str]] = {}
+    for key, claimed, raw in db.execute(
+            "SELECT s.session_id, s.claimed_id, t.input FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
+            " WHERE instr(t.input, 'fixup!') > 0 OR instr(t.input, 'squash!') > 0 OR instr(t.input, 'amend!') > 0"):
+        try:
+            cmd = json.loads(raw).get("command") or ""
+        except (ValueError, AttributeError):
+            continue
+        for m in FIXUP.finditer(str(cmd)):
+            out.setdefault(claimed or key, set()).add(m.group(1).strip())
+    db.close()
+    return out
+
+
+def precision(docs: dict[str, dict], truth: dict[str, dict], examples: int = 5,
+              squashed: dict[str, set[str]] | None = None) -> dict:
     """Agent lines (``agent``, ``agent_modified``) answered in commits with an
     ``Entire-Checkpoint`` trailer, against the sessions their checkpoints name: right when
     the line's session (or the session it is a subagent of) is one of them. Judged apart:
@@ -436,7 +463,8 @@ def precision(docs: dict[str, dict], truth: dict[str, dict], examples: int = 5) 
     snapshot lacks blobs over 4 MiB, so the edits that made the commit may be missing, and
     the line's true author with them). Lines of commits none of whose sessions are readable
     are not judged."""
-    out = {k: {"right": 0, "wrong": 0, "lines": 0, "examples": []} for k in ("full", "partial")}
+    out = {k: {"right": 0, "wrong": 0, "lines": 0, "resumed": 0, "squashed": 0, "examples": []}
+           for k in ("full", "partial")}
     unjudged = elsewhere = 0
     for rel, doc in sorted(docs.items()):
         sessions = doc.get("sessions") or {}
@@ -457,12 +485,25 @@ def precision(docs: dict[str, dict], truth: dict[str, dict], examples: int = 5) 
             parent = (sessions.get(sid) or {}).get("parent_session_id")
             # A session read from the repository's own refs is stored under a key of its own:
             # the checkpoint names the id it claims.
+            one = _conversation(sessions, sid)
             sid = _claimed(sessions, sid)
             parent = _claimed(sessions, parent) if parent else None
             if sid in t["sessions"] or (parent and parent in t["sessions"]):
                 b["right"] += 1
                 continue
+            if one & set(t["sessions"]):
+                # the checkpoint names a resumed copy of the line's conversation (the answer
+                # names it too, in `resumed_from` / `resumed_in`)
+                b["right"] += 1
+                b["resumed"] += 1
+                continue
             b["wrong"] += 1
+            summary = ((doc.get("commits") or {}).get(x["commit"]) or {}).get("summary") or ""
+            if summary and any(summary.startswith(subject) for subject in (squashed or {}).get(sid or "", ())):
+                # the line's session made a fixup of this commit, squashed in after its
+                # checkpoint was written: the checkpoint cannot name it (set aside, not wrong)
+                b["squashed"] += 1
+                continue
             if len(b["examples"]) < examples:
                 named = ", ".join(s[:13] for s in t["sessions"][:3]) + (" …" if len(t["sessions"]) > 3 else "")
                 missing = len(t["unreadable_sessions"]) + len(t.get("incomplete_sessions", []))
@@ -472,11 +513,97 @@ def precision(docs: dict[str, dict], truth: dict[str, dict], examples: int = 5) 
     for b in out.values():
         judged = b["right"] + b["wrong"]
         b["precision"] = b["right"] / judged if judged else None
+        aside = judged - b["squashed"]
+        b["precision_aside"] = b["right"] / aside if aside else None
         b["coverage"] = b["right"] / b["lines"] if b["lines"] else None
     right = out["full"]["right"] + out["partial"]["right"]
     wrong = out["full"]["wrong"] + out["partial"]["wrong"]
     return {**out, "right": right, "wrong": wrong, "precision": right / (right + wrong) if right + wrong else None,
             "unjudged": unjudged, "untrailered": elsewhere}
+
+
+def written_recall(docs: dict[str, dict], truth: dict[str, dict], db_path: Path, slack_s: int = 60) -> dict:
+    """Recall of the lines the named sessions' own edit calls wrote: of the non-trivial lines of
+    commits all of whose named sessions are readable (``full``), those whose text an applied
+    edit of one of those sessions (or of a resumed copy of one) added by its own diff, into that
+    file, before the commit; right when `why` answers ``agent`` or ``agent_modified`` with one
+    of them. Unlike coverage it does not depend on how much of a commit the sessions wrote
+    through tool calls at all (shell redirections, subagents whose transcripts the checkpoints
+    do not keep, another machine's edits), so corpora compare. The store is read as it is, by
+    SQL: this is a grader, not an answer."""
+    import sqlite3
+    from datetime import datetime
+
+    from hansard.text import textnorm
+
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    parent: dict[str, str] = {}
+    named_as: dict[str, str] = {}
+    for key, claimed, resumed in db.execute("SELECT session_id, claimed_id, resumed_from FROM sessions"):
+        named_as[key] = claimed or key
+        if resumed:
+            parent[key] = resumed
+
+    def root(key: str) -> str:
+        seen = set()
+        while key in parent and key not in seen:
+            seen.add(key)
+            key = parent[key]
+        return key
+
+    groups: dict[str, set[str]] = {}  # conversation root -> the ids checkpoints may name it by
+    for key in named_as:
+        groups.setdefault(root(key), set()).add(named_as[key])
+    by_name: dict[str, set[str]] = {}
+    for r, names in groups.items():
+        for n in names:
+            by_name.setdefault(n, set()).add(r)
+    wrote: dict[tuple[str, str, int], float] = {}  # (root, path, hash) -> the earliest time an edit added it
+    for key, rel, ts, h in db.execute(
+            "SELECT s.session_id, e.rel_path, e.timestamp, l.hash FROM edits e JOIN sessions s ON s.id=e.session_id"
+            " JOIN edit_lines l ON l.edit_id=e.id WHERE l.side='+' AND l.trivial=0 AND e.status='applied'"
+            " AND e.rel_path IS NOT NULL AND e.timestamp IS NOT NULL"):
+        try:
+            when = datetime.fromisoformat(ts.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            continue
+        k = (root(key), rel, h)
+        wrote[k] = min(when, wrote.get(k, when))
+    db.close()
+    lines = right = 0
+    missed: collections.Counter[str] = collections.Counter()
+    for rel, doc in docs.items():
+        commits = doc.get("commits") or {}
+        sessions = doc.get("sessions") or {}
+        for x in doc["lines"]:
+            t = truth.get(x.get("commit") or "")
+            if t is None or not t["sessions"] or t["unreadable_sessions"] or t.get("incomplete_sessions"):
+                continue
+            if textnorm.is_trivial(x["content"]):
+                continue
+            roots = set().union(*(by_name.get(n, set()) for n in t["sessions"]))
+            ctime = commits[x["commit"]]["committer_time"] + slack_s
+            h = textnorm.line_hash(x["content"])
+            if not any(wrote.get((r, rel, h), ctime + 1) <= ctime for r in roots):
+                continue
+            lines += 1
+            sid = x.get("session_id")
+            if x.get("kind") in ("agent", "agent_modified") and sid:
+                mine = {root(sid)} | {root(p) for p in [(sessions.get(sid) or {}).get("parent_session_id")] if p}
+                if mine & roots:
+                    right += 1
+                    continue
+            missed[f"{x.get('kind')}/{x.get('rule')}"] += 1
+    return {"lines": lines, "right": right, "recall": right / lines if lines else None,
+            "missed": dict(missed.most_common())}
+
+
+def _conversation(sessions: dict[str, dict], sid: str | None) -> set[str]:
+    """The ids (as checkpoints name them) of the sessions the answer says are the same
+    conversation as ``sid``: the one it resumes and the ones that resume it."""
+    s = sessions.get(sid or "") or {}
+    linked = ([s["resumed_from"]] if s.get("resumed_from") else []) + list(s.get("resumed_in") or [])
+    return {c for c in (_claimed(sessions, x) for x in linked) if c}
 
 
 def _claimed(sessions: dict[str, dict], sid: str | None) -> str | None:
@@ -554,7 +681,8 @@ def run_real(name: str, quick: bool = False, directory: str | None = None, round
                                                       env=env, check=True, capture_output=True).stdout)
         print(f"answered all {len(docs)} touched source files for the precision in {time.perf_counter() - t:.0f}s",
               file=sys.stderr)
-    p = precision(docs, truth)
+    p = precision(docs, truth, squashed=fixups(store / "hansard.db"))
+    p["written"] = written_recall(docs, truth, store / "hansard.db")
     if not directory:
         shutil.rmtree(root, ignore_errors=True)
     rows = _rows(per_file)
@@ -593,9 +721,18 @@ def print_rows(label: str, rows: list[dict], info: dict) -> None:
             share = "n/a" if b["precision"] is None else f"{100 * b['precision']:.1f}%"
             cover = "n/a" if b["coverage"] is None else f"{100 * b['coverage']:.1f}%"
             print(f"  {what}: {b['right']}/{judged} = {share}; {b['wrong']} name a session outside them; coverage "
-                  f"{b['right']}/{b['lines']} lines of those commits = {cover}")
+                  f"{b['right']}/{b['lines']} lines of those commits = {cover}"
+                  + (f"; {b['resumed']} right through a resumed copy the checkpoint names" if b["resumed"] else "")
+                  + (f"; {b['squashed']} of the wrong ones are a session's fixup squashed into the commit after its "
+                     f"checkpoint (precision with them set aside {100 * b['precision_aside']:.1f}%)"
+                     if b["squashed"] else ""))
             for e in b["examples"]:
                 print(f"    outside: {e}")
+        w = p.get("written") or {}
+        if w.get("lines"):
+            print(f"  recall of the lines the named sessions' own edit calls wrote (commits whose sessions are all "
+                  f"readable): {w['right']}/{w['lines']} = {100 * w['recall']:.1f}%; the others: "
+                  + ", ".join(f"{k} {n}" for k, n in list(w["missed"].items())[:8]))
         print(f"  not judged: {p['unjudged']} lines in trailered commits none of whose sessions is readable; "
               f"{p['untrailered']} agent lines in commits without a trailer")
 

@@ -216,6 +216,8 @@ class WhySession(Teammate):
     first_request: NotRequired[int | None]
     asked: NotRequired[dict[str, Asked]]
     source: NotRequired[Source]
+    resumed_from: NotRequired[str]
+    resumed_in: NotRequired[list[str]]
 
 
 class WhyCommit(TypedDict):

@@ -128,6 +128,10 @@ def why_line(ans: Mapping[str, Any], ln: Mapping[str, Any]) -> str:
             out.append(f"  {'read from':12} {src}")
         if s.get("parent_session_id"):
             out.append(f"  {'subagent of':12} {s['parent_session_id']}")
+        if s.get("resumed_from"):
+            out.append(f"  {'resumes':12} {s['resumed_from']}")
+        if s.get("resumed_in"):
+            out.append(f"  {'resumed in':12} " + ", ".join(s["resumed_in"]))
         if ln["kind"] == "pasted":
             out.append(f"  {'message ' + str(ln['message_index']):12} code block {ln.get('block', 0)} of the reply")
         else:

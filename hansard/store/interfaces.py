@@ -181,6 +181,10 @@ class EvidenceIndex(Protocol):
     def sessions_summarising(self, session_row: int) -> Sequence[Row]: ...
     def compactions(self, session_row: int) -> int: ...
     def subagents(self, session_id: str) -> Sequence[Row]: ...
+    def unread_delegations(self, session_ids: Collection[str], tools: Collection[str]) -> list[tuple[str, str]]:
+        """(session id, timestamp) of calls starting a subagent whose transcript is not held."""
+    def repo_unread_delegations(self, repo_id: int, tools: Collection[str], needle: str) -> list[tuple[str, str]]:
+        """The same, of ``repo_id``'s sessions, whose input or output mentions ``needle``."""
     def session_sources(self) -> Sequence[Row]:
         """session_id, last_at, path, size of sessions whose transcript file is present."""
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hansard.git.blame import ZERO
 from hansard.text import textnorm
 from hansard.values.timebounds import CLOCK_SLACK_S
 
@@ -43,7 +44,7 @@ class Bases:
         self._deleted: dict[tuple[str, str], frozenset[int]] = {}  # (commit, deleted path) -> its lines at the parent
         self._versions: dict[tuple[str, str], list[int]] = {}  # (commit, path) -> its lines there, in order
         self._wanted_versions: set[tuple[str, str]] = set()  # versions the next read also fetches
-        self._parent_times: dict[str, int | None] = {}  # commit -> its first parent's committer time
+        self._parent_times: dict[str, tuple[int, int] | None] = {}  # commit -> its first parent's (author, committer) time
         self._removed: dict[int, set[int]] = {}  # edit -> the non-trivial lines it removed
         self._added: dict[int, set[int]] = {}  # edit -> the non-trivial lines it added
         self._parents: dict[str, frozenset[int]] = {}  # commit -> the lines of the file at its parent
@@ -173,11 +174,26 @@ class Bases:
 
     def _parent_time(self, sha: str) -> int | None:
         """The committer time of commit ``sha``'s first parent (None: a root commit)."""
+        got = self._parent_meta(sha)
+        return got[1] if got is not None else None
+
+    def parent_authored(self, sha: str) -> int | None:
+        """When commit ``sha``'s first parent's change was written (its author time, which a
+        rebase keeps; None: a root commit): work on the tree the commit grew from comes after."""
+        got = self._parent_meta(sha)
+        return min(got) if got is not None else None
+
+    def _parent_meta(self, sha: str) -> tuple[int, int] | None:
         if sha not in self._parent_times:
             from hansard.git.history import read_commits
 
-            got = read_commits(self.top, [f"{sha}^"]).get(f"{sha}^")
-            self._parent_times[sha] = got.committer_time if got is not None else None
+            # one `git cat-file` for the parents of every blamed commit not read yet: a file's
+            # lines ask for many of them, one at a time
+            todo = [sha] + [c for c in self.bl.commits if c not in self._parent_times and c != sha and c != ZERO]
+            got = read_commits(self.top, [f"{c}^" for c in todo])
+            for c in todo:
+                meta = got.get(f"{c}^")
+                self._parent_times[c] = (meta.author_time, meta.committer_time) if meta is not None else None
         return self._parent_times[sha]
 
     def _previous(self, sha: str) -> tuple[str, str] | None:

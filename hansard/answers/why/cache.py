@@ -57,8 +57,9 @@ def _with_contents(stored: bytes, data: bytes) -> bytes:
 
 
 # Part of every cache key: a change to what an answer holds must not be served from old rows.
-CACHE_FORMAT = 6  # 2: lines stored without their text; 3: commit summaries redacted; 4: redacted lines kept;
-# 5: sessions say what was asked for each edit; 6: one document per file, of which a line or a range is cut
+CACHE_FORMAT = 7  # 2: lines stored without their text; 3: commit summaries redacted; 4: redacted lines kept;
+# 5: sessions say what was asked for each edit; 6: one document per file, of which a line or a range is cut;
+# 7: sessions name the sessions of the same conversation (resumed_from, resumed_in)
 
 
 def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, data: bytes, repo_id: int

@@ -105,6 +105,7 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
                 s["member"], s["member_name"] = row["member"], row["member_name"]
             if row is not None:  # where it was read: this machine, a repository's refs or files, a teammate
                 s["source"] = source_of(row)
+                _conversation(store, a.session_id, row, s)
             first_edit[a.session_id] = a.message_index
     for sid, s in sessions.items():
         _asked(store, sid, s, edits[sid], first_edit[sid])
@@ -120,6 +121,18 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
         "sessions": sessions,
         "commits": commits,
     }
+
+
+def _conversation(store: Store, session_id: str, row: Any, s: dict[str, Any]) -> None:
+    """The sessions of the same conversation as ``session_id``: the one it resumes (its records
+    replay that one's messages or hold its edit calls) and the ones that resume it. An edit call
+    a resumed copy replays is stored once, under the session read first, so a reader (or a
+    checkpoint naming the copy) needs both ids to see it is one conversation."""
+    if row["resumed_from"]:
+        s["resumed_from"] = row["resumed_from"]
+    later = sorted(r["session_id"] for r in store.evidence.sessions_resuming(session_id))
+    if later:
+        s["resumed_in"] = later
 
 
 def slice_contract(doc: dict[str, Any], start: int, end: int) -> dict[str, Any]:

@@ -40,8 +40,10 @@ from hansard.text import textnorm
 # Bump when a rule changes what an answer says: cached answers of other versions are not served.
 # 2: no_sessions; 3: a line's own paths, bases, readded, changed_later, common_line, unreadable_edit;
 # 4: moved files, a common line's block in its commit, new files' bases; 5: a line blame took from
-# another file is restored or not by that file's history
-RULES_VERSION = 5
+# another file is restored or not by that file's history; 6: an edit's base written by its
+# conversation, its subagents or a subagent whose transcript is not held, or by a piece of work
+# the commit's own record names
+RULES_VERSION = 6
 
 
 class Prepared:
@@ -124,6 +126,9 @@ class Attributor(Unmatched):
 
         self.bases = Bases(store, t.top, bl, self.moved)
         self._off_base: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it on another version
+        self._works: dict[str, frozenset[str]] = {}  # session -> its piece of work (see _work)
+        self._file_delegations: list[tuple[float, str]] | None = None  # (start, session) of unread subagents told of the file
+        self._delegations: dict[frozenset[str], list[float]] = {}  # a piece of work -> its unread subagents' starts
         self._lone_common: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it, but no block around it
         self._copied: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it for an earlier commit
         self.by_commit: dict[str, list[int]] = {}
@@ -303,7 +308,9 @@ class Attributor(Unmatched):
 
     def _unrestored(self, i: int, quals: list[EditRef]) -> list[EditRef]:
         """The edits whose line no commit removed between them and line i's commit, made on the
-        file the commit grew from (hansard.answers.why.bases); when there are none, the others,
+        file the commit grew from (hansard.answers.why.bases), or by a piece of work the commit's
+        own record names (its checkpoint, the session's shell output making it: a rebase or a
+        squash gave the commit another parent than the one the work saw); when there are none, the others,
         remembered as restored (first landed where, restored by whom). Edits of the first kind
         made on another version of the file are remembered too (``_off_base``)."""
         sha, h = self.lines[i].sha, self.hashes[i]
@@ -320,7 +327,8 @@ class Attributor(Unmatched):
                 self._copied[i] = sorted({e.session_id for e in copies})
                 return []
         if direct:
-            fit = [e for e in direct if self.bases.fits(e, sha, functools.partial(self._earlier_edits, i, e))]
+            fit = [e for e in direct if self.bases.fits(e, sha, functools.partial(self._earlier_edits, i, e))
+                   or self._its_own_work(i, e, sha)]
             if fit:
                 return fit
             self._off_base[i] = sorted({e.session_id for e in direct})
@@ -345,12 +353,55 @@ class Attributor(Unmatched):
                    for e in edits)
 
     def _earlier_edits(self, i: int, e: EditRef) -> list[int]:
-        """Ids of the edits of e's session into line i's file made before e, newest first."""
+        """Ids of the edits into line i's file made before e by e's piece of work (its session,
+        the sessions of its conversation and their subagents), newest first."""
         paths = self.paths_of(i)
         if self._newest_first is None:  # sorted once per file: asked for each edit off its parent's base
             self._newest_first = sorted(self._edits_of_file(), key=lambda x: -(x[0] or 0.0))
+        work = self._work(e.session_id)
         return [r["id"] for ts, r in self._newest_first
-                if r["session_id"] == e.session_id and r["rel_path"] in paths and ts is not None and ts < e.ts]
+                if r["session_id"] in work and r["rel_path"] in paths and ts is not None and ts < e.ts]
+
+    def _work(self, session_id: str) -> frozenset[str]:
+        """The session, the sessions of its conversation (the one it resumes, those resuming
+        it) and the subagents of each: one piece of work on one tree, whose earlier edits can
+        hold the lines an edit replaced."""
+        got = self._works.get(session_id)
+        if got is None:
+            ev = self.store.evidence
+            row = ev.session(session_id)
+            one = {session_id} | ({row["resumed_from"]} if row is not None and row["resumed_from"] else set())
+            one |= {r["session_id"] for r in ev.sessions_resuming(session_id)}
+            got = self._works[session_id] = frozenset(one | {r["session_id"] for s in one for r in ev.subagents(s)})
+        return got
+
+    def _its_own_work(self, i: int, e: EditRef, sha: str) -> bool:
+        """Edit e replaced lines the commit's parent lacks, yet on the tree the commit grew
+        from: the commit's own record (its checkpoint, the session's `git commit` output) names
+        e's piece of work, which made the commit whatever parent a rebase or a squash gave it;
+        or, for a line the file has once, that work started a subagent whose transcript is not
+        held, which may have written them (a line the file has many times is no evidence of
+        which edit wrote it there, and no record says the work made this commit)."""
+        if self._work(e.session_id) & self.cs.tied(sha):
+            return True
+        return not self._common(i) and self._delegated_before(e, sha)
+
+    def _delegated_before(self, e: EditRef, sha: str) -> bool:
+        """e's piece of work started a subagent whose own transcript is not held after the
+        commit's parent was written and before e: what it wrote on that tree (the lines e
+        replaced, which neither the parent nor a held edit has) is nowhere here."""
+        work = self._work(e.session_id)
+        starts = self._delegations.get(work)
+        if starts is None:
+            from hansard import agents
+
+            starts = self._delegations[work] = sorted(
+                t for _sid, raw in self.store.evidence.unread_delegations(sorted(work), agents.tools("task"))
+                if (t := evidence.parse_ts(raw)) is not None)
+        if not starts:
+            return False
+        lo = self.bases.parent_authored(sha)
+        return any((lo is None or t >= lo - CLOCK_SLACK_S) and t < e.ts for t in starts)
 
     def groups(self) -> list[list[int]]:
         """Runs of consecutive lines blamed to the same commit: what survives of one hunk."""

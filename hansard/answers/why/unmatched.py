@@ -1,6 +1,7 @@
 """The rules for a line that no edit's block wrote directly: ``modified`` (a person changed an
 agent's line, before committing or in a later commit), and otherwise ``unknown`` with its reason
-(other_path, unlinked_session, untimed, trivial, shell_command) or ``human`` (no_session).
+(other_path, unlinked_session, untimed, trivial, unreadable_edit, shell_command) or ``human``
+(no_session).
 
 A mixin of the engine's ``Attributor``: it reads the state the engine built for the question.
 """
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from hansard.answers.restored import FileHistory
+    from hansard.answers.why.bases import Bases
     from hansard.answers.why.commits import CommitSessions
     from hansard.answers.why.target import Target
 
@@ -67,6 +69,8 @@ class Unmatched:
     _lone_common: dict[int, list[str]]
     _copied: dict[int, list[str]]
     untimed: dict[int, set[str]]
+    bases: Bases
+    _file_delegations: list[tuple[float, str]] | None
 
     if TYPE_CHECKING:  # the engine's rules these steps build on (hansard.answers.why.engine.Attributor)
         def commit_time(self, sha: str) -> float | None: ...
@@ -153,7 +157,7 @@ class Unmatched:
                 return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit, rule="untimed")
         elif group_has_agent or self._short_line_of_the_commits_sessions(i):
             return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit, rule="trivial")
-        unread = self._unreadable_writers(i)
+        unread = self._unreadable_writers(i) or self._unread_subagents(i)
         if unread:
             return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit,
                               rule="unreadable_edit", alternatives=tuple(unread))
@@ -197,6 +201,28 @@ class Unmatched:
                 continue
             out.add(r["session_id"])
         return sorted(out)
+
+    def _unread_subagents(self, i: int) -> list[str]:
+        """Sessions of the repository that started a subagent whose own transcript is not held,
+        gave it line i's file by name or heard of it in its report, after the commit's parent
+        was written and before the line's commit: that subagent's edits, which cannot be read,
+        may have written the line."""
+        if self._file_delegations is None:
+            from hansard import agents
+
+            self._file_delegations = [
+                (t, sid) for sid, raw in self.store.evidence.repo_unread_delegations(
+                    self.repo_id, agents.tools("task"), os.path.basename(self.t.rel))
+                if (t := parse_ts(raw)) is not None]
+        sha = self.lines[i].sha
+        if not self._file_delegations or sha == ZERO:
+            return []
+        hi = self.commit_time(sha)
+        before = [(t, sid) for t, sid in self._file_delegations if hi is not None and t <= hi + CLOCK_SLACK_S]
+        if not before:
+            return []
+        lo = self.bases.parent_authored(sha)
+        return sorted({sid for t, sid in before if lo is None or t >= lo - CLOCK_SLACK_S})
 
     def _first_commit_after(self, t: float) -> float | None:
         """The committer time of the file's first commit at or after ``t`` (None: none yet)."""

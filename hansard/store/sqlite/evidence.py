@@ -25,6 +25,13 @@ _FACTS = ("SELECT e.id, e.rel_path, e.timestamp, e.call_id, e.provider, e.user_m
           " LEFT JOIN messages m ON m.id=e.message_id")
 
 
+# A subagent call that ran (or has no result yet) ...
+_STARTED = "(t.status IS NULL OR t.status NOT IN ('error', 'rejected'))"
+# ... whose subagent's transcript was not read: no session it spawned holds a message (a reader
+# may know the subagent from its parent's record alone).
+_UNREAD = ("t.call_id NOT IN (SELECT c.spawn_call_id FROM sessions c WHERE c.spawn_call_id IS NOT NULL"
+           " AND c.message_count > 0)")  # a list SQLite builds once per query
+
 class SqliteEvidence:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
@@ -302,6 +309,29 @@ class SqliteEvidence:
 
     def subagents(self, session_id: str) -> list[sqlite3.Row]:
         return self.db.execute("SELECT * FROM sessions WHERE parent_session_id=?", (session_id,)).fetchall()
+
+    def unread_delegations(self, session_ids: Collection[str], tools: Collection[str]) -> list[tuple[str, str]]:
+        """(session id, timestamp) of these sessions' calls to ``tools`` (a subagent's start)
+        that did not fail and whose subagent's own transcript the store does not hold: what that
+        subagent wrote is nowhere here."""
+        if not session_ids or not tools:
+            return []
+        return [(r[0], r[1]) for r in self.db.execute(
+            "SELECT s.session_id, t.timestamp FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
+            f" WHERE s.session_id IN ({marks(len(session_ids))}) AND t.name IN ({marks(len(tools))})"
+            f" AND t.timestamp IS NOT NULL AND {_STARTED} AND {_UNREAD}",
+            (*session_ids, *tools))]
+
+    def repo_unread_delegations(self, repo_id: int, tools: Collection[str], needle: str) -> list[tuple[str, str]]:
+        """(session id, timestamp) of the calls of ``repo_id``'s sessions to ``tools`` (a
+        subagent's start) that did not fail, whose subagent's own transcript the store does not
+        hold, and whose input or output (the task given, the subagent's report) mentions
+        ``needle``."""
+        return [(r[0], r[1]) for r in self.db.execute(
+            "SELECT s.session_id, t.timestamp FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
+            f" WHERE s.repo_id=? AND t.name IN ({marks(len(tools))}) AND t.timestamp IS NOT NULL AND {_STARTED}"
+            f" AND {_UNREAD} AND (instr(t.input, ?) > 0 OR instr({OUTPUT_SQL}, ?) > 0)",
+            (repo_id, *tools, needle, needle))]
 
     def session_sources(self) -> list[sqlite3.Row]:
         """Rows (session_id, last_at, path, size) of every session whose source file is present."""
