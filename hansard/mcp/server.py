@@ -147,6 +147,10 @@ class Runner:
         try:
             with anyio.fail_after(self.opts.timeout):
                 result = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+            if time.monotonic() > deadline:
+                # The event loop woke only after the deadline, to a finished worker: the answer
+                # came too late all the same (a call answers within the limit, or not at all).
+                raise TimeoutError
             count = _count(result)
             return CallToolResult(content=[TextContent(type="text", text=json.dumps(result, default=str))],
                                   structured_content=json.loads(json.dumps(result, default=str)))
