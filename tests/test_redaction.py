@@ -222,6 +222,8 @@ TRUE_POSITIVES += [
     ("url_password", f"postgres://app:{_PW17}#1@db:5432/app", f"{_PW17}#1"),
     ("base64_secret", f"echo {_B64_28} | base64 -d", _B64_28),
     ("github_token", f'TOKEN = "{S["github_token"][:20]}" + "{S["github_token"][20:]}"', S["github_token"]),
+    ("github_token", f'TOKEN = ("{S["github_token"][:20]}"  + "{S["github_token"][20:]}")', S["github_token"]),
+    ("github_token", f'TOKEN = "{S["github_token"][:20]}"\t+ "{S["github_token"][20:]}"', S["github_token"]),
     ("github_token", f"export GH={S['github_token'][:17]}\\\n{S['github_token'][17:]}", S["github_token"]),
     ("private_key", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" + RSA_BODY[0][:32] + "\n" + RSA_BODY[1] + "\n", RSA_BODY[1]),
     ("microsoft_teams_webhook", "https://org.webhook.office.com/webhookb2/" + _r28(8, "abcdef0123456789") + "-abcd-ef01-2345-"

@@ -321,8 +321,9 @@ _PCT_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 PASS_RULES: tuple[Rule, ...] = (
     Rule(B64_NAME, _B64_RUN, extend=None, anchors=_b64_anchors(_B64_TELLTALES), kind=BASE64),
     Rule("percent_encoded", _PCT_RUN, extend=None, anchors=("%3a", "%2f"), kind=PERCENT),
-    Rule("joined", _JOIN, extend=None, anchors=('"+', '" +', "'+", "' +", "\\\n", "\\\r\n", '"\n', "'\n",
-                                                 '"\r\n', "'\r\n"), kind=JOINED),
+    # (a quote then any run of blanks before the `+`: `"  +`, `"\t+`, `" \t+` are anchored by their head)
+    Rule("joined", _JOIN, extend=None, anchors=('"+', '" +', "'+", "' +", '"  ', "'  ", '"\t', "'\t", '" \t', "' \t",
+                                                 "\\\n", "\\\r\n", '"\n', "'\n", '"\r\n', "'\r\n"), kind=JOINED),
 )
 
 # detect-secrets plugins reused, with the rule name shown in the replacement (per pattern
