@@ -128,6 +128,7 @@ class Attributor(Unmatched):
         self._off_base: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it on another version
         self._works: dict[str, frozenset[str]] = {}  # session -> its piece of work (see _work)
         self._file_delegations: list[tuple[float, str]] | None = None  # (start, session) of unread subagents told of the file
+        self._unread_by_commit: dict[str, list[str]] = {}  # commit -> the sessions of those that may have written its lines
         self._delegations: dict[frozenset[str], list[float]] = {}  # a piece of work -> its unread subagents' starts
         self._lone_common: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it, but no block around it
         self._copied: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it for an earlier commit

@@ -71,6 +71,7 @@ class Unmatched:
     untimed: dict[int, set[str]]
     bases: Bases
     _file_delegations: list[tuple[float, str]] | None
+    _unread_by_commit: dict[str, list[str]]
 
     if TYPE_CHECKING:  # the engine's rules these steps build on (hansard.answers.why.engine.Attributor)
         def commit_time(self, sha: str) -> float | None: ...
@@ -206,7 +207,14 @@ class Unmatched:
         """Sessions of the repository that started a subagent whose own transcript is not held,
         gave it line i's file by name or heard of it in its report, after the commit's parent
         was written and before the line's commit: that subagent's edits, which cannot be read,
-        may have written the line."""
+        may have written the line. Worked out once per commit: every line of it has the same."""
+        sha = self.lines[i].sha
+        got = self._unread_by_commit.get(sha)
+        if got is None:
+            got = self._unread_by_commit[sha] = self._unread_subagents_of(sha)
+        return got
+
+    def _unread_subagents_of(self, sha: str) -> list[str]:
         if self._file_delegations is None:
             from hansard import agents
 
@@ -214,11 +222,8 @@ class Unmatched:
                 (t, sid) for sid, raw in self.store.evidence.repo_unread_delegations(
                     self.repo_id, agents.tools("task"), os.path.basename(self.t.rel))
                 if (t := parse_ts(raw)) is not None]
-        sha = self.lines[i].sha
-        if not self._file_delegations or sha == ZERO:
-            return []
-        hi = self.commit_time(sha)
-        before = [(t, sid) for t, sid in self._file_delegations if hi is not None and t <= hi + CLOCK_SLACK_S]
+        hi = self.commit_time(sha) if self._file_delegations and sha != ZERO else None
+        before = [(t, sid) for t, sid in self._file_delegations or () if hi is not None and t <= hi + CLOCK_SLACK_S]
         if not before:
             return []
         lo = self.bases.parent_authored(sha)
