@@ -17,6 +17,7 @@ from hansard.values.timebounds import CLOCK_SLACK_S, parse_ts
 
 if TYPE_CHECKING:
     from hansard.store.interfaces import Store
+    from hansard.store.types import Row
 
 __all__ = ["CLOCK_SLACK_S", "EditRef", "load_candidates", "parse_ts", "similar_texts", "similarity"]
 
@@ -184,6 +185,16 @@ def _kept_shell_writes(store: Store, repo_id: int, basename: str) -> list[tuple[
         if facts.all_shell_key(repo_id, SHELL_TOOLS) != (state["calls_upto"], state["calls"]):
             return None
     return facts.shell_writes(repo_id, basename)
+
+
+def conversation(store: Store, session_id: str, row: Row | None = None) -> tuple[str | None, list[str]]:
+    """(the session ``session_id`` resumes, the sessions resuming it): one conversation. A
+    resumed or forked copy replays the earlier session's messages and edit calls, which the
+    store keeps once, under the session read first (``row``: the session's, when read)."""
+    if row is None:
+        row = store.evidence.session(session_id)
+    resumes = row["resumed_from"] if row is not None and row["resumed_from"] else None
+    return resumes, sorted(r["session_id"] for r in store.evidence.sessions_resuming(session_id))
 
 
 def unlinked_hashes(store: Store, hashes: set[int], basename: str) -> set[int]:

@@ -124,15 +124,16 @@ def render_contract(store: Store, t: Target, rev: str | None, bl: Blame, answers
 
 
 def _conversation(store: Store, session_id: str, row: Any, s: dict[str, Any]) -> None:
-    """The sessions of the same conversation as ``session_id``: the one it resumes (its records
-    replay that one's messages or hold its edit calls) and the ones that resume it. An edit call
-    a resumed copy replays is stored once, under the session read first, so a reader (or a
-    checkpoint naming the copy) needs both ids to see it is one conversation."""
-    if row["resumed_from"]:
-        s["resumed_from"] = row["resumed_from"]
-    later = sorted(r["session_id"] for r in store.evidence.sessions_resuming(session_id))
-    if later:
-        s["resumed_in"] = later
+    """The sessions of the same conversation as ``session_id`` (``evidence.conversation``), when
+    there are any: a reader (or a checkpoint naming a resumed copy) needs both ids to see that
+    a call named under one is the other's too."""
+    from hansard.answers.evidence import conversation
+
+    resumes, resumed_in = conversation(store, session_id, row)
+    if resumes:
+        s["resumed_from"] = resumes
+    if resumed_in:
+        s["resumed_in"] = resumed_in
 
 
 def slice_contract(doc: dict[str, Any], start: int, end: int) -> dict[str, Any]:

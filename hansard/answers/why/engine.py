@@ -370,9 +370,8 @@ class Attributor(Unmatched):
         got = self._works.get(session_id)
         if got is None:
             ev = self.store.evidence
-            row = ev.session(session_id)
-            one = {session_id} | ({row["resumed_from"]} if row is not None and row["resumed_from"] else set())
-            one |= {r["session_id"] for r in ev.sessions_resuming(session_id)}
+            resumes, resumed_in = evidence.conversation(self.store, session_id)
+            one = {session_id, *resumed_in} | ({resumes} if resumes else set())
             got = self._works[session_id] = frozenset(one | {r["session_id"] for s in one for r in ev.subagents(s)})
         return got
 
