@@ -291,13 +291,12 @@ class SqliteSessionQueries:
             return {}
         count = "coalesce(sum((length({0}) - length(replace({0}, '[REDACTED:', ''))) / 10), 0)"
         calls = "coalesce(t.input, '') || coalesce(t.output, '')"
-        qs = ",".join("?" * len(session_ids))
         rows = self.db.execute(
             f"SELECT s.session_id, (SELECT {count.format('m.text')} FROM messages m"
             "  WHERE m.session_id=s.id AND instr(m.text, '[REDACTED:') > 0)"
             f" + (SELECT {count.format(calls)} FROM tool_calls t WHERE t.session_id=s.id"
             "  AND (instr(t.input, '[REDACTED:') > 0 OR instr(t.output, '[REDACTED:') > 0))"
-            f" FROM sessions s WHERE s.session_id IN ({qs})", tuple(session_ids),
+            f" FROM sessions s WHERE s.session_id IN ({marks(len(session_ids))})", tuple(session_ids),
         ).fetchall()
         return {r[0]: int(r[1]) for r in rows}
 
