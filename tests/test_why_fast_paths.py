@@ -78,3 +78,38 @@ def test_other_paths_edits_are_read_for_where_and_when_only(tmp_path, monkeypatc
                     edits_all[eid].added, edits_all[eid].trivial, edits_all[eid].ts)
     finally:
         store.close()
+
+
+@pytest.mark.parametrize("chunk", [500, 3])
+def test_lines_read_ahead_for_many_files_give_each_file_its_own_rows(chunk, tmp_path, monkeypatch):
+    # what the answers of files asked in turn look up once for all of them is, row for row and
+    # in order, what each file's own lookup gives (a chunk of 3 hashes: many lookups a file)
+    from hansard.git.run import git_text
+    from hansard.link.repos import repo_for
+    from hansard.store import open_store
+    from hansard.store.sqlite import evidence as sqlite_evidence
+    from hansard.text import textnorm
+
+    scn, _ = built("moved_into_a_new_file", tmp_path, monkeypatch)  # lines an edit wrote into another path
+    monkeypatch.setattr(sqlite_evidence, "CHUNK", chunk)
+    texts = {rel: (scn.repo / rel).read_text(encoding="utf-8") for rel in scn.files}
+    texts["strategy/clean.go"] = git_text(["show", "HEAD~1:strategy/clean.go"], scn.repo)
+    store = open_store()
+    try:
+        repo_id = repo_for(store, str(scn.repo))
+        hashes = {rel: list(dict.fromkeys(textnorm.line_hash(x) for x in text.splitlines()))
+                  for rel, text in texts.items()}
+        alone = {rel: store.evidence.edit_lines_at(repo_id, hs, {rel}) for rel, hs in hashes.items()}
+        assert any(elsewhere for _, elsewhere in alone.values()), "the scenario has other paths' edits"
+        store.evidence.read_lines_ahead(repo_id, {h for hs in hashes.values() for h in hs})
+        for rel, hs in hashes.items():
+            assert store.evidence.lines_ahead_hold(repo_id, hs)
+            got = store.evidence.edit_lines_at(repo_id, hs, {rel})
+            assert ([dict(r) for r in got[0]], got[1]) == ([dict(r) for r in alone[rel][0]], alone[rel][1])
+        some = hashes["strategy/clean.go"]
+        assert not store.evidence.lines_ahead_hold(repo_id, [*some, 12345])
+        assert not store.evidence.lines_ahead_hold(repo_id + 1, some)
+        store.evidence.read_lines_ahead(None)
+        assert not store.evidence.lines_ahead_hold(repo_id, some)
+    finally:
+        store.close()

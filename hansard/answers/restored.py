@@ -16,6 +16,7 @@ from bisect import bisect_right
 from typing import TYPE_CHECKING
 
 from hansard.answers.evidence import CLOCK_SLACK_S
+from hansard.answers.why.together import known
 from hansard.errors import GitError
 from hansard.text import textnorm
 
@@ -149,8 +150,9 @@ class FileHistory:
         share most lines, so each distinct text is hashed once."""
         h = self._text_hashes.get(text)
         if h is None:
-            h = self._text_hashes[text] = textnorm.line_hash(text)
-            if textnorm.is_trivial(text):
+            got = known(text)  # the file's own lines, worked out for its answer
+            h = self._text_hashes[text] = got[0] if got is not None else textnorm.line_hash(text)
+            if got[2] if got is not None else textnorm.is_trivial(text):
                 self._trivial_texts.add(text)
         return None if text in self._trivial_texts else h
 

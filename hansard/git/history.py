@@ -90,6 +90,7 @@ _AHEAD: dict[tuple[str, str, str], bytes] = {}
 _LOGS: dict[tuple[str, str, str], str] = {}
 _LOGS_TO_READ: dict[tuple[str, str], list[str]] = {}  # read when the first of them is asked (a kept answer asks none)
 AHEAD_BYTES = 64 << 20  # held at once; a file past it is read when asked, as if never read ahead
+_ROUND = [0]  # read_ahead calls so far: what ``held`` holds changes only with it
 # A path that git's pathspec or its raw listing reads otherwise than as itself is left to its own log.
 _PLAIN_PATH = re.compile(r'[^*?\[\]\\"\t\n:!]+')
 
@@ -102,6 +103,7 @@ def read_ahead(top: str, pairs: list[tuple[str, str]], *, logs_now: bool = False
     _AHEAD.clear()
     _LOGS.clear()
     _LOGS_TO_READ.clear()
+    _ROUND[0] += 1
     pairs = [(c, p) for c, p in pairs if _FULL_ID.fullmatch(c)]
     held = 0
     for rev, _, kind, body in batch_objects(top, [f"{c}:{p}" for c, p in pairs]):
@@ -113,6 +115,12 @@ def read_ahead(top: str, pairs: list[tuple[str, str]], *, logs_now: bool = False
     if logs_now:
         for (_, commit), paths in list(_LOGS_TO_READ.items()):
             log_at(top, commit, paths[0], keep=True)
+
+
+def held(top: str) -> tuple[int, list[bytes]]:
+    """(the read-ahead round, the bytes of the files of ``top`` read ahead and not asked for
+    yet): what the questions to come will ask about."""
+    return _ROUND[0], [body for (t, _, _), body in _AHEAD.items() if t == top]
 
 
 def file_at(top: str, commit: str, path: str) -> bytes | None:

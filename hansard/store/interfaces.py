@@ -143,6 +143,11 @@ class EvidenceIndex(Protocol):
         """``edit_lines`` of the edits of ``paths`` only, and (hash, rel_path, timestamp) of
         the other edits' matching non-trivial lines, once per edit and hash (a trivial line is
         evidence only within its own file); without ``others``, none of the latter."""
+    def read_lines_ahead(self, repo_id: int | None, hashes: Iterable[int] = (), side: str = "+") -> None:
+        """What ``edit_lines_at`` reads of other edits for any of ``hashes`` (many files'
+        lines), read now for the questions to come, which get the same rows; None drops it."""
+    def lines_ahead_hold(self, repo_id: int, hashes: Collection[int], side: str = "+") -> bool:
+        """Whether what ``read_lines_ahead`` read answers these hashes."""
     def removed_lines(self, edit_ids: Collection[int]) -> list[tuple[int, int]]:
         """(edit id, hash) of every non-trivial line these edits removed."""
     def edit_hashes(self, edit_id: int) -> tuple[set[int], set[int]]:

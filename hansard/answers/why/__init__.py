@@ -5,7 +5,8 @@
 * ``line``: one line's answer; ``contract``: the JSON document; ``cache``: the why-result cache;
 * ``explain``: the question answered, start to end: every question about a file is cut from
   the one answer of the whole file;
-* ``agreement``: every way of asking a file, compared line by line with the whole file's answer.
+* ``agreement``: every way of asking a file, compared line by line with the whole file's answer;
+* ``many`` and ``together``: the answers of many files asked in turn, and what they share.
 """
 
 from __future__ import annotations

@@ -52,8 +52,10 @@ class Prepared:
 
     def __init__(self, store: Store, repo_id: int, texts: list[str], basename: str,
                  paths: set[str] | None = None) -> None:
+        from hansard.answers.why import together
+
         self.texts = texts
-        facts = {x: textnorm.line_facts(x) for x in set(texts)}  # a file repeats its common lines
+        facts = together.facts(texts)  # a file repeats its common lines, and files one another's
         self.hashes = [facts[x][0] for x in texts]
         self.exacts = [facts[x][1] for x in texts]
         self.trivial = [facts[x][2] for x in texts]
@@ -63,6 +65,8 @@ class Prepared:
         # With ``paths`` (the file's names as far as known before blame), only the edits of
         # those paths are loaded whole; of the others, only where and when.
         self.paths = paths
+        if paths is not None:
+            together.lines_ahead(store, repo_id, hashes)  # other files' questions to come, looked up with this one
         self.edits, self.by_hash = evidence.load_candidates(store, repo_id, hashes, untimed=self.untimed,
                                                             paths=paths, placed=self.placed)
         self.unlinked = evidence.unlinked_hashes(store, hashes, basename)

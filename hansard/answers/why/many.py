@@ -58,11 +58,13 @@ class InTurn:
         self.started = 0
 
     def before(self, k: int) -> None:
+        from hansard.answers.why import together
         from hansard.git.blame import blame_ahead, blames_started
         from hansard.git.history import read_ahead
 
         if k % AHEAD_FILES == 0:
             read_ahead(self.top, self.pairs[k:k + AHEAD_FILES])
+            together.open_window(self.top)
         self.had = self.ahead_of == k
         self.ahead_of = k + 1 if self.on and k + 1 < len(self.pairs) else -1
         if self.ahead_of > 0:
@@ -77,11 +79,13 @@ class InTurn:
 
     def close(self) -> None:
         """Drop what nobody asked for, and stop the blames nobody took."""
+        from hansard.answers.why import together
         from hansard.git.blame import forget_ahead
         from hansard.git.history import read_ahead
 
         read_ahead(self.top, [])
         forget_ahead()
+        together.close_window()
 
 
 def one_by_one(store: Store, top: str, pairs: list[tuple[str, str]], then: Then, cache: bool = False

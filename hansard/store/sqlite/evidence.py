@@ -32,9 +32,52 @@ _STARTED = "(t.status IS NULL OR t.status NOT IN ('error', 'rejected'))"
 _UNREAD = ("t.call_id NOT IN (SELECT c.spawn_call_id FROM sessions c WHERE c.spawn_call_id IS NOT NULL"
            " AND c.message_count > 0)")  # a list SQLite builds once per query
 
+class _LinesAhead:
+    """What ``read_lines_ahead`` read: the hashes asked, the matching non-trivial lines of one
+    side by hash (in the hash index's order), and the applied edits of one repository among
+    their edits (id -> rel_path, timestamp)."""
+
+    __slots__ = ("repo_id", "side", "hashes", "by_hash", "edits")
+
+    def __init__(self, repo_id: int, side: str, hashes: set[int]) -> None:
+        self.repo_id, self.side, self.hashes = repo_id, side, hashes
+        self.by_hash: dict[int, list[tuple[int, int, int, int, int]]] = {}
+        self.edits: dict[int, tuple[str | None, str | None]] = {}
+
+
 class SqliteEvidence:
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
+        self._ahead: _LinesAhead | None = None
+
+    def read_lines_ahead(self, repo_id: int | None, hashes: Iterable[int] = (), side: str = "+") -> None:
+        """Read now what ``edit_lines_at`` looks up among other files' edits for any of
+        ``hashes`` (many files' lines asked at once: a line many of them share is read once):
+        the non-trivial lines of ``side`` holding them, and where and when each of their edits
+        in ``repo_id`` was applied. A later question all of whose hashes are among them is
+        answered from them, row for row as its own lookups give it; None drops them."""
+        if repo_id is None:
+            self._ahead = None
+            return
+        hl = sorted(set(hashes))
+        got = _LinesAhead(repo_id, side, set(hl))
+        for i in range(0, len(hl), CHUNK):
+            part = hl[i:i + CHUNK]
+            for r in self.db.execute(
+                    "SELECT hash, exact, trivial, edit_id, ordinal FROM edit_lines"
+                    f" WHERE side=? AND hash IN ({marks(len(part))}) AND trivial=0", (side, *part)):
+                got.by_hash.setdefault(r[0], []).append(tuple(r))
+        ids = sorted({r[3] for rows in got.by_hash.values() for r in rows})
+        for eid, rel_path, timestamp in self._chunked(
+                "SELECT e.id, e.rel_path, e.timestamp FROM edits e WHERE e.id IN ({}) AND e.repo_id=?"
+                " AND e.status='applied'", ids, repo_id):
+            got.edits[eid] = (rel_path, timestamp)
+        self._ahead = got
+
+    def lines_ahead_hold(self, repo_id: int, hashes: Collection[int], side: str = "+") -> bool:
+        """Whether what ``read_lines_ahead`` read answers ``edit_lines_at`` for these hashes."""
+        a = self._ahead
+        return a is not None and a.repo_id == repo_id and a.side == side and a.hashes.issuperset(hashes)
 
     # -- edits and their lines ---------------------------------------------------------------
 
@@ -75,16 +118,21 @@ class SqliteEvidence:
         ``others``, the other edits are not looked at at all (and every line of the edits of
         ``paths`` comes from their own rows)."""
         hl = list(hashes)
-        lines = self._matching(hl, side, trivial=False) if others else []
+        ahead = self._ahead if others and self.lines_ahead_hold(repo_id, hl, side) else None
+        lines = self._matching(hl, side, trivial=False, ahead=ahead) if others else []
         wanted = set(paths)
         mine: list[int] = [r[0] for r in self._chunked(
             "SELECT id FROM edits WHERE rel_path IN ({}) AND repo_id=? AND status='applied'", sorted(wanted), repo_id)]
         other: dict[int, tuple[str | None, str | None]] = {}
         mine_set = set(mine)
-        for eid, rel_path, timestamp in self._chunked(
-                "SELECT e.id, e.rel_path, e.timestamp FROM edits e WHERE e.id IN ({}) AND e.repo_id=?"
-                " AND e.status='applied'", list({r[4] for r in lines if r[4] not in mine_set}), repo_id):
-            other[eid] = (rel_path, timestamp)
+        their = list({r[4] for r in lines if r[4] not in mine_set})
+        if ahead is not None:
+            other = {eid: got for eid in their if (got := ahead.edits.get(eid)) is not None}
+        else:
+            for eid, rel_path, timestamp in self._chunked(
+                    "SELECT e.id, e.rel_path, e.timestamp FROM edits e WHERE e.id IN ({}) AND e.repo_id=?"
+                    " AND e.status='applied'", their, repo_id):
+                other[eid] = (rel_path, timestamp)
         # the hashes filtered by SQLite, not here: a file's edits add thousands of '}' lines
         asked = sorted(set(hl))
         for i in range(0, len(mine), CHUNK):
@@ -106,12 +154,19 @@ class SqliteEvidence:
                 elsewhere.append((h, *o))
         return rows, elsewhere
 
-    def _matching(self, hashes: list[int], side: str, *, trivial: bool = True
+    def _matching(self, hashes: list[int], side: str, *, trivial: bool = True, ahead: _LinesAhead | None = None
                   ) -> list[tuple[int, int, int, int, int, int]]:
         """(chunk start, hash, exact, trivial, edit id, ordinal) of the edit lines of ``side``
         holding any of ``hashes`` (without ``trivial``: the non-trivial ones), by the hash index,
-        a chunk of hashes at a time."""
+        a chunk of hashes at a time; with ``ahead`` (non-trivial ones, read for these hashes),
+        from what was read, in the order the index gives a chunk: by hash, then exact hash,
+        edit and position."""
         lines: list[tuple[int, int, int, int, int, int]] = []
+        if ahead is not None and not trivial:
+            for i in range(0, len(hashes), CHUNK):
+                for h in sorted(hashes[i:i + CHUNK]):
+                    lines += [(i, *r) for r in ahead.by_hash.get(h, ())]
+            return lines
         only = "" if trivial else " AND trivial=0"
         for i in range(0, len(hashes), CHUNK):
             part = hashes[i:i + CHUNK]

@@ -1,0 +1,89 @@
+"""What the whole-file answers of many files asked in turn share, worked out once for all of them
+while a caller asks them (``hansard.answers.why.many.InTurn`` opens the window and closes it):
+each distinct line text's facts (its hash, exact hash and triviality; files repeat one
+another's lines), and, in the store, the other files' edits holding any of the files' lines,
+looked up once for every file read ahead rather than once a file (a line many files share
+matches the same edits in each).
+
+Always true: nothing here changes an answer. Each file gets the very facts and rows its own
+question computes; with no window open, every call computes them as a lone question does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from hansard.text.textnorm import line_facts
+
+if TYPE_CHECKING:
+    from collections.abc import Collection, Iterable
+
+    from hansard.store.interfaces import Store
+
+Facts = tuple[int, int, bool]
+
+_FACTS: dict[str, Facts] = {}  # line text -> its facts, while a window is open
+_WINDOW: dict[str, object] = {}  # "top": the repository asked; "read": (round, store, repo) read ahead
+_STORES: list[Store] = []  # whose lines were read ahead (dropped when the window closes)
+FACTS_KEPT = 200_000  # distinct texts: past it, the memory is let go and the facts computed again
+
+
+def open_window(top: str) -> None:
+    """Files of the repository at ``top`` are about to be answered in turn."""
+    if _WINDOW.get("top") != top:
+        close_window()
+        _WINDOW["top"] = top
+
+
+def close_window() -> None:
+    """Nothing more to share: what was kept is dropped, here and in the stores."""
+    _FACTS.clear()
+    _WINDOW.clear()
+    for store in _STORES:
+        store.evidence.read_lines_ahead(None)
+    _STORES.clear()
+
+
+def facts(texts: Iterable[str]) -> dict[str, Facts]:
+    """``line_facts`` of each distinct text among ``texts``."""
+    if not _WINDOW:
+        return {x: line_facts(x) for x in set(texts)}
+    if len(_FACTS) > FACTS_KEPT:
+        _FACTS.clear()
+    out = {}
+    for x in set(texts):
+        got = _FACTS.get(x)
+        if got is None:
+            got = _FACTS[x] = line_facts(x)
+        out[x] = got
+    return out
+
+
+def known(text: str) -> Facts | None:
+    """The facts of a text already worked out in the window, else None."""
+    return _FACTS.get(text) if _FACTS else None
+
+
+def lines_ahead(store: Store, repo_id: int, hashes: Collection[int]) -> None:
+    """Before one file's candidate edits are looked up (``hashes``: its lines'): when files are
+    answered in turn and the store holds no lookup for these hashes, one lookup for them and
+    the lines of every file read ahead of its question (``hansard.git.history.held``), once a
+    round of reading ahead. A file outside them is looked up alone, as before."""
+    top = _WINDOW.get("top")
+    if not isinstance(top, str) or repo_id < 0 or store.evidence.lines_ahead_hold(repo_id, hashes):
+        return
+    from hansard.answers.why.target import _file_lines
+    from hansard.git.history import held
+
+    round_, bodies = held(top)
+    if _WINDOW.get("read") == (round_, id(store), repo_id):
+        return  # read for these files already: this one was not among them
+    _WINDOW["read"] = (round_, id(store), repo_id)
+    union = set(hashes)
+    for body in bodies:
+        if b"\0" in body[:8000]:  # a binary file: no answer reads its lines
+            continue
+        union.update(f[0] for f in facts(_file_lines(body)).values())
+    store.evidence.read_lines_ahead(repo_id, union)
+    if store not in _STORES:
+        _STORES.append(store)
