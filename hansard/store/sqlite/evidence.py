@@ -33,16 +33,17 @@ _UNREAD = ("t.call_id NOT IN (SELECT c.spawn_call_id FROM sessions c WHERE c.spa
            " AND c.message_count > 0)")  # a list SQLite builds once per query
 
 class _LinesAhead:
-    """What ``read_lines_ahead`` read: the hashes asked, the matching non-trivial lines of one
-    side by hash (in the hash index's order), and the applied edits of one repository among
-    their edits (id -> rel_path, timestamp)."""
+    """What ``read_lines_ahead`` read: the hashes asked; by hash, the matching non-trivial lines
+    of one side (in the hash index's order), the edits holding them, and, once per edit in its
+    first line's order, (hash, rel_path, timestamp) of those applied in one repository."""
 
-    __slots__ = ("repo_id", "side", "hashes", "by_hash", "edits")
+    __slots__ = ("repo_id", "side", "hashes", "by_hash", "edits_of", "placed")
 
     def __init__(self, repo_id: int, side: str, hashes: set[int]) -> None:
         self.repo_id, self.side, self.hashes = repo_id, side, hashes
         self.by_hash: dict[int, list[tuple[int, int, int, int, int]]] = {}
-        self.edits: dict[int, tuple[str | None, str | None]] = {}
+        self.edits_of: dict[int, set[int]] = {}
+        self.placed: dict[int, list[tuple[int, tuple[int, str | None, str | None]]]] = {}
 
 
 class SqliteEvidence:
@@ -68,10 +69,13 @@ class SqliteEvidence:
                     f" WHERE side=? AND hash IN ({marks(len(part))}) AND trivial=0", (side, *part)):
                 got.by_hash.setdefault(r[0], []).append(tuple(r))
         ids = sorted({r[3] for rows in got.by_hash.values() for r in rows})
-        for eid, rel_path, timestamp in self._chunked(
-                "SELECT e.id, e.rel_path, e.timestamp FROM edits e WHERE e.id IN ({}) AND e.repo_id=?"
-                " AND e.status='applied'", ids, repo_id):
-            got.edits[eid] = (rel_path, timestamp)
+        applied = {eid: (rel_path, timestamp) for eid, rel_path, timestamp in self._chunked(
+            "SELECT e.id, e.rel_path, e.timestamp FROM edits e WHERE e.id IN ({}) AND e.repo_id=?"
+            " AND e.status='applied'", ids, repo_id)}
+        for h, rows in got.by_hash.items():
+            eids = got.edits_of[h] = {r[3] for r in rows}
+            got.placed[h] = [(eid, (h, *applied[eid])) for eid in dict.fromkeys(r[3] for r in rows)
+                             if eid in applied] if eids & applied.keys() else []
         self._ahead = got
 
     def lines_ahead_hold(self, repo_id: int, hashes: Collection[int], side: str = "+") -> bool:
@@ -118,21 +122,21 @@ class SqliteEvidence:
         ``others``, the other edits are not looked at at all (and every line of the edits of
         ``paths`` comes from their own rows)."""
         hl = list(hashes)
-        ahead = self._ahead if others and self.lines_ahead_hold(repo_id, hl, side) else None
-        lines = self._matching(hl, side, trivial=False, ahead=ahead) if others else []
         wanted = set(paths)
         mine: list[int] = [r[0] for r in self._chunked(
             "SELECT id FROM edits WHERE rel_path IN ({}) AND repo_id=? AND status='applied'", sorted(wanted), repo_id)]
-        other: dict[int, tuple[str | None, str | None]] = {}
         mine_set = set(mine)
-        their = list({r[4] for r in lines if r[4] not in mine_set})
+        ahead = self._ahead if others and self.lines_ahead_hold(repo_id, hl, side) else None
         if ahead is not None:
-            other = {eid: got for eid in their if (got := ahead.edits.get(eid)) is not None}
+            lines, elsewhere = self._ahead_at(ahead, hl, mine_set)
         else:
-            for eid, rel_path, timestamp in self._chunked(
-                    "SELECT e.id, e.rel_path, e.timestamp FROM edits e WHERE e.id IN ({}) AND e.repo_id=?"
-                    " AND e.status='applied'", their, repo_id):
-                other[eid] = (rel_path, timestamp)
+            lines = self._matching(hl, side, trivial=False) if others else []
+        other: dict[int, tuple[str | None, str | None]] = {}
+        for eid, rel_path, timestamp in self._chunked(
+                "SELECT e.id, e.rel_path, e.timestamp FROM edits e WHERE e.id IN ({}) AND e.repo_id=?"
+                " AND e.status='applied'", list({r[4] for r in lines if r[4] not in mine_set}) if ahead is None else [],
+                repo_id):
+            other[eid] = (rel_path, timestamp)
         # the hashes filtered by SQLite, not here: a file's edits add thousands of '}' lines
         asked = sorted(set(hl))
         for i in range(0, len(mine), CHUNK):
@@ -145,6 +149,8 @@ class SqliteEvidence:
                     f" AND hash IN ({marks(len(hashes))})", (*part, side, *hashes))]
         facts = {r[0]: dict(r) for r in self._chunked(_FACTS + " WHERE e.id IN ({})", mine)}
         rows = [{"hash": h, "exact": x, "trivial": t, **f} for _, h, x, t, eid, _ in lines if (f := facts.get(eid))]
+        if ahead is not None:
+            return rows, elsewhere
         seen: set[tuple[int, int]] = set()
         elsewhere = []
         for _, h, _, _, eid, _ in lines:
@@ -154,19 +160,31 @@ class SqliteEvidence:
                 elsewhere.append((h, *o))
         return rows, elsewhere
 
-    def _matching(self, hashes: list[int], side: str, *, trivial: bool = True, ahead: _LinesAhead | None = None
+    @staticmethod
+    def _ahead_at(ahead: _LinesAhead, hashes: list[int], mine: set[int]
+                  ) -> tuple[list[tuple[int, int, int, int, int, int]], list[tuple[int, str | None, str | None]]]:
+        """What ``edit_lines_at`` finds by the hash index for ``hashes``, from what was read
+        ahead, in the order the index gives each chunk of them (by hash, then exact hash, edit
+        and position): the lines of the edits ``mine``, and the other applied edits' (hash,
+        rel_path, timestamp), once per edit and hash."""
+        lines: list[tuple[int, int, int, int, int, int]] = []
+        elsewhere: list[tuple[int, str | None, str | None]] = []
+        for i in range(0, len(hashes), CHUNK):
+            for h in sorted(hashes[i:i + CHUNK]):
+                eids = ahead.edits_of.get(h)
+                if eids is None:
+                    continue
+                if not mine.isdisjoint(eids):
+                    lines += [(i, *r) for r in ahead.by_hash[h] if r[3] in mine]
+                elsewhere += [placed for eid, placed in ahead.placed[h] if eid not in mine]
+        return lines, elsewhere
+
+    def _matching(self, hashes: list[int], side: str, *, trivial: bool = True
                   ) -> list[tuple[int, int, int, int, int, int]]:
         """(chunk start, hash, exact, trivial, edit id, ordinal) of the edit lines of ``side``
         holding any of ``hashes`` (without ``trivial``: the non-trivial ones), by the hash index,
-        a chunk of hashes at a time; with ``ahead`` (non-trivial ones, read for these hashes),
-        from what was read, in the order the index gives a chunk: by hash, then exact hash,
-        edit and position."""
+        a chunk of hashes at a time."""
         lines: list[tuple[int, int, int, int, int, int]] = []
-        if ahead is not None and not trivial:
-            for i in range(0, len(hashes), CHUNK):
-                for h in sorted(hashes[i:i + CHUNK]):
-                    lines += [(i, *r) for r in ahead.by_hash.get(h, ())]
-            return lines
         only = "" if trivial else " AND trivial=0"
         for i in range(0, len(hashes), CHUNK):
             part = hashes[i:i + CHUNK]
