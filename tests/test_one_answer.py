@@ -165,7 +165,7 @@ def test_a_cut_answer_is_the_document_of_its_lines(moved) -> None:
         for a, b in [(1, 1), (1, 20), (130, 160), (140, 142), (200, 260), (n - 30, n), (1, n)]:
             if b > n:
                 continue
-            answers = [LineAnswer(**{k: v for k, v in ln.items() if k in LineAnswer.__slots__})
+            answers = [LineAnswer(**{k: v for k, v in ln.items() if k in LineAnswer._fields})
                        for ln in whole["lines"] if a <= ln["line"] <= b]
             fresh = render_contract(store, t, None, bl, answers)
             cut = slice_contract(whole, a, b)
