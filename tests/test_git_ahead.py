@@ -122,3 +122,22 @@ def test_the_first_deleted_files_question_asks_about_the_changes_commits_too(tmp
     assert {sha for (t, sha) in history._DELETED if t == top} == set(shas[:4])  # asked with the first
     assert history.deleted_files(top, shas[:4]) == {x: alone[x] for x in shas[:4]}
     history.deleted_ahead(top, None)
+
+
+def test_while_files_are_answered_together_head_and_refs_are_read_once(tmp_path: Path) -> None:
+    from hansard.answers.why import together
+    from hansard.git.refs import head_commit, ref_from_files
+
+    repo = _repo(tmp_path)
+    top, head = str(repo.path), repo.head()
+    together.open_window(top)
+    try:
+        assert head_commit(top) == head and ref_from_files(top, "refs/heads/main") in (head, None)
+        repo.write("late.py", "LATE = 2\n")
+        repo.commit("later", T0 + timedelta(hours=1))
+        assert head_commit(top) == head  # every file of one answer sees the repository as the first did
+        assert together.once(("k",), lambda: 1) == 1 and together.once(("k",), lambda: 2) == 1
+    finally:
+        together.close_window()
+    assert head_commit(top) == repo.head() != head
+    assert together.once(("k",), lambda: 2) == 2

@@ -201,6 +201,10 @@ def unlinked_hashes(store: Store, hashes: set[int], basename: str) -> set[int]:
     """Hashes among ``hashes`` that an applied edit of a file with this name added, where the
     edit could not be placed in any repository (a deleted worktree, a path from another
     machine with no `config map`). Such a line may be an agent's: unknown, not human."""
+    from hansard.answers.why.together import once
+
+    if not once(("unlinked", id(store)), store.evidence.any_unlinked):
+        return set()  # no edit is unplaced at all
     return store.evidence.unlinked_hashes(hashes, basename)
 
 

@@ -70,6 +70,14 @@ def _from_files(top: str) -> str | None:
 def ref_from_files(top: str, ref: str) -> str | None:
     """The id a full ref name (``refs/notes/ai``) holds, read from git's files (loose, then
     packed); None when neither has it. No process: `why` asks this on every answer."""
+    if _HOLDING:
+        if (top, ref) not in _HELD:
+            _HELD[(top, ref)] = _ref_from_files(top, ref)
+        return _HELD[(top, ref)]
+    return _ref_from_files(top, ref)
+
+
+def _ref_from_files(top: str, ref: str) -> str | None:
     dirs = git_dirs(top)
     if dirs is None:
         return None
@@ -85,8 +93,29 @@ def ref_from_files(top: str, ref: str) -> str | None:
     return None
 
 
+# While files are answered in turn (``hold``): what HEAD and a ref named, read once each, so
+# every file of one answer sees the repository as its first file did.
+_HELD: dict[tuple[str, str], str | None] = {}
+_HOLDING: list[bool] = []
+
+
+def hold(on: bool) -> None:
+    """Keep what ``head_commit`` and ``ref_from_files`` read (``on``) until released (not ``on``)."""
+    _HELD.clear()
+    _HOLDING[:] = [True] if on else []
+
+
 def head_commit(top: str) -> str | None:
     """HEAD's commit id in the working tree at ``top``; None when HEAD names no commit yet."""
+    if _HOLDING:
+        key = (top, "HEAD")
+        if key not in _HELD:
+            _HELD[key] = _head_commit(top)
+        return _HELD[key]
+    return _head_commit(top)
+
+
+def _head_commit(top: str) -> str | None:
     sha = _from_files(top)
     if sha is not None:
         return sha

@@ -36,6 +36,9 @@ class Archive(Protocol):
         """Inside ``transaction()``: the block's writes are taken back alone if it raises."""
     def index_lock(self, wait: bool = True, timeout: float = 600.0) -> AbstractContextManager[bool]:
         """One indexer of this store at a time; yields False when ``wait`` is off and another holds it."""
+    def complete(self) -> bool:
+        """An index run has finished and every archived edit is linked (``building`` is then
+        False for every name)."""
     def building(self, name: str) -> bool:
         """An index run elsewhere is still building what answers about files named ``name`` need."""
     def index_running(self) -> bool:
@@ -155,6 +158,8 @@ class EvidenceIndex(Protocol):
     def edit_content(self, edit_id: int) -> dict[str, Any] | None:
         """hunks (list), after_text (str or None), kind."""
     def has_applied_edits(self, repo_id: int, paths: Collection[str]) -> bool: ...
+    def any_unlinked(self) -> bool:
+        """Whether any applied edit is linked to no repository."""
     def unlinked_hashes(self, hashes: Iterable[int], basename: str) -> set[int]:
         """Hashes added by applied edits of a file with this name that no repository holds."""
     def added_anywhere(self, hashes: Iterable[int]) -> set[int]:

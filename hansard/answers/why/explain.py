@@ -96,14 +96,17 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
 def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, data: bytes, cache: bool,
            only_cached: bool = False) -> tuple[dict[str, Any] | None, bytes | None]:
     """The whole file's answer, as ``_explain`` gives it."""
+    from hansard.answers.why.together import once
     from hansard.link.repos import known_repo
 
     n = check_range(t, data)
-    repo_id = known_repo(store, t.main_top)
+    repo_id: int = once(("repo", id(store), t.main_top), lambda: known_repo(store, t.main_top))
     # An index elsewhere may still be adding what this file's answer needs (its first run, an
     # edit of it not linked yet, or this repository, which it could not register meanwhile):
     # the answer says so and is never cached.
     def still_building() -> bool:
+        if repo_id != -1 and once(("complete", id(store)), store.archive.complete):
+            return False  # no file's edit is waiting to be linked
         return store.archive.building(os.path.basename(t.rel)) or (repo_id == -1 and store.archive.index_running())
 
     building = still_building()

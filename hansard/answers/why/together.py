@@ -1,22 +1,24 @@
 """What the whole-file answers of many files asked in turn share, worked out once for all of them
 while a caller asks them (``hansard.answers.why.many.InTurn`` opens the window and closes it):
 each distinct line text's facts (its hash, exact hash and triviality; files repeat one
-another's lines), and, in the store, the other files' edits holding any of the files' lines,
+another's lines); in the store, the other files' edits holding any of the files' lines,
 looked up once for every file read ahead rather than once a file (a line many files share
-matches the same edits in each).
+matches the same edits in each); and what is one for every file of the repository at that
+moment (``once``: its id in the store, whether the store is complete, its HEAD and refs).
 
 Always true: nothing here changes an answer. Each file gets the very facts and rows its own
-question computes; with no window open, every call computes them as a lone question does.
+question computes, and the repository and the store as the window's first file saw them;
+with no window open, every call computes them as a lone question does.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hansard.text.textnorm import line_facts
 
 if TYPE_CHECKING:
-    from collections.abc import Collection, Iterable
+    from collections.abc import Callable, Collection, Hashable, Iterable
 
     from hansard.store.interfaces import Store
 
@@ -25,23 +27,42 @@ Facts = tuple[int, int, bool]
 _FACTS: dict[str, Facts] = {}  # line text -> its facts, while a window is open
 _WINDOW: dict[str, object] = {}  # "top": the repository asked; "read": (round, store, repo) read ahead
 _STORES: list[Store] = []  # whose lines were read ahead (dropped when the window closes)
+_ONCE: dict[Hashable, Any] = {}
 FACTS_KEPT = 200_000  # distinct texts: past it, the memory is let go and the facts computed again
 
 
 def open_window(top: str) -> None:
     """Files of the repository at ``top`` are about to be answered in turn."""
     if _WINDOW.get("top") != top:
+        from hansard.git.refs import hold
+
         close_window()
         _WINDOW["top"] = top
+        hold(True)
 
 
 def close_window() -> None:
     """Nothing more to share: what was kept is dropped, here and in the stores."""
+    from hansard.git.refs import hold
+
+    if _WINDOW:
+        hold(False)
     _FACTS.clear()
     _WINDOW.clear()
+    _ONCE.clear()
     for store in _STORES:
         store.evidence.read_lines_ahead(None)
     _STORES.clear()
+
+
+def once(key: Hashable, work: Callable[[], Any]) -> Any:
+    """``work()``: worked out once for every file while a window is open (``key`` names what
+    it reads, the store's identity included), else each time."""
+    if not _WINDOW:
+        return work()
+    if key not in _ONCE:
+        _ONCE[key] = work()
+    return _ONCE[key]
 
 
 def facts(texts: Iterable[str]) -> dict[str, Facts]:

@@ -216,6 +216,12 @@ class SqliteArchive:
     def has_runs(self) -> bool:
         return self.db.execute("SELECT 1 FROM runs LIMIT 1").fetchone() is not None
 
+    def complete(self) -> bool:
+        """Whether an index run has finished and every archived edit is linked: then no answer
+        is missing evidence because the store is being built (``building`` is False for every
+        name)."""
+        return self.has_runs() and self.db.execute("SELECT 1 FROM edits WHERE resolved=0 LIMIT 1").fetchone() is None
+
     def building(self, name: str) -> bool:
         """Whether an answer about a file named ``name`` (its last path component) may be
         missing evidence because the store is being built: another process holds the indexer

@@ -233,6 +233,13 @@ class SqliteEvidence:
             (repo_id, *paths),
         ).fetchone() is not None
 
+    def any_unlinked(self) -> bool:
+        """Whether any applied edit is linked to no repository (``unlinked_hashes`` finds
+        nothing for any file when none is)."""
+        return self.db.execute(
+            "SELECT 1 FROM edits e JOIN sessions s ON s.id=e.session_id WHERE e.repo_id IS NULL"
+            " AND e.status='applied' AND s.origin IS NULL LIMIT 1").fetchone() is not None
+
     def unlinked_hashes(self, hashes: Iterable[int], basename: str) -> set[int]:
         """Hashes among ``hashes`` that an applied edit of a file named ``basename`` (written in
         either slash) added, where the edit is linked to no repository. A session a repository
