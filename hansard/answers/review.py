@@ -277,7 +277,8 @@ def _after_last_edit(store: Store, session_row: int, last: int | None
     failing at its end."""
     from hansard.answers.session_facts import session_tests, shell_calls
 
-    facts = session_tests(store, session_row)
+    calls = shell_calls(store, session_row)
+    facts = session_tests(store, session_row, calls=calls)
     runs = facts["runs"]
     tests: list[ReviewTestRun] = []
     test_calls = set()
@@ -290,7 +291,7 @@ def _after_last_edit(store: Store, session_row: int, last: int | None
                       "outcome": _outcome(r["passed"], r["failed"], r["exit_code"])})
     commands: list[ReviewCommand] = [
         {"command": str(c["command"])[:500], "message_index": c["message_index"], "exit_code": c["exit_code"]}
-        for c in shell_calls(store, session_row)
+        for c in calls
         if c["call_id"] not in test_calls and not (last is not None and (c["message_index"] or -1) <= last)]
     return tests, commands[-COMMANDS_SHOWN:], [str(t) for t in facts["still_failing"]][:50]
 

@@ -44,11 +44,16 @@ def shell_calls(store: Store, session_row: int, until: float | None = None) -> l
     return out
 
 
-def session_tests(store: Store, session_row: int, until: float | None = None) -> dict[str, Any]:
-    """Test runs of a session: which tests failed and were fixed later, which still fail."""
+def session_tests(store: Store, session_row: int, until: float | None = None,
+                  calls: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Test runs of a session: which tests failed and were fixed later, which still fail
+    (``calls``: its ``shell_calls`` up to ``until``, when already read)."""
+    if calls is None:
+        calls = shell_calls(store, session_row, until)
+    if not calls:  # no command ran: no test either (and the runners' parsers stay unimported)
+        return {"runs": [], "failed_then_fixed": [], "still_failing": []}
     from hansard.facts.test_outcomes import analyze_test_runs
 
-    calls = shell_calls(store, session_row, until)
     hist = analyze_test_runs(
         (c["timestamp"], c["call_id"], c["message_index"], c["command"], c["output"],
          c["exit_code"] if c["exit_code"] is not None else _status_code(c["status"]))

@@ -176,8 +176,9 @@ def _ahead_of_blame(texts: list[str], *, likeness: bool) -> None:
     redacted (the redactor keeps the result by text, so the contract's redaction of the same
     lines finds it), and, with ``likeness`` (some edit added one of its lines: the rules will
     compare lines), the likeness module is imported."""
+    from hansard.answers.why.together import many_files
     from hansard.ingest.secret_screen import redact_lines
 
     redact_lines(texts)
-    if likeness:
+    if likeness and not many_files():  # files answered in turn have no blame to wait for: imported when used
         import rapidfuzz.process  # noqa: F401 - (imported, so its first use on the answer's path is free)

@@ -55,6 +55,11 @@ def close_window() -> None:
     _STORES.clear()
 
 
+def many_files() -> bool:
+    """Whether files are being answered in turn (a window is open)."""
+    return bool(_WINDOW)
+
+
 def once(key: Hashable, work: Callable[[], Any]) -> Any:
     """``work()``: worked out once for every file while a window is open (``key`` names what
     it reads, the store's identity included), else each time."""
