@@ -56,6 +56,19 @@ def _with_contents(stored: bytes, data: bytes) -> bytes:
     return re.sub(rb'\{"line":(\d+),"content":null', text, stored)
 
 
+def _doc_with_contents(stored: bytes, data: bytes) -> dict[str, Any]:
+    """``_with_contents``'s document decoded: the cached answer with each line's text put back
+    from the file (a redacted line was kept as served)."""
+    import json
+
+    doc: dict[str, Any] = json.loads(stored)
+    lines = _file_lines(data)
+    for ln in doc["lines"]:
+        if ln["content"] is None:
+            ln["content"] = lines[ln["line"] - 1]
+    return doc
+
+
 # Part of every cache key: a change to what an answer holds must not be served from old rows.
 CACHE_FORMAT = 7  # 2: lines stored without their text; 3: commit summaries redacted; 4: redacted lines kept;
 # 5: sessions say what was asked for each edit; 6: one document per file, of which a line or a range is cut;

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, cast
 
-from hansard.answers.why.cache import _cached, _with_contents, _without_contents
+from hansard.answers.why.cache import _cached, _doc_with_contents, _with_contents, _without_contents
 from hansard.answers.why.contract import redact_contents, render_contract, slice_contract, to_json
 from hansard.answers.why.engine import Attributor, Prepared
 from hansard.answers.why.target import (
@@ -48,11 +48,7 @@ def explain(store: Store, spec: str, *, rev: str | None = None, contents: bytes 
     is served from the store's why-result cache (see ``_cached``), whichever of its lines were
     asked then, and a fresh one is offered to the request to keep. Commit facts the store does
     not keep yet are worked out for this answer alone."""
-    doc, raw = _explain(store, spec, rev, contents, cwd, cache)
-    if doc is None:
-        import json
-
-        doc = json.loads(raw)  # type: ignore[arg-type]
+    doc, _ = _explain(store, spec, rev, contents, cwd, cache, as_doc=True)
     return cast("WhyAnswer", doc)
 
 
@@ -73,17 +69,18 @@ def cached_json(store: Store, spec: str, *, rev: str | None = None, contents: by
 
 
 def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, cwd: str | None, cache: bool,
-             only_cached: bool = False) -> tuple[dict[str, Any] | None, bytes | None]:
-    """(answer, its JSON document): a cached answer as its document alone, a fresh one as the
-    answer, with its document when it can be cached; ``only_cached``: (None, None) rather than
-    a fresh answer. A line or a range is the whole file's answer sliced (``slice_contract``),
-    never a document of its own."""
+             only_cached: bool = False, as_doc: bool = False) -> tuple[dict[str, Any] | None, bytes | None]:
+    """(answer, its JSON document): a cached answer as its document alone (``as_doc``: as the
+    answer alone), a fresh one as the answer, with its document when it can be cached;
+    ``only_cached``: (None, None) rather than a fresh answer. A line or a range is the whole
+    file's answer sliced (``slice_contract``), never a document of its own."""
     path, start, end = parse_target(spec)
     t = resolve_target(path, start, end, cwd=cwd, check_exists=contents is None and rev is None)
     data = file_text(t, rev, contents)
     check_git_side_files(t.top)
     check_range(t, data)
-    doc, raw = _whole(store, t._replace(start=None, end=None), rev, contents, data, cache, only_cached)
+    doc, raw = _whole(store, t._replace(start=None, end=None), rev, contents, data, cache, only_cached,
+                      as_doc=as_doc or t.start is not None)
     if t.start is None or (doc is None and raw is None):
         return doc, raw
     if doc is None:
@@ -94,7 +91,7 @@ def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, c
 
 
 def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, data: bytes, cache: bool,
-           only_cached: bool = False) -> tuple[dict[str, Any] | None, bytes | None]:
+           only_cached: bool = False, as_doc: bool = False) -> tuple[dict[str, Any] | None, bytes | None]:
     """The whole file's answer, as ``_explain`` gives it."""
     from hansard.answers.why.together import once
     from hansard.link.repos import known_repo
@@ -112,6 +109,8 @@ def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, dat
     building = still_building()
     cached = _cached(store, t, rev, contents, data, repo_id) if cache and not building else None
     if cached is not None and cached[2] is not None:
+        if as_doc:  # the answer itself: decoded once, each line's text put back in place
+            return _doc_with_contents(cached[2], data), None
         return None, _with_contents(cached[2], data)
     if only_cached:
         return None, None
