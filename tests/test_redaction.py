@@ -1057,6 +1057,12 @@ def test_screen_data_is_the_rules_own() -> None:
     assert json.loads(Path(gitleaks.DATA).with_name("screen.json").read_text(encoding="utf-8")) == R.screen_data()
 
 
+def test_the_screens_mark_is_the_redactors() -> None:
+    from hansard.ingest import secret_screen
+
+    assert secret_screen.MARK == R.MARK and R.redact("token ghp_" + "a1B2" * 9)[0].startswith("token " + R.MARK)
+
+
 def test_screen_never_passes_a_text_the_redactor_changes() -> None:
     """Every true secret of the evaluation corpus (and each case above) is stopped by the
     screen; ordinary text mostly passes, and where it does, the redactor leaves it alone."""

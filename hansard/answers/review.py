@@ -335,7 +335,7 @@ def _line_runs(files: Sequence[ReviewFile], keep: Any) -> list[ReviewLines]:
 
 
 def _flags(files: Sequence[ReviewFile], sessions: Sequence[ReviewSession]) -> dict[str, Any]:
-    from hansard.ingest.redact import MARK
+    from hansard.ingest.secret_screen import MARK
 
     return {
         "unexplained": _line_runs(files, lambda ln: ln["kind"] == "unknown"),

@@ -16,6 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
+# What every redaction leaves in a text (``[REDACTED:<rule>]``), the redactor's own mark
+# (``hansard.ingest.redact.MARK``, which compiles its rules on import; a test holds them equal).
+MARK = "[REDACTED:"
+
 _STATE: dict[str, Any] = {}
 
 
