@@ -87,8 +87,10 @@ def _open(path: str, then: many.Then, cache: bool) -> None:
 
 
 def _work(task: tuple[str, str, str]) -> tuple[Any, list[Any], list[Any], list[Any]]:
+    from hansard.answers.why import together
     from hansard.store import kept
 
+    together.open_window(task[0])  # what this worker's files share, worked out once in it
     box, token = kept.listen()
     try:
         result = many.one(_WORKER["store"], *task, _WORKER["then"], _WORKER["cache"])
