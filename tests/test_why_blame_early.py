@@ -1,7 +1,7 @@
 """A fresh `why` of a working tree's file (or of a buffer in its place) starts the file's blame
-before the store is brought up to date (the quick index, the team's rows, the repository's
-upkeep): those change what the store holds, never what git blames, so git blames beside them
-and the answer takes that blame. A question the why-result cache answers starts none, and a
+and its log before the store is brought up to date (the quick index, the team's rows, the repository's
+upkeep): those change what the store holds, never what git says, so git works beside them and
+the answer takes what it started. A question the why-result cache answers starts none, and a
 question that fails leaves none running."""
 
 from __future__ import annotations
@@ -49,10 +49,12 @@ def test_the_blame_starts_before_the_upkeep_and_is_the_answers_own(tmp_path, mon
     r.commit("notes", T0 + timedelta(minutes=10))
     log = _logged(tmp_path, monkeypatch)
     after = _why("retry.py", "--no-cache")
-    calls = _calls(log)
-    assert calls.count("blame") == 1, calls
-    assert calls.index("blame") == 0, calls  # before anything the store's upkeep asks of git
-    assert len(calls) > calls.index("blame") + 1
+    lines = log.read_text().splitlines()
+    calls = [git_subcommand(c) for c in lines]
+    follows = [k for k, c in enumerate(lines) if git_subcommand(c) == "log" and "--follow" in c.split()]
+    assert calls.count("blame") == 1 and len(follows) == 1, lines
+    # before anything the store's upkeep asks of git
+    assert calls.index("blame") == 0 and follows == [1] and len(calls) > 2, lines
     assert after == before
     assert any(ln["kind"] == "agent" for ln in after["lines"])
 
@@ -67,13 +69,13 @@ def test_a_cached_answer_starts_no_blame(tmp_path, monkeypatch):
 
 
 def test_a_failing_question_leaves_no_blame_running(tmp_path, monkeypatch):
-    from hansard.git import blame
+    from hansard.git import blame, history
 
     _ready(tmp_path, monkeypatch)
     log = _logged(tmp_path, monkeypatch)
     rc, out, err = run_cli("why", "retry.py:99", "--json")
     assert rc != 0 and "past the end" in err, (out, err)
-    assert not blame._AHEAD
+    assert not blame._AHEAD and not history._LOG_AHEAD
     assert _calls(log).count("blame") <= 1
 
 

@@ -187,6 +187,29 @@ def start_file_log(top: str, path: str, rev: str = "HEAD") -> Pending:
     return Pending(_file_log_args(path, rev, False), top)
 
 
+# Files' logs started ahead of their question (``log_ahead``: before the store is brought up to
+# date for it), each taken once by the history that asks (``take_log_ahead``), or stopped.
+_LOG_AHEAD: dict[tuple[str, str, str], Pending] = {}
+
+
+def log_ahead(top: str, path: str, rev: str = "HEAD") -> None:
+    """``start_file_log`` now, for ``take_log_ahead``."""
+    if (top, rev, path) not in _LOG_AHEAD:
+        _LOG_AHEAD[(top, rev, path)] = start_file_log(top, path, rev)
+
+
+def take_log_ahead(top: str, path: str, rev: str = "HEAD") -> Pending | None:
+    """The log ``log_ahead`` started for this file at ``rev``, once; else None."""
+    return _LOG_AHEAD.pop((top, rev, path), None) if _LOG_AHEAD else None
+
+
+def drop_log_ahead(top: str, path: str, rev: str = "HEAD") -> None:
+    """Stop the log started ahead for this file if nobody took it."""
+    pending = _LOG_AHEAD.pop((top, rev, path), None)
+    if pending is not None:
+        pending.stop()
+
+
 def _file_log_args(path: str, rev: str, patches: bool) -> list[str]:
     args = ["log", "--follow", "-M", "--raw", "--no-abbrev", f"--format=%x00%H%x1f%P%x1f%ct%x1f%an%x1f{AGENT_TRAILERS}%x1f%s"]
     if patches:
