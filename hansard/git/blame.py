@@ -86,7 +86,9 @@ def blame_ahead(top: str, rev: str | None, path: str, contents: bytes | None = N
     """Start the whole-file blame of ``path`` at ``rev`` (None: the working tree's file, or
     ``contents`` in its place) now, for ``take_ahead``."""
     if (top, rev, path) not in _AHEAD:
-        _AHEAD[(top, rev, path)] = (start_blame(top, path, rev=rev, contents=contents), contents)
+        got = (start_blame(top, path, rev=rev, contents=contents), contents)
+        if _AHEAD.setdefault((top, rev, path), got) is not got:  # another thread's came first
+            got[0].stop()
 
 
 def take_ahead(top: str, rev: str | None, path: str, contents: bytes | None = None) -> Pending | None:

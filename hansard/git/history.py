@@ -195,7 +195,9 @@ _LOG_AHEAD: dict[tuple[str, str, str], Pending] = {}
 def log_ahead(top: str, path: str, rev: str = "HEAD") -> None:
     """``start_file_log`` now, for ``take_log_ahead``."""
     if (top, rev, path) not in _LOG_AHEAD:
-        _LOG_AHEAD[(top, rev, path)] = start_file_log(top, path, rev)
+        got = start_file_log(top, path, rev)
+        if _LOG_AHEAD.setdefault((top, rev, path), got) is not got:  # another thread's came first
+            got.stop()
 
 
 def take_log_ahead(top: str, path: str, rev: str = "HEAD") -> Pending | None:
