@@ -92,3 +92,19 @@ def test_a_buffer_is_blamed_as_given(tmp_path, monkeypatch):
     blame.blame_ahead(str(r.path), None, "retry.py", b"other\n")
     assert blame.take_ahead(str(r.path), None, "retry.py", buffer) is None
     assert not blame._AHEAD
+
+
+def test_what_an_answer_starts_ahead_is_read_or_stopped(tmp_path, monkeypatch):
+    # blame and the file's log before the store is brought up to date, the parents' versions
+    # and commits beside the rules: each git process read or stopped, none left holding its files
+    from hansard.git import blame, history
+
+    _ready(tmp_path, monkeypatch)
+    _why("retry.py", "--no-cache")
+    fds = len(os.listdir("/proc/self/fd"))
+    for _ in range(3):
+        _why("retry.py", "--no-cache")
+        _why("retry.py:2", "--no-cache")
+        assert run_cli("why", "retry.py:99", "--json")[0] != 0
+    assert len(os.listdir("/proc/self/fd")) == fds
+    assert not blame._AHEAD and not history._LOG_AHEAD

@@ -61,10 +61,41 @@ def _section_for(out: str, path: str) -> str | None:
 def batch_objects(top: str, revs: list[str]) -> list[tuple[str, str, bytes, bytes]]:
     """(rev, object id, type, content) of each rev git has an object for, in one `git cat-file
     --batch` process; a missing or ambiguous rev (or one holding a newline) is left out."""
-    revs = [r for r in dict.fromkeys(revs) if r and "\n" not in r]
+    revs = _batch_revs(revs)
     if not revs:
         return []
-    data = git(["cat-file", "--batch"], top, input=("\n".join(revs) + "\n").encode(), check=False, timeout=300)
+    return _batch_read(revs, git(["cat-file", "--batch"], top, input=("\n".join(revs) + "\n").encode(), check=False,
+                                 timeout=300))
+
+
+class BatchRead:
+    """``batch_objects`` started now, in its own process beside the caller's work: its answer
+    is ``result()`` (asked once), or it is stopped unread (``stop``)."""
+
+    __slots__ = ("revs", "pending")
+
+    def __init__(self, top: str, revs: list[str]) -> None:
+        self.revs = _batch_revs(revs)
+        self.pending = Pending(["cat-file", "--batch"], top, input=("\n".join(self.revs) + "\n").encode(),
+                               timeout=300) if self.revs else None
+
+    def result(self) -> list[tuple[str, str, bytes, bytes]]:
+        if self.pending is None:
+            return []
+        pending, self.pending = self.pending, None
+        return _batch_read(self.revs, pending.result(check=False))
+
+    def stop(self) -> None:
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            pending.stop()
+
+
+def _batch_revs(revs: list[str]) -> list[str]:
+    return [r for r in dict.fromkeys(revs) if r and "\n" not in r]
+
+
+def _batch_read(revs: list[str], data: bytes) -> list[tuple[str, str, bytes, bytes]]:
     out: list[tuple[str, str, bytes, bytes]] = []
     pos = 0
     for rev in revs:
@@ -351,7 +382,12 @@ def read_commits(top: str, revs: list[str]) -> dict[str, CommitMeta]:
     """rev -> the commit it names, for the revs (full or short ids) that name a commit git
     has, read in one `git cat-file --batch` process. A missing, ambiguous or non-commit rev
     is left out."""
-    return {rev: _commit_meta(oid, body) for rev, oid, kind, body in batch_objects(top, revs) if kind == b"commit"}
+    return commits_in(batch_objects(top, revs))
+
+
+def commits_in(got: list[tuple[str, str, bytes, bytes]]) -> dict[str, CommitMeta]:
+    """rev -> the commit it names, of what ``batch_objects`` (or a ``BatchRead``) read."""
+    return {rev: _commit_meta(oid, body) for rev, oid, kind, body in got if kind == b"commit"}
 
 
 def _commit_meta(sha: str, body: bytes) -> CommitMeta:
