@@ -436,7 +436,10 @@ class Attributor(Unmatched):
         for i, b in enumerate(self.lines):
             if not self.trivial[i] and b.sha != ZERO and (es := self.loose(i)):
                 asks.setdefault(self.history_of(i), set()).update((self.hashes[i], e.ts, b.sha) for e in es)
-        self.bases.start()  # read beside the removals' versions and the rules until a line needs them
+        from hansard.answers.why.together import many_files
+
+        if not many_files():  # files answered in turn: the next file's blame runs beside; read when a line needs them
+            self.bases.start()  # read beside the removals' versions and the rules until a line needs them
         try:
             for history, questions in asks.items():
                 history.prefetch_removals(list(questions))
