@@ -48,8 +48,7 @@ class DiffsAhead:
         if self._resolver is None:
             self._resolver = Resolver(self.store)
         r = self._resolver
-        rows = [row for row in self.store.repos.unresolved_sessions() if row["id"] > self._seen_sessions]
-        for row in rows:
+        for row in self.store.repos.unresolved_sessions(self._seen_sessions):
             self._seen_sessions = max(self._seen_sessions, row["id"])
             if is_carried(row):
                 continue
