@@ -18,7 +18,11 @@ its identity, the transcript's size and a signature of the copies it was made fr
 checkpoints that kept it name its session in ``checkpoint_sessions``. Nothing global changes:
 where the session ran on another machine is worked out per session by the link step
 (hansard.link.carried). A transcript over its budget (``MAX_TRANSCRIPT_BYTES``, from the sizes
-git gives before any blob is read) is a counted skip. A store of refs whose tips did not change
+git gives before any blob is read) is a counted skip. A session whose newest ``full.jsonl`` cannot
+be read (absent, over the budget, no agent's transcript) and that has Entire's compact
+``transcript.jsonl`` is read from that instead, put back into its agent's own transcript
+(hansard.agents.entire.compact), and counted (``entire_full_transcript_unreadable``): its records
+are then the lines of that transcript, never the two files' together. A store of refs whose tips did not change
 since the last run costs one `git for-each-ref`; a session whose copies did not change is not
 read again; a transcript that grew (a later checkpoint holds more of it) is read from where the
 last reading stopped. Reading never writes to the repository and never fetches.
@@ -40,7 +44,7 @@ from hansard.ingest.pipeline import ingest
 from hansard.values.models import Item, MessageItem, RawRecord
 
 if TYPE_CHECKING:
-    from hansard.agents.base import Parser
+    from hansard.agents.base import Parser, Provider
     from hansard.agents.entire.checkpoints import Copy
     from hansard.git.objects import CatFile
     from hansard.ingest.scanner import Scanner, _Group
@@ -169,9 +173,14 @@ class _Repo:
         summary = self.scanner.summary
         summary.files += 1
         data, info = cp.assemble(cat, copies, max_bytes=MAX_TRANSCRIPT_BYTES, sizes=self.sizes)
+        provider = registry.sniff(Path("full.jsonl"), data[:registry.HEAD_BYTES]) if data else None
+        if (data is None or provider is None or info["newest_lost"]) and any(c.compact for c in copies):
+            got = self._compact(cat, skey, copies)
+            if got is not None:
+                summary.skip("entire_full_transcript_unreadable")
+                data, provider, info = got
         if info["over_budget"]:
             summary.skip("entire_transcript_over_budget", info["over_budget"])
-        provider = registry.sniff(Path("full.jsonl"), data[:registry.HEAD_BYTES]) if data else None
         if data is None or provider is None or container_of(provider) is not None:
             summary.skip("entire_transcript_missing" if data is None else "not_a_transcript")
             self.group.begin()
@@ -211,6 +220,29 @@ class _Repo:
         self.by_sig[sig] = key
         summary.changed += 1
         self.group.add(done)  # counted in the summary when its transaction commits
+
+    def _compact(self, cat: CatFile, skey: str, copies: list[Copy]) -> tuple[bytes, Provider, dict[str, int]] | None:
+        """The session read back from its compact copies into its agent's own transcript, with
+        the reader of that transcript; None (its lines counted) when they make none."""
+        from hansard.agents.entire import checkpoints as cp
+        from hansard.agents.entire import compact
+
+        lines, info = cp.assemble_compact(cat, copies, max_bytes=MAX_TRANSCRIPT_BYTES, sizes=self.sizes)
+        skipped: Counter[str] = Counter()
+        decoded = compact.decode(lines, skipped)
+        for reason, n in sorted(skipped.items()):
+            self.scanner.summary.skip(reason, n)
+        if not decoded:
+            return None
+        agent = compact.agent_of(decoded, next((c.agent for c in reversed(copies) if c.agent), None))
+        if agent is None:
+            self.scanner.summary.skip("entire_compact_agent_unread")
+            return None
+        data = compact.translate(decoded, agent, skey)
+        provider = registry.sniff(Path("full.jsonl"), data[:registry.HEAD_BYTES])
+        if provider is None or provider.name != agent:
+            return None
+        return data, provider, info
 
     def _tie_checkpoints(self, pairs: list[tuple[str, str]]) -> None:
         """Keep which sessions the checkpoints kept; when that is news, the repository's kept
