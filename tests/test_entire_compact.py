@@ -66,11 +66,11 @@ def _omp_line(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> tuple[dict, dic
     return ln, doc
 
 
-def _add_absent_full(repo: GitRepo, cid: str) -> None:
-    """Name a ``full.jsonl`` blob the repository does not have in the session folder of
-    checkpoint ``cid`` on the branch (as the oh-my-posh snapshot does for 233 of them)."""
+def _add_absent_full(repo: GitRepo, cid: str, data: bytes) -> None:
+    """Name a ``full.jsonl`` blob of ``data`` that the repository does not have in the session
+    folder of checkpoint ``cid`` on the branch (as the oh-my-posh snapshot does for 233 of them)."""
     branch = "refs/heads/entire/checkpoints/v1"
-    ghost = subprocess.run(["git", "hash-object", "--stdin"], cwd=repo.path, input=b'{"type":"user"}\n' * 5_000_000,
+    ghost = subprocess.run(["git", "hash-object", "--stdin"], cwd=repo.path, input=data,
                            capture_output=True, check=True).stdout.decode().strip()
 
     def mktree(lines: str) -> str:
@@ -107,7 +107,7 @@ def test_a_session_kept_only_as_its_compact_transcript_answers_why(tmp_path: Pat
     repo = _omp_repo(tmp_path)
     write_checkpoint_folder(repo, "52ce428f6a9c", _sample_copy(tmp_path, full), datetime(2026, 7, 13, 15, 0, 0))
     if full == "absent":
-        _add_absent_full(repo, "52ce428f6a9c")
+        _add_absent_full(repo, "52ce428f6a9c", (OMP / "0" / "full.jsonl").read_bytes())
     out = _index(repo)
     assert "entire_full_transcript_unreadable 1" in out
     ln, doc = _omp_line(repo, monkeypatch)
@@ -136,6 +136,27 @@ def test_a_session_with_both_files_is_read_from_full_jsonl_only(tmp_path: Path, 
     assert db.execute("SELECT COUNT(*) FROM tool_calls WHERE call_id LIKE ?", (OMP_EDIT + "%",)).fetchone()[0] == 1
     assert db.execute("SELECT status, COUNT(*) FROM edits GROUP BY status ORDER BY 1").fetchall() == \
         [("applied", 1), ("failed", 1)]
+
+
+def test_a_full_jsonl_that_arrives_later_replaces_the_compact_reading(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Read from its compact copy while its ``full.jsonl`` blob is absent, the session is read
+    again, from ``full.jsonl`` alone, once the blob arrives (as after a fetch)."""
+    repo = _omp_repo(tmp_path)
+    write_checkpoint_folder(repo, "52ce428f6a9c", _sample_copy(tmp_path, "none"), datetime(2026, 7, 13, 15, 0, 0))
+    full = (OMP / "0" / "full.jsonl").read_bytes()
+    _add_absent_full(repo, "52ce428f6a9c", full)
+    assert "entire_full_transcript_unreadable 1" in _index(repo)
+    subprocess.run(["git", "hash-object", "-w", "--stdin"], cwd=repo.path, input=full, capture_output=True, check=True)
+    assert "entire_full_transcript_unreadable" not in _index(repo)
+    db = _store()
+    # The archive keeps the compact reading as an older generation; the new one is full.jsonl's lines.
+    assert db.execute("SELECT COUNT(*) FROM raw_records WHERE generation=(SELECT MAX(generation) FROM raw_records)"
+                      ).fetchone()[0] == len([x for x in full.split(b"\n") if x.strip()])
+    assert db.execute("SELECT status, COUNT(*) FROM edits GROUP BY status ORDER BY 1").fetchall() == \
+        [("applied", 1), ("failed", 1)]
+    ln, _doc = _omp_line(repo, monkeypatch)
+    assert ln["tool_call_id"].split("@")[0] == OMP_EDIT
 
 
 def _eg_repo(tmp_path: Path) -> GitRepo:

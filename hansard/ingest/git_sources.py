@@ -24,8 +24,9 @@ be read (absent, over the budget, no agent's transcript) and that has Entire's c
 (hansard.agents.entire.compact), and counted (``entire_full_transcript_unreadable``): its records
 are then the lines of that transcript, never the two files' together. A store of refs whose tips did not change
 since the last run costs one `git for-each-ref`; a session whose copies did not change is not
-read again; a transcript that grew (a later checkpoint holds more of it) is read from where the
-last reading stopped. Reading never writes to the repository and never fetches.
+read again (one whose copies name a blob the repository lacks is looked at again each time, so
+that the blob is read once it arrives); a transcript that grew (a later checkpoint holds more of
+it) is read from where the last reading stopped. Reading never writes to the repository and never fetches.
 """
 
 from __future__ import annotations
@@ -103,7 +104,10 @@ def scan_entire(scanner: Scanner, top: str) -> None:
                 for skey, cs in sorted(cp.by_session(copies).items()):
                     ctx.session(cat, name, skey, cs)
                 group.begin()
-                facet.set_tips(root, name, cp.store_key(todo[name]))
+                # A store whose copies name blobs the repository lacks is read again next time,
+                # though its refs stay put: a blob that arrives (a fetch) is then read.
+                lacks = any(n is None for n in ctx.sizes.values())
+                facet.set_tips(root, name, cp.store_key(todo[name]) + ("!" if lacks else ""))
                 group.commit()
     except BaseException:
         group.abort()
@@ -164,7 +168,7 @@ class _Repo:
         from hansard.ingest.containers import container_of
 
         key = f"git:{self.root}:{store_name}:entire/{skey}"
-        sig = cp.signature(copies)
+        sig = cp.signature(copies, self.sizes)
         row = self.sources.get(key)
         if row is not None and row["mtime_ns"] == sig and not row["missing"]:
             return  # the same copies as last time

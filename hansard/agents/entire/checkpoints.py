@@ -239,12 +239,15 @@ def _when(s: str) -> str:
     return f"{t:020.6f}" if t is not None else ""
 
 
-def signature(copies: Iterable[Copy]) -> int:
-    """What a session's transcript is made of (its copies' checkpoints, folders and blobs), as
-    a 63-bit number: equal means nothing to read again."""
+def signature(copies: Iterable[Copy], sizes: dict[str, int | None] | None = None) -> int:
+    """What a session's transcript is made of (its copies' checkpoints, folders and blobs, and
+    which of their ``full.jsonl`` chunks the repository lacks, from ``sizes``), as a 63-bit
+    number: equal means nothing to read again; a blob that arrives (a fetch) changes it."""
     h = hashlib.blake2b(digest_size=8)
     for c in copies:
-        h.update(f"{c.checkpoint}\t{c.folder}\t{','.join(c.chunks)}{'+' + c.compact if c.compact else ''}\n".encode())
+        lost = "!" if sizes is not None and any(sizes.get(sha) is None for sha in c.chunks) else ""
+        h.update(f"{c.checkpoint}\t{c.folder}\t{','.join(c.chunks)}{'+' + c.compact if c.compact else ''}{lost}\n"
+                 .encode())
     return int.from_bytes(h.digest(), "big") >> 1
 
 
