@@ -159,6 +159,34 @@ def test_a_full_jsonl_that_arrives_later_replaces_the_compact_reading(tmp_path: 
     assert ln["tool_call_id"].split("@")[0] == OMP_EDIT
 
 
+@pytest.mark.parametrize("more", [False, True])
+def test_an_older_full_jsonl_is_kept_unless_the_compact_copies_prove_more(tmp_path: Path, more: bool) -> None:
+    """The session kept twice, the newer copy's ``full.jsonl`` absent: its older ``full.jsonl``
+    is read, unless the newer compact copy holds more applied edits (here one more Edit)."""
+    repo = _omp_repo(tmp_path)
+    write_checkpoint_folder(repo, "52ce428f6a9c", _sample_copy(tmp_path, "kept"), datetime(2026, 7, 13, 15, 0, 0))
+    newer = tmp_path / "newer"
+    shutil.copytree(OMP, newer)
+    meta = json.loads((newer / "0" / "metadata.json").read_text())
+    (newer / "0" / "metadata.json").write_text(json.dumps({**meta, "created_at": "2026-07-13T16:00:00Z"}))
+    if more:
+        edit = {"v": 1, "agent": "claude-code", "cli_version": "0.8.42", "type": "assistant",
+                "ts": "2026-07-13T15:30:00.000Z", "content": [{
+                    "type": "tool_use", "id": "toolu_later", "name": "Edit",
+                    "input": {"file_path": "D:\\oh-my-posh\\.gitignore", "old_string": "/src/gomodcache",
+                              "new_string": "/src/gomodcache\n/src/tmp"},
+                    "result": {"output": "The file D:\\oh-my-posh\\.gitignore has been updated successfully.",
+                               "status": "success", "file": {"filePath": "D:\\oh-my-posh\\.gitignore"}}}]}
+        with open(newer / "0" / "transcript.jsonl", "a") as fh:
+            fh.write(json.dumps(edit) + "\n")
+    write_checkpoint_folder(repo, "52ce428f6a9e", newer, datetime(2026, 7, 13, 16, 0, 0))
+    _add_absent_full(repo, "52ce428f6a9e", (OMP / "0" / "full.jsonl").read_bytes() + b"{}\n")
+    out = _index(repo)
+    assert ("entire_full_transcript_unreadable 1" in out) == more
+    calls = {c.split("@")[0] for (c,) in _store().execute("SELECT call_id FROM edits WHERE status='applied'")}
+    assert calls == ({OMP_EDIT, "toolu_later"} if more else {OMP_EDIT})
+
+
 def _eg_repo(tmp_path: Path) -> GitRepo:
     """entire-graph's commit "Add Entire Graph trail runners" (five runner files a Codex session
     wrote with apply_patch), on a repository whose checkpoint branch keeps that session's

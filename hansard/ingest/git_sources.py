@@ -18,9 +18,10 @@ its identity, the transcript's size and a signature of the copies it was made fr
 checkpoints that kept it name its session in ``checkpoint_sessions``. Nothing global changes:
 where the session ran on another machine is worked out per session by the link step
 (hansard.link.carried). A transcript over its budget (``MAX_TRANSCRIPT_BYTES``, from the sizes
-git gives before any blob is read) is a counted skip. A session whose newest ``full.jsonl`` cannot
-be read (absent, over the budget, no agent's transcript) and that has Entire's compact
-``transcript.jsonl`` is read from that instead, put back into its agent's own transcript
+git gives before any blob is read) is a counted skip. A session whose ``full.jsonl`` cannot be
+read (absent, over the budget, no agent's transcript), or whose newest one cannot while its
+compact copies hold more applied edits than its older ones, and that has Entire's compact
+``transcript.jsonl``, is read from that instead, put back into its agent's own transcript
 (hansard.agents.entire.compact), and counted (``entire_full_transcript_unreadable``): its records
 are then the lines of that transcript, never the two files' together. A store of refs whose tips did not change
 since the last run costs one `git for-each-ref`; a session whose copies did not change is not
@@ -178,9 +179,13 @@ class _Repo:
         summary.files += 1
         data, info = cp.assemble(cat, copies, max_bytes=MAX_TRANSCRIPT_BYTES, sizes=self.sizes)
         provider = registry.sniff(Path("full.jsonl"), data[:registry.HEAD_BYTES]) if data else None
-        if (data is None or provider is None or info["newest_lost"]) and any(c.compact for c in copies):
+        readable = data is not None and provider is not None and container_of(provider) is None
+        if (not readable or info["newest_lost"]) and any(c.compact for c in copies):
             got = self._compact(cat, skey, copies)
-            if got is not None:
+            # With an older full.jsonl readable, the compact copies win only when they prove more
+            # edits: they lose what only the agent's full transcript shows (a Codex script's
+            # patch results), and the older copies lose the later work.
+            if got is not None and (not readable or _applied(got[0], got[1], key) > _applied(data, provider, key)):
                 summary.skip("entire_full_transcript_unreadable")
                 data, provider, info = got
         if info["over_budget"]:
@@ -264,6 +269,18 @@ class _Repo:
         from where it stopped may bring no message of its own)."""
         got = self.store.git_sources.checkpoint_sessions(self.root, [c.checkpoint for c in copies])
         return min((s for ss in got.values() for s in ss), default=None)
+
+
+def _applied(data: bytes | None, provider: Provider | None, key: str) -> int:
+    """How many applied edits the transcript ``data`` holds, read by ``provider``'s parser."""
+    from hansard.values.models import EditItem
+
+    if data is None or provider is None:
+        return 0
+    parser = parser_for(provider, key)
+    records = [RawRecord(key, 0, data)] if provider.whole_file else _lines(key, data, 0)
+    items = [it for r in records for it in parser.feed(r)] + parser.finish()
+    return sum(1 for it in items if isinstance(it, EditItem) and it.status == "applied")
 
 
 def _lines(key: str, data: bytes, start: int) -> Iterable[RawRecord]:

@@ -20,9 +20,9 @@ are taken in time order; a copy holding half or more of the lines gathered so fa
 transcript and replaces them when it is at least as long, any other copy is a slice whose new
 lines are appended. A JSON document (Gemini) is whole each time: the one with most messages
 wins. Which agent wrote it is read from the content by the agents' own sniffers, never from
-Entire's ``agent`` field (blank in early checkpoints, wrong on some). A session whose newest
-``full.jsonl`` cannot be read (absent, over the budget) is read from its compact copies instead,
-put together the same way (``assemble_compact``): one or the other, never both.
+Entire's ``agent`` field (blank in early checkpoints, wrong on some). A session without a
+readable ``full.jsonl`` can be read from its compact copies instead, put together the same way
+(``assemble_compact``; hansard.ingest.git_sources decides): one or the other, never both.
 
 Nothing here writes to the repository or fetches: objects are read through one
 `git cat-file --batch` (hansard.git.objects). Nothing raises on odd content: a folder that
