@@ -193,7 +193,7 @@ def _claude_result(name: str, result: dict[str, Any]) -> dict[str, Any] | str:
     if not isinstance(path, str) or not path:
         return _output(result)
     tur: dict[str, Any] = {"filePath": path}
-    if name.rsplit("__", 1)[-1] == "Write":
+    if name.removeprefix("mcp__acp__") == "Write":  # Zed's ACP bridge names it mcp__acp__Write
         tur["type"] = "create" if _output(result).startswith("File created successfully") else "update"
     return tur
 
