@@ -2,9 +2,10 @@
 into the transcript of the agent that recorded it, so that the agent's own parser reads it and
 its edits are normalised exactly as that agent's are.
 
-Entire derives it from the agent's transcript (``full.jsonl``) at each checkpoint, from CLI
-0.5-ish on, beside ``full.jsonl`` on ``entire/checkpoints/v1`` and alone on the v2 ref
-``refs/entire/checkpoints/v2/main`` (whose raw transcripts live on other refs). One JSON object
+Entire derives it from the agent's transcript (``full.jsonl``) at each checkpoint (seen from
+0.7.8-nightly on, not in 0.6.3 or 0.7.6), beside ``full.jsonl`` on ``entire/checkpoints/v1`` and
+alone on the v2 ref ``refs/entire/checkpoints/v2/main`` (whose raw transcripts live on other
+refs). One JSON object
 a line: ``{"v": 1, "agent", "cli_version", "type": "user"|"assistant", "ts"?, "id"?,
 "input_tokens"?, "output_tokens"?, "content"}``. ``content`` is a list of blocks (a string or
 null also occur): user text ``{"id"?, "text"}`` (no ``type``), assistant text ``{"type": "text",
