@@ -23,11 +23,12 @@ read (absent, over the budget, no agent's transcript), or whose newest one canno
 compact copies hold more applied edits than its older ones, and that has Entire's compact
 ``transcript.jsonl``, is read from that instead, put back into its agent's own transcript
 (hansard.agents.entire.compact), and counted (``entire_full_transcript_unreadable``): its records
-are then the lines of that transcript, never the two files' together. A store of refs whose tips did not change
-since the last run costs one `git for-each-ref`; a session whose copies did not change is not
-read again (one whose copies name a blob the repository lacks is looked at again each time, so
-that the blob is read once it arrives); a transcript that grew (a later checkpoint holds more of
-it) is read from where the last reading stopped. Reading never writes to the repository and never fetches.
+are then the lines of that transcript, never the two files' together. A store of refs whose tips
+did not change since the last run costs one `git for-each-ref`; a session whose copies did not
+change is not read again (one whose copies name a blob the repository lacks is looked at again
+each time, so that the blob is read once it arrives); a transcript that grew (a later checkpoint
+holds more of it) is read from where the last reading stopped. Reading never writes to the
+repository and never fetches.
 """
 
 from __future__ import annotations
