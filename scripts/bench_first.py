@@ -3,8 +3,10 @@ several builds of hansard measured side by side in one run.
 
 For each corpus (``scripts/real_corpus.py``: ``real:cli``, ``real:entire-graph``, ...) and each
 build (``--code LABEL=PYTHON``: an interpreter whose ``hansard`` is that build, a virtualenv of
-its checkout), one step at a time, the builds taking turns within each step so the machine's
-drift hits them alike:
+its checkout), one step at a time, the builds taking turns file by file within each step (each
+file starting with the next build) so the machine's drift hits them alike; the hover step runs
+each build's language server over all the files in turn. Each copy of a store is written to
+disk before it is asked (as the index's own last checkpoint leaves the store it made):
 
   * index: a fresh store (`hansard index`, after the corpus's `config map`): wall time, MB/s of
     the corpus's transcripts, peak memory (wait4's ru_maxrss: the process and its workers);
@@ -60,6 +62,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 STEPS = ("index", "first", "line", "hover", "steady", "grow", "commit", "stats", "trace")
+TURNS = ("first", "line", "hover", "steady", "grow", "commit")  # steps measuring every build, file by file
 BLAME = ["git", "blame", "-w", "-M", "-C", "--porcelain"]
 COMMENT = {".go": "//", ".ts": "//", ".tsx": "//", ".js": "//", ".rs": "//", ".java": "//", ".c": "//", ".h": "//"}
 WHO = {"GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com", "GIT_COMMITTER_NAME": "Bench",
@@ -136,7 +139,21 @@ class Corpus:
         dst = self.work / code.label / what
         shutil.rmtree(dst, ignore_errors=True)
         shutil.copytree(self.pristine(code), dst, symlinks=True)
+        synced(dst)
         return dst
+
+
+def synced(folder: Path) -> None:
+    """Every file of ``folder`` written to disk: a store copied a moment ago is hundreds of MB
+    of dirty pages, which the first SQLite checkpoint's fsync would flush inside the first
+    question's time (a store `hansard index` made was synced by its own last checkpoint)."""
+    for f in sorted(folder.rglob("*")):
+        if f.is_file() and not f.is_symlink():
+            fd = os.open(f, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
 
 def median_ratio(rows: list[tuple[float, float]], plus: float) -> float:
@@ -164,51 +181,62 @@ def step_index(c: Corpus, code: Code) -> dict:
     return {"seconds": wall, "mb": mb, "mb_s": mb / wall, "rss_mb": rss}
 
 
-def per_file(c: Corpus, code: Code, store: Path, ask, plus: float) -> dict:
-    env = c.env(code, store)
-    rows = []
-    for rel in c.files:
-        rows.append(ask(env, rel))
-    out = summary(rows, plus)
-    out["files"] = {rel: [round(h), round(g)] for rel, (h, g) in zip(c.files, rows, strict=True)}
+def turns(c: Corpus, codes: list[Code], stores: dict[str, Path], ask, plus: float) -> dict[str, dict]:
+    """``ask(code, env, rel)`` -> (hansard ms, git ms) of every file for every build, the builds
+    taking turns file by file (each file starting with the next build in turn), so that the
+    machine's drift over a step hits every build alike."""
+    envs = {code.label: c.env(code, stores[code.label]) for code in codes}
+    rows: dict[str, list[tuple[float, float]]] = {code.label: [] for code in codes}
+    for k, rel in enumerate(c.files):
+        for code in codes[k % len(codes):] + codes[:k % len(codes)]:
+            rows[code.label].append(ask(code, envs[code.label], rel))
+    out = {}
+    for code in codes:
+        r = rows[code.label]
+        out[code.label] = summary(r, plus)
+        out[code.label]["files"] = {rel: [round(h), round(g)] for rel, (h, g) in zip(c.files, r, strict=True)}
     return out
 
 
-def step_first(c: Corpus, code: Code) -> dict:
-    def ask(env, rel):
+def step_first(c: Corpus, codes: list[Code]) -> dict[str, dict]:
+    def ask(code, env, rel):
         g = timed([*BLAME, "--", rel], c.repo, env)
         return timed(code.hansard("why", rel, "--json"), c.repo, env), g
-    return per_file(c, code, c.copy(code, "first"), ask, 60)
+    return turns(c, codes, {code.label: c.copy(code, "first") for code in codes}, ask, 60)
 
 
-def step_line(c: Corpus, code: Code) -> dict:
-    def ask(env, rel):
+def step_line(c: Corpus, codes: list[Code]) -> dict[str, dict]:
+    def ask(code, env, rel):
         n = c.lines[rel]
         g = timed([*BLAME, "-L", f"{n},{n}", "--", rel], c.repo, env)
         return timed(code.hansard("why", f"{rel}:{n}", "--json"), c.repo, env), g
-    return per_file(c, code, c.copy(code, "line"), ask, 60)
+    return turns(c, codes, {code.label: c.copy(code, "line") for code in codes}, ask, 60)
 
 
-def step_hover(c: Corpus, code: Code) -> dict:
+def step_hover(c: Corpus, codes: list[Code]) -> dict[str, dict]:
+    """Each build's language server in turn, over all the files (a server is one process per
+    build: its first hovers are measured in one block)."""
     import bench_lsp
 
-    store = c.copy(code, "hover")
-    env = c.env(code, store)
-    old = sys.executable
-    sys.executable = code.python  # bench_lsp starts `sys.executable -m hansard lsp`
-    try:
-        r = asyncio.run(bench_lsp.bench(c.repo, len(c.files), 1, files=[(rel, c.lines[rel] - 1) for rel in c.files],
-                                        env=env))
-    finally:
-        sys.executable = old
-    rows = list(zip(r["firsts"], r["blames"], strict=True))
-    out = summary(rows, 30)
-    out["files"] = {rel: [round(h), round(g)] for rel, (h, g) in zip(c.files, rows, strict=True)}
+    out = {}
+    for code in codes:
+        store = c.copy(code, "hover")
+        env = c.env(code, store)
+        old = sys.executable
+        sys.executable = code.python  # bench_lsp starts `sys.executable -m hansard lsp`
+        try:
+            r = asyncio.run(bench_lsp.bench(c.repo, len(c.files), 1, files=[(rel, c.lines[rel] - 1) for rel in c.files],
+                                            env=env))
+        finally:
+            sys.executable = old
+        rows = list(zip(r["firsts"], r["blames"], strict=True))
+        out[code.label] = summary(rows, 30)
+        out[code.label]["files"] = {rel: [round(h), round(g)] for rel, (h, g) in zip(c.files, rows, strict=True)}
     return out
 
 
-def step_steady(c: Corpus, code: Code, rounds: int) -> dict:
-    def ask(env, rel):
+def step_steady(c: Corpus, codes: list[Code], rounds: int) -> dict[str, dict]:
+    def ask(code, env, rel):
         cmd = code.hansard("why", rel, "--json", "--no-cache")
         timed(cmd, c.repo, env)
         hs, gs = [], []
@@ -216,8 +244,7 @@ def step_steady(c: Corpus, code: Code, rounds: int) -> dict:
             hs.append(timed(cmd, c.repo, env))
             gs.append(timed([*BLAME, "--", rel], c.repo, env))
         return statistics.median(hs), statistics.median(gs)
-    store = c.work / code.label / "first"
-    return per_file(c, code, store, ask, 60)
+    return turns(c, codes, {code.label: c.work / code.label / "first" for code in codes}, ask, 60)
 
 
 class Grower:
@@ -277,38 +304,38 @@ class Grower:
         self.path.unlink(missing_ok=True)
 
 
-def step_grow(c: Corpus, code: Code) -> dict:
-    store = c.work / code.label / "first"
+def step_grow(c: Corpus, codes: list[Code]) -> dict[str, dict]:
     g = Grower(c).start()
     try:
-        def ask(env, rel):
+        def ask(code, env, rel):
             seen = g.size()
             while g.size() == seen:  # a message came since the last question
                 time.sleep(0.05)
             return timed(code.hansard("why", rel, "--json"), c.repo, env), timed([*BLAME, "--", rel], c.repo, env)
-        out = per_file(c, code, store, ask, 60)
+        return turns(c, codes, {code.label: c.work / code.label / "first" for code in codes}, ask, 60)
     finally:
         g.stop()
-    return out
 
 
-def step_commit(c: Corpus, code: Code) -> dict:
-    store = c.work / code.label / "first"
+def step_commit(c: Corpus, codes: list[Code]) -> dict[str, dict]:
+    """Per file, one commit that every build then meets in turn (each in its own store)."""
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=c.repo, check=True, capture_output=True,
                           text=True).stdout.strip()
+    committed: dict[str, bool] = {}
 
-    def ask(env, rel):
-        p = c.repo / rel
-        data = p.read_bytes()
-        p.write_bytes(data + f"{COMMENT.get(p.suffix, '#')} checked by the bench\n".encode())
-        genv = {**env, **WHO}
-        try:
-            subprocess.run(["git", "commit", "-q", "-m", f"bench: one line in {rel}", "--", rel], cwd=c.repo, env=genv,
-                           check=True, capture_output=True)
-            return timed(code.hansard("why", rel, "--json"), c.repo, env), timed([*BLAME, "--", rel], c.repo, env)
-        finally:
+    def ask(code, env, rel):
+        if rel not in committed:
             subprocess.run(["git", "reset", "-q", "--hard", head], cwd=c.repo, check=True, capture_output=True)
-    return per_file(c, code, store, ask, 60)
+            p = c.repo / rel
+            p.write_bytes(p.read_bytes() + f"{COMMENT.get(p.suffix, '#')} checked by the bench\n".encode())
+            subprocess.run(["git", "commit", "-q", "-m", f"bench: one line in {rel}", "--", rel], cwd=c.repo,
+                           env={**env, **WHO}, check=True, capture_output=True)
+            committed[rel] = True
+        return timed(code.hansard("why", rel, "--json"), c.repo, env), timed([*BLAME, "--", rel], c.repo, env)
+    try:
+        return turns(c, codes, {code.label: c.work / code.label / "first" for code in codes}, ask, 60)
+    finally:
+        subprocess.run(["git", "reset", "-q", "--hard", head], cwd=c.repo, check=True, capture_output=True)
 
 
 def blame_all(repo: Path, pairs: list[tuple[str | None, str]], jobs: int) -> float:
@@ -398,18 +425,18 @@ def main() -> None:
             res = results.setdefault(spec, {})
             log(f"{spec}: {len(c.files)} files, {c.manifest['home_bytes'] / 1e6:.0f} MB of transcripts")
             for step in steps:
-                for code in codes:
+                if step in TURNS:  # the builds take turns file by file
+                    log(f"{spec} {step}")
+                    extra = (a.rounds,) if step == "steady" else ()
+                    res[step] = globals()[f"step_{step}"](c, codes, *extra)
+                for code in codes if step not in TURNS else ():
                     log(f"{spec} {step} {code.label}")
                     if step == "index":
                         r = step_index(c, code)
-                    elif step == "steady":
-                        r = step_steady(c, code, a.rounds)
                     elif step == "stats":
                         r = step_stats(c, code, a.jobs)
-                    elif step == "trace":
-                        r = step_trace(c, code, a.range)
                     else:
-                        r = globals()[f"step_{step}"](c, code)
+                        r = step_trace(c, code, a.range)
                     res.setdefault(step, {})[code.label] = r
                 if step == "stats":
                     pairs = res["stats"][codes[0].label].pop("pairs")

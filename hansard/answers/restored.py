@@ -58,14 +58,15 @@ class FileHistory:
         self._touched: dict[tuple[int, float, int, int], list[LogEntry]] = {}  # _touching's answers
 
     def prefetch(self) -> None:
-        """Start the file's `git log` now, in its own process beside blame; ``commits`` reads it."""
-        from hansard.git.history import log_at, start_file_log
+        """Start the file's `git log` now, in its own process beside blame (or take the one
+        started before the store was brought up to date); ``commits`` reads it."""
+        from hansard.git.history import log_at, start_file_log, take_log_ahead
 
         self._log_out = log_at(self.top, self.rev, self.rel)  # read ahead with other files' logs
         if self._log_out is not None:
             return
         try:
-            self._log = start_file_log(self.top, self.rel, self.rev)
+            self._log = take_log_ahead(self.top, self.rel, self.rev) or start_file_log(self.top, self.rel, self.rev)
         except GitError:
             self._log = None  # asked again by commits()
 

@@ -231,10 +231,14 @@ class Request:
         the repository registered and its facts kept first (``fresh``)."""
         from hansard.answers import why
 
-        doc = self._cached_why(spec, rev, contents, cwd)
-        if doc is not None:
-            return doc
-        return why.explain_json(self.store, spec, rev=rev, contents=contents, cwd=cwd, cache=self.app.cache)
+        early = self._blame_early(spec, rev, contents, cwd)
+        try:
+            doc = self._cached_why(spec, rev, contents, cwd)
+            if doc is not None:
+                return doc
+            return why.explain_json(self.store, spec, rev=rev, contents=contents, cwd=cwd, cache=self.app.cache)
+        finally:
+            why.drop_early(early)
 
     def why_answer(self, spec: str, *, rev: str | None = None, contents: bytes | None = None,
                    cwd: str | None = None) -> WhyAnswer:
@@ -243,11 +247,26 @@ class Request:
 
         from hansard.answers import why
 
-        doc = self._cached_why(spec, rev, contents, cwd)
-        if doc is not None:
-            cached: WhyAnswer = json.loads(doc)
-            return cached
-        return why.explain(self.store, spec, rev=rev, contents=contents, cwd=cwd, cache=self.app.cache)
+        early = self._blame_early(spec, rev, contents, cwd)
+        try:
+            doc = self._cached_why(spec, rev, contents, cwd)
+            if doc is not None:
+                cached: WhyAnswer = json.loads(doc)
+                return cached
+            return why.explain(self.store, spec, rev=rev, contents=contents, cwd=cwd, cache=self.app.cache)
+        finally:
+            why.drop_early(early)
+
+    def _blame_early(self, spec: str, rev: str | None, contents: bytes | None, cwd: str | None
+                     ) -> tuple[str, str] | None:
+        """The blame of the working tree's file (or a buffer) started before the store is
+        brought up to date (the quick index, the team's rows, the repository's upkeep), when a
+        fresh answer may follow (``why.blame_early``)."""
+        if rev is not None:
+            return None
+        from hansard.answers import why
+
+        return why.blame_early(self.store, spec, contents=contents, cwd=cwd, cache=self.app.cache)
 
     def _cached_why(self, spec: str, rev: str | None, contents: bytes | None, cwd: str | None) -> bytes | None:
         """The cached document after the quick index, or None, the repository then registered

@@ -68,10 +68,12 @@ def start_blame(top: str, path: str, *, rev: str | None = None, start: int | Non
     return start_git(_args(top, path, rev, start, end, contents), top, input=contents)
 
 
-# Blames started ahead of their question (``blame_ahead``) by an answer about many files, one
-# file ahead: git blames the next file while the answer works on this one. Each is served once
-# (``take_ahead``); one nobody took is stopped (``drop_ahead``, ``forget_ahead``).
-_AHEAD: dict[tuple[str, str, str], Pending] = {}
+# Blames started ahead of their question (``blame_ahead``): by an answer about many files, one
+# file ahead (git blames the next file while the answer works on this one), or by a question
+# about one file before the store is brought up to date. Each is served once, to a question
+# about the same bytes (``take_ahead``); one nobody took is stopped (``drop_ahead``,
+# ``forget_ahead``).
+_AHEAD: dict[tuple[str, str | None, str], tuple[Pending, bytes | None]] = {}
 _STARTED = 0  # blames started in this process
 
 
@@ -80,29 +82,39 @@ def blames_started() -> int:
     return _STARTED
 
 
-def blame_ahead(top: str, rev: str, path: str) -> None:
-    """Start the whole-file blame of ``path`` at ``rev`` now, for ``take_ahead``."""
+def blame_ahead(top: str, rev: str | None, path: str, contents: bytes | None = None) -> None:
+    """Start the whole-file blame of ``path`` at ``rev`` (None: the working tree's file, or
+    ``contents`` in its place) now, for ``take_ahead``."""
     if (top, rev, path) not in _AHEAD:
-        _AHEAD[(top, rev, path)] = start_blame(top, path, rev=rev)
+        got = (start_blame(top, path, rev=rev, contents=contents), contents)
+        if _AHEAD.setdefault((top, rev, path), got) is not got:  # another thread's came first
+            got[0].stop()
 
 
-def take_ahead(top: str, rev: str | None, path: str) -> Pending | None:
-    """The blame ``blame_ahead`` started for this file at ``rev``, once; else None."""
-    return _AHEAD.pop((top, rev, path), None) if _AHEAD and rev else None
+def take_ahead(top: str, rev: str | None, path: str, contents: bytes | None = None) -> Pending | None:
+    """The blame ``blame_ahead`` started for this file at ``rev`` of these ``contents``, once;
+    else None (one started for other contents is stopped)."""
+    got = _AHEAD.pop((top, rev, path), None) if _AHEAD else None
+    if got is None:
+        return None
+    if got[1] != contents:
+        got[0].stop()
+        return None
+    return got[0]
 
 
-def drop_ahead(top: str, rev: str, path: str) -> bool:
+def drop_ahead(top: str, rev: str | None, path: str) -> bool:
     """Stop the blame started ahead for this file if nobody took it: True when there was one."""
-    pending = _AHEAD.pop((top, rev, path), None)
-    if pending is not None:
-        pending.stop()
-    return pending is not None
+    got = _AHEAD.pop((top, rev, path), None)
+    if got is not None:
+        got[0].stop()
+    return got is not None
 
 
 def forget_ahead() -> None:
     """Stop every blame started ahead that nobody took."""
     while _AHEAD:
-        _AHEAD.popitem()[1].stop()
+        _AHEAD.popitem()[1][0].stop()
 
 
 def _args(top: str, path: str, rev: str | None, start: int | None, end: int | None, contents: bytes | None

@@ -61,10 +61,41 @@ def _section_for(out: str, path: str) -> str | None:
 def batch_objects(top: str, revs: list[str]) -> list[tuple[str, str, bytes, bytes]]:
     """(rev, object id, type, content) of each rev git has an object for, in one `git cat-file
     --batch` process; a missing or ambiguous rev (or one holding a newline) is left out."""
-    revs = [r for r in dict.fromkeys(revs) if r and "\n" not in r]
+    revs = _batch_revs(revs)
     if not revs:
         return []
-    data = git(["cat-file", "--batch"], top, input=("\n".join(revs) + "\n").encode(), check=False, timeout=300)
+    return _batch_read(revs, git(["cat-file", "--batch"], top, input=("\n".join(revs) + "\n").encode(), check=False,
+                                 timeout=300))
+
+
+class BatchRead:
+    """``batch_objects`` started now, in its own process beside the caller's work: its answer
+    is ``result()`` (asked once), or it is stopped unread (``stop``)."""
+
+    __slots__ = ("revs", "pending")
+
+    def __init__(self, top: str, revs: list[str]) -> None:
+        self.revs = _batch_revs(revs)
+        self.pending = Pending(["cat-file", "--batch"], top, input=("\n".join(self.revs) + "\n").encode(),
+                               timeout=300) if self.revs else None
+
+    def result(self) -> list[tuple[str, str, bytes, bytes]]:
+        if self.pending is None:
+            return []
+        pending, self.pending = self.pending, None
+        return _batch_read(self.revs, pending.result(check=False))
+
+    def stop(self) -> None:
+        if self.pending is not None:
+            pending, self.pending = self.pending, None
+            pending.stop()
+
+
+def _batch_revs(revs: list[str]) -> list[str]:
+    return [r for r in dict.fromkeys(revs) if r and "\n" not in r]
+
+
+def _batch_read(revs: list[str], data: bytes) -> list[tuple[str, str, bytes, bytes]]:
     out: list[tuple[str, str, bytes, bytes]] = []
     pos = 0
     for rev in revs:
@@ -185,6 +216,31 @@ def file_log(top: str, path: str, rev: str = "HEAD", *, patches: bool = False) -
 def start_file_log(top: str, path: str, rev: str = "HEAD") -> Pending:
     """``file_log`` started now, in its own process: its text is ``.result()`` decoded."""
     return Pending(_file_log_args(path, rev, False), top)
+
+
+# Files' logs started ahead of their question (``log_ahead``: before the store is brought up to
+# date for it), each taken once by the history that asks (``take_log_ahead``), or stopped.
+_LOG_AHEAD: dict[tuple[str, str, str], Pending] = {}
+
+
+def log_ahead(top: str, path: str, rev: str = "HEAD") -> None:
+    """``start_file_log`` now, for ``take_log_ahead``."""
+    if (top, rev, path) not in _LOG_AHEAD:
+        got = start_file_log(top, path, rev)
+        if _LOG_AHEAD.setdefault((top, rev, path), got) is not got:  # another thread's came first
+            got.stop()
+
+
+def take_log_ahead(top: str, path: str, rev: str = "HEAD") -> Pending | None:
+    """The log ``log_ahead`` started for this file at ``rev``, once; else None."""
+    return _LOG_AHEAD.pop((top, rev, path), None) if _LOG_AHEAD else None
+
+
+def drop_log_ahead(top: str, path: str, rev: str = "HEAD") -> None:
+    """Stop the log started ahead for this file if nobody took it."""
+    pending = _LOG_AHEAD.pop((top, rev, path), None)
+    if pending is not None:
+        pending.stop()
 
 
 def _file_log_args(path: str, rev: str, patches: bool) -> list[str]:
@@ -326,7 +382,12 @@ def read_commits(top: str, revs: list[str]) -> dict[str, CommitMeta]:
     """rev -> the commit it names, for the revs (full or short ids) that name a commit git
     has, read in one `git cat-file --batch` process. A missing, ambiguous or non-commit rev
     is left out."""
-    return {rev: _commit_meta(oid, body) for rev, oid, kind, body in batch_objects(top, revs) if kind == b"commit"}
+    return commits_in(batch_objects(top, revs))
+
+
+def commits_in(got: list[tuple[str, str, bytes, bytes]]) -> dict[str, CommitMeta]:
+    """rev -> the commit it names, of what ``batch_objects`` (or a ``BatchRead``) read."""
+    return {rev: _commit_meta(oid, body) for rev, oid, kind, body in got if kind == b"commit"}
 
 
 def _commit_meta(sha: str, body: bytes) -> CommitMeta:

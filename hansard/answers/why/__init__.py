@@ -10,7 +10,7 @@
 
 from __future__ import annotations
 
-from hansard.answers.why.explain import cached_json, explain, explain_json
+from hansard.answers.why.explain import blame_early, cached_json, drop_early, explain, explain_json
 from hansard.answers.why.target import parse_target, resolve_target
 
-__all__ = ["cached_json", "explain", "explain_json", "parse_target", "resolve_target"]
+__all__ = ["blame_early", "cached_json", "drop_early", "explain", "explain_json", "parse_target", "resolve_target"]

@@ -10,8 +10,9 @@ has no earlier version of it to contradict the edit).
 
 The parent's version is the one blame names (``previous``: the parent commit and the file's
 path there; none when the commit created the file), read for every blamed commit whose lines
-some edit added in one ``git cat-file --batch`` the first time a question needs one (it also
-tells a line the parent already had). An edit of a path the commit deleted, whose text the
+some edit added in one ``git cat-file --batch``, started once the answer knows which it wants
+(``start``) and read the first time a question needs one (it also tells a line the parent
+already had). An edit of a path the commit deleted, whose text the
 commit may have moved into this file, is checked against that path at the parent. Only
 non-trivial lines count, by their normal-form hashes.
 """
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
     from hansard.answers.evidence import EditRef
     from hansard.git.blame import Blame
+    from hansard.git.history import BatchRead
     from hansard.store.interfaces import Store
 
 
@@ -50,6 +52,9 @@ class Bases:
         self._parents: dict[str, frozenset[int]] = {}  # commit -> the lines of the file at its parent
         self._wanted: set[str] = set()  # commits whose parents the next read also fetches
         self._hashes: dict[str, int] = {}  # a line's text -> its normal-form hash
+        # what ``start`` began reading: (parents, versions, their revs, the read), and the blamed commits' parents
+        self._reading: tuple[set[str], set[tuple[str, str]], dict[str, str], BatchRead] | None = None
+        self._meta_reading: tuple[list[str], BatchRead] | None = None
 
     def fits(self, e: EditRef, sha: str, earlier: Callable[[], Iterable[int]]) -> bool:
         """Edit ``e`` was made on the file commit ``sha`` grew from. ``earlier`` gives the ids
@@ -130,18 +135,59 @@ class Bases:
             got = self._versions[(sha, path)]
         return got
 
+    def start(self) -> None:
+        """Start reading, each in its own git process beside what the answer does next, the
+        parents and versions wanted so far and the parents of every blamed commit: the first
+        question that needs one of them reads what was started (``_fetch``, ``_parent_meta``)."""
+        from hansard.git.history import BatchRead
+
+        if self._reading is None and (self._wanted or self._wanted_versions):
+            parents = self._wanted - set(self._parents)
+            versions = self._wanted_versions - set(self._versions)
+            self._wanted.clear()
+            self._wanted_versions.clear()
+            revs, wanted = self._revs(parents, versions)
+            self._reading = (parents, versions, revs, BatchRead(self.top, wanted))
+        if self._meta_reading is None:
+            todo = [c for c in self.bl.commits if c != ZERO and c not in self._parent_times]
+            if todo:
+                self._meta_reading = (todo, BatchRead(self.top, [f"{c}^" for c in todo]))
+
+    def stop(self) -> None:
+        """Stop what ``start`` began and nobody read."""
+        reading, self._reading = self._reading, None
+        meta, self._meta_reading = self._meta_reading, None
+        if reading is not None:
+            reading[3].stop()
+        if meta is not None:
+            meta[1].stop()
+
     def _fetch(self, parent: str | None = None, version: tuple[str, str] | None = None) -> None:
         """Every parent and version wanted so far, and the one asked for, in one `git cat-file
-        --batch`."""
+        --batch` (after what ``start`` began reading, when that holds the one asked for)."""
         from hansard.git.history import batch_objects
 
+        if self._reading is not None:
+            parents, versions, revs, started = self._reading
+            self._reading = None
+            self._take(parents, versions, revs, started.result())
+            if (parent is None or parent in self._parents) and (version is None or version in self._versions):
+                return
         parents = (self._wanted | ({parent} if parent else set())) - set(self._parents)
         versions = (self._wanted_versions | ({version} if version else set())) - set(self._versions)
         self._wanted.clear()
         self._wanted_versions.clear()
+        revs, wanted = self._revs(parents, versions)
+        self._take(parents, versions, revs, batch_objects(self.top, wanted))
+
+    def _revs(self, parents: set[str], versions: set[tuple[str, str]]) -> tuple[dict[str, str], list[str]]:
+        """(commit -> its parent's version of the file, every rev to read)."""
         revs = {c: f"{prev[0]}:{prev[1]}" for c in parents if (prev := self._previous(c)) is not None}
-        wanted = list(dict.fromkeys([*revs.values(), *(f"{c}:{path}" for c, path in sorted(versions))]))
-        blobs = {rev: body for rev, _, kind, body in batch_objects(self.top, wanted) if kind == b"blob"}
+        return revs, list(dict.fromkeys([*revs.values(), *(f"{c}:{path}" for c, path in sorted(versions))]))
+
+    def _take(self, parents: set[str], versions: set[tuple[str, str]], revs: dict[str, str],
+              got: list[tuple[str, str, bytes, bytes]]) -> None:
+        blobs = {rev: body for rev, _, kind, body in got if kind == b"blob"}
         for c in parents:
             # (successive versions share most lines: each text is hashed once)
             self._parents[c] = frozenset(self._hashed(blobs.get(revs.get(c, ""))))
@@ -184,6 +230,15 @@ class Bases:
         return min(got) if got is not None else None
 
     def _parent_meta(self, sha: str) -> tuple[int, int] | None:
+        if sha not in self._parent_times and self._meta_reading is not None:
+            from hansard.git.history import commits_in
+
+            todo, reading = self._meta_reading
+            self._meta_reading = None
+            got = commits_in(reading.result())
+            for c in todo:
+                meta = got.get(f"{c}^")
+                self._parent_times[c] = (meta.author_time, meta.committer_time) if meta is not None else None
         if sha not in self._parent_times:
             from hansard.git.history import read_commits
 

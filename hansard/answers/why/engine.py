@@ -432,10 +432,14 @@ class Attributor(Unmatched):
         for i, b in enumerate(self.lines):
             if not self.trivial[i] and b.sha != ZERO and (es := self.loose(i)):
                 asks.setdefault(self.history_of(i), set()).update((self.hashes[i], e.ts, b.sha) for e in es)
-        for history, questions in asks.items():
-            history.prefetch_removals(list(questions))
-        for g in self.groups():
-            self._answer_group(g, answers)
+        self.bases.start()  # read beside the removals' versions and the rules until a line needs them
+        try:
+            for history, questions in asks.items():
+                history.prefetch_removals(list(questions))
+            for g in self.groups():
+                self._answer_group(g, answers)
+        finally:
+            self.bases.stop()
         return [a for a in answers if a is not None]
 
     def _answer_group(self, g: list[int], answers: list[LineAnswer | None]) -> None:

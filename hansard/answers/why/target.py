@@ -156,8 +156,8 @@ def start_blame(t: Target, rev: str | None, contents: bytes | None) -> Blaming:
     from hansard.git.blame import start_blame as start
     from hansard.git.blame import take_ahead
 
-    if t.start is None and contents is None:  # a caller asking about many files may have started it
-        ahead = take_ahead(t.top, rev, t.rel)
+    if t.start is None:  # started by a caller asking about many files, or before the store was brought up to date
+        ahead = take_ahead(t.top, rev, t.rel, contents)
         if ahead is not None:
             return Blaming(ahead, t.rel, rev)
     return Blaming(start(t.top, t.rel, rev=rev, start=t.start, end=t.end, contents=contents), t.rel, rev)
