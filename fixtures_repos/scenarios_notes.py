@@ -14,7 +14,10 @@ same way (real repositories, transcripts in each agent's real format, exact expe
 * an edit on another branch, in another worktree, whose base the commit never had;
 * a line an old edit wrote, commented out by a commit and brought back by one that also wrote
   new text around it;
-* a forked conversation holding a copy of an edit call (new ids, same instant and text).
+* a forked conversation holding a copy of an edit call (new ids, same instant and text);
+* a short line an old edit wrote, typed again alone by a person days later, below the edit's
+  block and at another indentation (``use std::fs;``), and a session's work set aside for months
+  whose lines a person writes again.
 """
 
 from __future__ import annotations
@@ -626,4 +629,86 @@ def unread_subagent_lines_then_its_session_edits_them(b: Build) -> Scenario:
         t_own: t_own fits. The subagent's two lines were not written by any edit held here,
         but its report names ledger.py: unknown (unreadable_edit, the session in alternatives),
         not a person's.
+    ''')
+
+
+MERGE_PY = src('''
+    import os
+
+
+    def merge(a, b):
+        return {**a, **b}
+''')
+
+
+@scenario
+def notes_short_line_of_an_old_edit(b: Build) -> Scenario:
+    """A session writes a scratch folder helper, then a cleaning function that starts with
+    ``import shutil``; the person commits the helper alone and drops the rest. Three days later
+    they write their own cleaning under the helper's comment, ``import shutil`` first. The
+    dropped edit wrote that exact line, but the file's commit before the person's came after it
+    and did not take it: a short line alone in the person's commit is not the session's."""
+    r = b.init()
+    r.write("merge.py", MERGE_PY)
+    c0 = b.commit(r, "Merge")
+    cc = b.claude(r.path, patches=False)
+    cc.prompt("Keep merges in a scratch folder, and clean it")
+    t1 = cc.edit(r.path / "merge.py", "import os\n",
+                 "import os\n\n\ndef scratch_folder():\n    # Resolve conflicts in a scratch folder\n"
+                 "    return os.path.join(os.getcwd(), \"scratch\")\n")
+    cleaning = "\n\ndef clean():\n    import shutil\n    shutil.rmtree(scratch_folder())\n"
+    cc.edit(r.path / "merge.py", "    return os.path.join(os.getcwd(), \"scratch\")\n",
+            "    return os.path.join(os.getcwd(), \"scratch\")\n" + cleaning)
+    r.replace("merge.py", cleaning, "")
+    c1 = b.commit(r, "Scratch folder")
+    b.later(3 * 86400)
+    r.replace("merge.py", "    # Resolve conflicts in a scratch folder\n",
+              "    # Resolve conflicts in a scratch folder\n    import shutil\n"
+              "    shutil.rmtree(os.path.join(os.getcwd(), \"scratch\"), ignore_errors=True)\n")
+    c2 = b.commit(r, "Start from an empty scratch folder", author=COLLEAGUE)
+    return b.scenario(r, {
+        "merge.py": b.expect(r, "merge.py", b.human(c0, 3), b.agent(t1, c1, 2), b.unknown(c2), b.human(c2),
+                             b.agent(t1, c1, 3), b.human(c0, 2)),
+    }, notes='''
+        Line 6, ``import shutil``, is c2's, a person's commit three days after c1, which took t1
+        and not t2, the edit that wrote ``import shutil`` (in a function the person dropped). The
+        line was t2's (wrote). It is unknown now (stale_edit): t2 is older than c1, the file's
+        commit before c2, and in c2 the line has four words or fewer and no line of t2's session
+        around it.
+    ''')
+
+
+@scenario
+def notes_work_set_aside_for_months(b: Build) -> Scenario:
+    """A session writes a function; the person does not keep it and commits another change to
+    the file that day, and another 40 days later. Three weeks after that a person's commit
+    writes the function again, line for line. The file's commit before it came more than a
+    month after the edit and did not take it: the session's work was set aside, and who wrote
+    it again is not known."""
+    r = b.init()
+    r.write("merge.py", MERGE_PY)
+    c0 = b.commit(r, "Merge")
+    cc = b.claude(r.path, patches=False)
+    cc.prompt("Merge lists of settings too")
+    deep = ("\n\ndef merge_deep(a, b):\n    out = dict(a)\n    for key, value in b.items():\n"
+            "        out[key] = merge_deep(out[key], value) if isinstance(value, dict) else value\n    return out\n")
+    cc.edit(r.path / "merge.py", "    return {**a, **b}\n", "    return {**a, **b}\n" + deep)
+    r.replace("merge.py", deep, "")
+    b.later(3600)
+    r.replace("merge.py", "import os\n", "import os\nimport sys\n")
+    c1 = b.commit(r, "Import sys")
+    b.later(40 * 86400)
+    r.replace("merge.py", "import sys\n", "import sys\nimport json\n")
+    c2 = b.commit(r, "Import json", author=COLLEAGUE)
+    b.later(20 * 86400)
+    r.replace("merge.py", "    return {**a, **b}\n", "    return {**a, **b}\n" + deep)
+    c3 = b.commit(r, "Deep merge", author=COLLEAGUE)
+    return b.scenario(r, {
+        "merge.py": b.expect(r, "merge.py", b.human(c0), b.human(c1), b.human(c2), b.human(c0, 4), b.human(c3, 2),
+                             b.unknown(c3, 5)),
+    }, notes='''
+        Lines 8-14 are c3's, 20 days after c2, the file's commit before it, 40 days after t1,
+        which c1 and c2 did not take. t1 wrote them exactly: they were t1's (wrote, the blank
+        lines and ``return out`` inherited), and are unknown now (stale_edit; ``return out``
+        trivial), the blank lines human.
     ''')

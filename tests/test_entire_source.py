@@ -52,6 +52,7 @@ def _alice_session(tmp_path: Path, layout: str, *, sliced: bool = False) -> tupl
     alice.commit(f"Add capped backoff\n\nEntire-Checkpoint: {CP1}\n", T0 + timedelta(minutes=10))
     write_checkpoint(alice, CP1, [SessionCopy(SID, first, "2026-11-10T09:10:00.123456789Z",
                                               files_touched=["app/retry.py"])], T0 + timedelta(minutes=10), layout=layout)
+    w.clock.advance(6 * 60)  # the next prompt comes after the first commit, as the story goes
     w.prompt("log each retry")
     call2 = w.edit(alice.path / "app" / "retry.py", "        backoff = min(30, 2 ** attempt)\n",
                    "        backoff = min(30, 2 ** attempt)\n        log_retry_attempt(attempt, backoff)\n")

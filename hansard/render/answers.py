@@ -234,6 +234,9 @@ def why_evidence(ln: Mapping[str, Any]) -> str:
         "other_branch": ("unknown: " + ", ".join(x[:13] for x in ln.get("alternatives") or ())
                          + " wrote this text, but on a version of the file this commit did not grow from"
                          " (another branch or worktree)"),
+        "stale_edit": ("unknown: " + ", ".join(x[:13] for x in ln.get("alternatives") or ())
+                       + " wrote this text before the file's previous commit, which did not take it; here it"
+                       " stands alone and short or common, or came more than a month later"),
         "readded": ("unknown: the commit wrote this line again (after a commit removed it, among new text of its"
                     " own; or as one more copy of a line the file had); "
                     + ", ".join(x[:13] for x in ln.get("alternatives") or ()) + " wrote it for an earlier commit"),

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
 from hansard.answers import evidence
 from hansard.answers.evidence import CLOCK_SLACK_S, EditRef
 from hansard.answers.why.line import LineAnswer
-from hansard.answers.why.unmatched import WINDOW, Unmatched
+from hansard.answers.why.unmatched import STALE_S, WINDOW, Unmatched
 from hansard.git.blame import ZERO, Blame, BlameLine
 from hansard.text import textnorm
 
@@ -42,8 +43,10 @@ from hansard.text import textnorm
 # 4: moved files, a common line's block in its commit, new files' bases; 5: a line blame took from
 # another file is restored or not by that file's history; 6: an edit's base written by its
 # conversation, its subagents or a subagent whose transcript is not held, or by a piece of work
-# the commit's own record names
-RULES_VERSION = 6
+# the commit's own record names; 7: stale_edit
+RULES_VERSION = 7
+FEW_WORDS = 4  # distinct words up to which a line is little evidence of its writer
+_WORDS = re.compile(r"\w+")
 
 
 class Prepared:
@@ -132,6 +135,7 @@ class Attributor(Unmatched):
         self._delegations: dict[frozenset[str], list[float]] = {}  # a piece of work -> its unread subagents' starts
         self._lone_common: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it, but no block around it
         self._copied: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it for an earlier commit
+        self._stale: dict[int, list[str]] = {}  # line -> sessions whose edits, older than the file's last commit, wrote it
         self.by_commit: dict[str, list[int]] = {}
         for i, b in enumerate(self.lines):
             self.by_commit.setdefault(b.sha, []).append(i)
@@ -496,6 +500,11 @@ class Attributor(Unmatched):
                     alternatives[i] = others
             else:
                 chosen[i] = tied[0]
+        # 1b. an edit older than the file's commit before this one had that commit to land in:
+        #     what it wrote comes here late, as a short or common line alone, or long after.
+        for i in self._stale_matches(g, chosen):
+            self._stale[i] = sorted({chosen[i].session_id, *alternatives.pop(i, ())})
+            del chosen[i]
         # 2. trivial lines inherit from the nearest matched line above or below in the same
         #    block, if that edit also added them. Between two edits' blocks (one appended
         #    after the other) the separating lines came with the newer edit.
@@ -552,6 +561,33 @@ class Attributor(Unmatched):
                 answers[i] = ans
                 continue
             answers[i] = self._unmatched(i, modified.get(i), commit, group_has_agent)
+
+    def _stale_matches(self, g: list[int], chosen: dict[int, EditRef]) -> list[int]:
+        """The lines of group ``g`` whose chosen edit is older than the file's commit before
+        theirs (that commit did not take the edit's line) and that are either little evidence
+        (``_little``: short, or in the file more than once) with no other line of the edit's
+        session around them in the commit, or more than ``STALE_S`` older: a person typing the
+        same short line again, or work set aside for so long that another hand may have redone
+        it, is as likely as the edit's line landing late."""
+        out = []
+        for pos, i in enumerate(g):
+            e = chosen.get(i)
+            if e is None or not self._older_than_the_last_commit(i, e) or self._restored_from(g, pos, e) is not None:
+                continue  # (a restored line did land before: a commit took it, another removed it)
+            if self._older_than_the_last_commit(i, e, STALE_S):
+                out.append(i)
+                continue
+            if not self._little(i):
+                continue
+            near = g[max(0, pos - WINDOW): pos + WINDOW + 1]
+            if not any(j != i and j in chosen and chosen[j].session_id == e.session_id for j in near):
+                out.append(i)
+        return out
+
+    def _little(self, i: int) -> bool:
+        """Line i says little of who wrote it: a few words (``use std::fs;``, ``#[serde(default)]``)
+        or a text the file has more than once."""
+        return len(set(_WORDS.findall(self.lines[i].content))) <= FEW_WORDS or self._common(i)
 
     def _one_per_call(self, edits: list[EditRef]) -> list[EditRef]:
         """One edit per call: edits of several sessions made at the same instant (to the

@@ -31,6 +31,9 @@ WINDOW = 3  # lines either side that count as the same block
 # difflib ratio from which a changed line counts as "the same line, modified". Below ~0.7,
 # unrelated lines of the same shape (`a_1 = f(x, 1)` vs `b_2 = g(y, 9)`) start to pass.
 SIMILAR = 0.7
+# An edit older than the file's commit before its line's by more than this wrote for another
+# version of the file: a month is longer than a branch's work waits to be committed.
+STALE_S = 30 * 86400
 _WORD = re.compile(r"\w")  # a trivial line with a word in it may be an agent's; a blank or a brace, anyone's
 
 
@@ -68,6 +71,7 @@ class Unmatched:
     _off_base: dict[int, list[str]]
     _lone_common: dict[int, list[str]]
     _copied: dict[int, list[str]]
+    _stale: dict[int, list[str]]
     untimed: dict[int, set[str]]
     bases: Bases
     _file_delegations: list[tuple[float, str]] | None
@@ -118,6 +122,9 @@ class Unmatched:
         b = self.lines[i]
         if b.sha == ZERO:
             return LineAnswer(line=b.final_line, content=b.content, kind="uncommitted", commit=None, rule=None, confidence=0.0)
+        if i in self._stale:
+            return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit,
+                              rule="stale_edit", alternatives=tuple(self._stale[i]))
         if not self.trivial[i]:
             mod: tuple[EditRef, float, str] | None
             if in_commit is not None and in_commit[0].session_id not in self.commit_sessions(b.sha):
@@ -166,11 +173,11 @@ class Unmatched:
             return LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit, rule="shell_command")
         return LineAnswer(line=b.final_line, content=b.content, kind="human", commit=commit, rule="no_session", confidence=0.9)
 
-    def _older_than_the_last_commit(self, i: int, e: EditRef) -> bool:
-        """Edit e was made before the file's commit that came before line i's: its version went
-        into the history (or was dropped) before this commit changed it."""
+    def _older_than_the_last_commit(self, i: int, e: EditRef, by: float = 0.0) -> bool:
+        """Edit e was made (more than ``by`` seconds) before the file's commit that came before
+        line i's: its version went into the history (or was dropped) before this commit changed it."""
         before = self.history_of(i).previous_time(self.lines[i].sha)
-        return before is not None and e.ts < before - CLOCK_SLACK_S
+        return before is not None and e.ts < before - CLOCK_SLACK_S - by
 
     def _unreadable_writers(self, i: int, since: float | None = None) -> list[str]:
         """Sessions with an applied edit of line i's file whose text cannot be read and that
