@@ -463,7 +463,7 @@ def precision(docs: dict[str, dict], truth: dict[str, dict], examples: int = 5,
     snapshot lacks blobs over 4 MiB, so the edits that made the commit may be missing, and
     the line's true author with them). Lines of commits none of whose sessions are readable
     are not judged."""
-    out = {k: {"right": 0, "wrong": 0, "lines": 0, "resumed": 0, "squashed": 0, "examples": []}
+    out = {k: {"right": 0, "wrong": 0, "lines": 0, "resumed": 0, "squashed": 0, "compact": 0, "examples": []}
            for k in ("full", "partial")}
     unjudged = elsewhere = 0
     for rel, doc in sorted(docs.items()):
@@ -490,6 +490,12 @@ def precision(docs: dict[str, dict], truth: dict[str, dict], examples: int = 5,
             parent = _claimed(sessions, parent) if parent else None
             if sid in t["sessions"] or (parent and parent in t["sessions"]):
                 b["right"] += 1
+                continue
+            if {sid, parent} & _unread(t):
+                # a session the checkpoint names whose full.jsonl the corpus lacks, read from
+                # its compact transcript.jsonl
+                b["right"] += 1
+                b["compact"] += 1
                 continue
             if one & set(t["sessions"]):
                 # the checkpoint names a resumed copy of the line's conversation (the answer
@@ -522,7 +528,15 @@ def precision(docs: dict[str, dict], truth: dict[str, dict], examples: int = 5,
             "unjudged": unjudged, "untrailered": elsewhere}
 
 
-def written_recall(docs: dict[str, dict], truth: dict[str, dict], db_path: Path, slack_s: int = 60) -> dict:
+def _unread(t: dict) -> set[str]:
+    """The sessions a commit's checkpoints name that the corpus could not read from a
+    ``full.jsonl`` (as their UUIDs, the ids hansard claims for them)."""
+    uuid = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+    return {m.group(0) if (m := uuid.search(s)) else s for s in t["unreadable_sessions"]}
+
+
+def written_recall(docs: dict[str, dict], truth: dict[str, dict], db_path: Path, slack_s: int = 60,
+                   partial: bool = False) -> dict:
     """Recall of the lines the named sessions' own edit calls wrote: of the non-trivial lines of
     commits all of whose named sessions are readable (``full``), those whose text an applied
     edit of one of those sessions (or of a resumed copy of one) added by its own diff, into that
@@ -577,11 +591,11 @@ def written_recall(docs: dict[str, dict], truth: dict[str, dict], db_path: Path,
         sessions = doc.get("sessions") or {}
         for x in doc["lines"]:
             t = truth.get(x.get("commit") or "")
-            if t is None or not t["sessions"] or t["unreadable_sessions"] or t.get("incomplete_sessions"):
+            if t is None or not t["sessions"] or bool(t["unreadable_sessions"] or t.get("incomplete_sessions")) != partial:
                 continue
             if textnorm.is_trivial(x["content"]):
                 continue
-            roots = set().union(*(by_name.get(n, set()) for n in t["sessions"]))
+            roots = set().union(*(by_name.get(n, set()) for n in [*t["sessions"], *_unread(t)]))
             ctime = commits[x["commit"]]["committer_time"] + slack_s
             h = textnorm.line_hash(x["content"])
             if not any(wrote.get((r, rel, h), ctime + 1) <= ctime for r in roots):
@@ -683,6 +697,7 @@ def run_real(name: str, quick: bool = False, directory: str | None = None, round
               file=sys.stderr)
     p = precision(docs, truth, squashed=fixups(store / "hansard.db"))
     p["written"] = written_recall(docs, truth, store / "hansard.db")
+    p["written_partial"] = written_recall(docs, truth, store / "hansard.db", partial=True)
     if not directory:
         shutil.rmtree(root, ignore_errors=True)
     rows = _rows(per_file)
@@ -723,6 +738,8 @@ def print_rows(label: str, rows: list[dict], info: dict) -> None:
             print(f"  {what}: {b['right']}/{judged} = {share}; {b['wrong']} name a session outside them; coverage "
                   f"{b['right']}/{b['lines']} lines of those commits = {cover}"
                   + (f"; {b['resumed']} right through a resumed copy the checkpoint names" if b["resumed"] else "")
+                  + (f"; {b['compact']} right through a session read from its compact transcript"
+                     if b["compact"] else "")
                   + (f"; {b['squashed']} of the wrong ones are a session's fixup squashed into the commit after its "
                      f"checkpoint (precision with them set aside {100 * b['precision_aside']:.1f}%)"
                      if b["squashed"] else ""))
@@ -733,6 +750,10 @@ def print_rows(label: str, rows: list[dict], info: dict) -> None:
             print(f"  recall of the lines the named sessions' own edit calls wrote (commits whose sessions are all "
                   f"readable): {w['right']}/{w['lines']} = {100 * w['recall']:.1f}%; the others: "
                   + ", ".join(f"{k} {n}" for k, n in list(w["missed"].items())[:8]))
+        w = p.get("written_partial") or {}
+        if w.get("lines"):
+            print(f"  the same recall over commits naming a session the snapshot lacks a full.jsonl of (read from its "
+                  f"compact copy, when hansard does): {w['right']}/{w['lines']} = {100 * w['recall']:.1f}%")
         print(f"  not judged: {p['unjudged']} lines in trailered commits none of whose sessions is readable; "
               f"{p['untrailered']} agent lines in commits without a trailer")
 

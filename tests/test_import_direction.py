@@ -60,6 +60,8 @@ ALLOWED: dict[tuple[str, str], str] = {
         " runs the pipeline's steps in order, ingest.run calls link",
     ("hansard.ingest.run", "hansard.link.repos"):
         "as above: resolve_pending links the sessions and edits an index run wrote",
+    ("hansard.ingest.run", "hansard.link.commits.ahead"):
+        "as above: the link's commit diffs are worked out beside the scan, told of each commit",
 }
 
 

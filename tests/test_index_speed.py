@@ -105,3 +105,59 @@ def test_two_reading_workers_write_what_one_reader_writes(samples: Path, monkeyp
     rebuild(db)  # reindex: the archive's records dealt to the two workers
     assert dump(db) == expected
     assert dealt == [2, 2]
+
+
+def _matches(db: sqlite3.Connection) -> dict[str, list[tuple[str, ...]]]:
+    """For a spread of words of the messages and tool calls: the keys of the rows each full-text
+    index finds."""
+    import re
+
+    words = sorted({w.lower() for (t,) in db.execute("SELECT text FROM messages")
+                    for w in re.findall(r"[A-Za-z]{4,}", t)})
+    words = words[::max(1, len(words) // 60)]
+    out: dict[str, list[tuple[str, ...]]] = {}
+    for w in words:
+        for name, sql, arg in (
+                ("fts", "SELECT m.key FROM messages_fts f JOIN messages m ON m.id=f.rowid WHERE messages_fts MATCH ?",
+                 f'"{w}"'),
+                ("tri", "SELECT m.key FROM messages_tri f JOIN messages m ON m.id=f.rowid WHERE f.text LIKE ?", f"%{w}%"),
+                ("tool", "SELECT t.call_id FROM tool_calls_fts f JOIN tool_calls t ON t.id=f.rowid"
+                 " WHERE tool_calls_fts MATCH ?", f'"{w}"')):
+            out[f"{name} {w}"] = sorted(tuple(r) for r in db.execute(sql, (arg,)))
+    return out
+
+
+def _automerge(db: sqlite3.Connection) -> set[int | None]:
+    from hansard.store.sqlite.fts import TABLES
+
+    return {(db.execute(f"SELECT v FROM {t}_config WHERE k='automerge'").fetchone() or (None,))[0] for t in TABLES}
+
+
+def test_a_first_index_fills_the_full_text_indexes_in_bulk_and_leaves_the_defaults(
+        samples: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While a first index fills the empty tables, the full-text indexes merge their segments
+    less often; they find what a plain index's find, and the defaults are back after."""
+    from hansard.store.sqlite import fts
+
+    db = connect()
+    index(db, [samples])
+    expected = _matches(db)
+    assert any(expected.values())
+    db.close()
+    shutil.rmtree(os.environ["HANSARD_HOME"])
+    monkeypatch.setattr(scanner, "DEFER_INDEX_BYTES", 0)
+    during: list[set[int | None]] = []
+    catch_up = fts.catch_up
+
+    def spying(db: sqlite3.Connection) -> None:
+        during.append(_automerge(db))
+        catch_up(db)
+
+    monkeypatch.setattr(fts, "catch_up", spying)
+    db = connect()
+    index(db, [samples])
+    assert during and all(s == {fts.BULK["automerge"]} for s in during), during
+    assert _automerge(db) == {fts.DEFAULT["automerge"]}
+    assert _matches(db) == expected
+    for t in fts.TABLES:
+        db.execute(f"INSERT INTO {t}({t}) VALUES ('integrity-check')")

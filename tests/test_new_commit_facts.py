@@ -203,3 +203,64 @@ def test_after_an_index_the_kept_facts_stand_at_the_stores_generation(tmp_path, 
         assert [g for (g,) in store.db.execute("SELECT generation FROM shell_write_state")] == [n]
     finally:
         store.close()
+
+
+def _kept_diffs() -> tuple[str, dict[tuple[str, str], tuple[str | None, str]]]:
+    """(the repository's work tree, (sha, path) -> (old path, hunks) of the commit-diff cache)."""
+    from hansard.store import open_store
+
+    store = open_store()
+    try:
+        (top,) = store.db.execute("SELECT path FROM repos").fetchone()
+        return top, {(sha, p): (old, h) for sha, p, old, h in store.db.execute(
+            "SELECT sha, path, old_path, hunks FROM commit_diffs")}
+    finally:
+        store.close()
+
+
+def _diffs_of(top: str) -> dict[tuple[str, str], tuple[str | None, str]]:
+    """The cache's rows a link works out for itself, for all of HEAD's history."""
+    import json
+
+    from hansard.git.refs import head_commit
+    from hansard.link.commits.kept import new_diffs
+
+    head = head_commit(top)
+    assert head is not None
+    return {(sha, p): (old, json.dumps(h)) for sha, p, old, h in new_diffs(top, head, None)}
+
+
+@pytest.mark.parametrize("thread_fails", [False, True])
+def test_an_index_read_by_workers_keeps_the_commit_diffs_worked_out_beside_its_scan(tmp_path, monkeypatch,
+                                                                                     thread_fails):
+    """Read by worker processes, an index has its repositories' commit diffs worked out while it
+    scans, and the link stores those: the same rows as it works out for itself, which it does
+    when the work beside the scan failed."""
+    import threading
+
+    from hansard.ingest import prepare
+    from hansard.link.commits import ahead, kept
+
+    monkeypatch.setattr(prepare, "WORKER_MIN_BYTES", 0)
+    taken: list[bool] = []
+    take = ahead.DiffsAhead.take
+
+    def spying_take(self: ahead.DiffsAhead, top: str, head: str, old_head: str | None) -> ahead.Rows | None:
+        rows = take(self, top, head, old_head)
+        taken.append(rows is not None)
+        return rows
+
+    monkeypatch.setattr(ahead.DiffsAhead, "take", spying_take)
+    if thread_fails:
+        real = kept.new_diffs
+
+        def failing(top: str, head: str, old_head: str | None) -> list:
+            if threading.current_thread().name == "hansard-diffs-ahead":
+                raise OSError("git went away")
+            return real(top, head, old_head)
+
+        monkeypatch.setattr(kept, "new_diffs", failing)
+    _setup(tmp_path, monkeypatch)
+    assert taken == [not thread_fails]
+    top, stored = _kept_diffs()
+    assert stored and stored == _diffs_of(top)

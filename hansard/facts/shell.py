@@ -25,6 +25,10 @@ READ_ONLY = frozenset({
 })
 READ_ONLY_GIT = frozenset({"show", "log", "diff", "status", "blame", "grep", "ls-files", "rev-parse", "branch", "remote"})
 _SEPARATORS = re.compile(r"&&|\|\||[;|\n]")
+# A segment without quotes or backslashes is split by shlex at its whitespace alone: the words
+# are its runs of anything else (shlex's whitespace, not str.split's wider one).
+_SHLEX_SPECIAL = re.compile(r"['\"\\]")
+_WORD = re.compile(r"[^ \t\r\n]+")
 
 
 def shell_command(inp: dict[str, Any]) -> str | None:
@@ -80,10 +84,13 @@ def may_write(command: str, name: str) -> bool:
             continue
         if ">" in segment.replace("2>&1", "").replace(">&2", "") or "tee " in segment:
             return True
-        try:
-            words = shlex.split(segment, posix=True)
-        except ValueError:
-            return True
+        if _SHLEX_SPECIAL.search(segment) is None:
+            words = _WORD.findall(segment)
+        else:
+            try:
+                words = shlex.split(segment, posix=True)
+            except ValueError:
+                return True
         while words and "=" in words[0] and not words[0].startswith("-"):
             words = words[1:]  # FOO=bar cmd ...
         if not words:

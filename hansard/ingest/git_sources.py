@@ -18,10 +18,17 @@ its identity, the transcript's size and a signature of the copies it was made fr
 checkpoints that kept it name its session in ``checkpoint_sessions``. Nothing global changes:
 where the session ran on another machine is worked out per session by the link step
 (hansard.link.carried). A transcript over its budget (``MAX_TRANSCRIPT_BYTES``, from the sizes
-git gives before any blob is read) is a counted skip. A store of refs whose tips did not change
-since the last run costs one `git for-each-ref`; a session whose copies did not change is not
-read again; a transcript that grew (a later checkpoint holds more of it) is read from where the
-last reading stopped. Reading never writes to the repository and never fetches.
+git gives before any blob is read) is a counted skip. A session whose ``full.jsonl`` cannot be
+read (absent, over the budget, no agent's transcript), or whose newest one cannot while its
+compact copies hold more applied edits than its older ones, and that has Entire's compact
+``transcript.jsonl``, is read from that instead, put back into its agent's own transcript
+(hansard.agents.entire.compact), and counted (``entire_full_transcript_unreadable``): its records
+are then the lines of that transcript, never the two files' together. A store of refs whose tips
+did not change since the last run costs one `git for-each-ref`; a session whose copies did not
+change is not read again (one whose copies name a blob the repository lacks is looked at again
+each time, so that the blob is read once it arrives); a transcript that grew (a later checkpoint
+holds more of it) is read from where the last reading stopped. Reading never writes to the
+repository and never fetches.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ from hansard.ingest.pipeline import ingest
 from hansard.values.models import Item, MessageItem, RawRecord
 
 if TYPE_CHECKING:
-    from hansard.agents.base import Parser
+    from hansard.agents.base import Parser, Provider
     from hansard.agents.entire.checkpoints import Copy
     from hansard.git.objects import CatFile
     from hansard.ingest.scanner import Scanner, _Group
@@ -99,7 +106,10 @@ def scan_entire(scanner: Scanner, top: str) -> None:
                 for skey, cs in sorted(cp.by_session(copies).items()):
                     ctx.session(cat, name, skey, cs)
                 group.begin()
-                facet.set_tips(root, name, cp.store_key(todo[name]))
+                # A store whose copies name blobs the repository lacks is read again next time,
+                # though its refs stay put: a blob that arrives (a fetch) is then read.
+                lacks = any(n is None for n in ctx.sizes.values())
+                facet.set_tips(root, name, cp.store_key(todo[name]) + ("!" if lacks else ""))
                 group.commit()
     except BaseException:
         group.abort()
@@ -160,7 +170,7 @@ class _Repo:
         from hansard.ingest.containers import container_of
 
         key = f"git:{self.root}:{store_name}:entire/{skey}"
-        sig = cp.signature(copies)
+        sig = cp.signature(copies, self.sizes)
         row = self.sources.get(key)
         if row is not None and row["mtime_ns"] == sig and not row["missing"]:
             return  # the same copies as last time
@@ -169,9 +179,18 @@ class _Repo:
         summary = self.scanner.summary
         summary.files += 1
         data, info = cp.assemble(cat, copies, max_bytes=MAX_TRANSCRIPT_BYTES, sizes=self.sizes)
+        provider = registry.sniff(Path("full.jsonl"), data[:registry.HEAD_BYTES]) if data else None
+        readable = data is not None and provider is not None and container_of(provider) is None
+        if (not readable or info["newest_lost"]) and any(c.compact for c in copies):
+            got = self._compact(cat, skey, copies)
+            # With an older full.jsonl readable, the compact copies win only when they prove more
+            # edits: they lose what only the agent's full transcript shows (a Codex script's
+            # patch results), and the older copies lose the later work.
+            if got is not None and (not readable or _applied(got[0], got[1], key) > _applied(data, provider, key)):
+                summary.skip("entire_full_transcript_unreadable")
+                data, provider, info = got
         if info["over_budget"]:
             summary.skip("entire_transcript_over_budget", info["over_budget"])
-        provider = registry.sniff(Path("full.jsonl"), data[:registry.HEAD_BYTES]) if data else None
         if data is None or provider is None or container_of(provider) is not None:
             summary.skip("entire_transcript_missing" if data is None else "not_a_transcript")
             self.group.begin()
@@ -212,6 +231,29 @@ class _Repo:
         summary.changed += 1
         self.group.add(done)  # counted in the summary when its transaction commits
 
+    def _compact(self, cat: CatFile, skey: str, copies: list[Copy]) -> tuple[bytes, Provider, dict[str, int]] | None:
+        """The session read back from its compact copies into its agent's own transcript, with
+        the reader of that transcript; None (its lines counted) when they make none."""
+        from hansard.agents.entire import checkpoints as cp
+        from hansard.agents.entire import compact
+
+        lines, info = cp.assemble_compact(cat, copies, max_bytes=MAX_TRANSCRIPT_BYTES, sizes=self.sizes)
+        skipped: Counter[str] = Counter()
+        decoded = compact.decode(lines, skipped)
+        for reason, n in sorted(skipped.items()):
+            self.scanner.summary.skip(reason, n)
+        if not decoded:
+            return None
+        agent = compact.agent_of(decoded, next((c.agent for c in reversed(copies) if c.agent), None))
+        if agent is None:
+            self.scanner.summary.skip("entire_compact_agent_unread")
+            return None
+        data = compact.translate(decoded, agent, skey)
+        provider = registry.sniff(Path("full.jsonl"), data[:registry.HEAD_BYTES])
+        if provider is None or provider.name != agent:
+            return None
+        return data, provider, info
+
     def _tie_checkpoints(self, pairs: list[tuple[str, str]]) -> None:
         """Keep which sessions the checkpoints kept; when that is news, the repository's kept
         commit facts are dropped, so the link step joins its `Entire-Checkpoint:` trailers again."""
@@ -228,6 +270,18 @@ class _Repo:
         from where it stopped may bring no message of its own)."""
         got = self.store.git_sources.checkpoint_sessions(self.root, [c.checkpoint for c in copies])
         return min((s for ss in got.values() for s in ss), default=None)
+
+
+def _applied(data: bytes | None, provider: Provider | None, key: str) -> int:
+    """How many applied edits the transcript ``data`` holds, read by ``provider``'s parser."""
+    from hansard.values.models import EditItem
+
+    if data is None or provider is None:
+        return 0
+    parser = parser_for(provider, key)
+    records = [RawRecord(key, 0, data)] if provider.whole_file else _lines(key, data, 0)
+    items = [it for r in records for it in parser.feed(r)] + parser.finish()
+    return sum(1 for it in items if isinstance(it, EditItem) and it.status == "applied")
 
 
 def _lines(key: str, data: bytes, start: int) -> Iterable[RawRecord]:

@@ -39,6 +39,8 @@ def iter_jsonl(path: str, start: int = 0, result: ReadResult | None = None, stop
     with safeopen.open_file(path, follow=True, within=within) as fh:
         fh.seek(start)
         pos = start
+        # Lines are cut from each block as it is read, each copied once; only a line that spans
+        # blocks is gathered in ``pending`` (from ``pending_start``) first.
         pending = bytearray()
         pending_start = start
         while True:
@@ -48,23 +50,34 @@ def iter_jsonl(path: str, start: int = 0, result: ReadResult | None = None, stop
             block = fh.read(want)
             if not block:
                 break
+            at = pos  # the offset of block[0]
             pos += len(block)
-            pending += block
+            nl = block.find(b"\n")
+            if nl < 0:
+                pending += block
+                continue
+            if pending:
+                pending += memoryview(block)[:nl]
+                line = bytes(pending)
+                pending.clear()
+            else:
+                line = block[:nl]
+            offset = pending_start
             cut = 0
             while True:
-                nl = pending.find(b"\n", cut)
-                if nl < 0:
-                    break
-                line = bytes(pending[cut:nl])
-                offset = pending_start + cut
                 cut = nl + 1
-                res.end = pending_start + cut
+                res.end = at + cut
                 if line.endswith(b"\r"):
                     line = line[:-1]
-                if line.strip():
+                if line and not line.isspace():
                     yield RawRecord(path, offset, line)
-            del pending[:cut]
-            pending_start += cut
+                nl = block.find(b"\n", cut)
+                if nl < 0:
+                    break
+                line = block[cut:nl]
+                offset = at + cut
+            pending += memoryview(block)[cut:]
+            pending_start = at + cut
         if pending and _complete_object(bytes(pending)):
             # The last line has no newline but is a whole JSON object: a finished file
             # (Entire's copies end this way), not a line still being written.

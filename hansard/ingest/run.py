@@ -16,6 +16,7 @@ from hansard.store import as_store
 from hansard.values.timebounds import utc_stamp
 
 if TYPE_CHECKING:
+    from hansard.link.commits.ahead import DiffsAhead
     from hansard.store.interfaces import Store
 
 
@@ -37,23 +38,28 @@ def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = Tru
             reindex(store)
         listed = list(paths) if paths else None
         unregistered = _register_work_trees(store, listed)
-        summary = Scanner(store, progress).scan(listed)
-        if unregistered:
-            summary.skip("git_unreadable", unregistered)
-        with archive.transaction():
-            for reason, n in _link(store, None if relink_all else summary.session_rows).items():
-                summary.skip(reason, n)
-            linked = store.commit_facts.generation()
-            if summary.changed or not archive.has_runs():
-                archive.record_run({
-                    "started_at": started, "finished_at": utc_stamp(), "files": summary.files, "records": summary.records,
-                    "bytes": summary.bytes, "skipped": sum(summary.skipped.values()), "sessions": summary.sessions,
-                    "messages": summary.messages, "edits": summary.edits, "kind": "index",
-                    "redactions": summary.redactions,
-                    "skip_reasons": json.dumps(dict(sorted(summary.skipped.items()))) if summary.skipped else None,
-                })
-                if linked is not None:  # the run's record changes none of the facts kept just now
-                    store.commit_facts.restamp(linked)
+        ahead = _diffs_ahead(store) if relink_all else None
+        try:
+            summary = Scanner(store, progress, on_commit=ahead.notice if ahead is not None else None).scan(listed)
+            if unregistered:
+                summary.skip("git_unreadable", unregistered)
+            with archive.transaction():
+                for reason, n in _link(store, None if relink_all else summary.session_rows, ahead).items():
+                    summary.skip(reason, n)
+                linked = store.commit_facts.generation()
+                if summary.changed or not archive.has_runs():
+                    archive.record_run({
+                        "started_at": started, "finished_at": utc_stamp(), "files": summary.files,
+                        "records": summary.records, "bytes": summary.bytes, "skipped": sum(summary.skipped.values()),
+                        "sessions": summary.sessions, "messages": summary.messages, "edits": summary.edits,
+                        "kind": "index", "redactions": summary.redactions,
+                        "skip_reasons": json.dumps(dict(sorted(summary.skipped.items()))) if summary.skipped else None,
+                    })
+                    if linked is not None:  # the run's record changes none of the facts kept just now
+                        store.commit_facts.restamp(linked)
+        finally:
+            if ahead is not None:
+                ahead.close()
         _refresh_memories(store)
         return summary
 
@@ -105,17 +111,23 @@ def rebuild(store: Store, progress: Progress | None = None) -> ScanSummary:
         return summary
 
 
-def _link(store: Store, session_rows: set[int] | None = None) -> Counter[str]:
+def _link(store: Store, session_rows: set[int] | None = None, ahead: DiffsAhead | None = None) -> Counter[str]:
     """Link what is unresolved, and keep the commit facts of every repository with sessions
     (with ``session_rows``: of those these sessions ran in); what was left for the next run,
-    by reason."""
+    by reason. ``ahead``: commit diffs worked out during the scan."""
     from hansard.link.commits.kept import refresh_all
     from hansard.link.repos import resolve_pending
 
     skipped: Counter[str] = Counter()
     resolve_pending(store, skipped)
-    refresh_all(store, store.repos.with_sessions(session_rows))
+    refresh_all(store, store.repos.with_sessions(session_rows), ahead)
     return skipped
+
+
+def _diffs_ahead(store: Store) -> DiffsAhead:
+    from hansard.link.commits.ahead import DiffsAhead
+
+    return DiffsAhead(store)
 
 
 def _refresh_memories(store: Store) -> None:

@@ -78,12 +78,16 @@ class Plan:
 
 
 class Scanner:
-    def __init__(self, store: Store, progress: Progress | None = None, redactor: Redactor | None = None) -> None:
+    def __init__(self, store: Store, progress: Progress | None = None, redactor: Redactor | None = None,
+                 on_commit: Callable[[], None] | None = None) -> None:
         self.store = store
         self.archive = store.archive
         self.summary = ScanSummary()
         self.progress = progress
         self.redactor = redactor
+        # Told after each commit of a run read by worker processes (the index run's link works
+        # out what it can beside the rest of the scan).
+        self.on_commit = on_commit
         # Where transcripts may be read from: the paths the user named, else the agent homes
         # and the known repositories (their Aider histories). A transcript that is a symlink
         # to a file elsewhere is not read (safeopen.OutsideFolder).
@@ -188,7 +192,7 @@ class Scanner:
     def read(self, plans: list[Plan]) -> None:
         """Read the planned files, in order: their records are read, parsed and redacted by a
         worker process (or inline, for a few bytes) while this process writes them."""
-        from hansard.ingest.prepare import FILE, Job, open_readers
+        from hansard.ingest.prepare import FILE, Job, Workers, open_readers
 
         files = [p for p in plans if not p.container]
         total = sum(p.todo for p in files)
@@ -198,7 +202,7 @@ class Scanner:
                     whole_file=p.provider.whole_file, within=self.within) for p in files if p.provider is not None]
         deferred = self._defer_indexes(total)
         readers = open_readers(jobs, reading_tools(self.store, self.redactor), total) if jobs else None
-        group = _Group(self)
+        group = _Group(self, self.on_commit if isinstance(readers, Workers) else None)
         try:
             for plan in plans:
                 if self.progress is not None:
@@ -303,8 +307,9 @@ class _Group:
     commits and larger full-text segments than one transaction per file, and a file's rows
     still commit together, never split. Counts reach the summary when they commit."""
 
-    def __init__(self, scanner: Scanner) -> None:
+    def __init__(self, scanner: Scanner, on_commit: Callable[[], None] | None = None) -> None:
         self.scanner = scanner
+        self.on_commit = on_commit
         self.stack: ExitStack | None = None
         self.bytes = 0
         self.started = 0.0
@@ -335,6 +340,8 @@ class _Group:
         for done in self.done:
             self.scanner.summary.add(done)
         self.done = []
+        if self.on_commit is not None:
+            self.on_commit()
 
     def abort(self) -> None:
         if self.stack is not None:

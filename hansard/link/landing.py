@@ -3,7 +3,7 @@
 The commit side of the evidence. For one file (renames followed) we list the commits that
 touched it and the normalised hashes of the lines each added; what a commit added never
 changes, so it is kept in the store's one commit-diff cache (``store.commit_diffs``): an index
-run fills it (``fill_commit_diffs``), and a question reads it, asks git for what it lacks and
+run fills it (``commit_diff_rows``), and a question reads it, asks git for what it lacks and
 offers that to its request to keep (``hansard.store.kept``), never writing it. An edit landed in the first commit, not older
 than the edit, that added one of its non-trivial lines. Matching is by content: a rebased or
 amended commit is found because it adds the same lines.
@@ -242,10 +242,10 @@ def _cached(store: Store, keys: list[tuple[str, str]]) -> dict[tuple[str, str], 
     return cached
 
 
-def fill_commit_diffs(store: Store, top: str, revs: list[str]) -> int:
-    """Every change the commits of ``revs`` (a `git log` range) made to any file, into the
-    store's commit-diff cache from one `git log -p`, so that questions about the repository's
-    files find their history's diffs there. Returns the rows kept."""
+def commit_diff_rows(top: str, revs: list[str]) -> list[tuple[str, str, str | None, list[Any] | None]]:
+    """Every change the commits of ``revs`` (a `git log` range) made to any file, as rows for
+    the store's commit-diff cache (``_withheld``), from one `git log -p`. Reads git alone, never
+    the store: an index run works them out beside its scan (hansard.link.commits.ahead)."""
     from hansard.git.history import repo_diffs
     from hansard.text.diffs import hunks_to_json, parse_unified_diff
 
@@ -253,8 +253,7 @@ def fill_commit_diffs(store: Store, top: str, revs: list[str]) -> int:
     for sha, path, old, patch in repo_diffs(top, revs):
         _, _, hunks = parse_unified_diff(patch)
         rows.append((sha, path, old, hunks_to_json(hunks)))
-    store.commit_diffs.put_many(_withheld(rows))
-    return len(rows)
+    return _withheld(rows)
 
 
 def _withheld(rows: list[tuple[str, str, str | None, list[Any]]]) -> list[tuple[str, str, str | None, list[Any] | None]]:

@@ -104,11 +104,14 @@ class Resolver:
             return None
         return self.repo_id(main_top), rel
 
-    def repo_of_dir(self, cwd: str | None) -> int | None:
+    def tops_of_dir(self, cwd: str | None) -> tuple[str, str] | None:
+        """(working tree top, main working tree top) of a working directory as a transcript
+        wrote it, or None."""
         local = self.local_path(cwd) if cwd else None
-        if not local:
-            return None
-        tops = self._toplevel(os.path.join(local, "."))
+        return self._toplevel(os.path.join(local, ".")) if local else None
+
+    def repo_of_dir(self, cwd: str | None) -> int | None:
+        tops = self.tops_of_dir(cwd)
         return self.repo_id(tops[1]) if tops else None
 
 

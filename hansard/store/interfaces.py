@@ -321,8 +321,9 @@ class RepoRegistry(Protocol):
         ``session_rows``: one of those sessions)."""
     def path_maps(self) -> list[tuple[str, str]]: ...
     def add_path_map(self, old: str, new: str) -> None: ...
-    def unresolved_sessions(self) -> Sequence[Row]:
-        """id, cwd, origin, origin_repo (hansard.agents.origin: NULL is this machine)."""
+    def unresolved_sessions(self, after: int | None = None) -> Sequence[Row]:
+        """id, cwd, origin, origin_repo (hansard.agents.origin: NULL is this machine); with ``after``,
+        of the sessions whose row id is larger."""
     def unresolved_edits(self) -> Sequence[Row]:
         """id, path, cwd (the edit's, else its session's), srow (its session's row), origin."""
     def session_paths(self, session_row: int) -> tuple[Sequence[Row], list[str]]:

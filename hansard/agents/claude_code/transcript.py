@@ -188,15 +188,18 @@ def _restore_patch(
                 continue
             n_old += tag != "+"
             n_new += tag != "-"
-            key = _squash(body)
+            # The whitespace-free form only where the line differs: most are equal as they are.
+            key: str | None = None
             exact_old = exact_new = None
             if tag in (" ", "-"):
-                if b is not None and o is not None and 0 <= o < len(b) and _squash(b[o]) == key:
-                    exact_old = b[o]
+                if b is not None and o is not None and 0 <= o < len(b):
+                    if b[o] == body or _squash(b[o]) == (key := _squash(body)):
+                        exact_old = b[o]
                 if o is not None:
                     o += 1
             if tag in (" ", "+"):
-                if a is not None and n is not None and 0 <= n < len(a) and _squash(a[n]) == key:
+                if a is not None and n is not None and 0 <= n < len(a) and (
+                        a[n] == body or _squash(a[n]) == (key if key is not None else (key := _squash(body)))):
                     exact_new = a[n]
                 elif a is not None:
                     after_ok = False
@@ -205,9 +208,9 @@ def _restore_patch(
             if tag == " ":
                 text = exact_old if exact_old is not None else exact_new if exact_new is not None else body
             elif tag == "-":
-                text = exact_old if exact_old is not None else rem_map.get(key, body)
+                text = exact_old if exact_old is not None else rem_map.get(_squash(body) if key is None else key, body)
             else:
-                text = exact_new if exact_new is not None else add_map.get(key, body)
+                text = exact_new if exact_new is not None else add_map.get(_squash(body) if key is None else key, body)
             lines.append(tag + text)
         if (_int(h.get("oldLines")), _int(h.get("newLines"))) != (n_old, n_new):
             consistent = False

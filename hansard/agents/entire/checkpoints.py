@@ -5,8 +5,12 @@ Two layouts:
 
 * the branch ``entire/checkpoints/v1`` (local, or a remote's copy ``refs/remotes/<r>/...``):
   ``<id[:2]>/<id[2:]>/metadata.json`` for a checkpoint, and one folder per session ``0/``,
-  ``1/``… holding ``full.jsonl`` (split in ``full.jsonl.NNN`` chunks when large) and the
-  session's ``metadata.json`` (``session_id``, ``created_at``, ``agent``, ``files_touched``);
+  ``1/``… holding ``full.jsonl`` (split in ``full.jsonl.NNN`` chunks when large), in newer
+  versions Entire's compact ``transcript.jsonl`` beside it (hansard.agents.entire.compact), and
+  the session's ``metadata.json`` (``session_id``, ``created_at``, ``agent``, ``files_touched``);
+* Entire's v2 ref ``refs/entire/checkpoints/v2/main``: the same sharded folders, a session
+  holding ``transcript.jsonl`` but no ``full.jsonl`` (its raw transcript is kept on other refs,
+  ``v2/full/*``, not read here);
 * one ref per checkpoint, ``refs/entire/checkpoints/<id>``: a commit whose tree holds the same
   checkpoint folder, at its root or under its ``<id[:2]>/<id[2:]>`` path.
 
@@ -16,7 +20,9 @@ are taken in time order; a copy holding half or more of the lines gathered so fa
 transcript and replaces them when it is at least as long, any other copy is a slice whose new
 lines are appended. A JSON document (Gemini) is whole each time: the one with most messages
 wins. Which agent wrote it is read from the content by the agents' own sniffers, never from
-Entire's ``agent`` field (blank in early checkpoints, wrong on some).
+Entire's ``agent`` field (blank in early checkpoints, wrong on some). A session without a
+readable ``full.jsonl`` can be read from its compact copies instead, put together the same way
+(``assemble_compact``; hansard.ingest.git_sources decides): one or the other, never both.
 
 Nothing here writes to the repository or fetches: objects are read through one
 `git cat-file --batch` (hansard.git.objects). Nothing raises on odd content: a folder that
@@ -36,11 +42,14 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from hansard.agents.entire.compact import NAME as COMPACT
+
 if TYPE_CHECKING:
     from hansard.git.objects import CatFile
 
 BRANCH = "entire/checkpoints/"
 REF_PREFIX = "refs/entire/checkpoints/"
+V2_MAIN = "refs/entire/checkpoints/v2/main"
 CHECKPOINT_ID = re.compile(r"^[0-9a-f]{12}$")
 _CHUNK = re.compile(r"^full\.jsonl(?:\.(\d{1,6}))?$")
 UUID_TAIL = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -63,6 +72,7 @@ class Copy:
     chunks: list[str]  # blob ids of full.jsonl and its chunks, in order
     files_touched: list[str] = field(default_factory=list)
     agent: str | None = None
+    compact: str | None = None  # blob id of the compact transcript.jsonl
 
 
 def checkpoint_refs(pairs: Iterable[tuple[str, str]]) -> dict[str, list[tuple[str, str]]]:
@@ -71,7 +81,9 @@ def checkpoint_refs(pairs: Iterable[tuple[str, str]]) -> dict[str, list[tuple[st
     all one-per-checkpoint refs of a prefix are one store (``refs/entire/checkpoints``)."""
     out: dict[str, list[tuple[str, str]]] = {}
     for name, sha in pairs:
-        if name.startswith(REF_PREFIX):
+        if name == V2_MAIN:
+            out.setdefault(name, []).append((name, sha))
+        elif name.startswith(REF_PREFIX):
             if CHECKPOINT_ID.match(name.rsplit("/", 1)[-1]):
                 out.setdefault(REF_PREFIX.rstrip("/"), []).append((name, sha))
         elif name.startswith("refs/heads/" + BRANCH) or (name.startswith("refs/remotes/") and f"/{BRANCH}" in name):
@@ -175,7 +187,7 @@ def _checkpoint_folders(root: str, walked: dict[str, list[tuple[str, str, str]]]
         for mode, name, sha in walked.get(tree, ()):
             if mode == "40000" and name.isdigit():
                 files = {n: s for m, n, s in walked.get(sha, ()) if m.startswith("100")}
-                if any(_CHUNK.match(n) for n in files):
+                if any(_CHUNK.match(n) for n in files) or COMPACT in files:
                     out[name] = files
         return out
 
@@ -199,7 +211,7 @@ def _copy(cid: str, folder: str, files: dict[str, str], meta: dict[str, Any] | N
     created = meta.get("created_at")
     touched = meta.get("files_touched")
     agent = meta.get("agent")
-    return Copy(checkpoint=cid, folder=folder,
+    return Copy(checkpoint=cid, folder=folder, compact=files.get(COMPACT),
                 entire_session=sid if isinstance(sid, str) and sid else folder,
                 created_at=created if isinstance(created, str) else "",
                 chunks=[sha for _n, sha in chunks],
@@ -227,12 +239,15 @@ def _when(s: str) -> str:
     return f"{t:020.6f}" if t is not None else ""
 
 
-def signature(copies: Iterable[Copy]) -> int:
-    """What a session's transcript is made of (its copies' checkpoints, folders and blobs), as
-    a 63-bit number: equal means nothing to read again."""
+def signature(copies: Iterable[Copy], sizes: dict[str, int | None] | None = None) -> int:
+    """What a session's transcript is made of (its copies' checkpoints, folders and blobs, and
+    which of their ``full.jsonl`` chunks the repository lacks, from ``sizes``), as a 63-bit
+    number: equal means nothing to read again; a blob that arrives (a fetch) changes it."""
     h = hashlib.blake2b(digest_size=8)
     for c in copies:
-        h.update(f"{c.checkpoint}\t{c.folder}\t{','.join(c.chunks)}\n".encode())
+        lost = "!" if sizes is not None and any(sizes.get(sha) is None for sha in c.chunks) else ""
+        h.update(f"{c.checkpoint}\t{c.folder}\t{','.join(c.chunks)}{'+' + c.compact if c.compact else ''}{lost}\n"
+                 .encode())
     return int.from_bytes(h.digest(), "big") >> 1
 
 
@@ -267,7 +282,7 @@ class Merged:
 def blob_sizes(cat: CatFile, copies: Iterable[Copy]) -> dict[str, int | None]:
     """Each chunk blob's size (None: not a blob the repository has), from one `git cat-file
     --batch-check` round of every copy's chunks: what ``assemble`` checks its budget against."""
-    wanted = list(dict.fromkeys(sha for c in copies for sha in c.chunks))
+    wanted = list(dict.fromkeys(sha for c in copies for sha in [*c.chunks, *([c.compact] if c.compact else [])]))
     return {sha: (got[2] if got is not None and got[1] == "blob" else None)
             for sha, got in zip(wanted, cat.info_many(wanted), strict=True)}
 
@@ -289,13 +304,17 @@ def assemble(cat: CatFile, copies: list[Copy], max_bytes: int, sizes: dict[str, 
     if sizes is None:
         sizes = blob_sizes(cat, copies)
     last: list[str] | None = None
+    newest_lost = False  # the newest copy with a full.jsonl could not be read
+    newest = max((i for i, c in enumerate(copies) if c.chunks), default=-1)
     for i, c in enumerate(copies):
         each = [sizes.get(sha) for sha in c.chunks]
         if not c.chunks or any(n is None for n in each):
             missing += 1
+            newest_lost |= i == newest
             continue
         if sum(n for n in each if n is not None) > max_bytes:
             over += 1
+            newest_lost |= i == newest
             continue
         if c.chunks == last:
             used += 1
@@ -324,12 +343,47 @@ def assemble(cat: CatFile, copies: list[Copy], max_bytes: int, sizes: dict[str, 
             continue
         if not merged.add([x for x in data.split(b"\n") if x.strip()], max_bytes):
             over += 1
-    info = {"copies": len(copies), "used": used, "missing": missing, "over_budget": over}
+    info = {"copies": len(copies), "used": used, "missing": missing, "over_budget": over,
+            "newest_lost": int(newest_lost)}
     if merged.lines:
         return b"\n".join(merged.lines) + b"\n", info
     if doc_best is not None:
         return doc_best[2], info
     return None, info
+
+
+def assemble_compact(cat: CatFile, copies: list[Copy], max_bytes: int, sizes: dict[str, int | None] | None = None
+                     ) -> tuple[list[bytes], dict[str, int]]:
+    """The lines of a session's compact transcript, put together from its copies' compact files
+    as ``assemble`` puts ``full.jsonl`` together (Entire keeps the whole compact session at each
+    checkpoint; a slice adds its new lines), bounded by ``max_bytes`` from the blobs' sizes."""
+    used = missing = over = 0
+    merged = Merged()
+    if sizes is None:
+        sizes = blob_sizes(cat, copies)
+    last: str | None = None
+    for c in copies:
+        if c.compact is None:
+            continue
+        n = sizes.get(c.compact)
+        if n is None:
+            missing += 1
+            continue
+        if n > max_bytes:
+            over += 1
+            continue
+        used += 1
+        if c.compact == last:
+            continue
+        got = cat.get_many([c.compact], max_bytes=max_bytes)[0]
+        if got is None or got[0] != "blob":
+            used -= 1
+            missing += 1
+            continue
+        last = c.compact
+        if not merged.add([x for x in got[1].split(b"\n") if x.strip()], max_bytes):
+            over += 1
+    return merged.lines, {"copies": len(copies), "used": used, "missing": missing, "over_budget": over}
 
 
 def is_document(data: bytes) -> bool:

@@ -29,6 +29,7 @@ from hansard.link.commits import ties
 from hansard.values.timebounds import utc_stamp
 
 if TYPE_CHECKING:
+    from hansard.link.commits.ahead import DiffsAhead
     from hansard.store.interfaces import Store
 
 ZERO_SHA = "0" * 40  # blame's id of lines not committed yet
@@ -40,15 +41,16 @@ def _tools() -> frozenset[str]:
     return frozenset(SHELL_TOOLS)
 
 
-def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None, diffs: bool = False
-            ) -> dict[str, Any] | None:
+def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None, diffs: bool = False,
+            ahead: DiffsAhead | None = None) -> dict[str, Any] | None:
     """Bring the repository's kept facts up to date with HEAD and its sessions' shell calls.
     Returns the state now kept (with ``refreshed`` saying whether anything was computed, and
     ``kept`` whether the store took it), or None when there is nothing to keep (no HEAD, no
     repository). ``wait_ms``: as for a question's upkeep (see the facet's save).
     With ``diffs`` (the index), the diffs of the commits new since the last such refresh go into
     the commit-diff cache too: one `git log -p`, seconds on a history of thousands of commits,
-    so a question never waits for it (its files' diffs are read as it needs them)."""
+    so a question never waits for it (its files' diffs are read as it needs them); ``ahead`` may
+    hold them worked out already, beside the index run's scan."""
     from hansard.git.refs import head_commit
 
     facts = store.commit_facts
@@ -58,7 +60,7 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None,
     _refresh_shell_writes(facts, repo_id, wait_ms)
     state = facts.state(repo_id)
     if diffs and (state is None or state["diffs_head"] != head):
-        _fill_diffs(store, top, head, state["diffs_head"] if state is not None else None)
+        _fill_diffs(store, top, head, state["diffs_head"] if state is not None else None, ahead)
         if state is not None:
             facts.set_diffs_head(repo_id, head)
     generation = facts.generation()
@@ -164,15 +166,23 @@ def _refresh_shell_writes(facts: Any, repo_id: int, wait_ms: int | None) -> None
     facts.save_shell_writes(repo_id, upto, count, rows, replace=not incremental, wait_ms=wait_ms)
 
 
-def _fill_diffs(store: Store, top: str, head: str, old_head: str | None) -> None:
-    """The commit diffs of the commits new since ``old_head`` (all of HEAD's history at first)."""
+def _fill_diffs(store: Store, top: str, head: str, old_head: str | None, ahead: DiffsAhead | None = None) -> None:
+    """The commit diffs of the commits new since ``old_head`` (all of HEAD's history at first)
+    into the commit-diff cache."""
+    rows = ahead.take(top, head, old_head) if ahead is not None else None
+    store.commit_diffs.put_many(rows if rows is not None else new_diffs(top, head, old_head))
+
+
+def new_diffs(top: str, head: str, old_head: str | None) -> list[tuple[str, str, str | None, list[Any] | None]]:
+    """The commit-diff cache's rows of the commits of ``head``'s history new since ``old_head``
+    (all of it without one, or when git no longer has it). Reads git alone."""
     from hansard.errors import GitError
-    from hansard.link.landing import fill_commit_diffs
+    from hansard.link.landing import commit_diff_rows
 
     try:
-        fill_commit_diffs(store, top, [head, f"^{old_head}"] if old_head else [head])
+        return commit_diff_rows(top, [head, f"^{old_head}"] if old_head else [head])
     except GitError:  # the old HEAD is gone (a gc after a rebase): all of it again
-        fill_commit_diffs(store, top, [head])
+        return commit_diff_rows(top, [head])
 
 
 def _history(prints: list[ties.Print], commits: list[Any]) -> ties.History:
@@ -283,9 +293,11 @@ def _current(store: Store, facts: Any, top: str, repo_id: int) -> bool:
     return (state["calls_upto"], state["calls"]) == facts.shell_key(repo_id, _tools())
 
 
-def refresh_all(store: Store, repos: Iterable[tuple[int, str]]) -> list[dict[str, Any]]:
+def refresh_all(store: Store, repos: Iterable[tuple[int, str]], ahead: DiffsAhead | None = None
+                ) -> list[dict[str, Any]]:
     """``refresh`` for each (repo id, work tree) whose work tree is there; a repository git
-    cannot read is skipped (its facts are worked out per question instead)."""
+    cannot read is skipped (its facts are worked out per question instead). ``ahead``: commit
+    diffs worked out beside the scan."""
     import os
 
     from hansard.errors import GitError
@@ -295,7 +307,7 @@ def refresh_all(store: Store, repos: Iterable[tuple[int, str]]) -> list[dict[str
         if not top or not os.path.isdir(top):
             continue
         try:
-            state = refresh(store, top, repo_id, diffs=True)
+            state = refresh(store, top, repo_id, diffs=True, ahead=ahead)
         except GitError:
             continue
         if state is not None:

@@ -11,6 +11,26 @@ from __future__ import annotations
 
 import sqlite3
 
+TABLES = ("messages_fts", "messages_tri", "tool_calls_fts")
+# While a run fills the empty tables (a first index, a reindex: ``bulk(db, True)``), each level of
+# segments is merged once it holds more of them, and leaves are larger pages: the index's
+# merges rewrite each term's entries fewer times. Its contents, and so every match, are the
+# same; the defaults (SQLite's) come back when the run ends, and later writes merge what it left.
+BULK = {"automerge": 16, "crisismerge": 64, "pgsz": 16000}
+DEFAULT = {"automerge": 4, "crisismerge": 16, "pgsz": 4050}
+
+
+def bulk(db: sqlite3.Connection, on: bool) -> None:
+    """Inside the caller's transaction: the full-text indexes' settings for filling empty tables
+    (``on``), or back to the defaults when they were changed."""
+    want = BULK if on else DEFAULT
+    row = db.execute("SELECT v FROM messages_fts_config WHERE k='automerge'").fetchone()
+    if not on and (row is None or row[0] == DEFAULT["automerge"]):
+        return  # not changed
+    for t in TABLES:
+        for k, v in want.items():
+            db.execute(f"INSERT INTO {t}({t}, rank) VALUES (?, ?)", (k, v))
+
 
 def catch_up(db: sqlite3.Connection) -> None:
     (m,) = db.execute("SELECT last_id FROM fts_watermark WHERE name='messages'").fetchone()

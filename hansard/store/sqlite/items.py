@@ -117,6 +117,7 @@ class SqliteItems:
             f" AND tbl_name IN ({marks(len(DERIVED_TABLES))})"
             " AND upper(sql) NOT LIKE 'CREATE UNIQUE%'", DERIVED_TABLES).fetchall():
             self.db.execute(f'DROP INDEX "{name}"')
+        fts.bulk(self.db, True)
 
     def restore_indexes(self) -> int:
         """Inside the caller's transaction: every index the migrations define on the derived
@@ -126,6 +127,7 @@ class SqliteItems:
         todo = [(n, sql) for n, sql in _schema_indexes() if n not in have]
         for _name, sql in todo:
             self.db.execute(sql)
+        fts.bulk(self.db, False)
         return len(todo)
 
     def message_index(self, provider: str, key: str) -> int | None:

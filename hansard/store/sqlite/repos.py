@@ -131,9 +131,13 @@ class SqliteRepos:
 
     # -- what is waiting to be linked -------------------------------------------------------
 
-    def unresolved_sessions(self) -> list[sqlite3.Row]:
-        """Rows (id, cwd, origin, origin_repo) of sessions not yet linked."""
-        return self.db.execute("SELECT id, cwd, origin, origin_repo FROM sessions WHERE resolved=0").fetchall()
+    def unresolved_sessions(self, after: int | None = None) -> list[sqlite3.Row]:
+        """Rows (id, cwd, origin, origin_repo) of sessions not yet linked (with ``after``: of
+        those whose row id is larger)."""
+        if after is None:
+            return self.db.execute("SELECT id, cwd, origin, origin_repo FROM sessions WHERE resolved=0").fetchall()
+        return self.db.execute("SELECT id, cwd, origin, origin_repo FROM sessions WHERE id > ? AND resolved=0",
+                               (after,)).fetchall()
 
     def unresolved_edits(self) -> list[sqlite3.Row]:
         """Rows (id, path, cwd, srow, origin) of edits not yet linked; cwd is the edit's, else its
