@@ -33,6 +33,24 @@ def _logged(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return log
 
 
+def _started(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The git processes this process starts, in the order it starts them (each as its
+    arguments after ``git``): a log the processes write themselves can be written out of order
+    when two start together."""
+    import subprocess
+
+    started: list[str] = []
+
+    class Recording(subprocess.Popen):  # type: ignore[type-arg]
+        def __init__(self, args, *rest, **kw):  # type: ignore[no-untyped-def]
+            if isinstance(args, (list, tuple)) and args and os.path.basename(str(args[0])) == "git":
+                started.append(" ".join(str(a) for a in args[1:]))
+            super().__init__(args, *rest, **kw)
+
+    monkeypatch.setattr(subprocess, "Popen", Recording)
+    return started
+
+
 def _calls(log: Path) -> list[str]:
     return [git_subcommand(c) for c in log.read_text().splitlines()] if log.exists() else []
 
@@ -48,9 +66,9 @@ def test_the_blame_starts_before_the_upkeep_and_is_the_answers_own(tmp_path, mon
     before = _why("retry.py", "--no-cache")
     r.write("NOTES.md", "retries back off\n")  # HEAD moves: the next question's upkeep asks git
     r.commit("notes", T0 + timedelta(minutes=10))
-    log = _logged(tmp_path, monkeypatch)
+    started = _started(monkeypatch)
     after = _why("retry.py", "--no-cache")
-    lines = log.read_text().splitlines()
+    lines = list(started)
     calls = [git_subcommand(c) for c in lines]
     follows = [k for k, c in enumerate(lines) if git_subcommand(c) == "log" and "--follow" in c.split()]
     assert calls.count("blame") == 1 and len(follows) == 1, lines
