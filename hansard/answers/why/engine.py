@@ -437,9 +437,9 @@ class Attributor(Unmatched):
         self.bases.want(self.lines[i].sha for i in common)
         # the file versions that may show an edit's line removed, read in one git process
         asks: dict[FileHistory, set[tuple[int, float, str]]] = {}
-        for i, b in enumerate(self.lines):
-            if not self.trivial[i] and b.sha != ZERO and (es := self.loose(i)):
-                asks.setdefault(self.history_of(i), set()).update((self.hashes[i], e.ts, b.sha) for e in es)
+        for i, es in weighed.items():
+            if es:
+                asks.setdefault(self.history_of(i), set()).update((self.hashes[i], e.ts, self.lines[i].sha) for e in es)
         from hansard.answers.why.together import many_files
 
         if not many_files():  # files answered in turn: the next file's blame runs beside; read when a line needs them
