@@ -61,11 +61,7 @@ def _section_for(out: str, path: str) -> str | None:
 def batch_objects(top: str, revs: list[str]) -> list[tuple[str, str, bytes, bytes]]:
     """(rev, object id, type, content) of each rev git has an object for, in one `git cat-file
     --batch` process; a missing or ambiguous rev (or one holding a newline) is left out."""
-    revs = _batch_revs(revs)
-    if not revs:
-        return []
-    return _batch_read(revs, git(["cat-file", "--batch"], top, input=("\n".join(revs) + "\n").encode(), check=False,
-                                 timeout=300))
+    return BatchRead(top, revs).result()
 
 
 class BatchRead:

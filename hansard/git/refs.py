@@ -5,8 +5,12 @@ this before every answer, so the common case costs a few small reads and no proc
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from hansard.errors import GitError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def _is_id(text: str) -> bool:
@@ -70,11 +74,7 @@ def _from_files(top: str) -> str | None:
 def ref_from_files(top: str, ref: str) -> str | None:
     """The id a full ref name (``refs/notes/ai``) holds, read from git's files (loose, then
     packed); None when neither has it. No process: `why` asks this on every answer."""
-    if _HOLDING:
-        if (top, ref) not in _HELD:
-            _HELD[(top, ref)] = _ref_from_files(top, ref)
-        return _HELD[(top, ref)]
-    return _ref_from_files(top, ref)
+    return _held((top, ref), lambda: _ref_from_files(top, ref))
 
 
 def _ref_from_files(top: str, ref: str) -> str | None:
@@ -105,14 +105,18 @@ def hold(on: bool) -> None:
     _HOLDING[:] = [True] if on else []
 
 
+def _held(key: tuple[str, str], read: Callable[[], str | None]) -> str | None:
+    """``read()``, once while held."""
+    if not _HOLDING:
+        return read()
+    if key not in _HELD:
+        _HELD[key] = read()
+    return _HELD[key]
+
+
 def head_commit(top: str) -> str | None:
     """HEAD's commit id in the working tree at ``top``; None when HEAD names no commit yet."""
-    if _HOLDING:
-        key = (top, "HEAD")
-        if key not in _HELD:
-            _HELD[key] = _head_commit(top)
-        return _HELD[key]
-    return _head_commit(top)
+    return _held((top, "HEAD"), lambda: _head_commit(top))
 
 
 def _head_commit(top: str) -> str | None:
