@@ -70,6 +70,23 @@ def test_readers_by_key() -> None:
     assert agents.from_key("capture") is not None and agents.from_key("nobody") is None
 
 
+def test_only_folder_readers_claim_folders() -> None:
+    """A folder root is sniffed by ``folder_readers`` alone: every reader of a folder belongs
+    to an agent that keeps one."""
+    folder = [p for p in agents.providers() if getattr(p, "container", None) == "dir"]
+    assert folder and all(p in agents.folder_readers() for p in folder)
+
+
+def test_a_source_read_again_loads_its_own_reader() -> None:
+    """A grown transcript's reader, found by its key, loads no other agent's parser."""
+    code = ("import sys, hansard.agents as a\n"
+            "assert a.from_key('claude_code').name == 'claude_code'\n"
+            "others = {r.partition(':')[0] for x in a.agents() if x.name != 'claude_code' for r in x.readers}\n"
+            "print(sorted(others & set(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout
+
+
 def test_homes_follow_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "h"))
     for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "CURSOR_HOME", "CURSOR_CONFIG_DIR",
