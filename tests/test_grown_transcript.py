@@ -73,22 +73,27 @@ def test_a_transcript_grown_in_steps_indexes_as_a_fresh_index_does(tmp_path: Pat
         assert _content() == now, steps
         monkeypatch.setenv("HANSARD_HOME", str(store))
 
+    def called(step) -> None:
+        """One tool call read before its result is written (an agent's command still running),
+        then with it."""
+        before = cc.path.read_bytes()
+        step()
+        after = cc.path.read_bytes()
+        result = after.index(b'"tool_result"', len(before))
+        cc.path.write_bytes(after[:after.rindex(b"\n", 0, result) + 1])
+        grown()
+        cc.path.write_bytes(after)
+        grown()
+
     cc.say("Written; committing it.")
     grown()
     sha = b.commit(r, "Add total")
-    # The call read before its result (which prints the commit's id) is written.
-    before = cc.path.read_bytes()
-    cc.bash("git commit -am 'Add total'", stdout=f"[main {sha[:7]}] Add total\n 1 file changed\n")
-    after = cc.path.read_bytes()
-    result = after.index(b'"tool_result"', len(before))
-    cc.path.write_bytes(after[:after.rindex(b"\n", 0, result) + 1])
-    grown()
-    cc.path.write_bytes(after)
-    grown()
+    # The result prints the commit's id.
+    called(lambda: cc.bash("git commit -am 'Add total'", stdout=f"[main {sha[:7]}] Add total\n 1 file changed\n"))
     cc.prompt("Now count the items too")
     grown()
-    cc.edit(r.path / "shop.py", "def total", "def count(items):\n    return len(items)\n\n\ndef total")
-    grown()
+    called(lambda: cc.edit(r.path / "shop.py", "def total", "def count(items):\n    return len(items)\n\n\ndef total"))
+    called(lambda: cc.write(r.path / "notes.md", "# notes\n"))
     # Half a line (the agent caught mid-write): nothing of it is read until it is whole.
     whole = cc.path.read_bytes()
     cc.say("Counting works.")
