@@ -69,9 +69,14 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None,
     if state is not None and state["head"] == head and generation is not None and state["generation"] == generation:
         return {**state, "refreshed": False}  # nothing written since: not even counted again
     tools = _tools()
-    # A call's result (which prints the commit it made) may be read after the call itself: the
-    # key counts it, and calls read before their result are read again with it.
-    upto, count, before = facts.shell_key(repo_id, tools, state["calls_upto"] if state is not None else 0)
+    if state is not None and generation is not None and state["generation"] == generation:
+        # Nothing written since they were counted (a new commit, the common case): the calls
+        # are those the facts stand for, and need not be counted again.
+        upto, count, before = state["calls_upto"], state["calls"], state["calls"]
+    else:
+        # A call's result (which prints the commit it made) may be read after the call itself:
+        # the key counts it, and calls read before their result are read again with it.
+        upto, count, before = facts.shell_key(repo_id, tools, state["calls_upto"] if state is not None else 0)
     if state is not None and state["head"] == head and (state["calls_upto"], state["calls"]) == (upto, count):
         facts.set_generation(repo_id, wait_ms)
         return {**state, "refreshed": False}
