@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fixtures_repos.scenarios import Build
 from tests.helpers import dump, run_cli
-from tests.test_why_cache import FIRST, _enter
+from tests.test_why_cache import _enter, _shop
 
 
 def _quick() -> bool:
@@ -49,13 +48,7 @@ def _content() -> dict[str, list[tuple]]:
 
 def test_a_transcript_grown_in_steps_indexes_as_a_fresh_index_does(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    b = Build("grown", tmp_path / "build")
-    r = b.init()
-    r.write("README.md", "# shop\n")
-    b.commit(r, "Initial commit")
-    cc = b.claude(r.path)
-    cc.prompt("Add a total helper")
-    cc.write(r.path / "shop.py", FIRST)
+    b, r, cc = _shop(tmp_path, "grown")
     _enter(b, r, tmp_path, monkeypatch)
     assert run_cli("index")[0] == 0
 
@@ -87,7 +80,7 @@ def test_a_transcript_grown_in_steps_indexes_as_a_fresh_index_does(tmp_path: Pat
 
     cc.say("Written; committing it.")
     grown()
-    sha = b.commit(r, "Add total")
+    sha = r.head()
     # The result prints the commit's id.
     called(lambda: cc.bash("git commit -am 'Add total'", stdout=f"[main {sha[:7]}] Add total\n 1 file changed\n"))
     cc.prompt("Now count the items too")
