@@ -287,6 +287,12 @@ class FileHistory:
             return None
         return int(commits[pos + 1].committer_time)
 
+    def added_by(self, sha: str) -> set[int] | None:
+        """The non-trivial lines commit ``sha`` added to the file, by normal-form hash (None:
+        ``sha`` is not in the file's history)."""
+        got = self.commit(sha)
+        return None if got is None else self._changed(got[0])[0]
+
     def brings_back(self, sha: str, line: int, remover: str) -> bool:
         """Commit ``sha``'s hunk that holds its line ``line`` adds no text but what commit
         ``remover`` took out of the file (non-trivial lines): it brings that back, as a checkout

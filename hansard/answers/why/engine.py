@@ -44,8 +44,9 @@ from hansard.text import textnorm
 # another file is restored or not by that file's history; 6: an edit's base written by its
 # conversation, its subagents or a subagent whose transcript is not held, or by a piece of work
 # the commit's own record names; 7: stale_edit
-RULES_VERSION = 7
+RULES_VERSION = 8
 FEW_WORDS = 4  # distinct words up to which a line is little evidence of its writer
+LEFT_FEW = 3  # lines an edit must have added, new to the commit's parent, before a share of them is evidence
 _WORDS = re.compile(r"\w+")
 
 
@@ -573,15 +574,16 @@ class Attributor(Unmatched):
         """The lines of group ``g`` whose chosen edit is older than the file's commit before
         theirs (that commit did not take the edit's line) and that are either little evidence
         (``_little``: short, or in the file more than once) with no other line of the edit's
-        session around them in the commit, or more than ``STALE_S`` older: a person typing the
-        same short line again, or work set aside for so long that another hand may have redone
-        it, is as likely as the edit's line landing late."""
+        session around them in the commit, or more than ``STALE_S`` older, or of an edit the
+        commit took little of (``_landed_in_part``): a person typing the same short line again,
+        work set aside for so long that another hand may have redone it, or work redone with a
+        line or two alike, is as likely as the edit's line landing late."""
         out = []
         for pos, i in enumerate(g):
             e = chosen.get(i)
             if e is None or not self._older_than_the_last_commit(i, e) or self._restored_from(g, pos, e) is not None:
                 continue  # (a restored line did land before: a commit took it, another removed it)
-            if self._older_than_the_last_commit(i, e, STALE_S):
+            if self._older_than_the_last_commit(i, e, STALE_S) or self._landed_in_part(i, e):
                 out.append(i)
                 continue
             if not self._little(i):
@@ -590,6 +592,18 @@ class Attributor(Unmatched):
             if not any(j != i and j in chosen and chosen[j].session_id == e.session_id for j in near):
                 out.append(i)
         return out
+
+    def _landed_in_part(self, i: int, e: EditRef) -> bool:
+        """Line i's commit brought into the file at most a third of the lines edit e added that
+        the commit's parent lacks (and ``LEFT_FEW`` of them or more): what a commit has of an
+        edit the file's commit before did not take is its landing when it comes whole, not a
+        line or two among other text that redoes the work."""
+        sha = self.lines[i].sha
+        left = self.bases.added(e.edit_id) - self.bases.parent(sha)
+        if len(left) < LEFT_FEW:
+            return False
+        took = self.history_of(i).added_by(sha)
+        return took is not None and 3 * len(left & took) <= len(left)
 
     def _little(self, i: int) -> bool:
         """Line i says little of who wrote it: a few words (``use std::fs;``, ``#[serde(default)]``)
