@@ -762,9 +762,9 @@ def notes_work_redone_with_a_line_alike(b: Build) -> Scenario:
     r.replace("handlers.rs", "        _ => usage(),\n", "        \"status\" => status::run(&args[1..]),\n        _ => usage(),\n")
     c1 = b.commit(r, "Status command")
     b.later(2 * 86400)
-    r.replace("handlers.rs", "        \"status\" =>", '''        "uninstall-hooks" => match install_hooks::run_uninstall(&args[1..]) {
-            Ok(statuses) => log_statuses("uninstall-hooks", &statuses),
-            Err(e) => {
+    arm = "        \"uninstall-hooks\" => match install_hooks::run_uninstall(&args[1..]) {\n"
+    arm += "            Ok(statuses) => log_statuses(\"uninstall-hooks\", &statuses),\n"
+    r.replace("handlers.rs", "        \"status\" =>", arm + '''            Err(e) => {
                 eprintln!("Uninstall hooks failed: {}", e);
                 std::process::exit(1);
             }
@@ -848,4 +848,49 @@ pub fn run_uninstall(args: &[String]) -> Result<HashMap<String, String>, HooksEr
         a line the file has once ties the session to c1: line 3 is a person's. Line 16 is the
         session's text, common, in no block of its (common_line).
         the session to c1: the line is a person's.
+    ''')
+
+
+NOTES_RS = src('''
+    pub fn notes_ref() -> String {
+        "refs/notes/ai".to_string()
+    }
+''')
+
+
+@scenario
+def notes_brought_back_days_later(b: Build) -> Scenario:
+    """A session writes a notes merge; it lands. Months later a person's commit replaces its
+    body with a fallback, and two days after that another commit brings the body back exactly
+    as it was, beside the fallback. Undoing a removal comes soon after it; a line back days
+    later came with new work, and who brought it back is not known."""
+    r = b.init()
+    r.write("refs.rs", NOTES_RS)
+    c0 = b.commit(r, "Notes ref")
+    cc = b.claude(r.path, patches=False)
+    cc.prompt("Merge notes from a remote ref")
+    body = ('''    let mut args = vec!["notes".to_string()];
+    args.push(format!("--ref={}", notes_ref()));
+    args.push("merge".to_string());
+    args.push("-s".to_string());
+    args.push("ours".to_string());
+    exec_git(&args)
+''')
+    t1 = cc.edit(r.path / "refs.rs", "    \"refs/notes/ai\".to_string()\n}\n",
+                 "    \"refs/notes/ai\".to_string()\n}\n\npub fn merge_notes(source: &str) -> Result<(), GitError> {\n"
+                 + body + "    tracing::debug!(\"merged notes from {}\", source);\n}\n")
+    c1 = b.commit(r, "Merge notes")
+    b.later(180 * 86400)
+    r.replace("refs.rs", body, "    fallback_merge_notes(source)\n")
+    b.commit(r, "Merge notes by fast-import", author=COLLEAGUE)
+    b.later(2 * 86400)
+    r.replace("refs.rs", "    fallback_merge_notes(source)\n", body)
+    c3 = b.commit(r, "Only reconstruct the tree as a fallback", author=COLLEAGUE)
+    return b.scenario(r, {
+        "refs.rs": b.expect(r, "refs.rs", b.human(c0, 3), b.agent(t1, c1, 2), b.unknown(c3, 6), b.agent(t1, c1, 2)),
+    }, notes='''
+        Lines 6-11 are t1's, landed by c1, removed by c2 180 days later and brought back by c3,
+        two days after c2, exactly as c2 took them out. They were t1's (restored, c1 and c3); a
+        line out of the file for more than a day came back with new work: unknown now (readded,
+        the session in alternatives).
     ''')

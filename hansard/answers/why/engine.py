@@ -46,6 +46,7 @@ from hansard.text import textnorm
 # the commit's own record names; 7: stale_edit
 RULES_VERSION = 8
 FEW_WORDS = 4  # distinct words up to which a line is little evidence of its writer
+AWAY_S = 86400  # how long a line may be out of the file and still be restored by undoing its removal
 LEFT_FEW = 3  # lines an edit must have added, new to the commit's parent, before a share of them is evidence
 _WORDS = re.compile(r"\w+")
 
@@ -350,9 +351,19 @@ class Attributor(Unmatched):
         for e in quals:
             gone = removed[e.edit_id]
             restored[e.edit_id] = (history.first_landed(h, e.ts, sha) or gone or sha, sha,
-                                   gone is not None and history.brings_back(sha, line, gone))
+                                   gone is not None and history.brings_back(sha, line, gone)
+                                   and not self._away_long(history, gone, sha))
         self._restored[i] = restored
         return quals
+
+    @staticmethod
+    def _away_long(history: FileHistory, remover: str, sha: str) -> bool:
+        """The line was out of the file for more than ``AWAY_S`` before commit ``sha`` brought it
+        back: undoing a removal (a revert, a checkout of the old version, a rebase replaying a
+        split) comes soon after it; a line back days later came with new work, whose hand (a
+        person retyping it, an agent whose edits are not here) is not known."""
+        away = history.absent_for(remover, sha)
+        return away is not None and away > AWAY_S
 
     def _checks_parent(self, i: int, edits: list[EditRef]) -> bool:
         """Line i's answer may look at its commit's parent: one of these edits replaced lines
@@ -551,8 +562,9 @@ class Attributor(Unmatched):
                 ans = self._agent(i, base_kind, commit, e, rule, conf)
                 restored = self._restored_from(g, pos, e)
                 if restored is not None and not restored[2]:
-                    # The commit wrote new text where it brought the line back: the edit that
-                    # first wrote it does not say who wrote it again.
+                    # The commit wrote new text where it brought the line back, or brought it back
+                    # days after its removal: the edit that first wrote it does not say who wrote
+                    # it again.
                     answers[i] = LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit,
                                             rule="readded", alternatives=(e.session_id,))
                     continue
@@ -678,9 +690,9 @@ class Attributor(Unmatched):
         return self._counts[self.hashes[i]] > 1
 
     def _restored_from(self, g: list[int], pos: int, e: EditRef) -> tuple[str, str, bool] | None:
-        """(original, restoring commit, whether it brings the line back) when edit e's line at
-        g[pos] was restored; a trivial line follows the nearest non-trivial line of the same
-        edit around it."""
+        """(original, restoring commit, whether it brings the line back soon after its removal)
+        when edit e's line at g[pos] was restored; a trivial line follows the nearest non-trivial
+        line of the same edit around it."""
         i = g[pos]
         if not self.trivial[i]:
             return self._restored.get(i, {}).get(e.edit_id)
