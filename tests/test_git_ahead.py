@@ -102,6 +102,56 @@ def test_a_blame_started_ahead_is_the_files_blame_and_one_not_taken_is_stopped(t
     assert blame.take_ahead(top, head, "e.py") is None
 
 
+def test_blames_run_ahead_by_one_helper_are_each_files_own_blame(tmp_path: Path) -> None:
+    import glob
+    import tempfile
+
+    import pytest
+
+    from hansard.errors import GitError
+    from hansard.git import serial
+
+    repo = _repo(tmp_path)
+    top, head = str(repo.path), repo.head()
+    paths = [*_paths(repo, head), "gone.py"]
+    before = set(glob.glob(f"{tempfile.gettempdir()}/hansard-git-*"))
+    assert blame.blames_ahead(top, [(head, p) for p in paths]) == len(paths)
+    queued = {p: blame.take_ahead(top, head, p) for p in paths}
+    assert all(isinstance(q, serial.Queued) for q in queued.values())
+    helper = queued["a.py"].serial  # type: ignore[union-attr]
+    for p in paths[:-1]:  # in any order: each its own
+        assert queued[p].result() == git(blame._args(top, p, head, None, None, None), top), p  # type: ignore[union-attr]
+    with pytest.raises(GitError) as failed:
+        queued["gone.py"].result()  # type: ignore[union-attr]
+    with pytest.raises(GitError) as alone:
+        git(blame._args(top, "gone.py", head, None, None, None), top)
+    assert failed.value.message == alone.value.message
+    assert helper.proc.returncode is not None and set(glob.glob(f"{tempfile.gettempdir()}/hansard-git-*")) == before
+
+
+def test_blames_stopped_ahead_leave_nothing_and_one_still_asked_runs_alone(tmp_path: Path) -> None:
+    import os
+
+    repo = _repo(tmp_path)
+    top, head = str(repo.path), repo.head()
+    paths = _paths(repo, head)
+    blame.blames_ahead(top, [(head, p) for p in paths])
+    first = blame.take_ahead(top, head, paths[0])
+    helper = first.serial  # type: ignore[union-attr]
+    helper.stop()  # as when the helper is gone before its command ran
+    assert first is not None and first.result() == git(blame._args(top, paths[0], head, None, None, None), top)
+    blame.forget_ahead()
+    assert blame.take_ahead(top, head, paths[1]) is None
+    assert helper.proc.returncode is not None and not os.path.exists(helper.dir)
+    blame.blames_ahead(top, [(head, p) for p in paths])
+    taken = blame.take_ahead(top, head, paths[0])
+    helper = taken.serial  # type: ignore[union-attr]
+    blame.forget_ahead()
+    assert os.path.exists(helper.dir)  # one command is still wanted
+    taken.stop()  # type: ignore[union-attr]  # none now: its process group killed, its folder gone
+    assert helper.proc.returncode is not None and not os.path.exists(helper.dir)
+
+
 def test_deleted_files_asked_again_come_from_what_was_asked(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     top = str(repo.path)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from hansard.git.run import Pending
+    from hansard.git.serial import Queued
 
 ZERO = "0" * 40
 _HEX = b"0123456789abcdef"
@@ -73,7 +74,7 @@ def start_blame(top: str, path: str, *, rev: str | None = None, start: int | Non
 # about one file before the store is brought up to date. Each is served once, to a question
 # about the same bytes (``take_ahead``); one nobody took is stopped (``drop_ahead``,
 # ``forget_ahead``).
-_AHEAD: dict[tuple[str, str | None, str], tuple[Pending, bytes | None]] = {}
+_AHEAD: dict[tuple[str, str | None, str], tuple[Pending | Queued, bytes | None]] = {}
 _STARTED = 0  # blames started in this process
 
 
@@ -91,7 +92,30 @@ def blame_ahead(top: str, rev: str | None, path: str, contents: bytes | None = N
             got[0].stop()
 
 
-def take_ahead(top: str, rev: str | None, path: str, contents: bytes | None = None) -> Pending | None:
+def blames_ahead(top: str, pairs: list[tuple[str, str]]) -> int:
+    """Start the whole-file blames of ``pairs`` ((revision, path) each) now, for ``take_ahead``:
+    one after another by one helper process (``hansard.git.serial``) when one can run them,
+    else the first of them alone (``blame_ahead``). How many of ``pairs``, from the first, are
+    started (or were already)."""
+    from hansard.git import serial
+
+    todo = [(rev, path) for rev, path in dict.fromkeys(pairs) if (top, rev, path) not in _AHEAD]
+    items = [[rev, "--", path] for rev, path in todo]
+    if not serial.usable(items) or any(rev.startswith("-") for rev, _ in todo):
+        if pairs:
+            blame_ahead(top, *pairs[0])
+        return min(1, len(pairs))
+    global _STARTED
+    _STARTED += len(todo)
+    helper = serial.Serial(top, _args(top, "", None, None, None, None)[:-2], items)
+    for i, (rev, path) in enumerate(todo):
+        got = (helper.queued(i), None)
+        if _AHEAD.setdefault((top, rev, path), got) is not got:  # another thread's came first
+            got[0].stop()
+    return len(pairs)
+
+
+def take_ahead(top: str, rev: str | None, path: str, contents: bytes | None = None) -> Pending | Queued | None:
     """The blame ``blame_ahead`` started for this file at ``rev`` of these ``contents``, once;
     else None (one started for other contents is stopped)."""
     got = _AHEAD.pop((top, rev, path), None) if _AHEAD else None

@@ -24,6 +24,7 @@ from hansard.git.blame import Blame
 
 if TYPE_CHECKING:
     from hansard.git.run import Pending
+    from hansard.git.serial import Queued
 
 # top: working tree top level; main_top: its main repository (differs for a worktree).
 Target = namedtuple("Target", "top main_top rel start end")
@@ -136,7 +137,7 @@ class Blaming:
 
     __slots__ = ("pending", "rel", "rev")
 
-    def __init__(self, pending: Pending, rel: str, rev: str | None) -> None:
+    def __init__(self, pending: Pending | Queued, rel: str, rev: str | None) -> None:
         self.pending, self.rel, self.rev = pending, rel, rev
 
     def result(self) -> Blame:
