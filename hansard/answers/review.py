@@ -78,8 +78,7 @@ def review(store: Store, range: str | None = None, *, commit: str | None = None,
     if found is None:
         raise NotARepository(f"{where} is not inside a git repository")
     top = found[0]
-    change = changes.resolve(top, range, commit)
-    files = changes.changed_files(top, change)
+    change, files = changes.changed(top, range, commit)
     out_files: list[ReviewFile] = []
     docs: dict[str, WhyAnswer] = {}
     from hansard.answers.why.many import InTurn

@@ -63,12 +63,15 @@ class InTurn:
         from hansard.git.blame import blames_ahead, blames_started
         from hansard.git.history import read_ahead
 
-        if k % AHEAD_FILES == 0:
-            read_ahead(self.top, self.pairs[k:k + AHEAD_FILES])
-            together.open_window(self.top)
         self.had = k in self.ahead
         if self.on and k + 1 < len(self.pairs) and k + 1 not in self.ahead:
-            self.ahead = range(k + 1, k + 1 + blames_ahead(self.top, self.pairs[k + 1:k + 1 + AHEAD_FILES]))
+            # while answers are fresh, this file's blame with the next ones (the first file's too)
+            first = k if k == 0 else k + 1
+            self.ahead = range(first, first + blames_ahead(self.top, self.pairs[first:first + AHEAD_FILES]))
+            self.had = self.had or k in self.ahead
+        if k % AHEAD_FILES == 0:
+            read_ahead(self.top, self.pairs[k:k + AHEAD_FILES], logs_soon=self.on)
+            together.open_window(self.top)
         self.started = blames_started()
 
     def after(self, k: int) -> None:
