@@ -90,7 +90,7 @@ def review(store: Store, range: str | None = None, *, commit: str | None = None,
     turn = InTurn(top, [(change.head, f.path) for f in answered], not cache)
     k = 0
     # the change's own commits are most of its lines' commits: what each deleted is asked at once
-    deleted_ahead(top, f"{change.base}..{change.head}" if change.base else change.head)
+    deleted_ahead(top, f"{change.base}..{change.head}" if change.base else change.head, now=not cache)
     try:
         for f in files:
             if f.binary:

@@ -505,7 +505,7 @@ def tree_files(top: str, rev: str, paths: list[str] | None = None) -> list[tuple
 _DELETED: dict[tuple[str, str], frozenset[str]] = {}
 _DELETED_KEPT = 8192
 _FULL_ID = re.compile(r"[0-9a-f]{40}")
-_DELETED_AHEAD: dict[str, Pending] = {}  # top -> the listing of the commits the next question asks too
+_DELETED_AHEAD: dict[str, str | Pending] = {}  # top -> the commits the next question asks too (or their listing)
 DELETED_AHEAD_COMMITS = 500
 
 
@@ -522,7 +522,7 @@ def deleted_files(top: str, shas: list[str]) -> dict[str, set[str]]:
     also = _DELETED_AHEAD.pop(top, None)
     if also is not None:  # the commits of a change many answers are about, asked with the first
         try:
-            ids = also.result().decode().split()
+            ids = (also.result().decode() if isinstance(also, Pending) else git_text(_listing(also), top)).split()
         except GitError:
             ids = []
         todo += [x for x in ids if (top, x) not in _DELETED and x not in todo]
@@ -547,15 +547,20 @@ def deleted_files(top: str, shas: list[str]) -> dict[str, set[str]]:
     return found | {x: set(asked[x]) for x in shas if x in asked}
 
 
-def deleted_ahead(top: str, revs: str | None) -> None:
+def deleted_ahead(top: str, revs: str | None, *, now: bool = False) -> None:
     """The first ``deleted_files`` question in ``top`` that git must answer also asks about
-    the commits of ``revs`` (``A..B``, at most ``DELETED_AHEAD_COMMITS`` of them, listed from
-    now on): the commits of a change whose files are answered next (None: no longer)."""
+    the commits of ``revs`` (``A..B``, at most ``DELETED_AHEAD_COMMITS`` of them): the commits
+    of a change whose files are answered next (None: no longer); ``now``: they are listed from
+    now on, beside the caller's work (its files will ask)."""
     listing = _DELETED_AHEAD.pop(top, None)
-    if listing is not None:
+    if isinstance(listing, Pending):
         listing.stop()
     if revs is not None and not revs.startswith("-"):
-        _DELETED_AHEAD[top] = Pending(["rev-list", f"--max-count={DELETED_AHEAD_COMMITS}", revs], top)
+        _DELETED_AHEAD[top] = Pending(_listing(revs), top) if now else revs
+
+
+def _listing(revs: str) -> list[str]:
+    return ["rev-list", f"--max-count={DELETED_AHEAD_COMMITS}", revs]
 
 
 def ancestry(top: str, rev: str) -> set[str]:
