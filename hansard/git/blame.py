@@ -107,7 +107,11 @@ def blames_ahead(top: str, pairs: list[tuple[str, str]]) -> int:
         return min(1, len(pairs))
     global _STARTED
     _STARTED += len(todo)
-    helper = serial.Serial(top, _args(top, "", None, None, None, None)[:-2], items)
+    try:
+        helper = serial.Serial(top, _args(top, "", None, None, None, None)[:-2], items)
+    except OSError:  # no folder for its output, no shell: one at a time
+        blame_ahead(top, *pairs[0])
+        return 1
     for i, (rev, path) in enumerate(todo):
         got = (helper.queued(i), None)
         if _AHEAD.setdefault((top, rev, path), got) is not got:  # another thread's came first
