@@ -129,6 +129,7 @@ def test_blames_run_ahead_by_one_helper_are_each_files_own_blame(tmp_path: Path)
 
 def test_blames_stopped_ahead_leave_nothing_and_one_still_asked_runs_alone(tmp_path: Path) -> None:
     import os
+    import time
 
     repo = _repo(tmp_path)
     top, head = str(repo.path), repo.head()
@@ -148,6 +149,13 @@ def test_blames_stopped_ahead_leave_nothing_and_one_still_asked_runs_alone(tmp_p
     assert os.path.exists(helper.dir)  # one command is still wanted
     taken.stop()  # type: ignore[union-attr]  # none now: its process group killed, its folder gone
     assert helper.proc.returncode is not None and not os.path.exists(helper.dir)
+    blame.blames_ahead(top, [(head, p) for p in paths])
+    taken = blame.take_ahead(top, head, paths[0])
+    helper = taken.serial  # type: ignore[union-attr]
+    assert helper.code(0, time.monotonic() + 120) == 0
+    os.unlink(os.path.join(helper.dir, "0.out"))  # its output lost: it runs alone
+    assert taken.result() == git(blame._args(top, paths[0], head, None, None, None), top)  # type: ignore[union-attr]
+    blame.forget_ahead()
 
 
 def test_deleted_files_asked_again_come_from_what_was_asked(tmp_path: Path) -> None:

@@ -152,12 +152,16 @@ class Queued:
             except subprocess.TimeoutExpired:
                 s.stop()
                 raise GitError(f"git {args[0]} ran out of time") from None
-            if code is None:  # the helper did not run it: run alone
+            try:
+                got = None if code is None else (s.read(i, "out"), s.read(i, "err") if check and code else b"")
+            except OSError:  # its output is gone (someone emptied the folder)
+                got = None
+            if code is None or got is None:  # the helper did not run it, or its output is lost: run alone
                 return Pending(args, s.cwd).result(check=check)
             if check and code != 0:
-                err = s.read(i, "err").decode(errors="replace").strip()[:500]
+                err = got[1].decode(errors="replace").strip()[:500]
                 raise GitError(f"git {' '.join(args[:3])} failed: {err}", returncode=code)
-            return s.read(i, "out")
+            return got[0]
         finally:
             s.release(i)
 
