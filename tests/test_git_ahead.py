@@ -186,8 +186,12 @@ def test_while_files_are_answered_together_head_and_refs_are_read_once(tmp_path:
 
     repo = _repo(tmp_path)
     top, head = str(repo.path), repo.head()
+    import gc
+
+    before = gc.get_threshold()
     together.open_window(top)
     try:
+        assert gc.get_threshold()[0] >= together.GC_YOUNG  # the youngest generation swept less often
         assert head_commit(top) == head and ref_from_files(top, "refs/heads/main") in (head, None)
         repo.write("late.py", "LATE = 2\n")
         repo.commit("later", T0 + timedelta(hours=1))
@@ -197,3 +201,4 @@ def test_while_files_are_answered_together_head_and_refs_are_read_once(tmp_path:
         together.close_window()
     assert head_commit(top) == repo.head() != head
     assert together.once(("k",), lambda: 2) == 2
+    assert gc.get_threshold() == before
