@@ -12,6 +12,8 @@ import os
 from collections import namedtuple
 from typing import TYPE_CHECKING
 
+from hansard.git.ahead import Ahead
+
 if TYPE_CHECKING:
     from hansard.git.run import Pending
     from hansard.git.serial import Queued
@@ -74,7 +76,7 @@ def start_blame(top: str, path: str, *, rev: str | None = None, start: int | Non
 # about one file before the store is brought up to date. Each is served once, to a question
 # about the same bytes (``take_ahead``); one nobody took is stopped (``drop_ahead``,
 # ``forget_ahead``).
-_AHEAD: dict[tuple[str, str | None, str], tuple[Pending | Queued, bytes | None]] = {}
+_AHEAD: Ahead[Pending | Queued] = Ahead()
 _STARTED = 0  # blames started in this process
 
 
@@ -86,10 +88,7 @@ def blames_started() -> int:
 def blame_ahead(top: str, rev: str | None, path: str, contents: bytes | None = None) -> None:
     """Start the whole-file blame of ``path`` at ``rev`` (None: the working tree's file, or
     ``contents`` in its place) now, for ``take_ahead``."""
-    if (top, rev, path) not in _AHEAD:
-        got = (start_blame(top, path, rev=rev, contents=contents), contents)
-        if _AHEAD.setdefault((top, rev, path), got) is not got:  # another thread's came first
-            got[0].stop()
+    _AHEAD.start((top, rev, path), lambda: start_blame(top, path, rev=rev, contents=contents), contents)
 
 
 def blames_ahead(top: str, pairs: list[tuple[str, str]]) -> int:
@@ -113,36 +112,32 @@ def blames_ahead(top: str, pairs: list[tuple[str, str]]) -> int:
         blame_ahead(top, *pairs[0])
         return 1
     for i, (rev, path) in enumerate(todo):
-        got = (helper.queued(i), None)
-        if _AHEAD.setdefault((top, rev, path), got) is not got:  # another thread's came first
-            got[0].stop()
+        queued, begun = helper.queued(i), [False]
+
+        def begin(q: Queued = queued, b: list[bool] = begun) -> Queued:
+            b[0] = True
+            return q
+
+        _AHEAD.start((top, rev, path), begin)
+        if not begun[0]:  # another thread's was started first
+            queued.stop()
     return len(pairs)
 
 
 def take_ahead(top: str, rev: str | None, path: str, contents: bytes | None = None) -> Pending | Queued | None:
     """The blame ``blame_ahead`` started for this file at ``rev`` of these ``contents``, once;
     else None (one started for other contents is stopped)."""
-    got = _AHEAD.pop((top, rev, path), None) if _AHEAD else None
-    if got is None:
-        return None
-    if got[1] != contents:
-        got[0].stop()
-        return None
-    return got[0]
+    return _AHEAD.take((top, rev, path), contents)
 
 
 def drop_ahead(top: str, rev: str | None, path: str) -> bool:
     """Stop the blame started ahead for this file if nobody took it: True when there was one."""
-    got = _AHEAD.pop((top, rev, path), None)
-    if got is not None:
-        got[0].stop()
-    return got is not None
+    return _AHEAD.drop((top, rev, path))
 
 
 def forget_ahead() -> None:
     """Stop every blame started ahead that nobody took."""
-    while _AHEAD:
-        _AHEAD.popitem()[1][0].stop()
+    _AHEAD.clear()
 
 
 def _args(top: str, path: str, rev: str | None, start: int | None, end: int | None, contents: bytes | None

@@ -8,6 +8,7 @@ from collections import namedtuple
 from functools import lru_cache
 
 from hansard.errors import GitError
+from hansard.git.ahead import Ahead
 from hansard.git.run import Pending, git, git_text
 from hansard.text.diffs import parse_unified_diff
 
@@ -240,27 +241,22 @@ def start_file_log(top: str, path: str, rev: str = "HEAD") -> Pending:
 
 # Files' logs started ahead of their question (``log_ahead``: before the store is brought up to
 # date for it), each taken once by the history that asks (``take_log_ahead``), or stopped.
-_LOG_AHEAD: dict[tuple[str, str, str], Pending] = {}
+_LOG_AHEAD: Ahead[Pending] = Ahead()
 
 
 def log_ahead(top: str, path: str, rev: str = "HEAD") -> None:
     """``start_file_log`` now, for ``take_log_ahead``."""
-    if (top, rev, path) not in _LOG_AHEAD:
-        got = start_file_log(top, path, rev)
-        if _LOG_AHEAD.setdefault((top, rev, path), got) is not got:  # another thread's came first
-            got.stop()
+    _LOG_AHEAD.start((top, rev, path), lambda: start_file_log(top, path, rev))
 
 
 def take_log_ahead(top: str, path: str, rev: str = "HEAD") -> Pending | None:
     """The log ``log_ahead`` started for this file at ``rev``, once; else None."""
-    return _LOG_AHEAD.pop((top, rev, path), None) if _LOG_AHEAD else None
+    return _LOG_AHEAD.take((top, rev, path))
 
 
 def drop_log_ahead(top: str, path: str, rev: str = "HEAD") -> None:
     """Stop the log started ahead for this file if nobody took it."""
-    pending = _LOG_AHEAD.pop((top, rev, path), None)
-    if pending is not None:
-        pending.stop()
+    _LOG_AHEAD.drop((top, rev, path))
 
 
 def _file_log_args(path: str, rev: str, patches: bool) -> list[str]:
