@@ -71,11 +71,11 @@ def start_blame(top: str, path: str, *, rev: str | None = None, start: int | Non
     return start_git(_args(top, path, rev, start, end, contents), top, input=contents)
 
 
-# Blames started ahead of their question (``blame_ahead``): by an answer about many files, one
-# file ahead (git blames the next file while the answer works on this one), or by a question
-# about one file before the store is brought up to date. Each is served once, to a question
-# about the same bytes (``take_ahead``); one nobody took is stopped (``drop_ahead``,
-# ``forget_ahead``).
+# Blames started ahead of their question: by an answer about many files, the files after the
+# one it works on, blamed one after another by one helper process (``blames_ahead``), or by a
+# question about one file before the store is brought up to date (``blame_ahead``). Each is
+# served once, to a question about the same bytes (``take_ahead``); one nobody took is stopped
+# (``drop_ahead``, ``forget_ahead``).
 _AHEAD: Ahead[Pending | Queued] = Ahead()
 _STARTED = 0  # blames started in this process
 
