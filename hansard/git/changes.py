@@ -12,8 +12,7 @@ them. Nothing here writes to the repository or its refs, and nothing is fetched.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 How = Literal["range", "commit", "upstream", "default_branch"]
 
@@ -22,21 +21,23 @@ _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 
-@dataclass(frozen=True, slots=True)
-class Hunk:
+# NamedTuples and a slotted class, not dataclasses: making a dataclass costs more at import than
+# this module's work for a review.
+class Hunk(NamedTuple):
     old_start: int
     old_lines: int
     new_start: int
     new_lines: int
 
 
-@dataclass(slots=True)
 class Changed:
-    path: str
-    old_path: str | None = None
-    status: Literal["added", "modified", "renamed", "copied"] = "modified"
-    binary: bool = False
-    hunks: list[Hunk] = field(default_factory=list)
+    __slots__ = ("path", "old_path", "status", "binary", "hunks")
+
+    def __init__(self, path: str, old_path: str | None = None,
+                 status: Literal["added", "modified", "renamed", "copied"] = "modified", binary: bool = False,
+                 hunks: list[Hunk] | None = None) -> None:
+        self.path, self.old_path, self.status, self.binary = path, old_path, status, binary
+        self.hunks: list[Hunk] = [] if hunks is None else hunks
 
     @property
     def added(self) -> list[int]:
@@ -47,8 +48,7 @@ class Changed:
         return sum(h.old_lines for h in self.hunks)
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(NamedTuple):
     spec: str  # how the range reads (``A..B``, ``C^..C``, ``origin/main...HEAD``)
     how: How
     base: str | None
