@@ -158,6 +158,17 @@ def test_blames_stopped_ahead_leave_nothing_and_one_still_asked_runs_alone(tmp_p
     blame.forget_ahead()
 
 
+def test_no_blame_is_started_ahead_where_a_side_file_would_make_git_wait(tmp_path: Path) -> None:
+    import os
+
+    repo = _repo(tmp_path)
+    top, head = str(repo.path), repo.head()
+    os.mkfifo(repo.path / ".mailmap")
+    assert blame.unreadable_side_file(top) == ".mailmap"
+    assert blame.blames_ahead(top, [(head, p) for p in _paths(repo, head)]) == 0
+    assert blame.take_ahead(top, head, "a.py") is None
+
+
 def test_deleted_files_asked_again_come_from_what_was_asked(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     top = str(repo.path)

@@ -95,9 +95,11 @@ def blames_ahead(top: str, pairs: list[tuple[str, str]]) -> int:
     """Start the whole-file blames of ``pairs`` ((revision, path) each) now, for ``take_ahead``:
     one after another by one helper process (``hansard.git.serial``) when one can run them,
     else the first of them alone (``blame_ahead``). How many of ``pairs``, from the first, are
-    started (or were already)."""
+    started (or were already): none where a file blame reads would make git wait."""
     from hansard.git import serial
 
+    if unreadable_side_file(top) is not None:
+        return 0  # each question refuses to blame
     todo = [(rev, path) for rev, path in dict.fromkeys(pairs) if (top, rev, path) not in _AHEAD]
     items = [[rev, "--", path] for rev, path in todo]
     if not serial.usable(items) or any(rev.startswith("-") for rev, _ in todo):
@@ -138,6 +140,21 @@ def drop_ahead(top: str, rev: str | None, path: str) -> bool:
 def forget_ahead() -> None:
     """Stop every blame started ahead that nobody took."""
     _AHEAD.clear()
+
+
+def unreadable_side_file(top: str) -> str | None:
+    """The name of a file blame reads from the work tree (``.mailmap``, ``.git-blame-ignore-revs``)
+    that is there but no regular file (a FIFO or a device would make git wait for ever), else None."""
+    import stat
+
+    for name in (".mailmap", ".git-blame-ignore-revs"):
+        try:
+            mode = os.stat(os.path.join(top, name)).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode):
+            return name
+    return None
 
 
 def _args(top: str, path: str, rev: str | None, start: int | None, end: int | None, contents: bytes | None
