@@ -65,10 +65,10 @@ class InTurn:
 
         self.had = k in self.ahead
         if self.on and k + 1 < len(self.pairs) and k + 1 not in self.ahead:
-            # while answers are fresh, this file's blame with the next ones (the first file's too)
-            first = k if k == 0 else k + 1
+            # while answers are fresh: the next files' blames, and this one's if not started yet
+            first = k + 1 if self.had else k
             self.ahead = range(first, first + blames_ahead(self.top, self.pairs[first:first + AHEAD_FILES]))
-            self.had = self.had or k in self.ahead
+            self.had = k in self.ahead
         if k % AHEAD_FILES == 0:
             read_ahead(self.top, self.pairs[k:k + AHEAD_FILES], logs_soon=self.on)
             together.open_window(self.top)
