@@ -712,3 +712,185 @@ def notes_work_set_aside_for_months(b: Build) -> Scenario:
         lines and ``return out`` inherited), and are unknown now (stale_edit; ``return out``
         trivial), the blank lines human.
     ''')
+
+
+HANDLERS_RS = src('''
+    fn dispatch(args: &[String]) {
+        match args[0].as_str() {
+            "install-hooks" => {
+                if let Err(e) = install_hooks::run(&args[1..]) {
+                    eprintln!("Install hooks failed: {}", e);
+                    std::process::exit(1);
+                }
+            }
+            _ => usage(),
+        }
+    }
+''')
+
+INSTALL_ARM = '''        "install-hooks" => {
+            if let Err(e) = install_hooks::run(&args[1..]) {
+                eprintln!("Install hooks failed: {}", e);
+                std::process::exit(1);
+            }
+        }
+'''
+
+
+@scenario
+def notes_work_redone_with_a_line_alike(b: Build) -> Scenario:
+    """A session in a contributor's checkout adds an ``uninstall-hooks`` arm beside
+    ``install-hooks``; it never lands. Eleven days later a person commits another change to the
+    file, and two days after that another person writes the arm their own way, a ``match`` on
+    the result, whose error line is the session's verbatim. The commit brought in one of the
+    three lines the session's edit added that the file lacked: the work was redone, not landed."""
+    r = b.init()
+    r.write("handlers.rs", HANDLERS_RS)
+    c0 = b.commit(r, "Dispatch")
+    cc = b.claude(r.path, patches=False)
+    cc.prompt("Add an uninstall-hooks command")
+    cc.edit(r.path / "handlers.rs", INSTALL_ARM,
+            INSTALL_ARM + '''        "uninstall-hooks" => {
+            if let Err(e) = install_hooks::uninstall(&args[1..]) {
+                eprintln!("Uninstall hooks failed: {}", e);
+                std::process::exit(1);
+            }
+        }
+''')
+    r.write("handlers.rs", HANDLERS_RS)  # the contributor's checkout: this one never had it
+    b.later(11 * 86400)
+    r.replace("handlers.rs", "        _ => usage(),\n", "        \"status\" => status::run(&args[1..]),\n        _ => usage(),\n")
+    c1 = b.commit(r, "Status command")
+    b.later(2 * 86400)
+    arm = "        \"uninstall-hooks\" => match install_hooks::run_uninstall(&args[1..]) {\n"
+    arm += "            Ok(statuses) => log_statuses(\"uninstall-hooks\", &statuses),\n"
+    r.replace("handlers.rs", "        \"status\" =>", arm + '''            Err(e) => {
+                eprintln!("Uninstall hooks failed: {}", e);
+                std::process::exit(1);
+            }
+        },
+        "status" =>''')
+    c2 = b.commit(r, "Hooks refactor with uninstall", author=COLLEAGUE)
+    return b.scenario(r, {
+        "handlers.rs": b.expect(r, "handlers.rs", b.human(c0, 8), b.human(c2, 3), b.unknown(c2, 2), b.human(c2, 2),
+                                b.human(c1), b.human(c0, 3)),
+    }, notes='''
+        Line 12, ``eprintln!("Uninstall hooks failed: {}", e);``, is c2's. The session's edit wrote
+        it, 13 days before c2 and before c1, the file's commit before c2, which did not take the
+        edit. Of the three lines the edit added that c2's parent lacks, c2 brought in this one
+        alone (its arm is a ``match``): the line was the edit's (wrote, and the ``}`` lines
+        around it inherited), and is unknown now (stale_edit, the session in alternatives).
+        Line 13, ``std::process::exit(1);``, is text the file has more than once (readded).
+    ''')
+
+
+HOOKS_RS = src('''
+    use std::collections::HashMap;
+
+    pub fn run(args: &[String]) -> Result<HashMap<String, String>, HooksError> {
+        let mut statuses = HashMap::new();
+        for arg in args {
+            statuses.insert(arg.clone(), install_one(arg)?);
+            println!();
+        }
+        Ok(statuses)
+    }
+''')
+
+
+@scenario
+def notes_like_a_line_of_a_session_with_common_lines(b: Build) -> Scenario:
+    """A session in a contributor's checkout writes ``uninstall`` below ``run``; it never lands.
+    Two days later a person renames ``run`` and writes ``run_uninstall``; the renamed line is
+    like the session's, and the only lines of the commit the session also wrote are ones the
+    file has many times (``println!();``). Those do not make the session one of the commit's:
+    its line, changed, is not how the person's line came."""
+    r = b.init()
+    r.write("hooks.rs", HOOKS_RS)
+    c0 = b.commit(r, "Install hooks")
+    cc = b.claude(r.path, patches=False)
+    cc.prompt("Add an uninstall command")
+    cc.edit(r.path / "hooks.rs", "    Ok(statuses)\n}\n", '''    Ok(statuses)
+}
+
+/// Uninstall git-ai hooks from all detected agents
+pub fn uninstall(args: &[String]) -> Result<(), HooksError> {
+    for arg in args {
+        remove_one(arg)?;
+        println!();
+    }
+    Ok(())
+}
+''')
+    r.write("hooks.rs", HOOKS_RS)  # the contributor's checkout: this one never had it
+    b.later(2 * 86400)
+    r.replace("hooks.rs", "pub fn run(", "pub fn run_install(")
+    r.write("hooks.rs", r.read("hooks.rs") + '''
+pub fn run_uninstall(args: &[String]) -> Result<HashMap<String, String>, HooksError> {
+    let mut statuses = HashMap::new();
+    for arg in args {
+        statuses.insert(arg.clone(), remove_one(arg)?);
+        println!();
+    }
+    Ok(statuses)
+}
+''')
+    c1 = b.commit(r, "Hooks refactor with uninstall", author=COLLEAGUE)
+    return b.scenario(r, {
+        "hooks.rs": b.expect(r, "hooks.rs", b.human(c0, 2), b.human(c1), b.human(c0, 7), b.human(c1, 2),
+                             b.human(c0, 2), b.human(c1), b.unknown(c1), b.human(c1, 3)),
+    }, notes='''
+        Line 3, ``pub fn run_install(...)``, is c1's, which removed ``pub fn run(`` (a rename):
+        it is like the session's ``pub fn uninstall(...)``, which the file does not have. The
+        session's only lines in c1 are ``println!();`` and ``for arg in args {`` (blame takes
+        lines 13-14 from c0's copy), each in the file twice: they made it one of c1's sessions,
+        and line 3 its line changed by a person (agent_modified). Neither the commit's record nor
+        a line the file has once ties the session to c1: line 3 is a person's. Line 16 is the
+        session's text, common, in no block of its (common_line).
+        the session to c1: the line is a person's.
+    ''')
+
+
+NOTES_RS = src('''
+    pub fn notes_ref() -> String {
+        "refs/notes/ai".to_string()
+    }
+''')
+
+
+@scenario
+def notes_brought_back_days_later(b: Build) -> Scenario:
+    """A session writes a notes merge; it lands. Months later a person's commit replaces its
+    body with a fallback, and two days after that another commit brings the body back exactly
+    as it was, beside the fallback. Undoing a removal comes soon after it; a line back days
+    later came with new work, and who brought it back is not known."""
+    r = b.init()
+    r.write("refs.rs", NOTES_RS)
+    c0 = b.commit(r, "Notes ref")
+    cc = b.claude(r.path, patches=False)
+    cc.prompt("Merge notes from a remote ref")
+    body = ('''    let mut args = vec!["notes".to_string()];
+    args.push(format!("--ref={}", notes_ref()));
+    args.push("merge".to_string());
+    args.push("-s".to_string());
+    args.push("ours".to_string());
+    exec_git(&args)
+''')
+    t1 = cc.edit(r.path / "refs.rs", "    \"refs/notes/ai\".to_string()\n}\n",
+                 "    \"refs/notes/ai\".to_string()\n}\n\npub fn merge_notes(source: &str) -> Result<(), GitError> {\n"
+                 + body + "    tracing::debug!(\"merged notes from {}\", source);\n}\n")
+    c1 = b.commit(r, "Merge notes")
+    b.later(180 * 86400)
+    r.replace("refs.rs", body, "    fallback_merge_notes(source)\n")
+    b.commit(r, "Merge notes by fast-import", author=COLLEAGUE)
+    b.later(2 * 86400)
+    r.replace("refs.rs", "    fallback_merge_notes(source)\n", body)
+    c3 = b.commit(r, "Only reconstruct the tree as a fallback", author=COLLEAGUE)
+    return b.scenario(r, {
+        "refs.rs": b.expect(r, "refs.rs", b.human(c0, 3), b.agent(t1, c1, 2), b.unknown(c3, 6), b.agent(t1, c1, 2)),
+    }, notes='''
+        Lines 6-11 are t1's, landed by c1, removed by c2 180 days later and brought back by c3,
+        two days after c2, exactly as c2 took them out. They were t1's (restored, c1 and c3); a
+        line out of the file for more than a day came back with new work: unknown now (readded,
+        the session in alternatives).
+    ''')

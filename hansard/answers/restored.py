@@ -287,6 +287,20 @@ class FileHistory:
             return None
         return int(commits[pos + 1].committer_time)
 
+    def added_by(self, sha: str) -> set[int] | None:
+        """The non-trivial lines commit ``sha`` added to the file, by normal-form hash (None:
+        ``sha`` is not in the file's history)."""
+        got = self.commit(sha)
+        return None if got is None else self._changed(got[0])[0]
+
+    def absent_for(self, remover: str, sha: str) -> float | None:
+        """Seconds between commit ``remover`` and commit ``sha`` by their committer times (None:
+        either is not in the file's history)."""
+        gone, got = self.commit(remover), self.commit(sha)
+        if gone is None or got is None:
+            return None
+        return float(got[0].committer_time) - float(gone[0].committer_time)
+
     def brings_back(self, sha: str, line: int, remover: str) -> bool:
         """Commit ``sha``'s hunk that holds its line ``line`` adds no text but what commit
         ``remover`` took out of the file (non-trivial lines): it brings that back, as a checkout

@@ -236,9 +236,10 @@ def why_evidence(ln: Mapping[str, Any]) -> str:
                          " (another branch or worktree)"),
         "stale_edit": ("unknown: " + ", ".join(x[:13] for x in ln.get("alternatives") or ())
                        + " wrote this text before the file's previous commit, which did not take it; here it"
-                       " stands alone and short or common, or came more than a month later"),
+                       " stands alone and short or common, came more than a month later, or with little else"
+                       " of that edit"),
         "readded": ("unknown: the commit wrote this line again (after a commit removed it, among new text of its"
-                    " own; or as one more copy of a line the file had); "
+                    " own or days later; or as one more copy of a line the file had); "
                     + ", ".join(x[:13] for x in ln.get("alternatives") or ()) + " wrote it for an earlier commit"),
         "not_the_commits_session": ("unknown: the commit's own record names other sessions; "
                                     + ", ".join(x[:13] for x in ln.get("alternatives") or ())

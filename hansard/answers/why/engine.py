@@ -44,8 +44,10 @@ from hansard.text import textnorm
 # another file is restored or not by that file's history; 6: an edit's base written by its
 # conversation, its subagents or a subagent whose transcript is not held, or by a piece of work
 # the commit's own record names; 7: stale_edit
-RULES_VERSION = 7
+RULES_VERSION = 8
 FEW_WORDS = 4  # distinct words up to which a line is little evidence of its writer
+AWAY_S = 86400  # how long a line may be out of the file and still be restored by undoing its removal
+LEFT_FEW = 3  # lines an edit must have added, new to the commit's parent, before a share of them is evidence
 _WORDS = re.compile(r"\w+")
 
 
@@ -349,9 +351,19 @@ class Attributor(Unmatched):
         for e in quals:
             gone = removed[e.edit_id]
             restored[e.edit_id] = (history.first_landed(h, e.ts, sha) or gone or sha, sha,
-                                   gone is not None and history.brings_back(sha, line, gone))
+                                   gone is not None and history.brings_back(sha, line, gone)
+                                   and not self._away_long(history, gone, sha))
         self._restored[i] = restored
         return quals
+
+    @staticmethod
+    def _away_long(history: FileHistory, remover: str, sha: str) -> bool:
+        """The line was out of the file for more than ``AWAY_S`` before commit ``sha`` brought it
+        back: undoing a removal (a revert, a checkout of the old version, a rebase replaying a
+        split) comes soon after it; a line back days later came with new work, whose hand (a
+        person retyping it, an agent whose edits are not here) is not known."""
+        away = history.absent_for(remover, sha)
+        return away is not None and away > AWAY_S
 
     def _checks_parent(self, i: int, edits: list[EditRef]) -> bool:
         """Line i's answer may look at its commit's parent: one of these edits replaced lines
@@ -550,8 +562,9 @@ class Attributor(Unmatched):
                 ans = self._agent(i, base_kind, commit, e, rule, conf)
                 restored = self._restored_from(g, pos, e)
                 if restored is not None and not restored[2]:
-                    # The commit wrote new text where it brought the line back: the edit that
-                    # first wrote it does not say who wrote it again.
+                    # The commit wrote new text where it brought the line back, or brought it back
+                    # days after its removal: the edit that first wrote it does not say who wrote
+                    # it again.
                     answers[i] = LineAnswer(line=b.final_line, content=b.content, kind="unknown", commit=commit,
                                             rule="readded", alternatives=(e.session_id,))
                     continue
@@ -573,15 +586,16 @@ class Attributor(Unmatched):
         """The lines of group ``g`` whose chosen edit is older than the file's commit before
         theirs (that commit did not take the edit's line) and that are either little evidence
         (``_little``: short, or in the file more than once) with no other line of the edit's
-        session around them in the commit, or more than ``STALE_S`` older: a person typing the
-        same short line again, or work set aside for so long that another hand may have redone
-        it, is as likely as the edit's line landing late."""
+        session around them in the commit, or more than ``STALE_S`` older, or of an edit the
+        commit took little of (``_landed_in_part``): a person typing the same short line again,
+        work set aside for so long that another hand may have redone it, or work redone with a
+        line or two alike, is as likely as the edit's line landing late."""
         out = []
         for pos, i in enumerate(g):
             e = chosen.get(i)
             if e is None or not self._older_than_the_last_commit(i, e) or self._restored_from(g, pos, e) is not None:
                 continue  # (a restored line did land before: a commit took it, another removed it)
-            if self._older_than_the_last_commit(i, e, STALE_S):
+            if self._older_than_the_last_commit(i, e, STALE_S) or self._landed_in_part(i, e):
                 out.append(i)
                 continue
             if not self._little(i):
@@ -590,6 +604,18 @@ class Attributor(Unmatched):
             if not any(j != i and j in chosen and chosen[j].session_id == e.session_id for j in near):
                 out.append(i)
         return out
+
+    def _landed_in_part(self, i: int, e: EditRef) -> bool:
+        """Line i's commit brought into the file at most a third of the lines edit e added that
+        the commit's parent lacks (and ``LEFT_FEW`` of them or more): what a commit has of an
+        edit the file's commit before did not take is its landing when it comes whole, not a
+        line or two among other text that redoes the work."""
+        sha = self.lines[i].sha
+        left = self.bases.added(e.edit_id) - self.bases.parent(sha)
+        if len(left) < LEFT_FEW:
+            return False
+        took = self.history_of(i).added_by(sha)
+        return took is not None and 3 * len(left & took) <= len(left)
 
     def _little(self, i: int) -> bool:
         """Line i says little of who wrote it: a few words (``use std::fs;``, ``#[serde(default)]``)
@@ -664,9 +690,9 @@ class Attributor(Unmatched):
         return self._counts[self.hashes[i]] > 1
 
     def _restored_from(self, g: list[int], pos: int, e: EditRef) -> tuple[str, str, bool] | None:
-        """(original, restoring commit, whether it brings the line back) when edit e's line at
-        g[pos] was restored; a trivial line follows the nearest non-trivial line of the same
-        edit around it."""
+        """(original, restoring commit, whether it brings the line back soon after its removal)
+        when edit e's line at g[pos] was restored; a trivial line follows the nearest non-trivial
+        line of the same edit around it."""
         i = g[pos]
         if not self.trivial[i]:
             return self._restored.get(i, {}).get(e.edit_id)

@@ -397,8 +397,11 @@ class Unmatched:
 
     def _commit_session_version(self, i: int, bound: float) -> tuple[EditRef, float, str] | None:
         """The newest edit, by one of the sessions of line i's commit and before it, that added a
-        line similar to line i that is no longer in the file."""
-        mine = self.commit_sessions(self.lines[i].sha)
+        line similar to line i that is no longer in the file. A session counts here when the
+        commit's record ties it to the commit or it alone wrote a line of the commit the file has
+        once: lines the file has many times (``println!();``) do not show it made the commit."""
+        sha = self.lines[i].sha
+        mine = self.commit_sessions(sha) & (self.cs.tied(sha) | self._distinct_writers(sha))
         if not mine:
             return None
         best: tuple[float, float, EditRef] | None = None
