@@ -102,6 +102,73 @@ def test_a_blame_started_ahead_is_the_files_blame_and_one_not_taken_is_stopped(t
     assert blame.take_ahead(top, head, "e.py") is None
 
 
+def test_blames_run_ahead_by_one_helper_are_each_files_own_blame(tmp_path: Path) -> None:
+    import os
+
+    import pytest
+
+    from hansard.errors import GitError
+    from hansard.git import serial
+
+    repo = _repo(tmp_path)
+    top, head = str(repo.path), repo.head()
+    paths = [*_paths(repo, head), "gone.py"]
+    assert blame.blames_ahead(top, [(head, p) for p in paths]) == len(paths)
+    queued = {p: blame.take_ahead(top, head, p) for p in paths}
+    assert all(isinstance(q, serial.Queued) for q in queued.values())
+    helper = queued["a.py"].serial  # type: ignore[union-attr]
+    for p in paths[:-1]:  # in any order: each its own
+        assert queued[p].result() == git(blame._args(top, p, head, None, None, None), top), p  # type: ignore[union-attr]
+    with pytest.raises(GitError) as failed:
+        queued["gone.py"].result()  # type: ignore[union-attr]
+    with pytest.raises(GitError) as alone:
+        git(blame._args(top, "gone.py", head, None, None, None), top)
+    assert failed.value.message == alone.value.message
+    assert helper.proc.returncode is not None and not os.path.exists(helper.dir)
+
+
+def test_blames_stopped_ahead_leave_nothing_and_one_still_asked_runs_alone(tmp_path: Path) -> None:
+    import os
+    import time
+
+    repo = _repo(tmp_path)
+    top, head = str(repo.path), repo.head()
+    paths = _paths(repo, head)
+    blame.blames_ahead(top, [(head, p) for p in paths])
+    first = blame.take_ahead(top, head, paths[0])
+    helper = first.serial  # type: ignore[union-attr]
+    helper.stop()  # as when the helper is gone before its command ran
+    assert first is not None and first.result() == git(blame._args(top, paths[0], head, None, None, None), top)
+    blame.forget_ahead()
+    assert blame.take_ahead(top, head, paths[1]) is None
+    assert helper.proc.returncode is not None and not os.path.exists(helper.dir)
+    blame.blames_ahead(top, [(head, p) for p in paths])
+    taken = blame.take_ahead(top, head, paths[0])
+    helper = taken.serial  # type: ignore[union-attr]
+    blame.forget_ahead()
+    assert os.path.exists(helper.dir)  # one command is still wanted
+    taken.stop()  # type: ignore[union-attr]  # none now: its process group killed, its folder gone
+    assert helper.proc.returncode is not None and not os.path.exists(helper.dir)
+    blame.blames_ahead(top, [(head, p) for p in paths])
+    taken = blame.take_ahead(top, head, paths[0])
+    helper = taken.serial  # type: ignore[union-attr]
+    assert helper.code(0, time.monotonic() + 120) == 0
+    os.unlink(os.path.join(helper.dir, "0.out"))  # its output lost: it runs alone
+    assert taken.result() == git(blame._args(top, paths[0], head, None, None, None), top)  # type: ignore[union-attr]
+    blame.forget_ahead()
+
+
+def test_no_blame_is_started_ahead_where_a_side_file_would_make_git_wait(tmp_path: Path) -> None:
+    import os
+
+    repo = _repo(tmp_path)
+    top, head = str(repo.path), repo.head()
+    os.mkfifo(repo.path / ".mailmap")
+    assert blame.unreadable_side_file(top) == ".mailmap"
+    assert blame.blames_ahead(top, [(head, p) for p in _paths(repo, head)]) == 0
+    assert blame.take_ahead(top, head, "a.py") is None
+
+
 def test_deleted_files_asked_again_come_from_what_was_asked(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     top = str(repo.path)
@@ -130,8 +197,12 @@ def test_while_files_are_answered_together_head_and_refs_are_read_once(tmp_path:
 
     repo = _repo(tmp_path)
     top, head = str(repo.path), repo.head()
+    import gc
+
+    before = gc.get_threshold()
     together.open_window(top)
     try:
+        assert gc.get_threshold()[0] >= together.GC_YOUNG  # the youngest generation swept less often
         assert head_commit(top) == head and ref_from_files(top, "refs/heads/main") in (head, None)
         repo.write("late.py", "LATE = 2\n")
         repo.commit("later", T0 + timedelta(hours=1))
@@ -141,3 +212,4 @@ def test_while_files_are_answered_together_head_and_refs_are_read_once(tmp_path:
         together.close_window()
     assert head_commit(top) == repo.head() != head
     assert together.once(("k",), lambda: 2) == 2
+    assert gc.get_threshold() == before

@@ -52,6 +52,13 @@ def test_json_keeps_the_exact_text() -> None:
         assert not ACTIVE.search(out) and json.loads(out) == {"s": HOSTILE}
 
 
+def test_json_of_ascii_alone_is_kept_as_it_is_but_for_delete() -> None:
+    doc = json.dumps({"s": "plain text", "n": [1, 2]})
+    assert json_text(doc) is doc and json_bytes(doc.encode()) == doc.encode()
+    doc = json.dumps({"s": "rub\x7fout"}, ensure_ascii=False)  # ASCII, but a control character
+    assert json_text(doc) == json_bytes(doc.encode()).decode() == '{"s": "rub\\u007fout"}'
+
+
 @pytest.fixture
 def hostile_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> GitRepo:
     """A repository whose commit message and file line hold escapes, and a session (its prompt

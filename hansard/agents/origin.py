@@ -26,9 +26,13 @@ as their ids are: the reader makes them from the file's own path, so they are ap
 
 from __future__ import annotations
 
-import hashlib
 import os
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+try:  # the C module directly: importing hashlib loads OpenSSL too, on `why`'s path
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - non-CPython
+    from hashlib import blake2b
 
 if TYPE_CHECKING:
     from hansard.agents.base import Parser, Provider
@@ -81,7 +85,7 @@ def of_source(path: str, provider: str | None = None) -> Origin:
 
 
 def _folder_ns(folder: str) -> str:
-    return "f" + hashlib.blake2b(folder.encode("utf-8", "surrogateescape"), digest_size=5).hexdigest()
+    return "f" + blake2b(folder.encode("utf-8", "surrogateescape"), digest_size=5).hexdigest()
 
 
 def keyed(ident: str, ns: str | None) -> str:

@@ -78,8 +78,7 @@ def review(store: Store, range: str | None = None, *, commit: str | None = None,
     if found is None:
         raise NotARepository(f"{where} is not inside a git repository")
     top = found[0]
-    change = changes.resolve(top, range, commit)
-    files = changes.changed_files(top, change)
+    change, files = changes.changed(top, range, commit)
     out_files: list[ReviewFile] = []
     docs: dict[str, WhyAnswer] = {}
     from hansard.answers.why.many import InTurn
@@ -91,7 +90,7 @@ def review(store: Store, range: str | None = None, *, commit: str | None = None,
     turn = InTurn(top, [(change.head, f.path) for f in answered], not cache)
     k = 0
     # the change's own commits are most of its lines' commits: what each deleted is asked at once
-    deleted_ahead(top, f"{change.base}..{change.head}" if change.base else change.head)
+    deleted_ahead(top, f"{change.base}..{change.head}" if change.base else change.head, now=not cache)
     try:
         for f in files:
             if f.binary:

@@ -6,13 +6,17 @@ outlives its question's process unread."""
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from hansard.git.run import Pending
+from typing import Generic, Protocol, TypeVar
 
 
-class Ahead:
+class Stoppable(Protocol):
+    def stop(self) -> None: ...
+
+
+C = TypeVar("C", bound=Stoppable)  # a started command: ``hansard.git.run.Pending``, or a helper's
+
+
+class Ahead(Generic[C]):
     """Git commands started ahead of the question that will read them, by key (a repository, a
     revision, a path). Each is served once (``take``), and only to a question about the same
     input; one nobody took is stopped (``drop``, ``clear``). Two threads may start the same one:
@@ -21,13 +25,16 @@ class Ahead:
     __slots__ = ("_started",)
 
     def __init__(self) -> None:
-        self._started: dict[Hashable, tuple[Pending, object]] = {}
+        self._started: dict[Hashable, tuple[C, object]] = {}
+
+    def __contains__(self, key: Hashable) -> bool:
+        return key in self._started
 
     def __len__(self) -> int:
         """How many are started and not yet taken or stopped."""
         return len(self._started)
 
-    def start(self, key: Hashable, begin: Callable[[], Pending], given: object = None) -> None:
+    def start(self, key: Hashable, begin: Callable[[], C], given: object = None) -> None:
         """``begin()`` now, unless one is already started for ``key``; ``given`` is the input it
         was started on (a take for other input stops it)."""
         if key not in self._started:
@@ -35,7 +42,7 @@ class Ahead:
             if self._started.setdefault(key, got) is not got:
                 got[0].stop()
 
-    def take(self, key: Hashable, given: object = None) -> Pending | None:
+    def take(self, key: Hashable, given: object = None) -> C | None:
         """The command started for ``key`` on ``given``, once; else None."""
         got = self._started.pop(key, None) if self._started else None
         if got is None:

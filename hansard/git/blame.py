@@ -16,6 +16,7 @@ from hansard.git.ahead import Ahead
 
 if TYPE_CHECKING:
     from hansard.git.run import Pending
+    from hansard.git.serial import Queued
 
 ZERO = "0" * 40
 _HEX = b"0123456789abcdef"
@@ -70,12 +71,12 @@ def start_blame(top: str, path: str, *, rev: str | None = None, start: int | Non
     return start_git(_args(top, path, rev, start, end, contents), top, input=contents)
 
 
-# Blames started ahead of their question (``blame_ahead``): by an answer about many files, one
-# file ahead (git blames the next file while the answer works on this one), or by a question
-# about one file before the store is brought up to date. Each is served once, to a question
-# about the same bytes (``take_ahead``); one nobody took is stopped (``drop_ahead``,
-# ``forget_ahead``).
-_AHEAD = Ahead()
+# Blames started ahead of their question: by an answer about many files, the files after the
+# one it works on, blamed one after another by one helper process (``blames_ahead``), or by a
+# question about one file before the store is brought up to date (``blame_ahead``). Each is
+# served once, to a question about the same bytes (``take_ahead``); one nobody took is stopped
+# (``drop_ahead``, ``forget_ahead``).
+_AHEAD: Ahead[Pending | Queued] = Ahead()
 _STARTED = 0  # blames started in this process
 
 
@@ -90,7 +91,42 @@ def blame_ahead(top: str, rev: str | None, path: str, contents: bytes | None = N
     _AHEAD.start((top, rev, path), lambda: start_blame(top, path, rev=rev, contents=contents), contents)
 
 
-def take_ahead(top: str, rev: str | None, path: str, contents: bytes | None = None) -> Pending | None:
+def blames_ahead(top: str, pairs: list[tuple[str, str]]) -> int:
+    """Start the whole-file blames of ``pairs`` ((revision, path) each) now, for ``take_ahead``:
+    one after another by one helper process (``hansard.git.serial``) when one can run them,
+    else the first of them alone (``blame_ahead``). How many of ``pairs``, from the first, are
+    started (or were already): none where a file blame reads would make git wait."""
+    from hansard.git import serial
+
+    if unreadable_side_file(top) is not None:
+        return 0  # each question refuses to blame
+    todo = [(rev, path) for rev, path in dict.fromkeys(pairs) if (top, rev, path) not in _AHEAD]
+    items = [[rev, "--", path] for rev, path in todo]
+    if not serial.usable(items) or any(rev.startswith("-") for rev, _ in todo):
+        if pairs:
+            blame_ahead(top, *pairs[0])
+        return min(1, len(pairs))
+    global _STARTED
+    _STARTED += len(todo)
+    try:
+        helper = serial.Serial(top, _args(top, "", None, None, None, None)[:-2], items)
+    except OSError:  # no folder for its output, no shell: one at a time
+        blame_ahead(top, *pairs[0])
+        return 1
+    for i, (rev, path) in enumerate(todo):
+        queued, begun = helper.queued(i), [False]
+
+        def begin(q: Queued = queued, b: list[bool] = begun) -> Queued:
+            b[0] = True
+            return q
+
+        _AHEAD.start((top, rev, path), begin)
+        if not begun[0]:  # another thread's was started first
+            queued.stop()
+    return len(pairs)
+
+
+def take_ahead(top: str, rev: str | None, path: str, contents: bytes | None = None) -> Pending | Queued | None:
     """The blame ``blame_ahead`` started for this file at ``rev`` of these ``contents``, once;
     else None (one started for other contents is stopped)."""
     return _AHEAD.take((top, rev, path), contents)
@@ -104,6 +140,21 @@ def drop_ahead(top: str, rev: str | None, path: str) -> bool:
 def forget_ahead() -> None:
     """Stop every blame started ahead that nobody took."""
     _AHEAD.clear()
+
+
+def unreadable_side_file(top: str) -> str | None:
+    """The name of a file blame reads from the work tree (``.mailmap``, ``.git-blame-ignore-revs``)
+    that is there but no regular file (a FIFO or a device would make git wait for ever), else None."""
+    import stat
+
+    for name in (".mailmap", ".git-blame-ignore-revs"):
+        try:
+            mode = os.stat(os.path.join(top, name)).st_mode
+        except OSError:
+            continue
+        if not stat.S_ISREG(mode):
+            return name
+    return None
 
 
 def _args(top: str, path: str, rev: str | None, start: int | None, end: int | None, contents: bytes | None

@@ -12,8 +12,7 @@ them. Nothing here writes to the repository or its refs, and nothing is fetched.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, NamedTuple
 
 How = Literal["range", "commit", "upstream", "default_branch"]
 
@@ -22,21 +21,23 @@ _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 
-@dataclass(frozen=True, slots=True)
-class Hunk:
+# NamedTuples and a slotted class, not dataclasses: making a dataclass costs more at import than
+# this module's work for a review.
+class Hunk(NamedTuple):
     old_start: int
     old_lines: int
     new_start: int
     new_lines: int
 
 
-@dataclass(slots=True)
 class Changed:
-    path: str
-    old_path: str | None = None
-    status: Literal["added", "modified", "renamed", "copied"] = "modified"
-    binary: bool = False
-    hunks: list[Hunk] = field(default_factory=list)
+    __slots__ = ("path", "old_path", "status", "binary", "hunks")
+
+    def __init__(self, path: str, old_path: str | None = None,
+                 status: Literal["added", "modified", "renamed", "copied"] = "modified", binary: bool = False,
+                 hunks: list[Hunk] | None = None) -> None:
+        self.path, self.old_path, self.status, self.binary = path, old_path, status, binary
+        self.hunks: list[Hunk] = [] if hunks is None else hunks
 
     @property
     def added(self) -> list[int]:
@@ -47,8 +48,7 @@ class Changed:
         return sum(h.old_lines for h in self.hunks)
 
 
-@dataclass(frozen=True, slots=True)
-class Change:
+class Change(NamedTuple):
     spec: str  # how the range reads (``A..B``, ``C^..C``, ``origin/main...HEAD``)
     how: How
     base: str | None
@@ -61,6 +61,29 @@ def resolve(top: str, spec: str | None = None, commit: str | None = None) -> Cha
     ``A...B``: from their merge base; a single revision: that commit), or by default this
     branch against its upstream's merge base, else against the default branch's
     (``origin/HEAD``, then ``main``, ``master``)."""
+    name, how, base, head, n = _ends(top, spec, commit)
+    return Change(name, how, base, head, n if n is not None else _count(top, base, head))
+
+
+def changed(top: str, spec: str | None = None, commit: str | None = None) -> tuple[Change, list[Changed]]:
+    """``resolve`` and ``changed_files`` of the change: its commits are counted beside the diff."""
+    from hansard.git.run import start
+
+    name, how, base, head, n = _ends(top, spec, commit)
+    counting = start(_count_args(base, head), top) if n is None else None
+    try:
+        files = _diff(top, base, head, name)
+        if counting is not None:
+            got, counting = counting, None
+            n = int(got.result().decode().strip() or 0)
+    finally:
+        if counting is not None:
+            counting.stop()
+    return Change(name, how, base, head, n or 0), files
+
+
+def _ends(top: str, spec: str | None, commit: str | None) -> tuple[str, How, str | None, str, int | None]:
+    """(spec, how, base, head, its commits when known without counting them) of ``resolve``."""
     from hansard.errors import InvalidArgument, UnknownRevision
 
     if commit is not None and spec is not None:
@@ -69,7 +92,7 @@ def resolve(top: str, spec: str | None = None, commit: str | None = None) -> Cha
         one = commit if commit is not None else spec
         sha = _commit(top, one)  # type: ignore[arg-type]
         first = _first_parent(top, sha)
-        return Change(f"{one}^..{one}", "commit", first, sha, 1)
+        return f"{one}^..{one}", "commit", first, sha, 1
     if spec is not None:
         a, three, b = spec.partition("...")
         if not three:
@@ -80,32 +103,36 @@ def resolve(top: str, spec: str | None = None, commit: str | None = None) -> Cha
             start = _merge_base(top, start, head)  # type: ignore[arg-type]
             if start is None:
                 raise UnknownRevision(f"{spec}: the two revisions share no history")
-        return Change(spec, "range", start, head, _count(top, start, head))
+        return spec, "range", start, head, None
     head = _commit(top, "HEAD")
     upstream = _upstream(top)
     if upstream is not None:
         fork = _merge_base(top, upstream[1], head)
         if fork is not None:
-            return Change(f"{upstream[0]}...HEAD", "upstream", fork, head, _count(top, fork, head))
+            return f"{upstream[0]}...HEAD", "upstream", fork, head, None
     for name in _default_branches(top):
         tip = _resolve(top, name)
         fork = _merge_base(top, tip, head) if tip is not None else None
         if fork is not None:
-            return Change(f"{name}...HEAD", "default_branch", fork, head, _count(top, fork, head))
+            return f"{name}...HEAD", "default_branch", fork, head, None
     raise InvalidArgument("this branch has no upstream and no default branch was found: give a range (A..B) or "
                           "--commit C")
 
 
 def changed_files(top: str, change: Change) -> list[Changed]:
     """The files the change adds lines to, in path order, from one `git diff -U0 -M`."""
+    return _diff(top, change.base, change.head, change.spec)
+
+
+def _diff(top: str, base: str | None, head: str, spec: str) -> list[Changed]:
     from hansard.errors import InputTooLarge
     from hansard.git.run import git
 
     out = git(["diff", "-U0", "-M", "--no-ext-diff", "--no-textconv", "--diff-filter=AMRC",
-               change.base or _EMPTY_TREE, change.head, "--"], top)
+               base or _EMPTY_TREE, head, "--"], top)
     files = parse_diff(out)
     if len(files) > MAX_FILES:
-        raise InputTooLarge(f"{change.spec} changes more than {MAX_FILES} files; review a narrower range",
+        raise InputTooLarge(f"{spec} changes more than {MAX_FILES} files; review a narrower range",
                             bound="MAX_FILES", limit=MAX_FILES)
     return sorted(files, key=lambda f: f.path)
 
@@ -207,7 +234,11 @@ def _merge_base(top: str, a: str, b: str) -> str | None:
 def _count(top: str, base: str | None, head: str) -> int:
     from hansard.git.run import git_text
 
-    return int(git_text(["rev-list", "--count", f"{base}..{head}" if base else head, "--"], top).strip() or 0)
+    return int(git_text(_count_args(base, head), top).strip() or 0)
+
+
+def _count_args(base: str | None, head: str) -> list[str]:
+    return ["rev-list", "--count", f"{base}..{head}" if base else head, "--"]
 
 
 def _upstream(top: str) -> tuple[str, str] | None:

@@ -117,22 +117,29 @@ def _batch_read(revs: list[str], data: bytes) -> list[tuple[str, str, bytes, byt
 _AHEAD: dict[tuple[str, str, str], bytes] = {}
 _LOGS: dict[tuple[str, str, str], str] = {}
 _LOGS_TO_READ: dict[tuple[str, str], list[str]] = {}  # read when the first of them is asked (a kept answer asks none)
+_MERGES: dict[tuple[str, str], Pending] = {}  # whether a commit's history has a merge, asked ahead of its logs
 AHEAD_BYTES = 64 << 20  # held at once; a file past it is read when asked, as if never read ahead
 _ROUND = [0]  # read_ahead calls so far: what ``held`` holds changes only with it
 # A path that git's pathspec or its raw listing reads otherwise than as itself is left to its own log.
 _PLAIN_PATH = re.compile(r'[^*?\[\]\\"\t\n:!]+')
 
 
-def read_ahead(top: str, pairs: list[tuple[str, str]], *, logs_now: bool = False) -> None:
+def read_ahead(top: str, pairs: list[tuple[str, str]], *, logs_now: bool = False, logs_soon: bool = False) -> None:
     """Read each (commit, path) of ``pairs`` (a commit named by its full id) now, for ``file_at``
     and ``log_at``: the files at once, each commit's logs when the first of its files asks for
-    its log (``logs_now``: now, for processes forked next); what an earlier call read and nobody
-    asked for is dropped."""
+    its log (``logs_now``: now, for processes forked next; ``logs_soon``: their files will ask,
+    so whether the history has a merge is asked beside the files' reading); what an earlier
+    call read and nobody asked for is dropped."""
     _AHEAD.clear()
     _LOGS.clear()
     _LOGS_TO_READ.clear()
+    while _MERGES:
+        _MERGES.popitem()[1].stop()
     _ROUND[0] += 1
     pairs = [(c, p) for c, p in pairs if _FULL_ID.fullmatch(c)]
+    if logs_soon:
+        for c in dict.fromkeys(c for c, _ in pairs):
+            _MERGES[(top, c)] = Pending(_merges_args(c), top)
     held = 0
     for rev, _, kind, body in batch_objects(top, [f"{c}:{p}" for c, p in pairs]):
         if kind == b"blob" and held + len(body) <= AHEAD_BYTES:
@@ -178,7 +185,12 @@ def _logs_ahead(top: str, commit: str, paths: list[str]) -> dict[str, str]:
     root commit that added it (`--follow` looks for where a file added later came from, which a
     walk of many paths does not). The other paths are left out: each asks git for its own."""
     plain = sorted({p for p in paths if _PLAIN_PATH.fullmatch(p)})
-    if len(plain) < 2 or git_text(["rev-list", "--merges", "-n", "1", commit, "--"], top).strip():
+    merges = _MERGES.pop((top, commit), None)
+    if len(plain) < 2:
+        if merges is not None:
+            merges.stop()
+        return {}
+    if (merges.result() if merges is not None else git(_merges_args(commit), top)).strip():
         return {}
     args = _file_log_args("", commit, False)
     args.remove("--follow")
@@ -204,6 +216,10 @@ def _logs_ahead(top: str, commit: str, paths: list[str]) -> dict[str, str]:
     return found
 
 
+def _merges_args(commit: str) -> list[str]:
+    return ["rev-list", "--merges", "-n", "1", commit, "--"]
+
+
 def read_blobs(top: str, blob_ids: list[str]) -> dict[str, bytes]:
     """Many blobs in one `git cat-file --batch` process instead of one `git show` each. A
     blob git does not have is left out."""
@@ -225,7 +241,7 @@ def start_file_log(top: str, path: str, rev: str = "HEAD") -> Pending:
 
 # Files' logs started ahead of their question (``log_ahead``: before the store is brought up to
 # date for it), each taken once by the history that asks (``take_log_ahead``), or stopped.
-_LOG_AHEAD = Ahead()
+_LOG_AHEAD: Ahead[Pending] = Ahead()
 
 
 def log_ahead(top: str, path: str, rev: str = "HEAD") -> None:
@@ -485,7 +501,7 @@ def tree_files(top: str, rev: str, paths: list[str] | None = None) -> list[tuple
 _DELETED: dict[tuple[str, str], frozenset[str]] = {}
 _DELETED_KEPT = 8192
 _FULL_ID = re.compile(r"[0-9a-f]{40}")
-_DELETED_AHEAD: dict[str, str] = {}  # top -> the range whose commits the next question asks too
+_DELETED_AHEAD: dict[str, str | Pending] = {}  # top -> the commits the next question asks too (or their listing)
 DELETED_AHEAD_COMMITS = 500
 
 
@@ -502,7 +518,7 @@ def deleted_files(top: str, shas: list[str]) -> dict[str, set[str]]:
     also = _DELETED_AHEAD.pop(top, None)
     if also is not None:  # the commits of a change many answers are about, asked with the first
         try:
-            ids = git_text(["rev-list", f"--max-count={DELETED_AHEAD_COMMITS}", also], top).split()
+            ids = (also.result().decode() if isinstance(also, Pending) else git_text(_listing(also), top)).split()
         except GitError:
             ids = []
         todo += [x for x in ids if (top, x) not in _DELETED and x not in todo]
@@ -527,13 +543,20 @@ def deleted_files(top: str, shas: list[str]) -> dict[str, set[str]]:
     return found | {x: set(asked[x]) for x in shas if x in asked}
 
 
-def deleted_ahead(top: str, revs: str | None) -> None:
+def deleted_ahead(top: str, revs: str | None, *, now: bool = False) -> None:
     """The first ``deleted_files`` question in ``top`` that git must answer also asks about
     the commits of ``revs`` (``A..B``, at most ``DELETED_AHEAD_COMMITS`` of them): the commits
-    of a change whose files are answered next (None: no longer)."""
-    _DELETED_AHEAD.pop(top, None)
+    of a change whose files are answered next (None: no longer); ``now``: they are listed from
+    now on, beside the caller's work (its files will ask)."""
+    listing = _DELETED_AHEAD.pop(top, None)
+    if isinstance(listing, Pending):
+        listing.stop()
     if revs is not None and not revs.startswith("-"):
-        _DELETED_AHEAD[top] = revs
+        _DELETED_AHEAD[top] = Pending(_listing(revs), top) if now else revs
+
+
+def _listing(revs: str) -> list[str]:
+    return ["rev-list", f"--max-count={DELETED_AHEAD_COMMITS}", revs]
 
 
 def ancestry(top: str, rev: str) -> set[str]:

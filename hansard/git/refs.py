@@ -147,8 +147,8 @@ def resolve_commit(top: str, rev: str) -> str | None:
         sha = git_text(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], top).strip() or None
     except GitError:
         return None
-    if sha is not None and sha == rev:
+    if sha is not None:  # the id it gave names that commit, whatever ``rev`` named
         if len(_COMMITS) >= _COMMITS_KEPT:
             _COMMITS.clear()
-        _COMMITS[(top, rev)] = None
+        _COMMITS[(top, sha)] = None
     return sha

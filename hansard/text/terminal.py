@@ -75,9 +75,13 @@ def say(text: str, file: IO[str] | None = None, end: str = "\n", flush: bool = F
 def json_text(doc: str) -> str:
     """A JSON document as ``json.dumps(..., ensure_ascii=False)`` wrote it, with the C1 and
     bidirectional characters escaped (the same JSON value)."""
+    if doc.isascii() and "\x7f" not in doc:  # none of them (a flag of the string, then one scan)
+        return doc
     return _RAW_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", doc)
 
 
 def json_bytes(doc: bytes) -> bytes:
     """``json_text`` for a document as UTF-8 bytes."""
+    if doc.isascii() and b"\x7f" not in doc:
+        return doc
     return _RAW_IN_JSON_BYTES.sub(lambda m: f"\\u{ord(m.group(0).decode()):04x}".encode(), doc)

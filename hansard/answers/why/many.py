@@ -47,35 +47,41 @@ class InTurn:
     """What git says of many files, read ahead of their answers asked in turn (``pairs``: each
     (revision, path), answered between ``before(k)`` and ``after(k)``): the files' text and logs
     a batch at a time (``hansard.git.history.read_ahead``), and while files are answered afresh,
-    each one's blame started as the file before it is answered (``hansard.git.blame.blame_ahead``).
-    A kept answer needs no blame: after one, the next file is blamed only when its answer asks.
-    Nothing read ahead changes an answer: each file is served what its own question reads."""
+    the blames of the files after the one answered, run one after another beside the answers
+    (``hansard.git.blame.blames_ahead``). A kept answer needs no blame: after one, the blames
+    started ahead are stopped, and the next file is blamed only when its answer asks. Nothing
+    read ahead changes an answer: each file is served what its own question reads."""
 
     def __init__(self, top: str, pairs: list[tuple[str, str]], fresh: bool) -> None:
         self.top, self.pairs, self.on = top, pairs, fresh
-        self.ahead_of = -1  # the pair whose blame was started ahead
+        self.ahead = range(0)  # the pairs whose blames were started ahead
         self.had = False
         self.started = 0
 
     def before(self, k: int) -> None:
         from hansard.answers.why import together
-        from hansard.git.blame import blame_ahead, blames_started
+        from hansard.git.blame import blames_ahead, blames_started
         from hansard.git.history import read_ahead
 
+        self.had = k in self.ahead
+        if self.on and k + 1 < len(self.pairs) and k + 1 not in self.ahead:
+            # while answers are fresh: the next files' blames, and this one's if not started yet
+            first = k + 1 if self.had else k
+            self.ahead = range(first, first + blames_ahead(self.top, self.pairs[first:first + AHEAD_FILES]))
+            self.had = k in self.ahead
         if k % AHEAD_FILES == 0:
-            read_ahead(self.top, self.pairs[k:k + AHEAD_FILES])
+            read_ahead(self.top, self.pairs[k:k + AHEAD_FILES], logs_soon=self.on)
             together.open_window(self.top)
-        self.had = self.ahead_of == k
-        self.ahead_of = k + 1 if self.on and k + 1 < len(self.pairs) else -1
-        if self.ahead_of > 0:
-            blame_ahead(self.top, *self.pairs[k + 1])
         self.started = blames_started()
 
     def after(self, k: int) -> None:
-        from hansard.git.blame import blames_started, drop_ahead
+        from hansard.git.blame import blames_started, drop_ahead, forget_ahead
 
         untaken = drop_ahead(self.top, *self.pairs[k])
         self.on = not untaken and (self.had or blames_started() > self.started)
+        if not self.on and k + 1 in self.ahead:
+            forget_ahead()
+            self.ahead = range(0)
 
     def close(self) -> None:
         """Drop what nobody asked for, and stop the blames nobody took."""

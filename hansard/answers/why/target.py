@@ -20,10 +20,11 @@ from hansard.errors import (
     UnknownRevision,
 )
 from hansard.git import identity
-from hansard.git.blame import Blame
+from hansard.git.blame import Blame, unreadable_side_file
 
 if TYPE_CHECKING:
     from hansard.git.run import Pending
+    from hansard.git.serial import Queued
 
 # top: working tree top level; main_top: its main repository (differs for a worktree).
 Target = namedtuple("Target", "top main_top rel start end")
@@ -116,15 +117,9 @@ def check_git_side_files(top: str) -> None:
     """git blame reads ``.mailmap`` (and hansard passes ``.git-blame-ignore-revs``) from the work
     tree whatever they are: one that is a FIFO or a device would make git wait for ever, so it is
     refused before git runs."""
-    import stat
-
-    for name in (".mailmap", ".git-blame-ignore-revs"):
-        try:
-            mode = os.stat(os.path.join(top, name)).st_mode
-        except OSError:
-            continue
-        if not stat.S_ISREG(mode):
-            raise NotAFile(f"{name} in {top} is not a regular file: git would wait on it; remove it or make it a file")
+    name = unreadable_side_file(top)
+    if name is not None:
+        raise NotAFile(f"{name} in {top} is not a regular file: git would wait on it; remove it or make it a file")
 
 
 def run_blame(t: Target, rev: str | None, contents: bytes | None) -> Blame:
@@ -136,7 +131,7 @@ class Blaming:
 
     __slots__ = ("pending", "rel", "rev")
 
-    def __init__(self, pending: Pending, rel: str, rev: str | None) -> None:
+    def __init__(self, pending: Pending | Queued, rel: str, rev: str | None) -> None:
         self.pending, self.rel, self.rev = pending, rel, rev
 
     def result(self) -> Blame:

@@ -13,6 +13,7 @@ with no window open, every call computes them as a lone question does.
 
 from __future__ import annotations
 
+import gc
 from typing import TYPE_CHECKING, Any
 
 from hansard.text.textnorm import line_facts
@@ -29,6 +30,7 @@ _WINDOW: dict[str, object] = {}  # "top": the repository asked; "read": (round, 
 _STORES: list[Store] = []  # whose lines were read ahead (dropped when the window closes)
 _ONCE: dict[Hashable, Any] = {}
 FACTS_KEPT = 200_000  # distinct texts: past it, the memory is let go and the facts computed again
+GC_YOUNG = 20_000  # allocations between two sweeps of the collector's youngest generation, in a window
 
 
 def open_window(top: str) -> None:
@@ -38,6 +40,10 @@ def open_window(top: str) -> None:
 
         close_window()
         _WINDOW["top"] = top
+        young, *older = _WINDOW["gc"] = gc.get_threshold()
+        # Each answer makes many small containers that live until it is done, not cycles to
+        # look for: the collector's youngest generation is swept less often meanwhile.
+        gc.set_threshold(max(young, GC_YOUNG), *older)
         hold(True)
 
 
@@ -47,6 +53,9 @@ def close_window() -> None:
 
     if _WINDOW:
         hold(False)
+        was = _WINDOW.get("gc")
+        if isinstance(was, tuple):
+            gc.set_threshold(*was)
     _FACTS.clear()
     _WINDOW.clear()
     _ONCE.clear()
