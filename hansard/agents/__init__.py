@@ -193,5 +193,5 @@ def from_key(key: str) -> Provider | None:
 
 def folder_readers() -> tuple[Provider, ...]:
     """The readers that may claim a folder as one source: those of the agents that keep one
-    (``source_dirs``); no other reader reads a folder (tests/test_agent_registry.py)."""
+    (``source_dirs``); no other reader reads a folder (tests/test_agents_registry.py)."""
     return tuple(p for a in agents() if a.source_dirs for p in a.providers())
