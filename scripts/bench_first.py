@@ -134,6 +134,12 @@ class Corpus:
     def pristine(self, code: Code) -> Path:
         return self.work / code.label / "fresh"
 
+    def first(self, code: Code) -> Path:
+        """The store the first whole-file step asked, which the steady, growing and after-commit
+        steps ask again; a fresh copy when that step did not run (``--only``)."""
+        dst = self.work / code.label / "first"
+        return dst if dst.exists() else self.copy(code, "first")
+
     def copy(self, code: Code, what: str) -> Path:
         """A copy of the build's freshly indexed store, for one step."""
         dst = self.work / code.label / what
@@ -244,7 +250,7 @@ def step_steady(c: Corpus, codes: list[Code], rounds: int) -> dict[str, dict]:
             hs.append(timed(cmd, c.repo, env))
             gs.append(timed([*BLAME, "--", rel], c.repo, env))
         return statistics.median(hs), statistics.median(gs)
-    return turns(c, codes, {code.label: c.work / code.label / "first" for code in codes}, ask, 60)
+    return turns(c, codes, {code.label: c.first(code) for code in codes}, ask, 60)
 
 
 class Grower:
@@ -312,7 +318,7 @@ def step_grow(c: Corpus, codes: list[Code]) -> dict[str, dict]:
             while g.size() == seen:  # a message came since the last question
                 time.sleep(0.05)
             return timed(code.hansard("why", rel, "--json"), c.repo, env), timed([*BLAME, "--", rel], c.repo, env)
-        return turns(c, codes, {code.label: c.work / code.label / "first" for code in codes}, ask, 60)
+        return turns(c, codes, {code.label: c.first(code) for code in codes}, ask, 60)
     finally:
         g.stop()
 
@@ -333,7 +339,7 @@ def step_commit(c: Corpus, codes: list[Code]) -> dict[str, dict]:
             committed[rel] = True
         return timed(code.hansard("why", rel, "--json"), c.repo, env), timed([*BLAME, "--", rel], c.repo, env)
     try:
-        return turns(c, codes, {code.label: c.work / code.label / "first" for code in codes}, ask, 60)
+        return turns(c, codes, {code.label: c.first(code) for code in codes}, ask, 60)
     finally:
         subprocess.run(["git", "reset", "-q", "--hard", head], cwd=c.repo, check=True, capture_output=True)
 

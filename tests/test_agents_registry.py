@@ -70,6 +70,27 @@ def test_readers_by_key() -> None:
     assert agents.from_key("capture") is not None and agents.from_key("nobody") is None
 
 
+def test_only_folder_readers_claim_folders() -> None:
+    """A folder root is sniffed by ``folder_readers`` alone: every reader of a folder belongs
+    to an agent that keeps one."""
+    folder = [p for p in agents.providers() if getattr(p, "container", None) == "dir"]
+    assert folder and all(p in agents.folder_readers() for p in folder)
+
+
+def test_a_source_read_again_loads_its_own_reader() -> None:
+    """A grown transcript's reader, found by its key, loads no other agent's parser."""
+    assert _loaded("assert a.from_key('claude_code').name == 'claude_code'\n"
+                   "others = {r.partition(':')[0] for x in a.agents() if x.name != 'claude_code' for r in x.readers}\n"
+                   "print(sorted(others & set(sys.modules)))") == "[]"
+
+
+def _loaded(code: str) -> str:
+    """What ``code`` prints, run in a fresh interpreter after ``import sys, hansard.agents as a``."""
+    out = subprocess.run([sys.executable, "-c", "import sys, hansard.agents as a\n" + code], capture_output=True,
+                         text=True, check=True)
+    return out.stdout.strip()
+
+
 def test_homes_follow_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HOME", str(tmp_path / "h"))
     for var in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "CURSOR_HOME", "CURSOR_CONFIG_DIR",
@@ -99,12 +120,10 @@ def test_homes_follow_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 
 def test_reading_records_imports_no_parser() -> None:
     """`hansard why` needs the records (shell tools, display names), never a parser."""
-    code = ("import sys, hansard.agents as a, hansard.facts.shell\n"
-            "a.tools('shell'); a.display_name('codex'); a.memory_files(); a.transcript_dirs()\n"
-            "print(sorted(m for m in sys.modules if m.endswith(('transcript', 'rollout', 'chats'))"
-            " or m in ('orjson', 'hansard.values.models', 'dataclasses')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]", out.stdout
+    assert _loaded("import hansard.facts.shell\n"
+                   "a.tools('shell'); a.display_name('codex'); a.memory_files(); a.transcript_dirs()\n"
+                   "print(sorted(m for m in sys.modules if m.endswith(('transcript', 'rollout', 'chats'))"
+                   " or m in ('orjson', 'hansard.values.models', 'dataclasses')))") == "[]"
 
 
 def _codex_call(tool: str, cx, cmd: str, run=None) -> str:

@@ -264,3 +264,30 @@ def test_an_index_read_by_workers_keeps_the_commit_diffs_worked_out_beside_its_s
     assert taken == [not thread_fails]
     top, stored = _kept_diffs()
     assert stored and stored == _diffs_of(top)
+
+
+def test_a_new_commit_alone_counts_no_shell_call_again(tmp_path, monkeypatch):
+    """Nothing was written since the facts were kept (a commit, no transcript changed): the
+    upkeep joins the new commit without reading the repository's shell calls again, and keeps
+    the ties a join of everything keeps."""
+    from hansard.link.commits.kept import refresh
+    from hansard.store import open_store
+
+    b, r, sha, _ = _printed(tmp_path, monkeypatch, "ties_counted_once")
+    r.write("shop.py", (r.path / "shop.py").read_text() + "\n\nVERSION = '1.0'\n")
+    new = b.commit(r, "Add a version")
+    store = open_store()
+    try:
+        statements: list[str] = []
+        store.db.set_trace_callback(statements.append)
+        (repo_id,) = store.db.execute("SELECT id FROM repos").fetchone()
+        state = refresh(store, str(r.path), repo_id, wait_ms=100)
+        store.db.set_trace_callback(None)
+    finally:
+        store.close()
+    assert state is not None and state["refreshed"] and state["head"] == new
+    assert statements and not [s for s in statements if "FROM tool_calls" in s], statements
+    kept = _ties()
+    _forget("commit_facts", "commit_ties", "commit_prints")
+    assert run_cli("why", "shop.py", "--json", "--no-cache")[0] == 0  # its upkeep joins everything again
+    assert _ties() == kept and (sha, "printed") in {(c, rule) for c, _, rule in kept}, kept

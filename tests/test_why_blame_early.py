@@ -87,6 +87,41 @@ def test_a_cached_answer_starts_no_blame(tmp_path, monkeypatch):
     assert "blame" not in _calls(log)
 
 
+def _grow_session() -> None:
+    """One message appended to the session's transcript (its agent still at work)."""
+    [path] = Path(os.environ["CLAUDE_CONFIG_DIR"]).glob("projects/*/*.jsonl")
+    last = json.loads(path.read_text().splitlines()[-1])
+    rec = {"parentUuid": last["uuid"], "isSidechain": False, "userType": "external", "cwd": last["cwd"],
+           "sessionId": last["sessionId"], "version": last.get("version", "2.1.4"), "type": "assistant",
+           "uuid": "7c1e0d2a-5b3f-4e8a-9d6c-0a1b2c3d4e5f", "timestamp": "2026-11-12T10:00:00.000Z",
+           "message": {"model": "claude-opus-4-5-20251101", "id": "msg_grown", "type": "message", "role": "assistant",
+                       "content": [{"type": "text", "text": "Still at it."}]}}
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(rec) + "\n")
+
+
+def test_a_grown_transcript_starts_the_blame_before_the_quick_index(tmp_path, monkeypatch):
+    """The cache holds the file's answer, but a transcript grew: the quick index will read it
+    (a new store generation), so blame starts before it, as for any fresh answer."""
+    import hansard.ingest.run as run
+
+    _ready(tmp_path, monkeypatch)
+    _why("retry.py")
+    _grow_session()
+    started = _started(monkeypatch)
+    real_index = run.index
+
+    def index(*args, **kw):  # type: ignore[no-untyped-def]
+        started.append("(the quick index)")
+        return real_index(*args, **kw)
+
+    monkeypatch.setattr(run, "index", index)
+    got = _why("retry.py")
+    calls = [git_subcommand(c) for c in started]
+    assert calls.count("blame") == 1 and calls.index("blame") == 0 and "(the quick index)" in started, started
+    assert got == _why("retry.py", "--no-cache")
+
+
 def test_a_failing_question_leaves_no_blame_running(tmp_path, monkeypatch):
     from hansard.git import blame, history
 

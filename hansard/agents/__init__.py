@@ -180,4 +180,18 @@ def provider_key(p: Provider) -> str:
 
 
 def from_key(key: str) -> Provider | None:
+    # The readers of the agent the key names first: a source read again (a transcript grown by
+    # a message) loads its own reader, not every agent's.
+    name = key.partition(":")[0]
+    for a in agents():
+        if a.name == name:
+            found = next((p for p in a.providers() if provider_key(p) == key), None)
+            if found is not None:
+                return found
     return next((p for p in providers() if provider_key(p) == key), None)
+
+
+def folder_readers() -> tuple[Provider, ...]:
+    """The readers that may claim a folder as one source: those of the agents that keep one
+    (``source_dirs``); no other reader reads a folder (tests/test_agents_registry.py)."""
+    return tuple(p for a in agents() if a.source_dirs for p in a.providers())

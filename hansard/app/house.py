@@ -114,7 +114,7 @@ class Request:
     and at its close keeps it when it caches. Made and closed on one thread (an answer's own
     threads share its context)."""
 
-    __slots__ = ("app", "store", "_synced", "_team", "_kept", "_listening")
+    __slots__ = ("app", "store", "_synced", "_changed", "_team", "_kept", "_listening")
 
     def __init__(self, app: Hansard, store: Store) -> None:
         from hansard.store import kept
@@ -122,6 +122,7 @@ class Request:
         self.app = app
         self.store = store
         self._synced: bool | None = None
+        self._changed: bool | None = None
         self._team: bool | None = None
         self._kept, self._listening = kept.listen()
         if self.caching:
@@ -155,12 +156,25 @@ class Request:
         self._synced = self.quick_index()
         return self._synced
 
+    def will_index(self) -> bool:
+        """Whether this request's quick index is still to run and will find a transcript changed
+        (its stat walk, done once: the quick index then takes its answer)."""
+        if not self.app.sync or self._synced is not None:
+            return False
+        if self._changed is None:
+            from hansard.agents import transcript_dirs
+            from hansard.ingest.quickcheck import anything_changed
+
+            self._changed = anything_changed(self.store, transcript_dirs())
+        return self._changed
+
     def quick_index(self) -> bool:
         """The quick index now, whatever the app's ``sync`` (a server's poller runs it on a
         request of its own): skipped while another indexer runs or on a read-only store."""
         from hansard.ingest.quickcheck import quick_sync
 
-        return quick_sync(self.store)
+        changed, self._changed = self._changed, None
+        return quick_sync(self.store, changed)
 
     def fresh(self, where: str | None = None, *, team: bool = True) -> bool:
         """Bring the store up to date for a question: the quick index (once, when the app syncs);
@@ -261,12 +275,15 @@ class Request:
                      ) -> tuple[str, str] | None:
         """The blame of the working tree's file (or a buffer) started before the store is
         brought up to date (the quick index, the team's rows, the repository's upkeep), when a
-        fresh answer may follow (``why.blame_early``)."""
+        fresh answer may follow (``why.blame_early``): whatever the why-result cache holds now
+        when the quick index is about to read a changed transcript (a new store generation,
+        which no cached answer is kept under)."""
         if rev is not None:
             return None
         from hansard.answers import why
 
-        return why.blame_early(self.store, spec, contents=contents, cwd=cwd, cache=self.app.cache)
+        return why.blame_early(self.store, spec, contents=contents, cwd=cwd,
+                               cache=self.app.cache and not self.will_index())
 
     def _cached_why(self, spec: str, rev: str | None, contents: bytes | None, cwd: str | None) -> bytes | None:
         """The cached document after the quick index, or None, the repository then registered

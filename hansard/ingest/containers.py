@@ -73,7 +73,7 @@ def whole_dirs(roots: list[str]) -> set[str]:
 
 def sniff(path: Path) -> ContainerProvider | None:
     if path.is_dir():
-        for p in registry.providers():
+        for p in registry.folder_readers():
             if is_container(p) and p.container == "dir":
                 try:
                     if p.sniff(path, b""):

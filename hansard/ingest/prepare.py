@@ -21,11 +21,9 @@ closes or its parent dies.
 from __future__ import annotations
 
 import os
-import pickle
 import signal
 import sys
 import threading
-import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -89,6 +87,8 @@ def run_job(job: Job, tools: Tools, records: Iterator[RawRecord] | None = None) 
     except (FileNotFoundError, PermissionError, IsADirectoryError) as exc:
         yield ("error", type(exc).__name__, str(exc))
     except Exception:  # the writer re-raises it, with this traceback
+        import traceback
+
         yield ("error", "Exception", traceback.format_exc())
 
 
@@ -217,6 +217,8 @@ class _Sender:
     def send(self, msg: tuple) -> None:
         if self.broken:
             raise BrokenPipeError("the writer is gone")
+        import pickle  # (worker processes only: an inline read of a grown transcript never loads it)
+
         data = pickle.dumps(msg, pickle.HIGHEST_PROTOCOL)
         with self.ready:
             while self.waiting and (self.bytes + len(data) > AHEAD_BYTES or len(self.waiting) >= AHEAD_MESSAGES):
@@ -350,6 +352,8 @@ class Worker:
         self._feeder.start()
 
     def results(self) -> Iterator[tuple]:
+        import pickle
+
         while True:
             try:
                 msg = pickle.loads(self._res_r.recv_bytes())

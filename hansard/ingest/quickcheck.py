@@ -105,13 +105,16 @@ def anything_changed(store: Store, roots: Iterable[str]) -> bool:
     return False
 
 
-def quick_sync(store: Store) -> bool:
+def quick_sync(store: Store, changed: bool | None = None) -> bool:
     """The cheap incremental index before answering; skipped if another indexer runs or
-    the store is read-only. True when it found something to read (whether or not it could)."""
+    the store is read-only. True when it found something to read (whether or not it could).
+    ``changed``: what ``anything_changed`` just said, when the caller asked it already."""
     from hansard.agents import transcript_dirs
     from hansard.errors import StoreReadOnly
 
-    if not anything_changed(store, transcript_dirs()):
+    if changed is None:
+        changed = anything_changed(store, transcript_dirs())
+    if not changed:
         return False
     from hansard.ingest.run import index  # the pipeline loads only when there is work
 

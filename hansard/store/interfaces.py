@@ -254,8 +254,9 @@ class CommitFacts(Protocol):
     def state(self, repo_id: int) -> dict[str, Any] | None:
         """head, calls_upto, calls, commits, seconds, computed_at, diffs_head, generation; None:
         nothing kept."""
-    def shell_key(self, repo_id: int, tools: Collection[str]) -> tuple[int, int]:
-        """(highest row id, count) of the repository's shell calls that mention git."""
+    def shell_key(self, repo_id: int, tools: Collection[str], upto: int = 0) -> tuple[int, int, int]:
+        """(highest row id, count, the count of those up to ``upto``) of the repository's shell
+        calls that mention git, each counted once more when its result is in."""
     def shell_calls(self, repo_id: int, tools: Collection[str], after: int | None = None
                     ) -> list[tuple[int, str, str | None, str | None, str | None]]:
         """(row id, session id, timestamp, input JSON, output) of those calls past ``after`` (all

@@ -1,10 +1,12 @@
 """Keeping each repository's commit facts (which sessions made which commit) up to date.
 
 The facts of a repository stand for two things, both in its state row: the commit HEAD named
-and the shell calls read (highest row id, count); reading a new Entire checkpoint of the
-repository drops its state (hansard.ingest.git_sources), so its trailers are joined again.
-``refresh`` brings them up to date when either moved: new shell calls are read for their prints
-(a call is read once; calls that were rewritten or removed make it read them all again), and
+and the shell calls read (highest row id, count, each call counted once more when its result
+is in); reading a new Entire checkpoint of the repository drops its state
+(hansard.ingest.git_sources), so its trailers are joined again. ``refresh`` brings them up to
+date when either moved: new shell calls are read for their prints (a call is read once; calls
+that were rewritten or removed, or whose result came after they were read, make it read them
+all again), and
 the ties are joined anew from all prints and HEAD's history, in one `git log`, one `git
 cat-file --batch` for printed ids that are no longer in the history and, for those git still
 has, one `git diff-tree --stdin` and one `git patch-id` (patch-ids are kept, so a commit's is
@@ -67,7 +69,14 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None,
     if state is not None and state["head"] == head and generation is not None and state["generation"] == generation:
         return {**state, "refreshed": False}  # nothing written since: not even counted again
     tools = _tools()
-    upto, count = facts.shell_key(repo_id, tools)
+    if state is not None and generation is not None and state["generation"] == generation:
+        # Nothing written since they were counted (a new commit, the common case): the calls
+        # are those the facts stand for, and need not be counted again.
+        upto, count, before = state["calls_upto"], state["calls"], state["calls"]
+    else:
+        # A call's result (which prints the commit it made) may be read after the call itself:
+        # the key counts it, and calls read before their result are read again with it.
+        upto, count, before = facts.shell_key(repo_id, tools, state["calls_upto"] if state is not None else 0)
     if state is not None and state["head"] == head and (state["calls_upto"], state["calls"]) == (upto, count):
         facts.set_generation(repo_id, wait_ms)
         return {**state, "refreshed": False}
@@ -83,10 +92,8 @@ def refresh(store: Store, top: str, repo_id: int, *, wait_ms: int | None = None,
             kept = facts.save(repo_id, new_state, prints=[], ties=added, patch_ids=[], keep_prints=True,
                               dropped=dropped, wait_ms=wait_ms)
             return {**new_state, "refreshed": True, "kept": kept}
-    incremental = state is not None and state["calls_upto"] <= upto
+    incremental = state is not None and state["calls_upto"] <= upto and before == state["calls"]
     new_calls = facts.shell_calls(repo_id, tools, state["calls_upto"] if state is not None and incremental else None)
-    if state is not None and incremental and state["calls"] + len(new_calls) != count:
-        incremental, new_calls = False, facts.shell_calls(repo_id, tools)
     new_prints = [(row, p) for row, sid, ts, inp, out in new_calls for p in ties.prints_of([(sid, ts, inp, out)])]
     prints = [ties.Print(*p) for p in facts.prints(repo_id)] if incremental else []
     prints += [p for _, p in new_prints]
@@ -290,7 +297,7 @@ def _current(store: Store, facts: Any, top: str, repo_id: int) -> bool:
         return False
     if state["generation"] is not None and state["generation"] == facts.generation():
         return True
-    return (state["calls_upto"], state["calls"]) == facts.shell_key(repo_id, _tools())
+    return (state["calls_upto"], state["calls"]) == facts.shell_key(repo_id, _tools())[:2]
 
 
 def refresh_all(store: Store, repos: Iterable[tuple[int, str]], ahead: DiffsAhead | None = None

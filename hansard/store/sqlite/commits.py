@@ -36,13 +36,16 @@ class SqliteCommitFacts:
         row = self.db.execute("SELECT * FROM commit_facts WHERE repo_id=?", (repo_id,)).fetchone()
         return dict(row) if row is not None else None
 
-    def shell_key(self, repo_id: int, tools: Collection[str]) -> tuple[int, int]:
-        """(highest id, count) of the shell calls in the repository's sessions that mention git."""
+    def shell_key(self, repo_id: int, tools: Collection[str], upto: int = 0) -> tuple[int, int, int]:
+        """(highest id, count, the count of those up to ``upto``) of the shell calls in the
+        repository's sessions that mention git, each counted once more when its result is in."""
         row = self.db.execute(
-            "SELECT COALESCE(MAX(t.id), 0), COUNT(*) FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
+            "SELECT COALESCE(MAX(t.id), 0), COUNT(*) + COUNT(t.status),"
+            " COALESCE(SUM(CASE WHEN t.id <= ? THEN 1 + (t.status IS NOT NULL) ELSE 0 END), 0)"
+            " FROM tool_calls t JOIN sessions s ON s.id=t.session_id"
             f" WHERE s.repo_id=? AND t.name IN ({marks(len(tools))}) AND instr(t.input, 'git') > 0",
-            (repo_id, *tools)).fetchone()
-        return int(row[0]), int(row[1])
+            (upto, repo_id, *tools)).fetchone()
+        return int(row[0]), int(row[1]), int(row[2])
 
     def shell_calls(self, repo_id: int, tools: Collection[str], after: int | None = None
                     ) -> list[tuple[int, str, str | None, str | None, str | None]]:
