@@ -43,6 +43,9 @@ class Resolver:
         self._tops: dict[str, tuple[str, str] | None] = {}
         self._repo_ids: dict[str, int] = {}
         self._unreadable: dict[str, GitError] = {}  # main top -> git's failure to identify it, this pass
+        # (path, cwd) -> what ``locate`` found: a session's edits name the same few files again
+        # and again, and every part of the answer is fixed for this resolver's life.
+        self._located: dict[tuple[str, str | None], tuple[int, str] | None] = {}
         self.created = False  # a repository was registered: unresolved sessions deserve another look
 
     def local_path(self, path: str, cwd: str | None = None) -> str | None:
@@ -92,6 +95,13 @@ class Resolver:
 
     def locate(self, path: str, cwd: str | None) -> tuple[int, str] | None:
         """(repo_id, repo-relative path) of a file path as a transcript wrote it."""
+        key = (path, cwd)
+        if key in self._located:
+            return self._located[key]
+        hit = self._located[key] = self._locate(path, cwd)  # (a GitError is raised, not kept)
+        return hit
+
+    def _locate(self, path: str, cwd: str | None) -> tuple[int, str] | None:
         p = self.local_path(path, cwd)
         if p is None:
             return None
