@@ -183,6 +183,7 @@ def resolve_pending(store: Store, skipped: Counter[str] | None = None) -> int:
                 if skipped is not None:
                     skipped["git_unreadable"] += 1
     linked = 0
+    links: list[tuple[int | None, str | None, int]] = []  # written together, after the loop (nothing in it reads them)
     for row in repos.unresolved_edits():
         if is_carried(row):
             srow = row["srow"]
@@ -190,7 +191,7 @@ def resolve_pending(store: Store, skipped: Counter[str] | None = None) -> int:
                 carried_repo[srow] = repos.session_repo(srow)
             rid = carried_repo[srow]
             rel = carried.place(srow, row["id"], rid)
-            repos.link_edit(row["id"], rid, rel)
+            links.append((rid, rel, row["id"]))
             linked += rel is not None
             continue
         try:
@@ -199,8 +200,9 @@ def resolve_pending(store: Store, skipped: Counter[str] | None = None) -> int:
             if skipped is not None:
                 skipped["git_unreadable"] += 1
             continue
-        repos.link_edit(row["id"], hit[0] if hit else None, hit[1] if hit else None)
+        links.append((hit[0], hit[1], row["id"]) if hit else (None, None, row["id"]))
         linked += hit is not None
+    repos.link_edits(links)
     from hansard.link.commits.own import date_by_own_commits
 
     date_by_own_commits(store)  # edits of agents that commit them, dated by those commits
