@@ -107,6 +107,41 @@ def test_two_reading_workers_write_what_one_reader_writes(samples: Path, monkeyp
     assert dealt == [2, 2]
 
 
+
+def test_workers_held_to_one_result_ready_write_what_one_reader_writes(
+        samples: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """However little a worker may hold ready (on two CPUs, a few chunks), each waits for the
+    writer and the store is the same."""
+    from hansard.ingest import prepare
+
+    expected = _plain_dump(samples)
+    monkeypatch.setattr(prepare, "WORKER_MIN_BYTES", 0)
+    monkeypatch.setattr(prepare, "TWO_WORKERS_MIN_BYTES", 0)
+    monkeypatch.setattr(prepare, "CHUNK_RECORDS", 7)
+    monkeypatch.setattr(prepare, "AHEAD_BYTES", 1)  # every message waits for the one before it
+    monkeypatch.setattr(prepare, "AHEAD_BYTES_SHARED", 1)
+    db = connect()
+    index(db, [samples])
+    assert dump(db) == expected
+
+
+def test_a_worker_holds_fewer_results_ready_when_the_cpus_are_shared(monkeypatch: pytest.MonkeyPatch) -> None:
+    import multiprocessing as mp
+
+    from hansard.ingest import prepare
+
+    limits = {}
+    for cpus in (2, 4):
+        monkeypatch.setattr(os, "cpu_count", lambda cpus=cpus: cpus)
+        r, w = mp.Pipe(duplex=False)
+        sender = prepare._Sender(w)
+        limits[cpus] = sender.limit
+        sender.close()
+        w.close()
+        r.close()
+    assert limits == {2: prepare.AHEAD_BYTES_SHARED, 4: prepare.AHEAD_BYTES}
+    assert prepare.AHEAD_BYTES_SHARED < prepare.AHEAD_BYTES
+
 def _matches(db: sqlite3.Connection) -> dict[str, list[tuple[str, ...]]]:
     """For a spread of words of the messages and tool calls: the keys of the rows each full-text
     index finds."""

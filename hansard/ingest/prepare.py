@@ -13,9 +13,9 @@ leaves nothing behind, and the writer applies a source's results in one transact
 The worker is forked and never touches SQLite (a connection must not cross a fork): an ARCHIVE
 job's packed records follow the job down the job pipe, read by a connection of the writer's
 process. A large run deals its jobs to two workers in turn and reads their results back in
-job order. A worker runs ahead of the writer by at most ``AHEAD_BYTES`` of results plus what one
-pipe holds, so memory stays bounded whatever the corpus size. It exits when its job pipe
-closes or its parent dies.
+job order. A worker runs ahead of the writer by at most ``AHEAD_BYTES`` of results (fewer on
+two CPUs) plus what one pipe holds, so memory stays bounded whatever the corpus size. It exits
+when its job pipe closes or its parent dies.
 """
 
 from __future__ import annotations
@@ -48,6 +48,10 @@ TWO_WORKERS_MIN_BYTES = 64 << 20
 # sends two small messages a file, and a count of 16 messages stopped a worker eight files
 # ahead while the writer was still on the other worker's large one.
 AHEAD_BYTES = 48 << 20
+# The same with fewer CPUs than the writer and its two workers: there, results a worker holds
+# ready were made with CPU time the writer needed, and the writer wrote them alone once the
+# workers were done; held to a few chunks, a worker waits instead and the writer keeps up.
+AHEAD_BYTES_SHARED = 8 << 20
 AHEAD_MESSAGES = 4096
 
 FILE, ARCHIVE = "file", "archive"
@@ -190,6 +194,7 @@ class _Sender:
         from collections import deque
 
         self.conn = conn
+        self.limit = AHEAD_BYTES if (os.cpu_count() or 1) >= 3 else AHEAD_BYTES_SHARED
         self.waiting: deque[bytes | None] = deque()
         self.bytes = 0
         self.ready = threading.Condition()
@@ -221,7 +226,7 @@ class _Sender:
 
         data = pickle.dumps(msg, pickle.HIGHEST_PROTOCOL)
         with self.ready:
-            while self.waiting and (self.bytes + len(data) > AHEAD_BYTES or len(self.waiting) >= AHEAD_MESSAGES):
+            while self.waiting and (self.bytes + len(data) > self.limit or len(self.waiting) >= AHEAD_MESSAGES):
                 self.ready.wait()
             self.waiting.append(data)
             self.bytes += len(data)

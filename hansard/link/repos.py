@@ -43,6 +43,9 @@ class Resolver:
         self._tops: dict[str, tuple[str, str] | None] = {}
         self._repo_ids: dict[str, int] = {}
         self._unreadable: dict[str, GitError] = {}  # main top -> git's failure to identify it, this pass
+        # (path, cwd) -> what ``locate`` found: a session's edits name the same few files again
+        # and again, and every part of the answer is fixed for this resolver's life.
+        self._located: dict[tuple[str, str | None], tuple[int, str] | None] = {}
         self.created = False  # a repository was registered: unresolved sessions deserve another look
 
     def local_path(self, path: str, cwd: str | None = None) -> str | None:
@@ -92,6 +95,13 @@ class Resolver:
 
     def locate(self, path: str, cwd: str | None) -> tuple[int, str] | None:
         """(repo_id, repo-relative path) of a file path as a transcript wrote it."""
+        key = (path, cwd)
+        if key in self._located:
+            return self._located[key]
+        hit = self._located[key] = self._locate(path, cwd)  # (a GitError is raised, not kept)
+        return hit
+
+    def _locate(self, path: str, cwd: str | None) -> tuple[int, str] | None:
         p = self.local_path(path, cwd)
         if p is None:
             return None
@@ -173,6 +183,7 @@ def resolve_pending(store: Store, skipped: Counter[str] | None = None) -> int:
                 if skipped is not None:
                     skipped["git_unreadable"] += 1
     linked = 0
+    links: list[tuple[int | None, str | None, int]] = []  # written together, after the loop (nothing in it reads them)
     for row in repos.unresolved_edits():
         if is_carried(row):
             srow = row["srow"]
@@ -180,7 +191,7 @@ def resolve_pending(store: Store, skipped: Counter[str] | None = None) -> int:
                 carried_repo[srow] = repos.session_repo(srow)
             rid = carried_repo[srow]
             rel = carried.place(srow, row["id"], rid)
-            repos.link_edit(row["id"], rid, rel)
+            links.append((rid, rel, row["id"]))
             linked += rel is not None
             continue
         try:
@@ -189,8 +200,9 @@ def resolve_pending(store: Store, skipped: Counter[str] | None = None) -> int:
             if skipped is not None:
                 skipped["git_unreadable"] += 1
             continue
-        repos.link_edit(row["id"], hit[0] if hit else None, hit[1] if hit else None)
+        links.append((hit[0], hit[1], row["id"]) if hit else (None, None, row["id"]))
         linked += hit is not None
+    repos.link_edits(links)
     from hansard.link.commits.own import date_by_own_commits
 
     date_by_own_commits(store)  # edits of agents that commit them, dated by those commits

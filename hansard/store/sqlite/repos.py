@@ -190,6 +190,7 @@ class SqliteRepos:
         """Record a session's repository (None: none found); the session is then resolved."""
         self.db.execute("UPDATE sessions SET repo_id=?, resolved=1 WHERE id=?", (repo_id, session_row))
 
-    def link_edit(self, edit_row: int, repo_id: int | None, rel_path: str | None) -> None:
-        """Record an edit's repository and repository-relative path; the edit is then resolved."""
-        self.db.execute("UPDATE edits SET repo_id=?, rel_path=?, resolved=1 WHERE id=?", (repo_id, rel_path, edit_row))
+    def link_edits(self, links: list[tuple[int | None, str | None, int]]) -> None:
+        """Record edits' repositories and repository-relative paths, (repo_id, rel_path, edit
+        row) each; the edits are then resolved."""
+        self.db.executemany("UPDATE edits SET repo_id=?, rel_path=?, resolved=1 WHERE id=?", links)
