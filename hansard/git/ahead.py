@@ -34,13 +34,16 @@ class Ahead(Generic[C]):
         """How many are started and not yet taken or stopped."""
         return len(self._started)
 
-    def start(self, key: Hashable, begin: Callable[[], C], given: object = None) -> None:
-        """``begin()`` now, unless one is already started for ``key``; ``given`` is the input it
-        was started on (a take for other input stops it)."""
-        if key not in self._started:
-            got = (begin(), given)
-            if self._started.setdefault(key, got) is not got:
-                got[0].stop()
+    def start(self, key: Hashable, begin: Callable[[], C], given: object = None) -> bool:
+        """``begin()`` now, unless one is already started for ``key`` (then False, and ``begin``
+        is not called); ``given`` is the input it was started on (a take for other input stops
+        it)."""
+        if key in self._started:
+            return False
+        got = (begin(), given)
+        if self._started.setdefault(key, got) is not got:
+            got[0].stop()
+        return True
 
     def take(self, key: Hashable, given: object = None) -> C | None:
         """The command started for ``key`` on ``given``, once; else None."""

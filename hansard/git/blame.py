@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections import namedtuple
+from functools import partial
 from typing import TYPE_CHECKING
 
 from hansard.git.ahead import Ahead
@@ -114,15 +115,8 @@ def blames_ahead(top: str, pairs: list[tuple[str, str]]) -> int:
         blame_ahead(top, *pairs[0])
         return 1
     for i, (rev, path) in enumerate(todo):
-        queued, begun = helper.queued(i), [False]
-
-        def begin(q: Queued = queued, b: list[bool] = begun) -> Queued:
-            b[0] = True
-            return q
-
-        _AHEAD.start((top, rev, path), begin)
-        if not begun[0]:  # another thread's was started first
-            queued.stop()
+        if not _AHEAD.start((top, rev, path), partial(helper.queued, i)):  # another thread's was started first
+            helper.queued(i).stop()
     return len(pairs)
 
 

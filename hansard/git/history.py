@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import namedtuple
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from hansard.errors import GitError
 from hansard.git.ahead import Ahead
@@ -117,7 +117,7 @@ def _batch_read(revs: list[str], data: bytes) -> list[tuple[str, str, bytes, byt
 _AHEAD: dict[tuple[str, str, str], bytes] = {}
 _LOGS: dict[tuple[str, str, str], str] = {}
 _LOGS_TO_READ: dict[tuple[str, str], list[str]] = {}  # read when the first of them is asked (a kept answer asks none)
-_MERGES: dict[tuple[str, str], Pending] = {}  # whether a commit's history has a merge, asked ahead of its logs
+_MERGES: Ahead[Pending] = Ahead()  # whether a commit's history has a merge, asked ahead of its logs
 AHEAD_BYTES = 64 << 20  # held at once; a file past it is read when asked, as if never read ahead
 _ROUND = [0]  # read_ahead calls so far: what ``held`` holds changes only with it
 # A path that git's pathspec or its raw listing reads otherwise than as itself is left to its own log.
@@ -133,13 +133,12 @@ def read_ahead(top: str, pairs: list[tuple[str, str]], *, logs_now: bool = False
     _AHEAD.clear()
     _LOGS.clear()
     _LOGS_TO_READ.clear()
-    while _MERGES:
-        _MERGES.popitem()[1].stop()
+    _MERGES.clear()
     _ROUND[0] += 1
     pairs = [(c, p) for c, p in pairs if _FULL_ID.fullmatch(c)]
     if logs_soon:
         for c in dict.fromkeys(c for c, _ in pairs):
-            _MERGES[(top, c)] = Pending(_merges_args(c), top)
+            _MERGES.start((top, c), partial(Pending, _merges_args(c), top))
     held = 0
     for rev, _, kind, body in batch_objects(top, [f"{c}:{p}" for c, p in pairs]):
         if kind == b"blob" and held + len(body) <= AHEAD_BYTES:
@@ -185,11 +184,10 @@ def _logs_ahead(top: str, commit: str, paths: list[str]) -> dict[str, str]:
     root commit that added it (`--follow` looks for where a file added later came from, which a
     walk of many paths does not). The other paths are left out: each asks git for its own."""
     plain = sorted({p for p in paths if _PLAIN_PATH.fullmatch(p)})
-    merges = _MERGES.pop((top, commit), None)
     if len(plain) < 2:
-        if merges is not None:
-            merges.stop()
+        _MERGES.drop((top, commit))
         return {}
+    merges = _MERGES.take((top, commit))
     if (merges.result() if merges is not None else git(_merges_args(commit), top)).strip():
         return {}
     args = _file_log_args("", commit, False)

@@ -169,4 +169,3 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float) -> int:
 def start(args: Sequence[str], cwd: str | os.PathLike[str], *, input: bytes | None = None) -> Pending:
     """``git ARGS`` started now, beside the caller's own work: its output is ``.result()``."""
     return Pending(args, cwd, input=input)
-
