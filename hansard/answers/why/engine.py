@@ -133,7 +133,7 @@ class Attributor(Unmatched):
         self.cs = CommitSessions(store, t.top, repo_id, bl, at_head=rev is None or _is_head(t.top, rev))
         from hansard.answers.why.bases import Bases
 
-        self.bases = Bases(store, t.top, bl, self.moved)
+        self.bases = Bases(store, t.top, bl, self.moved, hashes=self.history.text_hashes())
         self._off_base: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it on another version
         self._works: dict[str, frozenset[str]] = {}  # session -> its piece of work (see _work)
         self._file_delegations: list[tuple[float, str]] | None = None  # (start, session) of unread subagents told of the file
@@ -168,6 +168,7 @@ class Attributor(Unmatched):
         self._other_path: dict[tuple[int, frozenset[str]], bool] = {}  # (line hash, its paths) -> an edit added it elsewhere
         self._counts: dict[int, int] | None = None  # line hash -> lines of the file with it
         self._distinct: dict[str, set[str]] = {}  # commit -> sessions that alone wrote one of its lines
+        self._start_sources()  # last: ``answer`` reads or stops what it starts
 
     # -- rules ----------------------------------------------------------------------
 
@@ -194,6 +195,22 @@ class Attributor(Unmatched):
         if out is None:
             out = self._paths_of[key] = self.own_paths(i) | self.moved.get(b.sha, frozenset())
         return out
+
+    def _start_sources(self) -> None:
+        """Start now, beside what the answer does next, the `git log` of each file blame took a
+        line from whose text an edit added to that file: the rules will ask that file's history
+        about the line (``history_of``). The rest, if any line then asks, start in ``answer``,
+        which reads or stops them all."""
+        placed = self.placed
+        if not placed:
+            return
+        for i, b in enumerate(self.lines):
+            p = b.orig_path
+            if (p in self.own_names or p in self._histories or b.sha == ZERO or self.trivial[i]
+                    or p not in placed.get(self.hashes[i], ())):
+                continue
+            if (got := self._history_at(p)) is not self.history:
+                got.prefetch()
 
     def _moved_sources(self) -> dict[str, frozenset[str]]:
         """commit -> the paths it deleted (no rename git found pairs them with a new one) into
@@ -434,6 +451,14 @@ class Attributor(Unmatched):
         return out
 
     def answer(self) -> list[LineAnswer]:
+        try:
+            return self._answer()
+        finally:
+            self.bases.stop()
+            for history in self._histories.values():
+                history.stop()
+
+    def _answer(self) -> list[LineAnswer]:
         answers: list[LineAnswer | None] = [None] * len(self.lines)
         # the edits' bases, and the parents of the commits whose lines edits may have written, read at once
         weighed = {i: self.loose(i) for i, b in enumerate(self.lines) if not self.trivial[i] and b.sha != ZERO}
@@ -442,13 +467,15 @@ class Attributor(Unmatched):
             if p not in self._histories and (got := self._history_at(p)) is not self.history:
                 got.prefetch()
         self.bases.prefetch(e.edit_id for es in weighed.values() for e in es)
-        self.bases.want(self.lines[i].sha for i, es in weighed.items() if es and self._checks_parent(i, es))
+        # (a line of another file is read whatever its check says: the check waits for that file's log)
+        self.bases.want(self.lines[i].sha for i, es in weighed.items()
+                        if es and (self.history_of(i) is not self.history or self._checks_parent(i, es)))
         # the commits' own versions a common line's block may be judged in (``_in_block``)
         common = [i for i, es in weighed.items() if es and self._common(i)]
         self.bases.want_versions((self.lines[i].sha, self.lines[i].orig_path) for i in common)
         self.bases.want(self.lines[i].sha for i in common)
         # the file versions that may show an edit's line removed, read in one git process
-        asks: dict[FileHistory, set[tuple[int, float, str]]] = {}
+        asks: dict[FileHistory, set[tuple[int, float, str]]] = {self.history: set()}
         for i, es in weighed.items():
             if es:
                 asks.setdefault(self.history_of(i), set()).update((self.hashes[i], e.ts, self.lines[i].sha) for e in es)
@@ -456,13 +483,13 @@ class Attributor(Unmatched):
 
         if not many_files():  # files answered in turn: the next file's blame runs beside; read when a line needs them
             self.bases.start()  # read beside the removals' versions and the rules until a line needs them
-        try:
-            for history, questions in asks.items():
+        for history, questions in asks.items():
+            if history is self.history:
                 history.prefetch_removals(list(questions))
-            for g in self.groups():
-                self._answer_group(g, answers)
-        finally:
-            self.bases.stop()
+            else:  # read when a line first asks that file (its log may still run)
+                history.prefetch_removals_later(list(questions))
+        for g in self.groups():
+            self._answer_group(g, answers)
         return [a for a in answers if a is not None]
 
     def _answer_group(self, g: list[int], answers: list[LineAnswer | None]) -> None:
