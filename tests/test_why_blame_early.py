@@ -218,8 +218,8 @@ def _events(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def test_the_log_of_a_file_blame_took_lines_from_runs_beside_the_rules(tmp_path, monkeypatch):
-    """The other file's `git log` is started as soon as blame names it, and the answer does not
-    wait for it before starting the reads of the commits' parents."""
+    """The other file's `git log` is read when a line first asks that file's history: the reads
+    of the commits' parents start before, beside it, not after it."""
     _moved_block(tmp_path, monkeypatch)
     before = _why("retry.py", "--no-cache")
     assert [ln["kind"] for ln in before["lines"][-3:]] == ["agent"] * 3, before["lines"]

@@ -309,10 +309,13 @@ class FileHistory:
         edit that may have written it), at any commit: every version a commit made that
         removed such a line, not older than the edit. What the history's diffs cannot rebuild
         git reads beside the caller, taken by ``read_ahead`` (or the first read that needs it)."""
-        self.commits()
+        adders = self._index()[0]
         asks: dict[str, set[int]] = {}
         for h, edit_ts in oldest.items():
-            for c in self._removers(h, -1):
+            at = adders.get(h)
+            if not at:
+                continue  # no commit of this history added it: blame will name another file's, or none
+            for c in self._removers(h, at[0]):  # older than the newest commit that added it, which blame names most often
                 if c.blob and c.committer_time + CLOCK_SLACK_S >= edit_ts:
                     asks.setdefault(c.blob, set()).add(h)
         todo = self._to_read(list(asks), asks)

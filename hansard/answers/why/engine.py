@@ -168,7 +168,6 @@ class Attributor(Unmatched):
         self._other_path: dict[tuple[int, frozenset[str]], bool] = {}  # (line hash, its paths) -> an edit added it elsewhere
         self._counts: dict[int, int] | None = None  # line hash -> lines of the file with it
         self._distinct: dict[str, set[str]] = {}  # commit -> sessions that alone wrote one of its lines
-        self._start_sources()  # last: ``answer`` reads or stops what it starts
 
     # -- rules ----------------------------------------------------------------------
 
@@ -195,22 +194,6 @@ class Attributor(Unmatched):
         if out is None:
             out = self._paths_of[key] = self.own_paths(i) | self.moved.get(b.sha, frozenset())
         return out
-
-    def _start_sources(self) -> None:
-        """Start now, beside what the answer does next, the `git log` of each file blame took a
-        line from whose text an edit added to that file: the rules will ask that file's history
-        about the line (``history_of``). The rest, if any line then asks, start in ``answer``,
-        which reads or stops them all."""
-        placed = self.placed
-        if not placed:
-            return
-        for i, b in enumerate(self.lines):
-            p = b.orig_path
-            if (p in self.own_names or p in self._histories or b.sha == ZERO or self.trivial[i]
-                    or p not in placed.get(self.hashes[i], ())):
-                continue
-            if (got := self._history_at(p)) is not self.history:
-                got.prefetch()
 
     def _moved_sources(self) -> dict[str, frozenset[str]]:
         """commit -> the paths it deleted (no rename git found pairs them with a new one) into
@@ -475,7 +458,7 @@ class Attributor(Unmatched):
         self.bases.want_versions((self.lines[i].sha, self.lines[i].orig_path) for i in common)
         self.bases.want(self.lines[i].sha for i in common)
         # the file versions that may show an edit's line removed, read in one git process
-        asks: dict[FileHistory, set[tuple[int, float, str]]] = {self.history: set()}
+        asks: dict[FileHistory, set[tuple[int, float, str]]] = {}
         for i, es in weighed.items():
             if es:
                 asks.setdefault(self.history_of(i), set()).update((self.hashes[i], e.ts, self.lines[i].sha) for e in es)
