@@ -305,10 +305,12 @@ class FileHistory:
 
     def prefetch_removals_ahead(self, oldest: dict[int, float]) -> None:
         """Before blame names the lines' commits (while it runs): what ``prefetch_removals``
-        will read of the questions about the lines ``oldest`` names (line hash -> the oldest
-        edit that may have written it), at any commit: every version a commit made that
-        removed such a line, not older than the edit. What the history's diffs cannot rebuild
-        git reads beside the caller, taken by ``read_ahead`` (or the first read that needs it)."""
+        will likely read of the questions about the lines ``oldest`` names (line hash -> the
+        oldest edit that may have written it), guessing each line's commit to be the newest
+        that added it: every version an older commit made that removed the line, not older than
+        the edit. What the history's diffs cannot rebuild git reads beside the caller, taken by
+        ``read_ahead`` (or the first read that needs it); a later ``prefetch_removals`` reads
+        only what this left out."""
         adders = self._index()[0]
         asks: dict[str, set[int]] = {}
         for h, edit_ts in oldest.items():

@@ -220,8 +220,9 @@ def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, dat
 def _removals_ahead(pre: Prepared, history: FileHistory) -> None:
     """While git blames: the versions of the file that may show a line's edit removed since
     (``FileHistory.prefetch_removals``), for each of the file's lines an edit of one of its
-    names added, from the oldest such edit on, whichever commit blame will name (more than
-    the answer asks, never less)."""
+    names added, from the oldest such edit on, before the commit blame most often names (the
+    newest that added the line). Whatever the answer then asks that this did not read, it reads
+    after blame, as it would have without this."""
     from hansard.answers.why.together import many_files
 
     if many_files() or not pre.edits:
@@ -252,8 +253,6 @@ def _ahead_of_blame(texts: list[str], *, likeness: bool) -> None:
     redact_lines(texts)
     if many_files():  # files answered in turn have no blame to wait for: imported when used
         return
-    import hashlib  # noqa: F401 - (the history's replay of its versions)
-
     import hansard.agents.trailers.coauthors  # noqa: F401 - (imported, so their first use on the answer's path is free)
     import hansard.answers.asked  # noqa: F401
     import hansard.answers.pasted  # noqa: F401
