@@ -60,11 +60,6 @@ class FileHistory:
         self._later: list[tuple[int, float, str]] | None = None  # prefetch_removals' questions, asked with the first
         self._reading: BatchRead | None = None  # the versions read ahead of blame, until taken (``read_ahead``)
 
-    def text_hashes(self) -> dict[str, int]:
-        """line text -> its normal-form hash, for every text of the history's diffs read so far
-        (trivial ones too), filled as more are read: one table for every reader of versions."""
-        return self._text_hashes
-
     def stop(self) -> None:
         """Stop the file's `git log` and its versions' reading if they were started and nobody
         read them."""

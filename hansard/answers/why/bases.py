@@ -38,8 +38,7 @@ if TYPE_CHECKING:
 class Bases:
     """The bases of the edits one question weighs, and the parent versions of its commits."""
 
-    def __init__(self, store: Store, top: str, bl: Blame, moved: Mapping[str, AbstractSet[str]] | None = None,
-                 hashes: dict[str, int] | None = None) -> None:
+    def __init__(self, store: Store, top: str, bl: Blame, moved: Mapping[str, AbstractSet[str]] | None = None) -> None:
         self.store = store
         self.top = top
         self.bl = bl
@@ -52,8 +51,7 @@ class Bases:
         self._added: dict[int, set[int]] = {}  # edit -> the non-trivial lines it added
         self._parents: dict[str, frozenset[int]] = {}  # commit -> the lines of the file at its parent
         self._wanted: set[str] = set()  # commits whose parents the next read also fetches
-        # a line's text -> its normal-form hash (``hashes``: the file's history's, worked out while git blamed)
-        self._hashes: dict[str, int] = hashes if hashes is not None else {}
+        self._hashes: dict[str, int] = {}  # a line's text -> its normal-form hash
         # what ``start`` began reading: (parents, versions, their revs, the read), and the blamed commits' parents
         self._reading: tuple[set[str], set[tuple[str, str]], dict[str, str], BatchRead] | None = None
         self._meta_reading: tuple[list[str], BatchRead] | None = None

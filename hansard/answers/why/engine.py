@@ -133,7 +133,7 @@ class Attributor(Unmatched):
         self.cs = CommitSessions(store, t.top, repo_id, bl, at_head=rev is None or _is_head(t.top, rev))
         from hansard.answers.why.bases import Bases
 
-        self.bases = Bases(store, t.top, bl, self.moved, hashes=self.history.text_hashes())
+        self.bases = Bases(store, t.top, bl, self.moved)
         self._off_base: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it on another version
         self._works: dict[str, frozenset[str]] = {}  # session -> its piece of work (see _work)
         self._file_delegations: list[tuple[float, str]] | None = None  # (start, session) of unread subagents told of the file
