@@ -169,6 +169,7 @@ def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, dat
     failed = None
     try:
         texts = _file_lines(data)[:n]
+        _imports_ahead(len(texts))  # (while the file's `git log` runs: they need nothing of it)
         # the file's names in its history (its `git log` is quicker than blame)
         pre = Prepared(store, repo_id, texts, os.path.basename(t.rel), paths=history.names())
         history.prepare()
@@ -243,15 +244,24 @@ def _ahead_of_blame(texts: list[str], *, likeness: bool) -> None:
     """Work the answer does anyway, done while git blames (this thread would
     only wait, and blame is the longest step of a large file's answer): the file's lines are
     redacted (the redactor keeps the result by text, so the contract's redaction of the same
-    lines finds it), and the modules every fresh answer uses after blame are imported: the
-    rules' own, the other tools' records, the contract's JSON encoder for a file of its size
-    and, with ``likeness`` (some edit added one of its lines: the rules will compare lines), the
-    likeness module."""
+    lines finds it), and, with ``likeness`` (some edit added one of its lines: the rules will
+    compare lines), the likeness module is imported."""
     from hansard.answers.why.together import many_files
     from hansard.ingest.secret_screen import redact_lines
 
     redact_lines(texts)
-    if many_files():  # files answered in turn have no blame to wait for: imported when used
+    if likeness and not many_files():  # files answered in turn have no blame to wait for: imported when used
+        import rapidfuzz.process  # noqa: F401 - (imported, so its first use on the answer's path is free)
+
+
+def _imports_ahead(lines: int) -> None:
+    """The modules every fresh answer uses after blame, imported while git blames: the rules'
+    own, the other tools' records, the prompts' reader and the contract's JSON encoder for a
+    file of ``lines`` lines (files answered in turn have no blame to wait for: imported when
+    used)."""
+    from hansard.answers.why.together import many_files
+
+    if many_files():
         return
     import hansard.agents.trailers.coauthors  # noqa: F401 - (imported, so their first use on the answer's path is free)
     import hansard.answers.asked  # noqa: F401
@@ -263,7 +273,5 @@ def _ahead_of_blame(texts: list[str], *, likeness: bool) -> None:
     import hansard.trace  # noqa: F401
     from hansard.answers.why.contract import ORJSON_LINES
 
-    if len(texts) >= ORJSON_LINES:
+    if lines >= ORJSON_LINES:
         import orjson  # noqa: F401
-    if likeness:
-        import rapidfuzz.process  # noqa: F401
