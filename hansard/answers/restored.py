@@ -163,10 +163,19 @@ class FileHistory:
         if hit is None:
             added: set[int] = set()
             removed: set[int] = set()
+            hashes, trivial = self._text_hashes, self._trivial_texts
             for h in self._hunks[c.sha]:
                 for ln in h[4]:
-                    if ln[:1] in "+-" and (x := self._hash(ln[1:])) is not None:
-                        (added if ln[0] == "+" else removed).add(x)
+                    side = ln[:1]
+                    if side == "+" or side == "-":
+                        text = ln[1:]
+                        x = hashes.get(text)
+                        if x is None:
+                            x = self._hash(text)
+                        elif text in trivial:
+                            x = None
+                        if x is not None:
+                            (added if side == "+" else removed).add(x)
             hit = self._sets[c.sha] = (added, removed)
         return hit
 

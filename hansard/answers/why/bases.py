@@ -198,14 +198,15 @@ class Bases:
         """The normal-form hash of each line of a blob, in order (each text hashed once)."""
         if body is None:
             return []
+        from hansard.answers.why.together import known as facts_known
+
         known = self._hashes
-        out: list[int] = []
-        for x in body.decode("utf-8", "surrogateescape").split("\n"):
-            h = known.get(x)
-            if h is None:
-                h = known[x] = textnorm.line_hash(x)
-            out.append(h)
-        return out
+        texts = body.decode("utf-8", "surrogateescape").split("\n")
+        for x in set(texts).difference(known):
+            # (most lines of a file's earlier version are in the file now: their facts are known)
+            got = facts_known(x)
+            known[x] = got[0] if got is not None else textnorm.line_hash(x)
+        return [known[x] for x in texts]
 
     def deleted_at_parent(self, sha: str, path: str) -> frozenset[int]:
         """The lines of ``path``, which commit ``sha`` deleted, at the commit's first parent."""
