@@ -16,7 +16,7 @@ from bisect import bisect_right
 from typing import TYPE_CHECKING
 
 from hansard.answers.evidence import CLOCK_SLACK_S
-from hansard.answers.why.together import known
+from hansard.answers.why.together import hash_table, known
 from hansard.errors import GitError
 from hansard.text import textnorm
 
@@ -41,8 +41,8 @@ class FileHistory:
         self.top = top
         self.rel = rel
         self.rev = rev or "HEAD"
-        self._text_hashes: dict[str, int] = {}  # line text -> normal-form hash
-        self._trivial_texts: set[str] = set()
+        # line text -> normal-form hash, and the trivial texts (shared by files answered together)
+        self._text_hashes, self._trivial_texts = hash_table("history")
         self._by_hash: tuple[dict[int, list[int]], dict[int, list[int]]] | None = None
         self._commits: list[LogEntry] | None = None
         self._log: Pending | None = None  # the file's `git log`, when started beside blame

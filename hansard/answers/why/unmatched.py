@@ -228,9 +228,9 @@ class Unmatched:
 
             store, repo_id, tools, needle = self.store, self.repo_id, agents.tools("task"), os.path.basename(self.t.rel)
             if together.many_files():  # every file's calls read once, each file's name looked for here
-                calls = [(sid, raw) for sid, raw, inp, out in together.once(
-                    ("delegations", id(store), repo_id), lambda: store.evidence.repo_unread_delegation_texts(repo_id, tools))
-                    if _mentions(inp, needle) or _mentions(out, needle)]
+                said = together.once(("delegations", id(store), repo_id),
+                                     lambda: _said(store.evidence.repo_unread_delegation_texts(repo_id, tools)))
+                calls = [(sid, raw) for sid, raw, text in said if needle in text]
             else:
                 calls = store.evidence.repo_unread_delegations(repo_id, tools, needle)
             self._file_delegations = [(t, sid) for sid, raw in calls if (t := parse_ts(raw)) is not None]
@@ -463,8 +463,13 @@ class Unmatched:
         return bound is None or self._shell < bound + CLOCK_SLACK_S
 
 
-def _mentions(text: str | bytes | None, needle: str) -> bool:
-    """SQL's ``instr(text, needle) > 0``: a NULL mentions nothing."""
-    if text is None:
-        return False
-    return needle in (text if isinstance(text, str) else bytes(text).decode("utf-8", "replace"))
+def _said(calls: list[tuple[str, str, str | bytes | None, str | None]]) -> list[tuple[str, str, str]]:
+    """(session id, timestamp, what its input and output say) of each call: a file's name is in
+    it where SQL's ``instr`` finds it in either (a NUL between them, which no name holds)."""
+    return [(sid, raw, "\0".join(_text(x) for x in (inp, out))) for sid, raw, inp, out in calls]
+
+
+def _text(x: str | bytes | None) -> str:
+    if x is None:
+        return ""
+    return x if isinstance(x, str) else bytes(x).decode("utf-8", "replace")
