@@ -4,6 +4,7 @@ asking each file version only about the lines in question."""
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -111,5 +112,61 @@ def test_lines_read_ahead_for_many_files_give_each_file_its_own_rows(chunk, tmp_
         assert not store.evidence.lines_ahead_hold(repo_id + 1, some)
         store.evidence.read_lines_ahead(None)
         assert not store.evidence.lines_ahead_hold(repo_id, some)
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize("name", ["precision_commit_output", "unread_subagent_lines_then_its_session_edits_them"])
+def test_what_the_repository_says_of_every_file_is_read_once_for_files_answered_together(name, tmp_path, monkeypatch):
+    # the repository's shell-call prints (joined afresh at a revision before HEAD) and the calls
+    # of its unread subagents are read once for files answered in turn, and each file's answer
+    # is its own question's
+    from hansard import agents
+    from hansard.answers.why import explain, many
+    from hansard.answers.why.unmatched import _said
+    from hansard.git.run import git_text
+    from hansard.link.repos import known_repo
+    from hansard.store import open_store
+    from hansard.store.sqlite.evidence import SqliteEvidence
+
+    scn, _ = built(name, tmp_path, monkeypatch)
+    rev = git_text(["rev-parse", "HEAD"], scn.repo).strip()
+    subprocess.run(["git", "-c", "user.name=Later", "-c", "user.email=later@example.com", "commit", "-q",
+                    "--allow-empty", "-m", "Later"], cwd=scn.repo, check=True)  # the revision asked is no longer HEAD
+    revs = [rev, git_text(["rev-parse", f"{rev}^"], scn.repo).strip()]
+    pairs = [(sha, rel) for sha in revs for rel in git_text(["ls-tree", "-r", "--name-only", sha], scn.repo).split()]
+    assert len(pairs) > 1
+    reads: list[str] = []
+
+    def counted(method):
+        real = getattr(SqliteEvidence, method)
+
+        def read(self, *args):
+            reads.append(method)
+            return real(self, *args)
+        return read
+
+    for method in ("repo_shell_calls", "repo_unread_delegations", "repo_unread_delegation_texts"):
+        monkeypatch.setattr(SqliteEvidence, method, counted(method))
+    store = open_store()
+    try:
+        top = str(scn.repo)
+        alone = [explain(store, rel, rev=sha, cwd=top, cache=False) for sha, rel in pairs]
+        asked_alone = list(reads)
+        reads.clear()
+        assert list(many.one_by_one(store, top, pairs, many.document)) == alone
+        assert sorted(reads) == sorted(set(reads)) and "repo_unread_delegations" not in reads
+        assert "repo_shell_calls" in reads
+        if name == "precision_commit_output":
+            assert asked_alone.count("repo_shell_calls") == len(pairs)
+        else:
+            assert "repo_unread_delegation_texts" in reads
+            # each file's name found in the calls read once as SQL's instr finds it
+            repo_id, tools = known_repo(store, top), agents.tools("task")
+            texts = _said(store.evidence.repo_unread_delegation_texts(repo_id, tools))
+            assert texts
+            for needle in ("ledger.py", "nothing-here.py", "l"):
+                assert sorted((s, t) for s, t, x in texts if needle in x) == sorted(
+                    store.evidence.repo_unread_delegations(repo_id, tools, needle))
     finally:
         store.close()

@@ -16,7 +16,7 @@ from bisect import bisect_right
 from typing import TYPE_CHECKING
 
 from hansard.answers.evidence import CLOCK_SLACK_S
-from hansard.answers.why.together import known
+from hansard.answers.why.together import hash_table, known
 from hansard.errors import GitError
 from hansard.text import textnorm
 
@@ -41,8 +41,8 @@ class FileHistory:
         self.top = top
         self.rel = rel
         self.rev = rev or "HEAD"
-        self._text_hashes: dict[str, int] = {}  # line text -> normal-form hash
-        self._trivial_texts: set[str] = set()
+        # line text -> normal-form hash, and the trivial texts (shared by files answered together)
+        self._text_hashes, self._trivial_texts = hash_table("history")
         self._by_hash: tuple[dict[int, list[int]], dict[int, list[int]]] | None = None
         self._commits: list[LogEntry] | None = None
         self._log: Pending | None = None  # the file's `git log`, when started beside blame
@@ -163,10 +163,19 @@ class FileHistory:
         if hit is None:
             added: set[int] = set()
             removed: set[int] = set()
+            hashes, trivial = self._text_hashes, self._trivial_texts
             for h in self._hunks[c.sha]:
                 for ln in h[4]:
-                    if ln[:1] in "+-" and (x := self._hash(ln[1:])) is not None:
-                        (added if ln[0] == "+" else removed).add(x)
+                    side = ln[:1]
+                    if side == "+" or side == "-":
+                        text = ln[1:]
+                        x = hashes.get(text)
+                        if x is None:
+                            x = self._hash(text)
+                        elif text in trivial:
+                            x = None
+                        if x is not None:
+                            (added if side == "+" else removed).add(x)
             hit = self._sets[c.sha] = (added, removed)
         return hit
 

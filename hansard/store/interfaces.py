@@ -195,6 +195,10 @@ class EvidenceIndex(Protocol):
         """(session id, timestamp) of calls starting a subagent whose transcript is not held."""
     def repo_unread_delegations(self, repo_id: int, tools: Collection[str], needle: str) -> list[tuple[str, str]]:
         """The same, of ``repo_id``'s sessions, whose input or output mentions ``needle``."""
+    def repo_unread_delegation_texts(self, repo_id: int, tools: Collection[str]
+                                     ) -> list[tuple[str, str, str | None, str | None]]:
+        """(session id, timestamp, input, output) of those calls of ``repo_id``'s sessions, whatever
+        they mention."""
     def session_sources(self) -> Sequence[Row]:
         """session_id, last_at, path, size of sessions whose transcript file is present."""
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from hansard.answers.why import together
 from hansard.git.blame import ZERO
 from hansard.text import textnorm
 from hansard.values.timebounds import CLOCK_SLACK_S
@@ -51,7 +52,7 @@ class Bases:
         self._added: dict[int, set[int]] = {}  # edit -> the non-trivial lines it added
         self._parents: dict[str, frozenset[int]] = {}  # commit -> the lines of the file at its parent
         self._wanted: set[str] = set()  # commits whose parents the next read also fetches
-        self._hashes: dict[str, int] = {}  # a line's text -> its normal-form hash
+        self._hashes = together.hash_table("versions")[0]  # a line's text -> its normal-form hash
         # what ``start`` began reading: (parents, versions, their revs, the read), and the blamed commits' parents
         self._reading: tuple[set[str], set[tuple[str, str]], dict[str, str], BatchRead] | None = None
         self._meta_reading: tuple[list[str], BatchRead] | None = None
@@ -199,13 +200,12 @@ class Bases:
         if body is None:
             return []
         known = self._hashes
-        out: list[int] = []
-        for x in body.decode("utf-8", "surrogateescape").split("\n"):
-            h = known.get(x)
-            if h is None:
-                h = known[x] = textnorm.line_hash(x)
-            out.append(h)
-        return out
+        texts = body.decode("utf-8", "surrogateescape").split("\n")
+        for x in set(texts).difference(known):
+            # (most lines of a file's earlier version are in the file now: their facts are known)
+            got = together.known(x)
+            known[x] = got[0] if got is not None else textnorm.line_hash(x)
+        return [known[x] for x in texts]
 
     def deleted_at_parent(self, sha: str, path: str) -> frozenset[int]:
         """The lines of ``path``, which commit ``sha`` deleted, at the commit's first parent."""

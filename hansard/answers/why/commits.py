@@ -55,9 +55,13 @@ class CommitSessions:
 
     def tied(self, sha: str) -> set[str]:
         if self._ties is None:
-            from hansard.link.commits.kept import ties_for
+            from hansard.answers.why.together import once
+            from hansard.link.commits.kept import repo_prints, ties_for
 
-            self._ties = ties_for(self.store, self.top, self.repo_id, self.bl.commits, at_head=self.at_head)
+            store, repo_id = self.store, self.repo_id
+            self._ties = ties_for(store, self.top, repo_id, self.bl.commits, at_head=self.at_head,
+                                  prints_from=lambda: once(("prints", id(store), repo_id),
+                                                           lambda: repo_prints(store, repo_id)))
         return self._ties.get(sha, set())
 
     # -- weights from distinctive lines ---------------------------------------------------------

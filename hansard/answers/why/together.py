@@ -29,7 +29,10 @@ _FACTS: dict[str, Facts] = {}  # line text -> its facts, while a window is open
 _WINDOW: dict[str, object] = {}  # "top": the repository asked; "read": (round, store, repo) read ahead
 _STORES: list[Store] = []  # whose lines were read ahead (dropped when the window closes)
 _ONCE: dict[Hashable, Any] = {}
+# reader -> (line text -> its normal-form hash, the texts of those it found trivial), while a window is open
+_HASHES: dict[str, tuple[dict[str, int], set[str]]] = {}
 FACTS_KEPT = 200_000  # distinct texts: past it, the memory is let go and the facts computed again
+HASHES_KEPT = 400_000  # likewise, for the hashes of the files' histories and earlier versions
 GC_YOUNG = 20_000  # allocations between two sweeps of the collector's youngest generation, in a window
 
 
@@ -57,6 +60,7 @@ def close_window() -> None:
         if isinstance(was, tuple):
             gc.set_threshold(*was)
     _FACTS.clear()
+    _HASHES.clear()
     _WINDOW.clear()
     _ONCE.clear()
     for store in _STORES:
@@ -92,6 +96,19 @@ def facts(texts: Iterable[str]) -> dict[str, Facts]:
             got = _FACTS[x] = line_facts(x)
         out[x] = got
     return out
+
+
+def hash_table(reader: str) -> tuple[dict[str, int], set[str]]:
+    """(line text -> its normal-form hash, the texts among them ``reader`` found trivial) for
+    that reader to fill and read: while a window is open, the tables every file's readers of
+    that name share (a file's earlier versions, and its histories at a range's commits, repeat
+    most lines); else new ones."""
+    if not _WINDOW:
+        return {}, set()
+    got = _HASHES.get(reader)
+    if got is None or len(got[0]) > HASHES_KEPT:
+        got = _HASHES[reader] = ({}, set())
+    return got
 
 
 def known(text: str) -> Facts | None:

@@ -224,11 +224,16 @@ class Unmatched:
     def _unread_subagents_of(self, sha: str) -> list[str]:
         if self._file_delegations is None:
             from hansard import agents
+            from hansard.answers.why import together
 
-            self._file_delegations = [
-                (t, sid) for sid, raw in self.store.evidence.repo_unread_delegations(
-                    self.repo_id, agents.tools("task"), os.path.basename(self.t.rel))
-                if (t := parse_ts(raw)) is not None]
+            store, repo_id, tools, needle = self.store, self.repo_id, agents.tools("task"), os.path.basename(self.t.rel)
+            if together.many_files():  # every file's calls read once, each file's name looked for here
+                said = together.once(("delegations", id(store), repo_id),
+                                     lambda: _said(store.evidence.repo_unread_delegation_texts(repo_id, tools)))
+                calls = [(sid, raw) for sid, raw, text in said if needle in text]
+            else:
+                calls = store.evidence.repo_unread_delegations(repo_id, tools, needle)
+            self._file_delegations = [(t, sid) for sid, raw in calls if (t := parse_ts(raw)) is not None]
         hi = self.commit_time(sha) if self._file_delegations and sha != ZERO else None
         before = [(t, sid) for t, sid in self._file_delegations or () if hi is not None and t <= hi + CLOCK_SLACK_S]
         if not before:
@@ -456,3 +461,15 @@ class Unmatched:
             return False
         bound = self.commit_time(sha)
         return bound is None or self._shell < bound + CLOCK_SLACK_S
+
+
+def _said(calls: list[tuple[str, str, str | bytes | None, str | None]]) -> list[tuple[str, str, str]]:
+    """(session id, timestamp, what its input and output say) of each call: a file's name is in
+    it where SQL's ``instr`` finds it in either (a NUL between them, which no name holds)."""
+    return [(sid, raw, "\0".join(_text(x) for x in (inp, out))) for sid, raw, inp, out in calls]
+
+
+def _text(x: str | bytes | None) -> str:
+    if x is None:
+        return ""
+    return x if isinstance(x, str) else bytes(x).decode("utf-8", "replace")

@@ -24,7 +24,7 @@ for the commits asked about, without writing.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from hansard.link.commits import ties
@@ -220,21 +220,28 @@ def _join(store: Store, top: str, prints: list[ties.Print], history: ties.Histor
     return ties.ties(prints, history, elsewhere, pids), fresh
 
 
-def ties_for(store: Store, top: str, repo_id: int, commits: Mapping[str, Any], *, at_head: bool
-             ) -> dict[str, set[str]]:
+def repo_prints(store: Store, repo_id: int) -> list[ties.Print]:
+    """The prints of every shell call of ``repo_id``'s sessions that mentions git: the same for
+    every commit asked, whatever the file."""
+    from hansard.facts.shell import SHELL_TOOLS
+
+    return ties.prints_of(store.evidence.repo_shell_calls(repo_id, SHELL_TOOLS, "git"))
+
+
+def ties_for(store: Store, top: str, repo_id: int, commits: Mapping[str, Any], *, at_head: bool,
+             prints_from: Callable[[], list[ties.Print]] | None = None) -> dict[str, set[str]]:
     """commit -> the sessions tied to it, for ``commits`` (sha -> a commit with author_time,
     committer_time and summary, as blame gives them). With ``at_head`` (the commits are of
     HEAD's history) and current kept facts, read from the store; otherwise joined here, from
-    the repository's shell calls, for these commits alone."""
+    the repository's shell calls (``repo_prints``, or ``prints_from()`` when given: the same, as
+    a caller that asks for many files keeps it), for these commits alone."""
     shas = [sha for sha in commits if sha != ZERO_SHA]
     if not shas:
         return {}
     facts = store.commit_facts
     if at_head and _current(store, facts, top, repo_id):
         return facts.ties(repo_id, shas)
-    from hansard.facts.shell import SHELL_TOOLS
-
-    prints = ties.prints_of(store.evidence.repo_shell_calls(repo_id, SHELL_TOOLS, "git"))
+    prints = prints_from() if prints_from is not None else repo_prints(store, repo_id)
     out: dict[str, set[str]] = {}
     if prints:
         history = _history(prints, [ties.CommitRow(sha, c.author_time, c.committer_time, c.summary)

@@ -413,6 +413,16 @@ class SqliteEvidence:
             f" AND {_UNREAD} AND (instr(t.input, ?) > 0 OR instr({OUTPUT_SQL}, ?) > 0)",
             (repo_id, *tools, needle, needle))]
 
+    def repo_unread_delegation_texts(self, repo_id: int, tools: Collection[str]
+                                     ) -> list[tuple[str, str, str | None, str | None]]:
+        """(session id, timestamp, input, output) of the calls ``repo_unread_delegations`` reads,
+        whatever they mention: a caller asking for many files reads them once and looks for each
+        file's name itself."""
+        return [(r[0], r[1], r[2], r[3]) for r in self.db.execute(
+            f"SELECT s.session_id, t.timestamp, t.input, {OUTPUT_SQL} FROM tool_calls t JOIN sessions s"
+            f" ON s.id=t.session_id WHERE s.repo_id=? AND t.name IN ({marks(len(tools))}) AND t.timestamp IS NOT NULL"
+            f" AND {_STARTED} AND {_UNREAD}", (repo_id, *tools))]
+
     def session_sources(self) -> list[sqlite3.Row]:
         """Rows (session_id, last_at, path, size) of every session whose source file is present."""
         return self.db.execute(
