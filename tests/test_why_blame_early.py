@@ -166,3 +166,119 @@ def test_what_an_answer_starts_ahead_is_read_or_stopped(tmp_path, monkeypatch):
     gc.collect()
     assert len(os.listdir("/proc/self/fd")) == fds
     assert not blame._AHEAD and not history._LOG_AHEAD
+
+
+# A block an agent wrote into one file and a person moved into another later: blame of the second
+# names the first file as the lines' origin, so the answer asks that file's history too.
+BLOCK = ("def backoff_delay(attempt, base_delay_seconds, maximum_delay_seconds):\n"
+         "    computed_delay_seconds = base_delay_seconds * (2 ** attempt)\n"
+         "    return min(maximum_delay_seconds, computed_delay_seconds)\n")
+
+
+def _moved_block(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from fixtures_repos.gitrepo import GitRepo
+    from fixtures_repos.writers import ClaudeWriter
+
+    r = GitRepo.init(tmp_path / "app")
+    r.write("delays.py", "import math\n")
+    r.write("retry.py", "def retry(call):\n    return call()\n")
+    r.commit("start", T0)
+    w = ClaudeWriter(Path(os.environ["CLAUDE_CONFIG_DIR"]), r.path, SID, T0 + timedelta(minutes=1))
+    w.prompt("add a backoff delay")
+    w.edit(r.path / "delays.py", "import math\n", "import math\n\n\n" + BLOCK)
+    r.commit("backoff delay", T0 + timedelta(minutes=5))
+    r.write("delays.py", "import math\n")
+    r.write("retry.py", "def retry(call):\n    return call()\n\n\n" + BLOCK)
+    r.commit("the delay lives with retry", T0 + timedelta(minutes=30))
+    monkeypatch.chdir(r.path)
+    assert run_cli("index")[0] == 0
+    return r
+
+
+def _events(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each git process this process starts ("start ARGS") and each whose output it reads ("read
+    ARGS"), in order."""
+    from hansard.git import run
+
+    events: list[str] = []
+    started = run.Pending.__init__
+    result = run.Pending.result
+
+    def init(self, args, *rest, **kw):  # type: ignore[no-untyped-def]
+        events.append("start " + " ".join(args))
+        started(self, args, *rest, **kw)
+
+    def read(self, *a, **kw):  # type: ignore[no-untyped-def]
+        events.append("read " + " ".join(self.args))
+        return result(self, *a, **kw)
+
+    monkeypatch.setattr(run.Pending, "__init__", init)
+    monkeypatch.setattr(run.Pending, "result", read)
+    return events
+
+
+def test_the_log_of_a_file_blame_took_lines_from_runs_beside_the_rules(tmp_path, monkeypatch):
+    """The other file's `git log` is read when a line first asks that file's history: the reads
+    of the commits' parents start before, beside it, not after it."""
+    _moved_block(tmp_path, monkeypatch)
+    before = _why("retry.py", "--no-cache")
+    assert [ln["kind"] for ln in before["lines"][-3:]] == ["agent"] * 3, before["lines"]
+    events = _events(monkeypatch)
+    assert _why("retry.py", "--no-cache") == before
+    log_of = [k for k, e in enumerate(events) if e.startswith("start log --follow") and e.endswith("-- delays.py")]
+    read_of = [k for k, e in enumerate(events) if e.startswith("read log --follow") and e.endswith("-- delays.py")]
+    parents = [k for k, e in enumerate(events) if e == "start cat-file --batch"]
+    assert len(log_of) == 1 and len(read_of) == 1 and parents, events
+    assert log_of[0] < parents[0] < read_of[0], events
+
+
+def test_a_question_failing_after_blame_stops_the_other_files_log(tmp_path, monkeypatch):
+    from hansard.answers.why import engine
+    from hansard.errors import GitError
+
+    _moved_block(tmp_path, monkeypatch)
+    _why("retry.py", "--no-cache")
+    gc.collect()
+    fds = len(os.listdir("/proc/self/fd"))
+    events = _events(monkeypatch)
+
+    def fail(self, g, answers):  # type: ignore[no-untyped-def]
+        raise GitError("the rules stopped")
+
+    monkeypatch.setattr(engine.Attributor, "_answer_group", fail)
+    rc, out, err = run_cli("why", "retry.py", "--json", "--no-cache")
+    assert rc != 0 and "the rules stopped" in err, (out, err)
+    assert any(e.startswith("start log --follow") and e.endswith("-- delays.py") for e in events), events
+    gc.collect()
+    assert len(os.listdir("/proc/self/fd")) == fds  # every process started was read or stopped
+
+
+def test_the_versions_that_may_show_a_line_removed_are_read_while_git_blames(tmp_path, monkeypatch):
+    """Every version of the file that removed one of its lines an edit wrote is looked at while
+    blame runs (before blame names the commits, so from the oldest such edit on, whatever the
+    commit): the answer is the same, the restored lines named as before."""
+    from fixtures_repos.check import answer, compare, env_for
+    from fixtures_repos.scenarios import SCENARIOS
+
+    scn = SCENARIOS["precision_restored_line"](tmp_path / "build")
+    for var, value in env_for(scn, tmp_path / "store").items():
+        monkeypatch.setenv(var, value)
+    expected = answer(scn)
+    assert not compare(scn, expected)
+    monkeypatch.chdir(scn.repo)
+    events = _events(monkeypatch)
+    from hansard.answers.restored import FileHistory
+
+    replay = FileHistory._replay
+
+    def replayed(self, todo, asks=None):  # type: ignore[no-untyped-def]
+        events.append(f"replay {len(todo)}")  # the versions the history's diffs rebuild (git reads the rest)
+        return replay(self, todo, asks)
+
+    monkeypatch.setattr(FileHistory, "_replay", replayed)
+    got = _why("api/handler.go", "--no-cache")
+    assert got["lines"] == expected["api/handler.go"]["lines"]
+    assert any(ln["rule"] == "restored" for ln in got["lines"])
+    blamed = events.index(next(e for e in events if e.startswith("read blame")))
+    assert any(e.startswith("replay") for e in events[:blamed]), events
+    assert not any(e.startswith("replay") for e in events[blamed:]), events  # nothing more to read after blame

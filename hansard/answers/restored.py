@@ -23,7 +23,7 @@ from hansard.text import textnorm
 if TYPE_CHECKING:
     from typing import Any
 
-    from hansard.git.history import LogEntry
+    from hansard.git.history import BatchRead, LogEntry
     from hansard.git.run import Pending
     from hansard.store.interfaces import Store
 
@@ -57,6 +57,18 @@ class FileHistory:
         self._chains: dict[tuple[int, int], list[LogEntry]] = {}  # _removers' answers
         self._lacks: dict[tuple[int, int], list[LogEntry]] = {}  # _lacking's answers
         self._touched: dict[tuple[int, float, int, int], list[LogEntry]] = {}  # _touching's answers
+        self._later: list[tuple[int, float, str]] | None = None  # prefetch_removals' questions, asked with the first
+        self._reading: BatchRead | None = None  # the versions read ahead of blame, until taken (``read_ahead``)
+
+    def stop(self) -> None:
+        """Stop the file's `git log` and its versions' reading if they were started and nobody
+        read them."""
+        log, self._log = self._log, None
+        reading, self._reading = self._reading, None
+        if log is not None:
+            log.stop()
+        if reading is not None:
+            reading.stop()
 
     def prefetch(self) -> None:
         """Start the file's `git log` now, in its own process beside blame (or take the one
@@ -215,6 +227,9 @@ class FileHistory:
         key = (h, edit_ts, sha)
         if key in self._removed:
             return self._removed[key]
+        if self._later is not None:
+            later, self._later = self._later, None
+            self.prefetch_removals(later)
         self.commits()
         pos = self._pos.get(sha)
         out = None
@@ -287,6 +302,34 @@ class FileHistory:
                     asks.setdefault(c.blob, set()).add(h)
         self._read_blobs(list(asks), asks)
 
+    def prefetch_removals_later(self, questions: list[tuple[int, float, str]]) -> None:
+        """``prefetch_removals(questions)`` when ``removed_since`` is first asked: until then
+        the file's log, which it reads, runs beside the caller."""
+        self._later = questions
+
+    def prefetch_removals_ahead(self, oldest: dict[int, float]) -> None:
+        """Before blame names the lines' commits (while it runs): what ``prefetch_removals``
+        will likely read of the questions about the lines ``oldest`` names (line hash -> the
+        oldest edit that may have written it), guessing each line's commit to be the newest
+        that added it: every version an older commit made that removed the line, not older than
+        the edit. What the history's diffs cannot rebuild git reads beside the caller, taken by
+        ``read_ahead`` (or the first read that needs it); a later ``prefetch_removals`` reads
+        only what this left out."""
+        adders = self._index()[0]
+        asks: dict[str, set[int]] = {}
+        for h, edit_ts in oldest.items():
+            at = adders.get(h)
+            if not at:
+                continue  # no commit of this history added it: blame will name another file's, or none
+            for c in self._removers(h, at[0]):  # older than the newest commit that added it, which blame names most often
+                if c.blob and c.committer_time + CLOCK_SLACK_S >= edit_ts:
+                    asks.setdefault(c.blob, set()).add(h)
+        todo = self._to_read(list(asks), asks)
+        if todo:  # read by git beside the caller's work, until ``read_ahead``
+            from hansard.git.history import BatchRead
+
+            self._reading = BatchRead(self.top, todo)
+
     def previous_time(self, sha: str) -> int | None:
         """The committer time of the file's commit before ``sha`` in its history (None: ``sha``
         is not in it, or made the file)."""
@@ -333,16 +376,28 @@ class FileHistory:
     def _read_blobs(self, blobs: list[str], asks: dict[str, set[int]] | None = None) -> None:
         """The line hashes of these blobs; with ``asks``, of a blob the history's diffs rebuild,
         only whether it has the lines asked of it (the rest: all its lines)."""
-        todo = [b for b in dict.fromkeys(blobs) if b not in self._blob_hashes]
-        if not todo:
-            return
-        todo = self._replay(todo, asks)
-        if not todo:
-            return
-        from hansard.git.history import read_blobs
+        todo = self._to_read(blobs, asks)
+        if todo:
+            from hansard.git.history import read_blobs
 
-        for bid, data in read_blobs(self.top, todo).items():
-            self._add_blob(bid, data)
+            for bid, data in read_blobs(self.top, todo).items():
+                self._add_blob(bid, data)
+
+    def _to_read(self, blobs: list[str], asks: dict[str, set[int]] | None) -> list[str]:
+        """Of these blobs, those git must read for ``_read_blobs``: not read yet (nor answered
+        for the lines asked by what was read ahead of blame), nor rebuilt by the history's diffs."""
+        self.read_ahead()
+        some = self._blob_some
+        todo = [b for b in dict.fromkeys(blobs) if b not in self._blob_hashes
+                and not (asks and b in some and asks.get(b, _NONE) <= some[b][0])]
+        return self._replay(todo, asks) if todo else todo
+
+    def read_ahead(self) -> None:
+        """Take what ``prefetch_removals_ahead`` started git reading."""
+        reading, self._reading = self._reading, None
+        if reading is not None:
+            for bid, _, _, data in reading.result():
+                self._add_blob(bid, data)
 
     def _add_blob(self, bid: str, data: bytes) -> None:
         known = self._text_hashes.get  # each text's line_hash, for the texts of the loaded diffs

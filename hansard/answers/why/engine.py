@@ -434,6 +434,14 @@ class Attributor(Unmatched):
         return out
 
     def answer(self) -> list[LineAnswer]:
+        try:
+            return self._answer()
+        finally:
+            self.bases.stop()
+            for history in self._histories.values():
+                history.stop()
+
+    def _answer(self) -> list[LineAnswer]:
         answers: list[LineAnswer | None] = [None] * len(self.lines)
         # the edits' bases, and the parents of the commits whose lines edits may have written, read at once
         weighed = {i: self.loose(i) for i, b in enumerate(self.lines) if not self.trivial[i] and b.sha != ZERO}
@@ -442,7 +450,9 @@ class Attributor(Unmatched):
             if p not in self._histories and (got := self._history_at(p)) is not self.history:
                 got.prefetch()
         self.bases.prefetch(e.edit_id for es in weighed.values() for e in es)
-        self.bases.want(self.lines[i].sha for i, es in weighed.items() if es and self._checks_parent(i, es))
+        # (a line of another file is read whatever its check says: the check waits for that file's log)
+        self.bases.want(self.lines[i].sha for i, es in weighed.items()
+                        if es and (self.history_of(i) is not self.history or self._checks_parent(i, es)))
         # the commits' own versions a common line's block may be judged in (``_in_block``)
         common = [i for i, es in weighed.items() if es and self._common(i)]
         self.bases.want_versions((self.lines[i].sha, self.lines[i].orig_path) for i in common)
@@ -456,13 +466,13 @@ class Attributor(Unmatched):
 
         if not many_files():  # files answered in turn: the next file's blame runs beside; read when a line needs them
             self.bases.start()  # read beside the removals' versions and the rules until a line needs them
-        try:
-            for history, questions in asks.items():
+        for history, questions in asks.items():
+            if history is self.history:
                 history.prefetch_removals(list(questions))
-            for g in self.groups():
-                self._answer_group(g, answers)
-        finally:
-            self.bases.stop()
+            else:  # read when a line first asks that file (its log may still run)
+                history.prefetch_removals_later(list(questions))
+        for g in self.groups():
+            self._answer_group(g, answers)
         return [a for a in answers if a is not None]
 
     def _answer_group(self, g: list[int], answers: list[LineAnswer | None]) -> None:

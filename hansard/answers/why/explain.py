@@ -35,6 +35,7 @@ from hansard.answers.why.target import (
 if TYPE_CHECKING:
     from typing import Any
 
+    from hansard.answers.restored import FileHistory
     from hansard.answers.results import WhyAnswer
     from hansard.answers.why.target import Target
     from hansard.store.interfaces import Store
@@ -168,12 +169,16 @@ def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, dat
     failed = None
     try:
         texts = _file_lines(data)[:n]
+        _imports_ahead(len(texts))  # (while the file's `git log` runs: they need nothing of it)
         # the file's names in its history (its `git log` is quicker than blame)
         pre = Prepared(store, repo_id, texts, os.path.basename(t.rel), paths=history.names())
         history.prepare()
+        _removals_ahead(pre, history)  # git reads the versions beside what follows
         _ahead_of_blame(texts, likeness=bool(pre.edits))
+        history.read_ahead()
     except Exception as exc:  # blame's own error, if any, is the one to report
         failed = exc
+        history.stop()
     bl = blamed.result()
     if failed is not None:
         raise failed
@@ -213,6 +218,28 @@ def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, dat
     return ans, to_json(ans)
 
 
+def _removals_ahead(pre: Prepared, history: FileHistory) -> None:
+    """While git blames: the versions of the file that may show a line's edit removed since
+    (``FileHistory.prefetch_removals``), for each of the file's lines an edit of one of its
+    names added, from the oldest such edit on, before the commit blame most often names (the
+    newest that added the line). Whatever the answer then asks that this did not read, it reads
+    after blame, as it would have without this."""
+    from hansard.answers.why.together import many_files
+
+    if many_files() or not pre.edits:
+        return
+    names = history.names()
+    oldest: dict[int, float] = {}
+    for h, trivial in zip(pre.hashes, pre.trivial, strict=True):
+        if trivial or h in oldest:
+            continue
+        ts = [e.ts for eid in pre.by_hash.get(h, ()) if (e := pre.edits[eid]).rel_path in names]
+        if ts:
+            oldest[h] = min(ts)
+    if oldest:
+        history.prefetch_removals_ahead(oldest)
+
+
 def _ahead_of_blame(texts: list[str], *, likeness: bool) -> None:
     """Work the answer does anyway, done while git blames (this thread would
     only wait, and blame is the longest step of a large file's answer): the file's lines are
@@ -225,3 +252,26 @@ def _ahead_of_blame(texts: list[str], *, likeness: bool) -> None:
     redact_lines(texts)
     if likeness and not many_files():  # files answered in turn have no blame to wait for: imported when used
         import rapidfuzz.process  # noqa: F401 - (imported, so its first use on the answer's path is free)
+
+
+def _imports_ahead(lines: int) -> None:
+    """The modules every fresh answer uses after blame, imported while git blames: the rules'
+    own, the other tools' records, the prompts' reader and the contract's JSON encoder for a
+    file of ``lines`` lines (files answered in turn have no blame to wait for: imported when
+    used)."""
+    from hansard.answers.why.together import many_files
+
+    if many_files():
+        return
+    import hansard.agents.trailers.coauthors  # noqa: F401 - (imported, so their first use on the answer's path is free)
+    import hansard.answers.asked  # noqa: F401
+    import hansard.answers.pasted  # noqa: F401
+    import hansard.answers.why.bases  # noqa: F401
+    import hansard.answers.why.commits  # noqa: F401
+    import hansard.answers.why.recorded  # noqa: F401
+    import hansard.recorders.qwen_code  # noqa: F401
+    import hansard.trace  # noqa: F401
+    from hansard.answers.why.contract import ORJSON_LINES
+
+    if lines >= ORJSON_LINES:
+        import orjson  # noqa: F401
