@@ -50,8 +50,9 @@ TWO_WORKERS_MIN_BYTES = 64 << 20
 AHEAD_BYTES = 48 << 20
 # The same with fewer CPUs than the writer and its two workers: there, results a worker holds
 # ready were made with CPU time the writer needed, and the writer wrote them alone once the
-# workers were done; held to a few chunks, a worker waits instead and the writer keeps up.
-AHEAD_BYTES_SHARED = 8 << 20
+# workers were done; held to a few chunks, a worker waits instead and the writer keeps up (a
+# group of files the writer commits, hansard.ingest.scanner.GROUP_BYTES, is larger still).
+AHEAD_BYTES_SHARED = 16 << 20
 AHEAD_MESSAGES = 4096
 
 FILE, ARCHIVE = "file", "archive"

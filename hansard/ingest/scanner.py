@@ -34,7 +34,10 @@ if TYPE_CHECKING:
 
 HEAD_HASH_BYTES = 4096
 # Files written in one transaction, up to this many bytes read or this long holding the lock.
-GROUP_BYTES = 8 << 20
+# Each commit writes the pages the group dirtied (index pages, full-text segments) and adds a
+# segment to each full-text index, which merges rewrite: fewer, larger groups write less, and
+# the time bound still keeps the lock from being held long.
+GROUP_BYTES = 32 << 20
 GROUP_S = 1.0
 # A first index of at least this many bytes fills the empty tables without their non-unique
 # indexes and builds them at the end: one sort each instead of a B-tree insert per row.

@@ -16,7 +16,10 @@ TABLES = ("messages_fts", "messages_tri", "tool_calls_fts")
 # segments is merged once it holds more of them, and leaves are larger pages: the index's
 # merges rewrite each term's entries fewer times. Its contents, and so every match, are the
 # same; the defaults (SQLite's) come back when the run ends, and later writes merge what it left.
-BULK = {"automerge": 16, "crisismerge": 64, "pgsz": 16000}
+# (A first index commits a segment per group of files, hansard.ingest.scanner.GROUP_BYTES: a
+# level merged at 8 leaves a large corpus's index in a few segments, which a search reads
+# fewer of.)
+BULK = {"automerge": 8, "crisismerge": 64, "pgsz": 16000}
 DEFAULT = {"automerge": 4, "crisismerge": 16, "pgsz": 4050}
 
 
