@@ -213,3 +213,18 @@ def test_while_files_are_answered_together_head_and_refs_are_read_once(tmp_path:
     assert head_commit(top) == repo.head() != head
     assert together.once(("k",), lambda: 2) == 2
     assert gc.get_threshold() == before
+
+
+def test_a_ranges_plans_are_each_commits_own(tmp_path: Path) -> None:
+    from hansard.trace import export
+
+    repo = _repo(tmp_path)
+    repo.git("checkout", "-q", "-b", "side", "HEAD~2")
+    repo.write("side.py", "SIDE = 1\n")
+    repo.commit("side", T0 + timedelta(hours=1))
+    repo.git("checkout", "-q", "main")
+    repo.git("merge", "-q", "--no-ff", "-m", "merge side", "side")
+    top = str(repo.path)
+    shas = repo.git("rev-list", "--reverse", "HEAD").split()
+    assert export.plans(top, shas) == [export.plan(top, sha) for sha in shas]
+    assert any(len(p.parents) > 1 for p in export.plans(top, shas))

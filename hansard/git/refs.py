@@ -137,6 +137,16 @@ _COMMITS: dict[tuple[str, str], None] = {}
 _COMMITS_KEPT = 4096
 
 
+def named_commits(top: str, shas: list[str]) -> None:
+    """Remember these full ids as naming commits (git listed them as commits), so that
+    ``resolve_commit`` of one asks git nothing: a process forked next inherits them."""
+    for sha in shas:
+        if _is_id(sha):
+            if len(_COMMITS) >= _COMMITS_KEPT:
+                _COMMITS.clear()
+            _COMMITS[(top, sha)] = None
+
+
 def resolve_commit(top: str, rev: str) -> str | None:
     """The commit ``rev`` names now (None: it names none)."""
     if (top, rev) in _COMMITS:

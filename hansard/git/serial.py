@@ -114,6 +114,26 @@ class Serial:
         _remove(self.dir)
 
 
+def outputs(cwd: str, fixed: Sequence[str], items: Sequence[Sequence[str]]) -> list[bytes]:
+    """The stdout of ``git *fixed *item`` for each of ``items``, in order (GitError as the first
+    failing command's): by one helper when one can run them (``usable``), else each alone."""
+    if not items:
+        return []
+    helper = None
+    if usable(items):
+        try:
+            helper = Serial(cwd, fixed, items)
+        except OSError:  # no folder for its output, no shell: one at a time
+            helper = None
+    if helper is None:
+        return [Pending([*fixed, *it], cwd).result() for it in items]
+    queued = [helper.queued(i) for i in range(len(items))]
+    try:
+        return [q.result() for q in queued]
+    finally:
+        helper.stop()
+
+
 def _scratch_folder() -> str:
     """A new folder only this user can read, for the commands' output (OSError when none can be
     made: the caller runs its commands one by one). Not ``tempfile``'s: its import (with

@@ -109,7 +109,13 @@ def touched(top: str, sha: str, first_parent: str | None = None) -> list[str]:
         first = parents(top, sha)
         first_parent = first[0] if first else None
     base = [first_parent, sha] if first_parent else ["--root", sha]
-    out = git(["diff-tree", "-r", "-z", "--no-commit-id", "--name-only", "-M", "--diff-filter=AMRTC", *base], top)
+    return _paths(git([*_TOUCHED, *base], top))
+
+
+_TOUCHED = ["diff-tree", "-r", "-z", "--no-commit-id", "--name-only", "-M", "--diff-filter=AMRTC"]
+
+
+def _paths(out: bytes) -> list[str]:
     return sorted({p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p})
 
 
@@ -187,6 +193,29 @@ def plan(top: str, sha: str) -> Plan:
     ps = parents(top, sha)
     own = brought_in(top, sha, ps[0]) if len(ps) > 1 else {sha}
     return Plan(sha, ps, own, touched(top, sha, ps[0] if ps else None))
+
+
+def plans(top: str, shas: list[str]) -> list[Plan]:
+    """``plan`` of each commit of ``shas`` (full ids git listed), asking git what each asks
+    alone: every commit's parents in one `git rev-list --no-walk`, then each commit's
+    ``touched`` and each merge's ``brought_in`` run in turn by one helper
+    (``hansard.git.serial.outputs``)."""
+    from hansard.git.run import git
+    from hansard.git.serial import outputs
+
+    if len(shas) < 2:
+        return [plan(top, sha) for sha in shas]
+    listed = git(["rev-list", "--no-walk", "--parents", *shas, "--"], top).decode().splitlines()
+    by_sha = {line.split()[0]: line.split()[1:] for line in listed if line.strip()}
+    if set(by_sha) != set(shas):  # git named commits otherwise than it listed them: each alone
+        return [plan(top, sha) for sha in shas]
+    ps_of = [by_sha[sha] for sha in shas]
+    diffs = outputs(top, _TOUCHED, [[ps[0], sha] if ps else ["--root", sha] for sha, ps in zip(shas, ps_of, strict=True)])
+    merges = [(sha, ps) for sha, ps in zip(shas, ps_of, strict=True) if len(ps) > 1]
+    ins = dict(zip([sha for sha, _ in merges], outputs(top, ["rev-list"], [[f"{ps[0]}..{sha}", "--"] for sha, ps in merges]),
+                   strict=True))
+    return [Plan(sha, ps, set(ins[sha].decode().split()) if sha in ins else {sha}, _paths(out))
+            for sha, ps, out in zip(shas, ps_of, diffs, strict=True)]
 
 
 def export_commit(store: Store, top: str, sha: str, *, now: str | None = None, cache: bool = True,
@@ -290,16 +319,18 @@ def export(store: Store, cwd: str, *, commit: str | None = None, rev_range: str 
     top = found[0]
     now = _now()
     from hansard.answers.why import many
+    from hansard.git.refs import named_commits
 
-    plans = [plan(top, sha) for sha in commits(top, commit, rev_range)]
-    pairs = [(p.sha, path) for p in plans for path in p.paths]
+    planned = plans(top, commits(top, commit, rev_range))
+    named_commits(top, [p.sha for p in planned])
+    pairs = [(p.sha, path) for p in planned for path in p.paths]
     # every file of every commit asked at once: a range's answers are worked out side by side
     answered = (ask or many.one_by_one)(store, top, pairs, many.document, cache)
     if progress is not None:
         progress.start(len(pairs), len(pairs))
         answered = _told(answered, pairs, progress)
     try:
-        return [export_commit(store, top, p.sha, now=now, cache=cache, planned=p, answered=answered) for p in plans]
+        return [export_commit(store, top, p.sha, now=now, cache=cache, planned=p, answered=answered) for p in planned]
     finally:
         if progress is not None:
             progress.done()
