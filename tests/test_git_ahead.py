@@ -215,6 +215,46 @@ def test_while_files_are_answered_together_head_and_refs_are_read_once(tmp_path:
     assert gc.get_threshold() == before
 
 
+def test_while_files_are_answered_together_one_reader_answers_what_a_process_each_would(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    from hansard.answers.why import together
+
+    repo = _repo(tmp_path)
+    top, head = str(repo.path), repo.head()
+    revs = [f"{head}:{p}" for p in _paths(repo, head)] + [head, f"{head}^", f"{head}:gone.py", "", "HEAD:a.py",
+                                                         f"{head}:a.py", "not a rev", head[:7]]
+    alone = history.batch_objects(top, revs)
+    assert history._reader(top) is None
+    together.open_window(top)
+    try:
+        reader = history._reader(top)
+        assert reader is not None
+        asked = reader.requests
+        assert history.batch_objects(top, revs) == alone
+        pending = history.BatchRead(top, revs[:3])
+        assert pending.pending is None and pending.result() == alone[:3]  # the kept reader, no process
+        assert reader.requests > asked
+        got: list[object] = []
+        other = threading.Thread(target=lambda: got.append(history._reader(top)))
+        other.start()
+        other.join()
+        assert got == [None]  # another thread starts its own process
+        pid = os.fork()
+        if pid == 0:  # a forked process never reads from its parent's pipes, nor holds them open
+            os._exit(0 if history._reader(top) is None and reader.proc.stdin.closed and reader.proc.stdout.closed
+                     and history.batch_objects(top, revs) == alone else 1)
+        assert os.waitpid(pid, 0)[1] == 0
+        reader.proc.kill()
+        reader.proc.wait()
+        assert history.batch_objects(top, revs) == alone  # a reader that stopped: one process, as alone
+        assert history._reader(top) is None
+    finally:
+        together.close_window()
+    assert not history._READERS
+
+
 def test_a_ranges_plans_are_each_commits_own(tmp_path: Path) -> None:
     from hansard.trace import export
 

@@ -3,14 +3,20 @@ and what one commit changed in one file, a pure function of commit ids, so it is
 
 from __future__ import annotations
 
+import os
 import re
+import threading
 from collections import namedtuple
 from functools import lru_cache, partial
+from typing import TYPE_CHECKING
 
 from hansard.errors import GitError
 from hansard.git.ahead import Ahead
-from hansard.git.run import Pending, git, git_text
+from hansard.git.run import DEADLINE, Pending, git, git_text
 from hansard.text.diffs import parse_unified_diff
+
+if TYPE_CHECKING:
+    from hansard.git.objects import CatFile
 
 # old_path: str | None; new_path: str; hunks: tuple[Hunk, ...]
 FileDiff = namedtuple("FileDiff", "old_path new_path hunks")
@@ -61,31 +67,109 @@ def _section_for(out: str, path: str) -> str | None:
 
 def batch_objects(top: str, revs: list[str]) -> list[tuple[str, str, bytes, bytes]]:
     """(rev, object id, type, content) of each rev git has an object for, in one `git cat-file
-    --batch` process; a missing or ambiguous rev (or one holding a newline) is left out."""
-    return BatchRead(top, revs).result()
+    --batch` process (the reader ``hold_reader`` keeps, where one is kept); a missing or
+    ambiguous rev (or one holding a newline) is left out."""
+    todo = _batch_revs(revs)
+    reader = _reader(top) if todo else None
+    if reader is not None:
+        try:
+            got = reader.read_many(todo)
+        except GitError:  # it stopped: this question and the next ones start their own
+            _drop_reader(top)
+        else:
+            return [(rev, *g) for rev, g in zip(todo, got, strict=True) if g is not None]
+    return BatchRead(top, todo).result()
 
 
 class BatchRead:
     """``batch_objects`` started now, in its own process beside the caller's work: its answer
-    is ``result()`` (asked once), or it is stopped unread (``stop``)."""
+    is ``result()`` (asked once), or it is stopped unread (``stop``). Where ``hold_reader``
+    keeps a reader, nothing starts: the kept reader answers when the result is asked."""
 
-    __slots__ = ("revs", "pending")
+    __slots__ = ("top", "revs", "pending", "held")
 
     def __init__(self, top: str, revs: list[str]) -> None:
+        self.top = top
         self.revs = _batch_revs(revs)
+        self.held = bool(self.revs) and _reader(top) is not None
         self.pending = Pending(["cat-file", "--batch"], top, input=("\n".join(self.revs) + "\n").encode(),
-                               timeout=300) if self.revs else None
+                               timeout=300) if self.revs and not self.held else None
 
     def result(self) -> list[tuple[str, str, bytes, bytes]]:
+        if self.held:
+            self.held = False
+            return batch_objects(self.top, self.revs)
         if self.pending is None:
             return []
         pending, self.pending = self.pending, None
         return _batch_read(self.revs, pending.result(check=False))
 
     def stop(self) -> None:
+        self.held = False
         if self.pending is not None:
             pending, self.pending = self.pending, None
             pending.stop()
+
+
+# While the files of a repository are answered in turn (``hold_reader``): one `git cat-file
+# --batch` process per repository answers every ``batch_objects`` question of the thread and
+# process that opened it, not a process per question. A process forked from the one that
+# opened it shares its pipes, so it never uses the parent's: it opens its own.
+_READERS: dict[str, tuple[int, int, CatFile]] = {}  # top -> (process id, thread id, reader)
+
+
+def hold_reader(top: str) -> None:
+    """Questions about ``top``'s objects go to one kept reader from now on, until ``release_readers``."""
+    if top not in _READERS or _READERS[top][0] != os.getpid():
+        from hansard.git.objects import CatFile
+
+        _READERS.pop(top, None)  # a parent's: never read here, never closed here
+        try:
+            _READERS[top] = (os.getpid(), threading.get_ident(), CatFile(top))
+        except GitError:
+            pass
+
+
+def _forked() -> None:
+    """In a forked process: the parent's readers' pipes closed here (their process waits for the
+    end of its input, which a child holding the pipe would put off), never read nor stopped."""
+    for _, _, reader in _READERS.values():
+        for pipe in (reader.proc.stdin, reader.proc.stdout):
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
+    _READERS.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
+
+
+def release_readers() -> None:
+    """Stop every reader ``hold_reader`` kept in this process."""
+    readers = list(_READERS.items())
+    _READERS.clear()
+    for _, (pid, _, reader) in readers:
+        if pid == os.getpid():
+            reader.close()
+
+
+def _reader(top: str) -> CatFile | None:
+    """The reader kept for ``top`` that this thread may ask now, else None (none kept, another
+    process's or thread's, or a question under a deadline, which a kept reader does not keep)."""
+    got = _READERS.get(top) if _READERS else None
+    if got is None or DEADLINE.get() is not None:
+        return None
+    pid, thread, reader = got
+    return reader if pid == os.getpid() and thread == threading.get_ident() else None
+
+
+def _drop_reader(top: str) -> None:
+    got = _READERS.pop(top, None)
+    if got is not None and got[0] == os.getpid():
+        got[2].close()
 
 
 def _batch_revs(revs: list[str]) -> list[str]:
@@ -101,7 +185,7 @@ def _batch_read(revs: list[str], data: bytes) -> list[tuple[str, str, bytes, byt
             break
         header = data[pos:nl].split()
         pos = nl + 1
-        if len(header) < 3 or header[1] in (b"missing", b"ambiguous"):
+        if len(header) != 3 or header[-1] in (b"missing", b"ambiguous"):  # (a missing name may hold spaces)
             continue
         size = int(header[2])
         out.append((rev, header[0].decode(), header[1], data[pos:pos + size]))

@@ -93,6 +93,16 @@ the rest without it)."""
 
         return _batched(revs, ask)
 
+    def read_many(self, revs: list[str]) -> list[tuple[str, bytes, bytes] | None]:
+        """(object id, type, content) of the object each rev names, or None: ``get_many`` with
+        each object's id, its requests batched alike."""
+        def ask(asked: list[str]) -> list[tuple[str, bytes, bytes] | None]:
+            _write(self.proc, asked)
+            self.requests += len(asked)
+            return [self._read_one() for _ in asked]
+
+        return _batched(revs, ask)
+
     def info_many(self, revs: list[str]) -> list[tuple[str, str, int] | None]:
         """(object id, type, size) of the object each rev names, or None (missing, or not a
         name), without reading any content: what a caller checks against a budget before it
@@ -121,6 +131,19 @@ the rest without it)."""
             return out
 
         return _batched(revs, ask)
+
+    def _read_one(self) -> tuple[str, bytes, bytes] | None:
+        stdout = self.proc.stdout
+        assert stdout is not None
+        header = stdout.readline()
+        if not header:
+            raise GitError("git cat-file stopped")
+        parts = header.split()
+        if len(parts) < 3 or parts[-1] in (b"missing", b"ambiguous"):
+            return None
+        data = _read_exact(stdout, int(parts[2]))
+        stdout.read(1)  # the newline after the content
+        return parts[0].decode(), parts[1], data
 
     def _answer(self, max_bytes: int | None) -> tuple[str, bytes] | None:
         stdout = self.proc.stdout

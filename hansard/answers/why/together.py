@@ -4,7 +4,8 @@ each distinct line text's facts (its hash, exact hash and triviality; files repe
 another's lines); in the store, the other files' edits holding any of the files' lines,
 looked up once for every file read ahead rather than once a file (a line many files share
 matches the same edits in each); and what is one for every file of the repository at that
-moment (``once``: its id in the store, whether the store is complete, its HEAD and refs).
+moment (``once``: its id in the store, whether the store is complete, its HEAD and refs); and
+one `git cat-file --batch` for every object the files' answers read (``hansard.git.history.hold_reader``).
 
 Always true: nothing here changes an answer. Each file gets the very facts and rows its own
 question computes, and the repository and the store as the window's first file saw them;
@@ -39,6 +40,7 @@ GC_YOUNG = 20_000  # allocations between two sweeps of the collector's youngest 
 def open_window(top: str) -> None:
     """Files of the repository at ``top`` are about to be answered in turn."""
     if _WINDOW.get("top") != top:
+        from hansard.git.history import hold_reader
         from hansard.git.refs import hold
 
         close_window()
@@ -48,6 +50,7 @@ def open_window(top: str) -> None:
         # look for: the collector's youngest generation is swept less often meanwhile.
         gc.set_threshold(max(young, GC_YOUNG), *older)
         hold(True)
+        hold_reader(top)
 
 
 def close_window() -> None:
@@ -55,7 +58,10 @@ def close_window() -> None:
     from hansard.git.refs import hold
 
     if _WINDOW:
+        from hansard.git.history import release_readers
+
         hold(False)
+        release_readers()
         was = _WINDOW.get("gc")
         if isinstance(was, tuple):
             gc.set_threshold(*was)
