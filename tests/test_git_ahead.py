@@ -268,3 +268,20 @@ def test_a_ranges_plans_are_each_commits_own(tmp_path: Path) -> None:
     shas = repo.git("rev-list", "--reverse", "HEAD").split()
     assert export.plans(top, shas) == [export.plan(top, sha) for sha in shas]
     assert any(len(p.parents) > 1 for p in export.plans(top, shas))
+
+
+def test_a_historys_deletions_read_at_once_are_each_commits_own(tmp_path: Path, monkeypatch) -> None:
+    repo = _repo(tmp_path)
+    top, head = str(repo.path), repo.head()
+    shas = repo.git("rev-list", "HEAD").split()
+    history._DELETED.clear()
+    alone = {x: history.deleted_files(top, [x]) for x in shas}
+    history._DELETED.clear()
+    monkeypatch.setattr(history, "DELETIONS_READ_COMMITS", len(shas) - 1)
+    history.read_deletions(top, [head])
+    assert not history._DELETED  # a longer history: each file's question asks for its commits
+    monkeypatch.setattr(history, "DELETIONS_READ_COMMITS", len(shas))
+    history.read_deletions(top, [head, "HEAD"])
+    assert {x for (t, x) in history._DELETED if t == top} == set(shas)
+    assert {x: history.deleted_files(top, [x]) for x in shas} == alone
+    assert any(ps == {x: {"d.py"}} for x, ps in alone.items())

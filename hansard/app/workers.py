@@ -55,12 +55,14 @@ def answers(store: Store, top: str, pairs: list[tuple[str, str]], then: many.The
         return
     import multiprocessing as mp
 
-    from hansard.git.history import read_ahead
+    from hansard.git.history import read_ahead, read_deletions
     from hansard.store import kept
 
     ctx = mp.get_context("fork")
-    # the files' texts and logs read here, once, before the workers are forked: each has them
+    # the files' texts and logs, and their histories' deletions, read here once, before the
+    # workers are forked: each has them
     read_ahead(top, pairs[:many.AHEAD_FILES * jobs], logs_now=True)
+    read_deletions(top, [rev for rev, _ in pairs])
     try:
         with ctx.Pool(jobs, initializer=_open, initargs=(_file_of(store), then, cache)) as pool:
             for result, diffs, symbols, offered in pool.imap(_work, [(top, rev, path) for rev, path in pairs]):

@@ -585,6 +585,7 @@ _DELETED_KEPT = 8192
 _FULL_ID = re.compile(r"[0-9a-f]{40}")
 _DELETED_AHEAD: dict[str, str | Pending] = {}  # top -> the commits the next question asks too (or their listing)
 DELETED_AHEAD_COMMITS = 500
+DELETIONS_READ_COMMITS = 5000  # a longer history's commits are asked as their files need them
 
 
 def deleted_files(top: str, shas: list[str]) -> dict[str, set[str]]:
@@ -604,11 +605,20 @@ def deleted_files(top: str, shas: list[str]) -> dict[str, set[str]]:
         except GitError:
             ids = []
         todo += [x for x in ids if (top, x) not in _DELETED and x not in todo]
+    asked = _deletions(top, todo)
+    if asked is None:
+        return {}
+    return found | {x: set(asked[x]) for x in shas if x in asked}
+
+
+def _deletions(top: str, todo: list[str]) -> dict[str, set[str]] | None:
+    """``deleted_files`` of ``todo`` from git (kept for the full ids among them); None when git
+    cannot say."""
     try:
         out = git_text(["diff-tree", "--stdin", "-r", "-M", "--name-status", "--diff-filter=D"], top,
                        input="\n".join(todo).encode() + b"\n")
     except GitError:
-        return {}
+        return None
     asked: dict[str, set[str]] = {x: set() for x in todo}
     current: set[str] | None = None
     for line in out.splitlines():
@@ -622,7 +632,24 @@ def deleted_files(top: str, shas: list[str]) -> dict[str, set[str]]:
     for x, paths in asked.items():
         if _FULL_ID.fullmatch(x):  # a short id may name another commit once the repository grows
             _DELETED[(top, x)] = frozenset(paths)
-    return found | {x: set(asked[x]) for x in shas if x in asked}
+    return asked
+
+
+def read_deletions(top: str, revs: list[str]) -> None:
+    """``deleted_files`` of every commit in the history of ``revs`` (full ids) asked now, in one
+    `git diff-tree --stdin` (the very question each asks, of them all): for processes forked
+    next, whose files' questions then find them kept. Nothing when the history holds more than
+    ``DELETIONS_READ_COMMITS`` commits, or git cannot list it."""
+    revs = [r for r in dict.fromkeys(revs) if _FULL_ID.fullmatch(r)]
+    if not revs:
+        return
+    try:
+        ids = git_text(["rev-list", f"--max-count={DELETIONS_READ_COMMITS + 1}", *revs, "--"], top).split()
+    except GitError:
+        return
+    todo = [x for x in ids if (top, x) not in _DELETED]
+    if todo and len(ids) <= DELETIONS_READ_COMMITS and len(_DELETED) + len(todo) <= _DELETED_KEPT:
+        _deletions(top, todo)
 
 
 def deleted_ahead(top: str, revs: str | None, *, now: bool = False) -> None:
