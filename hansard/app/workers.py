@@ -61,7 +61,7 @@ def answers(store: Store, top: str, pairs: list[tuple[str, str]], then: many.The
     ctx = mp.get_context("fork")
     # the files' texts and logs, and their histories' deletions, read here once, before the
     # workers are forked: each has them
-    read_ahead(top, pairs[:many.AHEAD_FILES * jobs], logs_now=True)
+    read_ahead(top, pairs[:many.AHEAD_FILES * jobs], logs_now=True, logs_soon=True)
     read_deletions(top, [rev for rev, _ in pairs])
     try:
         with ctx.Pool(jobs, initializer=_open, initargs=(_file_of(store), then, cache)) as pool:
