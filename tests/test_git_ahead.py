@@ -285,3 +285,31 @@ def test_a_historys_deletions_read_at_once_are_each_commits_own(tmp_path: Path, 
     assert {x for (t, x) in history._DELETED if t == top} == set(shas)
     assert {x: history.deleted_files(top, [x]) for x in shas} == alone
     assert any(ps == {x: {"d.py"}} for x, ps in alone.items())
+
+
+def test_while_files_are_answered_together_a_files_log_is_read_once_at_a_commit(tmp_path: Path) -> None:
+    from hansard.answers.why import together
+
+    repo = _repo(tmp_path)
+    top, head = str(repo.path), repo.head()
+    alone = {p: history.file_log(top, p, head) for p in ("a.py", "c2.py", "a_copy.py")}
+    with_patches = history.file_log(top, "a.py", head, patches=True)
+    assert not history._LOGS_READ  # nothing kept outside a window
+    together.open_window(top)
+    try:
+        pending = history.start_file_log(top, "c2.py", head)
+        assert pending.result().decode("utf-8", "surrogateescape") == alone["c2.py"]
+        again = history.start_file_log(top, "c2.py", head)
+        assert isinstance(again, history._LogRead)  # no second process
+        assert again.result().decode("utf-8", "surrogateescape") == alone["c2.py"]
+        assert history.file_log(top, "c2.py", head) == alone["c2.py"]
+        for p, text in alone.items():
+            assert history.file_log(top, p, head) == text == history.file_log(top, p, head)
+        assert history.file_log(top, "a.py", head, patches=True) == with_patches
+        assert history.file_log(top, "a.py", "HEAD") == alone["a.py"]
+        assert (top, "HEAD", "a.py", False) not in history._LOGS_READ  # a name, not a commit id: asked each time
+        history.start_file_log(top, "b.py", head).stop()  # stopped unread: nothing kept
+        assert (top, head, "b.py", False) not in history._LOGS_READ
+    finally:
+        together.close_window()
+    assert not history._LOGS_READ

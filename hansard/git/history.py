@@ -141,6 +141,12 @@ def _forked() -> None:
                 except OSError:
                     pass
     _READERS.clear()
+    _forget_logs()
+
+
+def _forget_logs() -> None:
+    _LOGS_READ.clear()
+    _LOGS_READ_BYTES[0] = 0
 
 
 if hasattr(os, "register_at_fork"):
@@ -151,6 +157,7 @@ def release_readers() -> None:
     """Stop every reader ``hold_reader`` kept in this process."""
     readers = list(_READERS.items())
     _READERS.clear()
+    _forget_logs()
     for _, (pid, _, reader) in readers:
         if pid == os.getpid():
             reader.close()
@@ -220,9 +227,14 @@ def read_ahead(top: str, pairs: list[tuple[str, str]], *, logs_now: bool = False
     _MERGES.clear()
     _ROUND[0] += 1
     pairs = [(c, p) for c, p in pairs if _FULL_ID.fullmatch(c)]
-    if logs_soon:
-        for c in dict.fromkeys(c for c, _ in pairs):
-            _MERGES.start((top, c), partial(Pending, _merges_args(c), top))
+    if logs_soon:  # for the commits whose logs one walk may read (``_logs_ahead``)
+        plain: dict[str, set[str]] = {}
+        for c, p in pairs:
+            if _PLAIN_PATH.fullmatch(p):
+                plain.setdefault(c, set()).add(p)
+        for c, paths in plain.items():
+            if len(paths) >= 2:
+                _MERGES.start((top, c), partial(Pending, _merges_args(c), top))
     held = 0
     for rev, _, kind, body in batch_objects(top, [f"{c}:{p}" for c, p in pairs]):
         if kind == b"blob" and held + len(body) <= AHEAD_BYTES:
@@ -313,12 +325,73 @@ def file_log(top: str, path: str, rev: str = "HEAD", *, patches: bool = False) -
     separated by US (the agent trailers, as git's own parser reads them, just before the
     summary), then `--raw` lines (blob ids, status, names) and, with ``patches``, the
     zero-context diff."""
-    return git_text(_file_log_args(path, rev, patches), top)
+    key = _log_key(top, path, rev, patches)
+    out = _LOGS_READ.get(key) if key is not None else None
+    if out is None:
+        out = git(_file_log_args(path, rev, patches), top)
+        if key is not None:
+            _keep_log(key, out)
+    return out.decode("utf-8", "surrogateescape")
 
 
 def start_file_log(top: str, path: str, rev: str = "HEAD") -> Pending:
     """``file_log`` started now, in its own process: its text is ``.result()`` decoded."""
-    return Pending(_file_log_args(path, rev, False), top)
+    key = _log_key(top, path, rev, False)
+    if key is None:
+        return Pending(_file_log_args(path, rev, False), top)
+    out = _LOGS_READ.get(key)
+    return _LogKept(key, top) if out is None else _LogRead(out)
+
+
+# While a repository's files are answered together (``hold_reader``): each file log read at a
+# full commit id, kept for the next question about the same file there (a copied file's answer
+# reads its source's log, which that file's own answer reads too). A commit's history never
+# changes, so the kept text is what git would print again.
+_LOGS_READ: dict[tuple[str, str, str, bool], bytes] = {}
+_LOGS_READ_BYTES = [0]
+LOGS_KEPT_BYTES = 64 << 20  # past it, logs are read each time as outside a window
+
+
+def _log_key(top: str, path: str, rev: str, patches: bool) -> tuple[str, str, str, bool] | None:
+    return (top, rev, path, patches) if top in _READERS and _FULL_ID.fullmatch(rev) else None
+
+
+def _keep_log(key: tuple[str, str, str, bool], out: bytes) -> None:
+    if _LOGS_READ_BYTES[0] + len(out) <= LOGS_KEPT_BYTES:
+        _LOGS_READ[key] = out
+        _LOGS_READ_BYTES[0] += len(out)
+
+
+class _LogKept(Pending):
+    """A file's log started while files are answered together: its output, once git printed it
+    whole and exited well, is kept for the next question about that file at that commit."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: tuple[str, str, str, bool], top: str) -> None:
+        super().__init__(_file_log_args(key[2], key[1], key[3]), top)
+        self.key = key
+
+    def result(self, *, check: bool = True) -> bytes:
+        out = super().result(check=check)
+        if self.proc.returncode == 0:
+            _keep_log(self.key, out)
+        return out
+
+
+class _LogRead(Pending):
+    """A file's log kept from an earlier question (``_LogKept``): its output, and no process."""
+
+    __slots__ = ("kept",)
+
+    def __init__(self, out: bytes) -> None:  # nothing started: no process, no files
+        self.kept = out
+
+    def result(self, *, check: bool = True) -> bytes:
+        return self.kept
+
+    def stop(self) -> None:
+        pass
 
 
 # Files' logs started ahead of their question (``log_ahead``: before the store is brought up to
