@@ -232,8 +232,8 @@ def read_ahead(top: str, pairs: list[tuple[str, str]], *, logs_now: bool = False
         for c, p in pairs:
             if _PLAIN_PATH.fullmatch(p):
                 plain.setdefault(c, set()).add(p)
-        for c, paths in plain.items():
-            if len(paths) >= 2:
+        for c, names in plain.items():
+            if len(names) >= 2:
                 _MERGES.start((top, c), partial(Pending, _merges_args(c), top))
     held = 0
     for rev, _, kind, body in batch_objects(top, [f"{c}:{p}" for c, p in pairs]):
