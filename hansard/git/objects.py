@@ -132,28 +132,32 @@ the rest without it)."""
 
         return _batched(revs, ask)
 
-    def _read_one(self) -> tuple[str, bytes, bytes] | None:
+    def _header(self) -> list[bytes] | None:
+        """The next answer's header (object id, type, size); None for a name git has no object for."""
         stdout = self.proc.stdout
         assert stdout is not None
         header = stdout.readline()
         if not header:
             raise GitError("git cat-file stopped")
         parts = header.split()
-        if len(parts) < 3 or parts[-1] in (b"missing", b"ambiguous"):
+        return None if len(parts) < 3 or parts[-1] in (b"missing", b"ambiguous") else parts
+
+    def _read_one(self) -> tuple[str, bytes, bytes] | None:
+        parts = self._header()
+        if parts is None:
             return None
+        stdout = self.proc.stdout
+        assert stdout is not None
         data = _read_exact(stdout, int(parts[2]))
         stdout.read(1)  # the newline after the content
         return parts[0].decode(), parts[1], data
 
     def _answer(self, max_bytes: int | None) -> tuple[str, bytes] | None:
+        parts = self._header()
+        if parts is None:
+            return None
         stdout = self.proc.stdout
         assert stdout is not None
-        header = stdout.readline()
-        if not header:
-            raise GitError("git cat-file stopped")
-        parts = header.split()
-        if len(parts) < 3 or parts[-1] in (b"missing", b"ambiguous"):
-            return None
         size = int(parts[2])
         if max_bytes is not None and size > max_bytes:
             _skip_exact(stdout, size + 1)  # passed over a block at a time, never held whole
