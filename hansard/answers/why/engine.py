@@ -165,6 +165,9 @@ class Attributor(Unmatched):
         self._named: dict[int, list[tuple[float, EditRef]]] = {}
         self._absent: dict[int, list[str]] = {}  # edit -> its added lines no longer in the file
         self._present = set(self.hashes)
+        # text -> whether it is a non-trivial line the file no longer has (the file's own texts:
+        # no); edits of one file add the same texts again and again, each looked at once
+        self._gone: dict[str, bool] = dict.fromkeys(texts, False)
         self._other_path: dict[tuple[int, frozenset[str]], bool] = {}  # (line hash, its paths) -> an edit added it elsewhere
         self._counts: dict[int, int] | None = None  # line hash -> lines of the file with it
         self._distinct: dict[str, set[str]] = {}  # commit -> sessions that alone wrote one of its lines
