@@ -494,7 +494,8 @@ class Attributor(Unmatched):
             if b.orig_path in logged:
                 shas.add(b.sha)
                 near.update(range(i - WINDOW, i + WINDOW + 1))
-        first, last = [], []
+        first: list[list[int]] = []
+        last: list[list[int]] = []
         for g in groups:
             (last if self.lines[g[0]].sha in shas or not near.isdisjoint(g) else first).append(g)
         return first + last
