@@ -45,7 +45,8 @@ class Bases:
         self.bl = bl
         self.moved = moved or {}  # commit -> paths it deleted whose edits' text it may have moved here
         self._deleted: dict[tuple[str, str], frozenset[int]] = {}  # (commit, deleted path) -> its lines at the parent
-        self._versions: dict[tuple[str, str], list[int]] = {}  # (commit, path) -> its lines there, in order
+        self._versions: dict[tuple[str, str], bytes | None] = {}  # (commit, path) -> its blob there, as read
+        self._version_lines: dict[tuple[str, str], list[int]] = {}  # (commit, path) -> its lines there, in order
         self._wanted_versions: set[tuple[str, str]] = set()  # versions the next read also fetches
         self._parent_times: dict[str, tuple[int, int] | None] = {}  # commit -> its first parent's (author, committer) time
         self._removed: dict[int, set[int]] = {}  # edit -> the non-trivial lines it removed
@@ -53,6 +54,8 @@ class Bases:
         self._parents: dict[str, frozenset[int]] = {}  # commit -> the lines of the file at its parent
         self._wanted: set[str] = set()  # commits whose parents the next read also fetches
         self._hashes = together.hash_table("versions")[0]  # a line's text -> its normal-form hash
+        self._byte_hashes: dict[bytes, int] = {}  # the same, by the line's bytes as git gives them
+        self._blob_lines: dict[str, frozenset[int]] = {}  # blob id -> its lines (a parent's version is often another's)
         # what ``start`` began reading: (parents, versions, their revs, the read), and the blamed commits' parents
         self._reading: tuple[set[str], set[tuple[str, str]], dict[str, str], BatchRead] | None = None
         self._meta_reading: tuple[list[str], BatchRead] | None = None
@@ -129,11 +132,13 @@ class Bases:
 
     def at_commit(self, sha: str, path: str) -> list[int]:
         """The lines of ``path`` in commit ``sha``'s own version, in order (a line's
-        ``orig_line`` indexes them), by normal-form hash; empty when git has not that version."""
-        got = self._versions.get((sha, path))
+        ``orig_line`` indexes them), by normal-form hash; empty when git has not that version.
+        (Read with the others wanted, hashed only when asked: most are never asked.)"""
+        got = self._version_lines.get((sha, path))
         if got is None:
-            self._fetch(version=(sha, path))
-            got = self._versions[(sha, path)]
+            if (sha, path) not in self._versions:
+                self._fetch(version=(sha, path))
+            got = self._version_lines[(sha, path)] = self._hashed(self._versions[(sha, path)])
         return got
 
     def start(self) -> None:
@@ -188,24 +193,47 @@ class Bases:
 
     def _take(self, parents: set[str], versions: set[tuple[str, str]], revs: dict[str, str],
               got: list[tuple[str, str, bytes, bytes]]) -> None:
-        blobs = {rev: body for rev, _, kind, body in got if kind == b"blob"}
+        blobs = {rev: (oid, body) for rev, oid, kind, body in got if kind == b"blob"}
         for c in parents:
-            # (successive versions share most lines: each text is hashed once)
-            self._parents[c] = frozenset(self._hashed(blobs.get(revs.get(c, ""))))
+            oid, body = blobs.get(revs.get(c, ""), ("", None))
+            lines = self._blob_lines.get(oid) if oid else None
+            if lines is None:
+                lines = self._line_set(body)
+                if oid:
+                    self._blob_lines[oid] = lines
+            self._parents[c] = lines
         for c, path in versions:
-            self._versions[(c, path)] = self._hashed(blobs.get(f"{c}:{path}"))
+            self._versions[(c, path)] = blobs.get(f"{c}:{path}", ("", None))[1]
+
+    def _line_set(self, body: bytes | None) -> frozenset[int]:
+        """The normal-form hashes of a blob's lines."""
+        if body is None:
+            return frozenset()
+        texts = set(body.split(b"\n"))
+        self._learn(texts)
+        return frozenset(map(self._byte_hashes.__getitem__, texts))
 
     def _hashed(self, body: bytes | None) -> list[int]:
-        """The normal-form hash of each line of a blob, in order (each text hashed once)."""
+        """The normal-form hash of each line of a blob, in order."""
         if body is None:
             return []
-        known = self._hashes
-        texts = body.decode("utf-8", "surrogateescape").split("\n")
-        for x in set(texts).difference(known):
-            # (most lines of a file's earlier version are in the file now: their facts are known)
-            got = together.known(x)
-            known[x] = got[0] if got is not None else textnorm.line_hash(x)
-        return [known[x] for x in texts]
+        texts = body.split(b"\n")
+        self._learn(set(texts))
+        return list(map(self._byte_hashes.__getitem__, texts))
+
+    def _learn(self, texts: set[bytes]) -> None:
+        """Each of these lines' hashes known. Successive versions of a file share most lines:
+        each text is decoded and hashed once (a line's bytes decode alone as they do in their
+        blob: no UTF-8 sequence spans a newline)."""
+        by_bytes, known = self._byte_hashes, self._hashes
+        for raw in texts.difference(by_bytes):
+            x = raw.decode("utf-8", "surrogateescape")
+            h = known.get(x)
+            if h is None:
+                # (most lines of a file's earlier version are in the file now: their facts are known)
+                got = together.known(x)
+                h = known[x] = got[0] if got is not None else textnorm.line_hash(x)
+            by_bytes[raw] = h
 
     def deleted_at_parent(self, sha: str, path: str) -> frozenset[int]:
         """The lines of ``path``, which commit ``sha`` deleted, at the commit's first parent."""
