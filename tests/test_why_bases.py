@@ -1,6 +1,6 @@
 """hansard.answers.why.bases: a commit's parent version and its own version of a file, read
 from git, are the normal-form hashes of the lines git holds, whatever their bytes (invalid
-UTF-8, carriage returns), the same when two commits share one blob."""
+UTF-8, carriage returns) or their size, the same when two commits share one blob."""
 
 from __future__ import annotations
 
@@ -25,17 +25,22 @@ def _hashes(body: bytes) -> list[int]:
     return [line_hash(x) for x in body.decode("utf-8", "surrogateescape").split("\n")]
 
 
-def test_parent_and_own_versions_are_the_hashes_of_the_lines_git_holds(tmp_path: Path) -> None:
-    repo = tmp_path / "repo"
+def _commits(repo: Path, *bodies: bytes) -> list[str]:
     repo.mkdir()
     _git(repo, "init", "-q", "-b", "main")
     shas = []
-    for n, body in enumerate((V1, V2, V3)):
+    for n, body in enumerate(bodies):
         (repo / "a.go").write_bytes(body)
         (repo / f"other{n}.txt").write_text(f"{n}\n")
         _git(repo, "add", "-A")
         _git(repo, "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qm", f"v{n + 1}")
         shas.append(_git(repo, "rev-parse", "HEAD"))
+    return shas
+
+
+def test_parent_and_own_versions_are_the_hashes_of_the_lines_git_holds(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    shas = _commits(repo, V1, V2, V3)
     bl = blame(str(repo), "a.go")
     assert {shas[1], shas[2]} <= set(bl.commits)
     store = open_store(tmp_path / "hansard.db")
@@ -51,5 +56,19 @@ def test_parent_and_own_versions_are_the_hashes_of_the_lines_git_holds(tmp_path:
         assert bases.at_commit(shas[0], "a.go") == _hashes(V1)  # not wanted: read when asked
         assert bases.at_commit(shas[2], "gone.go") == []
         bases.stop()
+    finally:
+        store.close()
+
+
+def test_a_parent_version_of_megabytes_is_read_whole(tmp_path: Path) -> None:
+    big = b"".join(b"\tv%d := compute(%d)\n" % (k, k) for k in range(120_000))  # about 2.5 MB
+    repo = tmp_path / "repo"
+    shas = _commits(repo, big, big + b"\treturn nil\n")
+    bl = blame(str(repo), "a.go")
+    store = open_store(tmp_path / "hansard.db")
+    try:
+        bases = Bases(store, str(repo), bl)
+        got = bases.parent(shas[1])
+        assert len(got) == 120_001 and got == frozenset(_hashes(big))
     finally:
         store.close()
