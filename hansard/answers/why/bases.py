@@ -10,9 +10,9 @@ has no earlier version of it to contradict the edit).
 
 The parent's version is the one blame names (``previous``: the parent commit and the file's
 path there; none when the commit created the file), read for every blamed commit whose lines
-some edit added in one ``git cat-file --batch``, started once the answer knows which it wants
-(``start``) and read the first time a question needs one (it also tells a line the parent
-already had). An edit of a path the commit deleted, whose text the
+some edit added in one ``git cat-file --batch`` (the commits' own versions a common line's
+block may be judged in, in another), started once the answer knows which it wants (``start``)
+and read the first time a question needs one (it also tells a line the parent already had). An edit of a path the commit deleted, whose text the
 commit may have moved into this file, is checked against that path at the parent. Only
 non-trivial lines count, by their normal-form hashes.
 """
@@ -56,8 +56,10 @@ class Bases:
         self._hashes = together.hash_table("versions")[0]  # a line's text -> its normal-form hash
         self._byte_hashes: dict[bytes, int] = {}  # the same, by the line's bytes as git gives them
         self._blob_lines: dict[str, frozenset[int]] = {}  # blob id -> its lines (a parent's version is often another's)
-        # what ``start`` began reading: (parents, versions, their revs, the read), and the blamed commits' parents
-        self._reading: tuple[set[str], set[tuple[str, str]], dict[str, str], BatchRead] | None = None
+        # what ``start`` began reading: (parents, their revs, the read), (versions, the read), and the
+        # blamed commits' parents
+        self._reading: tuple[set[str], dict[str, str], BatchRead] | None = None
+        self._reading_versions: tuple[set[tuple[str, str]], BatchRead] | None = None
         self._meta_reading: tuple[list[str], BatchRead] | None = None
 
     def fits(self, e: EditRef, sha: str, earlier: Callable[[], Iterable[int]]) -> bool:
@@ -143,17 +145,22 @@ class Bases:
 
     def start(self) -> None:
         """Start reading, each in its own git process beside what the answer does next, the
-        parents and versions wanted so far and the parents of every blamed commit: the first
-        question that needs one of them reads what was started (``_fetch``, ``_parent_meta``)."""
+        parents wanted so far, the versions wanted so far and the parents of every blamed commit:
+        the first question that needs one of them reads what was started (``_fetch``,
+        ``_parent_meta``). The rules ask for parents first and for few versions: their reads
+        apart, the parents' ends sooner."""
         from hansard.git.history import BatchRead
 
-        if self._reading is None and (self._wanted or self._wanted_versions):
+        if self._reading is None and self._reading_versions is None and (self._wanted or self._wanted_versions):
             parents = self._wanted - set(self._parents)
             versions = self._wanted_versions - set(self._versions)
             self._wanted.clear()
             self._wanted_versions.clear()
-            revs, wanted = self._revs(parents, versions)
-            self._reading = (parents, versions, revs, BatchRead(self.top, wanted))
+            if parents:
+                revs, wanted = self._revs(parents, set())
+                self._reading = (parents, revs, BatchRead(self.top, wanted))
+            if versions:
+                self._reading_versions = (versions, BatchRead(self.top, self._revs(set(), versions)[1]))
         if self._meta_reading is None:
             todo = [c for c in self.bl.commits if c != ZERO and c not in self._parent_times]
             if todo:
@@ -162,23 +169,30 @@ class Bases:
     def stop(self) -> None:
         """Stop what ``start`` began and nobody read."""
         reading, self._reading = self._reading, None
+        versions, self._reading_versions = self._reading_versions, None
         meta, self._meta_reading = self._meta_reading, None
         if reading is not None:
-            reading[3].stop()
+            reading[2].stop()
+        if versions is not None:
+            versions[1].stop()
         if meta is not None:
             meta[1].stop()
 
     def _fetch(self, parent: str | None = None, version: tuple[str, str] | None = None) -> None:
         """Every parent and version wanted so far, and the one asked for, in one `git cat-file
-        --batch` (after what ``start`` began reading, when that holds the one asked for)."""
+        --batch` (after what ``start`` began reading of its kind, when that holds the one asked for)."""
         from hansard.git.history import batch_objects
 
-        if self._reading is not None:
-            parents, versions, revs, started = self._reading
+        if parent is not None and self._reading is not None:
+            parents, revs, started = self._reading
             self._reading = None
-            self._take(parents, versions, revs, started.result())
-            if (parent is None or parent in self._parents) and (version is None or version in self._versions):
-                return
+            self._take(parents, set(), revs, started.result())
+        if version is not None and self._reading_versions is not None:
+            versions, started = self._reading_versions
+            self._reading_versions = None
+            self._take(set(), versions, {}, started.result())
+        if (parent is None or parent in self._parents) and (version is None or version in self._versions):
+            return
         parents = (self._wanted | ({parent} if parent else set())) - set(self._parents)
         versions = (self._wanted_versions | ({version} if version else set())) - set(self._versions)
         self._wanted.clear()
