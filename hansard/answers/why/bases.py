@@ -12,9 +12,10 @@ The parent's version is the one blame names (``previous``: the parent commit and
 path there; none when the commit created the file), read for every blamed commit whose lines
 some edit added in one ``git cat-file --batch`` (the commits' own versions a common line's
 block may be judged in, in another), started once the answer knows which it wants (``start``)
-and read the first time a question needs one (it also tells a line the parent already had). An edit of a path the commit deleted, whose text the
-commit may have moved into this file, is checked against that path at the parent. Only
-non-trivial lines count, by their normal-form hashes.
+and read the first time a question needs one (it also tells a line the parent already had).
+An edit of a path the commit deleted, whose text the commit may have moved into this file, is
+checked against that path at the parent. Only non-trivial lines count, by their normal-form
+hashes.
 """
 
 from __future__ import annotations
