@@ -40,7 +40,8 @@ if TYPE_CHECKING:
 class Bases:
     """The bases of the edits one question weighs, and the parent versions of its commits."""
 
-    def __init__(self, store: Store, top: str, bl: Blame, moved: Mapping[str, AbstractSet[str]] | None = None) -> None:
+    def __init__(self, store: Store, top: str, bl: Blame, moved: Mapping[str, AbstractSet[str]] | None = None,
+                 hashed: Mapping[str, int] | None = None) -> None:
         self.store = store
         self.top = top
         self.bl = bl
@@ -55,7 +56,8 @@ class Bases:
         self._parents: dict[str, frozenset[int]] = {}  # commit -> the lines of the file at its parent
         self._wanted: set[str] = set()  # commits whose parents the next read also fetches
         self._hashes = together.hash_table("versions")[0]  # a line's text -> its normal-form hash
-        self._byte_hashes: dict[bytes, int] = {}  # the same, by the line's bytes as git gives them
+        self._shared = hashed or {}  # texts hashed already, read only (the file's history's)
+        self._byte_hashes: dict[bytes, int] = {}  # a line's hash by its bytes as git gives them
         self._blob_lines: dict[str, frozenset[int]] = {}  # blob id -> its lines (a parent's version is often another's)
         # what ``start`` began reading: (parents, their revs, the read), (versions, the read), and the
         # blamed commits' parents
@@ -240,14 +242,17 @@ class Bases:
         """Each of these lines' hashes known. Successive versions of a file share most lines:
         each text is decoded and hashed once (a line's bytes decode alone as they do in their
         blob: no UTF-8 sequence spans a newline)."""
-        by_bytes, known = self._byte_hashes, self._hashes
+        by_bytes, known, hashed = self._byte_hashes, self._hashes, self._shared
         for raw in texts.difference(by_bytes):
             x = raw.decode("utf-8", "surrogateescape")
             h = known.get(x)
             if h is None:
-                # (most lines of a file's earlier version are in the file now: their facts are known)
-                got = together.known(x)
-                h = known[x] = got[0] if got is not None else textnorm.line_hash(x)
+                # (most lines of a file's earlier version are in the file now or in its history's diffs)
+                h = hashed.get(x)
+                if h is None:
+                    got = together.known(x)
+                    h = got[0] if got is not None else textnorm.line_hash(x)
+                known[x] = h
             by_bytes[raw] = h
 
     def deleted_at_parent(self, sha: str, path: str) -> frozenset[int]:
