@@ -121,7 +121,11 @@ def scan_entire(scanner: Scanner, top: str) -> None:
             planned.append((name, sessions, any(n is None for n in sizes.values())))
     tools = reading_tools(scanner.store, scanner.redactor)
     jobs = [s.job for _n, ss, _l in planned for s in ss if s.job is not None]
-    readers = open_readers(jobs, tools, sum(s.estimate for _n, ss, _l in planned for s in ss)) if jobs else None
+    total = sum(s.estimate for _n, ss, _l in planned for s in ss)
+    # A first index fills the empty tables as the agent homes' does: their non-unique indexes
+    # built at the end, the full-text indexes merged in bulk.
+    deferred = scanner._defer_indexes(total) if jobs else False
+    readers = open_readers(jobs, tools, total) if jobs else None
     try:
         for name, sessions, lacks in planned:
             for s in sessions:
@@ -144,6 +148,8 @@ def scan_entire(scanner: Scanner, top: str) -> None:
         if readers is not None:
             readers.close()
         _close_cats()
+        if deferred:
+            scanner._restore_indexes()
 
 
 def carries_sessions(top: str) -> bool:
