@@ -34,7 +34,6 @@ repository and never fetches.
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator
@@ -356,6 +355,8 @@ def _cat(top: str) -> CatFile:
     cat = _CATS.get(key)
     if cat is None:
         cat = _CATS[key] = CatFile(top)
+        import multiprocessing
+
         if multiprocessing.parent_process() is not None:
             from multiprocessing import util
 
