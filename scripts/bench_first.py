@@ -1,15 +1,18 @@
 """First times on real history: what a user meets first, beside git doing the same work, with
 several builds of hansard measured side by side in one run.
 
-For each corpus (``scripts/real_corpus.py``: ``real:cli``, ``real:entire-graph``, ...) and each
+For each corpus (``scripts/real_corpus.py``: ``real:cli``, ``real:entire-graph``, ...; or
+``real-clone:NAME``, the same repository as a new user has it: its clone keeping the checkpoint
+branch, read by `hansard index CLONE` alone, every agent home empty) and each
 build (``--code LABEL=PYTHON``: an interpreter whose ``hansard`` is that build, a virtualenv of
 its checkout), one step at a time, the builds taking turns file by file within each step (each
 file starting with the next build) so the machine's drift hits them alike; the hover step runs
 each build's language server over all the files in turn. Each copy of a store is written to
 disk before it is asked (as the index's own last checkpoint leaves the store it made):
 
-  * index: a fresh store (`hansard index`, after the corpus's `config map`): wall time, MB/s of
-    the corpus's transcripts, peak memory (wait4's ru_maxrss: the process and its workers);
+  * index: a fresh store (`hansard index`, after the corpus's `config map`; `hansard index
+    CLONE` for a clone): wall time, MB/s of the transcripts it archived, peak memory (wait4's
+    ru_maxrss: the process and its workers);
   * first whole file: in a copy of that fresh store, per file, no warm-up, `why FILE --json`
     (as a user asks it, caching on) beside `git blame -w -M -C --porcelain FILE`; ratio
     why / (blame + 60 ms), target 1.3;
@@ -20,8 +23,9 @@ disk before it is asked (as the index's own last checkpoint leaves the store it 
   * steady whole file: the first copy again, after one untimed run, `why FILE --json
     --no-cache` and blame in alternation (``--rounds``); target 1.2;
   * while a transcript grows: another process appends a message to a session of the corpus's
-    repository every second; per file, once the transcript has grown since the last question,
-    `why FILE --json` beside blame; target 1.5;
+    repository every second (for a clone, a new session in the empty Claude Code home); per
+    file, once the transcript has grown since the last question, `why FILE --json` beside
+    blame; target 1.5;
   * after a one-line commit: per file, one line appended and committed (fixed identity and
     dates, so every build meets the same commit), `why FILE --json` beside blame, then the
     commit undone; target 1.5;
@@ -111,25 +115,43 @@ class Code:
 
 
 class Corpus:
-    def __init__(self, name: str, cache: str | None, work: Path, n_files: int) -> None:
+    def __init__(self, spec: str, cache: str | None, work: Path, n_files: int) -> None:
         import real_corpus
 
+        kind, _, name = spec.partition(":")
+        if kind not in ("real", "real-clone"):
+            raise SystemExit(f"{spec}: a corpus is real:NAME or real-clone:NAME")
         self.rc = real_corpus
         self.name = name
+        self.clone = kind == "real-clone"
         self.dir = real_corpus.ensure(name, None, cache, log=log)
-        self.repo = self.dir / "repo"
         self.manifest = json.loads((self.dir / "manifest.json").read_text())
+        if self.clone and self.manifest.get("clone") is False:
+            raise SystemExit(f"{spec}: no clone: the snapshot lacks a blob of its default branch's own tree")
+        self.repo = self.dir / ("clone" if self.clone else "repo")
         self.files = real_corpus.sample_files(self.dir, n_files)
         self.lines = {rel: max(1, (self.repo / rel).read_bytes().count(b"\n") // 2) for rel in self.files}
-        self.work = work / name
+        self.work = work / spec.replace(":", "-")
         self.work.mkdir(parents=True, exist_ok=True)
+        # A clone's agent homes: empty but for the growing session of that step.
+        self.homes = self.work / "homes"
 
     def env(self, code: Code, store: Path) -> dict[str, str]:
         base = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
         env = self.rc.env_for(self.dir, store, base)
+        if self.clone:
+            env.update({k: str(self.homes / k.lower()) for k in ("CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME",
+                                                                   "OPENCODE_DATA_DIR")})
         env.pop("PYTHONPATH", None)  # the build's own interpreter finds its hansard
         env["HANSARD_NO_BACKGROUND"] = "1"
         return env
+
+    def index_args(self) -> list[str]:
+        return [str(self.repo)] if self.clone else self.rc.index_args(self.dir)
+
+    def claude_projects(self) -> Path:
+        """The Claude Code projects folder the questions' environment reads."""
+        return (self.homes / "claude_config_dir" if self.clone else self.dir / "home" / ".claude") / "projects"
 
     def pristine(self, code: Code) -> Path:
         return self.work / code.label / "fresh"
@@ -179,12 +201,23 @@ def step_index(c: Corpus, code: Code) -> dict:
     shutil.rmtree(store.parent, ignore_errors=True)
     store.parent.mkdir(parents=True)
     env = c.env(code, store)
-    for old in c.manifest["path_maps"]:
+    for old in c.manifest["path_maps"] if not c.clone else ():
         subprocess.run(code.hansard("config", "map", old, str(c.repo)), cwd=c.repo, env=env, check=True,
                        capture_output=True)
-    wall, rss = run_rss(code.hansard("index", *c.rc.index_args(c.dir)), c.repo, env)
-    mb = c.manifest["home_bytes"] / 1e6
+    wall, rss = run_rss(code.hansard("index", *c.index_args()), c.repo, env)
+    mb = (archived_bytes(store / "hansard.db") if c.clone else c.manifest["home_bytes"]) / 1e6
     return {"seconds": wall, "mb": mb, "mb_s": mb / wall, "rss_mb": rss}
+
+
+def archived_bytes(db: Path) -> int:
+    """The bytes of transcripts a store archived (what a clone's checkpoint branch carried)."""
+    import sqlite3
+
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return int(con.execute('SELECT coalesce(sum("offset"), 0) FROM sources WHERE provider IS NOT NULL').fetchone()[0])
+    finally:
+        con.close()
 
 
 def turns(c: Corpus, codes: list[Code], stores: dict[str, Path], ask, plus: float) -> dict[str, dict]:
@@ -259,10 +292,15 @@ class Grower:
     transcript); its file is removed at ``stop``."""
 
     def __init__(self, c: Corpus, every: float = 1.0) -> None:
-        projects = c.dir / "home" / ".claude" / "projects"
-        folder = max((p for p in projects.iterdir() if p.is_dir()), key=lambda p: len(list(p.glob("*.jsonl"))))
-        cwd = None
-        for f in sorted(folder.glob("*.jsonl")):
+        projects = c.claude_projects()
+        if c.clone:  # no session of this machine yet: the agent starts one in the clone
+            cwd: str | None = str(c.repo)
+            folder = projects / str(c.repo).replace("/", "-").replace(".", "-")
+            folder.mkdir(parents=True, exist_ok=True)
+        else:
+            folder = max((p for p in projects.iterdir() if p.is_dir()), key=lambda p: len(list(p.glob("*.jsonl"))))
+            cwd = None
+        for f in sorted(folder.glob("*.jsonl")) if cwd is None else ():
             for line in f.open(encoding="utf-8", errors="replace"):
                 if '"cwd"' in line:
                     try:
@@ -426,8 +464,7 @@ def main() -> None:
     results: dict = {}
     try:
         for spec in a.corpus.split(","):
-            name = spec.split(":", 1)[1]
-            c = Corpus(name, a.cache, work, a.files)
+            c = Corpus(spec, a.cache, work, a.files)
             res = results.setdefault(spec, {})
             log(f"{spec}: {len(c.files)} files, {c.manifest['home_bytes'] / 1e6:.0f} MB of transcripts")
             for step in steps:

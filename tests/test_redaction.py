@@ -695,6 +695,32 @@ def test_store_indexed_before_redaction_is_rebuilt(tmp_path: Path) -> None:
     db.close()
 
 
+def test_rebuild_clears_every_mark(tmp_path: Path) -> None:
+    """A source no parser reads (here a file in the agent's home that is not a transcript)
+    keeps no mark after the rebuild: otherwise every later index, and every question after a
+    transcript grew, would rebuild the whole store again."""
+    from hansard.ingest.run import index
+    from hansard.store import as_store
+    from hansard.store.sqlite.db import connect
+
+    home = Path(os.environ["CLAUDE_CONFIG_DIR"])
+    w = Transcript("5d2e8f10-1a2b-4c3d-8e4f-5a6b7c8d9e0f", str(tmp_path), "2026-11-22T08:00:00")
+    w.user(f"use {S['github_token']} for the release")
+    w.write_home(home)
+    (home / "projects" / "notes.jsonl").write_text('{"note": "not a transcript"}\n', encoding="utf-8")
+    db = connect()
+    index(db)
+    assert db.execute("SELECT count(*) FROM sources WHERE provider IS NULL").fetchone()[0] == 1
+    # What the migrations leave in a store written by an older hansard (m021, m037).
+    db.execute("UPDATE sources SET redactions=-1")
+    archive = as_store(db).archive
+    assert archive.needs_rebuild()
+    assert index(db) is not None
+    assert not archive.needs_rebuild()
+    assert db.execute("SELECT redactions FROM sources WHERE provider IS NOT NULL").fetchone()[0] == 1
+    db.close()
+
+
 def test_unchanged_lines_only() -> None:
     """The writer skips scanning an edit's new text only when every line of it is known clean."""
     from hansard.ingest.redact import unchanged_lines_only

@@ -36,13 +36,15 @@ class FileHistory:
     diff (from the store's commit-diff cache) and line hashes read at once, when a line first
     needs them."""
 
-    def __init__(self, store: Store, top: str, rel: str, rev: str | None) -> None:
+    def __init__(self, store: Store, top: str, rel: str, rev: str | None,
+                 texts: tuple[dict[str, int], set[str]] | None = None) -> None:
         self.store = store
         self.top = top
         self.rel = rel
         self.rev = rev or "HEAD"
-        # line text -> normal-form hash, and the trivial texts (shared by files answered together)
-        self._text_hashes, self._trivial_texts = hash_table("history")
+        # line text -> normal-form hash, and the trivial texts (shared by files answered together,
+        # and, given ``texts``, by the histories one answer reads: a copy shares its source's lines)
+        self._text_hashes, self._trivial_texts = texts if texts is not None else hash_table("history")
         self._by_hash: tuple[dict[int, list[int]], dict[int, list[int]]] | None = None
         self._commits: list[LogEntry] | None = None
         self._log: Pending | None = None  # the file's `git log`, when started beside blame
@@ -82,6 +84,21 @@ class FileHistory:
             self._log = take_log_ahead(self.top, self.rel, self.rev) or start_file_log(self.top, self.rel, self.rev)
         except GitError:
             self._log = None  # asked again by commits()
+
+    @property
+    def texts(self) -> tuple[dict[str, int], set[str]]:
+        """(line text -> its normal-form hash, the trivial texts): every text the history has hashed."""
+        return self._text_hashes, self._trivial_texts
+
+    def know(self, texts: list[str], hashes: list[int], trivial: list[bool]) -> None:
+        """The normal-form hashes of these texts and whether each is trivial, worked out already
+        (the file's own lines): most of the history's lines are among them."""
+        table, trivials = self._text_hashes, self._trivial_texts
+        for x, h, t in zip(texts, hashes, trivial, strict=True):
+            if x not in table:
+                table[x] = h
+                if t:
+                    trivials.add(x)
 
     def prepare(self) -> None:
         """Every commit's line hashes now (while blame runs): the file's questions reach most of

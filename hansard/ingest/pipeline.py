@@ -237,6 +237,7 @@ def reindex(store: Store, redactor: Redactor | None = None, progress: Progress |
         finally:
             readers.close()
         store.items.index_text()
+        archive.rebuilt_all()
     if progress is not None:
         progress.done()
     return summary

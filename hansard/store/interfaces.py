@@ -67,6 +67,9 @@ class Archive(Protocol):
         """id, path, provider, generation, offset of every source a parser reads, in path order."""
     def needs_rebuild(self) -> bool:
         """Some source's derived rows predate secret redaction."""
+    def rebuilt_all(self) -> None:
+        """Every derived row was cleared and rebuilt: a source no parser read holds none, so
+        none is marked as predating redaction any more."""
     def append(self, source_id: int, generation: int, rec: RawRecord) -> None: ...
     def packer(self) -> Callable[[bytes], bytes]:
         """How a record's bytes are stored, as a module-level function a worker process can run."""

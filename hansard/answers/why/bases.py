@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 class Bases:
     """The bases of the edits one question weighs, and the parent versions of its commits."""
 
-    def __init__(self, store: Store, top: str, bl: Blame, moved: Mapping[str, AbstractSet[str]] | None = None) -> None:
+    def __init__(self, store: Store, top: str, bl: Blame, moved: Mapping[str, AbstractSet[str]] | None = None,
+                 hashed: Mapping[str, int] | None = None) -> None:
         self.store = store
         self.top = top
         self.bl = bl
@@ -53,6 +54,7 @@ class Bases:
         self._parents: dict[str, frozenset[int]] = {}  # commit -> the lines of the file at its parent
         self._wanted: set[str] = set()  # commits whose parents the next read also fetches
         self._hashes = together.hash_table("versions")[0]  # a line's text -> its normal-form hash
+        self._shared = hashed or {}  # texts hashed already, read only (the file's history's)
         # what ``start`` began reading: (parents, versions, their revs, the read), and the blamed commits' parents
         self._reading: tuple[set[str], set[tuple[str, str]], dict[str, str], BatchRead] | None = None
         self._meta_reading: tuple[list[str], BatchRead] | None = None
@@ -199,12 +201,15 @@ class Bases:
         """The normal-form hash of each line of a blob, in order (each text hashed once)."""
         if body is None:
             return []
-        known = self._hashes
+        known, hashed = self._hashes, self._shared
         texts = body.decode("utf-8", "surrogateescape").split("\n")
         for x in set(texts).difference(known):
-            # (most lines of a file's earlier version are in the file now: their facts are known)
-            got = together.known(x)
-            known[x] = got[0] if got is not None else textnorm.line_hash(x)
+            # (most lines of a file's earlier version are in the file now or in its history's diffs)
+            h = hashed.get(x)
+            if h is None:
+                got = together.known(x)
+                h = got[0] if got is not None else textnorm.line_hash(x)
+            known[x] = h
         return [known[x] for x in texts]
 
     def deleted_at_parent(self, sha: str, path: str) -> frozenset[int]:

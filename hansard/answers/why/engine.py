@@ -133,7 +133,7 @@ class Attributor(Unmatched):
         self.cs = CommitSessions(store, t.top, repo_id, bl, at_head=rev is None or _is_head(t.top, rev))
         from hansard.answers.why.bases import Bases
 
-        self.bases = Bases(store, t.top, bl, self.moved)
+        self.bases = Bases(store, t.top, bl, self.moved, hashed=self.history.texts[0])
         self._off_base: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it on another version
         self._works: dict[str, frozenset[str]] = {}  # session -> its piece of work (see _work)
         self._file_delegations: list[tuple[float, str]] | None = None  # (start, session) of unread subagents told of the file
@@ -165,6 +165,9 @@ class Attributor(Unmatched):
         self._named: dict[int, list[tuple[float, EditRef]]] = {}
         self._absent: dict[int, list[str]] = {}  # edit -> its added lines no longer in the file
         self._present = set(self.hashes)
+        # text -> whether it is a non-trivial line the file no longer has (the file's own texts:
+        # no); edits of one file add the same texts again and again, each looked at once
+        self._gone: dict[str, bool] = dict.fromkeys(texts, False)
         self._other_path: dict[tuple[int, frozenset[str]], bool] = {}  # (line hash, its paths) -> an edit added it elsewhere
         self._counts: dict[int, int] | None = None  # line hash -> lines of the file with it
         self._distinct: dict[str, set[str]] = {}  # commit -> sessions that alone wrote one of its lines
@@ -234,7 +237,7 @@ class Attributor(Unmatched):
         else:
             from hansard.answers.restored import FileHistory
 
-            got = FileHistory(self.store, self.t.top, p, self.history.rev)
+            got = FileHistory(self.store, self.t.top, p, self.history.rev, texts=self.history.texts)
         self._histories[p] = got
         return got
 
@@ -446,9 +449,11 @@ class Attributor(Unmatched):
         # the edits' bases, and the parents of the commits whose lines edits may have written, read at once
         weighed = {i: self.loose(i) for i, b in enumerate(self.lines) if not self.trivial[i] and b.sha != ZERO}
         # the `git log` of each copy's source these lines need, started side by side
+        logged = set()
         for p in {self.lines[i].orig_path for i, es in weighed.items() if es} - {self.t.rel} - self.own_names:
             if p not in self._histories and (got := self._history_at(p)) is not self.history:
                 got.prefetch()
+                logged.add(p)
         self.bases.prefetch(e.edit_id for es in weighed.values() for e in es)
         # (a line of another file is read whatever its check says: the check waits for that file's log)
         self.bases.want(self.lines[i].sha for i, es in weighed.items()
@@ -471,9 +476,29 @@ class Attributor(Unmatched):
                 history.prefetch_removals(list(questions))
             else:  # read when a line first asks that file (its log may still run)
                 history.prefetch_removals_later(list(questions))
-        for g in self.groups():
+        for g in self._logged_last(self.groups(), logged):
             self._answer_group(g, answers)
         return [a for a in answers if a is not None]
+
+    def _logged_last(self, groups: list[list[int]], logged: AbstractSet[str]) -> list[list[int]]:
+        """``groups`` with those that will wait for the `git log` of a file in ``logged`` last
+        (a line blame took from it, a line of a commit that has such a line, whose sessions are
+        weighed over all its lines, or a line near one, whose block is judged by it): the others
+        are worked out while that log runs. A line's answer is a function of the file's evidence,
+        whatever order its groups are worked out in."""
+        if not logged:
+            return groups
+        shas: set[str] = set()
+        near: set[int] = set()
+        for i, b in enumerate(self.lines):
+            if b.orig_path in logged:
+                shas.add(b.sha)
+                near.update(range(i - WINDOW, i + WINDOW + 1))
+        first: list[list[int]] = []
+        last: list[list[int]] = []
+        for g in groups:
+            (last if self.lines[g[0]].sha in shas or not near.isdisjoint(g) else first).append(g)
+        return first + last
 
     def _answer_group(self, g: list[int], answers: list[LineAnswer | None]) -> None:
         quals = {i: self.qualifying(i) for i in g}

@@ -172,6 +172,7 @@ def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, dat
         _imports_ahead(len(texts))  # (while the file's `git log` runs: they need nothing of it)
         # the file's names in its history (its `git log` is quicker than blame)
         pre = Prepared(store, repo_id, texts, os.path.basename(t.rel), paths=history.names())
+        history.know(texts, pre.hashes, pre.trivial)
         history.prepare()
         _removals_ahead(pre, history)  # git reads the versions beside what follows
         _ahead_of_blame(texts, likeness=bool(pre.edits))

@@ -66,6 +66,7 @@ class Unmatched:
     _scored: dict[int, list[tuple[list[tuple[float, str]], str | None]]]
     _absent: dict[int, list[str]]
     _present: set[int]
+    _gone: dict[str, bool]
     _other_path: dict[tuple[int, frozenset[str]], bool]
     unlinked: set[int]
     _off_base: dict[int, list[str]]
@@ -276,9 +277,18 @@ class Unmatched:
         """The non-trivial lines the edit added that are no longer in the file, in its order."""
         out = self._absent.get(edit_id)
         if out is None:
-            present = self._present
-            out = self._absent[edit_id] = [x for x in self._added_texts(edit_id)
-                                           if not (textnorm.line_hash(x) in present or textnorm.is_trivial(x))]
+            present, gone = self._present, self._gone
+            hashed, trivial = self.history.texts  # (the texts of the file's history, hashed already)
+            out = []
+            for x in self._added_texts(edit_id):
+                g = gone.get(x)
+                if g is None:
+                    h = hashed.get(x)
+                    g = gone[x] = not (h in present or x in trivial) if h is not None else \
+                        not (textnorm.line_hash(x) in present or textnorm.is_trivial(x))
+                if g:
+                    out.append(x)
+            self._absent[edit_id] = out
         return out
 
     def _modified_block(self, g: list[int], chosen: dict[int, EditRef]) -> dict[int, tuple[EditRef, float, str]]:

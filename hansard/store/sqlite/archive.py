@@ -173,6 +173,11 @@ class SqliteArchive:
     def needs_rebuild(self) -> bool:
         return self.db.execute("SELECT 1 FROM sources WHERE redactions < 0 LIMIT 1").fetchone() is not None
 
+    def rebuilt_all(self) -> None:
+        # A source without a parser (a file that is not a transcript, a checkpoint entry with
+        # none) keeps the mark the migrations left, and would make every index a rebuild.
+        self.db.execute("UPDATE sources SET redactions=0 WHERE redactions < 0")
+
     # -- raw records --------------------------------------------------------------------
 
     def append(self, source_id: int, generation: int, rec: RawRecord) -> None:
