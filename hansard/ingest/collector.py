@@ -3,10 +3,10 @@
 Always true: only the pace changes, never what is collected. Reading and writing records makes
 and drops many small containers (parsed records, ops, the chunks a worker sends), which
 reference counting frees as they go; they hold no cycles to find. At the interpreter's
-default, the youngest generation was swept every 700 net allocations, each sweep walking the
-chunk in hand, and the older ones after it. During a run the youngest generation waits for
-``YOUNG`` net allocations instead: cycles a run leaves are still collected, at that pace, or at
-the interpreter's once the run is over.
+default pace (the youngest generation every 700 net allocations) each sweep walks the chunk in
+hand, and sweeps of the older generations follow. During a run the youngest generation waits
+for ``YOUNG`` net allocations instead: cycles a run leaves are still collected, at that pace, or
+at the interpreter's once the run is over.
 """
 
 from __future__ import annotations
