@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hansard.ingest import reader
+from hansard.ingest import collector, reader
 from hansard.values.models import RawRecord, Skip
 
 if TYPE_CHECKING:
@@ -264,6 +264,7 @@ def _serve(jobs: Any, results: Any, tools: Tools, parent: int, parent_ends: tupl
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent()
     _yield_to_writer()
+    collector.slow_down()
     for end in parent_ends:
         end.close()  # the writer's ends: with them closed here, its death reads as end of file
     sender = _Sender(results)
