@@ -319,3 +319,29 @@ def test_a_bare_index_in_a_clone_reads_its_checkpoints(tmp_path: Path, monkeypat
     doc = _why(bob, "app/retry.py", monkeypatch)
     assert {ln["tool_call_id"] for ln in doc["lines"] if ln["kind"] == "agent"} == \
         {carried(bob, calls["backoff"]), carried(bob, calls["log"])}
+
+
+@pytest.mark.parametrize("workers", [False, True])
+def test_a_branch_and_its_remote_copy_are_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    workers: bool) -> None:
+    """A clone with the checkpoint branch both local and remote-tracking (the same copies under
+    two refs) keeps each session once, under the ref read first, whether its sessions are read
+    by worker processes or by the index's own; a copy that makes no transcript is read, and
+    noted, under both."""
+    if workers:
+        monkeypatch.setattr("hansard.ingest.prepare.WORKER_MIN_BYTES", 0)
+    alice, calls = _alice_session(tmp_path, "branch")
+    other = "9c0f1d2e-3f4a-4b6c-8a1f-6c2e7b3d4e8a"
+    write_checkpoint(alice, "c0ffee123456", [SessionCopy(other, b"not a transcript\n", "2026-11-10T09:30:00Z")],
+                     T0 + timedelta(minutes=30))
+    bob = _bob(tmp_path, alice, "branch")
+    bob.git("branch", "entire/checkpoints/v1", "origin/entire/checkpoints/v1")
+    rc, out, err = run_cli("index", str(bob.path))
+    assert rc == 0, (out, err)
+    root = bob.git("rev-list", "--max-parents=0", "HEAD").split()[0]
+    local, remote = f"git:{root}:refs/heads/entire/checkpoints/v1", f"git:{root}:refs/remotes/origin/entire/checkpoints/v1"
+    assert _store().execute("SELECT path, provider FROM sources ORDER BY path").fetchall() == \
+        [(f"{local}:entire/{SID}", "claude_code"), (f"{local}:entire/{other}", None), (f"{remote}:entire/{other}", None)]
+    doc = _why(bob, "app/retry.py", monkeypatch)
+    assert {ln["tool_call_id"] for ln in doc["lines"] if ln["kind"] == "agent"} == \
+        {carried(bob, calls["backoff"]), carried(bob, calls["log"])}

@@ -196,3 +196,60 @@ def test_a_first_index_fills_the_full_text_indexes_in_bulk_and_leaves_the_defaul
     assert _matches(db) == expected
     for t in fts.TABLES:
         db.execute(f"INSERT INTO {t}({t}) VALUES ('integrity-check')")
+
+
+def test_an_index_run_sweeps_for_cycles_less_often_and_writes_the_same(
+        samples: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The writer and its reading workers sweep the collector's youngest generation less often
+    while records flow; the store is the same, and the writer's pace is back after the run."""
+    import gc
+
+    from hansard.ingest import collector, prepare
+    from hansard.store.sqlite import fts
+
+    expected = _plain_dump(samples)
+    monkeypatch.setattr(prepare, "WORKER_MIN_BYTES", 0)
+    monkeypatch.setattr(prepare, "TWO_WORKERS_MIN_BYTES", 0)
+    seen = tmp_path / "thresholds"
+    run_job, catch_up = prepare.run_job, fts.catch_up
+
+    def spying_job(*a: object, **k: object) -> object:
+        with open(seen, "a") as fh:  # from the forked worker
+            fh.write(f"worker {gc.get_threshold()[0]}\n")
+        return run_job(*a, **k)  # type: ignore[arg-type]
+
+    def spying_catch_up(db: sqlite3.Connection) -> None:
+        with open(seen, "a") as fh:
+            fh.write(f"writer {gc.get_threshold()[0]}\n")
+        catch_up(db)
+
+    monkeypatch.setattr(prepare, "run_job", spying_job)
+    monkeypatch.setattr(fts, "catch_up", spying_catch_up)
+    before = gc.get_threshold()
+    assert before[0] < collector.YOUNG
+    db = connect()
+    index(db, [samples])
+    assert dump(db) == expected
+    assert gc.get_threshold() == before
+    lines = seen.read_text().split("\n")[:-1]
+    assert {ln.split()[0] for ln in lines} == {"worker", "writer"}
+    assert {int(ln.split()[1]) for ln in lines} == {collector.YOUNG}
+
+
+def test_a_pace_set_while_the_collector_sweeps_less_often_is_kept() -> None:
+    import gc
+
+    from hansard.ingest import collector
+
+    before = gc.get_threshold()
+    try:
+        with collector.fewer_sweeps():
+            assert gc.get_threshold()[0] == collector.YOUNG
+            gc.set_threshold(collector.YOUNG * 2, *before[1:])  # another part of a long-lived process
+        assert gc.get_threshold()[0] == collector.YOUNG * 2
+        gc.set_threshold(*before)
+        with collector.fewer_sweeps():
+            pass
+        assert gc.get_threshold() == before
+    finally:
+        gc.set_threshold(*before)

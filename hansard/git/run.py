@@ -132,11 +132,17 @@ class Pending:
 
     @staticmethod
     def _read(fd: int) -> bytes:
+        # The child has exited: the file's size is its whole output, read in one call where the
+        # system allows (chunks joined afterwards copy a batch of blobs' tens of MB twice).
+        size = os.fstat(fd).st_size
         os.lseek(fd, 0, os.SEEK_SET)
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
+        data = os.read(fd, size) if size else b""
+        if len(data) < size:
+            chunks = [data]
+            while chunk := os.read(fd, 1 << 30):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+        return data
 
     def _close(self) -> None:
         for fd in (self.out, self.err):

@@ -36,21 +36,23 @@ from __future__ import annotations
 import hashlib
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hansard import agents as registry
 from hansard.agents.origin import keyed, of_source, parser_for
 from hansard.errors import GitError
-from hansard.ingest.pipeline import ingest
 from hansard.values.models import Item, MessageItem, RawRecord
 
 if TYPE_CHECKING:
     from hansard.agents.base import Parser, Provider
     from hansard.agents.entire.checkpoints import Copy
     from hansard.git.objects import CatFile
+    from hansard.ingest.prepare import Job, Tools
     from hansard.ingest.scanner import Scanner, _Group
+    from hansard.store.types import Row
 
 # A session's transcript, put together from its chunks and copies, is at most this long: a copy
 # past it is a counted skip, from the sizes git gives before anything is read.
@@ -75,11 +77,18 @@ def scan_repos(scanner: Scanner, tops: Iterable[str]) -> None:
 
 
 def scan_entire(scanner: Scanner, top: str) -> None:
-    """Index the Entire checkpoints of one work tree's repository (see the module docstring)."""
+    """Index the Entire checkpoints of one work tree's repository (see the module docstring).
+
+    Which sessions to read is worked out here first, from the refs' trees and the blobs' sizes;
+    each is then put together from its blobs, parsed, redacted and packed by a reading job
+    (``_read_session``, in the index's worker processes for a large run: each reads its blobs
+    through a `git cat-file` of its own) while this process writes the results in order."""
     from hansard.agents.entire import SOURCE
     from hansard.agents.entire import checkpoints as cp
     from hansard.git.identity import identify
     from hansard.git.objects import CatFile, refs
+    from hansard.ingest.pipeline import reading_tools
+    from hansard.ingest.prepare import Inline, open_readers
 
     if not _may_hold_checkpoints(top):
         return  # the common case: no process at all
@@ -98,22 +107,48 @@ def scan_entire(scanner: Scanner, top: str) -> None:
 
     group = _Group(scanner)
     ctx = _Repo(scanner, top, root, group)
+    planned: list[tuple[str, list[_Session], bool]] = []
+    # Closed before any worker is forked: a worker must not hold this process's pipes to git.
+    with CatFile(top) as cat:
+        for name in sorted(todo):
+            copies = cp.read_copies(cat, todo[name])
+            sizes = cp.blob_sizes(cat, copies)
+            sessions = [s for skey, cs in sorted(cp.by_session(copies).items())
+                        if (s := ctx.plan(name, skey, cs, sizes)) is not None]
+            # A store whose copies name blobs the repository lacks is read again next time,
+            # though its refs stay put: a blob that arrives (a fetch) is then read.
+            planned.append((name, sessions, any(n is None for n in sizes.values())))
+    tools = reading_tools(scanner.store, scanner.redactor)
+    jobs = [s.job for _n, ss, _l in planned for s in ss if s.job is not None]
+    total = sum(s.estimate for _n, ss, _l in planned for s in ss)
+    # A first index fills the empty tables as the agent homes' does: their non-unique indexes
+    # built at the end, the full-text indexes merged in bulk.
+    deferred = scanner._defer_indexes(total) if jobs else False
+    readers = open_readers(jobs, tools, total) if jobs else None
     try:
-        with CatFile(top) as cat:
-            for name in sorted(todo):
-                copies = cp.read_copies(cat, todo[name])
-                ctx.sizes = cp.blob_sizes(cat, copies)
-                for skey, cs in sorted(cp.by_session(copies).items()):
-                    ctx.session(cat, name, skey, cs)
-                group.begin()
-                # A store whose copies name blobs the repository lacks is read again next time,
-                # though its refs stay put: a blob that arrives (a fetch) is then read.
-                lacks = any(n is None for n in ctx.sizes.values())
-                facet.set_tips(root, name, cp.store_key(todo[name]) + ("!" if lacks else ""))
-                group.commit()
+        for name, sessions, lacks in planned:
+            for s in sessions:
+                if s.job is not None:
+                    assert readers is not None
+                    ctx.write(s, readers.results())
+                elif ctx.by_sig.get(s.sig, s.key) == s.key:
+                    # The same copies as a session read earlier in this run, which did not make
+                    # a transcript of them: read here, as that one was.
+                    alone = Inline(tools)
+                    alone.submit([s.job_of()])
+                    ctx.write(s, alone.results())
+            group.begin()
+            facet.set_tips(root, name, cp.store_key(todo[name]) + ("!" if lacks else ""))
+            group.commit()
     except BaseException:
         group.abort()
         raise
+    finally:
+        if readers is not None:
+            readers.close()
+        _close_cats()
+        if deferred:
+            scanner._restore_indexes()
 
 
 def carries_sessions(top: str) -> bool:
@@ -152,6 +187,43 @@ def _may_hold_checkpoints(top: str) -> bool:
         return False
 
 
+@dataclass(frozen=True)
+class _Ask:
+    """What a reading job needs to put one session together and read it: where its blobs are,
+    its copies (with their blobs' sizes) and what the store holds of it."""
+
+    top: str
+    key: str
+    skey: str
+    ns: str | None
+    copies: list[Copy]
+    sizes: dict[str, int | None]
+    stored: bool = False  # the store holds a reading of this session
+    offset: int = 0
+    provider: str | None = None
+    head_hash: str | None = None
+    state: dict[str, Any] | None = None
+
+
+@dataclass
+class _Session:
+    """One session to read: its key, the stored row, its copies' signature and its reading
+    job (None: the same copies as a session planned before it in this run; see scan_entire)."""
+
+    key: str
+    row: Row | None
+    sig: int
+    copies: list[Copy]
+    ask: _Ask
+    job: Job | None
+    estimate: int
+
+    def job_of(self) -> Job:
+        from hansard.ingest.prepare import CALL, Job
+
+        return Job(CALL, self.key, "", call=(_read_session, self.ask))
+
+
 class _Repo:
     """One repository's reading: what is stored of it, and what it is checked out as here."""
 
@@ -162,97 +234,77 @@ class _Repo:
         prefix = f"git:{root}:"
         self.sources = {p: r for p, r in self.archive.sources().items() if p.startswith(prefix)}
         self.by_sig = {r["mtime_ns"]: p for p, r in self.sources.items() if r["mtime_ns"]}
+        self.planned: dict[int, str] = {}  # signature -> the first session planned with it
         self.ns = of_source(f"git:{root}:-:-").ns
-        self.sizes: dict[str, int | None] | None = None  # chunk blob -> size, for the store being read
 
-    def session(self, cat: CatFile, store_name: str, skey: str, copies: list[Copy]) -> None:
+    def plan(self, store_name: str, skey: str, copies: list[Copy], sizes: dict[str, int | None]) -> _Session | None:
+        """The session to read, or None when nothing of it changed."""
         from hansard.agents.entire import checkpoints as cp
-        from hansard.ingest.containers import container_of
 
         key = f"git:{self.root}:{store_name}:entire/{skey}"
-        sig = cp.signature(copies, self.sizes)
+        sig = cp.signature(copies, sizes)
         row = self.sources.get(key)
         if row is not None and row["mtime_ns"] == sig and not row["missing"]:
-            return  # the same copies as last time
+            return None  # the same copies as last time
         if row is None and self.by_sig.get(sig, key) != key:
-            return  # the same copies, read under another ref (a branch and its remote-tracking copy)
+            return None  # the same copies, read under another ref (a branch and its remote-tracking copy)
+        mine = {sha: sizes.get(sha) for c in copies for sha in [*c.chunks, *([c.compact] if c.compact else [])]}
+        ask = _Ask(self.top, key, skey, self.ns, copies, mine)
+        if row is not None:
+            ask = _Ask(self.top, key, skey, self.ns, copies, mine, True, int(row["offset"] or 0), row["provider"],
+                       row["head_hash"], self.archive.parser_state(row["id"]))
+        estimate = max((sum(mine.get(sha) or 0 for sha in c.chunks) for c in copies), default=0)
+        s = _Session(key, row, sig, copies, ask, None, estimate)
+        # A second session of the same copies is read only if the first makes no transcript.
+        if row is None and self.planned.setdefault(sig, key) != key:
+            return s
+        s.job = s.job_of()
+        return s
+
+    def write(self, s: _Session, results: Iterator[tuple]) -> None:
+        """One session's reading job's results, written in a savepoint of the group's
+        transaction."""
+        from hansard.ingest.pipeline import write_results
+
+        key, row, sig = s.key, s.row, s.sig
         summary = self.scanner.summary
         summary.files += 1
-        data, info = cp.assemble(cat, copies, max_bytes=MAX_TRANSCRIPT_BYTES, sizes=self.sizes)
-        provider = registry.sniff(Path("full.jsonl"), data[:registry.HEAD_BYTES]) if data else None
-        readable = data is not None and provider is not None and container_of(provider) is None
-        if (not readable or info["newest_lost"]) and any(c.compact for c in copies):
-            got = self._compact(cat, skey, copies)
-            # With an older full.jsonl readable, the compact copies win only when they prove more
-            # edits: they lose what only the agent's full transcript shows (a Codex script's
-            # patch results), and the older copies lose the later work.
-            if got is not None and (not readable or _applied(got[0], got[1], key) > _applied(data, provider, key)):
-                summary.skip("entire_full_transcript_unreadable")
-                data, provider, info = got
-        if info["over_budget"]:
-            summary.skip("entire_transcript_over_budget", info["over_budget"])
-        if data is None or provider is None or container_of(provider) is not None:
-            summary.skip("entire_transcript_missing" if data is None else "not_a_transcript")
+        first = next(results)
+        if first[0] == "error":
+            raise (GitError if first[1] == "GitError" else RuntimeError)(first[2])
+        for reason, n in first[-1]:
+            summary.skip(reason, n)
+        if first[0] == "skip":
             self.group.begin()
-            self.archive.note_foreign(key, None if row is None else row["id"], 0, len(data or b""), sig)
+            self.archive.note_foreign(key, None if row is None else row["id"], 0, first[1], sig)
             return
-        pkey = registry.provider_key(provider)
-        whole = provider.whole_file
-        start = int(row["offset"] or 0) if row is not None else 0
-        appended = (row is not None and not whole and row["provider"] == pkey and 0 < start <= len(data)
-                    and row["head_hash"] == _digest(data[:start]))
+        _, pkey, appended, end, head_hash, _notes = first
+        provider = registry.from_key(pkey)
+        assert provider is not None
         self.group.begin()
         with self.archive.savepoint():
-            state = None
             if row is None:
                 source_id, generation = self.archive.add_source(key, pkey), 0
             elif appended:
                 source_id, generation = row["id"], row["generation"]
-                state = self.archive.parser_state(source_id)
             else:
                 source_id = row["id"]
                 generation = row["generation"] + 1 if row["offset"] or row["provider"] else row["generation"]
                 self.store.items.clear_source(source_id)
                 self.archive.restart(source_id, pkey)
-                start = 0
-            parser = _Watch(parser_for(provider, key, state))
-            records = [RawRecord(key, 0, data)] if whole else list(_lines(key, data, start if appended else 0))
-            end = len(data)
-            done = ingest(self.store, source_id=source_id, generation=generation, provider=provider.name,
-                          parser=parser, records=records, end=lambda: end, redactor=self.scanner.redactor,
-                          index_text=False)
+            tap = _Tap(results)
+            done = write_results(self.store, source_id=source_id, generation=generation, provider=provider.name,
+                                 results=iter(tap), redactor=self.scanner.redactor, end=end, index_text=False)
+            assert done is not None  # only a whole-file job read from disk can be mid-write
             self.archive.advance(source_id, offset=end, parser_state=done.state,
                                  redactions=done.writer.counts["redactions"], generation=generation,
-                                 stat=(0, end, sig), head_hash=_digest(data))
-            main = parser.main_session(keyed(skey, self.ns)) or self._known_session(copies)
+                                 stat=(0, end, sig), head_hash=head_hash)
+            main = tap.main or self._known_session(s.copies)
             if main is not None:
-                self._tie_checkpoints([(c.checkpoint, main) for c in copies])
+                self._tie_checkpoints([(c.checkpoint, main) for c in s.copies])
         self.by_sig[sig] = key
         summary.changed += 1
         self.group.add(done)  # counted in the summary when its transaction commits
-
-    def _compact(self, cat: CatFile, skey: str, copies: list[Copy]) -> tuple[bytes, Provider, dict[str, int]] | None:
-        """The session read back from its compact copies into its agent's own transcript, with
-        the reader of that transcript; None (its lines counted) when they make none."""
-        from hansard.agents.entire import checkpoints as cp
-        from hansard.agents.entire import compact
-
-        lines, info = cp.assemble_compact(cat, copies, max_bytes=MAX_TRANSCRIPT_BYTES, sizes=self.sizes)
-        skipped: Counter[str] = Counter()
-        decoded = compact.decode(lines, skipped)
-        for reason, n in sorted(skipped.items()):
-            self.scanner.summary.skip(reason, n)
-        if not decoded:
-            return None
-        agent = compact.agent_of(decoded, next((c.agent for c in reversed(copies) if c.agent), None))
-        if agent is None:
-            self.scanner.summary.skip("entire_compact_agent_unread")
-            return None
-        data = compact.translate(decoded, agent, skey)
-        provider = registry.sniff(Path("full.jsonl"), data[:registry.HEAD_BYTES])
-        if provider is None or provider.name != agent:
-            return None
-        return data, provider, info
 
     def _tie_checkpoints(self, pairs: list[tuple[str, str]]) -> None:
         """Keep which sessions the checkpoints kept; when that is news, the repository's kept
@@ -270,6 +322,132 @@ class _Repo:
         from where it stopped may bring no message of its own)."""
         got = self.store.git_sources.checkpoint_sessions(self.root, [c.checkpoint for c in copies])
         return min((s for ss in got.values() for s in ss), default=None)
+
+
+class _Tap:
+    """A reading job's results as ``write_results`` takes them, the session the transcript is
+    of (carried past the end) kept aside."""
+
+    def __init__(self, results: Iterator[tuple]) -> None:
+        self.results = results
+        self.main: str | None = None
+
+    def __iter__(self) -> Iterator[tuple]:
+        for msg in self.results:
+            if msg[0] == "end":
+                self.main = msg[5]
+                msg = msg[:5]
+            yield msg
+
+
+# -- the reading job (a worker process, or this one for a small run) ------------------------------
+
+_CATS: dict[tuple[int, str], CatFile] = {}
+
+
+def _cat(top: str) -> CatFile:
+    """This process's `git cat-file` of ``top``, kept for its jobs (a forked worker never uses
+    the one of the process it was forked from: the key holds the process id). A worker's is
+    closed as the worker exits."""
+    from hansard.git.objects import CatFile
+
+    key = (os.getpid(), top)
+    cat = _CATS.get(key)
+    if cat is None:
+        cat = _CATS[key] = CatFile(top)
+        import multiprocessing
+
+        if multiprocessing.parent_process() is not None:
+            from multiprocessing import util
+
+            util.Finalize(None, cat.close, exitpriority=10)
+    return cat
+
+
+def _close_cats() -> None:
+    """Close this process's `git cat-file` processes."""
+    for key in [k for k in _CATS if k[0] == os.getpid()]:
+        _CATS.pop(key).close()
+
+
+def _read_session(job: Job, tools: Tools, ask: _Ask) -> Iterator[tuple]:
+    """A session's results: one ``head`` (its reader, whether it continues what the store holds,
+    its size, its digest and the skips counted) then its chunks and its end (the session the
+    transcript is of added); or one ``skip`` (no transcript: its size and the skips), or an
+    ``error``."""
+    from hansard.ingest.prepare import chunks
+
+    notes: list[tuple[str, int]] = []
+    try:
+        data, provider, info = _assembled(_cat(ask.top), ask, notes)
+    except GitError as exc:
+        yield ("error", "GitError", str(exc))
+        return
+    from hansard.ingest.containers import container_of
+
+    if info["over_budget"]:
+        notes.append(("entire_transcript_over_budget", info["over_budget"]))
+    if data is None or provider is None or container_of(provider) is not None:
+        notes.append(("entire_transcript_missing" if data is None else "not_a_transcript", 1))
+        yield ("skip", len(data or b""), notes)
+        return
+    pkey = registry.provider_key(provider)
+    whole = provider.whole_file
+    start = ask.offset
+    appended = (ask.stored and not whole and ask.provider == pkey and 0 < start <= len(data)
+                and ask.head_hash == _digest(data[:start]))
+    parser = _Watch(parser_for(provider, ask.key, ask.state if appended else None))
+    yield ("head", pkey, appended, len(data), _digest(data), notes)
+    records = [RawRecord(ask.key, 0, data)] if whole else _lines(ask.key, data, start if appended else 0)
+    yield from chunks(records, parser, tools, tools.pack)
+    final = tools.prepare(parser.finish(), tools.redactor)
+    yield ("end", None, 0, parser.state(), final, parser.main_session(keyed(ask.skey, ask.ns)))
+
+
+def _assembled(cat: CatFile, ask: _Ask, notes: list[tuple[str, int]]
+               ) -> tuple[bytes | None, Provider | None, dict[str, int]]:
+    """The session's transcript put together from its copies, its reader, and what
+    ``assemble`` counted; from the compact copies where the module docstring says."""
+    from hansard.agents.entire import checkpoints as cp
+    from hansard.ingest.containers import container_of
+
+    copies = ask.copies
+    data, info = cp.assemble(cat, copies, max_bytes=MAX_TRANSCRIPT_BYTES, sizes=ask.sizes)
+    provider = registry.sniff(Path("full.jsonl"), data[:registry.HEAD_BYTES]) if data else None
+    readable = data is not None and provider is not None and container_of(provider) is None
+    if (not readable or info["newest_lost"]) and any(c.compact for c in copies):
+        got = _compact(cat, ask, notes)
+        # With an older full.jsonl readable, the compact copies win only when they prove more
+        # edits: they lose what only the agent's full transcript shows (a Codex script's
+        # patch results), and the older copies lose the later work.
+        if got is not None and (not readable or _applied(got[0], got[1], ask.key) > _applied(data, provider, ask.key)):
+            notes.append(("entire_full_transcript_unreadable", 1))
+            data, provider, info = got
+    return data, provider, info
+
+
+def _compact(cat: CatFile, ask: _Ask, notes: list[tuple[str, int]]) -> tuple[bytes, Provider, dict[str, int]] | None:
+    """The session read back from its compact copies into its agent's own transcript, with
+    the reader of that transcript; None (its lines counted) when they make none."""
+    from hansard.agents.entire import checkpoints as cp
+    from hansard.agents.entire import compact
+
+    copies = ask.copies
+    lines, info = cp.assemble_compact(cat, copies, max_bytes=MAX_TRANSCRIPT_BYTES, sizes=ask.sizes)
+    skipped: Counter[str] = Counter()
+    decoded = compact.decode(lines, skipped)
+    notes.extend(sorted(skipped.items()))
+    if not decoded:
+        return None
+    agent = compact.agent_of(decoded, next((c.agent for c in reversed(copies) if c.agent), None))
+    if agent is None:
+        notes.append(("entire_compact_agent_unread", 1))
+        return None
+    data = compact.translate(decoded, agent, ask.skey)
+    provider = registry.sniff(Path("full.jsonl"), data[:registry.HEAD_BYTES])
+    if provider is None or provider.name != agent:
+        return None
+    return data, provider, info
 
 
 def _applied(data: bytes | None, provider: Provider | None, key: str) -> int:

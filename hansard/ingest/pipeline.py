@@ -1,7 +1,8 @@
 """The ingest pipeline: archive → parse → redact → write → advance, for one source at a time.
 
-The scanner (new bytes of a transcript file) and ``reindex`` (every source again, from the
-archive alone) have their records read, parsed and redacted by a reading job
+The scanner (new bytes of a transcript file, a session kept on a repository's checkpoint refs)
+and ``reindex`` (every source again, from the archive alone) have their records read, parsed
+and redacted by a reading job
 (hansard/ingest/prepare.py, in a worker process for large runs) and write its results with
 ``write_results``; capture (one delivery between agents) and container sources run theirs
 through ``ingest``, all in this process. Always true when its caller's transaction commits: every record fed is archived

@@ -2,7 +2,9 @@
 in a worker process beside the single SQLite writer, or inline for small jobs.
 
 A job names a source and where to start: a transcript file at a byte offset with its parser
-state, or a source's records in the archive (reindex). Its results, in order, are chunks of
+state, or a source's records in the archive (reindex); or it names a function that makes the
+records and yields the job's results itself (a session kept in git, put together from its
+objects: hansard.ingest.git_sources), which may start them with one ``head``. Its results, in order, are chunks of
 records, each record with its offset, length, packed archive bytes (None when it came from the
 archive) and the store's ops for its items (hansard/store/sqlite/writer.py ``prepare``), then
 one ``end`` (the offset just past the last complete line, the bytes of an unfinished last line,
@@ -24,11 +26,11 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from hansard.ingest import reader
+from hansard.ingest import collector, reader
 from hansard.values.models import RawRecord, Skip
 
 if TYPE_CHECKING:
@@ -55,7 +57,7 @@ AHEAD_BYTES = 48 << 20
 AHEAD_BYTES_SHARED = 16 << 20
 AHEAD_MESSAGES = 4096
 
-FILE, ARCHIVE = "file", "archive"
+FILE, ARCHIVE, CALL = "file", "archive", "call"
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,10 @@ class Job:
     within: tuple[str, ...] | None = None  # FILE: the folders it may be read from (safeopen.Folders)
     source_id: int = 0  # ARCHIVE: whose records
     generation: int = 0
+    # CALL: a module-level function and its argument, called in the worker with the job and the
+    # tools; it yields the job's results itself (records it makes, such as a transcript put
+    # together from git objects), and may send one ``head`` before its chunks.
+    call: tuple[Callable[..., Iterator[tuple]], Any] | None = None
 
 
 @dataclass
@@ -101,6 +107,10 @@ def _run(job: Job, tools: Tools, archived: Iterator[RawRecord] | None) -> Iterat
     from hansard import agents as registry
     from hansard.agents.origin import parser_for
 
+    if job.kind == CALL:
+        assert job.call is not None
+        yield from job.call[0](job, tools, job.call[1])
+        return
     provider = registry.from_key(job.provider_key)
     if provider is None:
         raise ValueError(f"no reader {job.provider_key!r}")
@@ -129,6 +139,19 @@ def _run(job: Job, tools: Tools, archived: Iterator[RawRecord] | None) -> Iterat
         res = reader.ReadResult(job.start)
         records = reader.iter_jsonl(job.path, job.start, res, within=job.within)
         pack = tools.pack
+    yield from chunks(records, parser, tools, pack)
+    final = prepare(parser.finish(), red)
+    if res is None:
+        yield ("end", None, 0, parser.state(), final)
+    else:
+        yield ("end", res.end, res.partial_tail, parser.state(), final)
+
+
+def chunks(records: Iterable[RawRecord], parser: Any, tools: Tools, pack: Callable[[bytes], bytes] | None
+           ) -> Iterator[tuple]:
+    """The ``chunk`` results of ``records`` fed to ``parser``: their items prepared (redacted),
+    their bytes packed with ``pack`` (None: they came from the archive)."""
+    prepare, red = tools.prepare, tools.redactor
     chunk: list[tuple] = []
     size = 0
     for rec in records:
@@ -140,11 +163,6 @@ def _run(job: Job, tools: Tools, archived: Iterator[RawRecord] | None) -> Iterat
             chunk, size = [], 0
     if chunk:
         yield ("chunk", _packed(chunk, pack), size)
-    final = prepare(parser.finish(), red)
-    if res is None:
-        yield ("end", None, 0, parser.state(), final)
-    else:
-        yield ("end", res.end, res.partial_tail, parser.state(), final)
 
 
 def _packed(chunk: list[tuple], pack: Callable[[bytes], bytes] | None) -> list[tuple]:
@@ -246,6 +264,7 @@ def _serve(jobs: Any, results: Any, tools: Tools, parent: int, parent_ends: tupl
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _die_with_parent()
     _yield_to_writer()
+    collector.slow_down()
     for end in parent_ends:
         end.close()  # the writer's ends: with them closed here, its death reads as end of file
     sender = _Sender(results)
@@ -367,7 +386,7 @@ class Worker:
                 code = self.proc.exitcode
                 raise RuntimeError(f"the index reader process stopped (exit {code})") from None
             yield msg
-            if msg[0] != "chunk":
+            if msg[0] not in ("chunk", "head"):
                 return
 
     def close(self) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hansard.ingest import collector
 from hansard.ingest.pipeline import Progress, ScanSummary, reindex
 from hansard.ingest.scanner import Scanner
 from hansard.store import as_store
@@ -28,7 +29,7 @@ def index(store: Store, paths: Iterable[Path] | None = None, *, wait: bool = Tru
     are each brought up to date by the next question about them (``hansard.app``'s upkeep)."""
     store = as_store(store)
     archive = store.archive
-    with archive.index_lock(wait=wait) as got, archive.bulk():
+    with archive.index_lock(wait=wait) as got, archive.bulk(), collector.fewer_sweeps():
         if not got:
             return None
         started = utc_stamp()
@@ -104,7 +105,7 @@ def rebuild(store: Store, progress: Progress | None = None) -> ScanSummary:
     """`hansard reindex` (and `hansard doctor --rebuild`): every derived table again from the
     archive alone, then linked."""
     store = as_store(store)
-    with store.archive.index_lock(), store.archive.bulk():
+    with store.archive.index_lock(), store.archive.bulk(), collector.fewer_sweeps():
         summary = reindex(store, progress=progress)
         with store.archive.transaction():
             _link(store)

@@ -264,13 +264,14 @@ class Merged:
     def add(self, lines: list[bytes], max_bytes: int | None = None) -> bool:
         """Add one copy's lines; False (and nothing added) when a slice would take the lines
         past ``max_bytes``."""
-        if not self.lines or sum(1 for x in lines if x in self._seen) * 2 >= len(self.lines):
+        seen = self._seen
+        if not self.lines or sum(map(seen.__contains__, lines)) * 2 >= len(self.lines):
             if len(lines) >= len(self.lines):
                 self.lines, self._seen = list(lines), set(lines)
-                self.size = sum(len(x) + 1 for x in lines)
+                self.size = sum(map(len, lines)) + len(lines)
             return True
-        new = [x for x in dict.fromkeys(lines) if x not in self._seen]
-        grown = self.size + sum(len(x) + 1 for x in new)
+        new = [x for x in dict.fromkeys(lines) if x not in seen]
+        grown = self.size + sum(map(len, new)) + len(new)
         if max_bytes is not None and grown > max_bytes:
             return False
         self.lines += new

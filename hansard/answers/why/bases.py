@@ -10,11 +10,12 @@ has no earlier version of it to contradict the edit).
 
 The parent's version is the one blame names (``previous``: the parent commit and the file's
 path there; none when the commit created the file), read for every blamed commit whose lines
-some edit added in one ``git cat-file --batch``, started once the answer knows which it wants
-(``start``) and read the first time a question needs one (it also tells a line the parent
-already had). An edit of a path the commit deleted, whose text the
-commit may have moved into this file, is checked against that path at the parent. Only
-non-trivial lines count, by their normal-form hashes.
+some edit added in one ``git cat-file --batch`` (the commits' own versions a common line's
+block may be judged in, in another), started once the answer knows which it wants (``start``)
+and read the first time a question needs one (it also tells a line the parent already had).
+An edit of a path the commit deleted, whose text the commit may have moved into this file, is
+checked against that path at the parent. Only non-trivial lines count, by their normal-form
+hashes.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ class Bases:
         self.bl = bl
         self.moved = moved or {}  # commit -> paths it deleted whose edits' text it may have moved here
         self._deleted: dict[tuple[str, str], frozenset[int]] = {}  # (commit, deleted path) -> its lines at the parent
-        self._versions: dict[tuple[str, str], list[int]] = {}  # (commit, path) -> its lines there, in order
+        self._versions: dict[tuple[str, str], bytes | None] = {}  # (commit, path) -> its blob there, as read
+        self._version_lines: dict[tuple[str, str], list[int]] = {}  # (commit, path) -> its lines there, in order
         self._wanted_versions: set[tuple[str, str]] = set()  # versions the next read also fetches
         self._parent_times: dict[str, tuple[int, int] | None] = {}  # commit -> its first parent's (author, committer) time
         self._removed: dict[int, set[int]] = {}  # edit -> the non-trivial lines it removed
@@ -55,8 +57,12 @@ class Bases:
         self._wanted: set[str] = set()  # commits whose parents the next read also fetches
         self._hashes = together.hash_table("versions")[0]  # a line's text -> its normal-form hash
         self._shared = hashed or {}  # texts hashed already, read only (the file's history's)
-        # what ``start`` began reading: (parents, versions, their revs, the read), and the blamed commits' parents
-        self._reading: tuple[set[str], set[tuple[str, str]], dict[str, str], BatchRead] | None = None
+        self._byte_hashes: dict[bytes, int] = {}  # a line's hash by its bytes as git gives them
+        self._blob_lines: dict[str, frozenset[int]] = {}  # blob id -> its lines (a parent's version is often another's)
+        # what ``start`` began reading: (parents, their revs, the read), (versions, the read), and the
+        # blamed commits' parents
+        self._reading: tuple[set[str], dict[str, str], BatchRead] | None = None
+        self._reading_versions: tuple[set[tuple[str, str]], BatchRead] | None = None
         self._meta_reading: tuple[list[str], BatchRead] | None = None
 
     def fits(self, e: EditRef, sha: str, earlier: Callable[[], Iterable[int]]) -> bool:
@@ -131,26 +137,33 @@ class Bases:
 
     def at_commit(self, sha: str, path: str) -> list[int]:
         """The lines of ``path`` in commit ``sha``'s own version, in order (a line's
-        ``orig_line`` indexes them), by normal-form hash; empty when git has not that version."""
-        got = self._versions.get((sha, path))
+        ``orig_line`` indexes them), by normal-form hash; empty when git has not that version.
+        (Read with the others wanted, hashed only when asked: most are never asked.)"""
+        got = self._version_lines.get((sha, path))
         if got is None:
-            self._fetch(version=(sha, path))
-            got = self._versions[(sha, path)]
+            if (sha, path) not in self._versions:
+                self._fetch(version=(sha, path))
+            got = self._version_lines[(sha, path)] = self._hashed(self._versions[(sha, path)])
         return got
 
     def start(self) -> None:
         """Start reading, each in its own git process beside what the answer does next, the
-        parents and versions wanted so far and the parents of every blamed commit: the first
-        question that needs one of them reads what was started (``_fetch``, ``_parent_meta``)."""
+        parents wanted so far, the versions wanted so far and the parents of every blamed commit:
+        the first question that needs one of them reads what was started (``_fetch``,
+        ``_parent_meta``). The rules ask for parents first and for few versions: their reads
+        apart, the parents' ends sooner."""
         from hansard.git.history import BatchRead
 
-        if self._reading is None and (self._wanted or self._wanted_versions):
+        if self._reading is None and self._reading_versions is None and (self._wanted or self._wanted_versions):
             parents = self._wanted - set(self._parents)
             versions = self._wanted_versions - set(self._versions)
             self._wanted.clear()
             self._wanted_versions.clear()
-            revs, wanted = self._revs(parents, versions)
-            self._reading = (parents, versions, revs, BatchRead(self.top, wanted))
+            if parents:
+                revs, wanted = self._revs(parents, set())
+                self._reading = (parents, revs, BatchRead(self.top, wanted))
+            if versions:
+                self._reading_versions = (versions, BatchRead(self.top, self._revs(set(), versions)[1]))
         if self._meta_reading is None:
             todo = [c for c in self.bl.commits if c != ZERO and c not in self._parent_times]
             if todo:
@@ -159,23 +172,30 @@ class Bases:
     def stop(self) -> None:
         """Stop what ``start`` began and nobody read."""
         reading, self._reading = self._reading, None
+        versions, self._reading_versions = self._reading_versions, None
         meta, self._meta_reading = self._meta_reading, None
         if reading is not None:
-            reading[3].stop()
+            reading[2].stop()
+        if versions is not None:
+            versions[1].stop()
         if meta is not None:
             meta[1].stop()
 
     def _fetch(self, parent: str | None = None, version: tuple[str, str] | None = None) -> None:
         """Every parent and version wanted so far, and the one asked for, in one `git cat-file
-        --batch` (after what ``start`` began reading, when that holds the one asked for)."""
+        --batch` (after what ``start`` began reading of its kind, when that holds the one asked for)."""
         from hansard.git.history import batch_objects
 
-        if self._reading is not None:
-            parents, versions, revs, started = self._reading
+        if parent is not None and self._reading is not None:
+            parents, revs, started = self._reading
             self._reading = None
-            self._take(parents, versions, revs, started.result())
-            if (parent is None or parent in self._parents) and (version is None or version in self._versions):
-                return
+            self._take(parents, set(), revs, started.result())
+        if version is not None and self._reading_versions is not None:
+            versions, started = self._reading_versions
+            self._reading_versions = None
+            self._take(set(), versions, {}, started.result())
+        if (parent is None or parent in self._parents) and (version is None or version in self._versions):
+            return
         parents = (self._wanted | ({parent} if parent else set())) - set(self._parents)
         versions = (self._wanted_versions | ({version} if version else set())) - set(self._versions)
         self._wanted.clear()
@@ -190,27 +210,50 @@ class Bases:
 
     def _take(self, parents: set[str], versions: set[tuple[str, str]], revs: dict[str, str],
               got: list[tuple[str, str, bytes, bytes]]) -> None:
-        blobs = {rev: body for rev, _, kind, body in got if kind == b"blob"}
+        blobs = {rev: (oid, body) for rev, oid, kind, body in got if kind == b"blob"}
         for c in parents:
-            # (successive versions share most lines: each text is hashed once)
-            self._parents[c] = frozenset(self._hashed(blobs.get(revs.get(c, ""))))
+            oid, body = blobs.get(revs.get(c, ""), ("", None))
+            lines = self._blob_lines.get(oid) if oid else None
+            if lines is None:
+                lines = self._line_set(body)
+                if oid:
+                    self._blob_lines[oid] = lines
+            self._parents[c] = lines
         for c, path in versions:
-            self._versions[(c, path)] = self._hashed(blobs.get(f"{c}:{path}"))
+            self._versions[(c, path)] = blobs.get(f"{c}:{path}", ("", None))[1]
+
+    def _line_set(self, body: bytes | None) -> frozenset[int]:
+        """The normal-form hashes of a blob's lines."""
+        if body is None:
+            return frozenset()
+        texts = set(body.split(b"\n"))
+        self._learn(texts)
+        return frozenset(map(self._byte_hashes.__getitem__, texts))
 
     def _hashed(self, body: bytes | None) -> list[int]:
-        """The normal-form hash of each line of a blob, in order (each text hashed once)."""
+        """The normal-form hash of each line of a blob, in order."""
         if body is None:
             return []
-        known, hashed = self._hashes, self._shared
-        texts = body.decode("utf-8", "surrogateescape").split("\n")
-        for x in set(texts).difference(known):
-            # (most lines of a file's earlier version are in the file now or in its history's diffs)
-            h = hashed.get(x)
+        texts = body.split(b"\n")
+        self._learn(set(texts))
+        return list(map(self._byte_hashes.__getitem__, texts))
+
+    def _learn(self, texts: set[bytes]) -> None:
+        """Each of these lines' hashes known. Successive versions of a file share most lines:
+        each text is decoded and hashed once (a line's bytes decode alone as they do in their
+        blob: no UTF-8 sequence spans a newline)."""
+        by_bytes, known, hashed = self._byte_hashes, self._hashes, self._shared
+        for raw in texts.difference(by_bytes):
+            x = raw.decode("utf-8", "surrogateescape")
+            h = known.get(x)
             if h is None:
-                got = together.known(x)
-                h = got[0] if got is not None else textnorm.line_hash(x)
-            known[x] = h
-        return [known[x] for x in texts]
+                # (most lines of a file's earlier version are in the file now or in its history's diffs)
+                h = hashed.get(x)
+                if h is None:
+                    got = together.known(x)
+                    h = got[0] if got is not None else textnorm.line_hash(x)
+                known[x] = h
+            by_bytes[raw] = h
 
     def deleted_at_parent(self, sha: str, path: str) -> frozenset[int]:
         """The lines of ``path``, which commit ``sha`` deleted, at the commit's first parent."""
