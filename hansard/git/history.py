@@ -184,15 +184,17 @@ def _batch_revs(revs: list[str]) -> list[str]:
 
 
 def _batch_read(revs: list[str], data: bytes) -> list[tuple[str, str, bytes, bytes]]:
+    from hansard.git.objects import header_fields
+
     out: list[tuple[str, str, bytes, bytes]] = []
     pos = 0
     for rev in revs:
         nl = data.find(b"\n", pos)
         if nl < 0:
             break
-        header = data[pos:nl].split()
+        header = header_fields(data[pos:nl])
         pos = nl + 1
-        if len(header) != 3 or header[-1] in (b"missing", b"ambiguous"):  # (a missing name may hold spaces)
+        if header is None:
             continue
         size = int(header[2])
         out.append((rev, header[0].decode(), header[1], data[pos:pos + size]))

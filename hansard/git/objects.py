@@ -37,6 +37,14 @@ def refs(top: str, patterns: Iterable[str]) -> list[tuple[str, str]]:
     return sorted(pairs)
 
 
+def header_fields(line: bytes) -> list[bytes] | None:
+    """A `git cat-file --batch` (or `--batch-check`) answer's header: (object id, type, size);
+    None for a name git has no object for (``NAME missing``, ``NAME ambiguous``: the name may
+    hold spaces)."""
+    parts = line.split()
+    return None if len(parts) < 3 or parts[-1] in (b"missing", b"ambiguous") else parts
+
+
 class CatFile:
     """One `git cat-file --batch` process: ``get`` asks for one object and waits for it, so
     a caller walks trees and reads blobs in any order without a process per object. A missing
@@ -125,9 +133,8 @@ the rest without it)."""
                 header = stdout.readline()
                 if not header:
                     raise GitError("git cat-file stopped")
-                parts = header.split()
-                out.append(None if len(parts) < 3 or parts[-1] in (b"missing", b"ambiguous")
-                           else (parts[0].decode(), parts[1].decode(), int(parts[2])))
+                parts = header_fields(header)
+                out.append(None if parts is None else (parts[0].decode(), parts[1].decode(), int(parts[2])))
             return out
 
         return _batched(revs, ask)
@@ -139,8 +146,7 @@ the rest without it)."""
         header = stdout.readline()
         if not header:
             raise GitError("git cat-file stopped")
-        parts = header.split()
-        return None if len(parts) < 3 or parts[-1] in (b"missing", b"ambiguous") else parts
+        return header_fields(header)
 
     def _read_one(self) -> tuple[str, bytes, bytes] | None:
         parts = self._header()

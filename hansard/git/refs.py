@@ -142,9 +142,7 @@ def named_commits(top: str, shas: list[str]) -> None:
     ``resolve_commit`` of one asks git nothing: a process forked next inherits them."""
     for sha in shas:
         if _is_id(sha):
-            if len(_COMMITS) >= _COMMITS_KEPT:
-                _COMMITS.clear()
-            _COMMITS[(top, sha)] = None
+            _remember(top, sha)
 
 
 def resolve_commit(top: str, rev: str) -> str | None:
@@ -158,7 +156,11 @@ def resolve_commit(top: str, rev: str) -> str | None:
     except GitError:
         return None
     if sha is not None:  # the id it gave names that commit, whatever ``rev`` named
-        if len(_COMMITS) >= _COMMITS_KEPT:
-            _COMMITS.clear()
-        _COMMITS[(top, sha)] = None
+        _remember(top, sha)
     return sha
+
+
+def _remember(top: str, sha: str) -> None:
+    if len(_COMMITS) >= _COMMITS_KEPT:
+        _COMMITS.clear()
+    _COMMITS[(top, sha)] = None
