@@ -108,22 +108,35 @@ def touched(top: str, sha: str, first_parent: str | None = None) -> list[str]:
     if first_parent is None:
         first = parents(top, sha)
         first_parent = first[0] if first else None
-    base = [first_parent, sha] if first_parent else ["--root", sha]
-    return _paths(git([*_TOUCHED, *base], top))
+    return _paths(git([*_TOUCHED, *_against(first_parent, sha)], top))
 
 
+# (``touched`` and ``brought_in`` as git's arguments and the reading of its output, which
+# ``plans`` also asks of many commits at once)
 _TOUCHED = ["diff-tree", "-r", "-z", "--no-commit-id", "--name-only", "-M", "--diff-filter=AMRTC"]
+
+
+def _against(first_parent: str | None, sha: str) -> list[str]:
+    return [first_parent, sha] if first_parent else ["--root", sha]
 
 
 def _paths(out: bytes) -> list[str]:
     return sorted({p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p})
 
 
+def _since(first_parent: str, sha: str) -> list[str]:
+    return [f"{first_parent}..{sha}", "--"]
+
+
+def _ids(out: bytes) -> set[str]:
+    return set(out.decode().split())
+
+
 def brought_in(top: str, sha: str, first_parent: str) -> set[str]:
     """The commits a merge brought in against its first parent, itself included."""
     from hansard.git.run import git
 
-    return set(git(["rev-list", f"{first_parent}..{sha}", "--"], top).decode().split())
+    return _ids(git(["rev-list", *_since(first_parent, sha)], top))
 
 
 def _runs(nums: list[int]) -> list[tuple[int, int]]:
@@ -210,11 +223,11 @@ def plans(top: str, shas: list[str]) -> list[Plan]:
     if set(by_sha) != set(shas):  # git named commits otherwise than it listed them: each alone
         return [plan(top, sha) for sha in shas]
     ps_of = [by_sha[sha] for sha in shas]
-    diffs = outputs(top, _TOUCHED, [[ps[0], sha] if ps else ["--root", sha] for sha, ps in zip(shas, ps_of, strict=True)])
+    diffs = outputs(top, _TOUCHED, [_against(ps[0] if ps else None, sha) for sha, ps in zip(shas, ps_of, strict=True)])
     merges = [(sha, ps) for sha, ps in zip(shas, ps_of, strict=True) if len(ps) > 1]
-    ins = dict(zip([sha for sha, _ in merges], outputs(top, ["rev-list"], [[f"{ps[0]}..{sha}", "--"] for sha, ps in merges]),
+    ins = dict(zip([sha for sha, _ in merges], outputs(top, ["rev-list"], [_since(ps[0], sha) for sha, ps in merges]),
                    strict=True))
-    return [Plan(sha, ps, set(ins[sha].decode().split()) if sha in ins else {sha}, _paths(out))
+    return [Plan(sha, ps, _ids(ins[sha]) if sha in ins else {sha}, _paths(out))
             for sha, ps, out in zip(shas, ps_of, diffs, strict=True)]
 
 
