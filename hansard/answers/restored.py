@@ -175,7 +175,7 @@ class FileHistory:
         for c in todo:
             self._hunks[c.sha] = got[(c.sha, c.path)] or []  # none withheld: those read git above
 
-    def _hash(self, text: str) -> int | None:
+    def hashed(self, text: str) -> int | None:
         """The line's normal-form hash, None for a trivial line; successive versions of a file
         share most lines, so each distinct text is hashed once."""
         h = self._text_hashes.get(text)
@@ -200,7 +200,7 @@ class FileHistory:
                         text = ln[1:]
                         x = hashes.get(text)
                         if x is None:
-                            x = self._hash(text)
+                            x = self.hashed(text)
                         elif text in trivial:
                             x = None
                         if x is not None:
@@ -381,7 +381,7 @@ class FileHistory:
         removed = self._changed(gone[0])[1]
         for _, _, new_start, new_lines, lines in got[1]:
             if new_start is not None and new_start <= line < new_start + max(new_lines or 0, 1):
-                return all(x is None or x in removed for ln in lines if ln[:1] == "+" for x in [self._hash(ln[1:])])
+                return all(x is None or x in removed for ln in lines if ln[:1] == "+" for x in [self.hashed(ln[1:])])
         return False
 
     def first_landed(self, h: int, edit_ts: float, before: str) -> str | None:

@@ -278,14 +278,13 @@ class Unmatched:
         out = self._absent.get(edit_id)
         if out is None:
             present, gone = self._present, self._gone
-            hashed, trivial = self.history.texts  # (the texts of the file's history, hashed already)
+            hashed = self.history.hashed  # (through the table of texts the file's history hashed)
             out = []
             for x in self._added_texts(edit_id):
                 g = gone.get(x)
                 if g is None:
-                    h = hashed.get(x)
-                    g = gone[x] = not (h in present or x in trivial) if h is not None else \
-                        not (textnorm.line_hash(x) in present or textnorm.is_trivial(x))
+                    h = hashed(x)
+                    g = gone[x] = h is not None and h not in present
                 if g:
                     out.append(x)
             self._absent[edit_id] = out
