@@ -123,7 +123,7 @@ def scan_entire(scanner: Scanner, top: str) -> None:
     total = sum(s.estimate for _n, ss, _l in planned for s in ss)
     # A first index fills the empty tables as the agent homes' does: their non-unique indexes
     # built at the end, the full-text indexes merged in bulk.
-    deferred = scanner._defer_indexes(total) if jobs else False
+    deferred = scanner.defer_indexes(total) if jobs else False
     readers = open_readers(jobs, tools, total) if jobs else None
     try:
         for name, sessions, lacks in planned:
@@ -148,7 +148,7 @@ def scan_entire(scanner: Scanner, top: str) -> None:
             readers.close()
         _close_cats()
         if deferred:
-            scanner._restore_indexes()
+            scanner.restore_indexes()
 
 
 def carries_sessions(top: str) -> bool:

@@ -203,7 +203,7 @@ class Scanner:
             self.progress.start(total, len(plans))
         jobs = [Job(FILE, str(p.path), registry.provider_key(p.provider), start=p.start, state=p.state,
                     whole_file=p.provider.whole_file, within=self.within) for p in files if p.provider is not None]
-        deferred = self._defer_indexes(total)
+        deferred = self.defer_indexes(total)
         readers = open_readers(jobs, reading_tools(self.store, self.redactor), total) if jobs else None
         group = _Group(self, self.on_commit if isinstance(readers, Workers) else None)
         try:
@@ -231,11 +231,11 @@ class Scanner:
             if readers is not None:
                 readers.close()
             if deferred:
-                self._restore_indexes()
+                self.restore_indexes()
         if self.progress is not None:
             self.progress.done()
 
-    def _defer_indexes(self, total: int) -> bool:
+    def defer_indexes(self, total: int) -> bool:
         """Before a first index (no run has finished): indexes a first index stopped before
         it finished left dropped are built again, and when the tables are still empty and
         ``total`` bytes are worth it, the non-unique ones are dropped until the end of this
@@ -251,7 +251,9 @@ class Scanner:
             items.drop_indexes()
         return True
 
-    def _restore_indexes(self) -> None:
+    def restore_indexes(self) -> None:
+        """The indexes ``defer_indexes`` dropped, built again (after the scan's own error, by the
+        next index run: that error is the one that goes up)."""
         failing = sys.exc_info()[1] is not None
         try:
             with self.archive.transaction():
@@ -259,7 +261,7 @@ class Scanner:
         except Exception:
             if not failing:
                 raise
-            # The scan's own error goes up; the next index run builds them (_defer_indexes).
+            # The scan's own error goes up; the next index run builds them (defer_indexes).
 
     def _write(self, plan: Plan, results: Iterator[tuple], group: _Group) -> None:
         assert plan.provider is not None
