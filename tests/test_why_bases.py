@@ -72,3 +72,34 @@ def test_a_parent_version_of_megabytes_is_read_whole(tmp_path: Path) -> None:
         assert len(got) == 120_001 and got == frozenset(_hashes(big))
     finally:
         store.close()
+
+
+def test_parents_read_ahead_are_the_same_hashes_and_not_read_again(tmp_path: Path) -> None:
+    from hansard.answers.why.bases import ParentsAhead
+
+    repo = tmp_path / "repo"
+    shas = _commits(repo, V1, V2, V3)
+    bl = blame(str(repo), "a.go")
+    store = open_store(tmp_path / "hansard.db")
+    try:
+        # shas[2]'s parent read ahead, shas[1]'s not, and one version no commit asks for
+        ahead = ParentsAhead(str(repo), [f"{shas[1]}:a.go", f"{shas[0]}:gone.go"])
+        bases = Bases(store, str(repo), bl, ahead=ahead)
+        bases.want([shas[1], shas[2]])
+        bases.start()
+        assert bases._reading is not None and set(bases._reading[0]) == {shas[1]}  # only what was not read ahead
+        assert bases.parent(shas[2]) == frozenset(_hashes(V2))
+        assert bases.parent(shas[1]) == frozenset(_hashes(V1))
+        bases.stop()
+        # everything read ahead: nothing read after
+        ahead = ParentsAhead(str(repo), [f"{shas[0]}:a.go", f"{shas[1]}:a.go"])
+        ahead.hash_while(None)  # no blame of this process's to wait for: nothing hashed yet
+        bases = Bases(store, str(repo), bl, ahead=ahead)
+        bases.want([shas[1], shas[2]])
+        bases.start()
+        assert bases._reading is None
+        assert bases.parent(shas[2]) == frozenset(_hashes(V2))
+        assert bases.parent(shas[1]) == frozenset(_hashes(V1))
+        bases.stop()
+    finally:
+        store.close()

@@ -282,3 +282,80 @@ def test_the_versions_that_may_show_a_line_removed_are_read_while_git_blames(tmp
     blamed = events.index(next(e for e in events if e.startswith("read blame")))
     assert any(e.startswith("replay") for e in events[:blamed]), events
     assert not any(e.startswith("replay") for e in events[blamed:]), events  # nothing more to read after blame
+
+
+def test_the_parents_versions_are_read_while_git_blames(tmp_path, monkeypatch):
+    """The file's versions at the parents of the commits that added its lines are read while
+    blame runs, named as the rules name them (``PARENT:PATH``): a version blame's ``previous``
+    names is taken from that read, not read again after blame, and the answer is the one
+    without it (an edit made on another branch still fits no parent)."""
+    import sys
+
+    from fixtures_repos.check import answer, compare, env_for
+    from fixtures_repos.scenarios import SCENARIOS
+    from hansard.answers.why import bases, target
+    from hansard.git import history
+
+    explain = sys.modules["hansard.answers.why.explain"]
+    scn = SCENARIOS["notes_edit_on_another_branch"](tmp_path / "build")
+    for var, value in env_for(scn, tmp_path / "store").items():
+        monkeypatch.setenv(var, value)
+    expected = answer(scn)
+    assert not compare(scn, expected)
+    monkeypatch.chdir(scn.repo)
+    real = explain._parents_ahead
+    monkeypatch.setattr(explain, "_parents_ahead", lambda *a: None)
+    without = _why("flags.py", "--no-cache")
+    monkeypatch.setattr(explain, "_parents_ahead", real)
+    ahead: list[frozenset[str]] = []
+    read_after: list[str] = []
+    blamed: list[bool] = []
+    taken: list[str] = []
+    init = bases.ParentsAhead.__init__
+    batch = history.BatchRead.__init__
+    parent = bases.Bases.parent
+    result = target.Blaming.result
+
+    def started(self, top, revs, hashed=None):  # type: ignore[no-untyped-def]
+        init(self, top, revs, hashed)
+        ahead.append(self.revs)
+
+    def blame_read(self):  # type: ignore[no-untyped-def]
+        blamed.append(True)
+        return result(self)
+
+    def batch_read(self, top, revs):  # type: ignore[no-untyped-def]
+        if blamed:
+            read_after.extend(revs)
+        batch(self, top, revs)
+
+    def asked(self, sha):  # type: ignore[no-untyped-def]
+        taken.append(sha)
+        return parent(self, sha)
+
+    monkeypatch.setattr(bases.ParentsAhead, "__init__", started)
+    monkeypatch.setattr(history.BatchRead, "__init__", batch_read)
+    monkeypatch.setattr(bases.Bases, "parent", asked)
+    monkeypatch.setattr(target.Blaming, "result", blame_read)
+    got = _why("flags.py", "--no-cache")
+    assert got == without and got["lines"] == expected["flags.py"]["lines"]
+    assert any(ln["rule"] == "other_branch" for ln in got["lines"]), got["lines"]
+    assert len(ahead) == 1 and ahead[0], ahead
+    assert taken  # the rules looked at a parent's version
+    assert not set(read_after) & ahead[0], (read_after, ahead)
+
+
+def test_the_commits_deletions_are_asked_while_git_blames(tmp_path, monkeypatch):
+    """The paths deleted by the commits that added lines an edit of another file wrote (which
+    the rules ask of the commits blame names for such lines) are asked of git while blame runs:
+    none after it, the answer the same."""
+    from hansard.git import history
+
+    _moved_block(tmp_path, monkeypatch)
+    before = _why("retry.py", "--no-cache")
+    history._DELETED.clear()  # (kept in this process from the question before)
+    events = _events(monkeypatch)
+    assert _why("retry.py", "--no-cache") == before
+    blamed = events.index(next(e for e in events if e.startswith("read blame")))
+    asked = [k for k, e in enumerate(events) if e.startswith("start diff-tree --stdin")]
+    assert asked and all(k < blamed for k in asked), events

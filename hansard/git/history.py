@@ -104,6 +104,10 @@ class BatchRead:
         pending, self.pending = self.pending, None
         return _batch_read(self.revs, pending.result(check=False))
 
+    def done(self) -> bool:
+        """git has given its answer, or gives it without waiting (``result`` waits no more)."""
+        return self.pending is None or self.pending.done()
+
     def stop(self) -> None:
         self.held = False
         if self.pending is not None:
@@ -686,14 +690,45 @@ def deleted_files(top: str, shas: list[str]) -> dict[str, set[str]]:
     return found | {x: set(asked[x]) for x in shas if x in asked}
 
 
+_DELETIONS_ARGS = ["diff-tree", "--stdin", "-r", "-M", "--name-status", "--diff-filter=D"]
+
+
+def start_deletions(top: str, shas: list[str]) -> tuple[list[str], Pending] | None:
+    """``deleted_files`` of these commits (those not known yet, full ids) asked of git now,
+    beside the caller's work; ``take_deletions`` keeps git's answer for the questions to come.
+    None when nothing is to ask."""
+    todo = [x for x in dict.fromkeys(shas) if _FULL_ID.fullmatch(x) and (top, x) not in _DELETED]
+    if not todo:
+        return None
+    try:
+        return todo, Pending(_DELETIONS_ARGS, top, input="\n".join(todo).encode() + b"\n")
+    except GitError:
+        return None
+
+
+def take_deletions(top: str, started: tuple[list[str], Pending] | None) -> None:
+    """What ``start_deletions`` asked, kept (nothing when git could not say: asked again)."""
+    if started is not None:
+        todo, pending = started
+        try:
+            out = pending.result().decode("utf-8", "surrogateescape")
+        except GitError:
+            return
+        _kept_deletions(top, todo, out)
+
+
 def _deletions(top: str, todo: list[str]) -> dict[str, set[str]] | None:
     """``deleted_files`` of ``todo`` from git (kept for the full ids among them); None when git
     cannot say."""
     try:
-        out = git_text(["diff-tree", "--stdin", "-r", "-M", "--name-status", "--diff-filter=D"], top,
-                       input="\n".join(todo).encode() + b"\n")
+        out = git_text(_DELETIONS_ARGS, top, input="\n".join(todo).encode() + b"\n")
     except GitError:
         return None
+    return _kept_deletions(top, todo, out)
+
+
+def _kept_deletions(top: str, todo: list[str], out: str) -> dict[str, set[str]]:
+    """The deletions of ``todo`` in git's answer ``out``, kept for the full ids among them."""
     asked: dict[str, set[str]] = {x: set() for x in todo}
     current: set[str] | None = None
     for line in out.splitlines():

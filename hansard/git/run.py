@@ -121,6 +121,10 @@ class Pending:
         finally:
             self._close()
 
+    def done(self) -> bool:
+        """It has exited (``result`` waits no more)."""
+        return self.proc.poll() is not None
+
     def stop(self) -> None:
         """Stop it unread (its output is not wanted)."""
         try:
@@ -170,6 +174,25 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float) -> int:
             if not ready:
                 raise subprocess.TimeoutExpired(proc.args, timeout)
     return proc.wait(timeout)
+
+
+def wait_any(pending: Sequence[Pending], timeout: float) -> None:
+    """Return once one of these has exited, or after ``timeout`` seconds (at once where the
+    system cannot say when a process exits)."""
+    if not hasattr(os, "pidfd_open") or any(p.done() for p in pending):
+        return
+    import select
+
+    fds: list[int] = []
+    try:
+        for p in pending:
+            fds.append(os.pidfd_open(p.proc.pid))
+        select.select(fds, [], [], timeout)
+    except OSError:
+        return
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 def start(args: Sequence[str], cwd: str | os.PathLike[str], *, input: bytes | None = None) -> Pending:

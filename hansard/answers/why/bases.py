@@ -12,7 +12,9 @@ The parent's version is the one blame names (``previous``: the parent commit and
 path there; none when the commit created the file), read for every blamed commit whose lines
 some edit added in one ``git cat-file --batch`` (the commits' own versions a common line's
 block may be judged in, in another), started once the answer knows which it wants (``start``)
-and read the first time a question needs one (it also tells a line the parent already had).
+and read the first time a question needs one (it also tells a line the parent already had);
+a parent's version read while blame ran (``ParentsAhead``: the parents of the commits that
+added the file's lines, by the same name) is taken from that read, its lines hashed meanwhile.
 An edit of a path the commit deleted, whose text the commit may have moved into this file, is
 checked against that path at the parent. Only non-trivial lines count, by their normal-form
 hashes.
@@ -34,6 +36,7 @@ if TYPE_CHECKING:
     from hansard.answers.evidence import EditRef
     from hansard.git.blame import Blame
     from hansard.git.history import BatchRead
+    from hansard.git.run import Pending
     from hansard.store.interfaces import Store
 
 
@@ -41,7 +44,7 @@ class Bases:
     """The bases of the edits one question weighs, and the parent versions of its commits."""
 
     def __init__(self, store: Store, top: str, bl: Blame, moved: Mapping[str, AbstractSet[str]] | None = None,
-                 hashed: Mapping[str, int] | None = None) -> None:
+                 hashed: Mapping[str, int] | None = None, ahead: ParentsAhead | None = None) -> None:
         self.store = store
         self.top = top
         self.bl = bl
@@ -55,10 +58,11 @@ class Bases:
         self._added: dict[int, set[int]] = {}  # edit -> the non-trivial lines it added
         self._parents: dict[str, frozenset[int]] = {}  # commit -> the lines of the file at its parent
         self._wanted: set[str] = set()  # commits whose parents the next read also fetches
-        self._hashes = together.hash_table("versions")[0]  # a line's text -> its normal-form hash
-        self._shared = hashed or {}  # texts hashed already, read only (the file's history's)
-        self._byte_hashes: dict[bytes, int] = {}  # a line's hash by its bytes as git gives them
-        self._blob_lines: dict[str, frozenset[int]] = {}  # blob id -> its lines (a parent's version is often another's)
+        # the parents' versions read before blame named the commits (``ParentsAhead``), with the
+        # hashes of their lines worked out meanwhile
+        self._ahead = ahead
+        self._lines = ahead.lines if ahead is not None else BlobLines(hashed)
+        self._near: dict[str, str] = {}  # commit -> its parent's version, wanted and read ahead, not taken yet
         # what ``start`` began reading: (parents, their revs, the read), (versions, the read), and the
         # blamed commits' parents
         self._reading: tuple[set[str], dict[str, str], BatchRead] | None = None
@@ -151,7 +155,7 @@ class Bases:
         parents wanted so far, the versions wanted so far and the parents of every blamed commit:
         the first question that needs one of them reads what was started (``_fetch``,
         ``_parent_meta``). The rules ask for parents first and for few versions: their reads
-        apart, the parents' ends sooner."""
+        apart, the parents' ends sooner. A parent's version read ahead of blame is not read again."""
         from hansard.git.history import BatchRead
 
         if self._reading is None and self._reading_versions is None and (self._wanted or self._wanted_versions):
@@ -159,6 +163,9 @@ class Bases:
             versions = self._wanted_versions - set(self._versions)
             self._wanted.clear()
             self._wanted_versions.clear()
+            if parents:
+                revs, _ = self._revs(parents, set())
+                parents = self._keep_near(parents, revs)
             if parents:
                 revs, wanted = self._revs(parents, set())
                 self._reading = (parents, revs, BatchRead(self.top, wanted))
@@ -169,8 +176,24 @@ class Bases:
             if todo:
                 self._meta_reading = (todo, BatchRead(self.top, [f"{c}^" for c in todo]))
 
+    def _keep_near(self, parents: set[str], revs: dict[str, str]) -> set[str]:
+        """Of ``parents`` (their versions ``revs``), those whose version was not read ahead of
+        blame; the others are taken from that read when the first of them is asked."""
+        ahead = self._ahead
+        if ahead is None:
+            return parents
+        near = {c: r for c in parents if (r := revs.get(c)) is not None and r in ahead.revs}
+        self._near.update(near)
+        return parents - near.keys()
+
+    def _take_near(self) -> None:
+        """The parents' versions wanted that were read ahead of blame, taken."""
+        if self._near and self._ahead is not None:
+            near, self._near = self._near, {}
+            self._take(set(near), set(), near, self._ahead.read())
+
     def stop(self) -> None:
-        """Stop what ``start`` began and nobody read."""
+        """Stop what ``start`` began and nobody read (and the read ahead of blame)."""
         reading, self._reading = self._reading, None
         versions, self._reading_versions = self._reading_versions, None
         meta, self._meta_reading = self._meta_reading, None
@@ -180,13 +203,18 @@ class Bases:
             versions[1].stop()
         if meta is not None:
             meta[1].stop()
+        if self._ahead is not None:
+            self._ahead.stop()
 
     def _fetch(self, parent: str | None = None, version: tuple[str, str] | None = None) -> None:
         """Every parent and version wanted so far, and the one asked for, in one `git cat-file
-        --batch` (after what ``start`` began reading of its kind, when that holds the one asked for)."""
+        --batch` (after what ``start`` began reading of its kind, when that holds the one asked
+        for, and what was read ahead of blame)."""
         from hansard.git.history import batch_objects
 
-        if parent is not None and self._reading is not None:
+        if parent is not None:
+            self._take_near()
+        if parent is not None and parent not in self._parents and self._reading is not None:
             parents, revs, started = self._reading
             self._reading = None
             self._take(parents, set(), revs, started.result())
@@ -200,6 +228,9 @@ class Bases:
         versions = (self._wanted_versions | ({version} if version else set())) - set(self._versions)
         self._wanted.clear()
         self._wanted_versions.clear()
+        if parents:
+            parents = self._keep_near(parents, self._revs(parents, set())[0])
+            self._take_near()
         revs, wanted = self._revs(parents, versions)
         self._take(parents, versions, revs, batch_objects(self.top, wanted))
 
@@ -213,47 +244,13 @@ class Bases:
         blobs = {rev: (oid, body) for rev, oid, kind, body in got if kind == b"blob"}
         for c in parents:
             oid, body = blobs.get(revs.get(c, ""), ("", None))
-            lines = self._blob_lines.get(oid) if oid else None
-            if lines is None:
-                lines = self._line_set(body)
-                if oid:
-                    self._blob_lines[oid] = lines
-            self._parents[c] = lines
+            self._parents[c] = self._lines.line_set(oid, body)
         for c, path in versions:
             self._versions[(c, path)] = blobs.get(f"{c}:{path}", ("", None))[1]
 
-    def _line_set(self, body: bytes | None) -> frozenset[int]:
-        """The normal-form hashes of a blob's lines."""
-        if body is None:
-            return frozenset()
-        texts = set(body.split(b"\n"))
-        self._learn(texts)
-        return frozenset(map(self._byte_hashes.__getitem__, texts))
-
     def _hashed(self, body: bytes | None) -> list[int]:
         """The normal-form hash of each line of a blob, in order."""
-        if body is None:
-            return []
-        texts = body.split(b"\n")
-        self._learn(set(texts))
-        return list(map(self._byte_hashes.__getitem__, texts))
-
-    def _learn(self, texts: set[bytes]) -> None:
-        """Each of these lines' hashes known. Successive versions of a file share most lines:
-        each text is decoded and hashed once (a line's bytes decode alone as they do in their
-        blob: no UTF-8 sequence spans a newline)."""
-        by_bytes, known, hashed = self._byte_hashes, self._hashes, self._shared
-        for raw in texts.difference(by_bytes):
-            x = raw.decode("utf-8", "surrogateescape")
-            h = known.get(x)
-            if h is None:
-                # (most lines of a file's earlier version are in the file now or in its history's diffs)
-                h = hashed.get(x)
-                if h is None:
-                    got = together.known(x)
-                    h = got[0] if got is not None else textnorm.line_hash(x)
-                known[x] = h
-            by_bytes[raw] = h
+        return self._lines.in_order(body)
 
     def deleted_at_parent(self, sha: str, path: str) -> frozenset[int]:
         """The lines of ``path``, which commit ``sha`` deleted, at the commit's first parent."""
@@ -302,3 +299,112 @@ class Bases:
     def _previous(self, sha: str) -> tuple[str, str] | None:
         c = self.bl.commits.get(sha)
         return c.previous if c is not None else None
+
+
+class BlobLines:
+    """The normal-form hashes of file versions' lines, each version (by blob id) and each
+    distinct line text worked out once: successive versions of a file share most lines."""
+
+    __slots__ = ("_hashes", "_shared", "_byte_hashes", "_blobs")
+
+    def __init__(self, hashed: Mapping[str, int] | None = None) -> None:
+        self._hashes = together.hash_table("versions")[0]  # a line's text -> its normal-form hash
+        self._shared = hashed or {}  # texts hashed already, read only (the file's history's)
+        self._byte_hashes: dict[bytes, int] = {}  # a line's hash by its bytes as git gives them
+        self._blobs: dict[str, frozenset[int]] = {}  # blob id -> its lines (a parent's version is often another's)
+
+    def line_set(self, oid: str, body: bytes | None) -> frozenset[int]:
+        """The hashes of the lines of blob ``oid`` (its bytes ``body``; none when git has not
+        it; kept by id when it has one)."""
+        lines = self._blobs.get(oid) if oid else None
+        if lines is None:
+            if body is None:
+                return frozenset()
+            texts = set(body.split(b"\n"))
+            self._learn(texts)
+            lines = frozenset(map(self._byte_hashes.__getitem__, texts))
+            if oid:
+                self._blobs[oid] = lines
+        return lines
+
+    def knows(self, oid: str) -> bool:
+        return oid in self._blobs
+
+    def in_order(self, body: bytes | None) -> list[int]:
+        """The normal-form hash of each line of a blob, in order."""
+        if body is None:
+            return []
+        texts = body.split(b"\n")
+        self._learn(set(texts))
+        return list(map(self._byte_hashes.__getitem__, texts))
+
+    def _learn(self, texts: set[bytes]) -> None:
+        """Each of these lines' hashes known (a line's bytes decode alone as they do in their
+        blob: no UTF-8 sequence spans a newline)."""
+        by_bytes, known, hashed = self._byte_hashes, self._hashes, self._shared
+        for raw in texts.difference(by_bytes):
+            x = raw.decode("utf-8", "surrogateescape")
+            h = known.get(x)
+            if h is None:
+                # (most lines of a file's earlier version are in the file now or in its history's diffs)
+                h = hashed.get(x)
+                if h is None:
+                    got = together.known(x)
+                    h = got[0] if got is not None else textnorm.line_hash(x)
+                known[x] = h
+            by_bytes[raw] = h
+
+
+class ParentsAhead:
+    """The file's versions at the parents of the commits blame will likely name, read by git
+    while blame runs (the file's `git log` ends first): ``revs`` names them as ``Bases`` does
+    (``PARENT:PATH``), so a version blame's ``previous`` names is read ahead or not at all,
+    never guessed. While the caller waits for blame, the versions' lines are hashed
+    (``hash_while``) into the table ``Bases`` then reads."""
+
+    __slots__ = ("revs", "lines", "_reading", "_got", "_todo")
+
+    def __init__(self, top: str, revs: list[str], hashed: Mapping[str, int] | None = None) -> None:
+        from hansard.git.history import BatchRead
+
+        self.revs = frozenset(revs)
+        self.lines = BlobLines(hashed)
+        self._reading: BatchRead | None = BatchRead(top, revs)
+        self._got: list[tuple[str, str, bytes, bytes]] | None = None
+        self._todo = 0  # how many of ``_got`` are hashed, in order
+
+    def read(self) -> list[tuple[str, str, bytes, bytes]]:
+        """(rev, blob id, kind, bytes) of each version git gave (waited for once)."""
+        if self._got is None:
+            reading, self._reading = self._reading, None
+            self._got = reading.result() if reading is not None else []
+        return self._got
+
+    def hash_while(self, blame: Pending | None) -> None:
+        """While git blames (``blame``, when this process runs it): hash the versions' lines
+        as soon as git has given them, one version at a time, what this thread would spend
+        waiting. Those not hashed by blame's end are hashed when the rules ask for them."""
+        from hansard.git.run import wait_any
+
+        if blame is None:
+            return
+        while not blame.done():
+            if self._got is None:
+                reading = self._reading
+                if reading is None or reading.pending is None:
+                    return
+                if not reading.done():
+                    wait_any([blame, reading.pending], 5.0)
+                    continue
+            got = self.read()
+            if self._todo >= len(got):
+                return
+            _, oid, kind, body = got[self._todo]
+            self._todo += 1
+            if kind == b"blob":
+                self.lines.line_set(oid, body)
+
+    def stop(self) -> None:
+        reading, self._reading = self._reading, None
+        if reading is not None:
+            reading.stop()

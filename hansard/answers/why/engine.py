@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from hansard.answers.restored import FileHistory
+    from hansard.answers.why.bases import ParentsAhead
     from hansard.answers.why.target import Target
     from hansard.store.interfaces import Store
 
@@ -95,7 +96,8 @@ class Attributor(Unmatched):
     """Attributes the blamed lines of one file. One instance per question."""
 
     def __init__(self, store: Store, t: Target, repo_id: int, bl: Blame, rev: str | None = None,
-                 history: FileHistory | None = None, pre: Prepared | None = None) -> None:
+                 history: FileHistory | None = None, pre: Prepared | None = None,
+                 parents: ParentsAhead | None = None) -> None:
         self.store = store
         self.t = t
         self.repo_id = repo_id
@@ -133,7 +135,7 @@ class Attributor(Unmatched):
         self.cs = CommitSessions(store, t.top, repo_id, bl, at_head=rev is None or _is_head(t.top, rev))
         from hansard.answers.why.bases import Bases
 
-        self.bases = Bases(store, t.top, bl, self.moved, hashed=self.history.texts[0])
+        self.bases = Bases(store, t.top, bl, self.moved, hashed=self.history.texts[0], ahead=parents)
         self._off_base: dict[int, list[str]] = {}  # line -> sessions whose edits wrote it on another version
         self._works: dict[str, frozenset[str]] = {}  # session -> its piece of work (see _work)
         self._file_delegations: list[tuple[float, str]] | None = None  # (start, session) of unread subagents told of the file

@@ -37,7 +37,9 @@ if TYPE_CHECKING:
 
     from hansard.answers.restored import FileHistory
     from hansard.answers.results import WhyAnswer
+    from hansard.answers.why.bases import ParentsAhead
     from hansard.answers.why.target import Target
+    from hansard.git.run import Pending
     from hansard.store.interfaces import Store
 
 
@@ -161,12 +163,15 @@ def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, dat
         return None, None
     blamed = start_blame(t, rev, contents)  # in its own process, beside what follows
     from hansard.answers.restored import FileHistory
+    from hansard.git.history import take_deletions
 
     history = FileHistory(store, t.top, t.rel, rev)
     history.prefetch()  # the file's `git log` runs beside blame
     # While git blames (the other core): what the answer needs of the lines' own text and of
     # the file's history. Attributor checks that blame gave these very lines.
     failed = None
+    parents = None
+    deletions = None
     try:
         texts = _file_lines(data)[:n]
         _imports_ahead(len(texts))  # (while the file's `git log` runs: they need nothing of it)
@@ -175,15 +180,24 @@ def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, dat
         history.know(texts, pre.hashes, pre.trivial)
         history.prepare()
         _removals_ahead(pre, history)  # git reads the versions beside what follows
+        parents = _parents_ahead(t.top, pre, history)
+        deletions = _deletions_ahead(t.top, pre, history)
         _ahead_of_blame(texts, likeness=bool(pre.edits))
         history.read_ahead()
+        if parents is not None:
+            parents.hash_while(blamed.process())
     except Exception as exc:  # blame's own error, if any, is the one to report
         failed = exc
         history.stop()
-    bl = blamed.result()
+        if parents is not None:
+            parents.stop()
+    try:
+        bl = blamed.result()
+    finally:
+        take_deletions(t.top, deletions)  # (read or stopped: a question that fails leaves none running)
     if failed is not None:
         raise failed
-    answers = Attributor(store, t, repo_id, bl, rev, history, pre).answer()
+    answers = Attributor(store, t, repo_id, bl, rev, history, pre, parents).answer()
     if any(a.kind == "human" for a in answers):
         from hansard.answers.pasted import mark_pasted
 
@@ -239,6 +253,48 @@ def _removals_ahead(pre: Prepared, history: FileHistory) -> None:
             oldest[h] = min(ts)
     if oldest:
         history.prefetch_removals_ahead(oldest)
+
+
+def _parents_ahead(top: str, pre: Prepared, history: FileHistory) -> ParentsAhead | None:
+    """While git blames: the file's versions at the parents of the commits that added a line
+    some edit of one of its names added (``FileHistory.parent_versions``), read by git beside
+    what follows, for the rules' look at each blamed commit's parent (``Bases``). None when no
+    edit added one of its lines, or files are answered in turn (the next file's blame runs
+    beside: read when a line needs them)."""
+    from hansard.answers.why.together import many_files
+
+    if many_files() or not pre.edits:
+        return None
+    names = history.names()
+    edits, by_hash = pre.edits, pre.by_hash
+    asked = {h for h, trivial in zip(pre.hashes, pre.trivial, strict=True)
+             if not trivial and any(edits[eid].rel_path in names for eid in by_hash.get(h, ()))}
+    revs = list(dict.fromkeys(f"{c.parents[0]}:{c.old_path or c.path}"
+                              for c in history.adders(asked) if c.parents)) if asked else []
+    if not revs:
+        return None
+    from hansard.answers.why.bases import ParentsAhead
+
+    return ParentsAhead(top, revs, hashed=history.texts[0])
+
+
+def _deletions_ahead(top: str, pre: Prepared, history: FileHistory) -> tuple[list[str], Pending] | None:
+    """While git blames: the paths deleted by each commit of the history that added one of the
+    file's lines an edit of another path added (``Attributor._moved_sources`` asks it of the
+    commits blame names for such lines: one of these but where blame finds a line elsewhere),
+    asked of git beside what follows; ``take_deletions`` keeps the answer once blame ends."""
+    from hansard.answers.why.together import many_files
+
+    if many_files() or not pre.placed:
+        return None
+    own = history.own_names()
+    asked = {h for h, trivial in zip(pre.hashes, pre.trivial, strict=True)
+             if not trivial and any(p is not None and p not in own for p in pre.placed.get(h, ()))}
+    if not asked:
+        return None
+    from hansard.git.history import start_deletions
+
+    return start_deletions(top, [c.sha for c in history.adders(asked)])
 
 
 def _ahead_of_blame(texts: list[str], *, likeness: bool) -> None:

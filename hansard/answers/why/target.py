@@ -134,6 +134,12 @@ class Blaming:
     def __init__(self, pending: Pending | Queued, rel: str, rev: str | None) -> None:
         self.pending, self.rel, self.rev = pending, rel, rev
 
+    def process(self) -> Pending | None:
+        """The git process blaming, when this process started it alone (not a helper's)."""
+        from hansard.git.run import Pending
+
+        return self.pending if isinstance(self.pending, Pending) else None
+
     def result(self) -> Blame:
         from hansard.git.blame import parse_porcelain
 
