@@ -123,6 +123,7 @@ class Attributor(Unmatched):
             own |= self.history.own_names()  # from the `git log --follow` of the revision the history ran
         self.own_names = frozenset(own)
         self._paths_of: dict[tuple[str, str], frozenset[str]] = {}  # (blamed path, commit) -> the paths its writer edited
+        self._logged_early = self._copies_logged()
         self.moved = self._moved_sources()
         self.names = own | {b.orig_path for b in self.lines} | {p for ps in self.moved.values() for p in ps}
         if pre.paths is not None and not self.names <= pre.paths:
@@ -199,6 +200,26 @@ class Attributor(Unmatched):
         if out is None:
             out = self._paths_of[key] = self.own_paths(i) | self.moved.get(b.sha, frozenset())
         return out
+
+    def _copies_logged(self) -> frozenset[str]:
+        """The files blame took a line from whose `git log` the rules will read (an edit of that
+        file added the line's text before its commit: ``loose`` then has it, whatever the
+        commit's deleted paths add), that log started now, beside the rest of the answer's
+        set-up, rather than once every line's edits are weighed (``_answer``)."""
+        rel, own, known = self.t.rel, self.own_names, self.history.names()
+        out: set[str] = set()
+        for i, b in enumerate(self.lines):
+            p = b.orig_path
+            if p == rel or p in own or p in out or p in known or b.sha == ZERO or self.trivial[i]:
+                continue
+            bound = self.commit_time(b.sha)
+            limit = None if bound is None else bound + CLOCK_SLACK_S
+            edits = self.edits
+            if any((e := edits[eid]).rel_path == p and (limit is None or e.ts <= limit)
+                   for eid in self.by_hash.get(self.hashes[i], ())):
+                self._history_at(p).prefetch()
+                out.add(p)
+        return frozenset(out)
 
     def _moved_sources(self) -> dict[str, frozenset[str]]:
         """commit -> the paths it deleted (no rename git found pairs them with a new one) into
@@ -451,7 +472,7 @@ class Attributor(Unmatched):
         # the edits' bases, and the parents of the commits whose lines edits may have written, read at once
         weighed = {i: self.loose(i) for i, b in enumerate(self.lines) if not self.trivial[i] and b.sha != ZERO}
         # the `git log` of each copy's source these lines need, started side by side
-        logged = set()
+        logged = set(self._logged_early)
         for p in {self.lines[i].orig_path for i, es in weighed.items() if es} - {self.t.rel} - self.own_names:
             if p not in self._histories and (got := self._history_at(p)) is not self.history:
                 got.prefetch()
