@@ -191,3 +191,30 @@ def test_a_fifo_beside_the_file_or_in_place_of_it_never_blocks(repo: Path) -> No
     bad = subprocess.run([sys.executable, "-m", "hansard", "why", "pipe.py", "--no-sync"], cwd=repo, env=env,
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "not a regular file" in bad.stderr
+
+
+def test_a_why_process_ends_with_its_whole_answer_and_its_exit_code(repo: Path) -> None:
+    """`hansard why` ends its process once the answer is written, without the interpreter's
+    teardown: every byte of a large answer reaches a pipe, the text answer too, and a failing
+    question keeps its exit code."""
+    (repo / "big.py").write_text("".join(f"value_{n} = {n}  # {'x' * 40}\n" for n in range(3000)))
+    _git(repo, "add", "big.py")
+    _git(repo, "commit", "-q", "-m", "big")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "hansard", *args], cwd=repo, env=env, capture_output=True,
+                              text=True, timeout=120)
+
+    got = run("why", "big.py", "--json", "--no-sync", "--no-cache")
+    assert got.returncode == 0, got.stderr
+    doc = json.loads(got.stdout)
+    assert len(got.stdout) > 256_000 and len(doc["lines"]) == 3000
+    assert [ln["content"] for ln in doc["lines"]][-1].startswith("value_2999 = 2999")
+    text = run("why", "big.py", "--no-sync")
+    assert text.returncode == 0 and "value_2999" in text.stdout, text.stderr
+    from hansard.errors import LineOutOfRange
+
+    bad = run("why", "a.py:99", "--json", "--no-sync")
+    assert bad.returncode == LineOutOfRange("").exit_code != 0
+    assert json.loads(bad.stdout)["error"]["code"] == "line_out_of_range"
