@@ -253,19 +253,26 @@ def test_a_question_failing_after_blame_stops_the_other_files_log(tmp_path, monk
     assert len(os.listdir("/proc/self/fd")) == fds  # every process started was read or stopped
 
 
-def test_the_versions_that_may_show_a_line_removed_are_read_while_git_blames(tmp_path, monkeypatch):
-    """Every version of the file that removed one of its lines an edit wrote is looked at while
-    blame runs (before blame names the commits, so from the oldest such edit on, whatever the
-    commit): the answer is the same, the restored lines named as before."""
+def _scenario(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str) -> dict:
+    """The fixtures' scenario ``name`` built, its expected answers checked, the questions asked
+    in its repository: the answers."""
     from fixtures_repos.check import answer, compare, env_for
     from fixtures_repos.scenarios import SCENARIOS
 
-    scn = SCENARIOS["precision_restored_line"](tmp_path / "build")
+    scn = SCENARIOS[name](tmp_path / "build")
     for var, value in env_for(scn, tmp_path / "store").items():
         monkeypatch.setenv(var, value)
     expected = answer(scn)
     assert not compare(scn, expected)
     monkeypatch.chdir(scn.repo)
+    return expected
+
+
+def test_the_versions_that_may_show_a_line_removed_are_read_while_git_blames(tmp_path, monkeypatch):
+    """Every version of the file that removed one of its lines an edit wrote is looked at while
+    blame runs (before blame names the commits, so from the oldest such edit on, whatever the
+    commit): the answer is the same, the restored lines named as before."""
+    expected = _scenario(tmp_path, monkeypatch, "precision_restored_line")
     events = _events(monkeypatch)
     from hansard.answers.restored import FileHistory
 
@@ -291,18 +298,11 @@ def test_the_parents_versions_are_read_while_git_blames(tmp_path, monkeypatch):
     without it (an edit made on another branch still fits no parent)."""
     import sys
 
-    from fixtures_repos.check import answer, compare, env_for
-    from fixtures_repos.scenarios import SCENARIOS
     from hansard.answers.why import bases, target
     from hansard.git import history
 
     explain = sys.modules["hansard.answers.why.explain"]
-    scn = SCENARIOS["notes_edit_on_another_branch"](tmp_path / "build")
-    for var, value in env_for(scn, tmp_path / "store").items():
-        monkeypatch.setenv(var, value)
-    expected = answer(scn)
-    assert not compare(scn, expected)
-    monkeypatch.chdir(scn.repo)
+    expected = _scenario(tmp_path, monkeypatch, "notes_edit_on_another_branch")
     real = explain._parents_ahead
     monkeypatch.setattr(explain, "_parents_ahead", lambda *a: None)
     without = _why("flags.py", "--no-cache")
