@@ -206,6 +206,38 @@ def test_file_vanishing_after_planning_takes_back_only_itself(samples: Path, tmp
     assert db.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == s.messages + one.messages
 
 
+def test_a_file_failing_after_its_first_records_takes_back_only_itself(samples: Path, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files are written several to a transaction without a savepoint each: one whose reading
+    fails after some of its records were written is skipped whole, and the files before and
+    after it in its transaction are kept, as if it had never been there."""
+    from hansard.ingest import prepare, reader
+
+    _copy(samples, CC_SAMPLE, tmp_path / "t", "a.jsonl")
+    _copy(samples, CODEX_SAMPLE, tmp_path / "t", "b.jsonl")
+    _copy(samples, "gemini-cli/gitai_gemini-session-simple.jsonl", tmp_path / "t", "c.jsonl")
+    real = reader.iter_jsonl
+
+    def unreadable_midway(path, *args, **kwargs):  # b.jsonl: its records, then a read refused
+        yield from real(path, *args, **kwargs)
+        if Path(path).name == "b.jsonl":
+            raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(reader, "iter_jsonl", unreadable_midway)
+    monkeypatch.setattr(prepare, "CHUNK_RECORDS", 1)  # b's records written before the failure
+    db = connect()
+    s = index(db, [tmp_path / "t"])
+    assert s is not None and s.skipped.get("unreadable") == 1
+    assert sorted(Path(r[0]).name for r in db.execute("SELECT path FROM sources")) == ["a.jsonl", "c.jsonl"]
+    monkeypatch.undo()
+    (tmp_path / "t" / "b.jsonl").unlink()
+    os.environ["HANSARD_HOME"] = str(tmp_path / "alone")
+    alone = connect()
+    both = index(alone, [tmp_path / "t"])  # the same two files, nothing failing
+    assert both is not None and (s.messages, s.edits) == (both.messages, both.edits) and s.messages > 0
+    assert dump(db) == dump(alone)
+
+
 def test_status_and_sessions_cli(samples: Path) -> None:
     code, out, err = run_cli("index", str(samples))
     assert code == 0, err
