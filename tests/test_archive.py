@@ -238,6 +238,47 @@ def test_a_file_failing_after_its_first_records_takes_back_only_itself(samples: 
     assert dump(db) == dump(alone)
 
 
+def _titled_session(path: Path, sid: str, n: int, leaf: int, summary_at: int) -> None:
+    """A Claude Code session of ``n`` messages, with a summary record naming its message
+    ``leaf`` as the record before message ``summary_at`` (``n``: last)."""
+    keys = [f"{sid[:8]}-0000-4000-8000-{i:012d}" for i in range(n)]
+    lines: list[dict] = []
+    for i, k in enumerate(keys):
+        if i == summary_at:
+            lines.append({"type": "summary", "summary": f"titled {sid[:4]}", "leafUuid": keys[leaf]})
+        role = "user" if i % 2 == 0 else "assistant"
+        lines.append({"type": role, "uuid": k, "parentUuid": keys[i - 1] if i else None, "sessionId": sid,
+                      "timestamp": f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z", "cwd": "/work/proj",
+                      "message": {"role": role, "content": f"message {i} of {sid[:4]}"}})
+    if summary_at == n:
+        lines.append({"type": "summary", "summary": f"titled {sid[:4]}", "leafUuid": keys[leaf]})
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+def test_summaries_title_the_same_sessions_whether_leaves_are_looked_up_or_read_all(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A writer that has looked up enough new messages' keys one by one reads every titled leaf
+    at once: the summaries title the same sessions either way, the one read before the
+    message it names, the one read after it, and one added after the leaves were read."""
+    from hansard.store.sqlite import writer
+
+    d = tmp_path / "projects" / "-work-proj"
+    d.mkdir(parents=True)
+    _titled_session(d / "a.jsonl", "aaaaaaaa-1111-4111-8111-000000000001", 5, leaf=3, summary_at=5)
+    _titled_session(d / "b.jsonl", "bbbbbbbb-1111-4111-8111-000000000002", 90, leaf=80, summary_at=0)
+    _titled_session(d / "c.jsonl", "cccccccc-1111-4111-8111-000000000003", 90, leaf=70, summary_at=40)
+    dumps = []
+    for lookups in (1, 10**9):  # the leaves read at the first look-up; never
+        monkeypatch.setattr(writer, "LEAF_LOOKUPS", lookups)
+        os.environ["HANSARD_HOME"] = str(tmp_path / f"h{lookups}")
+        db = connect()
+        index(db, [tmp_path / "projects"])
+        ranks = {r[0][:1]: r[1] for r in db.execute("SELECT session_id, title_rank FROM sessions")}
+        assert ranks == {"a": writer.SUMMARY_RANK, "b": writer.SUMMARY_RANK, "c": writer.SUMMARY_RANK}
+        dumps.append(dump(db))
+    assert dumps[0] == dumps[1]
+
+
 def test_status_and_sessions_cli(samples: Path) -> None:
     code, out, err = run_cli("index", str(samples))
     assert code == 0, err
