@@ -37,7 +37,9 @@ def blame_early(store: Store, spec: str, *, contents: bytes | None = None, cwd: 
         data = file_text(t, None, contents)
         check_git_side_files(t.top)
         check_range(t, data)
-        if cache:
+        # With no answer remembered at this generation, none can be this file's: its key is not
+        # worked out (nor its modules loaded) before blame starts.
+        if cache and store.why_cache.holds_current():
             from hansard.answers.why.cache import _cached
             from hansard.link.repos import known_repo
 
