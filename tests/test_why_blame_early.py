@@ -90,7 +90,7 @@ def test_a_cached_answer_starts_no_blame(tmp_path, monkeypatch):
 def test_with_no_answer_remembered_the_blame_starts_before_the_cache_key(tmp_path, monkeypatch):
     """Right after an index the cache holds no answer at the store's generation, so none can be
     the file's: blame starts before the key is worked out. Once one is remembered, the key comes
-    first again, and a hit starts no blame."""
+    first again, and a hit starts no blame; after a commit, none is remembered at the new HEAD."""
     import hansard.answers.why.cache as cache
     import hansard.answers.why.question as question
 
@@ -115,6 +115,11 @@ def test_with_no_answer_remembered_the_blame_starts_before_the_cache_key(tmp_pat
     del started[:]
     assert _why("retry.py") == first
     assert "blame" not in [git_subcommand(c) for c in started], started
+    r.write("notes.py", "NOTES = [1]\n")  # a commit: no answer remembered at the new HEAD
+    r.commit("more notes", T0 + timedelta(minutes=20))
+    del started[:]
+    assert _why("retry.py")["lines"] == first["lines"]
+    assert started.index("(the cache key)") > [git_subcommand(c) for c in started].index("blame"), started
 
 
 def _grow_session() -> None:

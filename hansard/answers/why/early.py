@@ -37,9 +37,10 @@ def blame_early(store: Store, spec: str, *, contents: bytes | None = None, cwd: 
         data = file_text(t, None, contents)
         check_git_side_files(t.top)
         check_range(t, data)
-        # With no answer remembered at this generation, none can be this file's: its key is not
-        # worked out (nor its modules loaded) before blame starts.
-        if cache and store.why_cache.holds_current():
+        # With no answer remembered at this generation and HEAD (right after an index, or a
+        # commit), none can be this file's: its key is not worked out (nor its modules loaded)
+        # before blame starts.
+        if cache and _may_be_remembered(store, t.top):
             from hansard.answers.why.cache import _cached
             from hansard.link.repos import known_repo
 
@@ -53,6 +54,14 @@ def blame_early(store: Store, spec: str, *, contents: bytes | None = None, cwd: 
     blame_ahead(t.top, None, t.rel, contents)
     log_ahead(t.top, t.rel)  # the file's names, which the answer asks for first (``FileHistory.prefetch``)
     return t.top, t.rel
+
+
+def _may_be_remembered(store: Store, top: str) -> bool:
+    from hansard.answers.why.cache import key_prefix
+    from hansard.git.refs import head_commit
+
+    head = head_commit(top)
+    return head is not None and store.why_cache.holds_current(key_prefix(head))
 
 
 def drop_early(started: tuple[str, str] | None) -> None:

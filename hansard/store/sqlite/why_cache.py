@@ -44,10 +44,11 @@ class SqliteWhyCache:
         row = self.db.execute("SELECT answer FROM why_cache WHERE key=?", (key,)).fetchone()
         return None if row is None else zlib.decompress(row[0])
 
-    def holds_current(self) -> bool:
+    def holds_current(self, prefix: str = "") -> bool:
         try:
-            return bool(self.db.execute("SELECT EXISTS(SELECT 1 FROM why_cache"
-                                        " WHERE generation=(SELECT n FROM store_generation))").fetchone()[0])
+            return bool(self.db.execute(
+                "SELECT EXISTS(SELECT 1 FROM why_cache WHERE generation=(SELECT n FROM store_generation)"
+                " AND substr(key, 1, ?)=?)", (len(prefix), prefix)).fetchone()[0])
         except sqlite3.OperationalError:
             return False  # no cache (an older store opened read-only)
 
