@@ -206,6 +206,79 @@ def test_file_vanishing_after_planning_takes_back_only_itself(samples: Path, tmp
     assert db.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == s.messages + one.messages
 
 
+def test_a_file_failing_after_its_first_records_takes_back_only_itself(samples: Path, tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files are written several to a transaction without a savepoint each: one whose reading
+    fails after some of its records were written is skipped whole, and the files before and
+    after it in its transaction are kept, as if it had never been there."""
+    from hansard.ingest import prepare, reader
+
+    _copy(samples, CC_SAMPLE, tmp_path / "t", "a.jsonl")
+    _copy(samples, CODEX_SAMPLE, tmp_path / "t", "b.jsonl")
+    _copy(samples, "gemini-cli/gitai_gemini-session-simple.jsonl", tmp_path / "t", "c.jsonl")
+    real = reader.iter_jsonl
+
+    def unreadable_midway(path, *args, **kwargs):  # b.jsonl: its records, then a read refused
+        yield from real(path, *args, **kwargs)
+        if Path(path).name == "b.jsonl":
+            raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(reader, "iter_jsonl", unreadable_midway)
+    monkeypatch.setattr(prepare, "CHUNK_RECORDS", 1)  # b's records written before the failure
+    db = connect()
+    s = index(db, [tmp_path / "t"])
+    assert s is not None and s.skipped.get("unreadable") == 1
+    assert sorted(Path(r[0]).name for r in db.execute("SELECT path FROM sources")) == ["a.jsonl", "c.jsonl"]
+    monkeypatch.undo()
+    (tmp_path / "t" / "b.jsonl").unlink()
+    os.environ["HANSARD_HOME"] = str(tmp_path / "alone")
+    alone = connect()
+    both = index(alone, [tmp_path / "t"])  # the same two files, nothing failing
+    assert both is not None and (s.messages, s.edits) == (both.messages, both.edits) and s.messages > 0
+    assert dump(db) == dump(alone)
+
+
+def _titled_session(path: Path, sid: str, n: int, leaf: int, summary_at: int) -> None:
+    """A Claude Code session of ``n`` messages, with a summary record naming its message
+    ``leaf`` as the record before message ``summary_at`` (``n``: last)."""
+    keys = [f"{sid[:8]}-0000-4000-8000-{i:012d}" for i in range(n)]
+    lines: list[dict] = []
+    for i, k in enumerate(keys):
+        if i == summary_at:
+            lines.append({"type": "summary", "summary": f"titled {sid[:4]}", "leafUuid": keys[leaf]})
+        role = "user" if i % 2 == 0 else "assistant"
+        lines.append({"type": role, "uuid": k, "parentUuid": keys[i - 1] if i else None, "sessionId": sid,
+                      "timestamp": f"2026-01-01T00:{i // 60:02d}:{i % 60:02d}Z", "cwd": "/work/proj",
+                      "message": {"role": role, "content": f"message {i} of {sid[:4]}"}})
+    if summary_at == n:
+        lines.append({"type": "summary", "summary": f"titled {sid[:4]}", "leafUuid": keys[leaf]})
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+
+
+def test_summaries_title_the_same_sessions_whether_leaves_are_looked_up_or_read_all(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A writer that has looked up enough new messages' keys one by one reads every titled leaf
+    at once: the summaries title the same sessions either way, the one read before the
+    message it names, the one read after it, and one added after the leaves were read."""
+    from hansard.store.sqlite import writer
+
+    d = tmp_path / "projects" / "-work-proj"
+    d.mkdir(parents=True)
+    _titled_session(d / "a.jsonl", "aaaaaaaa-1111-4111-8111-000000000001", 5, leaf=3, summary_at=5)
+    _titled_session(d / "b.jsonl", "bbbbbbbb-1111-4111-8111-000000000002", 90, leaf=80, summary_at=0)
+    _titled_session(d / "c.jsonl", "cccccccc-1111-4111-8111-000000000003", 90, leaf=70, summary_at=40)
+    dumps = []
+    for lookups in (1, 10**9):  # the leaves read at the first look-up; never
+        monkeypatch.setattr(writer, "LEAF_LOOKUPS", lookups)
+        os.environ["HANSARD_HOME"] = str(tmp_path / f"h{lookups}")
+        db = connect()
+        index(db, [tmp_path / "projects"])
+        ranks = {r[0][:1]: r[1] for r in db.execute("SELECT session_id, title_rank FROM sessions")}
+        assert ranks == {"a": writer.SUMMARY_RANK, "b": writer.SUMMARY_RANK, "c": writer.SUMMARY_RANK}
+        dumps.append(dump(db))
+    assert dumps[0] == dumps[1]
+
+
 def test_status_and_sessions_cli(samples: Path) -> None:
     code, out, err = run_cli("index", str(samples))
     assert code == 0, err

@@ -12,8 +12,8 @@ import pytest
 import typing_extensions as te
 
 ANSWERS = [
-    "hansard.answers.why.explain:explain",
-    "hansard.answers.why.explain:explain_json",
+    "hansard.answers.why.question:explain",
+    "hansard.answers.why.question:explain_json",
     "hansard.answers.code_history:code_history",
     "hansard.answers.work_context:work_context",
     "hansard.answers.stats:repo_stats",

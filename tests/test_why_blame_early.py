@@ -87,6 +87,41 @@ def test_a_cached_answer_starts_no_blame(tmp_path, monkeypatch):
     assert "blame" not in _calls(log)
 
 
+def test_with_no_answer_remembered_the_blame_starts_before_the_cache_key(tmp_path, monkeypatch):
+    """Right after an index the cache holds no answer at the store's generation, so none can be
+    the file's: blame starts before the key is worked out. Once one is remembered, the key comes
+    first again, and a hit starts no blame; after a commit, none is remembered at the new HEAD."""
+    import hansard.answers.why.cache as cache
+    import hansard.answers.why.question as question
+
+    r = _ready(tmp_path, monkeypatch)
+    r.write("notes.py", "NOTES = []\n")
+    r.commit("notes", T0 + timedelta(minutes=10))
+    started = _started(monkeypatch)
+    real_cached = cache._cached
+
+    def cached(*args, **kw):  # type: ignore[no-untyped-def]
+        started.append("(the cache key)")
+        return real_cached(*args, **kw)
+
+    monkeypatch.setattr(cache, "_cached", cached)
+    monkeypatch.setattr(question, "_cached", cached)
+    first = _why("retry.py")
+    assert started.index("(the cache key)") > [git_subcommand(c) for c in started].index("blame"), started
+    del started[:]
+    _why("notes.py")  # another file: an answer is remembered at this generation now
+    calls = [git_subcommand(c) for c in started]
+    assert started[0] == "(the cache key)" and calls.count("blame") == 1, started
+    del started[:]
+    assert _why("retry.py") == first
+    assert "blame" not in [git_subcommand(c) for c in started], started
+    r.write("notes.py", "NOTES = [1]\n")  # a commit: no answer remembered at the new HEAD
+    r.commit("more notes", T0 + timedelta(minutes=20))
+    del started[:]
+    assert _why("retry.py")["lines"] == first["lines"]
+    assert started.index("(the cache key)") > [git_subcommand(c) for c in started].index("blame"), started
+
+
 def _grow_session() -> None:
     """One message appended to the session's transcript (its agent still at work)."""
     [path] = Path(os.environ["CLAUDE_CONFIG_DIR"]).glob("projects/*/*.jsonl")
@@ -296,17 +331,17 @@ def test_the_parents_versions_are_read_while_git_blames(tmp_path, monkeypatch):
     blame runs, named as the rules name them (``PARENT:PATH``): a version blame's ``previous``
     names is taken from that read, not read again after blame, and the answer is the one
     without it (an edit made on another branch still fits no parent)."""
-    import sys
+    import importlib
 
     from hansard.answers.why import bases, target
     from hansard.git import history
 
-    explain = sys.modules["hansard.answers.why.explain"]
+    question = importlib.import_module("hansard.answers.why.question")
     expected = _scenario(tmp_path, monkeypatch, "notes_edit_on_another_branch")
-    real = explain._parents_ahead
-    monkeypatch.setattr(explain, "_parents_ahead", lambda *a: None)
+    real = question._parents_ahead
+    monkeypatch.setattr(question, "_parents_ahead", lambda *a: None)
     without = _why("flags.py", "--no-cache")
-    monkeypatch.setattr(explain, "_parents_ahead", real)
+    monkeypatch.setattr(question, "_parents_ahead", real)
     ahead: list[frozenset[str]] = []
     read_after: list[str] = []
     blamed: list[bool] = []

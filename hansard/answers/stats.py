@@ -1,6 +1,6 @@
 """`hansard stats`: how much of a repository agents wrote, counted from the same
 attribution engine as `why`: every tracked file at the revision is answered by
-``hansard.answers.why.explain`` and its lines are counted by kind. There is no second
+``hansard.answers.why.question`` and its lines are counted by kind. There is no second
 heuristic; a line counted ``agent`` here is a line `hansard why --json` calls ``agent``.
 
 What each part measures:

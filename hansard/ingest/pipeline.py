@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from itertools import chain
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from hansard.values.models import Item, RawRecord
 
@@ -132,6 +133,25 @@ _ERRORS: dict[str, type[Exception]] = {"FileNotFoundError": FileNotFoundError, "
                                        "IsADirectoryError": IsADirectoryError}
 
 
+def _failed(msg: tuple) -> NoReturn:
+    _, name, text = msg
+    raise _ERRORS.get(name, RuntimeError)(text)
+
+
+def started(results: Iterator[tuple]) -> Iterator[tuple] | None:
+    """A reading job's results once its first has come, before anything of it is written: a
+    reading error there (the file gone or unreadable when the job opened it) is raised, and a
+    whole-file transcript caught mid-rewrite is None; otherwise the same results, the first
+    included."""
+    it = iter(results)
+    first = next(it)
+    if first[0] == "mid_write":
+        return None
+    if first[0] == "error":
+        _failed(first)
+    return chain((first,), it)
+
+
 def write_results(store: Store, *, source_id: int, generation: int, provider: str, results: Iterator[tuple],
                   redactor: Redactor | None = None, end: int | None = None, index_text: bool = True,
                   on_bytes: Callable[[int], None] | None = None) -> Ingested | None:
@@ -170,8 +190,7 @@ def write_results(store: Store, *, source_id: int, generation: int, provider: st
             elif kind == "mid_write":
                 return None
             else:
-                _, name, text = msg
-                raise _ERRORS.get(name, RuntimeError)(text)
+                _failed(msg)
     except Exception:
         for _ in it:  # the rest of this job's results
             pass

@@ -2,11 +2,12 @@
 ingest pipeline (hansard/ingest/pipeline.py).
 
 Always true after a scan of a file, in one transaction (shared with other files read just
-before or after it, each in a savepoint of its own): its new complete lines are in the
-archive, their items are applied, and the source row holds the offset just past them and
-the parser state to resume from; a file's rows are never split between transactions. A
-half-written last line is left for the next scan. A file that shrank or was rewritten gets a
-new archive generation, and its derived rows are replaced. Nothing here raises on a bad file: problems become counted skips.
+before or after it): its new complete lines are in the archive, their items are applied, and
+the source row holds the offset just past them and the parser state to resume from; a file's
+rows are never split between transactions, and a file that fails is taken back whole, the
+files of its transaction around it kept. A half-written last line is left for the next scan.
+A file that shrank or was rewritten gets a new archive generation, and its derived rows are
+replaced. Nothing here raises on a bad file: problems become counted skips.
 """
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ from hansard import agents as registry
 from hansard.agents.base import Provider
 from hansard.files import safeopen
 from hansard.ingest import containers, reader
-from hansard.ingest.pipeline import Ingested, Progress, ScanSummary, reading_tools, write_results
+from hansard.ingest.pipeline import Ingested, Progress, ScanSummary, reading_tools, started, write_results
 from hansard.ingest.quickcheck import candidate_files, repo_transcripts
 
 if TYPE_CHECKING:
+    from hansard.ingest.prepare import Job
     from hansard.store.interfaces import Redactor, Store
     from hansard.store.types import Row
 
@@ -57,6 +59,24 @@ def _head_hash(path: Path, n: int, within: Iterable[str] | None = None) -> str:
 
 class _MidWrite(Exception):
     pass
+
+
+def _skip_reason(exc: BaseException) -> str | None:
+    """The counted skip a failure to read a file is (the file alone is skipped), "" for a
+    folder (not counted), None for a failure that stops the run."""
+    if isinstance(exc, _MidWrite):
+        return "whole_file_mid_write"  # the unchanged stat row makes the next scan try again
+    if isinstance(exc, FileNotFoundError):
+        return "vanished"
+    if isinstance(exc, PermissionError):
+        return "unreadable"
+    if isinstance(exc, IsADirectoryError):
+        return ""
+    return None
+
+
+# What reading a file can fail with that skips that file alone (``_skip_reason``).
+_SKIPPED = (_MidWrite, FileNotFoundError, PermissionError, IsADirectoryError)
 
 
 @dataclass
@@ -195,14 +215,13 @@ class Scanner:
     def read(self, plans: list[Plan]) -> None:
         """Read the planned files, in order: their records are read, parsed and redacted by a
         worker process (or inline, for a few bytes) while this process writes them."""
-        from hansard.ingest.prepare import FILE, Job, Workers, open_readers
+        from hansard.ingest.prepare import Workers, open_readers
 
         files = [p for p in plans if not p.container]
         total = sum(p.todo for p in files)
         if self.progress is not None:
             self.progress.start(total, len(plans))
-        jobs = [Job(FILE, str(p.path), registry.provider_key(p.provider), start=p.start, state=p.state,
-                    whole_file=p.provider.whole_file, within=self.within) for p in files if p.provider is not None]
+        jobs = [self._job(p) for p in files if p.provider is not None]
         deferred = self.defer_indexes(total)
         readers = open_readers(jobs, reading_tools(self.store, self.redactor), total) if jobs else None
         group = _Group(self, self.on_commit if isinstance(readers, Workers) else None)
@@ -217,12 +236,8 @@ class Scanner:
                     else:
                         assert readers is not None
                         self._write(plan, readers.results(), group)
-                except FileNotFoundError:
-                    self.summary.skip("vanished")
-                except PermissionError:
-                    self.summary.skip("unreadable")
-                except IsADirectoryError:
-                    continue
+                except _SKIPPED as exc:
+                    self._skipped(exc)
             group.commit()
         except BaseException:
             group.abort()
@@ -263,20 +278,46 @@ class Scanner:
                 raise
             # The scan's own error goes up; the next index run builds them (defer_indexes).
 
-    def _write(self, plan: Plan, results: Iterator[tuple], group: _Group) -> None:
+    def _job(self, plan: Plan) -> Job:
+        from hansard.ingest.prepare import FILE, Job
+
         assert plan.provider is not None
+        return Job(FILE, str(plan.path), registry.provider_key(plan.provider), start=plan.start, state=plan.state,
+                   whole_file=plan.provider.whole_file, within=self.within)
+
+    def _skipped(self, exc: BaseException) -> None:
+        reason = _skip_reason(exc)
+        if reason:
+            self.summary.skip(reason)
+
+    def _write(self, plan: Plan, results: Iterator[tuple], group: _Group) -> None:
+        """One file's reading job's results written in the group's transaction. A failure to
+        read it (``_SKIPPED``) goes up, the file's rows taken back."""
         self.summary.changed += 1
         on_bytes = self.progress.advance if self.progress is not None else None
+        # A file gone or caught mid-rewrite when its job opened it is known before anything of
+        # it is written.
+        ready = started(results)
+        if ready is None:
+            raise _MidWrite
+        group.begin()
+        group.write(plan, lambda: self._file(plan, ready, on_bytes))
+
+    def write_again(self, plan: Plan, group: _Group) -> None:
+        """A file whose group was taken back, read again in this process and written in a
+        savepoint of the group's transaction: a failure skips it alone."""
+        from hansard.ingest.prepare import Inline
+
+        readers = Inline(reading_tools(self.store, self.redactor))
+        readers.submit([self._job(plan)])
         group.begin()
         try:
             with self.archive.savepoint():
-                done = self._file(plan, results, on_bytes)
-        except _MidWrite:
-            # A whole-file transcript caught mid-rewrite: nothing written, and the unchanged
-            # stat row makes the next scan try again.
-            self.summary.skip("whole_file_mid_write")
+                done = self._file(plan, readers.results(), None)
+        except _SKIPPED as exc:
+            self._skipped(exc)
             return
-        group.add(done)
+        group.add(done, plan)
 
     def _file(self, plan: Plan, results: Iterator[tuple], on_bytes: Callable[[int], None] | None) -> Ingested:
         """One file's new rows and its new offset, inside the group's transaction."""
@@ -306,11 +347,16 @@ class Scanner:
 
 
 class _Group:
-    """Consecutive files written in one transaction, each inside a savepoint of its own (a file
-    that fails takes back only its own rows), committed with their full-text index entries
-    once the group holds ``GROUP_BYTES`` or has held the write lock for ``GROUP_S``: fewer
-    commits and larger full-text segments than one transaction per file, and a file's rows
-    still commit together, never split. Counts reach the summary when they commit."""
+    """Consecutive files written in one transaction, committed with their full-text index
+    entries once the group holds ``GROUP_BYTES`` or has held the write lock for ``GROUP_S``:
+    fewer commits and larger full-text segments than one transaction per file, and a file's
+    rows still commit together, never split. Counts reach the summary when they commit.
+
+    A file's rows are written without a savepoint of their own (``write``): SQLite copies
+    every page a savepoint's writes touch to a journal first, and a file's rows touch pages of
+    every index. A file that fails after writing some of them is rare (a reading job's
+    failures come before its first records), and then the group's transaction is taken back
+    and its earlier files written again, each in a savepoint (``Scanner.write_again``)."""
 
     def __init__(self, scanner: Scanner, on_commit: Callable[[], None] | None = None) -> None:
         self.scanner = scanner
@@ -319,6 +365,7 @@ class _Group:
         self.bytes = 0
         self.started = 0.0
         self.done: list[Ingested] = []
+        self.plans: list[Plan] = []  # the files ``write`` wrote in the open transaction
 
     def begin(self) -> None:
         if self.stack is None:
@@ -326,8 +373,29 @@ class _Group:
             stack.enter_context(self.scanner.archive.transaction())
             self.stack, self.bytes, self.started = stack, 0, time.monotonic()
 
-    def add(self, done: Ingested) -> None:
+    def write(self, plan: Plan, write: Callable[[], Ingested]) -> None:
+        """``write()``'s rows (one file's, inside the open transaction) added to the group. If it
+        fails with a file's skip (``_SKIPPED``), the transaction is rolled back and the
+        group's earlier files written again before the failure goes up."""
+        try:
+            done = write()
+        except _SKIPPED:
+            self._again()
+            raise
+        self.add(done, plan)
+
+    def _again(self) -> None:
+        stack, self.stack = self.stack, None
+        plans, self.plans, self.done = self.plans, [], []
+        assert stack is not None
+        stack.__exit__(*sys.exc_info())  # rolled back
+        for plan in plans:
+            self.scanner.write_again(plan, self)
+
+    def add(self, done: Ingested, plan: Plan | None = None) -> None:
         self.done.append(done)
+        if plan is not None:
+            self.plans.append(plan)
         self.bytes += done.bytes
         if self.bytes >= GROUP_BYTES or time.monotonic() - self.started >= GROUP_S:
             self.commit()
@@ -344,14 +412,14 @@ class _Group:
         stack.close()
         for done in self.done:
             self.scanner.summary.add(done)
-        self.done = []
+        self.done, self.plans = [], []
         if self.on_commit is not None:
             self.on_commit()
 
     def abort(self) -> None:
         if self.stack is not None:
             stack, self.stack = self.stack, None
-            self.done = []
+            self.done, self.plans = [], []
             stack.__exit__(*sys.exc_info())
 
 

@@ -228,6 +228,10 @@ class WhyCache(Protocol):
         """The store's schema version."""
     def get(self, key: str) -> bytes | None:
         """The answer's JSON document remembered under ``key``."""
+    def holds_current(self, prefix: str = "") -> bool:
+        """Whether any answer is remembered at the store's generation now under a key starting
+        with ``prefix`` (no such key can be found otherwise: each holds the generation it was
+        computed at)."""
     def put(self, key: str, generation: int, document: bytes) -> None:
         """Remember an answer's JSON document computed at ``generation`` (not kept if the
         store has moved on since)."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
-from hansard.answers.why.contract import to_json
 from hansard.answers.why.target import _file_lines
 
 if TYPE_CHECKING:
@@ -36,6 +35,8 @@ def _without_contents(ans: dict[str, Any], served: dict[str, Any], data: bytes) 
         if n > len(lines) or lines[n - 1] != ln["content"]:
             return None
         out.append({**ln, "content": None if sv["content"] == ln["content"] else sv["content"]})
+    from hansard.answers.why.contract import to_json  # after blame: a question's key needs only this module
+
     return to_json({**served, "lines": out})
 
 
@@ -73,6 +74,12 @@ def _doc_with_contents(stored: bytes, data: bytes) -> dict[str, Any]:
 CACHE_FORMAT = 7  # 2: lines stored without their text; 3: commit summaries redacted; 4: redacted lines kept;
 # 5: sessions say what was asked for each edit; 6: one document per file, of which a line or a range is cut;
 # 7: sessions name the sessions of the same conversation (resumed_from, resumed_in)
+
+
+def key_prefix(commit: str) -> str:
+    """What every key of an answer at ``commit`` starts with: a question can tell that no answer
+    at its commit is remembered before it works out its key (``WhyCache.holds_current``)."""
+    return f"{commit}:"
 
 
 def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, data: bytes, repo_id: int
@@ -120,5 +127,5 @@ def _cached(store: Store, t: Target, rev: str | None, contents: bytes | None, da
 
     h.update(repr((notes_tip(t.top), attribution_tip(t.top))).encode())  # git-ai's and qwen-code's notes
     h.update(data)
-    key = h.hexdigest()
+    key = key_prefix(commit) + h.hexdigest()
     return cache, key, cache.get(key), generation

@@ -193,4 +193,7 @@ class SqliteRepos:
     def link_edits(self, links: list[tuple[int | None, str | None, int]]) -> None:
         """Record edits' repositories and repository-relative paths, (repo_id, rel_path, edit
         row) each; the edits are then resolved."""
-        self.db.executemany("UPDATE edits SET repo_id=?, rel_path=?, resolved=1 WHERE id=?", links)
+        # OR FAIL: no constraint on these columns can fail, and a statement that cannot abort
+        # half-way needs no statement journal, where each of these (its trigger makes it a
+        # write of two tables) copied every page it touched to one first.
+        self.db.executemany("UPDATE OR FAIL edits SET repo_id=?, rel_path=?, resolved=1 WHERE id=?", links)

@@ -44,6 +44,14 @@ class SqliteWhyCache:
         row = self.db.execute("SELECT answer FROM why_cache WHERE key=?", (key,)).fetchone()
         return None if row is None else zlib.decompress(row[0])
 
+    def holds_current(self, prefix: str = "") -> bool:
+        try:
+            return bool(self.db.execute(
+                "SELECT EXISTS(SELECT 1 FROM why_cache WHERE generation=(SELECT n FROM store_generation)"
+                " AND substr(key, 1, ?)=?)", (len(prefix), prefix)).fetchone()[0])
+        except sqlite3.OperationalError:
+            return False  # no cache (an older store opened read-only)
+
     def put(self, key: str, generation: int, document: bytes) -> None:
         """Remember a document computed at ``generation``, unless the store has moved on since
         (then it would never be asked for). Single statements, no transaction held: the

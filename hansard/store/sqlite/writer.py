@@ -50,6 +50,11 @@ if TYPE_CHECKING:
 SUMMARY_RANK = 2
 # Prompts longer than this are cut in the sessions table (the message keeps all of it).
 PROMPT_CHARS = 2000
+# A writer reads every titled leaf once it has looked up this many new messages' keys one by
+# one (a power of two; and at each doubling after), if there are at most this many leaves a
+# look-up so far.
+LEAF_LOOKUPS = 16
+LEAVES_A_LOOKUP = 32
 
 _KEEP_FIRST = ("cwd", "started_at", "parent_session_id", "agent_id", "spawn_call_id", "git_commit",
                "git_remote", "resumed_from")
@@ -184,6 +189,11 @@ class Writer:
         # Whether any summary record has titled a leaf yet: until one has, a new message has
         # no title to look up (most stores hold none, and the look-up ran once a message).
         self._leaf_titles = db.execute("SELECT 1 FROM leaf_titles LIMIT 1").fetchone() is not None
+        # Every leaf a title names, once looking each new message up has cost more than
+        # reading them all would (``_may_title``); None until then. Read inside the caller's
+        # transaction, where only this writer adds titles (``_leaf_title`` adds its own).
+        self._leaves: set[str] | None = None
+        self._leaf_lookups = 0
         # A table holding only the team's rows (ids below zero) gives this machine's first row an
         # id of its own: SQLite would give it the largest plus one, a team row's.
         self._first_ids = {t: first_id(db, t) for t in ("sessions", "messages", "tool_calls", "edits")}
@@ -316,12 +326,28 @@ class Writer:
             pending[3] = text[:PROMPT_CHARS]
         self.counts["messages"] += 1
         self.counts["redactions"] += red
-        if not self._leaf_titles:
+        if not self._leaf_titles or not self._may_title(key):
             return
         for title, source_id in self.db.execute("SELECT title, source_id FROM leaf_titles WHERE leaf_uuid=?", (key,)):
             if self._same_folder(source_id):
                 self._title(sid, title, SUMMARY_RANK)
                 break
+
+    def _may_title(self, key: str) -> bool:
+        """Whether a summary record may have titled the leaf ``key`` (False: none has). One
+        look-up costs many times what reading one more leaf in a single query does: the leaves
+        are read once the look-ups so far cost more than that, and keys are then looked up
+        among them."""
+        if self._leaves is not None:
+            return key in self._leaves
+        self._leaf_lookups += 1
+        n = self._leaf_lookups
+        if n >= LEAF_LOOKUPS and n & (n - 1) == 0:  # at each power of two from LEAF_LOOKUPS
+            (rows,) = self.db.execute("SELECT COUNT(*) FROM leaf_titles").fetchone()
+            if rows <= n * LEAVES_A_LOOKUP:
+                self._leaves = {r[0] for r in self.db.execute("SELECT leaf_uuid FROM leaf_titles")}
+                return key in self._leaves
+        return True
 
     def _known_message(self, sid: int, key: str, role: str, kind: str, text: str, red: int, timestamp: str | None,
                        model: str | None, replace: bool) -> None:
@@ -474,6 +500,8 @@ class Writer:
         )
         self.counts["redactions"] += red * cur.rowcount
         self._leaf_titles = True
+        if self._leaves is not None:
+            self._leaves.add(leaf_uuid)
         row = self.db.execute(
             "SELECT session_id, source_id FROM messages WHERE provider=? AND key=?", (self.provider, leaf_uuid)
         ).fetchone()

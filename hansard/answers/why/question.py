@@ -71,50 +71,6 @@ def cached_json(store: Store, spec: str, *, rev: str | None = None, contents: by
     return raw if raw is not None else to_json(doc) if doc is not None else None
 
 
-def blame_early(store: Store, spec: str, *, contents: bytes | None = None, cwd: str | None = None,
-                cache: bool = True) -> tuple[str, str] | None:
-    """The whole-file blame of the working tree's file (or of ``contents`` in its place) that
-    ``spec`` names started now, and the file's log at HEAD, before the store is brought up to
-    date: the quick index, the repository's upkeep and a team pull change what the store holds,
-    never what git says, so git works beside them and the answer takes both (``start_blame``,
-    ``FileHistory.prefetch``). Nothing is started when
-    the why-result cache holds the file's answer already (with ``cache``; the store's generation
-    only grows, so an answer it lacks now it lacks after), nor for a question that fails (it
-    fails as asked, later). (top, path) of the blame started, for ``drop_early``; else None."""
-    from hansard.errors import HansardError
-    from hansard.git.blame import blame_ahead
-
-    try:
-        path = parse_target(spec)[0]
-        t = resolve_target(path, None, None, cwd=cwd, check_exists=contents is None)
-        data = file_text(t, None, contents)
-        check_git_side_files(t.top)
-        check_range(t, data)
-        if cache:
-            from hansard.link.repos import known_repo
-
-            got = _cached(store, t, None, contents, data, known_repo(store, t.main_top))
-            if got is not None and got[2] is not None:
-                return None
-    except HansardError:
-        return None
-    from hansard.git.history import log_ahead
-
-    blame_ahead(t.top, None, t.rel, contents)
-    log_ahead(t.top, t.rel)  # the file's names, which the answer asks for first (``FileHistory.prefetch``)
-    return t.top, t.rel
-
-
-def drop_early(started: tuple[str, str] | None) -> None:
-    """Stop what ``blame_early`` started if the answer did not take it."""
-    if started is not None:
-        from hansard.git.blame import drop_ahead
-        from hansard.git.history import drop_log_ahead
-
-        drop_ahead(started[0], None, started[1])
-        drop_log_ahead(started[0], started[1])
-
-
 def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, cwd: str | None, cache: bool,
              only_cached: bool = False, as_doc: bool = False) -> tuple[dict[str, Any] | None, bytes | None]:
     """(answer, its JSON document): a cached answer as its document alone (``as_doc``: as the
