@@ -153,7 +153,13 @@ def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, dat
         take_deletions(t.top, deletions)  # (read or stopped: a question that fails leaves none running)
     if failed is not None:
         raise failed
-    answers = Attributor(store, t, repo_id, bl, rev, history, pre, parents).answer()
+    try:
+        attributor = Attributor(store, t, repo_id, bl, rev, history, pre, parents)
+    except BaseException:
+        if parents is not None:  # (its answer stops it, once there is one)
+            parents.stop()
+        raise
+    answers = attributor.answer()
     if any(a.kind == "human" for a in answers):
         from hansard.answers.pasted import mark_pasted
 
