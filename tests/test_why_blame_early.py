@@ -351,8 +351,8 @@ def test_the_parents_versions_are_read_while_git_blames(tmp_path, monkeypatch):
     parent = bases.Bases.parent
     result = target.Blaming.result
 
-    def started(self, top, revs, hashed=None):  # type: ignore[no-untyped-def]
-        init(self, top, revs, hashed)
+    def started(self, top, revs, *a, **kw):  # type: ignore[no-untyped-def]
+        init(self, top, revs, *a, **kw)
         ahead.append(self.revs)
 
     def blame_read(self):  # type: ignore[no-untyped-def]

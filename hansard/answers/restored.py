@@ -347,20 +347,20 @@ class FileHistory:
 
             self._reading = BatchRead(self.top, todo)
 
-    def adders(self, hashes: set[int]) -> list[LogEntry]:
+    def adders(self, hashes: set[int], *, older: bool = True) -> list[LogEntry]:
         """The commits of the history that added one of the lines ``hashes``: blame names one
         of them for each such line but where it finds the line elsewhere. The newest adder of
         each line first (the one blame names most often), then the older ones."""
         commits = self.commits()
         adders = self._index()[0]
         newest: dict[int, None] = {}
-        older: dict[int, None] = {}
+        rest: dict[int, None] = {}
         for h in hashes:
             at = adders.get(h)
             if at:
                 newest[at[0]] = None
-                older.update(dict.fromkeys(at[1:]))
-        return [commits[k] for k in dict.fromkeys([*newest, *older])]
+                rest.update(dict.fromkeys(at[1:]))
+        return [commits[k] for k in dict.fromkeys([*newest, *rest] if older else newest)]
 
     def previous_time(self, sha: str) -> int | None:
         """The committer time of the file's commit before ``sha`` in its history (None: ``sha``

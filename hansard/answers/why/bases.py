@@ -359,12 +359,14 @@ class ParentsAhead:
     """The file's versions at the parents of the commits blame will likely name, read by git
     while blame runs (the file's `git log` ends first): ``revs`` names them as ``Bases`` does
     (``PARENT:PATH``), so a version blame's ``previous`` names is read ahead or not at all,
-    never guessed. While the caller waits for blame, the versions' lines are hashed
-    (``hash_while``) into the table ``Bases`` then reads."""
+    never guessed. While the caller waits for blame, the lines of the first ``likely`` of them
+    (the versions before each line's newest adder, which blame names most often) are hashed
+    (``hash_while``) into the table ``Bases`` then reads; the others when the rules ask."""
 
-    __slots__ = ("revs", "lines", "_reading", "_got", "_todo")
+    __slots__ = ("revs", "lines", "_reading", "_got", "_todo", "_likely")
 
-    def __init__(self, top: str, revs: list[str], hashed: Mapping[str, int] | None = None) -> None:
+    def __init__(self, top: str, revs: list[str], hashed: Mapping[str, int] | None = None,
+                 likely: int | None = None) -> None:
         from hansard.git.history import BatchRead
 
         self.revs = frozenset(revs)
@@ -372,6 +374,7 @@ class ParentsAhead:
         self._reading: BatchRead | None = BatchRead(top, revs)
         self._got: list[tuple[str, str, bytes, bytes]] | None = None
         self._todo = 0  # how many of ``_got`` are hashed, in order
+        self._likely = len(revs) if likely is None else likely  # the first of ``revs`` hashed ahead
 
     def read(self) -> list[tuple[str, str, bytes, bytes]]:
         """(rev, blob id, kind, bytes) of each version git gave (waited for once)."""
@@ -397,7 +400,7 @@ class ParentsAhead:
                     wait_any([blame, reading.pending], 5.0)
                     continue
             got = self.read()
-            if self._todo >= len(got):
+            if self._todo >= min(len(got), self._likely):
                 return
             _, oid, kind, body = got[self._todo]
             self._todo += 1

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from hansard.answers.results import WhyAnswer
     from hansard.answers.why.bases import ParentsAhead
     from hansard.answers.why.target import Target
+    from hansard.git.history import LogEntry
     from hansard.git.run import Pending
     from hansard.store.interfaces import Store
 
@@ -231,13 +232,15 @@ def _parents_ahead(top: str, pre: Prepared, history: FileHistory) -> ParentsAhea
     edits, by_hash = pre.edits, pre.by_hash
     asked = {h for h, trivial in zip(pre.hashes, pre.trivial, strict=True)
              if not trivial and any(edits[eid].rel_path in names for eid in by_hash.get(h, ()))}
-    revs = list(dict.fromkeys(f"{c.parents[0]}:{c.old_path or c.path}"
-                              for c in history.adders(asked) if c.parents)) if asked else []
+    def named(commits: list[LogEntry]) -> list[str]:
+        return list(dict.fromkeys(f"{c.parents[0]}:{c.old_path or c.path}" for c in commits if c.parents))
+
+    revs = named(history.adders(asked)) if asked else []
     if not revs:
         return None
     from hansard.answers.why.bases import ParentsAhead
 
-    return ParentsAhead(top, revs, hashed=history.texts[0])
+    return ParentsAhead(top, revs, hashed=history.texts[0], likely=len(named(history.adders(asked, older=False))))
 
 
 def _deletions_ahead(top: str, pre: Prepared, history: FileHistory) -> tuple[list[str], Pending] | None:
