@@ -114,3 +114,40 @@ def test_writing_command_keeps_what_may_write_and_the_unparsed() -> None:
     assert writing_command('{"cmd": ["bash", "-lc", "echo x > a.py"]}') == ("echo x > a.py", True)
     assert writing_command("not json a.py") == ("not json a.py", False)  # any mention counts
     assert writing_command('{"description": "no command"}') == ('{"description": "no command"}', False)
+
+
+def test_files_answered_together_read_the_kept_calls_once(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    # each file's name is looked for in the calls read once as SQL's instr finds it
+    from hansard.answers.why import together
+    from hansard.store.sqlite.commits import SqliteCommitFacts
+
+    _session(repo, "5b0c6f1e-0000-4000-8000-000000000004", T0 + timedelta(minutes=1), [
+        "sed -i 's/1/2/' retry.py",
+        "grep -n retry notes.md && echo ok > other.py",
+        "python tools/bump.py setup.cfg",
+    ])
+    assert run_cli("index")[0] == 0
+    store = _store()
+    repo_id = store.repos.id_by_path(str(repo.path))
+    assert repo_id is not None
+    names = (*NAMES, "", "py", "y.p", "RETRY.PY")
+    alone = {name: evidence._kept_shell_writes(store, repo_id, name) for name in names}
+    assert alone["retry.py"] and alone["py"] and not alone["RETRY.PY"]
+    reads: list[str] = []
+    real = SqliteCommitFacts.shell_writes
+
+    def counted(self, repo_id: int, name: str):  # type: ignore[no-untyped-def]
+        reads.append(name)
+        return real(self, repo_id, name)
+
+    monkeypatch.setattr(SqliteCommitFacts, "shell_writes", counted)
+    together.open_window(str(repo.path))
+    try:
+        for name in names:
+            assert sorted(evidence._kept_shell_writes(store, repo_id, name) or []) == sorted(alone[name] or []), name
+            assert evidence.first_shell_write(store, repo_id, name) == min(
+                (t for t, cmd, parsed in alone[name] or [] if not parsed or may_write(cmd, name)), default=None)
+    finally:
+        together.close_window()
+    assert reads == [""]
+    store.close()

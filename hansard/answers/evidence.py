@@ -173,7 +173,18 @@ def live_shell_writes(store: Store, repo_id: int, basename: str) -> list[tuple[f
 
 def _kept_shell_writes(store: Store, repo_id: int, basename: str) -> list[tuple[float, str, bool]] | None:
     """The kept writing calls naming ``basename``, or None when none are kept or they stand for
-    other shell calls than the repository's now."""
+    other shell calls than the repository's now. While files are answered together, the kept
+    calls are read once for all of them and each file's name looked for here, as SQL's
+    ``instr`` looks for it (an empty name is in every command, a NULL command names nothing)."""
+    from hansard.answers.why import together
+
+    if together.many_files():
+        every = together.once(("shell_writes", id(store), repo_id), lambda: _kept_writes_of(store, repo_id, ""))
+        return None if every is None else [w for w in every if w[1] is not None and basename in w[1]]
+    return _kept_writes_of(store, repo_id, basename)
+
+
+def _kept_writes_of(store: Store, repo_id: int, basename: str) -> list[tuple[float, str, bool]] | None:
     from hansard.facts.shell import SHELL_TOOLS
 
     facts = store.commit_facts
@@ -191,6 +202,13 @@ def conversation(store: Store, session_id: str, row: Row | None = None) -> tuple
     """(the session ``session_id`` resumes, the sessions resuming it): one conversation. A
     resumed or forked copy replays the earlier session's messages and edit calls, which the
     store keeps once, under the session read first (``row``: the session's, when read)."""
+    from hansard.answers.why import together
+
+    resumes, resuming = together.once(("conversation", id(store), session_id), lambda: _conversation(store, session_id, row))
+    return resumes, list(resuming)
+
+
+def _conversation(store: Store, session_id: str, row: Row | None) -> tuple[str | None, list[str]]:
     if row is None:
         row = store.evidence.session(session_id)
     resumes = row["resumed_from"] if row is not None and row["resumed_from"] else None
