@@ -75,9 +75,9 @@ def cached_json(store: Store, spec: str, *, rev: str | None = None, contents: by
 def _explain(store: Store, spec: str, rev: str | None, contents: bytes | None, cwd: str | None, cache: bool,
              only_cached: bool = False, as_doc: bool = False) -> tuple[dict[str, Any] | None, bytes | None]:
     """(answer, its JSON document): a cached answer as its document alone (``as_doc``: as the
-    answer alone), a fresh one as the answer, with its document when it can be cached;
-    ``only_cached``: (None, None) rather than a fresh answer. A line or a range is the whole
-    file's answer sliced (``slice_contract``), never a document of its own."""
+    answer alone), a fresh one as the answer, with its document when it can be cached (but for
+    ``as_doc``); ``only_cached``: (None, None) rather than a fresh answer. A line or a range is
+    the whole file's answer sliced (``slice_contract``), never a document of its own."""
     path, start, end = parse_target(spec)
     t = resolve_target(path, start, end, cwd=cwd, check_exists=contents is None and rev is None)
     data = file_text(t, rev, contents)
@@ -193,7 +193,7 @@ def _whole(store: Store, t: Target, rev: str | None, contents: bytes | None, dat
         from hansard.store import kept
 
         kept.offer_answer(cached[1], cached[3], stored)
-    return ans, to_json(ans)
+    return ans, None if as_doc else to_json(ans)  # asked as the answer itself: no document wanted
 
 
 def _removals_ahead(pre: Prepared, history: FileHistory) -> None:
