@@ -51,6 +51,15 @@ def _started(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return started
 
 
+def _noting(started: list[str], note: str, real):  # type: ignore[no-untyped-def]
+    """``real``, noting ``note`` among the git processes started each time it is called."""
+    def noted(*args, **kw):  # type: ignore[no-untyped-def]
+        started.append(note)
+        return real(*args, **kw)
+
+    return noted
+
+
 def _calls(log: Path) -> list[str]:
     return [git_subcommand(c) for c in log.read_text().splitlines()] if log.exists() else []
 
@@ -98,12 +107,7 @@ def test_with_no_answer_remembered_the_blame_starts_before_the_cache_key(tmp_pat
     r.write("notes.py", "NOTES = []\n")
     r.commit("notes", T0 + timedelta(minutes=10))
     started = _started(monkeypatch)
-    real_cached = cache._cached
-
-    def cached(*args, **kw):  # type: ignore[no-untyped-def]
-        started.append("(the cache key)")
-        return real_cached(*args, **kw)
-
+    cached = _noting(started, "(the cache key)", cache._cached)
     monkeypatch.setattr(cache, "_cached", cached)
     monkeypatch.setattr(question, "_cached", cached)
     first = _why("retry.py")
@@ -144,13 +148,7 @@ def test_a_grown_transcript_starts_the_blame_before_the_quick_index(tmp_path, mo
     _why("retry.py")
     _grow_session()
     started = _started(monkeypatch)
-    real_index = run.index
-
-    def index(*args, **kw):  # type: ignore[no-untyped-def]
-        started.append("(the quick index)")
-        return real_index(*args, **kw)
-
-    monkeypatch.setattr(run, "index", index)
+    monkeypatch.setattr(run, "index", _noting(started, "(the quick index)", run.index))
     got = _why("retry.py")
     calls = [git_subcommand(c) for c in started]
     assert calls.count("blame") == 1 and calls.index("blame") == 0 and "(the quick index)" in started, started
