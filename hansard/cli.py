@@ -719,10 +719,14 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return p
 
 
+def _first_word(args: Sequence[str]) -> str | None:
+    """The command's first word (``why``, ``mcp``), options before it passed over."""
+    return next((a for a in args if not a.startswith("-")), None)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    first = next((a for a in args if not a.startswith("-")), None)
-    parser = build_parser(first)
+    parser = build_parser(_first_word(args))
     ns = parser.parse_args(args)
     if not getattr(ns, "fn", None):
         parser.print_help()
@@ -770,9 +774,8 @@ _ENDS_AT_ONCE = frozenset({"why"})
 
 def entry() -> None:
     code = main()
-    first = next((a for a in sys.argv[1:] if not a.startswith("-")), None)
     threads, processes = sys.modules.get("threading"), sys.modules.get("multiprocessing")
-    if first in _ENDS_AT_ONCE and (threads is None or threads.active_count() == 1) \
+    if _first_word(sys.argv[1:]) in _ENDS_AT_ONCE and (threads is None or threads.active_count() == 1) \
             and (processes is None or not processes.active_children()):
         try:
             sys.stdout.flush()

@@ -327,9 +327,6 @@ class BlobLines:
                 self._blobs[oid] = lines
         return lines
 
-    def knows(self, oid: str) -> bool:
-        return oid in self._blobs
-
     def in_order(self, body: bytes | None) -> list[int]:
         """The normal-form hash of each line of a blob, in order."""
         if body is None:
