@@ -163,9 +163,7 @@ class Bases:
             versions = self._wanted_versions - set(self._versions)
             self._wanted.clear()
             self._wanted_versions.clear()
-            if parents:
-                revs, _ = self._revs(parents, set())
-                parents = self._keep_near(parents, revs)
+            parents = self._keep_near(parents)
             if parents:
                 revs, wanted = self._revs(parents, set())
                 self._reading = (parents, revs, BatchRead(self.top, wanted))
@@ -176,12 +174,13 @@ class Bases:
             if todo:
                 self._meta_reading = (todo, BatchRead(self.top, [f"{c}^" for c in todo]))
 
-    def _keep_near(self, parents: set[str], revs: dict[str, str]) -> set[str]:
-        """Of ``parents`` (their versions ``revs``), those whose version was not read ahead of
-        blame; the others are taken from that read when the first of them is asked."""
+    def _keep_near(self, parents: set[str]) -> set[str]:
+        """Of ``parents``, those whose version was not read ahead of blame; the others are
+        taken from that read when the first of them is asked."""
         ahead = self._ahead
         if ahead is None:
             return parents
+        revs = self._revs(parents, set())[0]
         near = {c: r for c in parents if (r := revs.get(c)) is not None and r in ahead.revs}
         self._near.update(near)
         return parents - near.keys()
@@ -229,7 +228,7 @@ class Bases:
         self._wanted.clear()
         self._wanted_versions.clear()
         if parents:
-            parents = self._keep_near(parents, self._revs(parents, set())[0])
+            parents = self._keep_near(parents)
             self._take_near()
         revs, wanted = self._revs(parents, versions)
         self._take(parents, versions, revs, batch_objects(self.top, wanted))
